@@ -1,0 +1,16 @@
+# Every dependency comes from a Debian 12 package installed by scripts/setup.sh.
+find_package(Threads REQUIRED)
+find_package(Boost 1.81 EXACT REQUIRED COMPONENTS json url)
+find_package(CURL REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(SQLiteCpp REQUIRED)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(CLI11 REQUIRED)
+
+# Boost.Asio/Beast are header-only; one definition set for all our targets.
+add_library(trainwatch_boost INTERFACE)
+target_link_libraries(trainwatch_boost INTERFACE Boost::headers Boost::json Boost::url Threads::Threads)
+target_compile_definitions(trainwatch_boost INTERFACE
+  BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW)

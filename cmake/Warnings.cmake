@@ -1,0 +1,20 @@
+# Warnings for every target of ours; errors in CI (TRAINWATCH_WERROR=ON).
+add_library(trainwatch_warnings INTERFACE)
+target_compile_options(trainwatch_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+  -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough
+  $<$<BOOL:${TRAINWATCH_WERROR}>:-Werror>)
+
+if(TRAINWATCH_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# A component library: trainwatch_<name>, aliased trainwatch::<name>.
+function(trainwatch_component name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(trainwatch_${name} STATIC ${ARG_SOURCES})
+  add_library(trainwatch::${name} ALIAS trainwatch_${name})
+  target_include_directories(trainwatch_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(trainwatch_${name} PUBLIC ${ARG_DEPS} PRIVATE trainwatch_warnings)
+endfunction()

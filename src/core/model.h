@@ -1,0 +1,58 @@
+// The domain's shared vocabulary: what a check found, a monitor's state, an incident.
+// Plain values; no behaviour beyond naming. Used by engine, storage and api alike.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+
+namespace trainwatch {
+
+enum class MonitorStatus { kPending, kUp, kDown, kPaused };
+
+std::string_view to_string(MonitorStatus s);
+std::optional<MonitorStatus> monitor_status_from_string(std::string_view s);
+
+// Phase timings of one HTTP check, in milliseconds since the check started; 0 when the
+// phase did not happen (no TLS on http://, DNS skipped for an IP literal).
+struct HttpTimings {
+  double dns_ms = 0;
+  double connect_ms = 0;
+  double tls_ms = 0;
+  double first_byte_ms = 0;
+  double total_ms = 0;
+};
+
+// The outcome of one check of one monitor.
+struct CheckResult {
+  SystemTime at{};          // when the check started (wall clock)
+  bool ok = false;
+  double latency_ms = 0;    // total time of the check
+  std::string cause;        // why it failed, in words; empty when ok
+  int http_status = 0;      // 0 when not HTTP or no response
+  HttpTimings timings{};
+};
+
+// What the server remembers about a monitor between checks and across restarts.
+struct MonitorState {
+  MonitorStatus status = MonitorStatus::kPending;
+  SystemTime since{};               // when `status` began
+  std::optional<SystemTime> last_check;
+  double last_latency_ms = 0;
+  std::string last_error;           // cause of the last failed check; empty after a success
+  int consecutive_failures = 0;
+  std::optional<int64_t> open_incident_id;
+};
+
+struct Incident {
+  int64_t id = 0;
+  std::string monitor;
+  SystemTime started{};
+  std::optional<SystemTime> ended;
+  std::string cause;
+};
+
+}  // namespace trainwatch
