@@ -1,0 +1,78 @@
+// Config: the typed form of the one YAML file `trainwatch serve --config FILE` reads.
+// Produced only by load_config() (config/loader.h), which validates everything, so a
+// Config value is always complete and consistent: code downstream never re-validates.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "config/condition.h"
+#include "core/clock.h"
+
+namespace trainwatch {
+
+// Where a value came from in the YAML file, for messages: 1-based line and column.
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+struct ListenAddress {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;
+};
+
+struct ServerConfig {
+  ListenAddress listen;
+  std::string data_dir = "./data";
+  int max_checks_in_flight = 256;  // the bound on concurrent checks; excess waits its turn
+};
+
+struct HttpCheckSpec {
+  std::string url;
+  std::string method = "GET";
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  bool follow_redirects = true;
+  bool tls_verify = true;
+  std::string keyword;         // the body must contain it (empty: no check)
+  std::string keyword_absent;  // the body must not contain it (empty: no check)
+  std::vector<Condition> conditions;
+};
+
+struct TcpCheckSpec {
+  std::string host;
+  uint16_t port = 0;
+};
+
+enum class MonitorType { kHttp, kTcp };
+
+struct MonitorConfig {
+  std::string name;  // unique, [a-z0-9._-]+
+  MonitorType type = MonitorType::kHttp;
+  Millis interval{60'000};
+  Millis timeout{10'000};
+  int retries = 0;  // consecutive failures beyond the first before DOWN
+  std::vector<std::string> tags;
+  std::variant<HttpCheckSpec, TcpCheckSpec> spec;
+  SourceLocation where;  // the monitor's entry in the file
+};
+
+std::string_view to_string(MonitorType t);
+
+struct Config {
+  std::string path;  // the file it was read from
+  ServerConfig server;
+  std::vector<MonitorConfig> monitors;
+};
+
+// True when two monitor configs would check the same thing the same way: a reload keeps
+// the state and history of monitors whose config is unchanged.
+bool same_check(const MonitorConfig& a, const MonitorConfig& b);
+
+}  // namespace trainwatch

@@ -1,0 +1,112 @@
+// A small HTTP/1.1 server on Boost.Beast, shared by `trainwatch serve` (API, pings, pages)
+// and `trainwatch agent` (/health, /metrics).
+//
+// Threading: the server runs on the io_context it is given; the caller runs that context
+// on as many threads as it wants. Each connection is serialised on its own strand.
+// Handlers run on the connection's strand and must not block for long; a handler that has
+// to wait (a ping waiting for its commit) keeps the Responder and calls it later from any
+// thread.
+//
+// Bounds (ServerOptions): header and body size (431/413 at the bound), connections (new
+// ones are closed at the bound), idle keep-alive and slow-request timeouts (the socket is
+// closed), one request at a time per connection (no pipelining queue to grow).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "core/clock.h"
+#include "core/result.h"
+
+namespace trainwatch::http {
+
+struct Request {
+  std::string method;   // "GET", "POST", ...
+  std::string target;   // as sent: path plus query
+  std::string path;     // decoded path, no query
+  std::map<std::string, std::string> query;   // decoded query parameters (last one wins)
+  std::map<std::string, std::string> params;  // from the route pattern: "/x/{name}" -> name
+  std::map<std::string, std::string> headers; // names lower-cased
+  std::string body;
+  std::string remote_address;
+
+  // The header's value, or "" when absent. `name` must be lower case.
+  std::string_view header(std::string_view name) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  static Response text(int status, std::string body);
+  static Response json(int status, std::string body);
+  // RFC 9457 problem details: {"type","title","status","detail"}.
+  static Response problem(int status, std::string_view detail);
+};
+
+// Sends the response for one request. Copyable; the first call sends, later calls and
+// calls after the connection closed are ignored. Safe to call from any thread.
+class Responder {
+ public:
+  using SendFn = std::function<void(Response)>;
+  explicit Responder(SendFn send) : send_(std::make_shared<SendFn>(std::move(send))) {}
+  void operator()(Response response) const;
+
+ private:
+  std::shared_ptr<SendFn> send_;
+};
+
+using Handler = std::function<void(const Request&, Responder)>;
+
+// Routes by method and path pattern. Segments in braces capture one path segment:
+// "/api/v1/monitors/{name}". A pattern ending in "/{rest...}" captures the remainder.
+// Unknown paths answer 404 and known paths with another method 405, both as problems.
+class Router {
+ public:
+  void add(std::string method, std::string pattern, Handler handler);
+  // Methods may be a list: add({"GET","HEAD","POST"}, ...).
+  void add(const std::vector<std::string>& methods, const std::string& pattern, const Handler& handler);
+
+  void dispatch(Request& request, Responder respond) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::vector<std::string> segments;
+    Handler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;                         // 0: pick a free port (see Server::port)
+  size_t max_header_bytes = 16 * 1024;
+  size_t max_body_bytes = 1024 * 1024;
+  size_t max_connections = 10'000;
+  Millis request_timeout{10'000};            // to read a whole request once it starts
+  Millis idle_timeout{60'000};               // keep-alive connection with no request
+};
+
+class Server {
+ public:
+  // Binds and starts accepting. Fails with a clear message when the address is in use
+  // or cannot be bound.
+  static Result<std::shared_ptr<Server>> start(boost::asio::io_context& io, ServerOptions options,
+                                               std::shared_ptr<const Router> router);
+  virtual ~Server() = default;
+  virtual uint16_t port() const = 0;
+  // Stops accepting; open connections finish their current request and close.
+  virtual void stop() = 0;
+};
+
+}  // namespace trainwatch::http
