@@ -1,6 +1,6 @@
 # Every dependency comes from a Debian 12 package installed by scripts/setup.sh.
 find_package(Threads REQUIRED)
-find_package(Boost 1.81 EXACT REQUIRED COMPONENTS json url)
+find_package(Boost 1.81.0 EXACT REQUIRED CONFIG COMPONENTS json url)
 find_package(CURL REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(SQLite3 REQUIRED)

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -58,11 +59,12 @@ struct Response {
 class Responder {
  public:
   using SendFn = std::function<void(Response)>;
-  explicit Responder(SendFn send) : send_(std::make_shared<SendFn>(std::move(send))) {}
+  explicit Responder(SendFn send);
   void operator()(Response response) const;
 
  private:
-  std::shared_ptr<SendFn> send_;
+  struct State;
+  std::shared_ptr<State> state_;
 };
 
 using Handler = std::function<void(const Request&, Responder)>;

@@ -1,0 +1,22 @@
+// The `trainwatch` subcommands. Each one adds itself to the CLI11 app and returns the
+// function that runs it once the command line is parsed; main() runs the one chosen.
+// One file per subcommand: serve_command.cc, check_command.cc, agent_command.cc, ...
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace trainwatch::cli {
+
+struct Command {
+  CLI::App* app = nullptr;     // the subcommand, to see whether it was chosen
+  std::function<int()> run;    // returns the process exit code
+};
+
+Command add_version_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
+Command add_serve_command(CLI::App& app);
+Command add_agent_command(CLI::App& app);
+
+}  // namespace trainwatch::cli

@@ -1,0 +1,223 @@
+// Listener and per-connection session on Boost.Beast.
+//
+// Lifetimes: a Session is owned by the shared_ptrs held by its pending asio handlers and
+// by the Responder of the request it is serving. When the last of those goes (socket
+// closed, timeout, or response written with keep-alive off) the Session is destroyed and
+// its slot in the connection count is released.
+#include <atomic>
+#include <exception>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+
+#include "http/server.h"
+
+namespace trainwatch::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+
+struct Shared {
+  ServerOptions options;
+  std::shared_ptr<const Router> router;
+  std::atomic<size_t> connections{0};
+};
+
+// Fills path and query from the request target; false when the target is not a valid
+// origin-form URL.
+bool parse_target(Request& request) {
+  auto url = boost::urls::parse_origin_form(request.target);
+  if (!url) return false;
+  request.path = url->path();
+  for (auto param : url->params()) request.query[param.key] = param.value;
+  return true;
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, std::shared_ptr<Shared> shared)
+      : stream_(std::move(socket)), shared_(std::move(shared)) {}
+
+  ~Session() { shared_->connections.fetch_sub(1); }
+
+  void start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  }
+
+ private:
+  void read_header() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(shared_->options.max_header_bytes));
+    parser_->body_limit(shared_->options.max_body_bytes);
+    stream_.expires_after(shared_->options.idle_timeout);
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    if (ec) return fail_read(ec);
+    stream_.expires_after(shared_->options.request_timeout);
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code ec2, size_t) { self->on_read(ec2); });
+  }
+
+  // Parse errors get an answer and a close; transport errors just close.
+  void fail_read(beast::error_code ec) {
+    if (ec == bhttp::error::body_limit) return reply_and_close(413, "request body over the limit");
+    if (ec == bhttp::error::header_limit) return reply_and_close(431, "request header over the limit");
+    if (ec.category() == beast::error_code(bhttp::error::end_of_stream).category() && ec != bhttp::error::end_of_stream &&
+        ec != bhttp::error::partial_message) {
+      return reply_and_close(400, "malformed HTTP request");
+    }
+    close();
+  }
+
+  void reply_and_close(int status, std::string_view detail) {
+    keep_alive_ = false;
+    head_ = false;
+    write(Response::problem(status, detail));
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return fail_read(ec);
+    auto message = parser_->release();
+    keep_alive_ = message.keep_alive();
+    head_ = message.method() == bhttp::verb::head;
+
+    Request request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    for (const auto& field : message) {
+      std::string name(field.name_string());
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      request.headers[std::move(name)] = std::string(field.value());
+    }
+    request.body = std::move(message.body());
+    beast::error_code addr_ec;
+    auto remote = stream_.socket().remote_endpoint(addr_ec);
+    if (!addr_ec) request.remote_address = remote.address().to_string();
+
+    // No read deadline while the handler works; a handler that waits owns its own bound.
+    stream_.expires_never();
+    if (!parse_target(request)) return reply_and_close(400, "malformed request target");
+
+    Responder respond([self = shared_from_this()](Response response) {
+      asio::post(self->stream_.get_executor(), [self, r = std::move(response)]() mutable { self->write(std::move(r)); });
+    });
+    try {
+      shared_->router->dispatch(request, respond);
+    } catch (const std::exception&) {
+      respond(Response::problem(500, "internal error"));
+    }
+  }
+
+  void write(Response response) {
+    auto res = std::make_shared<bhttp::response<bhttp::string_body>>();
+    res->result(static_cast<unsigned>(response.status));
+    res->version(11);
+    res->set(bhttp::field::server, "trainwatch");
+    res->set(bhttp::field::content_type, response.content_type);
+    for (auto& [name, value] : response.headers) res->set(name, value);
+    res->keep_alive(keep_alive_);
+    res->content_length(response.body.size());
+    // HEAD: the same headers as GET, Content-Length included, and no body.
+    if (!head_) res->body() = std::move(response.body);
+    stream_.expires_after(shared_->options.request_timeout);
+    bhttp::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
+      if (ec || !self->keep_alive_) return self->close();
+      self->read_header();
+    });
+  }
+
+  void close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::shared_ptr<Shared> shared_;
+  bool keep_alive_ = true;
+  bool head_ = false;
+};
+
+class Listener final : public Server, public std::enable_shared_from_this<Listener> {
+ public:
+  Listener(asio::io_context& io, std::shared_ptr<Shared> shared)
+      : io_(io), acceptor_(asio::make_strand(io)), shared_(std::move(shared)) {}
+
+  Status bind() {
+    beast::error_code ec;
+    auto address = asio::ip::make_address(shared_->options.host, ec);
+    if (ec) return make_error("http.bad_address", "'" + shared_->options.host + "' is not an IP address");
+    tcp::endpoint endpoint(address, shared_->options.port);
+    auto where = shared_->options.host + ":" + std::to_string(shared_->options.port);
+    if (acceptor_.open(endpoint.protocol(), ec); ec) return make_error("http.bind", "cannot open " + where + ": " + ec.message());
+    acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (acceptor_.bind(endpoint, ec); ec) return make_error("http.bind", "cannot listen on " + where + ": " + ec.message());
+    if (acceptor_.listen(asio::socket_base::max_listen_connections, ec); ec) {
+      return make_error("http.bind", "cannot listen on " + where + ": " + ec.message());
+    }
+    port_ = acceptor_.local_endpoint(ec).port();
+    return Ok{};
+  }
+
+  void accept() {
+    acceptor_.async_accept(asio::make_strand(io_), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
+      if (!ec) self->admit(std::move(socket));
+      self->accept();
+    });
+  }
+
+  uint16_t port() const override { return port_; }
+
+  void stop() override {
+    asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ec;
+      self->acceptor_.close(ec);
+    });
+  }
+
+ private:
+  // At the connection bound the new socket is closed at once: the client sees a reset
+  // and retries, and the server's memory stays bounded.
+  void admit(tcp::socket socket) {
+    if (shared_->connections.fetch_add(1) >= shared_->options.max_connections) {
+      shared_->connections.fetch_sub(1);
+      beast::error_code ec;
+      socket.close(ec);
+      return;
+    }
+    std::make_shared<Session>(std::move(socket), shared_)->start();
+  }
+
+  asio::io_context& io_;
+  tcp::acceptor acceptor_;
+  std::shared_ptr<Shared> shared_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<Server>> Server::start(asio::io_context& io, ServerOptions options,
+                                              std::shared_ptr<const Router> router) {
+  auto shared = std::make_shared<Shared>();
+  shared->options = std::move(options);
+  shared->router = std::move(router);
+  auto listener = std::make_shared<Listener>(io, shared);
+  if (auto status = listener->bind(); !status) return status.error();
+  listener->accept();
+  return std::shared_ptr<Server>(listener);
+}
+
+}  // namespace trainwatch::http
