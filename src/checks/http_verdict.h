@@ -1,0 +1,20 @@
+// Judges one HTTP response against its monitor's expectations: status, keywords and
+// conditions. Pure: no I/O, so every rule is unit-tested directly.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "config/config.h"
+
+namespace trainwatch {
+
+struct HttpVerdict {
+  bool ok = true;
+  std::string cause;  // "HTTP 503; [BODY].status == degraded, expected ok"
+};
+
+// Without a condition on [STATUS], a status from 200 to 399 is success.
+HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body, double latency_ms);
+
+}  // namespace trainwatch

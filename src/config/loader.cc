@@ -1,0 +1,262 @@
+#include "config/loader.h"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <boost/url/parse.hpp>
+
+#include "config/yaml_reader.h"
+#include "core/duration.h"
+
+namespace trainwatch {
+namespace {
+
+using config_detail::describe;
+using config_detail::Diagnostics;
+using config_detail::Section;
+
+bool valid_name(const std::string& name) {
+  static const std::regex kPattern("[a-z0-9._-]+");
+  return std::regex_match(name, kPattern);
+}
+
+void read_listen(Section& s, ListenAddress& out) {
+  auto text = s.string("listen");
+  if (!text) return;
+  size_t colon = text->rfind(':');
+  int port = -1;
+  if (colon != std::string::npos) {
+    try {
+      size_t used = 0;
+      port = std::stoi(text->substr(colon + 1), &used);
+      if (used != text->size() - colon - 1) port = -1;
+    } catch (const std::exception&) {
+      port = -1;
+    }
+  }
+  if (colon == std::string::npos || colon == 0 || port < 0 || port > 65535) {
+    s.diag().error(s.raw("listen").Mark(), s.key_path("listen"),
+                   "found '" + *text + "'; expected HOST:PORT such as 127.0.0.1:8080");
+    return;
+  }
+  out.host = text->substr(0, colon);
+  out.port = static_cast<uint16_t>(port);
+}
+
+void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
+  Section s(diag, node, "server");
+  read_listen(s, out.listen);
+  if (auto dir = s.string("data_dir")) out.data_dir = *dir;
+  if (auto n = s.integer("max_checks_in_flight", 1, 100'000)) out.max_checks_in_flight = static_cast<int>(*n);
+  s.finish();
+}
+
+void read_http(Section& s, MonitorConfig& m) {
+  HttpCheckSpec spec;
+  if (auto url = s.string("url", true)) {
+    auto parsed = boost::urls::parse_uri(*url);
+    if (!parsed || (parsed->scheme() != "http" && parsed->scheme() != "https") || parsed->host().empty()) {
+      s.diag().error(s.raw("url").Mark(), s.key_path("url"),
+                     "found '" + *url + "'; expected an http:// or https:// URL with a host");
+    }
+    spec.url = *url;
+  }
+  if (auto method = s.string("method")) {
+    static const std::set<std::string> kMethods = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+    if (kMethods.count(*method) == 0) {
+      s.diag().error(s.raw("method").Mark(), s.key_path("method"),
+                     "found '" + *method + "'; expected GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS");
+    }
+    spec.method = *method;
+  }
+  if (YAML::Node headers = s.raw("headers"); headers.IsDefined() && !headers.IsNull()) {
+    if (!headers.IsMap()) {
+      s.diag().error(headers.Mark(), s.key_path("headers"), describe(headers) + "; expected a mapping of header names to values");
+    } else {
+      for (auto it = headers.begin(); it != headers.end(); ++it) {
+        std::string key = s.key_path("headers") + "." + it->first.Scalar();
+        if (!it->second.IsScalar()) {
+          s.diag().error(it->second.Mark(), key, describe(it->second) + "; expected a string");
+          continue;
+        }
+        spec.headers.emplace_back(it->first.Scalar(), s.diag().expand(it->second, key));
+      }
+    }
+  }
+  if (auto body = s.string("body")) spec.body = *body;
+  if (auto b = s.boolean("follow_redirects")) spec.follow_redirects = *b;
+  if (auto b = s.boolean("tls_verify")) spec.tls_verify = *b;
+  if (auto k = s.string("keyword")) spec.keyword = *k;
+  if (auto k = s.string("keyword_absent")) spec.keyword_absent = *k;
+  if (auto conditions = s.string_list("conditions")) {
+    YAML::Node list = s.raw("conditions");
+    for (size_t i = 0; i < conditions->size(); ++i) {
+      auto condition = Condition::parse((*conditions)[i]);
+      if (!condition) {
+        s.diag().error(list[i].Mark(), s.key_path("conditions") + "[" + std::to_string(i) + "]",
+                       condition.error().message);
+        continue;
+      }
+      spec.conditions.push_back(std::move(*condition));
+    }
+  }
+  m.spec = std::move(spec);
+}
+
+void read_tcp(Section& s, MonitorConfig& m) {
+  TcpCheckSpec spec;
+  if (auto host = s.string("host", true)) spec.host = *host;
+  if (auto port = s.integer("port", 1, 65535)) {
+    spec.port = static_cast<uint16_t>(*port);
+  } else if (!s.has("port")) {
+    s.diag().error(s.mark(), s.key_path("port"), "missing; expected a port number from 1 to 65535");
+  }
+  m.spec = spec;
+}
+
+struct MonitorTypeInfo {
+  const char* name;
+  MonitorType type;
+  void (*read)(Section&, MonitorConfig&);
+};
+constexpr MonitorTypeInfo kMonitorTypes[] = {
+    {"http", MonitorType::kHttp, read_http},
+    {"tcp", MonitorType::kTcp, read_tcp},
+};
+
+std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& node, size_t index) {
+  Section s(diag, node, "monitors[" + std::to_string(index) + "]");
+  if (!s.valid()) return std::nullopt;
+  MonitorConfig m;
+  m.where = diag.location(node.Mark());
+  if (auto name = s.string("name", true)) {
+    if (!valid_name(*name)) {
+      diag.error(s.raw("name").Mark(), s.key_path("name"),
+                 "found '" + *name + "'; expected lower-case letters, digits, '.', '_' or '-'");
+    }
+    m.name = *name;
+  }
+  if (auto interval = s.duration("interval")) {
+    if (interval->count() < 100) {
+      diag.error(s.raw("interval").Mark(), s.key_path("interval"), "found " + format_duration_config(*interval) + "; expected at least 100ms");
+    }
+    m.interval = *interval;
+  }
+  if (auto timeout = s.duration("timeout")) m.timeout = *timeout;
+  if (m.timeout.count() == 0) diag.error(s.raw("timeout").Mark(), s.key_path("timeout"), "found 0s; expected more than 0");
+  if (auto retries = s.integer("retries", 0, 100)) m.retries = static_cast<int>(*retries);
+  if (auto tags = s.string_list("tags")) m.tags = *tags;
+
+  auto type = s.string("type", true);
+  const MonitorTypeInfo* info = nullptr;
+  for (const auto& candidate : kMonitorTypes) {
+    if (type && *type == candidate.name) info = &candidate;
+  }
+  if (type && info == nullptr) {
+    std::string expected;
+    for (const auto& candidate : kMonitorTypes) expected += (expected.empty() ? "" : ", ") + std::string(candidate.name);
+    diag.error(s.raw("type").Mark(), s.key_path("type"), "found '" + *type + "'; expected one of: " + expected);
+  }
+  if (info == nullptr) return std::nullopt;  // without a type the other keys can't be judged
+  m.type = info->type;
+  info->read(s, m);
+  s.finish();
+  return m;
+}
+
+void read_monitors(Diagnostics& diag, const YAML::Node& node, std::vector<MonitorConfig>& out) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsSequence()) {
+    diag.error(node.Mark(), "monitors", describe(node) + "; expected a list of monitors");
+    return;
+  }
+  std::map<std::string, SourceLocation> seen;
+  for (size_t i = 0; i < node.size(); ++i) {
+    auto monitor = read_monitor(diag, node[i], i);
+    if (!monitor) continue;
+    auto [it, inserted] = seen.emplace(monitor->name, monitor->where);
+    if (!inserted && !monitor->name.empty()) {
+      diag.error(node[i]["name"].Mark(), "monitors[" + std::to_string(i) + "].name",
+                 "found '" + monitor->name + "' again; expected a unique name (first used at line " +
+                     std::to_string(it->second.line) + ")");
+    }
+    out.push_back(std::move(*monitor));
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(MonitorType t) {
+  switch (t) {
+    case MonitorType::kHttp: return "http";
+    case MonitorType::kTcp: return "tcp";
+  }
+  return "http";
+}
+
+LoadedConfig load_config_text(const std::string& text, const std::string& path, const EnvLookup& env) {
+  Diagnostics diag(path, env);
+  LoadedConfig loaded;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    diag.error(e.mark, "yaml", e.msg + "; expected valid YAML");
+    loaded.errors = diag.take();
+    return loaded;
+  }
+  Config config;
+  config.path = path;
+  Section top(diag, root, "");
+  if (top.valid()) {
+    try {
+      read_server(diag, top.raw("server"), config.server);
+      read_monitors(diag, top.raw("monitors"), config.monitors);
+      top.finish();
+    } catch (const YAML::Exception& e) {
+      // yaml-cpp throws on some malformed shapes while walking; report it where it was.
+      diag.error(e.mark, "yaml", e.msg);
+    }
+  }
+  if (diag.has_errors()) {
+    loaded.errors = diag.take();
+  } else {
+    loaded.config = std::move(config);
+  }
+  return loaded;
+}
+
+LoadedConfig load_config_file(const std::string& path, const EnvLookup& env) {
+  std::ifstream in(path);
+  if (!in) {
+    LoadedConfig loaded;
+    loaded.errors.push_back(ConfigError{SourceLocation{path, 0, 0}, "file", "cannot be read; expected a readable YAML file"});
+    return loaded;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return load_config_text(buffer.str(), path, env);
+}
+
+bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
+  if (a.name != b.name || a.type != b.type || a.interval != b.interval || a.timeout != b.timeout ||
+      a.retries != b.retries || a.tags != b.tags) {
+    return false;
+  }
+  if (const auto* ha = std::get_if<HttpCheckSpec>(&a.spec)) {
+    const auto& hb = std::get<HttpCheckSpec>(b.spec);
+    std::vector<std::string> ca, cb;
+    for (const auto& c : ha->conditions) ca.push_back(c.text());
+    for (const auto& c : hb.conditions) cb.push_back(c.text());
+    return ha->url == hb.url && ha->method == hb.method && ha->headers == hb.headers && ha->body == hb.body &&
+           ha->follow_redirects == hb.follow_redirects && ha->tls_verify == hb.tls_verify &&
+           ha->keyword == hb.keyword && ha->keyword_absent == hb.keyword_absent && ca == cb;
+  }
+  const auto& ta = std::get<TcpCheckSpec>(a.spec);
+  const auto& tb = std::get<TcpCheckSpec>(b.spec);
+  return ta.host == tb.host && ta.port == tb.port;
+}
+
+}  // namespace trainwatch
