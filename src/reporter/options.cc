@@ -1,0 +1,117 @@
+#include "reporter/options.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "reporter/slot_file.h"
+#include "reporter/slot_layout.h"
+
+namespace trainwatch::reporter {
+
+EnvLookup process_env() {
+  return [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+std::optional<int64_t> parse_int(const std::string& text, int64_t min, int64_t max) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  int64_t value = 0;
+  size_t i = 0;
+  bool negative = text[0] == '-';
+  if (negative) i = 1;
+  if (i == text.size()) return std::nullopt;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+  }
+  if (negative) value = -value;
+  if (value < min || value > max) return std::nullopt;
+  return value;
+}
+
+namespace {
+
+// An int from the explicit option when set, else from the environment, else the fallback.
+Result<int32_t> pick_int(bool set, int32_t explicit_value, const char* var, const EnvLookup& env,
+                         std::optional<int32_t> fallback, int64_t min) {
+  if (set) {
+    if (explicit_value < min) {
+      return make_error("argument", std::string(var) + " argument " + std::to_string(explicit_value) +
+                                        " is out of range");
+    }
+    return explicit_value;
+  }
+  auto text = env(var);
+  if (!text) {
+    if (fallback) return *fallback;
+    return make_error("environment", std::string(var) + " is not set");
+  }
+  auto value = parse_int(*text, min, 1 << 24);
+  if (!value) return make_error("environment", std::string(var) + "='" + *text + "' is not a number in range");
+  return static_cast<int32_t>(*value);
+}
+
+}  // namespace
+
+Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& env) {
+  tw_options none{};
+  if (options == nullptr) {
+    none.struct_size = sizeof none;
+    options = &none;
+  }
+  if (options->struct_size < offsetof(tw_options, master_port) + sizeof(int32_t)) {
+    return make_error("argument", "tw_options.struct_size " + std::to_string(options->struct_size) +
+                                      " is smaller than version 1 of the struct");
+  }
+  RankOptions out;
+  if (options->job && *options->job) {
+    out.job = options->job;
+  } else if (auto job = env("TRAINWATCH_JOB"); job && !job->empty()) {
+    out.job = *job;
+  }
+  if (!valid_job_name(out.job)) {
+    return make_error("argument", "job name '" + out.job + "' must be 1-63 characters of A-Z a-z 0-9 . _ -");
+  }
+  if (options->dir && *options->dir) {
+    out.dir = options->dir;
+  } else if (auto dir = env("TRAINWATCH_DIR"); dir && !dir->empty()) {
+    out.dir = *dir;
+  }
+
+  auto world = pick_int(options->world_size_set, options->world_size, "WORLD_SIZE", env, 1, 1);
+  if (!world) return world.error();
+  auto rank = pick_int(options->rank_set, options->rank, "RANK", env, 0, 0);
+  if (!rank) return rank.error();
+  auto local = pick_int(options->local_rank_set, options->local_rank, "LOCAL_RANK", env, *rank, 0);
+  if (!local) return local.error();
+  out.world_size = *world;
+  out.rank = *rank;
+  out.local_rank = *local;
+  if (out.rank >= out.world_size) {
+    return make_error("environment", "RANK " + std::to_string(out.rank) + " is not below WORLD_SIZE " +
+                                         std::to_string(out.world_size));
+  }
+  if (out.local_rank >= static_cast<int32_t>(kSlotCount)) {
+    return make_error("environment", "LOCAL_RANK " + std::to_string(out.local_rank) +
+                                         " is beyond the " + std::to_string(kSlotCount) + " slots of a node");
+  }
+
+  if (options->master_addr && *options->master_addr) {
+    out.master_addr = options->master_addr;
+  } else if (auto addr = env("MASTER_ADDR")) {
+    out.master_addr = *addr;
+  }
+  if (options->master_port > 0) {
+    out.master_port = options->master_port;
+  } else if (auto port_text = env("MASTER_PORT"); port_text && !port_text->empty()) {
+    auto port = parse_int(*port_text, 1, 65535);
+    if (!port) return make_error("environment", "MASTER_PORT='" + *port_text + "' is not a port number");
+    out.master_port = static_cast<int32_t>(*port);
+  }
+  return out;
+}
+
+}  // namespace trainwatch::reporter

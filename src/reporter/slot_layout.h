@@ -1,0 +1,152 @@
+// The shared-memory slot file: a header and kSlotCount fixed-size slots, one per local rank.
+// Written by libtrainwatch in each rank, read by the agent in another process.
+//
+// Layout version 1 (all little-endian, x86-64/aarch64; every field is a lock-free atomic
+// so two processes may touch it at once):
+//   [0, 128)                      FileHeader
+//   [128 + i*kSlotSize, +kSlotSize) Slot i (i = local rank)
+//
+// Ownership: Slot::owner packs (start time << 22 | pid) into one word so that a claim is one
+// compare-and-swap; a slot whose owner is dead (pid gone, zombie, or pid reused by a process
+// with another start time) may be claimed by the next process for that local rank.
+//
+// Seqlock (one writer per slot): the writer makes seq odd, stores fields, makes it even. A
+// reader copies the fields between two loads of seq and retries when they differ or are odd.
+//   writer: seq=s+1 (relaxed); fence(release); fields (relaxed); seq=s+2 (release)
+//   reader: a=seq (acquire); fields (relaxed); fence(acquire); b=seq (relaxed); ok iff a==b, even
+// Any change here that moves a field bumps kLayoutVersion.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace trainwatch::reporter {
+
+inline constexpr uint64_t kMagic = 0x31544f4c53575454ull;  // "TTWSLOT1"
+inline constexpr uint32_t kLayoutVersion = 1;
+inline constexpr uint32_t kHeaderSize = 128;
+inline constexpr uint32_t kSlotSize = 1024;
+inline constexpr uint32_t kSlotCount = 64;  // local ranks per node; more is refused at open
+inline constexpr size_t kFileSize = kHeaderSize + size_t{kSlotSize} * kSlotCount;
+inline constexpr int kMaxGauges = 8;
+inline constexpr int kPidBits = 22;  // Linux pid_max is at most 2^22
+
+// Text stored as relaxed atomic words so a seqlocked copy is not a data race.
+template <size_t Words>
+struct AtomicText {
+  std::atomic<uint64_t> words[Words];
+
+  static constexpr size_t kCapacity = Words * 8 - 1;  // bytes, keeping one for NUL
+
+  void store(std::string_view text) {
+    uint64_t buf[Words] = {};
+    std::memcpy(buf, text.data(), text.size() < kCapacity ? text.size() : kCapacity);
+    for (size_t i = 0; i < Words; ++i) words[i].store(buf[i], std::memory_order_relaxed);
+  }
+  std::string load() const {
+    uint64_t buf[Words];
+    for (size_t i = 0; i < Words; ++i) buf[i] = words[i].load(std::memory_order_relaxed);
+    const char* chars = reinterpret_cast<const char*>(buf);
+    return std::string(chars, strnlen(chars, Words * 8));
+  }
+};
+
+struct FileHeader {
+  std::atomic<uint64_t> magic;
+  std::atomic<uint32_t> layout_version;
+  std::atomic<uint32_t> header_size;
+  std::atomic<uint32_t> slot_size;
+  std::atomic<uint32_t> slot_count;
+  AtomicText<8> job;
+};
+static_assert(sizeof(FileHeader) <= kHeaderSize);
+
+struct GaugeCell {
+  AtomicText<3> name;
+  std::atomic<uint64_t> value_bits;
+};
+
+enum class CheckpointState : uint32_t { kNone = 0, kInProgress = 1, kOk = 2, kFailed = 3 };
+
+struct Slot {
+  // Outside the seqlock: claimed by CAS (see the file comment). 0 = never used.
+  std::atomic<uint64_t> owner;
+  std::atomic<uint32_t> seq;
+  std::atomic<uint32_t> status;  // tw_run_status
+
+  // Identity, written at open.
+  std::atomic<int32_t> rank;
+  std::atomic<int32_t> local_rank;
+  std::atomic<int32_t> world_size;
+  std::atomic<int32_t> master_port;
+  std::atomic<int64_t> started_at_ms;     // wall clock at open
+  std::atomic<int64_t> status_changed_ms;
+  AtomicText<8> master_addr;
+
+  // Per step.
+  std::atomic<int64_t> step;
+  std::atomic<uint64_t> step_reports;  // number of step calls: progress even if step repeats
+  std::atomic<uint64_t> loss_bits;
+  std::atomic<uint64_t> loss_scale_bits;
+  std::atomic<uint64_t> grad_norm_bits;
+  std::atomic<uint64_t> overflow_total;
+  std::atomic<uint64_t> overflow_consecutive;
+  std::atomic<uint64_t> samples;
+  std::atomic<uint64_t> tokens;
+  std::atomic<uint32_t> present;  // TW_FIELD_* bits ever reported, so "unknown" is not 0
+
+  // ColossalAI.
+  std::atomic<int32_t> pipeline_stage;
+  std::atomic<uint64_t> gemini_oom_events;
+  std::atomic<uint32_t> kernels_compiled;
+  std::atomic<uint32_t> checkpoint_state;  // CheckpointState
+
+  // Checkpoints.
+  std::atomic<int64_t> checkpoint_step;
+  std::atomic<int64_t> checkpoint_begin_ms;
+  std::atomic<int64_t> checkpoint_end_ms;
+  std::atomic<uint64_t> checkpoint_bytes;
+  std::atomic<int64_t> last_ok_checkpoint_step;  // -1: none yet
+  std::atomic<int64_t> last_ok_checkpoint_ms;
+  AtomicText<16> checkpoint_path;
+
+  // Last error.
+  std::atomic<int64_t> error_ms;
+  AtomicText<32> error;
+
+  GaugeCell gauges[kMaxGauges];
+  AtomicText<8> job;
+};
+static_assert(sizeof(Slot) <= kSlotSize, "slot grew past its fixed size: bump the layout");
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+inline uint64_t pack_owner(int32_t pid, uint64_t start_ticks) {
+  return (start_ticks << kPidBits) | static_cast<uint64_t>(pid);
+}
+inline int32_t owner_pid(uint64_t owner) { return static_cast<int32_t>(owner & ((1u << kPidBits) - 1)); }
+inline uint64_t owner_start_ticks(uint64_t owner) { return owner >> kPidBits; }
+
+inline Slot* slot_at(void* base, uint32_t index) {
+  return reinterpret_cast<Slot*>(static_cast<char*>(base) + kHeaderSize + size_t{index} * kSlotSize);
+}
+inline const Slot* slot_at(const void* base, uint32_t index) {
+  return reinterpret_cast<const Slot*>(static_cast<const char*>(base) + kHeaderSize +
+                                       size_t{index} * kSlotSize);
+}
+
+inline uint64_t double_bits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+inline double bits_double(uint64_t b) {
+  double v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+}  // namespace trainwatch::reporter

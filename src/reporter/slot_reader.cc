@@ -1,0 +1,86 @@
+#include "reporter/slot_reader.h"
+
+#include <atomic>
+
+#include "trainwatch/trainwatch.h"
+
+namespace trainwatch::reporter {
+namespace {
+
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+void copy_fields(const Slot& s, SlotSnapshot* o) {
+  o->status = s.status.load(kRelaxed);
+  o->rank = s.rank.load(kRelaxed);
+  o->local_rank = s.local_rank.load(kRelaxed);
+  o->world_size = s.world_size.load(kRelaxed);
+  o->master_port = s.master_port.load(kRelaxed);
+  o->started_at_ms = s.started_at_ms.load(kRelaxed);
+  o->status_changed_ms = s.status_changed_ms.load(kRelaxed);
+  o->master_addr = s.master_addr.load();
+  o->job = s.job.load();
+  o->step = s.step.load(kRelaxed);
+  o->step_reports = s.step_reports.load(kRelaxed);
+  o->loss = bits_double(s.loss_bits.load(kRelaxed));
+  o->loss_scale = bits_double(s.loss_scale_bits.load(kRelaxed));
+  o->grad_norm = bits_double(s.grad_norm_bits.load(kRelaxed));
+  o->overflow_total = s.overflow_total.load(kRelaxed);
+  o->overflow_consecutive = s.overflow_consecutive.load(kRelaxed);
+  o->samples = s.samples.load(kRelaxed);
+  o->tokens = s.tokens.load(kRelaxed);
+  o->present = s.present.load(kRelaxed);
+  o->pipeline_stage = s.pipeline_stage.load(kRelaxed);
+  o->gemini_oom_events = s.gemini_oom_events.load(kRelaxed);
+  o->kernels_compiled = s.kernels_compiled.load(kRelaxed) != 0;
+  o->checkpoint_state = static_cast<CheckpointState>(s.checkpoint_state.load(kRelaxed));
+  o->checkpoint_step = s.checkpoint_step.load(kRelaxed);
+  o->checkpoint_begin_ms = s.checkpoint_begin_ms.load(kRelaxed);
+  o->checkpoint_end_ms = s.checkpoint_end_ms.load(kRelaxed);
+  o->checkpoint_bytes = s.checkpoint_bytes.load(kRelaxed);
+  o->last_ok_checkpoint_step = s.last_ok_checkpoint_step.load(kRelaxed);
+  o->last_ok_checkpoint_ms = s.last_ok_checkpoint_ms.load(kRelaxed);
+  o->checkpoint_path = s.checkpoint_path.load();
+  o->error_ms = s.error_ms.load(kRelaxed);
+  o->error = s.error.load();
+  o->gauges.clear();
+  for (const auto& g : s.gauges) {
+    std::string name = g.name.load();
+    if (!name.empty()) o->gauges.push_back({std::move(name), bits_double(g.value_bits.load(kRelaxed))});
+  }
+}
+
+}  // namespace
+
+ReadResult read_slot(const Slot& slot, SlotSnapshot* out, int max_tries) {
+  uint64_t owner = slot.owner.load(std::memory_order_acquire);
+  if (owner == 0) return ReadResult::kEmpty;
+  for (int i = 0; i < max_tries; ++i) {
+    uint32_t before = slot.seq.load(std::memory_order_acquire);
+    if (before & 1u) continue;
+    copy_fields(slot, out);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    uint32_t after = slot.seq.load(kRelaxed);
+    if (before == after) {
+      out->owner = owner;
+      out->pid = owner_pid(owner);
+      out->start_ticks = owner_start_ticks(owner);
+      out->seq = before;
+      return ReadResult::kOk;
+    }
+  }
+  return ReadResult::kBusy;
+}
+
+const char* status_name(uint32_t status) {
+  switch (status) {
+    case TW_STATUS_INITIALIZING: return "initializing";
+    case TW_STATUS_TRAINING: return "training";
+    case TW_STATUS_CHECKPOINTING: return "checkpointing";
+    case TW_STATUS_EVALUATING: return "evaluating";
+    case TW_STATUS_FINISHED: return "finished";
+    case TW_STATUS_FAILED: return "failed";
+    default: return "unknown";
+  }
+}
+
+}  // namespace trainwatch::reporter

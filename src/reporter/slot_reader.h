@@ -1,0 +1,53 @@
+// A consistent copy of one slot, taken under the seqlock by a reader in any process.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reporter/slot_layout.h"
+
+namespace trainwatch::reporter {
+
+struct GaugeValue {
+  std::string name;
+  double value = 0;
+};
+
+struct SlotSnapshot {
+  uint64_t owner = 0;
+  int32_t pid = 0;
+  uint64_t start_ticks = 0;
+  uint32_t seq = 0;
+  uint32_t status = 0;  // tw_run_status
+  int32_t rank = -1, local_rank = -1, world_size = 0, master_port = 0;
+  int64_t started_at_ms = 0, status_changed_ms = 0;
+  std::string master_addr, job;
+  int64_t step = -1;
+  uint64_t step_reports = 0;
+  double loss = 0, loss_scale = 0, grad_norm = 0;
+  uint64_t overflow_total = 0, overflow_consecutive = 0, samples = 0, tokens = 0;
+  uint32_t present = 0;  // TW_FIELD_* bits
+  int32_t pipeline_stage = -1;
+  uint64_t gemini_oom_events = 0;
+  bool kernels_compiled = false;
+  CheckpointState checkpoint_state = CheckpointState::kNone;
+  int64_t checkpoint_step = -1, checkpoint_begin_ms = 0, checkpoint_end_ms = 0;
+  uint64_t checkpoint_bytes = 0;
+  int64_t last_ok_checkpoint_step = -1, last_ok_checkpoint_ms = 0;
+  std::string checkpoint_path;
+  int64_t error_ms = 0;
+  std::string error;
+  std::vector<GaugeValue> gauges;
+};
+
+enum class ReadResult { kOk, kEmpty, kBusy };
+
+// Copies the slot. kEmpty: never claimed. kBusy: the writer kept it odd or changing for
+// max_tries attempts (a writer that died mid-update leaves it odd forever: the caller treats
+// that slot as unreadable rather than spinning).
+ReadResult read_slot(const Slot& slot, SlotSnapshot* out, int max_tries = 256);
+
+const char* status_name(uint32_t status);
+
+}  // namespace trainwatch::reporter

@@ -1,0 +1,93 @@
+#include "reporter/options.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace trainwatch::reporter {
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char* name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(ResolveOptions, DefaultsWithEmptyEnvironment) {
+  auto r = resolve_options(nullptr, env_of({}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->job, "default");
+  EXPECT_EQ(r->dir, "/dev/shm/trainwatch");
+  EXPECT_EQ(r->rank, 0);
+  EXPECT_EQ(r->world_size, 1);
+}
+
+TEST(ResolveOptions, TorchrunEnvironment) {
+  auto r = resolve_options(nullptr, env_of({{"RANK", "5"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"},
+                                            {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29500"},
+                                            {"TRAINWATCH_JOB", "llama-7b"}, {"TRAINWATCH_DIR", "/x"}}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->rank, 5);
+  EXPECT_EQ(r->local_rank, 1);
+  EXPECT_EQ(r->world_size, 8);
+  EXPECT_EQ(r->master_addr, "10.0.0.1");
+  EXPECT_EQ(r->master_port, 29500);
+  EXPECT_EQ(r->job, "llama-7b");
+  EXPECT_EQ(r->dir, "/x");
+}
+
+TEST(ResolveOptions, LocalRankDefaultsToRank) {
+  auto r = resolve_options(nullptr, env_of({{"RANK", "3"}, {"WORLD_SIZE", "4"}}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->local_rank, 3);
+}
+
+TEST(ResolveOptions, WorldSizeNotANumberNamesTheVariableAndValue) {
+  auto r = resolve_options(nullptr, env_of({{"WORLD_SIZE", "eight"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "environment");
+  EXPECT_NE(r.error().message.find("WORLD_SIZE='eight'"), std::string::npos) << r.error().message;
+}
+
+TEST(ResolveOptions, TrailingGarbageIsNotANumber) {
+  EXPECT_FALSE(resolve_options(nullptr, env_of({{"RANK", "1x"}, {"WORLD_SIZE", "4"}})).ok());
+  EXPECT_FALSE(resolve_options(nullptr, env_of({{"RANK", "-1"}, {"WORLD_SIZE", "4"}})).ok());
+  EXPECT_FALSE(resolve_options(nullptr, env_of({{"WORLD_SIZE", "0"}})).ok());
+}
+
+TEST(ResolveOptions, RankAtOrAboveWorldSizeIsRefused) {
+  auto r = resolve_options(nullptr, env_of({{"RANK", "4"}, {"WORLD_SIZE", "4"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "RANK 4 is not below WORLD_SIZE 4");
+}
+
+TEST(ResolveOptions, BadMasterPortAndJobName) {
+  EXPECT_FALSE(resolve_options(nullptr, env_of({{"MASTER_PORT", "99999"}})).ok());
+  EXPECT_FALSE(resolve_options(nullptr, env_of({{"TRAINWATCH_JOB", "../etc"}})).ok());
+}
+
+TEST(ResolveOptions, ExplicitArgumentsWinOverEnvironment) {
+  tw_options o{};
+  o.struct_size = sizeof o;
+  o.job = "j";
+  o.rank = 0;
+  o.rank_set = 1;
+  o.world_size = 2;
+  o.world_size_set = 1;
+  auto r = resolve_options(&o, env_of({{"RANK", "7"}, {"WORLD_SIZE", "nonsense"}, {"TRAINWATCH_JOB", "k"}}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->rank, 0);
+  EXPECT_EQ(r->world_size, 2);
+  EXPECT_EQ(r->job, "j");
+}
+
+TEST(ResolveOptions, TooSmallStructIsRefused) {
+  tw_options o{};
+  o.struct_size = 4;
+  EXPECT_EQ(resolve_options(&o, env_of({})).error().code, "argument");
+}
+
+}  // namespace
+}  // namespace trainwatch::reporter
