@@ -1,0 +1,68 @@
+#include "api/json_views.h"
+
+#include "core/time_format.h"
+
+namespace trainwatch::api {
+namespace {
+
+boost::json::value time_or_null(const std::optional<SystemTime>& t) {
+  if (!t) return nullptr;
+  return boost::json::string(format_rfc3339(*t));
+}
+
+std::string target_of(const MonitorConfig& config) {
+  if (const auto* http = std::get_if<HttpCheckSpec>(&config.spec)) return http->url;
+  const auto& tcp = std::get<TcpCheckSpec>(config.spec);
+  return tcp.host + ":" + std::to_string(tcp.port);
+}
+
+}  // namespace
+
+boost::json::object monitor_summary(const MonitorView& view) {
+  const MonitorConfig& config = *view.config;
+  const MonitorState& state = view.state;
+  boost::json::array tags;
+  for (const auto& tag : config.tags) tags.emplace_back(tag);
+  boost::json::object out;
+  out["name"] = config.name;
+  out["type"] = to_string(config.type);
+  out["target"] = target_of(config);
+  out["status"] = to_string(state.status);
+  out["since"] = format_rfc3339(state.since);
+  out["last_check"] = time_or_null(state.last_check);
+  out["last_latency_ms"] = state.last_check ? boost::json::value(state.last_latency_ms) : boost::json::value(nullptr);
+  out["last_error"] = state.last_error.empty() ? boost::json::value(nullptr) : boost::json::value(state.last_error);
+  out["interval_ms"] = config.interval.count();
+  out["tags"] = std::move(tags);
+  return out;
+}
+
+boost::json::object check_result_json(const CheckResult& r) {
+  boost::json::object out;
+  out["at"] = format_rfc3339(r.at);
+  out["ok"] = r.ok;
+  out["latency_ms"] = r.latency_ms;
+  out["cause"] = r.cause.empty() ? boost::json::value(nullptr) : boost::json::value(r.cause);
+  if (r.http_status != 0) out["http_status"] = r.http_status;
+  out["timings_ms"] = boost::json::object{{"dns", r.timings.dns_ms},
+                                          {"connect", r.timings.connect_ms},
+                                          {"tls", r.timings.tls_ms},
+                                          {"first_byte", r.timings.first_byte_ms},
+                                          {"total", r.timings.total_ms}};
+  return out;
+}
+
+boost::json::object incident_json(const Incident& incident) {
+  boost::json::object out;
+  out["id"] = incident.id;
+  out["monitor"] = incident.monitor;
+  out["started"] = format_rfc3339(incident.started);
+  out["ended"] = time_or_null(incident.ended);
+  out["cause"] = incident.cause;
+  if (incident.ended) {
+    out["duration_ms"] = std::chrono::duration_cast<Millis>(*incident.ended - incident.started).count();
+  }
+  return out;
+}
+
+}  // namespace trainwatch::api

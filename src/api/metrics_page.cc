@@ -1,0 +1,95 @@
+#include "api/metrics_page.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/prometheus.h"
+
+namespace trainwatch::api {
+namespace {
+
+// Process metrics with the names Prometheus' client libraries use, read from procfs.
+void write_process_metrics(PrometheusWriter& w) {
+  std::ifstream stat_file("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+  // Fields after the command name (which may contain spaces) start after the last ')'.
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return;
+  std::istringstream fields(stat.substr(close + 2));
+  std::vector<std::string> f((std::istream_iterator<std::string>(fields)), std::istream_iterator<std::string>());
+  if (f.size() < 22) return;
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+  // f[0] is field 3 (state): utime is field 14, stime 15, starttime 22, rss 24.
+  const double cpu = (std::stod(f[11]) + std::stod(f[12])) / ticks;
+  const double rss = std::stod(f[21]) * page;
+
+  double boot_time = 0;
+  std::ifstream proc_stat("/proc/stat");
+  for (std::string line; std::getline(proc_stat, line);) {
+    if (line.rfind("btime ", 0) == 0) boot_time = std::stod(line.substr(6));
+  }
+  size_t fds = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    ++fds;
+  }
+
+  w.family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+  w.sample("process_cpu_seconds_total", {}, cpu);
+  w.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+  w.sample("process_resident_memory_bytes", {}, rss);
+  w.family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.");
+  w.sample("process_start_time_seconds", {}, boot_time + std::stod(f[19]) / ticks);
+  w.family("process_open_fds", "gauge", "Number of open file descriptors.");
+  w.sample("process_open_fds", {}, static_cast<double>(fds));
+}
+
+}  // namespace
+
+std::string render_metrics(const Engine& engine) {
+  PrometheusWriter w;
+  auto views = engine.monitors();
+  w.family("trainwatch_monitor_up", "gauge", "1 when the monitor is up, 0 when down, -1 when pending or paused.");
+  for (const auto& v : views) {
+    double value = v.state.status == MonitorStatus::kUp ? 1 : v.state.status == MonitorStatus::kDown ? 0 : -1;
+    w.sample("trainwatch_monitor_up", {{"monitor", v.config->name}, {"type", to_string(v.config->type)}}, value);
+  }
+  w.family("trainwatch_monitor_status_since_timestamp_seconds", "gauge", "When the monitor entered its current status.");
+  for (const auto& v : views) {
+    w.sample("trainwatch_monitor_status_since_timestamp_seconds", {{"monitor", v.config->name}},
+             static_cast<double>(to_unix_ms(v.state.since)) / 1000.0);
+  }
+
+  CheckMetrics metrics = engine.metrics();
+  w.family("trainwatch_checks_total", "counter", "Checks run, by monitor and result.");
+  for (const auto& [name, counts] : metrics.by_monitor) {
+    w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "success"}}, static_cast<double>(counts.success));
+    w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "failure"}}, static_cast<double>(counts.failure));
+  }
+  w.family("trainwatch_check_duration_seconds", "histogram", "How long checks took, by monitor type.");
+  const std::vector<double> bounds(DurationHistogram::kBoundsSeconds.begin(), DurationHistogram::kBoundsSeconds.end());
+  for (const auto& [type, h] : metrics.duration_by_type) {
+    w.histogram("trainwatch_check_duration_seconds", {{"type", type}}, bounds,
+                std::vector<uint64_t>(h.cumulative.begin(), h.cumulative.end()), h.sum_seconds, h.count);
+  }
+
+  EngineStats stats = engine.stats();
+  w.family("trainwatch_checks_in_flight", "gauge", "Checks running now.");
+  w.sample("trainwatch_checks_in_flight", {}, static_cast<double>(stats.checks_in_flight));
+  w.family("trainwatch_checks_waiting", "gauge", "Checks due but waiting for a free slot (server.max_checks_in_flight).");
+  w.sample("trainwatch_checks_waiting", {}, static_cast<double>(stats.checks_waiting));
+  w.family("trainwatch_check_max_start_delay_seconds", "gauge", "Worst lateness of a check's start against its schedule.");
+  w.sample("trainwatch_check_max_start_delay_seconds", {}, stats.max_start_delay_ms / 1000.0);
+  w.family("trainwatch_store_dropped_writes_total", "counter", "Writes dropped because the store's queue was full.");
+  w.sample("trainwatch_store_dropped_writes_total", {}, static_cast<double>(stats.store_dropped_writes));
+
+  write_process_metrics(w);
+  return w.take();
+}
+
+}  // namespace trainwatch::api

@@ -1,0 +1,103 @@
+#include "api/routes.h"
+
+#include <algorithm>
+
+#include "api/json_views.h"
+#include "api/metrics_page.h"
+#include "api/query_params.h"
+#include "core/time_format.h"
+
+namespace trainwatch::api {
+namespace {
+
+namespace json = boost::json;
+using http::Request;
+using http::Responder;
+using http::Response;
+
+constexpr int64_t kMaxPageSize = 1000;
+
+Response json_response(const json::value& value) { return Response::json(200, json::serialize(value)); }
+
+void list_monitors(const ApiContext& ctx, const Request&, Responder respond) {
+  auto views = ctx.engine.monitors();
+  json::array items;
+  items.reserve(views.size());
+  for (const auto& view : views) items.push_back(monitor_summary(view));
+  respond(json_response(json::object{{"monitors", std::move(items)}}));
+}
+
+void get_monitor(const ApiContext& ctx, const Request& request, Responder respond) {
+  const std::string& name = request.params.at("name");
+  auto view = ctx.engine.monitor(name);
+  if (!view) return respond(Response::problem(404, "no monitor named '" + name + "'"));
+  auto limit = int_param(request, "limit", 50, 1, kMaxPageSize);
+  if (!limit) return respond(Response::problem(400, limit.error().message));
+  auto before = time_ms_param(request, "before");
+  if (!before) return respond(Response::problem(400, before.error().message));
+
+  auto results = ctx.store.results(ResultQuery{name, *before, static_cast<int>(*limit)});
+  if (!results) return respond(Response::problem(503, "results cannot be read: " + results.error().message));
+
+  json::object out = monitor_summary(*view);
+  out["retries"] = view->config->retries;
+  out["timeout_ms"] = view->config->timeout.count();
+  out["consecutive_failures"] = view->state.consecutive_failures;
+  out["last_result"] = view->last_result ? json::value(check_result_json(*view->last_result)) : json::value(nullptr);
+  out["incident"] = view->open_incident ? json::value(incident_json(*view->open_incident)) : json::value(nullptr);
+  json::array items;
+  for (const auto& r : *results) items.push_back(check_result_json(r));
+  out["results"] = std::move(items);
+  respond(json_response(out));
+}
+
+void list_incidents(const ApiContext& ctx, const Request& request, Responder respond) {
+  IncidentQuery query;
+  if (auto it = request.query.find("monitor"); it != request.query.end()) query.monitor = it->second;
+  auto limit = int_param(request, "limit", 50, 1, kMaxPageSize);
+  if (!limit) return respond(Response::problem(400, limit.error().message));
+  query.limit = static_cast<int>(*limit);
+  if (request.query.count("before") != 0) {
+    auto before = int_param(request, "before", 0, 1, INT64_MAX);
+    if (!before) return respond(Response::problem(400, before.error().message));
+    query.before_id = *before;
+  }
+  auto incidents = ctx.store.incidents(query);
+  if (!incidents) return respond(Response::problem(503, "incidents cannot be read: " + incidents.error().message));
+  json::array items;
+  for (const auto& incident : *incidents) items.push_back(incident_json(incident));
+  json::object out{{"incidents", std::move(items)}};
+  if (!incidents->empty() && static_cast<int64_t>(incidents->size()) == *limit) out["next_before"] = incidents->back().id;
+  respond(json_response(out));
+}
+
+void healthz(const ApiContext& ctx, const Request&, Responder respond) {
+  EngineStats stats = ctx.engine.stats();
+  json::object out{{"status", "ok"},
+                   {"monitors", stats.monitors},
+                   {"checks_in_flight", stats.checks_in_flight},
+                   {"started_at", format_rfc3339(ctx.started_at)}};
+  respond(json_response(out));
+}
+
+}  // namespace
+
+void add_api_routes(http::Router& router, const ApiContext& ctx) {
+  // Handlers capture the context by value: it holds references to objects that outlive
+  // the server (see cli/serve_command.cc).
+  auto bind = [ctx](void (*fn)(const ApiContext&, const Request&, Responder)) {
+    return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
+  };
+  const std::vector<std::string> get = {"GET", "HEAD"};
+  router.add(get, "/api/v1/monitors", bind(list_monitors));
+  router.add(get, "/api/v1/monitors/{name}", bind(get_monitor));
+  router.add(get, "/api/v1/incidents", bind(list_incidents));
+  router.add(get, "/healthz", bind(healthz));
+  router.add(get, "/metrics", [ctx](const Request&, Responder respond) {
+    Response response = Response::text(200, render_metrics(ctx.engine));
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    respond(std::move(response));
+  });
+}
+
+}  // namespace trainwatch::api

@@ -1,0 +1,22 @@
+// The server's HTTP surface: the REST API under /api/v1, /healthz and /metrics, added to
+// a Router. Handlers read the engine's in-memory view and the store's read side; they
+// never block on the store's writer.
+#pragma once
+
+#include "core/clock.h"
+#include "engine/engine.h"
+#include "http/server.h"
+#include "storage/store.h"
+
+namespace trainwatch::api {
+
+struct ApiContext {
+  Engine& engine;
+  Store& store;
+  const Clock& clock;
+  SystemTime started_at;
+};
+
+void add_api_routes(http::Router& router, const ApiContext& context);
+
+}  // namespace trainwatch::api

@@ -1,0 +1,22 @@
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "config/loader.h"
+
+namespace trainwatch::cli {
+
+Command add_check_command(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand("check", "Validate a config file: exit 0 when good, else one line per error");
+  auto path = std::make_shared<std::string>();
+  sub->add_option("config", *path, "The YAML config file")->required();
+  return Command{sub, [path] {
+                   LoadedConfig loaded = load_config_file(*path);
+                   for (const auto& error : loaded.errors) std::cerr << error.to_string() << "\n";
+                   if (!loaded.config) return 1;
+                   std::cout << *path << ": ok, " << loaded.config->monitors.size() << " monitors\n";
+                   return 0;
+                 }};
+}
+
+}  // namespace trainwatch::cli

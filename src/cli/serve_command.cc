@@ -1,0 +1,161 @@
+// `trainwatch serve`: the monitoring server.
+//
+// Threads: one runs the engine's io_context (checks, timers, signals); `http_threads`
+// run the HTTP server's. Shutdown order (SIGINT/SIGTERM): stop accepting, stop the
+// engine's timers, let both io_contexts return, then flush the store so every result
+// already produced is on disk.
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
+
+#include "api/routes.h"
+#include "checks/http_checker.h"
+#include "checks/tcp_checker.h"
+#include "cli/commands.h"
+#include "config/loader.h"
+#include "engine/engine.h"
+#include "http/server.h"
+#include "storage/sqlite/sqlite_store.h"
+
+namespace trainwatch::cli {
+namespace {
+
+namespace asio = boost::asio;
+
+struct ServeOptions {
+  std::string config_path;
+  std::string listen_override;   // HOST:PORT; port 0 picks a free one
+  std::string data_dir_override;
+  int http_threads = 2;
+};
+
+class DefaultCheckers final : public CheckerSet {
+ public:
+  DefaultCheckers(asio::io_context& io, const Clock& clock) : http_(io, clock), tcp_(io, clock) {}
+  Checker* for_type(MonitorType type) override {
+    switch (type) {
+      case MonitorType::kHttp: return &http_;
+      case MonitorType::kTcp: return &tcp_;
+    }
+    return nullptr;
+  }
+
+ private:
+  HttpChecker http_;
+  TcpChecker tcp_;
+};
+
+void print_errors(const LoadedConfig& loaded) {
+  for (const auto& error : loaded.errors) spdlog::error("{}", error.to_string());
+}
+
+bool apply_overrides(const ServeOptions& options, Config& config) {
+  if (!options.listen_override.empty()) {
+    auto colon = options.listen_override.rfind(':');
+    if (colon == std::string::npos) {
+      spdlog::error("--listen '{}': expected HOST:PORT", options.listen_override);
+      return false;
+    }
+    config.server.listen.host = options.listen_override.substr(0, colon);
+    config.server.listen.port = static_cast<uint16_t>(std::stoi(options.listen_override.substr(colon + 1)));
+  }
+  if (!options.data_dir_override.empty()) config.server.data_dir = options.data_dir_override;
+  return true;
+}
+
+int serve(const ServeOptions& options) {
+  LoadedConfig loaded = load_config_file(options.config_path);
+  if (!loaded.config) {
+    print_errors(loaded);
+    return 1;
+  }
+  Config config = std::move(*loaded.config);
+  if (!apply_overrides(options, config)) return 1;
+
+  std::error_code ec;
+  std::filesystem::create_directories(config.server.data_dir, ec);
+  if (ec) {
+    spdlog::error("data_dir {}: cannot create it: {}", config.server.data_dir, ec.message());
+    return 1;
+  }
+  const std::string db_path = (std::filesystem::path(config.server.data_dir) / "trainwatch.db").string();
+  auto store = SqliteStore::open(db_path);
+  if (!store) {
+    spdlog::error("{}: {}", db_path, store.error().message);
+    return 1;
+  }
+
+  SystemClock clock;
+  asio::io_context engine_io;
+  asio::io_context http_io;
+  DefaultCheckers checkers(engine_io, clock);
+  Engine engine(engine_io, clock, **store, checkers);
+  if (auto started = engine.start(config); !started) {
+    spdlog::error("cannot start: {}", started.error().message);
+    return 1;
+  }
+
+  auto router = std::make_shared<http::Router>();
+  api::add_api_routes(*router, api::ApiContext{engine, **store, clock, clock.system_time()});
+  http::ServerOptions http_options;
+  http_options.host = config.server.listen.host;
+  http_options.port = config.server.listen.port;
+  auto server = http::Server::start(http_io, http_options, router);
+  if (!server) {
+    spdlog::error("{}", server.error().message);
+    return 1;
+  }
+  // Tests and scripts read this line to learn the port when listening on port 0.
+  std::cout << "trainwatch serving " << config.monitors.size() << " monitors on http://" << http_options.host << ":"
+            << (*server)->port() << "/" << std::endl;
+
+  asio::signal_set signals(engine_io, SIGINT, SIGTERM, SIGHUP);
+  std::function<void(boost::system::error_code, int)> on_signal = [&](boost::system::error_code sig_ec, int sig) {
+    if (sig_ec) return;
+    if (sig == SIGHUP) {
+      LoadedConfig next = load_config_file(options.config_path);
+      if (!next.config) {
+        spdlog::error("reload of {} refused; keeping the running config:", options.config_path);
+        print_errors(next);
+      } else if (apply_overrides(options, *next.config)) {
+        spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
+        engine.reload(*next.config);
+      }
+      signals.async_wait(on_signal);
+      return;
+    }
+    spdlog::info("stopping on signal {}", sig);
+    (*server)->stop();
+    engine.stop();
+    http_io.stop();
+    engine_io.stop();
+  };
+  signals.async_wait(on_signal);
+
+  auto http_guard = asio::make_work_guard(http_io);
+  std::vector<std::thread> http_threads;
+  for (int i = 0; i < options.http_threads; ++i) http_threads.emplace_back([&] { http_io.run(); });
+  engine_io.run();
+  http_io.stop();
+  for (auto& t : http_threads) t.join();
+  (*store)->flush();
+  return 0;
+}
+
+}  // namespace
+
+Command add_serve_command(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand("serve", "Run the monitoring server");
+  auto options = std::make_shared<ServeOptions>();
+  sub->add_option("-c,--config", options->config_path, "The YAML config file")->required();
+  sub->add_option("--listen", options->listen_override, "HOST:PORT to listen on, over server.listen (port 0: any free port)");
+  sub->add_option("--data-dir", options->data_dir_override, "Where the SQLite store lives, over server.data_dir");
+  sub->add_option("--http-threads", options->http_threads, "Threads serving HTTP")->check(CLI::Range(1, 64));
+  return Command{sub, [options] { return serve(*options); }};
+}
+
+}  // namespace trainwatch::cli

@@ -1,0 +1,257 @@
+#include "engine/engine.h"
+
+#include <boost/asio/post.hpp>
+
+#include "engine/schedule.h"
+
+namespace trainwatch {
+
+namespace asio = boost::asio;
+
+struct Engine::Runtime {
+  explicit Runtime(asio::io_context& io) : timer(io) {}
+
+  // Read by other threads under mu_.
+  std::shared_ptr<const MonitorConfig> config;
+  MonitorState state;
+  std::optional<Incident> open_incident;
+  std::optional<CheckResult> last_result;
+
+  // io thread only.
+  asio::steady_timer timer;
+  MonoTime due{};
+  uint64_t generation = 0;  // bumps on reschedule; stale timers and results are ignored
+  bool in_flight = false;
+  bool waiting = false;
+};
+
+Engine::Engine(asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers)
+    : io_(io), clock_(clock), store_(store), checkers_(checkers) {}
+
+Engine::~Engine() { stop(); }
+
+Status Engine::start(const Config& config) {
+  max_in_flight_ = static_cast<size_t>(config.server.max_checks_in_flight);
+  auto next_id = store_.next_incident_id();
+  if (!next_id) return next_id.error();
+  next_incident_id_ = *next_id;
+  auto stored = store_.load_states();
+  if (!stored) return stored.error();
+  std::map<std::string, MonitorState> states;
+  for (auto& s : *stored) states[s.monitor] = std::move(s.state);
+
+  const size_t count = config.monitors.size();
+  for (size_t i = 0; i < count; ++i) {
+    auto monitor = std::make_shared<const MonitorConfig>(config.monitors[i]);
+    MonitorState state;
+    state.since = clock_.system_time();
+    if (auto it = states.find(monitor->name); it != states.end()) state = it->second;
+    add_monitor(monitor, state, first_check_offset(i, count, monitor->interval));
+  }
+  return Ok{};
+}
+
+void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset) {
+  auto runtime = std::make_unique<Runtime>(io_);
+  runtime->config = std::move(config);
+  runtime->state = std::move(state);
+  if (runtime->state.open_incident_id) {
+    if (auto incident = store_.incident(*runtime->state.open_incident_id); incident && *incident) {
+      runtime->open_incident = **incident;
+    }
+  }
+  Runtime& r = *runtime;
+  {
+    std::lock_guard lock(mu_);
+    monitors_[r.config->name] = std::move(runtime);
+    stats_.monitors = monitors_.size();
+  }
+  schedule(r, clock_.monotonic_time() + first_offset);
+}
+
+void Engine::schedule(Runtime& r, MonoTime due) {
+  r.generation = next_generation_++;
+  r.due = due;
+  // Steady timers use the real clock; `due` comes from the injected clock, so schedule
+  // by the distance between them.
+  r.timer.expires_after(due - clock_.monotonic_time());
+  r.timer.async_wait([this, name = r.config->name, generation = r.generation](boost::system::error_code ec) {
+    if (!ec) on_due(name, generation);
+  });
+}
+
+void Engine::on_due(const std::string& name, uint64_t generation) {
+  auto it = monitors_.find(name);
+  if (it == monitors_.end() || it->second->generation != generation) return;
+  Runtime& r = *it->second;
+  const MonoTime now = clock_.monotonic_time();
+  if (!r.in_flight && !r.waiting) {
+    if (stats_.checks_in_flight < max_in_flight_) {
+      start_check(r);
+    } else {
+      r.waiting = true;
+      waiting_.push_back(name);
+      std::lock_guard lock(mu_);
+      stats_.checks_waiting = waiting_.size();
+    }
+  }
+  schedule(r, next_due(r.due, r.config->interval, now));
+}
+
+void Engine::start_check(Runtime& r) {
+  Checker* checker = checkers_.for_type(r.config->type);
+  if (checker == nullptr) return;
+  r.in_flight = true;
+  const double late_ms = std::chrono::duration<double, std::milli>(clock_.monotonic_time() - r.due).count();
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.checks_in_flight;
+    ++stats_.checks_started;
+    stats_.max_start_delay_ms = std::max(stats_.max_start_delay_ms, late_ms);
+  }
+  checker->check(r.config, [this, name = r.config->name](CheckResult result) { on_result(name, std::move(result)); });
+}
+
+void Engine::on_result(const std::string& name, CheckResult result) {
+  {
+    std::lock_guard lock(mu_);
+    --stats_.checks_in_flight;
+  }
+  auto it = monitors_.find(name);
+  // A result for a monitor that was removed or reconfigured meanwhile still frees its
+  // slot above, but is not applied.
+  if (it != monitors_.end()) {
+    Runtime& r = *it->second;
+    r.in_flight = false;
+    apply(r, result);
+  }
+  start_waiting_checks();
+}
+
+void Engine::start_waiting_checks() {
+  while (!waiting_.empty() && stats_.checks_in_flight < max_in_flight_) {
+    std::string name = std::move(waiting_.front());
+    waiting_.pop_front();
+    auto it = monitors_.find(name);
+    if (it == monitors_.end()) continue;  // removed by a reload while it waited
+    Runtime& r = *it->second;
+    r.waiting = false;
+    if (!r.in_flight) start_check(r);
+  }
+  std::lock_guard lock(mu_);
+  stats_.checks_waiting = waiting_.size();
+}
+
+void Engine::apply(Runtime& r, const CheckResult& result) {
+  StateStep step = next_state(r.state, result, r.config->retries);
+  std::optional<Incident> opened;
+  std::optional<CloseIncident> closed;
+  if (step.transition == Transition::kChanged) {
+    if (step.state.status == MonitorStatus::kDown) {
+      opened = Incident{next_incident_id_++, r.config->name, result.at, std::nullopt, result.cause};
+      step.state.open_incident_id = opened->id;
+    } else if (r.state.open_incident_id) {
+      closed = CloseIncident{*r.state.open_incident_id, result.at};
+      step.state.open_incident_id.reset();
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    r.state = step.state;
+    r.last_result = result;
+    if (opened) r.open_incident = opened;
+    if (closed) r.open_incident.reset();
+    auto& counts = metrics_.by_monitor[r.config->name];
+    ++(result.ok ? counts.success : counts.failure);
+    metrics_.duration_by_type[std::string(to_string(r.config->type))].observe(result.latency_ms / 1000.0);
+  }
+  // Incident rows first, so the state that names the incident never commits before it.
+  if (opened) write(OpenIncident{*opened});
+  if (closed) write(*closed);
+  write(RecordResult{r.config->name, result, step.state});
+}
+
+void Engine::write(WriteOp op) {
+  if (store_.write(std::move(op))) return;
+  std::lock_guard lock(mu_);
+  ++stats_.store_dropped_writes;
+}
+
+void Engine::reload(const Config& config) {
+  asio::post(io_, [this, config] {
+    max_in_flight_ = static_cast<size_t>(config.server.max_checks_in_flight);
+    std::map<std::string, const MonitorConfig*> wanted;
+    for (const auto& m : config.monitors) wanted[m.name] = &m;
+
+    // Removed monitors: stop them and close what they left open.
+    std::vector<std::string> removed;
+    for (auto& [name, runtime] : monitors_) {
+      if (wanted.count(name) == 0) removed.push_back(name);
+    }
+    for (const auto& name : removed) {
+      std::unique_ptr<Runtime> runtime;
+      {
+        std::lock_guard lock(mu_);
+        runtime = std::move(monitors_[name]);
+        monitors_.erase(name);
+        stats_.monitors = monitors_.size();
+      }
+      runtime->timer.cancel();
+      if (runtime->state.open_incident_id) {
+        write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
+      }
+    }
+
+    const size_t count = config.monitors.size();
+    for (size_t i = 0; i < count; ++i) {
+      const MonitorConfig& m = config.monitors[i];
+      auto it = monitors_.find(m.name);
+      if (it == monitors_.end()) {
+        MonitorState state;
+        state.since = clock_.system_time();
+        add_monitor(std::make_shared<const MonitorConfig>(m), state, first_check_offset(i, count, m.interval));
+        continue;
+      }
+      Runtime& r = *it->second;
+      if (same_check(*r.config, m)) continue;
+      {
+        std::lock_guard lock(mu_);
+        r.config = std::make_shared<const MonitorConfig>(m);
+      }
+      schedule(r, clock_.monotonic_time() + first_check_offset(i, count, m.interval));
+    }
+  });
+}
+
+void Engine::stop() {
+  std::lock_guard lock(mu_);
+  for (auto& [name, runtime] : monitors_) runtime->timer.cancel();
+}
+
+std::vector<MonitorView> Engine::monitors() const {
+  std::lock_guard lock(mu_);
+  std::vector<MonitorView> views;
+  views.reserve(monitors_.size());
+  for (const auto& [name, r] : monitors_) views.push_back(MonitorView{r->config, r->state, r->open_incident, r->last_result});
+  return views;
+}
+
+std::optional<MonitorView> Engine::monitor(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = monitors_.find(name);
+  if (it == monitors_.end()) return std::nullopt;
+  const Runtime& r = *it->second;
+  return MonitorView{r.config, r.state, r.open_incident, r.last_result};
+}
+
+EngineStats Engine::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+CheckMetrics Engine::metrics() const {
+  std::lock_guard lock(mu_);
+  return metrics_;
+}
+
+}  // namespace trainwatch

@@ -1,0 +1,109 @@
+// Engine: runs every monitor's checks on schedule, turns results into state through the
+// state machine, opens and closes incidents, and persists all of it through the Store.
+//
+// Threading: everything that changes a monitor runs on the io_context given to the
+// constructor (one thread). Readers on other threads (the API) call monitors()/monitor()/
+// stats(), which copy under `mu_`; the io thread holds `mu_` only while it writes a
+// monitor's fields, never across a check or a store call.
+//
+// Bounds: at most server.max_checks_in_flight checks run at once; a monitor that becomes
+// due while the bound is reached waits in a FIFO (at most one entry per monitor). If the
+// store's write queue is full, the result is dropped and counted
+// (trainwatch_store_dropped_writes_total); the in-memory state stays right.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "checks/checker.h"
+#include "config/config.h"
+#include "core/clock.h"
+#include "core/model.h"
+#include "engine/metrics.h"
+#include "engine/state_machine.h"
+#include "storage/store.h"
+
+namespace trainwatch {
+
+// What readers see of one monitor.
+struct MonitorView {
+  std::shared_ptr<const MonitorConfig> config;
+  MonitorState state;
+  std::optional<Incident> open_incident;
+  std::optional<CheckResult> last_result;
+};
+
+struct EngineStats {
+  size_t monitors = 0;
+  size_t checks_in_flight = 0;
+  size_t checks_waiting = 0;
+  uint64_t checks_started = 0;
+  uint64_t store_dropped_writes = 0;
+  double max_start_delay_ms = 0;  // worst lateness of a check start against its due time
+};
+
+// Chooses the checker for a monitor type; nullptr for types the engine does not run.
+class CheckerSet {
+ public:
+  virtual ~CheckerSet() = default;
+  virtual Checker* for_type(MonitorType type) = 0;
+};
+
+class Engine {
+ public:
+  Engine(boost::asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers);
+  ~Engine();
+
+  // Loads stored state (an incident open before a restart stays open) and schedules
+  // every monitor. Call once, before the io_context runs.
+  Status start(const Config& config);
+
+  // Applies a new config on the io thread: monitors whose check is unchanged keep their
+  // state and schedule; changed ones keep their state and are rescheduled; removed ones
+  // stop and close their open incident.
+  void reload(const Config& config);
+
+  // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
+  void stop();
+
+  std::vector<MonitorView> monitors() const;
+  std::optional<MonitorView> monitor(const std::string& name) const;
+  EngineStats stats() const;
+  CheckMetrics metrics() const;
+
+ private:
+  struct Runtime;
+
+  void add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset);
+  void schedule(Runtime& runtime, MonoTime due);
+  void on_due(const std::string& name, uint64_t generation);
+  void start_check(Runtime& runtime);
+  void on_result(const std::string& name, CheckResult result);
+  void apply(Runtime& runtime, const CheckResult& result);
+  void write(WriteOp op);
+  void start_waiting_checks();
+
+  boost::asio::io_context& io_;
+  const Clock& clock_;
+  Store& store_;
+  CheckerSet& checkers_;
+  size_t max_in_flight_ = 256;
+  int64_t next_incident_id_ = 1;
+  uint64_t next_generation_ = 1;
+
+  mutable std::mutex mu_;  // guards monitors_ (the map and each Runtime's view fields), stats_, metrics_
+  std::map<std::string, std::unique_ptr<Runtime>> monitors_;
+  EngineStats stats_;
+  CheckMetrics metrics_;
+  std::deque<std::string> waiting_;  // monitors due while at the bound; io thread only
+};
+
+}  // namespace trainwatch
