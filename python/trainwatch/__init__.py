@@ -1,0 +1,213 @@
+"""trainwatch: report a training rank's progress to the node's trainwatch agent.
+
+    import trainwatch
+    tw = trainwatch.init(job="llama-7b", health_port=8765)
+    for step, batch in enumerate(loader):
+        ...
+        tw.step(step, loss=loss.item(), loss_scale=scale, overflow=overflow, tokens=n)
+        if step % save_every == 0:
+            with tw.checkpoint(step):
+                engine.save_checkpoint(out_dir, step)
+
+Monitoring never stops training: nothing here raises into the training loop after init,
+bad input gives one line on stderr and a run that reports less (or nothing).
+"""
+import atexit
+import os
+import sys
+import traceback
+
+from ._ping import ping, flush_pings
+
+try:
+    from . import _native
+except ImportError as exc:  # no extension built: keep training, say so once
+    _native = None
+    _native_error = str(exc)
+
+__all__ = ["init", "ping", "Run", "flush_pings"]
+
+_STATUS = {"initializing": 0, "training": 1, "checkpointing": 2, "evaluating": 3, "finished": 4, "failed": 5}
+_current = None
+
+
+class _NoOpHandle:
+    """Stands in for the extension when it is missing; every call does nothing."""
+
+    enabled = False
+    open_status = -1
+
+    def __init__(self, **_):
+        pass
+
+    def step(self, step, **_):
+        pass
+
+    def _set_step_ping(self, every, cb):
+        pass
+
+    def _set_status(self, code):
+        pass
+
+    def _checkpoint_begin(self, step, path):
+        pass
+
+    def _checkpoint_end(self, ok, nbytes):
+        pass
+
+    def _error(self, text):
+        pass
+
+    def gauge(self, name, value):
+        return False
+
+    def _colossal(self, stage, oom, compiled):
+        pass
+
+
+_Base = _native.Handle if _native is not None else _NoOpHandle
+
+
+class _Checkpoint:
+    __slots__ = ("_run", "_step", "_path", "_bytes")
+
+    def __init__(self, run, step, path):
+        self._run, self._step, self._path, self._bytes = run, step, path, 0
+
+    def set_bytes(self, nbytes):
+        self._bytes = int(nbytes)
+
+    def __enter__(self):
+        self._run._checkpoint_begin(int(self._step), None if self._path is None else str(self._path))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        ok = exc_type is None
+        self._run._checkpoint_end(ok, self._bytes)
+        if not ok:
+            self._run.error(exc if exc is not None else exc_type)
+        elif self._run._checkpoint_url:
+            ping(self._run._checkpoint_url, {"step": self._step})
+        return False  # never swallow the exception
+
+
+class Run(_Base):
+    """One rank's reporter. `step()` is implemented in C (METH_FASTCALL)."""
+
+    _checkpoint_url = None
+    _failed = False
+
+    def status(self, name):
+        """Set initializing|training|checkpointing|evaluating|finished|failed."""
+        code = _STATUS.get(name)
+        if code is None:
+            sys.stderr.write(f"trainwatch: unknown status {name!r}; expected one of {', '.join(_STATUS)}\n")
+            return
+        if code == 5:
+            self._failed = True
+        self._set_status(code)
+
+    def error(self, exc):
+        """Record an exception (or any text) as this rank's last error; status is unchanged."""
+        try:
+            if isinstance(exc, BaseException):
+                text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            elif isinstance(exc, type):
+                text = exc.__name__
+            else:
+                text = str(exc)
+            self._error(text)
+        except Exception:  # monitoring never raises into training
+            pass
+
+    def checkpoint(self, step, path=None):
+        """Context manager: status checkpointing inside; ok/failed and a heartbeat ping after."""
+        return _Checkpoint(self, step, path)
+
+    def colossalai(self, pipeline_stage=None, oom_events=0, kernels_compiled=None):
+        """ColossalAI's fields: pipeline stage, Gemini OOM events (added), kernels compiled."""
+        self._colossal(pipeline_stage, int(oom_events), kernels_compiled)
+
+
+def _env_int(name, default):
+    text = os.environ.get(name)
+    if text is None or text == "":
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        sys.stderr.write(f"trainwatch: {name}={text!r} is not a number; using {default}\n")
+        return default
+
+
+def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, health_port=None,
+         health_host=None, checkpoint_dir=None, nvme_path=None, stall_after_s=600.0, gpu_memory_pct=95.0,
+         disk_free_gb=10.0, host_memory_free_gb=1.0, ping_every=None, nvml_library=None, status="training"):
+    """Open this rank's slot and return its Run.
+
+    Rank, local rank and world size come from RANK, LOCAL_RANK, WORLD_SIZE unless given. With
+    health_port, local rank 0 also starts the node agent (GET /health, /metrics) on C++
+    threads. Heartbeats: CHECKPOINT_HEARTBEAT_URL after each good checkpoint, and
+    STEP_HEARTBEAT_URL / THROUGHPUT_HEARTBEAT_URL every `ping_every` steps (default 100,
+    TRAINWATCH_PING_EVERY), from rank 0.
+    """
+    global _current
+    if _native is None:
+        sys.stderr.write(f"trainwatch: native extension not available ({_native_error}); "
+                         "training continues without trainwatch reporting\n")
+    job = job or os.environ.get("TRAINWATCH_JOB") or "default"
+    directory = dir or os.environ.get("TRAINWATCH_DIR") or "/dev/shm/trainwatch"
+    run = Run(job=job, dir=directory, rank=rank, local_rank=local_rank, world_size=world_size)
+    global_rank = rank if rank is not None else _env_int("RANK", 0)
+    my_local_rank = local_rank if local_rank is not None else _env_int("LOCAL_RANK", global_rank)
+
+    if global_rank == 0:
+        run._checkpoint_url = os.environ.get("CHECKPOINT_HEARTBEAT_URL") or None
+        step_url = os.environ.get("STEP_HEARTBEAT_URL") or os.environ.get("THROUGHPUT_HEARTBEAT_URL")
+        every = ping_every if ping_every is not None else _env_int("TRAINWATCH_PING_EVERY", 100)
+        if step_url and every > 0:
+            run._set_step_ping(every, lambda: ping(step_url))
+
+    if health_port is not None and my_local_rank == 0 and _native is not None:
+        host = health_host or os.environ.get("TRAINWATCH_HEALTH_HOST") or "0.0.0.0"
+        _native.start_agent(job, directory, host, int(health_port),
+                            checkpoint_dir=checkpoint_dir or os.environ.get("CHECKPOINT_DIR"),
+                            nvme_path=nvme_path or os.environ.get("NVME_PATH"),
+                            stall_after_s=float(stall_after_s), gpu_memory_pct=float(gpu_memory_pct),
+                            disk_free_gb=float(disk_free_gb), host_memory_free_gb=float(host_memory_free_gb),
+                            nvml_library=nvml_library)
+    if status:
+        run.status(status)
+    if _current is None:
+        _install_hooks()
+    _current = run
+    return run
+
+
+def _install_hooks():
+    previous = sys.excepthook
+
+    def excepthook(exc_type, exc, tb):
+        run = _current
+        if run is not None:
+            try:
+                run.error(exc)
+                run.status("failed")
+            except Exception:
+                pass
+        previous(exc_type, exc, tb)
+
+    sys.excepthook = excepthook
+    atexit.register(_at_exit)
+
+
+def _at_exit():
+    run = _current
+    if run is not None and not run._failed:
+        try:
+            run.status("finished")
+        except Exception:
+            pass
+    flush_pings(2.0)
+    if _native is not None:
+        _native.stop_agent()

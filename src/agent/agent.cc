@@ -1,0 +1,285 @@
+#include "agent/agent.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "agent/probe_worker.h"
+#include "http/server.h"
+#include "reporter/process_info.h"
+#include "reporter/slot_file.h"
+#include "trainwatch/trainwatch.h"
+
+namespace trainwatch::agent {
+namespace {
+
+using reporter::ReadResult;
+using reporter::SlotFile;
+using reporter::SlotSnapshot;
+
+struct RendezvousTarget {
+  std::mutex mu;
+  std::string host;
+  int port = 0;
+};
+
+// What the sampler remembers about a slot between samples, to see steps advance.
+struct Track {
+  uint64_t owner = 0;
+  uint64_t step_reports = 0;
+  int64_t last_step_ms = 0;
+  uint64_t anchor_reports = 0;
+  MonoTime anchor_time{};
+  double rate = 0;
+};
+
+constexpr Millis kRateWindow{5'000};
+
+class AgentImpl final : public Agent {
+ public:
+  AgentImpl(AgentOptions options, const Clock& clock)
+      : options_(std::move(options)),
+        clock_(clock),
+        nvml_(std::make_shared<NvmlProbe>(options_.nvml_library)),
+        rendezvous_target_(std::make_shared<RendezvousTarget>()),
+        nvml_worker_(clock, options_.probe_deadline, [p = nvml_] { return p->probe(); }),
+        disk_worker_(clock, options_.probe_deadline, [paths = options_.disks] { return probe_disks(paths); }),
+        memory_worker_(clock, options_.probe_deadline, [path = options_.meminfo_path] { return probe_memory(path); }),
+        rendezvous_worker_(clock, options_.probe_deadline, [t = rendezvous_target_, d = options_.probe_deadline] {
+          std::string host;
+          int port = 0;
+          {
+            std::lock_guard lock(t->mu);
+            host = t->host;
+            port = t->port;
+          }
+          if (port == 0) return RendezvousInfo{};
+          return probe_rendezvous(host, port, std::min(d, Millis{2'000}));
+        }) {}
+
+  ~AgentImpl() override { stop(); }
+
+  Status start(bool serve_http, bool run_threads) {
+    sample_once();
+    if (serve_http) {
+      auto router = std::make_shared<http::Router>();
+      router->add("GET", "/health", [this](const http::Request&, http::Responder respond) {
+        auto r = current();
+        respond(http::Response::json(r->status, r->health_json));
+      });
+      router->add("GET", "/metrics", [this](const http::Request&, http::Responder respond) {
+        auto r = current();
+        http::Response resp = http::Response::text(200, r->metrics);
+        resp.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        respond(std::move(resp));
+      });
+      http::ServerOptions so;
+      so.host = options_.host;
+      so.port = options_.port;
+      so.max_connections = 1024;
+      auto server = http::Server::start(io_, so, router);
+      if (!server) return server.error();
+      server_ = *server;
+      http_thread_ = std::thread([this] { io_.run(); });
+    }
+    if (run_threads) {
+      sampler_ = std::thread([this] { sample_loop(); });
+    }
+    return Ok{};
+  }
+
+  uint16_t port() const override { return server_ ? server_->port() : 0; }
+
+  std::shared_ptr<const Rendered> current() const override {
+    std::lock_guard lock(published_mu_);
+    return published_;
+  }
+
+  bool wait_probes_idle(Millis limit) override {
+    return nvml_worker_.wait_idle(limit) && disk_worker_.wait_idle(limit) && memory_worker_.wait_idle(limit) &&
+           rendezvous_worker_.wait_idle(limit);
+  }
+
+  void stop() override {
+    {
+      std::lock_guard lock(stop_mu_);
+      if (stopped_) return;
+      stopped_ = true;
+      stop_cv_.notify_all();
+    }
+    if (sampler_.joinable()) sampler_.join();
+    if (server_) server_->stop();
+    work_.reset();
+    io_.stop();
+    if (http_thread_.joinable()) http_thread_.join();
+  }
+
+  void sample_once() override {
+    std::lock_guard sample_lock(sample_mu_);
+    MonoTime mono = clock_.monotonic_time();
+    NodeSnapshot node;
+    node.job = options_.job;
+    node.now_ms = to_unix_ms(clock_.system_time());
+    node.probe_deadline = options_.probe_deadline;
+    node.nvml_enabled = options_.nvml;
+    read_ranks(node, mono);
+
+    // Point the rendezvous probe at what the ranks reported.
+    for (const auto& r : node.ranks) {
+      if (r.alive && r.slot.master_port > 0) {
+        std::lock_guard lock(rendezvous_target_->mu);
+        rendezvous_target_->host = r.slot.master_addr;
+        rendezvous_target_->port = r.slot.master_port;
+        break;
+      }
+    }
+    if (!probed_once_ || mono - last_probe_ >= options_.probe_interval) {
+      probed_once_ = true;
+      last_probe_ = mono;
+      if (options_.nvml) nvml_worker_.kick();
+      disk_worker_.kick();
+      memory_worker_.kick();
+      if (options_.rendezvous) rendezvous_worker_.kick();
+    }
+    copy_probe(nvml_worker_, node.nvml);
+    copy_probe(disk_worker_, node.disks);
+    copy_probe(memory_worker_, node.memory);
+    copy_probe(rendezvous_worker_, node.rendezvous);
+    if (!options_.nvml) node.nvml = {};
+
+    auto rendered = std::make_shared<const Rendered>(render(node, options_.thresholds));
+    std::lock_guard lock(published_mu_);
+    published_ = std::move(rendered);
+  }
+
+ private:
+  template <typename T>
+  static void copy_probe(const ProbeWorker<T>& worker, ProbeView<T>& view) {
+    auto s = worker.snapshot();
+    view.value = std::move(s.last);
+    view.hung = s.hung;
+    view.in_flight_for = s.in_flight_for;
+  }
+
+  void sample_loop() {
+    std::unique_lock lock(stop_mu_);
+    while (!stopped_) {
+      lock.unlock();
+      sample_once();
+      lock.lock();
+      stop_cv_.wait_for(lock, options_.sample_interval, [&] { return stopped_; });
+    }
+  }
+
+  void read_ranks(NodeSnapshot& node, MonoTime mono) {
+    if (!file_) {
+      auto f = SlotFile::open_for_reading(reporter::slot_file_path(options_.dir, options_.job));
+      if (!f) {
+        // A missing file only means no rank has started yet; other errors are worth saying.
+        if (f.error().code != "io") node.slot_error = f.error().message;
+        return;
+      }
+      file_.emplace(std::move(*f));
+    }
+    std::vector<RankView> views;
+    for (uint32_t i = 0; i < reporter::kSlotCount; ++i) {
+      RankView v;
+      ReadResult rr = reporter::read_slot(*file_->slot(i), &v.slot, 64);
+      if (rr == ReadResult::kEmpty) continue;
+      if (rr == ReadResult::kBusy) {
+        // Writer mid-update for the whole retry budget: keep the last view of it.
+        if (auto it = last_views_.find(i); it != last_views_.end()) views.push_back(it->second);
+        continue;
+      }
+      auto info = reporter::read_process(v.slot.pid, options_.proc_root);
+      v.alive = !reporter::is_dead(info, v.slot.start_ticks);
+      v.state = v.alive ? info->state : '?';
+      Track& t = tracks_[i];
+      if (t.owner != v.slot.owner) {
+        t = Track{};
+        t.owner = v.slot.owner;
+        t.step_reports = v.slot.step_reports;
+        t.anchor_reports = v.slot.step_reports;
+        t.anchor_time = mono;
+        if (v.slot.step_reports > 0) t.last_step_ms = node.now_ms;  // first sight: at least this recent
+      } else if (v.slot.step_reports != t.step_reports) {
+        t.step_reports = v.slot.step_reports;
+        t.last_step_ms = node.now_ms;
+      }
+      if (mono - t.anchor_time >= kRateWindow) {
+        double secs = std::chrono::duration<double>(mono - t.anchor_time).count();
+        t.rate = static_cast<double>(v.slot.step_reports - t.anchor_reports) / secs;
+        t.anchor_reports = v.slot.step_reports;
+        t.anchor_time = mono;
+      }
+      v.last_step_ms = t.last_step_ms;
+      v.steps_per_s = t.rate;
+      last_views_[i] = v;
+      views.push_back(std::move(v));
+    }
+    // A dead slot from an earlier run of the job (last active before a live rank started)
+    // is history, not a failure of this run.
+    int64_t newest_live_start = 0;
+    for (const auto& v : views) {
+      if (v.alive) newest_live_start = std::max(newest_live_start, v.slot.started_at_ms);
+    }
+    std::erase_if(views, [&](const RankView& v) {
+      int64_t last_active = std::max({v.slot.started_at_ms, v.slot.status_changed_ms, v.slot.error_ms,
+                                      v.slot.checkpoint_end_ms, v.last_step_ms});
+      return !v.alive && newest_live_start > 0 && last_active < newest_live_start - 1000 &&
+             v.slot.started_at_ms < newest_live_start - 1000;
+    });
+    std::sort(views.begin(), views.end(), [](const RankView& a, const RankView& b) { return a.slot.rank < b.slot.rank; });
+    node.ranks = std::move(views);
+  }
+
+  AgentOptions options_;
+  const Clock& clock_;
+  std::shared_ptr<NvmlProbe> nvml_;
+  std::shared_ptr<RendezvousTarget> rendezvous_target_;
+  ProbeWorker<NvmlInfo> nvml_worker_;
+  ProbeWorker<std::vector<DiskInfo>> disk_worker_;
+  ProbeWorker<MemoryInfo> memory_worker_;
+  ProbeWorker<RendezvousInfo> rendezvous_worker_;
+
+  std::mutex sample_mu_;  // one sample at a time (sampler thread or a test)
+  std::optional<SlotFile> file_;
+  std::map<uint32_t, Track> tracks_;
+  std::map<uint32_t, RankView> last_views_;
+  bool probed_once_ = false;
+  MonoTime last_probe_{};
+
+  mutable std::mutex published_mu_;
+  std::shared_ptr<const Rendered> published_;
+
+  boost::asio::io_context io_{1};
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_{
+      boost::asio::make_work_guard(io_)};
+  std::shared_ptr<http::Server> server_;
+  std::thread http_thread_;
+  std::thread sampler_;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Agent>> Agent::start(AgentOptions options, const Clock& clock, bool serve_http,
+                                            bool run_threads) {
+  if (const char* lib = std::getenv("TRAINWATCH_NVML_LIBRARY"); lib && *lib) options.nvml_library = lib;
+  if (!reporter::valid_job_name(options.job)) {
+    return make_error("argument", "job name '" + options.job + "' must be 1-63 characters of A-Z a-z 0-9 . _ -");
+  }
+  auto agent = std::make_unique<AgentImpl>(std::move(options), clock);
+  if (auto st = agent->start(serve_http, run_threads); !st) return st.error();
+  return std::unique_ptr<Agent>(std::move(agent));
+}
+
+}  // namespace trainwatch::agent

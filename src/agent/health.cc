@@ -1,0 +1,388 @@
+#include "agent/health.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <boost/json.hpp>
+
+#include "trainwatch/trainwatch.h"
+
+namespace trainwatch::agent {
+namespace json = boost::json;
+using reporter::CheckpointState;
+using reporter::status_name;
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string gb(uint64_t bytes) { return fmt("%.1f GB", static_cast<double>(bytes) / 1e9); }
+
+std::string rank_name(const RankView& r) {
+  return "rank " + std::to_string(r.slot.rank) + " (pid " + std::to_string(r.slot.pid) + ")";
+}
+double seconds_since(int64_t now_ms, int64_t then_ms) {
+  return then_ms > 0 ? static_cast<double>(now_ms - then_ms) / 1000.0 : -1;
+}
+json::value num_or_null(double v) { return std::isfinite(v) ? json::value(v) : json::value(nullptr); }
+json::value time_or_null(int64_t ms) { return ms > 0 ? json::value(static_cast<double>(ms) / 1000.0) : json::value(nullptr); }
+
+}  // namespace
+
+HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
+  HealthReport h;
+  auto add = [&](std::string code, std::string message) { h.reasons.push_back({std::move(code), std::move(message)}); };
+  auto warn = [&](std::string code, std::string message) { h.warnings.push_back({std::move(code), std::move(message)}); };
+
+  if (!node.slot_error.empty()) add("no_slots", node.slot_error);
+  if (node.ranks.empty() && node.slot_error.empty()) {
+    add("no_ranks", "no rank of job '" + node.job + "' has reported on this node yet");
+  }
+  bool any_running = false;
+  for (const auto& r : node.ranks) {
+    const auto& s = r.slot;
+    bool done = s.status == TW_STATUS_FINISHED || s.status == TW_STATUS_FAILED;
+    if (!r.alive && !done) {
+      add("rank_gone", rank_name(r) + " is gone while " + status_name(s.status) + " at step " +
+                           std::to_string(s.step));
+      continue;
+    }
+    if (s.status == TW_STATUS_FAILED) {
+      add("rank_failed", "rank " + std::to_string(s.rank) + " failed" + (s.error.empty() ? "" : ": " + s.error));
+      continue;
+    }
+    if (done) continue;
+    any_running = true;
+    if (r.state == 'T' || r.state == 't') {
+      add("rank_stopped", rank_name(r) + " is stopped (state " + std::string(1, r.state) + ")");
+    }
+    double since = seconds_since(node.now_ms, r.last_step_ms > 0 ? r.last_step_ms : s.status_changed_ms);
+    if (r.state == 'D' && since > 30) {
+      add("rank_blocked", rank_name(r) + " is in uninterruptible sleep (state D) with no step for " +
+                              fmt("%.0f s", since));
+    }
+    if (s.status == TW_STATUS_INITIALIZING) {
+      add("initializing", "rank " + std::to_string(s.rank) + " is still initializing");
+    }
+    if (s.status == TW_STATUS_TRAINING && since * 1000 > static_cast<double>(t.stall_after.count())) {
+      add("stalled", "rank " + std::to_string(s.rank) + " has made no step for " + fmt("%.0f s", since) +
+                         " (threshold " + fmt("%.0f s", static_cast<double>(t.stall_after.count()) / 1000) + ")");
+    }
+    if ((s.present & TW_FIELD_LOSS) && !std::isfinite(s.loss)) {
+      add("loss_not_finite", "rank " + std::to_string(s.rank) + " reported loss " + fmt("%f", s.loss) +
+                                 " at step " + std::to_string(s.step));
+    }
+    if (s.overflow_consecutive >= t.overflow_streak) {
+      add("overflow_streak", "rank " + std::to_string(s.rank) + " skipped " + std::to_string(s.overflow_consecutive) +
+                                 " steps in a row on fp16 overflow (loss scale " + fmt("%g", s.loss_scale) + ")");
+    }
+    if (s.checkpoint_state == CheckpointState::kFailed) {
+      add("checkpoint_failed", "rank " + std::to_string(s.rank) + " failed to write the checkpoint of step " +
+                                   std::to_string(s.checkpoint_step));
+    }
+  }
+
+  if (node.nvml.hung) {
+    add("nvml_hung", "NVML has not answered for " + fmt("%.1f s", node.nvml.in_flight_for.count() / 1000.0) +
+                         " (deadline " + fmt("%.0f s", node.probe_deadline.count() / 1000.0) + ")");
+  }
+  if (node.nvml.value) {
+    for (const auto& g : node.nvml.value->gpus) {
+      if (g.lost) add("gpu_lost", "GPU " + std::to_string(g.index) + " has fallen off the bus (GPU_IS_LOST)");
+      if (g.memory_total && g.memory_pct() >= t.gpu_memory_pct) {
+        add("gpu_memory", "GPU " + std::to_string(g.index) + " memory " + fmt("%.1f%%", g.memory_pct()) + " \u2265 " +
+                              fmt("%g%%", t.gpu_memory_pct));
+      }
+      if (g.last_xid) {
+        std::string msg = "GPU " + std::to_string(g.index) + " reported XID " + std::to_string(g.last_xid);
+        if (is_application_xid(g.last_xid)) {
+          warn("gpu_xid", msg + " (usually the application's own fault)");
+        } else {
+          add("gpu_xid", msg);
+        }
+      }
+    }
+  }
+  if (node.disks.hung) add("disk_hung", "a disk probe has not answered within its deadline");
+  if (node.disks.value) {
+    for (const auto& d : *node.disks.value) {
+      if (!d.ok) {
+        add("disk_missing", d.name + " " + d.path + " cannot be read: " + d.error);
+      } else if (d.free_bytes < t.disk_free_bytes) {
+        add("disk_low", d.name + " " + d.path + " has " + gb(d.free_bytes) + " free < " + gb(t.disk_free_bytes));
+      }
+    }
+  }
+  if (node.memory.value && node.memory.value->ok && node.memory.value->available_bytes < t.host_memory_free_bytes) {
+    add("memory_low", "host memory available " + gb(node.memory.value->available_bytes) + " < " +
+                          gb(t.host_memory_free_bytes));
+  }
+  if (node.rendezvous.hung) add("rendezvous_hung", "the rendezvous probe has not answered within its deadline");
+  if (any_running && node.rendezvous.value && node.rendezvous.value->checked && !node.rendezvous.value->listening) {
+    const auto& rv = *node.rendezvous.value;
+    add("rendezvous_closed", "rendezvous " + rv.host + ":" + std::to_string(rv.port) +
+                                 " is not accepting connections" + (rv.error.empty() ? "" : " (" + rv.error + ")"));
+  }
+  h.healthy = h.reasons.empty();
+  return h;
+}
+
+namespace {
+
+json::object training_block(const NodeSnapshot& node, bool stalled) {
+  json::object tr;
+  const RankView* lead = node.ranks.empty() ? nullptr : &node.ranks.front();
+  int alive = 0;
+  uint64_t oom = 0;
+  bool compiled = !node.ranks.empty();
+  int64_t last_step_ms = 0;
+  bool any_failed = false, any_gone = false;
+  for (const auto& r : node.ranks) {
+    alive += r.alive;
+    oom += r.slot.gemini_oom_events;
+    compiled = compiled && (r.slot.kernels_compiled || r.slot.status != TW_STATUS_INITIALIZING);
+    last_step_ms = std::max(last_step_ms, r.last_step_ms);
+    any_failed = any_failed || r.slot.status == TW_STATUS_FAILED;
+    any_gone = any_gone || (!r.alive && r.slot.status != TW_STATUS_FINISHED && r.slot.status != TW_STATUS_FAILED);
+  }
+  std::string status = lead ? status_name(lead->slot.status) : "initializing";
+  if (any_failed || any_gone) status = "failed";
+  tr["status"] = status;
+  tr["step"] = lead && lead->slot.step >= 0 ? json::value(lead->slot.step) : json::value(0);
+  tr["loss"] = lead && (lead->slot.present & TW_FIELD_LOSS) ? num_or_null(lead->slot.loss) : json::value(nullptr);
+  tr["loss_scale"] = lead && (lead->slot.present & TW_FIELD_LOSS_SCALE) ? num_or_null(lead->slot.loss_scale)
+                                                                         : json::value(nullptr);
+  tr["overflow_steps"] = lead ? lead->slot.overflow_total : 0;
+  tr["last_checkpoint_step"] = lead && lead->slot.last_ok_checkpoint_step >= 0
+                                   ? json::value(lead->slot.last_ok_checkpoint_step)
+                                   : json::value(nullptr);
+  tr["last_checkpoint_time"] = time_or_null(lead ? lead->slot.last_ok_checkpoint_ms : 0);
+  tr["workers_alive"] = alive;
+  tr["started_at"] = time_or_null(lead ? lead->slot.started_at_ms : 0);
+  tr["last_step_time"] = time_or_null(last_step_ms);
+  tr["pipeline_stage"] = lead && lead->slot.pipeline_stage >= 0 ? json::value(lead->slot.pipeline_stage)
+                                                                : json::value(nullptr);
+  tr["gemini_oom_events"] = oom;
+  tr["world_size"] = lead ? lead->slot.world_size : 0;
+  tr["kernels_compiled"] = compiled;
+  tr["stalled"] = stalled;
+  return tr;
+}
+
+json::array reasons_json(const std::vector<Reason>& rs) {
+  json::array a;
+  for (const auto& r : rs) a.push_back(json::object{{"code", r.code}, {"message", r.message}});
+  return a;
+}
+
+// Prometheus text exposition: one HELP/TYPE per family, label values escaped.
+class MetricsWriter {
+ public:
+  void family(const char* name, const char* type, const char* help) {
+    out_ += "# HELP trainwatch_";
+    out_ += name;
+    out_ += ' ';
+    out_ += help;
+    out_ += "\n# TYPE trainwatch_";
+    out_ += name;
+    out_ += ' ';
+    out_ += type;
+    out_ += '\n';
+  }
+  void sample(const char* name, const std::vector<std::pair<const char*, std::string>>& labels, double value) {
+    out_ += "trainwatch_";
+    out_ += name;
+    if (!labels.empty()) {
+      out_ += '{';
+      for (size_t i = 0; i < labels.size(); ++i) {
+        if (i) out_ += ',';
+        out_ += labels[i].first;
+        out_ += "=\"";
+        for (char c : labels[i].second) {
+          if (c == '\\' || c == '"') out_ += '\\';
+          if (c == '\n') {
+            out_ += "\\n";
+            continue;
+          }
+          out_ += c;
+        }
+        out_ += '"';
+      }
+      out_ += '}';
+    }
+    out_ += ' ';
+    if (std::isnan(value)) {
+      out_ += "NaN";
+    } else if (std::isinf(value)) {
+      out_ += value > 0 ? "+Inf" : "-Inf";
+    } else {
+      out_ += fmt("%.17g", value);
+    }
+    out_ += '\n';
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+std::string metrics_text(const NodeSnapshot& node, const HealthReport& h) {
+  MetricsWriter m;
+  std::string job = node.job;
+  m.family("agent_healthy", "gauge", "1 when GET /health answers 200.");
+  m.sample("agent_healthy", {{"job", job}}, h.healthy ? 1 : 0);
+  struct RankMetric {
+    const char* name;
+    const char* type;
+    const char* help;
+    double (*get)(const RankView&);
+  };
+  static const RankMetric kRankMetrics[] = {
+      {"rank_alive", "gauge", "1 while the rank's process exists.", [](const RankView& r) { return r.alive ? 1.0 : 0.0; }},
+      {"rank_status", "gauge", "0 initializing 1 training 2 checkpointing 3 evaluating 4 finished 5 failed.",
+       [](const RankView& r) { return static_cast<double>(r.slot.status); }},
+      {"rank_step", "gauge", "Last reported step.", [](const RankView& r) { return static_cast<double>(r.slot.step); }},
+      {"rank_loss", "gauge", "Last reported loss.", [](const RankView& r) { return r.slot.loss; }},
+      {"rank_loss_scale", "gauge", "Last reported fp16 loss scale.", [](const RankView& r) { return r.slot.loss_scale; }},
+      {"rank_overflow_steps_total", "counter", "Steps skipped on fp16 overflow.",
+       [](const RankView& r) { return static_cast<double>(r.slot.overflow_total); }},
+      {"rank_tokens_total", "counter", "Tokens processed.", [](const RankView& r) { return static_cast<double>(r.slot.tokens); }},
+      {"rank_samples_total", "counter", "Samples processed.",
+       [](const RankView& r) { return static_cast<double>(r.slot.samples); }},
+      {"rank_steps_per_second", "gauge", "Step rate seen by the agent.", [](const RankView& r) { return r.steps_per_s; }},
+      {"rank_last_step_timestamp_seconds", "gauge", "When the agent saw the last step.",
+       [](const RankView& r) { return static_cast<double>(r.last_step_ms) / 1000.0; }},
+      {"rank_last_checkpoint_step", "gauge", "Step of the last checkpoint written successfully.",
+       [](const RankView& r) { return static_cast<double>(r.slot.last_ok_checkpoint_step); }},
+  };
+  for (const auto& rm : kRankMetrics) {
+    m.family(rm.name, rm.type, rm.help);
+    for (const auto& r : node.ranks) m.sample(rm.name, {{"job", job}, {"rank", std::to_string(r.slot.rank)}}, rm.get(r));
+  }
+  if (node.nvml.value) {
+    const auto& gpus = node.nvml.value->gpus;
+    m.family("gpu_memory_used_bytes", "gauge", "GPU memory in use.");
+    for (const auto& g : gpus) m.sample("gpu_memory_used_bytes", {{"gpu", std::to_string(g.index)}}, static_cast<double>(g.memory_used));
+    m.family("gpu_memory_total_bytes", "gauge", "GPU memory size.");
+    for (const auto& g : gpus) m.sample("gpu_memory_total_bytes", {{"gpu", std::to_string(g.index)}}, static_cast<double>(g.memory_total));
+    m.family("gpu_utilization_percent", "gauge", "GPU utilisation.");
+    for (const auto& g : gpus) m.sample("gpu_utilization_percent", {{"gpu", std::to_string(g.index)}}, g.utilization_pct);
+    m.family("gpu_temperature_celsius", "gauge", "GPU temperature.");
+    for (const auto& g : gpus) m.sample("gpu_temperature_celsius", {{"gpu", std::to_string(g.index)}}, g.temperature_c);
+    m.family("gpu_power_watts", "gauge", "GPU power draw.");
+    for (const auto& g : gpus) m.sample("gpu_power_watts", {{"gpu", std::to_string(g.index)}}, g.power_w);
+    m.family("gpu_xid_events_total", "counter", "Critical XID events seen since the agent started.");
+    for (const auto& g : gpus) m.sample("gpu_xid_events_total", {{"gpu", std::to_string(g.index)}}, static_cast<double>(g.xid_count));
+  }
+  if (node.disks.value) {
+    m.family("disk_free_bytes", "gauge", "Free space on a watched path.");
+    for (const auto& d : *node.disks.value) m.sample("disk_free_bytes", {{"name", d.name}, {"path", d.path}}, static_cast<double>(d.free_bytes));
+  }
+  if (node.memory.value && node.memory.value->ok) {
+    m.family("host_memory_available_bytes", "gauge", "MemAvailable from /proc/meminfo.");
+    m.sample("host_memory_available_bytes", {}, static_cast<double>(node.memory.value->available_bytes));
+  }
+  if (node.rendezvous.value && node.rendezvous.value->checked) {
+    m.family("rendezvous_up", "gauge", "1 when MASTER_ADDR:MASTER_PORT accepts TCP connections.");
+    m.sample("rendezvous_up", {{"job", job}}, node.rendezvous.value->listening ? 1 : 0);
+  }
+  return m.take();
+}
+
+}  // namespace
+
+Rendered render(const NodeSnapshot& node, const Thresholds& t) {
+  HealthReport h = evaluate(node, t);
+  bool stalled = std::any_of(h.reasons.begin(), h.reasons.end(), [](const Reason& r) { return r.code == "stalled"; });
+  json::object root;
+  root["status"] = h.healthy ? "ok" : "degraded";
+  root["job"] = node.job;
+  root["training"] = training_block(node, stalled);
+  root["stalled"] = stalled;
+
+  json::array ranks;
+  for (const auto& r : node.ranks) {
+    const auto& s = r.slot;
+    json::object o{{"rank", s.rank}, {"local_rank", s.local_rank}, {"pid", s.pid}, {"alive", r.alive},
+                   {"process_state", std::string(1, r.state)}, {"status", status_name(s.status)},
+                   {"step", s.step}, {"steps_per_second", r.steps_per_s},
+                   {"seconds_since_step", r.last_step_ms ? json::value(seconds_since(node.now_ms, r.last_step_ms))
+                                                         : json::value(nullptr)},
+                   {"loss", (s.present & TW_FIELD_LOSS) ? num_or_null(s.loss) : json::value(nullptr)},
+                   {"loss_scale", (s.present & TW_FIELD_LOSS_SCALE) ? num_or_null(s.loss_scale) : json::value(nullptr)},
+                   {"grad_norm", (s.present & TW_FIELD_GRAD_NORM) ? num_or_null(s.grad_norm) : json::value(nullptr)},
+                   {"overflow_steps", s.overflow_total}, {"overflow_consecutive", s.overflow_consecutive},
+                   {"samples", s.samples}, {"tokens", s.tokens},
+                   {"last_checkpoint_step", s.last_ok_checkpoint_step >= 0 ? json::value(s.last_ok_checkpoint_step)
+                                                                           : json::value(nullptr)},
+                   {"error", s.error.empty() ? json::value(nullptr) : json::value(s.error)}};
+    json::object gauges;
+    for (const auto& g : s.gauges) gauges[g.name] = num_or_null(g.value);
+    o["gauges"] = std::move(gauges);
+    ranks.push_back(std::move(o));
+  }
+  root["ranks"] = std::move(ranks);
+
+  json::array gpus;
+  bool oom_risk = false;
+  if (node.nvml.value) {
+    for (const auto& g : node.nvml.value->gpus) {
+      oom_risk = oom_risk || (g.memory_total && g.memory_pct() >= t.gpu_memory_pct);
+      gpus.push_back(json::object{{"index", g.index}, {"name", g.name}, {"lost", g.lost},
+                                  {"memory_used_gb", static_cast<double>(g.memory_used) / 1e9},
+                                  {"memory_total_gb", static_cast<double>(g.memory_total) / 1e9},
+                                  {"memory_pct", std::round(g.memory_pct() * 10) / 10},
+                                  {"gpu_utilization_pct", g.utilization_pct}, {"temperature_c", g.temperature_c},
+                                  {"power_w", g.power_w}, {"ecc_uncorrected", g.ecc_uncorrected},
+                                  {"throttle_reasons", g.throttle_reasons}, {"last_xid", g.last_xid},
+                                  {"xid_events", g.xid_count}});
+    }
+  }
+  root["gpus"] = std::move(gpus);
+  root["oom_risk"] = oom_risk;
+  json::object nvml{{"enabled", node.nvml_enabled}, {"hung", node.nvml.hung}};
+  if (node.nvml.value) {
+    nvml["library_loaded"] = node.nvml.value->library_loaded;
+    nvml["note"] = node.nvml.value->library_loaded ? "" : "no NVML library: " + node.nvml.value->library_error;
+  }
+  root["nvml"] = std::move(nvml);
+
+  json::array disks;
+  if (node.disks.value) {
+    for (const auto& d : *node.disks.value) {
+      disks.push_back(json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok && d.free_bytes >= t.disk_free_bytes},
+                                   {"free_gb", static_cast<double>(d.free_bytes) / 1e9},
+                                   {"total_gb", static_cast<double>(d.total_bytes) / 1e9},
+                                   {"error", d.error.empty() ? json::value(nullptr) : json::value(d.error)}});
+    }
+  }
+  root["disks"] = std::move(disks);
+  if (node.memory.value && node.memory.value->ok) {
+    const auto& mem = *node.memory.value;
+    root["memory"] = json::object{{"free_gb", static_cast<double>(mem.available_bytes) / 1e9},
+                                  {"total_gb", static_cast<double>(mem.total_bytes) / 1e9},
+                                  {"ok", mem.available_bytes >= t.host_memory_free_bytes}};
+  } else {
+    root["memory"] = nullptr;
+  }
+  if (node.rendezvous.value && node.rendezvous.value->checked) {
+    const auto& rv = *node.rendezvous.value;
+    root["rendezvous"] = json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}};
+  } else {
+    root["rendezvous"] = nullptr;
+  }
+  root["reasons"] = reasons_json(h.reasons);
+  root["warnings"] = reasons_json(h.warnings);
+
+  Rendered out;
+  out.status = h.healthy ? 200 : 503;
+  out.health_json = json::serialize(root);
+  out.metrics = metrics_text(node, h);
+  return out;
+}
+
+}  // namespace trainwatch::agent

@@ -1,0 +1,45 @@
+// Everything the agent knows about its node at one instant: the ranks' slots with their
+// process state, and the probes' last results. Built by the sampler, rendered by health.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/nvml.h"
+#include "agent/probes.h"
+#include "core/clock.h"
+#include "reporter/slot_reader.h"
+
+namespace trainwatch::agent {
+
+struct RankView {
+  reporter::SlotSnapshot slot;
+  bool alive = false;
+  char state = '?';             // /proc/<pid>/stat state letter; '?' when gone
+  int64_t last_step_ms = 0;     // wall time the agent first saw the current step (0: none yet)
+  double steps_per_s = 0;
+};
+
+template <typename T>
+struct ProbeView {
+  std::optional<T> value;
+  bool hung = false;
+  Millis in_flight_for{0};
+};
+
+struct NodeSnapshot {
+  std::string job;
+  std::string slot_error;       // why the slot file could not be read ("" when fine)
+  std::vector<RankView> ranks;  // ordered by global rank
+  ProbeView<NvmlInfo> nvml;
+  bool nvml_enabled = true;
+  ProbeView<std::vector<DiskInfo>> disks;
+  ProbeView<MemoryInfo> memory;
+  ProbeView<RendezvousInfo> rendezvous;
+  int64_t now_ms = 0;
+  Millis probe_deadline{5'000};
+};
+
+}  // namespace trainwatch::agent
