@@ -1,0 +1,114 @@
+#include "storage/sqlite/migrations.h"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include <exception>
+#include <iterator>
+#include <string>
+
+namespace trainwatch {
+namespace {
+
+constexpr SqliteMigration kMigrations[] = {
+    {1, "monitor state, check results, incidents", R"sql(
+      CREATE TABLE monitor_state (
+        monitor              TEXT PRIMARY KEY,
+        status               TEXT NOT NULL,
+        since_ms             INTEGER NOT NULL,
+        last_check_ms        INTEGER,
+        last_latency_ms      DOUBLE PRECISION NOT NULL DEFAULT 0,
+        last_error           TEXT NOT NULL DEFAULT '',
+        consecutive_failures INTEGER NOT NULL DEFAULT 0,
+        open_incident_id     INTEGER
+      );
+      CREATE TABLE check_results (
+        id            INTEGER PRIMARY KEY,
+        monitor       TEXT NOT NULL,
+        at_ms         INTEGER NOT NULL,
+        ok            INTEGER NOT NULL,
+        latency_ms    DOUBLE PRECISION NOT NULL,
+        cause         TEXT NOT NULL DEFAULT '',
+        http_status   INTEGER NOT NULL DEFAULT 0,
+        dns_ms        DOUBLE PRECISION NOT NULL DEFAULT 0,
+        connect_ms    DOUBLE PRECISION NOT NULL DEFAULT 0,
+        tls_ms        DOUBLE PRECISION NOT NULL DEFAULT 0,
+        first_byte_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
+        total_ms      DOUBLE PRECISION NOT NULL DEFAULT 0
+      );
+      CREATE TABLE incidents (
+        id         INTEGER PRIMARY KEY,
+        monitor    TEXT NOT NULL,
+        started_ms INTEGER NOT NULL,
+        ended_ms   INTEGER,
+        cause      TEXT NOT NULL DEFAULT ''
+      );
+    )sql"},
+    // Without these, history and incident pages scan whole tables; that is what made
+    // large Gatus installs slow (its issues #242, #1545). Newest-first incident listing
+    // over all monitors walks the primary key backwards and needs no index of its own.
+    {2, "indexes for per-monitor history and incident listing", R"sql(
+      CREATE INDEX check_results_monitor_at ON check_results (monitor, at_ms);
+      CREATE INDEX incidents_monitor_id ON incidents (monitor, id);
+    )sql"},
+};
+
+static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");
+
+constexpr const char* kCreateVersionTable =
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    "  version INTEGER PRIMARY KEY, description TEXT NOT NULL)";
+
+int applied_version(SQLite::Database& db) {
+  if (!db.tableExists("schema_migrations")) return 0;
+  SQLite::Statement query(db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  query.executeStep();
+  return query.getColumn(0).getInt();
+}
+
+}  // namespace
+
+std::span<const SqliteMigration> sqlite_migrations() {
+  return kMigrations;
+}
+
+Result<int> sqlite_schema_version(SQLite::Database& db) {
+  try {
+    return applied_version(db);
+  } catch (const std::exception& e) {
+    return make_error("store.read", std::string("cannot read the schema version: ") + e.what());
+  }
+}
+
+Status migrate_sqlite(SQLite::Database& db, int target) {
+  int from = 0;
+  try {
+    // IMMEDIATE takes the write lock before reading the version, so two processes
+    // migrating the same file cannot both decide to apply the same step.
+    SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+    db.exec(kCreateVersionTable);
+    from = applied_version(db);
+    if (from > kSqliteSchemaVersion) {
+      return make_error("store.schema_too_new", "the database has schema version " + std::to_string(from) +
+                                                    " but this trainwatch knows only up to " +
+                                                    std::to_string(kSqliteSchemaVersion) +
+                                                    "; run a newer trainwatch or use another data_dir");
+    }
+    for (const SqliteMigration& m : kMigrations) {
+      if (m.version <= from || m.version > target) continue;
+      db.exec(std::string(m.sql));
+      SQLite::Statement record(db, "INSERT INTO schema_migrations (version, description) VALUES (?, ?)");
+      record.bind(1, m.version);
+      record.bind(2, std::string(m.description));
+      record.exec();
+    }
+    tx.commit();
+  } catch (const std::exception& e) {
+    return make_error("store.migrate", "cannot migrate the database schema from version " +
+                                           std::to_string(from) + ": " + e.what());
+  }
+  return Ok{};
+}
+
+}  // namespace trainwatch

@@ -1,0 +1,438 @@
+#include "storage/sqlite/sqlite_store.h"
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <utility>
+
+#include "storage/sqlite/migrations.h"
+
+namespace trainwatch {
+namespace {
+
+Error open_error(const std::string& path, const std::string& why) {
+  return make_error("store.open", "cannot open the database '" + path + "': " + why);
+}
+
+std::unique_ptr<SQLite::Database> open_reader(const std::string& path) {
+  return std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY, SqliteStore::kBusyTimeoutMs);
+}
+
+int64_t ms(SystemTime t) {
+  return to_unix_ms(t);
+}
+
+void bind_optional(SQLite::Statement& s, int index, const std::optional<SystemTime>& t) {
+  if (t) {
+    s.bind(index, ms(*t));
+  } else {
+    s.bind(index);
+  }
+}
+
+void bind_optional(SQLite::Statement& s, int index, const std::optional<int64_t>& v) {
+  if (v) {
+    s.bind(index, *v);
+  } else {
+    s.bind(index);
+  }
+}
+
+std::optional<SystemTime> optional_time(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return from_unix_ms(c.getInt64());
+}
+
+Incident incident_from_row(SQLite::Statement& row) {
+  Incident i;
+  i.id = row.getColumn(0).getInt64();
+  i.monitor = row.getColumn(1).getString();
+  i.started = from_unix_ms(row.getColumn(2).getInt64());
+  i.ended = optional_time(row.getColumn(3));
+  i.cause = row.getColumn(4).getString();
+  return i;
+}
+
+constexpr const char* kIncidentColumns = "SELECT id, monitor, started_ms, ended_ms, cause FROM incidents";
+
+}  // namespace
+
+// The write connection and its prepared statements. Used only by the writer thread.
+class SqliteStore::Writer {
+ public:
+  explicit Writer(std::unique_ptr<SQLite::Database> db)
+      : db_(std::move(db)),
+        insert_result_(
+            *db_,
+            "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, "
+            "connect_ms, tls_ms, first_byte_ms, total_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        upsert_state_(
+            *db_,
+            "INSERT INTO monitor_state (monitor, status, since_ms, last_check_ms, last_latency_ms, "
+            "last_error, consecutive_failures, open_incident_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
+            "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
+            "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
+            "open_incident_id = excluded.open_incident_id"),
+        insert_incident_(
+            *db_, "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES (?, ?, ?, ?, ?)"),
+        // COALESCE keeps the first end time: closing twice is harmless and changes nothing.
+        close_incident_(*db_, "UPDATE incidents SET ended_ms = COALESCE(ended_ms, ?) WHERE id = ?") {}
+
+  // Applies `batch` in one transaction; returns one status per operation, in order.
+  std::vector<Status> apply(const std::vector<Pending>& batch) {
+    std::vector<Status> out;
+    out.reserve(batch.size());
+    try {
+      SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+      for (const Pending& p : batch) out.push_back(apply_one(p.op));
+      tx.commit();
+    } catch (const std::exception& e) {
+      // Nothing of the batch is durable, whatever each operation reported on its own.
+      out.assign(batch.size(),
+                 Status(make_error("store.write", std::string("the write transaction failed: ") + e.what())));
+    } catch (...) {
+      out.assign(batch.size(), Status(make_error("store.write", "the write transaction failed")));
+    }
+    return out;
+  }
+
+ private:
+  // One operation under a savepoint, so that its failure undoes only its own changes.
+  // Throws only when the savepoint itself cannot be undone (the transaction is gone,
+  // e.g. SQLite rolled it back on a full disk); the caller then fails the whole batch.
+  Status apply_one(const WriteOp& op) {
+    db_->exec("SAVEPOINT op");
+    Status status = Ok{};
+    try {
+      status = std::visit([this](const auto& o) { return run(o); }, op);
+    } catch (const std::exception& e) {
+      if (!undo_savepoint()) throw;
+      return make_error("store.write", e.what());
+    }
+    if (status.ok()) {
+      db_->exec("RELEASE op");
+    } else if (!undo_savepoint()) {
+      throw std::runtime_error("cannot undo a failed operation: " + status.error().message);
+    }
+    return status;
+  }
+
+  bool undo_savepoint() {
+    try {
+      db_->exec("ROLLBACK TO op");
+      db_->exec("RELEASE op");
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
+  // A statement left in an error state by an earlier failure still resets cleanly with
+  // tryReset; reset() would rethrow that old error.
+  static SQLite::Statement& fresh(SQLite::Statement& s) {
+    s.tryReset();
+    s.clearBindings();
+    return s;
+  }
+
+  Status run(const RecordResult& op) {
+    SQLite::Statement& r = fresh(insert_result_);
+    const CheckResult& c = op.result;
+    r.bind(1, op.monitor);
+    r.bind(2, ms(c.at));
+    r.bind(3, c.ok ? 1 : 0);
+    r.bind(4, c.latency_ms);
+    r.bind(5, c.cause);
+    r.bind(6, c.http_status);
+    r.bind(7, c.timings.dns_ms);
+    r.bind(8, c.timings.connect_ms);
+    r.bind(9, c.timings.tls_ms);
+    r.bind(10, c.timings.first_byte_ms);
+    r.bind(11, c.timings.total_ms);
+    r.exec();
+    return save_state(op.monitor, op.state);
+  }
+
+  Status run(const SaveState& op) { return save_state(op.monitor, op.state); }
+
+  Status run(const OpenIncident& op) {
+    SQLite::Statement& s = fresh(insert_incident_);
+    const Incident& i = op.incident;
+    s.bind(1, i.id);
+    s.bind(2, i.monitor);
+    s.bind(3, ms(i.started));
+    bind_optional(s, 4, i.ended);
+    s.bind(5, i.cause);
+    s.exec();
+    return Ok{};
+  }
+
+  Status run(const CloseIncident& op) {
+    SQLite::Statement& s = fresh(close_incident_);
+    s.bind(1, ms(op.ended));
+    s.bind(2, op.id);
+    if (s.exec() == 0) {
+      return make_error("store.not_found",
+                        "cannot close incident " + std::to_string(op.id) + ": no such incident");
+    }
+    return Ok{};
+  }
+
+  Status save_state(const std::string& monitor, const MonitorState& st) {
+    SQLite::Statement& s = fresh(upsert_state_);
+    s.bind(1, monitor);
+    s.bind(2, std::string(to_string(st.status)));
+    s.bind(3, ms(st.since));
+    bind_optional(s, 4, st.last_check);
+    s.bind(5, st.last_latency_ms);
+    s.bind(6, st.last_error);
+    s.bind(7, st.consecutive_failures);
+    bind_optional(s, 8, st.open_incident_id);
+    s.exec();
+    return Ok{};
+  }
+
+  std::unique_ptr<SQLite::Database> db_;
+  SQLite::Statement insert_result_;
+  SQLite::Statement upsert_state_;
+  SQLite::Statement insert_incident_;
+  SQLite::Statement close_incident_;
+};
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
+  std::unique_ptr<SQLite::Database> db;
+  try {
+    db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                            kBusyTimeoutMs);
+    // The pragma answers with the mode in effect: a file system without shared memory
+    // (some network mounts) stays in "delete" mode, where readers would block the writer.
+    std::string mode = db->execAndGet("PRAGMA journal_mode = WAL").getString();
+    if (mode != "wal") {
+      return open_error(path, "it cannot use WAL mode (journal mode stays '" + mode + "'); use a local disk");
+    }
+    // FULL: a commit is on disk when it returns, which is what `done` promises.
+    db->exec("PRAGMA synchronous = FULL");
+  } catch (const std::exception& e) {
+    return open_error(path, e.what());
+  }
+  if (Status migrated = migrate_sqlite(*db); !migrated) return migrated.error();
+  try {
+    auto writer = std::make_unique<Writer>(std::move(db));
+    auto reader = open_reader(path);  // fails here, not on the first read, if reading cannot work
+    return std::unique_ptr<SqliteStore>(new SqliteStore(path, std::move(writer), std::move(reader)));
+  } catch (const std::exception& e) {
+    return open_error(path, e.what());
+  }
+}
+
+SqliteStore::SqliteStore(std::string path, std::unique_ptr<Writer> writer,
+                         std::unique_ptr<SQLite::Database> reader)
+    : path_(std::move(path)), writer_(std::move(writer)) {
+  idle_readers_.push_back(std::move(reader));
+  writer_thread_ = std::thread([this] { run_writer(); });
+}
+
+SqliteStore::~SqliteStore() {
+  {
+    std::lock_guard lock(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  writer_thread_.join();
+}
+
+bool SqliteStore::write(WriteOp op, WriteDone done) {
+  bool was_empty = false;
+  {
+    std::lock_guard lock(queue_mu_);
+    if (queue_.size() >= kMaxQueuedWrites) return false;
+    was_empty = queue_.empty();
+    queue_.push_back(Pending{std::move(op), std::move(done)});
+    ++queued_seq_;
+  }
+  // The writer sleeps only on an empty queue, so only the first write needs to wake it.
+  if (was_empty) queue_cv_.notify_one();
+  return true;
+}
+
+void SqliteStore::flush() {
+  std::unique_lock lock(queue_mu_);
+  const uint64_t target = queued_seq_;
+  flushed_cv_.wait(lock, [&] { return committed_seq_ >= target; });
+}
+
+// The writer thread: take a batch, commit it, report, repeat; on stop, drain first.
+void SqliteStore::run_writer() {
+  std::vector<Pending> batch;
+  batch.reserve(kMaxOpsPerTransaction);
+  for (;;) {
+    uint64_t last_seq = 0;
+    {
+      std::unique_lock lock(queue_mu_);
+      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything queued is committed
+      const size_t n = std::min(queue_.size(), kMaxOpsPerTransaction);
+      for (size_t i = 0; i < n; ++i) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      // Only this thread pops, one batch at a time, so everything popped before this
+      // batch is already counted in committed_seq_.
+      last_seq = committed_seq_ + n;
+    }
+    const std::vector<Status> statuses = writer_->apply(batch);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (!batch[i].done) continue;
+      try {
+        batch[i].done(statuses[i]);
+      } catch (...) {
+        // A done must not throw; if one does, the writer still has to serve the rest.
+      }
+    }
+    batch.clear();
+    {
+      std::lock_guard lock(queue_mu_);
+      committed_seq_ = last_seq;
+    }
+    flushed_cv_.notify_all();
+  }
+}
+
+// --- reads --------------------------------------------------------------------------
+
+std::unique_ptr<SQLite::Database> SqliteStore::borrow_reader() {
+  {
+    std::lock_guard lock(readers_mu_);
+    if (!idle_readers_.empty()) {
+      auto db = std::move(idle_readers_.back());
+      idle_readers_.pop_back();
+      return db;
+    }
+  }
+  return open_reader(path_);  // outside the lock: opening touches the disk
+}
+
+void SqliteStore::return_reader(std::unique_ptr<SQLite::Database> db) {
+  std::lock_guard lock(readers_mu_);
+  if (idle_readers_.size() < kMaxIdleReaders) idle_readers_.push_back(std::move(db));
+}
+
+template <typename T, typename Query>
+Result<T> SqliteStore::read(const char* what, Query&& query) {
+  try {
+    std::unique_ptr<SQLite::Database> db = borrow_reader();
+    Result<T> out = query(*db);
+    return_reader(std::move(db));
+    return out;
+  } catch (const std::exception& e) {
+    // The connection is dropped, not pooled: it costs one reopen and cannot carry a
+    // half-finished statement into the next read.
+    return make_error("store.read", std::string("cannot read ") + what + ": " + e.what());
+  }
+}
+
+Result<std::vector<StoredState>> SqliteStore::load_states() {
+  return read<std::vector<StoredState>>(
+      "monitor states", [](SQLite::Database& db) -> Result<std::vector<StoredState>> {
+        SQLite::Statement q(db,
+                            "SELECT monitor, status, since_ms, last_check_ms, last_latency_ms, last_error, "
+                            "consecutive_failures, open_incident_id FROM monitor_state ORDER BY monitor");
+        std::vector<StoredState> out;
+        while (q.executeStep()) {
+          StoredState s;
+          s.monitor = q.getColumn(0).getString();
+          const std::string status = q.getColumn(1).getString();
+          auto parsed = monitor_status_from_string(status);
+          if (!parsed) {
+            return make_error("store.corrupt", "monitor '" + s.monitor + "' has unknown status '" + status +
+                                                   "' in the database");
+          }
+          s.state.status = *parsed;
+          s.state.since = from_unix_ms(q.getColumn(2).getInt64());
+          s.state.last_check = optional_time(q.getColumn(3));
+          s.state.last_latency_ms = q.getColumn(4).getDouble();
+          s.state.last_error = q.getColumn(5).getString();
+          s.state.consecutive_failures = q.getColumn(6).getInt();
+          if (!q.getColumn(7).isNull()) s.state.open_incident_id = q.getColumn(7).getInt64();
+          out.push_back(std::move(s));
+        }
+        return out;
+      });
+}
+
+Result<std::vector<Incident>> SqliteStore::incidents(const IncidentQuery& query) {
+  return read<std::vector<Incident>>("incidents", [&](SQLite::Database& db) -> Result<std::vector<Incident>> {
+    // Conditions are added only when asked for: "(? IS NULL OR monitor = ?)" would keep
+    // SQLite from using the (monitor, id) index.
+    std::string sql = kIncidentColumns;
+    const char* glue = " WHERE ";
+    if (query.monitor) {
+      sql += glue + std::string("monitor = ?");
+      glue = " AND ";
+    }
+    if (query.before_id) sql += glue + std::string("id < ?");
+    sql += " ORDER BY id DESC LIMIT ?";
+    SQLite::Statement q(db, sql);
+    int index = 1;
+    if (query.monitor) q.bind(index++, *query.monitor);
+    if (query.before_id) q.bind(index++, *query.before_id);
+    q.bind(index, std::clamp(query.limit, 0, kMaxRowsPerRead));
+    std::vector<Incident> out;
+    while (q.executeStep()) out.push_back(incident_from_row(q));
+    return out;
+  });
+}
+
+Result<std::optional<Incident>> SqliteStore::incident(int64_t id) {
+  return read<std::optional<Incident>>(
+      "an incident", [&](SQLite::Database& db) -> Result<std::optional<Incident>> {
+        SQLite::Statement q(db, std::string(kIncidentColumns) + " WHERE id = ?");
+        q.bind(1, id);
+        if (!q.executeStep()) return std::optional<Incident>();
+        return std::optional<Incident>(incident_from_row(q));
+      });
+}
+
+Result<std::vector<CheckResult>> SqliteStore::results(const ResultQuery& query) {
+  return read<std::vector<CheckResult>>(
+      "check results", [&](SQLite::Database& db) -> Result<std::vector<CheckResult>> {
+        std::string sql =
+            "SELECT at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, tls_ms, first_byte_ms, "
+            "total_ms "
+            "FROM check_results WHERE monitor = ?";
+        if (query.before_ms) sql += " AND at_ms < ?";
+        sql += " ORDER BY at_ms DESC, id DESC LIMIT ?";
+        SQLite::Statement q(db, sql);
+        int index = 1;
+        q.bind(index++, query.monitor);
+        if (query.before_ms) q.bind(index++, *query.before_ms);
+        q.bind(index, std::clamp(query.limit, 0, kMaxRowsPerRead));
+        std::vector<CheckResult> out;
+        while (q.executeStep()) {
+          CheckResult r;
+          r.at = from_unix_ms(q.getColumn(0).getInt64());
+          r.ok = q.getColumn(1).getInt() != 0;
+          r.latency_ms = q.getColumn(2).getDouble();
+          r.cause = q.getColumn(3).getString();
+          r.http_status = q.getColumn(4).getInt();
+          r.timings =
+              HttpTimings{q.getColumn(5).getDouble(), q.getColumn(6).getDouble(), q.getColumn(7).getDouble(),
+                          q.getColumn(8).getDouble(), q.getColumn(9).getDouble()};
+          out.push_back(std::move(r));
+        }
+        return out;
+      });
+}
+
+Result<int64_t> SqliteStore::next_incident_id() {
+  return read<int64_t>("the next incident id", [](SQLite::Database& db) -> Result<int64_t> {
+    return db.execAndGet("SELECT COALESCE(MAX(id), 0) + 1 FROM incidents").getInt64();
+  });
+}
+
+}  // namespace trainwatch

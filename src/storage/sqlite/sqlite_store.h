@@ -1,0 +1,105 @@
+// SqliteStore: the Store on one SQLite file in WAL mode (the default storage).
+//
+// Writes: `write` appends to a bounded queue; one writer thread owns the only write
+// connection, takes up to kMaxOpsPerTransaction operations at a time, applies them in one
+// transaction with synchronous=FULL, commits, and only then calls each operation's done.
+// Each operation runs under its own savepoint: an operation that fails (say, an incident
+// id used twice) gets its own error and the rest of the batch still commits; a failed
+// BEGIN or COMMIT gives every operation of the batch that error. The thread survives
+// both and goes on with the next batch.
+//
+// Reads: each read borrows a read-only connection from a small pool (a new one is opened
+// when none is idle), so readers never wait for the writer or for each other; in WAL mode
+// they see the last committed transaction.
+//
+// Threading: `write`, `flush` and every read may be called from any thread. Done
+// callbacks run on the writer thread; they must not call `flush` (it would wait for
+// itself) and should not block. The destructor commits everything queued, then joins.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "storage/store.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace trainwatch {
+
+class SqliteStore final : public Store {
+ public:
+  // Opens (creating if missing) the database file and migrates it to the current schema.
+  // The directory must exist. Errors: "store.open" (cannot open, not a database, no WAL),
+  // "store.migrate", "store.schema_too_new".
+  static Result<std::unique_ptr<SqliteStore>> open(const std::string& path);
+
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  bool write(WriteOp op, WriteDone done = {}) override;
+  void flush() override;
+
+  Result<std::vector<StoredState>> load_states() override;
+  Result<std::vector<Incident>> incidents(const IncidentQuery& query) override;
+  Result<std::optional<Incident>> incident(int64_t id) override;
+  Result<std::vector<CheckResult>> results(const ResultQuery& query) override;
+  Result<int64_t> next_incident_id() override;
+
+  // Operations per transaction: one fsync pays for up to this many writes, and a done
+  // waits at most this many operations' work behind it.
+  static constexpr size_t kMaxOpsPerTransaction = 1000;
+  // Read queries return at most this many rows; a larger `limit` is clamped to it.
+  static constexpr int kMaxRowsPerRead = 10'000;
+  // Idle read connections kept open; a burst of more concurrent readers opens extra
+  // connections and closes them when done.
+  static constexpr size_t kMaxIdleReaders = 8;
+  // How long a statement waits for a lock held by another process before failing.
+  static constexpr int kBusyTimeoutMs = 5000;
+
+ private:
+  struct Pending {
+    WriteOp op;
+    WriteDone done;
+  };
+  class Writer;
+
+  SqliteStore(std::string path, std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader);
+
+  void run_writer();
+  // Runs `query(db)` on a borrowed read connection; turns any exception into "store.read".
+  template <typename T, typename Query>
+  Result<T> read(const char* what, Query&& query);
+  std::unique_ptr<SQLite::Database> borrow_reader();  // throws SQLite::Exception
+  void return_reader(std::unique_ptr<SQLite::Database> db);
+
+  const std::string path_;
+  std::unique_ptr<Writer> writer_;  // touched only by the writer thread once it runs
+
+  // Guards the write queue and the sequence numbers. A write gets sequence
+  // `queued_seq_ + 1`; `committed_seq_` is the last sequence whose batch committed (or
+  // failed) and whose done callbacks have returned; `flush` waits for it to catch up.
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;    // writer waits: work or stop
+  std::condition_variable flushed_cv_;  // flush waits: committed_seq_ moved
+  std::deque<Pending> queue_;
+  uint64_t queued_seq_ = 0;
+  uint64_t committed_seq_ = 0;
+  bool stopping_ = false;
+
+  // Guards only the idle list; connections are used outside the lock by one thread each.
+  std::mutex readers_mu_;
+  std::vector<std::unique_ptr<SQLite::Database>> idle_readers_;
+
+  std::thread writer_thread_;  // last: starts after everything above is constructed
+};
+
+}  // namespace trainwatch
