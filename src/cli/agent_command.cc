@@ -1,0 +1,83 @@
+// `trainwatch agent --job NAME --listen 127.0.0.1:8765`: the node sidecar. Serves /health
+// and /metrics for every local rank of the job until SIGINT/SIGTERM.
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "agent/agent.h"
+#include "cli/commands.h"
+
+namespace trainwatch::cli {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+bool split_listen(const std::string& listen, std::string* host, uint16_t* port) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) return false;
+  *host = listen.substr(0, colon);
+  try {
+    int p = std::stoi(listen.substr(colon + 1));
+    if (p < 0 || p > 65535) return false;
+    *port = static_cast<uint16_t>(p);
+  } catch (...) {
+    return false;
+  }
+  return !host->empty();
+}
+
+}  // namespace
+
+Command add_agent_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("agent", "Serve /health and /metrics for the training ranks on this node");
+  struct Args {
+    agent::AgentOptions o;
+    std::string listen = "127.0.0.1:8765";
+    std::string checkpoint_dir, nvme_path;
+    double stall_after_s = 600, disk_free_gb = 10, host_memory_free_gb = 1;
+  };
+  auto args = std::make_shared<Args>();
+  sub->add_option("--job", args->o.job, "Job name (TRAINWATCH_JOB of the ranks)")->required();
+  sub->add_option("--listen", args->listen, "host:port to serve on");
+  sub->add_option("--dir", args->o.dir, "Slot directory (TRAINWATCH_DIR of the ranks)");
+  sub->add_option("--checkpoint-dir", args->checkpoint_dir, "Watch free space here");
+  sub->add_option("--nvme-path", args->nvme_path, "Watch free space here (ZeRO-Infinity offload)");
+  sub->add_option("--nvml-library", args->o.nvml_library, "Path of libnvidia-ml.so.1 (or TRAINWATCH_NVML_LIBRARY)");
+  sub->add_option("--stall-after", args->stall_after_s, "Seconds without a step before 'stalled'");
+  sub->add_option("--gpu-memory-pct", args->o.thresholds.gpu_memory_pct, "GPU memory % that is an OOM risk");
+  sub->add_option("--disk-free-gb", args->disk_free_gb, "Minimum free GB on watched paths");
+  sub->add_option("--host-memory-free-gb", args->host_memory_free_gb, "Minimum available host memory, GB");
+  Command cmd;
+  cmd.app = sub;
+  cmd.run = [args]() -> int {
+    agent::AgentOptions o = args->o;
+    if (!split_listen(args->listen, &o.host, &o.port)) {
+      std::fprintf(stderr, "trainwatch agent: --listen '%s' is not host:port\n", args->listen.c_str());
+      return 2;
+    }
+    if (!args->checkpoint_dir.empty()) o.disks.push_back({"checkpoint_dir", args->checkpoint_dir});
+    if (!args->nvme_path.empty()) o.disks.push_back({"nvme", args->nvme_path});
+    o.thresholds.stall_after = Millis(static_cast<int64_t>(args->stall_after_s * 1000));
+    o.thresholds.disk_free_bytes = static_cast<uint64_t>(args->disk_free_gb * 1e9);
+    o.thresholds.host_memory_free_bytes = static_cast<uint64_t>(args->host_memory_free_gb * 1e9);
+    static SystemClock clock;
+    auto started = agent::Agent::start(o, clock);
+    if (!started) {
+      std::fprintf(stderr, "trainwatch agent: %s\n", started.error().message.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "trainwatch agent: job %s on http://%s:%u/health\n", o.job.c_str(), o.host.c_str(),
+                 (*started)->port());
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    sigset_t none;
+    sigemptyset(&none);
+    while (!g_stop) sigsuspend(&none);
+    (*started)->stop();
+    return 0;
+  };
+  return cmd;
+}
+
+}  // namespace trainwatch::cli

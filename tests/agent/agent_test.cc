@@ -1,0 +1,239 @@
+// The agent against real slot files, real child processes, the fake NVML library loaded
+// through the real dlopen path, and a manual clock for every deadline.
+#include "agent/agent.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+
+#include "fakes/manual_clock.h"
+#include "reporter/temp_dir.h"
+#include "trainwatch/trainwatch.hpp"
+
+namespace trainwatch::agent {
+namespace {
+
+namespace json = boost::json;
+using trainwatch::testing::ManualClock;
+using trainwatch::testing::TempDir;
+
+tw_options rank_options(const std::string& dir, int rank, int world) {
+  tw_options o{};
+  o.struct_size = sizeof o;
+  o.job = "job";
+  o.dir = dir.c_str();
+  o.rank = o.local_rank = rank;
+  o.rank_set = o.local_rank_set = 1;
+  o.world_size = world;
+  o.world_size_set = 1;
+  return o;
+}
+
+class AgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nvml_config_ = tmp_.path() + "/nvml.conf";
+    write_nvml("count 0\n");
+    ::setenv("FAKE_NVML_CONFIG", nvml_config_.c_str(), 1);
+    options_.job = "job";
+    options_.dir = tmp_.path();
+    options_.nvml_library = FAKE_NVML_PATH;
+    options_.thresholds.host_memory_free_bytes = 0;
+  }
+  void TearDown() override {
+    write_nvml("count 0\n");  // release any hanging fake call before the agent goes
+    if (agent_) agent_->wait_probes_idle(Millis{5'000});
+    agent_.reset();
+  }
+  void write_nvml(const std::string& text) { std::ofstream(nvml_config_) << text; }
+  void start() {
+    auto a = Agent::start(options_, clock_, /*serve_http=*/false, /*run_threads=*/false);
+    ASSERT_TRUE(a.ok()) << a.error().message;
+    agent_ = std::move(*a);
+    ASSERT_TRUE(agent_->wait_probes_idle(Millis{5'000}));
+    agent_->sample_once();  // publish what the first probe run found
+  }
+  // A sample after the probes' next run has finished.
+  json::object sample_after_probes() {
+    clock_.advance(options_.probe_interval);
+    agent_->sample_once();
+    EXPECT_TRUE(agent_->wait_probes_idle(Millis{5'000}));
+    agent_->sample_once();
+    return health();
+  }
+  json::object health() { return json::parse(agent_->current()->health_json).as_object(); }
+  int status() { return agent_->current()->status; }
+  static bool has_reason(const json::object& h, const std::string& code, const std::string& text = "") {
+    for (const auto& r : h.at("reasons").as_array()) {
+      const auto& o = r.as_object();
+      if (o.at("code").as_string() == code &&
+          std::string(o.at("message").as_string()).find(text) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  TempDir tmp_;
+  std::string nvml_config_;
+  AgentOptions options_;
+  ManualClock clock_;
+  std::unique_ptr<Agent> agent_;
+};
+
+TEST_F(AgentTest, HealthyTrainingRankAndSeedFields) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  r.step(5, 1.25);
+  start();
+  auto h = sample_after_probes();
+  EXPECT_EQ(status(), 200) << json::serialize(h);
+  EXPECT_EQ(h.at("status").as_string(), "ok");
+  const auto& t = h.at("training").as_object();
+  for (const char* key : {"status", "step", "loss", "loss_scale", "overflow_steps", "last_checkpoint_step",
+                          "last_checkpoint_time", "workers_alive", "started_at", "last_step_time", "pipeline_stage",
+                          "gemini_oom_events", "world_size", "kernels_compiled"}) {
+    EXPECT_TRUE(t.contains(key)) << key;
+  }
+  EXPECT_EQ(t.at("step").as_int64(), 5);
+  EXPECT_EQ(t.at("loss").as_double(), 1.25);
+  EXPECT_EQ(t.at("workers_alive").as_int64(), 1);
+  EXPECT_FALSE(h.at("stalled").as_bool());
+  for (const char* key : {"ranks", "gpus", "disks", "memory", "rendezvous", "reasons"}) EXPECT_TRUE(h.contains(key)) << key;
+  EXPECT_NE(agent_->current()->metrics.find("trainwatch_rank_step{job=\"job\",rank=\"0\"} 5\n"), std::string::npos)
+      << agent_->current()->metrics;
+}
+
+TEST_F(AgentTest, InitializingRankIsNotYetHealthy) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  start();
+  auto h = sample_after_probes();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(has_reason(h, "initializing", "rank 0 is still initializing"));
+}
+
+TEST_F(AgentTest, StallAfterThresholdOnTheInjectedClock) {
+  options_.thresholds.stall_after = Millis{600'000};
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  r.step(1, 1.0);
+  start();
+  EXPECT_EQ(status(), 200);
+  clock_.advance(Millis{599'000});
+  agent_->sample_once();
+  EXPECT_EQ(status(), 200);
+  clock_.advance(Millis{2'000});
+  agent_->sample_once();
+  auto h = health();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(h.at("stalled").as_bool());
+  EXPECT_TRUE(has_reason(h, "stalled", "no step for 601 s"));
+  r.step(2, 1.0);
+  agent_->sample_once();
+  EXPECT_EQ(status(), 200) << "a new step clears the stall";
+}
+
+TEST_F(AgentTest, KilledRankIs503NamingItsRankAndPid) {
+  Reporter r0(rank_options(tmp_.path(), 0, 2));
+  r0.status(TW_STATUS_TRAINING);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    Reporter r1(rank_options(tmp_.path(), 1, 2));
+    r1.status(TW_STATUS_TRAINING);
+    r1.step(7, 0.5);
+    (void)!::write(ready[1], "x", 1);
+    for (;;) ::pause();
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  start();
+  EXPECT_EQ(status(), 200) << agent_->current()->health_json;
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  agent_->sample_once();
+  auto h = health();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(has_reason(h, "rank_gone", "rank 1 (pid " + std::to_string(child) + ") is gone")) << json::serialize(h);
+  EXPECT_EQ(h.at("training").as_object().at("workers_alive").as_int64(), 1);
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+TEST_F(AgentTest, GpuMemoryOverThresholdAndXids) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  write_nvml("count 8\nmem 2 964 1000\nmem 0 100 1000\nxid 3 79\nxid 4 13\n");
+  start();
+  auto h = health();
+  EXPECT_EQ(h.at("gpus").as_array().size(), 8u);
+  EXPECT_TRUE(has_reason(h, "gpu_memory", "GPU 2 memory 96.4% \u2265 95%")) << json::serialize(h);
+  EXPECT_TRUE(has_reason(h, "gpu_xid", "GPU 3 reported XID 79"));
+  EXPECT_FALSE(has_reason(h, "gpu_xid", "XID 13")) << "application XIDs are warnings";
+  EXPECT_EQ(h.at("warnings").as_array().size(), 1u);
+  EXPECT_TRUE(h.at("oom_risk").as_bool());
+  EXPECT_EQ(status(), 503);
+}
+
+TEST_F(AgentTest, HangingNvmlCallIsReportedAndNeverBlocksHealth) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  write_nvml("count 1\nmem 0 1 10\n");
+  start();
+  EXPECT_EQ(status(), 200);
+  write_nvml("count 1\nmem 0 1 10\nhang nvmlDeviceGetMemoryInfo\n");
+  clock_.advance(options_.probe_interval);
+  agent_->sample_once();  // kicks the probe, which now hangs in the fake driver
+  EXPECT_FALSE(agent_->wait_probes_idle(Millis{200})) << "the fake call should be hanging";
+  clock_.advance(options_.probe_deadline + Millis{1'000});
+  agent_->sample_once();  // returns although NVML is stuck
+  auto h = health();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(has_reason(h, "nvml_hung", "NVML has not answered for 6.0 s")) << json::serialize(h);
+  write_nvml("count 1\nmem 0 1 10\n");
+  ASSERT_TRUE(agent_->wait_probes_idle(Millis{5'000}));
+  agent_->sample_once();
+  EXPECT_EQ(status(), 200) << agent_->current()->health_json;
+}
+
+TEST_F(AgentTest, NoNvmlLibraryIsAStateNotAnError) {
+  options_.nvml_library = tmp_.path() + "/no-such-libnvidia-ml.so.1";
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  start();
+  auto h = sample_after_probes();
+  EXPECT_EQ(status(), 200) << json::serialize(h);
+  EXPECT_FALSE(h.at("nvml").as_object().at("library_loaded").as_bool());
+  EXPECT_TRUE(h.at("gpus").as_array().empty());
+}
+
+TEST_F(AgentTest, DiskFreeThresholdOnARealPath) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  options_.disks.push_back({"checkpoint_dir", tmp_.path()});
+  options_.disks.push_back({"nvme", tmp_.path() + "/missing"});
+  // More free space than any disk here has: the real statvfs answer must be under it.
+  options_.thresholds.disk_free_bytes = 1ull << 60;
+  start();
+  auto h = health();
+  EXPECT_TRUE(has_reason(h, "disk_low", "checkpoint_dir " + tmp_.path() + " has")) << json::serialize(h);
+  EXPECT_TRUE(has_reason(h, "disk_missing", "nvme " + tmp_.path() + "/missing"));
+  EXPECT_FALSE(h.at("disks").as_array()[0].as_object().at("ok").as_bool());
+}
+
+TEST_F(AgentTest, DiskWithEnoughSpaceIsFine) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  options_.disks.push_back({"checkpoint_dir", tmp_.path()});
+  options_.thresholds.disk_free_bytes = 1;
+  start();
+  EXPECT_EQ(status(), 200) << agent_->current()->health_json;
+}
+
+}  // namespace
+}  // namespace trainwatch::agent
