@@ -12,6 +12,12 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
+// asio says "Connection refused"; causes read as one sentence: "connect: connection refused".
+std::string lower_first(std::string text) {
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
+
 // One connection attempt. Whichever finishes first, the connect or the timer, reports;
 // the other sees `finished` and does nothing.
 struct Attempt : std::enable_shared_from_this<Attempt> {
@@ -32,7 +38,7 @@ struct Attempt : std::enable_shared_from_this<Attempt> {
     if (!ec) return connect({tcp::endpoint(address, spec.port)});
     resolver.async_resolve(spec.host, std::to_string(spec.port),
                            [self = shared_from_this()](boost::system::error_code rec, tcp::resolver::results_type found) {
-                             if (rec) return self->report(false, "dns: " + rec.message());
+                             if (rec) return self->report(false, "dns: " + lower_first(rec.message()));
                              self->connect({found.begin(), found.end()});
                            });
   }
@@ -40,7 +46,7 @@ struct Attempt : std::enable_shared_from_this<Attempt> {
   void connect(std::vector<tcp::endpoint> endpoints) {
     asio::async_connect(socket, endpoints, [self = shared_from_this()](boost::system::error_code ec, const tcp::endpoint&) {
       if (ec == asio::error::operation_aborted) return;
-      self->report(!ec, ec ? "connect: " + ec.message() : "");
+      self->report(!ec, ec ? "connect: " + lower_first(ec.message()) : "");
     });
   }
 

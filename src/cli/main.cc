@@ -1,9 +1,14 @@
 // trainwatch: one binary, one subcommand per job (see commands.h).
 #include <vector>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+  // Logs go to stderr: stdout carries what scripts read (the serving URL, check results).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("trainwatch"));
   CLI::App app{"trainwatch: monitoring for distributed training jobs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", TRAINWATCH_VERSION);

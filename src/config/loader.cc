@@ -1,7 +1,7 @@
 #include "config/loader.h"
 
 #include <fstream>
-#include <regex>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -18,8 +18,8 @@ using config_detail::Diagnostics;
 using config_detail::Section;
 
 bool valid_name(const std::string& name) {
-  static const std::regex kPattern("[a-z0-9._-]+");
-  return std::regex_match(name, kPattern);
+  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
+  return !name.empty() && std::all_of(name.begin(), name.end(), allowed);
 }
 
 void read_listen(Section& s, ListenAddress& out) {

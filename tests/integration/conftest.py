@@ -1,0 +1,210 @@
+"""Fixtures that run the real `trainwatch` binary and real local targets on loopback.
+
+Every server binds port 0; every wait polls the API with a deadline instead of sleeping
+for a fixed time, so a fast machine finishes fast and a slow one does not flake.
+"""
+import json
+import os
+import pathlib
+import signal
+import socket
+import struct
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BINARY = os.environ.get("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
+
+
+def wait_for(predicate, timeout=15.0, interval=0.05, what="condition"):
+    """Polls `predicate` until it returns a truthy value; fails the test after `timeout`."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
+
+
+class Server:
+    """One `trainwatch serve` process on a config file and a data dir."""
+
+    def __init__(self, config_path, data_dir, log_path):
+        self.config_path = config_path
+        self.data_dir = data_dir
+        self.log_path = log_path
+        self.proc = None
+        self.base = None
+
+    def start(self):
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [BINARY, "serve", "-c", str(self.config_path), "--listen", "127.0.0.1:0", "--data-dir", str(self.data_dir)],
+            stdout=subprocess.PIPE, stderr=self.log)
+        line = self.proc.stdout.readline().decode()
+        assert "serving" in line, f"server did not start: {line!r}; log: {pathlib.Path(self.log_path).read_text()}"
+        self.base = line.strip().split(" on ")[1].rstrip("/")
+        return self
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=20)
+        self.log.close()
+
+    def reload(self):
+        self.proc.send_signal(signal.SIGHUP)
+
+    def get(self, path):
+        """(status, parsed JSON or text, headers) of a GET."""
+        try:
+            with urllib.request.urlopen(self.base + path, timeout=10) as response:
+                return response.status, decode(response), response.headers
+        except urllib.error.HTTPError as error:
+            return error.code, decode(error), error.headers
+
+    def monitor(self, name):
+        return self.get(f"/api/v1/monitors/{name}")[1]
+
+    def wait_status(self, name, status, timeout=15.0):
+        return wait_for(lambda: (m := self.monitor(name)) and m.get("status") == status and m,
+                        timeout=timeout, what=f"{name} to be {status}")
+
+
+def decode(response):
+    body = response.read()
+    kind = response.headers.get("Content-Type", "")
+    return json.loads(body) if "json" in kind else body.decode()
+
+
+@pytest.fixture
+def start_server(tmp_path):
+    """start_server(yaml_text) -> a running Server; every one started is stopped at the end."""
+    servers = []
+
+    def start(config_text, data_dir=None):
+        config = tmp_path / "trainwatch.yaml"
+        config.write_text(config_text)
+        server = Server(config, data_dir or tmp_path / "data", tmp_path / "server.log").start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+class HealthTarget:
+    """The seeds' rank-0 /health endpoint, whose answer a test can change."""
+
+    def __init__(self):
+        self.status = 200
+        self.body = {"status": "ok", "training": {"status": "training", "step": 10, "overflow_steps": 0},
+                     "stalled": False}
+        target = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                payload = json.dumps(target.body).encode()
+                self.send_response(target.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def degrade(self):
+        self.status = 503
+        self.body = dict(self.body, status="degraded")
+
+    def recover(self):
+        self.status = 200
+        self.body = dict(self.body, status="ok")
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def health_target():
+    target = HealthTarget()
+    yield target
+    target.close()
+
+
+class SocketTarget:
+    """A listener that misbehaves: 'silent' accepts and never answers; 'reset' accepts and
+    resets the connection; 'garbage' answers bytes that are not HTTP."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.held = []
+        self.running = True
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while self.running:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.mode == "silent":
+                self.held.append(conn)
+            elif self.mode == "reset":
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                conn.close()
+            elif self.mode == "garbage":
+                try:
+                    conn.recv(4096)
+                    conn.sendall(b"\x00\xffnot http at all\r\n\r\n")
+                finally:
+                    conn.close()
+
+    def close(self):
+        self.running = False
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+@pytest.fixture
+def socket_target():
+    targets = []
+
+    def make(mode):
+        target = SocketTarget(mode)
+        targets.append(target)
+        return target
+
+    yield make
+    for target in targets:
+        target.close()
+
+
+@pytest.fixture
+def closed_port():
+    """A port on 127.0.0.1 with nothing listening."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
