@@ -14,6 +14,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-pytest python3-torch python3-aiosmtpd
   wrk curl
+  # peers measured beside trainwatch in bench/ (see ../shared/peers)
+  nginx-light prometheus-blackbox-exporter python3-prometheus-client hyperfine
 )
 
 missing=()

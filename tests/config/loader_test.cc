@@ -1,0 +1,170 @@
+#include "config/loader.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace trainwatch {
+namespace {
+
+std::optional<std::string> fake_env(const std::string& name) {
+  static const std::map<std::string, std::string> kEnv = {{"HEALTH_HOST", "10.0.0.7"}, {"TOKEN", "s3cret"}};
+  auto it = kEnv.find(name);
+  if (it == kEnv.end()) return std::nullopt;
+  return it->second;
+}
+
+LoadedConfig load(const std::string& text) { return load_config_text(text, "tw.yaml", fake_env); }
+
+std::vector<std::string> errors_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (const auto& e : load(text).errors) lines.push_back(e.to_string());
+  return lines;
+}
+
+TEST(LoadConfig, TheIssueExampleLoadsWithDefaults) {
+  auto loaded = load(R"(server:
+  listen: 127.0.0.1:8080
+  data_dir: ./data
+monitors:
+  - name: rank0-health
+    type: http
+    url: http://127.0.0.1:8765/health
+    interval: 60s
+    timeout: 10s
+    retries: 1
+    conditions:
+      - "[STATUS] == 200"
+      - "[BODY].status == ok"
+      - "[BODY].training.overflow_steps == 0"
+  - name: chat-server
+    type: tcp
+    host: 127.0.0.1
+    port: 8080
+    interval: 60s
+)");
+  ASSERT_TRUE(loaded.config) << loaded.errors.front().to_string();
+  const Config& c = *loaded.config;
+  EXPECT_EQ(c.server.listen.host, "127.0.0.1");
+  EXPECT_EQ(c.server.listen.port, 8080);
+  ASSERT_EQ(c.monitors.size(), 2u);
+  const auto& http = std::get<HttpCheckSpec>(c.monitors[0].spec);
+  EXPECT_EQ(http.conditions.size(), 3u);
+  EXPECT_EQ(http.method, "GET");
+  EXPECT_TRUE(http.follow_redirects);
+  EXPECT_EQ(c.monitors[0].retries, 1);
+  EXPECT_EQ(c.monitors[0].where.line, 5);
+  const auto& tcp = std::get<TcpCheckSpec>(c.monitors[1].spec);
+  EXPECT_EQ(tcp.port, 8080);
+  EXPECT_EQ(c.monitors[1].timeout, Millis(10'000));  // default
+}
+
+TEST(LoadConfig, EmptyFileIsAServerWithNoMonitors) {
+  auto loaded = load("");
+  ASSERT_TRUE(loaded.config);
+  EXPECT_EQ(loaded.config->server.data_dir, "./data");
+  EXPECT_TRUE(loaded.config->monitors.empty());
+}
+
+TEST(LoadConfig, EnvironmentReferencesAreExpanded) {
+  auto loaded = load(R"(monitors:
+  - name: a
+    type: http
+    url: http://${HEALTH_HOST}:8765/health
+    headers:
+      Authorization: Bearer ${TOKEN}
+)");
+  ASSERT_TRUE(loaded.config);
+  const auto& http = std::get<HttpCheckSpec>(loaded.config->monitors[0].spec);
+  EXPECT_EQ(http.url, "http://10.0.0.7:8765/health");
+  EXPECT_EQ(http.headers.at(0).second, "Bearer s3cret");
+}
+
+struct BadCase {
+  const char* yaml;
+  const char* error;
+};
+
+class LoadConfigErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(LoadConfigErrors, NameFileLineColumnWhatAndWhatIsExpected) {
+  auto loaded = load(GetParam().yaml);
+  EXPECT_FALSE(loaded.config);
+  auto lines = errors_of(GetParam().yaml);
+  ASSERT_FALSE(lines.empty());
+  bool found = false;
+  for (const auto& line : lines) found = found || line.rfind(GetParam().error, 0) == 0;
+  EXPECT_TRUE(found) << "wanted: " << GetParam().error << "\ngot: " << ::testing::PrintToString(lines);
+}
+
+constexpr const char* kHead = "monitors:\n  - name: a\n    type: http\n    url: http://h/\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryMessage, LoadConfigErrors,
+    ::testing::Values(
+        BadCase{"server: [1, 2]\n", "tw.yaml:1:9: server: found a list; expected a mapping of keys to values"},
+        BadCase{"server:\n  listen: localhost\n", "tw.yaml:2:11: server.listen: found 'localhost'; expected HOST:PORT"},
+        BadCase{"server:\n  listen: h:99999\n", "tw.yaml:2:11: server.listen: found 'h:99999'; expected HOST:PORT"},
+        BadCase{"server:\n  datadir: x\n", "tw.yaml:2:3: server.datadir: unknown key; expected one of:"},
+        BadCase{"monitorz: []\n", "tw.yaml:1:1: monitorz: unknown key; expected one of: monitors, server"},
+        BadCase{"monitors: {a: 1}\n", "tw.yaml:1:11: monitors: found a mapping; expected a list of monitors"},
+        BadCase{"monitors:\n  - type: http\n    url: http://h/\n", "tw.yaml:2:5: monitors[0].name: missing; expected a value"},
+        BadCase{"monitors:\n  - name: A b\n    type: tcp\n    host: h\n    port: 1\n",
+                "tw.yaml:2:11: monitors[0].name: found 'A b'; expected lower-case letters"},
+        BadCase{"monitors:\n  - name: a\n    type: ping\n", "tw.yaml:3:11: monitors[0].type: found 'ping'; expected one of: http, tcp"},
+        BadCase{"monitors:\n  - name: a\n    url: http://h/\n", "tw.yaml:2:5: monitors[0].type: missing; expected a value"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n", "tw.yaml:2:5: monitors[0].url: missing; expected a value"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: ftp://h/\n",
+                "tw.yaml:4:10: monitors[0].url: found 'ftp://h/'; expected an http:// or https:// URL with a host"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    interval: 5\n",
+                "tw.yaml:5:15: monitors[0].interval: found '5'; expected a duration such as 500ms, 30s, 5m, 1h or 1d"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    interval: 10ms\n",
+                "tw.yaml:5:15: monitors[0].interval: found 10ms; expected at least 100ms"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    retries: -1\n",
+                "tw.yaml:5:14: monitors[0].retries: found '-1'; expected a whole number from 0 to 100"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    method: FETCH\n",
+                "tw.yaml:5:13: monitors[0].method: found 'FETCH'; expected GET, HEAD"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    tls_verify: yes\n",
+                "tw.yaml:5:17: monitors[0].tls_verify: found 'yes'; expected true or false"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    conditions: \"[STATUS] == 200\"\n",
+                "tw.yaml:5:17: monitors[0].conditions: found '[STATUS] == 200'; expected a list of strings"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    conditions:\n      - \"[BOD] == 1\"\n",
+                "tw.yaml:6:9: monitors[0].conditions[0]: unknown placeholder [BOD]"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    headers: [x]\n",
+                "tw.yaml:5:14: monitors[0].headers: found a list; expected a mapping of header names to values"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://${NOPE}/\n",
+                "tw.yaml:4:10: monitors[0].url: environment variable NOPE is not set"},
+        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n", "tw.yaml:2:5: monitors[0].port: missing; expected a port number"},
+        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 0\n",
+                "tw.yaml:5:11: monitors[0].port: found '0'; expected a whole number from 1 to 65535"},
+        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n    url: http://h/\n",
+                "tw.yaml:6:5: monitors[0].url: unknown key"},
+        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n  - name: a\n    type: tcp\n    host: h\n    port: 2\n",
+                "tw.yaml:6:11: monitors[1].name: found 'a' again; expected a unique name (first used at line 2)"},
+        BadCase{"monitors:\n  - name: a\n   bad indent: [\n", "tw.yaml:"}));
+
+TEST(LoadConfig, ReportsEveryErrorNotJustTheFirst) {
+  auto lines = errors_of(std::string(kHead) + "    interval: 5x\n    timeout: soon\n    retries: many\n");
+  EXPECT_EQ(lines.size(), 3u) << ::testing::PrintToString(lines);
+}
+
+TEST(LoadConfig, MissingFileIsAnError) {
+  auto loaded = load_config_file("/nonexistent/trainwatch.yaml");
+  ASSERT_EQ(loaded.errors.size(), 1u);
+  EXPECT_EQ(loaded.errors[0].to_string(),
+            "/nonexistent/trainwatch.yaml:0:0: file: cannot be read; expected a readable YAML file");
+}
+
+TEST(SameCheck, DetectsAnyChangeThatAltersTheCheck) {
+  auto a = load(std::string(kHead) + "    interval: 5s\n");
+  auto b = load(std::string(kHead) + "    interval: 5s\n");
+  auto c = load(std::string(kHead) + "    interval: 6s\n");
+  auto d = load(std::string(kHead) + "    interval: 5s\n    conditions: [\"[STATUS] == 201\"]\n");
+  ASSERT_TRUE(a.config && b.config && c.config && d.config);
+  EXPECT_TRUE(same_check(a.config->monitors[0], b.config->monitors[0]));
+  EXPECT_FALSE(same_check(a.config->monitors[0], c.config->monitors[0]));
+  EXPECT_FALSE(same_check(a.config->monitors[0], d.config->monitors[0]));
+}
+
+}  // namespace
+}  // namespace trainwatch
