@@ -57,13 +57,23 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
     }
     if (done) continue;
     any_running = true;
-    if (r.state == 'T' || r.state == 't') {
-      add("rank_stopped", rank_name(r) + " is stopped (state " + std::string(1, r.state) + ")");
-    }
+    // A stopped or uninterruptible rank holds every other rank in its next collective, and
+    // no error will ever come (FAILURE-MODES.md), so it is named on the first sample that
+    // shows it rather than after the stall timeout.
     double since = seconds_since(node.now_ms, r.last_step_ms > 0 ? r.last_step_ms : s.status_changed_ms);
-    if (r.state == 'D' && since > 30) {
-      add("rank_blocked", rank_name(r) + " is in uninterruptible sleep (state D) with no step for " +
+    if (r.state == 'T' || r.state == 't') {
+      add("rank_stopped", rank_name(r) + " is stopped (state " + std::string(1, r.state) + "), no step for " +
                               fmt("%.0f s", since));
+    }
+    if (r.state == 'D') {
+      std::string msg = rank_name(r) + " is in uninterruptible sleep (state D, usually I/O or a driver call), " +
+                        "no step for " + fmt("%.0f s", since);
+      // Writing a checkpoint is I/O: D is expected then, and the checkpoint has its own signals.
+      if (s.status == TW_STATUS_CHECKPOINTING) {
+        warn("rank_blocked", msg + " while checkpointing");
+      } else {
+        add("rank_blocked", msg);
+      }
     }
     if (s.status == TW_STATUS_INITIALIZING) {
       add("initializing", "rank " + std::to_string(s.rank) + " is still initializing");

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "fakes/manual_clock.h"
 #include "reporter/temp_dir.h"
@@ -163,6 +165,78 @@ TEST_F(AgentTest, KilledRankIs503NamingItsRankAndPid) {
   EXPECT_EQ(h.at("training").as_object().at("workers_alive").as_int64(), 1);
   ::close(ready[0]);
   ::close(ready[1]);
+}
+
+// A child process that opens `rank`, reports a training step and waits; returns its pid.
+pid_t spawn_training_rank(const std::string& dir, int rank, int world) {
+  int ready[2];
+  if (::pipe(ready) != 0) return -1;
+  pid_t child = ::fork();
+  if (child == 0) {
+    Reporter r(rank_options(dir, rank, world));
+    r.status(TW_STATUS_TRAINING);
+    r.step(3, 0.5);
+    (void)!::write(ready[1], "x", 1);
+    for (;;) ::pause();
+  }
+  char c;
+  bool ok = ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  ::close(ready[1]);
+  return ok ? child : -1;
+}
+
+TEST_F(AgentTest, StoppedRankIsNamedAtOnceNotAfterTheStallTimeout) {
+  Reporter r0(rank_options(tmp_.path(), 0, 2));
+  r0.status(TW_STATUS_TRAINING);
+  pid_t child = spawn_training_rank(tmp_.path(), 1, 2);
+  ASSERT_GT(child, 0);
+  start();
+  EXPECT_EQ(status(), 200) << agent_->current()->health_json;
+  ::kill(child, SIGSTOP);
+  int ws = 0;
+  ASSERT_EQ(::waitpid(child, &ws, WUNTRACED), child);  // returns once the kernel shows it stopped
+  ASSERT_TRUE(WIFSTOPPED(ws));
+  agent_->sample_once();  // same clock instant: the stall timeout is far away
+  auto h = health();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(has_reason(h, "rank_stopped", "rank 1 (pid " + std::to_string(child) + ") is stopped (state T)"))
+      << json::serialize(h);
+  EXPECT_FALSE(h.at("stalled").as_bool());
+  ::kill(child, SIGCONT);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+}
+
+// State D cannot be caused on demand, so the agent reads a proc root holding this
+// process's real stat line with the state letter changed (pid and start time stay real).
+TEST_F(AgentTest, UninterruptibleRankIsNamedAtOnceAndOnlyWarnedWhileCheckpointing) {
+  std::string proc = tmp_.path() + "/proc";
+  std::string self = proc + "/" + std::to_string(::getpid());
+  std::filesystem::create_directories(self);
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');
+  ASSERT_NE(close, std::string::npos);
+  stat[close + 2] = 'D';
+  std::ofstream(self + "/stat") << stat;
+  options_.proc_root = proc;
+
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  r.step(4, 1.0);
+  start();
+  auto h = health();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(has_reason(h, "rank_blocked", "rank 0 (pid " + std::to_string(::getpid()) +
+                                                ") is in uninterruptible sleep (state D")) << json::serialize(h);
+
+  r.checkpoint_begin(4, tmp_.path() + "/ckpt");
+  agent_->sample_once();
+  h = health();
+  EXPECT_EQ(status(), 200) << "D while writing a checkpoint is expected I/O: " << json::serialize(h);
+  ASSERT_EQ(h.at("warnings").as_array().size(), 1u) << json::serialize(h);
+  EXPECT_EQ(h.at("warnings").as_array()[0].as_object().at("code").as_string(), "rank_blocked");
 }
 
 TEST_F(AgentTest, GpuMemoryOverThresholdAndXids) {
