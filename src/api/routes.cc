@@ -4,6 +4,7 @@
 
 #include "api/json_views.h"
 #include "api/metrics_page.h"
+#include "api/monitor_list_cache.h"
 #include "api/query_params.h"
 #include "core/time_format.h"
 
@@ -19,12 +20,8 @@ constexpr int64_t kMaxPageSize = 1000;
 
 Response json_response(const json::value& value) { return Response::json(200, json::serialize(value)); }
 
-void list_monitors(const ApiContext& ctx, const Request&, Responder respond) {
-  auto views = ctx.engine.monitors();
-  json::array items;
-  items.reserve(views.size());
-  for (const auto& view : views) items.push_back(monitor_summary(view));
-  respond(json_response(json::object{{"monitors", std::move(items)}}));
+void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request&, Responder respond) {
+  respond(Response::json(200, cache.render(ctx.engine.monitors())));
 }
 
 void get_monitor(const ApiContext& ctx, const Request& request, Responder respond) {
@@ -89,7 +86,10 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
     return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
   };
   const std::vector<std::string> get = {"GET", "HEAD"};
-  router.add(get, "/api/v1/monitors", bind(list_monitors));
+  auto list_cache = std::make_shared<MonitorListCache>();
+  router.add(get, "/api/v1/monitors", [ctx, list_cache](const Request& request, Responder respond) {
+    list_monitors(ctx, *list_cache, request, std::move(respond));
+  });
   router.add(get, "/api/v1/monitors/{name}", bind(get_monitor));
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));

@@ -16,6 +16,7 @@ struct Engine::Runtime {
   MonitorState state;
   std::optional<Incident> open_incident;
   std::optional<CheckResult> last_result;
+  uint64_t revision = 0;
 
   // io thread only.
   asio::steady_timer timer;
@@ -63,6 +64,7 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
   Runtime& r = *runtime;
   {
     std::lock_guard lock(mu_);
+    r.revision = next_revision_++;
     monitors_[r.config->name] = std::move(runtime);
     stats_.monitors = monitors_.size();
   }
@@ -159,6 +161,7 @@ void Engine::apply(Runtime& r, const CheckResult& result) {
     std::lock_guard lock(mu_);
     r.state = step.state;
     r.last_result = result;
+    r.revision = next_revision_++;
     if (opened) r.open_incident = opened;
     if (closed) r.open_incident.reset();
     auto& counts = metrics_.by_monitor[r.config->name];
@@ -217,6 +220,7 @@ void Engine::reload(const Config& config) {
       {
         std::lock_guard lock(mu_);
         r.config = std::make_shared<const MonitorConfig>(m);
+        r.revision = next_revision_++;
       }
       schedule(r, clock_.monotonic_time() + first_check_offset(i, count, m.interval));
     }
@@ -232,7 +236,7 @@ std::vector<MonitorView> Engine::monitors() const {
   std::lock_guard lock(mu_);
   std::vector<MonitorView> views;
   views.reserve(monitors_.size());
-  for (const auto& [name, r] : monitors_) views.push_back(MonitorView{r->config, r->state, r->open_incident, r->last_result});
+  for (const auto& [name, r] : monitors_) views.push_back(MonitorView{r->config, r->state, r->open_incident, r->last_result, r->revision});
   return views;
 }
 
@@ -241,7 +245,7 @@ std::optional<MonitorView> Engine::monitor(const std::string& name) const {
   auto it = monitors_.find(name);
   if (it == monitors_.end()) return std::nullopt;
   const Runtime& r = *it->second;
-  return MonitorView{r.config, r.state, r.open_incident, r.last_result};
+  return MonitorView{r.config, r.state, r.open_incident, r.last_result, r.revision};
 }
 
 EngineStats Engine::stats() const {

@@ -39,6 +39,9 @@ struct MonitorView {
   MonitorState state;
   std::optional<Incident> open_incident;
   std::optional<CheckResult> last_result;
+  // Changes whenever anything above changes, and is never reused by another monitor or
+  // after a reload: readers may cache what they derive from a view by (name, revision).
+  uint64_t revision = 0;
 };
 
 struct EngineStats {
@@ -98,6 +101,7 @@ class Engine {
   size_t max_in_flight_ = 256;
   int64_t next_incident_id_ = 1;
   uint64_t next_generation_ = 1;
+  uint64_t next_revision_ = 1;  // under mu_
 
   mutable std::mutex mu_;  // guards monitors_ (the map and each Runtime's view fields), stats_, metrics_
   std::map<std::string, std::unique_ptr<Runtime>> monitors_;
