@@ -4,33 +4,25 @@
 
 namespace trainwatch::api {
 
-std::string MonitorListCache::render(const std::vector<MonitorView>& views) {
+std::string MonitorListCache::render(const Engine& engine) {
   std::lock_guard lock(mu_);
-  // Monitors removed by a reload leave stale entries; drop them when the sets differ.
-  if (entries_.size() != views.size()) {
-    std::map<std::string, Entry> kept;
-    for (const auto& view : views) {
-      if (auto it = entries_.find(view.config->name); it != entries_.end()) kept.insert(entries_.extract(it));
-    }
-    entries_.swap(kept);
+  MonitorListDelta delta = engine.monitors_since(seen_revision_);
+  seen_revision_ = delta.revision;
+  for (const auto& view : delta.changed) json_by_name_[view.config->name] = boost::json::serialize(monitor_summary(view));
+  // A reload that removed monitors leaves entries no name refers to; drop them.
+  if (json_by_name_.size() > delta.names.size()) {
+    std::unordered_map<std::string, std::string> kept;
+    for (const auto& name : delta.names) kept[name] = std::move(json_by_name_[name]);
+    json_by_name_.swap(kept);
   }
   size_t bytes = 16;
-  for (const auto& view : views) {
-    Entry& entry = entries_[view.config->name];
-    if (entry.json.empty() || entry.revision != view.revision) {
-      entry.json = boost::json::serialize(monitor_summary(view));
-      entry.revision = view.revision;
-    }
-    bytes += entry.json.size() + 1;
-  }
+  for (const auto& name : delta.names) bytes += json_by_name_[name].size() + 1;
   std::string body;
   body.reserve(bytes);
   body += "{\"monitors\":[";
-  bool first = true;
-  for (const auto& view : views) {
-    if (!first) body += ',';
-    first = false;
-    body += entries_[view.config->name].json;
+  for (size_t i = 0; i < delta.names.size(); ++i) {
+    if (i != 0) body += ',';
+    body += json_by_name_[delta.names[i]];
   }
   body += "]}";
   return body;

@@ -21,7 +21,7 @@ constexpr int64_t kMaxPageSize = 1000;
 Response json_response(const json::value& value) { return Response::json(200, json::serialize(value)); }
 
 void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request&, Responder respond) {
-  respond(Response::json(200, cache.render(ctx.engine.monitors())));
+  respond(Response::json(200, cache.render(ctx.engine)));
 }
 
 void get_monitor(const ApiContext& ctx, const Request& request, Responder respond) {

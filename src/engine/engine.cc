@@ -240,6 +240,18 @@ std::vector<MonitorView> Engine::monitors() const {
   return views;
 }
 
+MonitorListDelta Engine::monitors_since(uint64_t since) const {
+  MonitorListDelta delta;
+  std::lock_guard lock(mu_);
+  delta.revision = next_revision_ - 1;
+  delta.names.reserve(monitors_.size());
+  for (const auto& [name, r] : monitors_) {
+    delta.names.push_back(name);
+    if (r->revision > since) delta.changed.push_back(MonitorView{r->config, r->state, r->open_incident, r->last_result, r->revision});
+  }
+  return delta;
+}
+
 std::optional<MonitorView> Engine::monitor(const std::string& name) const {
   std::lock_guard lock(mu_);
   auto it = monitors_.find(name);

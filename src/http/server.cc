@@ -4,6 +4,7 @@
 // by the Responder of the request it is serving. When the last of those goes (socket
 // closed, timeout, or response written with keep-alive off) the Session is destroyed and
 // its slot in the connection count is released.
+#include <array>
 #include <atomic>
 #include <exception>
 
@@ -130,11 +131,13 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
-  // The response is formatted into one reused buffer and sent with a single write: Beast's
-  // serializer (a field list allocated per response, then a buffer sequence of each header
-  // piece) cost more instructions than the rest of a /health request together (callgrind).
+  // The header is formatted into one reused buffer and sent with the body in a single
+  // gathered write: Beast's serializer (a field list allocated per response, then a
+  // buffer sequence of each header piece) cost more instructions than the rest of a
+  // /health request together (callgrind). The body is moved in, not copied, and released
+  // after the write, so a connection that once fetched a large list keeps no large buffer.
   void write(Response response) {
-    std::string& out = out_;
+    std::string& out = head_out_;
     out.clear();
     auto reason = bhttp::obsolete_reason(static_cast<bhttp::status>(response.status));
     out.append("HTTP/1.1 ").append(std::to_string(response.status)).append(" ");
@@ -148,9 +151,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!keep_alive_) out.append("Connection: close\r\n");
     out.append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n\r\n");
     // HEAD: the same headers as GET, Content-Length included, and no body.
-    if (!head_) out.append(response.body);
+    body_out_ = head_ ? std::string() : std::move(response.body);
     stream_.expires_after(shared_->options.request_timeout);
-    asio::async_write(stream_, asio::buffer(out), [self = shared_from_this()](beast::error_code ec, size_t) {
+    std::array<asio::const_buffer, 2> buffers = {asio::buffer(head_out_), asio::buffer(body_out_)};
+    asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
+      std::string().swap(self->body_out_);
       if (ec || !self->keep_alive_) return self->close();
       self->read_header();
     });
@@ -183,7 +188,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool head_ = false;
   bool remote_known_ = false;
   std::string remote_address_;
-  std::string out_;  // the response being written; one at a time per connection
+  std::string head_out_;  // the response header being written; one response at a time per connection
+  std::string body_out_;  // its body, released once written
 };
 
 class Listener final : public Server, public std::enable_shared_from_this<Listener> {

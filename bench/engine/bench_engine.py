@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""Benchmarks of the server's engine (issue 2), each beside its peer in the same run.
+
+1. HTTP checks per CPU-second: trainwatch checking a local nginx, then Prometheus'
+   blackbox_exporter probing the same kind of target through /probe (the peer script
+   ../shared/peers/bench_blackbox_probe.py, run as is).
+2. 10,000 HTTP monitors at a 10 s interval against local nginx: worst start delay of a
+   check (trainwatch_check_max_start_delay_seconds) and peak RSS.
+3. GET /api/v1/monitors with those 10,000 monitors under wrk: p99.
+
+Usage: /usr/bin/python3 bench/engine/bench_engine.py [--quick]
+Prints one JSON line last. Everything binds 127.0.0.1 and stops by itself.
+"""
+import json
+import os
+import pathlib
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PEERS = pathlib.Path(os.environ.get("TRAINWATCH_PEERS", ROOT.parent / "shared" / "peers"))
+sys.path.insert(0, str(PEERS))
+from wrkparse import parse_wrk  # noqa: E402  (the peers' own wrk parser, imported, not copied)
+
+BINARY = os.environ.get("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
+QUICK = "--quick" in sys.argv
+TCK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_s(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / TCK
+
+
+def peak_rss_mb(pid):
+    return int(re.search(r"^VmHWM:\s+(\d+) kB", open(f"/proc/{pid}/status").read(), re.M).group(1)) / 1024
+
+
+def get(url):
+    return urllib.request.urlopen(url, timeout=30).read().decode()
+
+
+def metric_sum(text, name):
+    return sum(float(m.group(1)) for m in re.finditer(rf"^{name}(?:{{[^}}]*}})? (\S+)$", text, re.M))
+
+
+def start_nginx(tmp):
+    port = free_port()
+    os.makedirs(f"{tmp}/logs", exist_ok=True)
+    with open(f"{tmp}/nginx.conf", "w") as f:
+        f.write(f"""daemon off; master_process off; pid {tmp}/nginx.pid; error_log stderr warn;
+worker_rlimit_nofile 65536;
+events {{ worker_connections 16384; }}
+http {{ access_log off; client_body_temp_path {tmp}/cb; proxy_temp_path {tmp}/pt;
+  fastcgi_temp_path {tmp}/ft; uwsgi_temp_path {tmp}/ut; scgi_temp_path {tmp}/st;
+  server {{ listen 127.0.0.1:{port} backlog=4096; location / {{ return 200 "ok\\n"; }} }} }}
+""")
+    proc = subprocess.Popen(["nginx", "-p", tmp, "-c", f"{tmp}/nginx.conf", "-e", "stderr"])
+    for _ in range(100):
+        try:
+            get(f"http://127.0.0.1:{port}/")
+            return proc, port
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("nginx did not start")
+
+
+def start_trainwatch(tmp, monitors, interval, max_in_flight=256):
+    lines = [f"server:\n  max_checks_in_flight: {max_in_flight}\nmonitors:"]
+    for name, url in monitors:
+        lines.append(f"  - name: {name}\n    type: http\n    url: {url}\n    interval: {interval}\n    timeout: 5s")
+    config = f"{tmp}/trainwatch.yaml"
+    pathlib.Path(config).write_text("\n".join(lines) + "\n")
+    data = tempfile.mkdtemp(dir=tmp)
+    proc = subprocess.Popen([BINARY, "serve", "-c", config, "--listen", "127.0.0.1:0", "--data-dir", data],
+                            stdout=subprocess.PIPE, stderr=open(f"{tmp}/trainwatch.log", "ab"))
+    line = proc.stdout.readline().decode()
+    base = line.strip().split(" on ")[1].rstrip("/")
+    return proc, base
+
+
+def stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def checks_per_cpu_second(tmp, nginx_port):
+    """trainwatch's side of benchmark 1: 500 monitors at 250 ms (2,000 checks/s offered)."""
+    duration = 10 if QUICK else 20
+    target = f"http://127.0.0.1:{nginx_port}/"
+    tw, base = start_trainwatch(tmp, [(f"m{i}", target) for i in range(500)], "250ms")
+    try:
+        time.sleep(12)  # past the spread of first checks (10 s window)
+        c0, n0 = cpu_s(tw.pid), metric_sum(get(base + "/metrics"), "trainwatch_checks_total")
+        time.sleep(duration)
+        c1, text = cpu_s(tw.pid), get(base + "/metrics")
+        n1 = metric_sum(text, "trainwatch_checks_total")
+        failures = sum(float(x) for x in re.findall(r'result="failure"} (\S+)', text))
+    finally:
+        stop(tw)
+    checks = n1 - n0
+    return {"checks": int(checks), "checks_per_s": round(checks / duration), "cpu_s": round(c1 - c0, 2),
+            "cpu_s_per_1000_checks": round((c1 - c0) / checks * 1000, 4),
+            "checks_per_cpu_s": round(checks / (c1 - c0)), "failed_checks": int(failures)}
+
+
+def blackbox_peer():
+    duration = "5" if QUICK else "10"
+    out = subprocess.run(["/usr/bin/python3", str(PEERS / "bench_blackbox_probe.py"), duration],
+                         capture_output=True, text=True, timeout=300, cwd=str(PEERS))
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    best = min(summary["results"], key=lambda r: r["bb_cpu_s_per_1000_probes"])
+    return {"probes_per_s": best["rps"], "cpu_s_per_1000_probes": best["bb_cpu_s_per_1000_probes"],
+            "probes_per_cpu_s": round(1000 / best["bb_cpu_s_per_1000_probes"]),
+            "config": f"t{best['threads']}/c{best['connections']}", "all": summary["results"]}
+
+
+def ten_thousand_monitors(tmp, nginx_port):
+    duration = 30 if QUICK else 120
+    # Ten distinct paths so the monitors are not one URL ten thousand times.
+    monitors = [(f"m{i}", f"http://127.0.0.1:{nginx_port}/t{i % 10}") for i in range(10_000)]
+    tw, base = start_trainwatch(tmp, monitors, "10s")
+    try:
+        time.sleep(duration)
+        text = get(base + "/metrics")
+        result = {"duration_s": duration,
+                  "checks": int(metric_sum(text, "trainwatch_checks_total")),
+                  "failed_checks": int(sum(float(x) for x in re.findall(r'result="failure"} (\S+)', text))),
+                  "max_start_delay_s": metric_sum(text, "trainwatch_check_max_start_delay_seconds"),
+                  "peak_rss_mb": round(peak_rss_mb(tw.pid), 1),
+                  "store_dropped_writes": int(metric_sum(text, "trainwatch_store_dropped_writes_total"))}
+        wrk = subprocess.run(["wrk", "-t2", "-c10", "-d10s", "--latency", "--timeout", "5s",
+                              base + "/api/v1/monitors"], capture_output=True, text=True, timeout=60).stdout
+        parsed = parse_wrk(wrk)
+        result["list_monitors"] = {"rps": parsed["rps"], "p50_ms": parsed["p50_ms"], "p99_ms": parsed["p99_ms"],
+                                   "errors": parsed["errors_total"],
+                                   "bytes": len(get(base + "/api/v1/monitors"))}
+        result["max_start_delay_s_after_wrk"] = metric_sum(get(base + "/metrics"),
+                                                           "trainwatch_check_max_start_delay_seconds")
+        return result
+    finally:
+        stop(tw)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="tw_bench_engine_")
+    nginx, port = start_nginx(tmp)
+    try:
+        ours = checks_per_cpu_second(tmp, port)
+        print("trainwatch:", ours, flush=True)
+    finally:
+        stop(nginx)
+    peer = blackbox_peer()
+    print("blackbox_exporter:", {k: v for k, v in peer.items() if k != "all"}, flush=True)
+    nginx, port = start_nginx(tmp)
+    try:
+        scale = ten_thousand_monitors(tmp, port)
+        print("10k monitors:", scale, flush=True)
+    finally:
+        stop(nginx)
+    summary = {"bench": "engine", "nproc": os.cpu_count(), "quick": QUICK,
+               "checks_per_cpu_s": {"trainwatch": ours, "blackbox_exporter": peer,
+                                    "ratio": round(ours["checks_per_cpu_s"] / peer["probes_per_cpu_s"], 1)},
+               "ten_thousand_monitors": scale}
+    subprocess.run(["rm", "-rf", tmp])
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
