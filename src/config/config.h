@@ -50,7 +50,16 @@ struct TcpCheckSpec {
   uint16_t port = 0;
 };
 
-enum class MonitorType { kHttp, kTcp };
+// A push monitor: nothing is checked; jobs ping /ping/{token} and a missed deadline is a
+// failure (see heartbeat/rules.h for the rules).
+struct HeartbeatSpec {
+  Millis period{0};  // expected time between pings
+  Millis grace{0};   // extra time after a missed period, and the limit on a start's run
+  std::string token;  // empty: generated at start and kept in the store under the monitor's name
+  size_t ping_body_limit = 10 * 1024;  // bytes of a ping's body kept; the rest is cut, not refused
+};
+
+enum class MonitorType { kHttp, kTcp, kHeartbeat };
 
 struct MonitorConfig {
   std::string name;  // unique, [a-z0-9._-]+
@@ -59,7 +68,7 @@ struct MonitorConfig {
   Millis timeout{10'000};
   int retries = 0;  // consecutive failures beyond the first before DOWN
   std::vector<std::string> tags;
-  std::variant<HttpCheckSpec, TcpCheckSpec> spec;
+  std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec> spec;
   SourceLocation where;  // the monitor's entry in the file
 };
 

@@ -116,6 +116,58 @@ void read_tcp(Section& s, MonitorConfig& m) {
   m.spec = spec;
 }
 
+// Tokens are path segments users paste into URLs: URL-safe characters only, long enough
+// not to be guessed when chosen by hand (generated ones are 128-bit).
+bool valid_token(const std::string& token) {
+  auto allowed = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-' || c == '~';
+  };
+  return token.size() >= 8 && token.size() <= 128 && std::all_of(token.begin(), token.end(), allowed);
+}
+
+void read_heartbeat(Section& s, MonitorConfig& m) {
+  HeartbeatSpec spec;
+  // The checked monitors' timing keys mean nothing here; accepting them would let
+  // `interval: 1h` silently stand for a period that is never applied.
+  for (const char* key : {"interval", "timeout", "retries"}) {
+    if (s.has(key)) {
+      s.diag().error(s.raw(key).Mark(), s.key_path(key),
+                     "is not used by heartbeat monitors; expected period and grace");
+    }
+  }
+  constexpr Millis kMinPeriod{1000};
+  if (auto period = s.duration("period")) {
+    if (*period < kMinPeriod) {
+      s.diag().error(s.raw("period").Mark(), s.key_path("period"),
+                     "found " + format_duration_config(*period) + "; expected at least 1s");
+    }
+    spec.period = *period;
+  } else if (!s.has("period")) {
+    s.diag().error(s.mark(), s.key_path("period"), "missing; expected the time between pings, such as 60m");
+  }
+  // Without a grace the monitor is DOWN after two missed periods, the seeds' rule
+  // ("alert when no ping arrives within twice the checkpoint interval").
+  spec.grace = spec.period;
+  if (auto grace = s.duration("grace")) {
+    if (*grace < kMinPeriod) {
+      s.diag().error(s.raw("grace").Mark(), s.key_path("grace"),
+                     "found " + format_duration_config(*grace) + "; expected at least 1s");
+    }
+    spec.grace = *grace;
+  }
+  if (auto token = s.string("token")) {
+    if (!valid_token(*token)) {
+      s.diag().error(s.raw("token").Mark(), s.key_path("token"),
+                     "found '" + *token + "'; expected 8 to 128 of the characters A-Z a-z 0-9 . _ - ~");
+    }
+    spec.token = *token;
+  }
+  constexpr int64_t kMaxPingBodyLimit = 1024 * 1024;  // the HTTP server's body bound
+  if (auto limit = s.integer("ping_body_limit", 0, kMaxPingBodyLimit)) spec.ping_body_limit = static_cast<size_t>(*limit);
+  m.spec = std::move(spec);
+}
+
 struct MonitorTypeInfo {
   const char* name;
   MonitorType type;
@@ -124,6 +176,7 @@ struct MonitorTypeInfo {
 constexpr MonitorTypeInfo kMonitorTypes[] = {
     {"http", MonitorType::kHttp, read_http},
     {"tcp", MonitorType::kTcp, read_tcp},
+    {"heartbeat", MonitorType::kHeartbeat, read_heartbeat},
 };
 
 std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& node, size_t index) {
@@ -173,9 +226,16 @@ void read_monitors(Diagnostics& diag, const YAML::Node& node, std::vector<Monito
     return;
   }
   std::map<std::string, SourceLocation> seen;
+  std::map<std::string, std::string> token_owner;  // a token must name one monitor
   for (size_t i = 0; i < node.size(); ++i) {
     auto monitor = read_monitor(diag, node[i], i);
     if (!monitor) continue;
+    if (const auto* hb = std::get_if<HeartbeatSpec>(&monitor->spec); hb && !hb->token.empty()) {
+      if (auto [owner, fresh] = token_owner.emplace(hb->token, monitor->name); !fresh) {
+        diag.error(node[i]["token"].Mark(), "monitors[" + std::to_string(i) + "].token",
+                   "found the token of monitor '" + owner->second + "' again; expected a token of its own");
+      }
+    }
     auto [it, inserted] = seen.emplace(monitor->name, monitor->where);
     if (!inserted && !monitor->name.empty()) {
       diag.error(node[i]["name"].Mark(), "monitors[" + std::to_string(i) + "].name",
@@ -192,6 +252,7 @@ std::string_view to_string(MonitorType t) {
   switch (t) {
     case MonitorType::kHttp: return "http";
     case MonitorType::kTcp: return "tcp";
+    case MonitorType::kHeartbeat: return "heartbeat";
   }
   return "http";
 }
@@ -253,6 +314,11 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
     return ha->url == hb.url && ha->method == hb.method && ha->headers == hb.headers && ha->body == hb.body &&
            ha->follow_redirects == hb.follow_redirects && ha->tls_verify == hb.tls_verify &&
            ha->keyword == hb.keyword && ha->keyword_absent == hb.keyword_absent && ca == cb;
+  }
+  if (const auto* ba = std::get_if<HeartbeatSpec>(&a.spec)) {
+    const auto& bb = std::get<HeartbeatSpec>(b.spec);
+    return ba->period == bb.period && ba->grace == bb.grace && ba->token == bb.token &&
+           ba->ping_body_limit == bb.ping_body_limit;
   }
   const auto& ta = std::get<TcpCheckSpec>(a.spec);
   const auto& tb = std::get<TcpCheckSpec>(b.spec);
