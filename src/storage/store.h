@@ -12,12 +12,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "core/model.h"
+#include "core/ping.h"
 #include "core/result.h"
 
 namespace trainwatch {
@@ -46,7 +48,21 @@ struct CloseIncident {
   SystemTime ended{};
 };
 
-using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident>;
+// One heartbeat ping (its id is chosen by the store). A ping that changes state is
+// queued after the RecordResult that carries the change, so when the ping's `done`
+// reports success the state change is durable too.
+struct RecordPing {
+  PingRecord record;
+};
+
+// A generated heartbeat token, kept so the ping URL survives restarts. A second save for
+// the same monitor keeps the first token.
+struct SaveToken {
+  std::string monitor;
+  std::string token;
+};
+
+using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -70,6 +86,19 @@ struct ResultQuery {
   int limit = 50;
 };
 
+struct PingQuery {
+  std::string monitor;
+  std::optional<int64_t> before_id;  // paging: pings with id < before_id
+  int limit = 50;
+};
+
+// What a heartbeat monitor's deadlines are rebuilt from after a restart.
+struct HeartbeatMarks {
+  std::optional<PingRecord> last_ping;    // the newest ping of any kind
+  std::optional<PingRecord> last_finish;  // the newest success, fail or exit code
+  std::optional<SystemTime> open_start;   // the newest start newer than last_finish
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -87,10 +116,19 @@ class Store {
   virtual Result<std::optional<Incident>> incident(int64_t id) = 0;
   virtual Result<std::vector<CheckResult>> results(const ResultQuery& query) = 0;
 
+  // Newest first.
+  virtual Result<std::vector<PingRecord>> pings(const PingQuery& query) = 0;
+  // Reads at most kMaxMarkScan pings back from the newest; a finish older than that is
+  // treated as absent (the monitor then waits for its next ping, like a new one).
+  virtual Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) = 0;
+  // Generated tokens by monitor name.
+  virtual Result<std::map<std::string, std::string>> heartbeat_tokens() = 0;
+
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;
 
   static constexpr size_t kMaxQueuedWrites = 100'000;
+  static constexpr int kMaxMarkScan = 10'000;
 };
 
 }  // namespace trainwatch

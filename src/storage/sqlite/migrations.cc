@@ -52,6 +52,28 @@ constexpr SqliteMigration kMigrations[] = {
       CREATE INDEX check_results_monitor_at ON check_results (monitor, at_ms);
       CREATE INDEX incidents_monitor_id ON incidents (monitor, id);
     )sql"},
+    // Pings are their own log (not check_results): they carry a body, a source and a
+    // kind, and the ping page and restart both read one monitor's newest rows by id.
+    {3, "heartbeat pings and generated tokens", R"sql(
+      CREATE TABLE heartbeat_pings (
+        id             INTEGER PRIMARY KEY,
+        monitor        TEXT NOT NULL,
+        at_ms          INTEGER NOT NULL,
+        kind           TEXT NOT NULL,
+        exit_code      INTEGER NOT NULL DEFAULT 0,
+        source         TEXT NOT NULL DEFAULT '',
+        user_agent     TEXT NOT NULL DEFAULT '',
+        body           TEXT NOT NULL DEFAULT '',
+        body_truncated INTEGER NOT NULL DEFAULT 0,
+        run_ms         INTEGER
+      );
+      CREATE INDEX heartbeat_pings_monitor_id ON heartbeat_pings (monitor, id);
+      CREATE TABLE heartbeat_tokens (
+        monitor    TEXT PRIMARY KEY,
+        token      TEXT NOT NULL UNIQUE,
+        created_ms INTEGER NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

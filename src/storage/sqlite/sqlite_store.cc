@@ -57,6 +57,28 @@ Incident incident_from_row(SQLite::Statement& row) {
   return i;
 }
 
+constexpr const char* kPingColumns =
+    "SELECT id, monitor, at_ms, kind, exit_code, source, user_agent, body, body_truncated, run_ms "
+    "FROM heartbeat_pings";
+
+Result<PingRecord> ping_from_row(SQLite::Statement& row) {
+  PingRecord r;
+  r.id = row.getColumn(0).getInt64();
+  r.monitor = row.getColumn(1).getString();
+  r.ping.at = from_unix_ms(row.getColumn(2).getInt64());
+  const std::string kind = row.getColumn(3).getString();
+  auto parsed = ping_kind_from_string(kind);
+  if (!parsed) return make_error("store.corrupt", "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
+  r.ping.kind = *parsed;
+  r.ping.exit_code = row.getColumn(4).getInt();
+  r.ping.source = row.getColumn(5).getString();
+  r.ping.user_agent = row.getColumn(6).getString();
+  r.ping.body = row.getColumn(7).getString();
+  r.ping.body_truncated = row.getColumn(8).getInt() != 0;
+  if (!row.getColumn(9).isNull()) r.run_ms = row.getColumn(9).getInt64();
+  return r;
+}
+
 constexpr const char* kIncidentColumns = "SELECT id, monitor, started_ms, ended_ms, cause FROM incidents";
 
 }  // namespace
@@ -81,7 +103,14 @@ class SqliteStore::Writer {
         insert_incident_(
             *db_, "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES (?, ?, ?, ?, ?)"),
         // COALESCE keeps the first end time: closing twice is harmless and changes nothing.
-        close_incident_(*db_, "UPDATE incidents SET ended_ms = COALESCE(ended_ms, ?) WHERE id = ?") {}
+        close_incident_(*db_, "UPDATE incidents SET ended_ms = COALESCE(ended_ms, ?) WHERE id = ?"),
+        insert_ping_(*db_,
+                     "INSERT INTO heartbeat_pings (monitor, at_ms, kind, exit_code, source, user_agent, body, "
+                     "body_truncated, run_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        // DO NOTHING: the first generated token stays, so a URL once shown keeps working.
+        insert_token_(*db_,
+                      "INSERT INTO heartbeat_tokens (monitor, token, created_ms) VALUES (?, ?, ?) "
+                      "ON CONFLICT (monitor) DO NOTHING") {}
 
   // Applies `batch` in one transaction; returns one status per operation, in order.
   std::vector<Status> apply(const std::vector<Pending>& batch) {
@@ -183,6 +212,31 @@ class SqliteStore::Writer {
     return Ok{};
   }
 
+  Status run(const RecordPing& op) {
+    SQLite::Statement& s = fresh(insert_ping_);
+    const PingRecord& r = op.record;
+    s.bind(1, r.monitor);
+    s.bind(2, ms(r.ping.at));
+    s.bind(3, std::string(to_string(r.ping.kind)));
+    s.bind(4, r.ping.exit_code);
+    s.bind(5, r.ping.source);
+    s.bind(6, r.ping.user_agent);
+    s.bind(7, r.ping.body);
+    s.bind(8, r.ping.body_truncated ? 1 : 0);
+    bind_optional(s, 9, r.run_ms);
+    s.exec();
+    return Ok{};
+  }
+
+  Status run(const SaveToken& op) {
+    SQLite::Statement& s = fresh(insert_token_);
+    s.bind(1, op.monitor);
+    s.bind(2, op.token);
+    s.bind(3, ms(std::chrono::system_clock::now()));  // for people reading the table only
+    s.exec();
+    return Ok{};
+  }
+
   Status save_state(const std::string& monitor, const MonitorState& st) {
     SQLite::Statement& s = fresh(upsert_state_);
     s.bind(1, monitor);
@@ -202,6 +256,8 @@ class SqliteStore::Writer {
   SQLite::Statement upsert_state_;
   SQLite::Statement insert_incident_;
   SQLite::Statement close_incident_;
+  SQLite::Statement insert_ping_;
+  SQLite::Statement insert_token_;
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
@@ -425,6 +481,57 @@ Result<std::vector<CheckResult>> SqliteStore::results(const ResultQuery& query) 
                           q.getColumn(8).getDouble(), q.getColumn(9).getDouble()};
           out.push_back(std::move(r));
         }
+        return out;
+      });
+}
+
+Result<std::vector<PingRecord>> SqliteStore::pings(const PingQuery& query) {
+  return read<std::vector<PingRecord>>("pings", [&](SQLite::Database& db) -> Result<std::vector<PingRecord>> {
+    std::string sql = std::string(kPingColumns) + " WHERE monitor = ?";
+    if (query.before_id) sql += " AND id < ?";
+    sql += " ORDER BY id DESC LIMIT ?";
+    SQLite::Statement q(db, sql);
+    int index = 1;
+    q.bind(index++, query.monitor);
+    if (query.before_id) q.bind(index++, *query.before_id);
+    q.bind(index, std::clamp(query.limit, 0, kMaxRowsPerRead));
+    std::vector<PingRecord> out;
+    while (q.executeStep()) {
+      auto record = ping_from_row(q);
+      if (!record) return record.error();
+      out.push_back(std::move(*record));
+    }
+    return out;
+  });
+}
+
+Result<HeartbeatMarks> SqliteStore::heartbeat_marks(const std::string& monitor) {
+  return read<HeartbeatMarks>("heartbeat marks", [&](SQLite::Database& db) -> Result<HeartbeatMarks> {
+    // Newest first until the first finish: usually one or two rows.
+    SQLite::Statement q(db, std::string(kPingColumns) + " WHERE monitor = ? ORDER BY id DESC LIMIT ?");
+    q.bind(1, monitor);
+    q.bind(2, kMaxMarkScan);
+    HeartbeatMarks marks;
+    while (q.executeStep()) {
+      auto record = ping_from_row(q);
+      if (!record) return record.error();
+      if (!marks.last_ping) marks.last_ping = *record;
+      if (is_finish(record->ping.kind)) {
+        marks.last_finish = std::move(*record);
+        break;
+      }
+      if (record->ping.kind == PingKind::kStart && !marks.open_start) marks.open_start = record->ping.at;
+    }
+    return marks;
+  });
+}
+
+Result<std::map<std::string, std::string>> SqliteStore::heartbeat_tokens() {
+  return read<std::map<std::string, std::string>>(
+      "heartbeat tokens", [](SQLite::Database& db) -> Result<std::map<std::string, std::string>> {
+        SQLite::Statement q(db, "SELECT monitor, token FROM heartbeat_tokens");
+        std::map<std::string, std::string> out;
+        while (q.executeStep()) out[q.getColumn(0).getString()] = q.getColumn(1).getString();
         return out;
       });
 }

@@ -52,6 +52,9 @@ class SqliteStore final : public Store {
   Result<std::vector<Incident>> incidents(const IncidentQuery& query) override;
   Result<std::optional<Incident>> incident(int64_t id) override;
   Result<std::vector<CheckResult>> results(const ResultQuery& query) override;
+  Result<std::vector<PingRecord>> pings(const PingQuery& query) override;
+  Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) override;
+  Result<std::map<std::string, std::string>> heartbeat_tokens() override;
   Result<int64_t> next_incident_id() override;
 
   // Operations per transaction: one fsync pays for up to this many writes, and a done

@@ -1,0 +1,102 @@
+// The heartbeat side of the SQLite store: the ping log, its paging, the marks a restart
+// rebuilds deadlines from, and generated tokens.
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "reporter/temp_dir.h"
+#include "storage/sqlite/sqlite_store.h"
+
+namespace trainwatch {
+namespace {
+
+constexpr int64_t kT0 = 1'700'000'000'000;
+
+Status write_and_wait(Store& store, WriteOp op) {
+  std::promise<Status> done;
+  auto future = done.get_future();
+  EXPECT_TRUE(store.write(std::move(op), [&](const Status& s) { done.set_value(s); }));
+  return future.get();
+}
+
+RecordPing ping(const std::string& monitor, PingKind kind, int64_t at_ms, std::string body = "") {
+  PingRecord r;
+  r.monitor = monitor;
+  r.ping.kind = kind;
+  r.ping.at = from_unix_ms(at_ms);
+  r.ping.source = "10.0.0.7";
+  r.ping.user_agent = "curl/7.88.1";
+  r.ping.body = std::move(body);
+  return RecordPing{r};
+}
+
+class HeartbeatStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = SqliteStore::open(dir_.path() + "/trainwatch.db");
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    store_ = std::move(opened).value();
+  }
+  trainwatch::testing::TempDir dir_;
+  std::unique_ptr<SqliteStore> store_;
+};
+
+TEST_F(HeartbeatStoreTest, PingsAreStoredWithEveryFieldAndPagedNewestFirst) {
+  RecordPing first = ping("ckpt", PingKind::kExitCode, kT0, "Traceback\nboom");
+  first.record.ping.exit_code = 3;
+  first.record.ping.body_truncated = true;
+  first.record.run_ms = 4200;
+  ASSERT_TRUE(write_and_wait(*store_, first).ok());
+  for (int i = 1; i <= 4; ++i) ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kSuccess, kT0 + i)).ok());
+  ASSERT_TRUE(write_and_wait(*store_, ping("other", PingKind::kSuccess, kT0)).ok());
+
+  auto page = store_->pings(PingQuery{"ckpt", std::nullopt, 3});
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 3u);
+  EXPECT_EQ(to_unix_ms(page->front().ping.at), kT0 + 4);
+  auto rest = store_->pings(PingQuery{"ckpt", page->back().id, 3});
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->size(), 2u);
+  const PingRecord& r = rest->back();
+  EXPECT_EQ(r.monitor, "ckpt");
+  EXPECT_EQ(r.ping.kind, PingKind::kExitCode);
+  EXPECT_EQ(r.ping.exit_code, 3);
+  EXPECT_EQ(r.ping.source, "10.0.0.7");
+  EXPECT_EQ(r.ping.user_agent, "curl/7.88.1");
+  EXPECT_EQ(r.ping.body, "Traceback\nboom");
+  EXPECT_TRUE(r.ping.body_truncated);
+  EXPECT_EQ(r.run_ms, 4200);
+}
+
+TEST_F(HeartbeatStoreTest, MarksAreTheLastFinishAndANewerStart) {
+  auto empty = store_->heartbeat_marks("ckpt");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty->last_ping);
+
+  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kStart, kT0)).ok());
+  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kSuccess, kT0 + 10)).ok());
+  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kStart, kT0 + 20)).ok());
+  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kLog, kT0 + 30)).ok());
+  auto marks = store_->heartbeat_marks("ckpt");
+  ASSERT_TRUE(marks.ok());
+  ASSERT_TRUE(marks->last_ping && marks->last_finish && marks->open_start);
+  EXPECT_EQ(marks->last_ping->ping.kind, PingKind::kLog);
+  EXPECT_EQ(to_unix_ms(marks->last_finish->ping.at), kT0 + 10);
+  EXPECT_EQ(to_unix_ms(*marks->open_start), kT0 + 20);
+
+  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kFail, kT0 + 40)).ok());
+  marks = store_->heartbeat_marks("ckpt");
+  EXPECT_EQ(marks->last_finish->ping.kind, PingKind::kFail);
+  EXPECT_FALSE(marks->open_start) << "the finish closed the run";
+}
+
+TEST_F(HeartbeatStoreTest, TheFirstSavedTokenOfAMonitorStays) {
+  ASSERT_TRUE(write_and_wait(*store_, SaveToken{"ckpt", "first-token"}).ok());
+  ASSERT_TRUE(write_and_wait(*store_, SaveToken{"ckpt", "second-token"}).ok());
+  auto tokens = store_->heartbeat_tokens();
+  ASSERT_TRUE(tokens.ok());
+  EXPECT_EQ(tokens->at("ckpt"), "first-token");
+}
+
+}  // namespace
+}  // namespace trainwatch
