@@ -1,0 +1,141 @@
+#include "heartbeat/rules.h"
+
+#include <algorithm>
+
+#include "core/duration.h"
+
+namespace trainwatch::heartbeat {
+namespace {
+
+std::optional<MonoTime> finish_deadline(const HeartbeatSpec& spec, const Track& t) {
+  if (!t.last_finish || t.last_finish_failed || t.finish_overdue_reported) return std::nullopt;
+  return *t.last_finish + spec.period + spec.grace;
+}
+
+std::optional<MonoTime> start_deadline(const HeartbeatSpec& spec, const Track& t) {
+  if (!t.open_start || t.start_overdue_reported) return std::nullopt;
+  return *t.open_start + spec.grace;
+}
+
+Millis since(MonoTime then, MonoTime now) { return std::chrono::duration_cast<Millis>(now - then); }
+
+std::string failure_cause(const Ping& ping) {
+  std::string cause = ping.kind == PingKind::kFail ? "fail ping" : "exit code " + std::to_string(ping.exit_code);
+  if (std::string line = first_line(ping.body); !line.empty()) cause += ": " + line;
+  return cause;
+}
+
+// Length of the valid UTF-8 character starting at s[i], or 0 when it is not one.
+size_t utf8_char_length(const std::string& s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::optional<MonoTime> next_deadline(const HeartbeatSpec& spec, const Track& track) {
+  auto a = finish_deadline(spec, track);
+  auto b = start_deadline(spec, track);
+  if (a && b) return std::min(*a, *b);
+  return a ? a : b;
+}
+
+std::optional<std::string> check_deadlines(const HeartbeatSpec& spec, Track& track, MonoTime now) {
+  // A hung run is the more specific cause, so it is checked first.
+  if (auto d = start_deadline(spec, track); d && now >= *d) {
+    track.start_overdue_reported = true;
+    return "started " + format_elapsed(since(*track.open_start, now)) + " ago, no finish";
+  }
+  if (auto d = finish_deadline(spec, track); d && now >= *d) {
+    track.finish_overdue_reported = true;
+    return "no ping for " + format_elapsed(since(*track.last_finish, now)) + " (expected every " +
+           format_elapsed(spec.period) + ", grace " + format_elapsed(spec.grace) + ")";
+  }
+  return std::nullopt;
+}
+
+bool is_late(const HeartbeatSpec& spec, const Track& track, MonoTime now) {
+  if (!track.last_finish || track.last_finish_failed) return false;
+  return now >= *track.last_finish + spec.period;
+}
+
+PingEffect on_ping(const HeartbeatSpec& spec, Track& track, const Ping& ping, MonoTime now) {
+  (void)spec;
+  PingEffect effect;
+  if (ping.kind == PingKind::kLog) return effect;
+  if (ping.kind == PingKind::kStart) {
+    track.open_start = now;
+    track.start_overdue_reported = false;
+    return effect;
+  }
+  if (track.open_start) effect.run_time = since(*track.open_start, now);
+  track.open_start.reset();
+  track.start_overdue_reported = false;
+  track.last_finish = now;
+  track.last_finish_failed = is_failure(ping);
+  track.finish_overdue_reported = false;
+
+  CheckResult result;
+  result.at = ping.at;
+  result.ok = !track.last_finish_failed;
+  result.latency_ms = effect.run_time ? static_cast<double>(effect.run_time->count()) : 0.0;
+  if (!result.ok) result.cause = failure_cause(ping);
+  effect.result = std::move(result);
+  return effect;
+}
+
+Track restore_track(const HeartbeatSpec& spec, const HeartbeatMarks& marks, const MonitorState& state,
+                    SystemTime now_system, MonoTime now_mono) {
+  auto to_mono = [&](SystemTime t) { return now_mono - (now_system - t); };
+  // The stored state already carries this deadline's failure when it is DOWN with a
+  // result at or after the deadline.
+  auto reported = [&](SystemTime deadline) {
+    return state.status == MonitorStatus::kDown && state.last_check && *state.last_check >= deadline;
+  };
+  Track track;
+  if (marks.last_finish) {
+    const Ping& finish = marks.last_finish->ping;
+    track.last_finish = to_mono(finish.at);
+    track.last_finish_failed = is_failure(finish);
+    track.finish_overdue_reported = reported(finish.at + spec.period + spec.grace);
+  }
+  if (marks.open_start) {
+    track.open_start = to_mono(*marks.open_start);
+    track.start_overdue_reported = reported(*marks.open_start + spec.grace);
+  }
+  return track;
+}
+
+std::string format_elapsed(Millis d) {
+  using std::chrono::hours;
+  using std::chrono::minutes;
+  if (d < minutes(1) || d >= hours(2)) return format_duration(d);
+  const auto m = std::chrono::duration_cast<minutes>(d);
+  const auto s = std::chrono::duration_cast<std::chrono::seconds>(d - m);
+  // Seconds only matter for short spans: "1m 30s", but "61m" rather than "61m 4s".
+  if (s.count() == 0 || m >= minutes(10)) return std::to_string(m.count()) + "m";
+  return std::to_string(m.count()) + "m " + std::to_string(s.count()) + "s";
+}
+
+std::string first_line(const std::string& body) {
+  size_t end = body.find_first_of("\r\n");
+  if (end == std::string::npos) end = body.size();
+  std::string line;
+  for (size_t i = 0; i < end;) {
+    size_t n = utf8_char_length(body, i);
+    if (n == 0) n = 1;  // bodies are cleaned at ingest; a stray byte is skipped here
+    if (line.size() + n > kMaxCauseLineBytes) return line + "…";
+    if (utf8_char_length(body, i) != 0) line.append(body, i, n);
+    i += n;
+  }
+  // Trailing blanks would only pad the cause.
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
+  return line;
+}
+
+}  // namespace trainwatch::heartbeat

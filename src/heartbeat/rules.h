@@ -1,0 +1,78 @@
+// The heartbeat rules, as pure functions over a Track (what the monitor remembers of its
+// pings) and a monotonic `now`. No timers, no I/O: the engine arms a timer at
+// next_deadline() and calls check_deadlines() when it fires; tests do the same on a
+// manual clock.
+//
+// Healthchecks' rule, with period P and grace G:
+//   last finish at T (success)   up until T+P, late until T+P+G, then overdue:
+//                                "no ping for 2h 1m (expected every 60m, grace 60m)"
+//   start at S, no finish        overdue at S+G: "started 61m ago, no finish"
+//   fail / exit code != 0        a failed result at once (DOWN), with the code and the
+//                                body's first line: "exit code 3: CUDA error: out of memory"
+//   no ping yet                  nothing is awaited (the monitor stays pending)
+//
+// Worked example, P = 60m, G = 60m:
+//   09:00 success       -> ok result; deadline 11:00
+//   10:30 start         -> deadline min(11:00, 10:30+60m=11:30) = 11:00
+//   11:00 (timer)       -> overdue "no ping for 2h (expected every 60m, grace 60m)";
+//                          next deadline 11:30 (the start's)
+//   11:10 exit code 0   -> ok result, run time 40m; deadline 13:10
+//
+// Each deadline is reported once: after check_deadlines() reports it, next_deadline()
+// moves past it until a new ping sets a new one.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "core/model.h"
+#include "core/ping.h"
+#include "storage/store.h"
+
+namespace trainwatch::heartbeat {
+
+struct Track {
+  std::optional<MonoTime> last_finish;  // newest success, fail or exit code
+  bool last_finish_failed = false;      // a failed finish awaits nothing: it is DOWN already
+  std::optional<MonoTime> open_start;   // a start not yet followed by a finish
+  bool finish_overdue_reported = false;
+  bool start_overdue_reported = false;
+};
+
+// The earliest deadline not yet reported; nullopt when nothing is awaited.
+std::optional<MonoTime> next_deadline(const HeartbeatSpec& spec, const Track& track);
+
+// A failed result's cause when a deadline has passed at `now` (and marks it reported);
+// nullopt when nothing is overdue.
+std::optional<std::string> check_deadlines(const HeartbeatSpec& spec, Track& track, MonoTime now);
+
+// Past the period but within grace: shown, not a failure.
+bool is_late(const HeartbeatSpec& spec, const Track& track, MonoTime now);
+
+struct PingEffect {
+  std::optional<CheckResult> result;  // for finishes: what goes through the state machine
+  std::optional<Millis> run_time;     // for finishes after a start: finish - start
+};
+
+// Applies one ping received at `now` to the track.
+PingEffect on_ping(const HeartbeatSpec& spec, Track& track, const Ping& ping, MonoTime now);
+
+// Rebuilds a track after a restart from the stored marks and state: stored wall times are
+// placed on the monotonic line by their age at start-up. A deadline the stored state
+// already reported (DOWN, with its last result at or after the deadline) is not reported
+// again; one that passed while the server was down is due at once.
+Track restore_track(const HeartbeatSpec& spec, const HeartbeatMarks& marks, const MonitorState& state,
+                    SystemTime now_system, MonoTime now_mono);
+
+// Durations in causes: minutes below two hours so that periods read as people write them
+// ("60m", "61m", "90s" as "1m 30s"), two units above ("2h 1m", "3d 4h").
+std::string format_elapsed(Millis d);
+
+// The body's first line for a cause, at most kMaxCauseLineBytes (cut at a character
+// boundary, "…" appended when cut); "" for an empty body.
+inline constexpr size_t kMaxCauseLineBytes = 200;
+std::string first_line(const std::string& body);
+
+}  // namespace trainwatch::heartbeat

@@ -1,0 +1,34 @@
+#include "heartbeat/token_index.h"
+
+#include <functional>
+
+namespace trainwatch::heartbeat {
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  // volatile keeps the compiler from turning the loop back into an early-exit memcmp.
+  volatile unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff = diff | static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+TokenIndex::TokenIndex(const Config& config, MonoTime now) {
+  for (const auto& m : config.monitors) {
+    const auto* spec = std::get_if<HeartbeatSpec>(&m.spec);
+    if (spec == nullptr || spec->token.empty()) continue;
+    entries_.push_back(std::make_unique<TokenEntry>(m.name, spec->token, spec->ping_body_limit, now));
+    by_hash_[std::hash<std::string_view>{}(spec->token)].push_back(entries_.back().get());
+  }
+}
+
+TokenEntry* TokenIndex::find(std::string_view token) const {
+  auto it = by_hash_.find(std::hash<std::string_view>{}(token));
+  if (it == by_hash_.end()) return nullptr;
+  TokenEntry* found = nullptr;
+  for (TokenEntry* entry : it->second) {
+    if (constant_time_equal(entry->token, token)) found = entry;
+  }
+  return found;
+}
+
+}  // namespace trainwatch::heartbeat

@@ -1,0 +1,48 @@
+// Finds the heartbeat monitor a ping token belongs to, without leaking the token through
+// timing: entries are bucketed by a hash of the token, and every candidate in the bucket
+// is compared in full with a constant-time compare, so how long a lookup takes depends on
+// the hash of what was sent, never on how many leading characters of a real token match.
+//
+// Immutable after construction (its rate limiters excepted, which lock themselves), so a
+// shared_ptr to it can be read from any thread while a reload builds the next one.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "heartbeat/rate_limiter.h"
+
+namespace trainwatch::heartbeat {
+
+struct TokenEntry {
+  TokenEntry(std::string m, std::string t, size_t limit, MonoTime now)
+      : monitor(std::move(m)), token(std::move(t)), body_limit(limit), limiter(now) {}
+  std::string monitor;
+  std::string token;
+  size_t body_limit;
+  RateLimiter limiter;
+};
+
+class TokenIndex {
+ public:
+  // Every heartbeat monitor of `config` whose token is set (see resolve_tokens).
+  TokenIndex(const Config& config, MonoTime now);
+
+  // The entry whose token equals `token`, or nullptr.
+  TokenEntry* find(std::string_view token) const;
+  size_t size() const { return entries_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<TokenEntry>> entries_;
+  std::unordered_map<size_t, std::vector<TokenEntry*>> by_hash_;
+};
+
+// Compares all of both strings whatever they hold; the lengths are not secret.
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+}  // namespace trainwatch::heartbeat
