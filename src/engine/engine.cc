@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 
 #include "engine/schedule.h"
+#include "heartbeat/rules.h"
 
 namespace trainwatch {
 
@@ -17,6 +18,9 @@ struct Engine::Runtime {
   std::optional<Incident> open_incident;
   std::optional<CheckResult> last_result;
   uint64_t revision = 0;
+  std::optional<heartbeat::Track> heartbeat;  // heartbeat monitors only
+  std::optional<PingRecord> last_ping;        // without its body
+  std::optional<SystemTime> started_at;       // wall time of the open start, for display
 
   // io thread only.
   asio::steady_timer timer;
@@ -24,6 +28,7 @@ struct Engine::Runtime {
   uint64_t generation = 0;  // bumps on reschedule; stale timers and results are ignored
   bool in_flight = false;
   bool waiting = false;
+  std::optional<MonoTime> armed_deadline;  // heartbeat: when the timer fires, if armed
 };
 
 Engine::Engine(asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers)
@@ -48,6 +53,19 @@ Status Engine::start(const Config& config) {
     state.since = clock_.system_time();
     if (auto it = states.find(monitor->name); it != states.end()) state = it->second;
     add_monitor(monitor, state, first_check_offset(i, count, monitor->interval));
+    if (const auto* spec = std::get_if<HeartbeatSpec>(&monitor->spec)) {
+      auto marks = store_.heartbeat_marks(monitor->name);
+      if (!marks) return marks.error();
+      Runtime& r = *monitors_.at(monitor->name);
+      {
+        std::lock_guard lock(mu_);
+        r.heartbeat = heartbeat::restore_track(*spec, *marks, r.state, clock_.system_time(), clock_.monotonic_time());
+        r.last_ping = marks->last_ping;
+        if (r.last_ping) r.last_ping->ping.body.clear();
+        r.started_at = marks->open_start;
+      }
+      arm_deadline(r);
+    }
   }
   return Ok{};
 }
@@ -68,7 +86,100 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
     monitors_[r.config->name] = std::move(runtime);
     stats_.monitors = monitors_.size();
   }
-  schedule(r, clock_.monotonic_time() + first_offset);
+  start_timer(r, first_offset);
+}
+
+// Checked monitors start their schedule; heartbeat monitors (re)arm their deadline.
+void Engine::start_timer(Runtime& r, Millis first_offset) {
+  if (r.config->type != MonitorType::kHeartbeat) return schedule(r, clock_.monotonic_time() + first_offset);
+  {
+    std::lock_guard lock(mu_);
+    if (!r.heartbeat) r.heartbeat.emplace();
+  }
+  // Whatever was armed (a check schedule, or a deadline under the old spec) is void.
+  r.generation = next_generation_++;
+  r.timer.cancel();
+  r.armed_deadline.reset();
+  arm_deadline(r);
+}
+
+// Arms the timer for the track's next deadline. A deadline that only moved later (every
+// success ping) keeps the armed timer: when it fires, on_deadline finds nothing due and
+// re-arms, which costs one wake-up per period instead of a timer reset per ping.
+void Engine::arm_deadline(Runtime& r) {
+  const auto& spec = std::get<HeartbeatSpec>(r.config->spec);
+  std::optional<MonoTime> deadline;
+  {
+    std::lock_guard lock(mu_);
+    deadline = heartbeat::next_deadline(spec, *r.heartbeat);
+  }
+  if (!deadline) return;
+  if (r.armed_deadline && *r.armed_deadline <= *deadline) return;
+  r.generation = next_generation_++;
+  r.armed_deadline = deadline;
+  r.timer.expires_after(*deadline - clock_.monotonic_time());
+  r.timer.async_wait([this, name = r.config->name, generation = r.generation](boost::system::error_code ec) {
+    if (!ec) on_deadline(name, generation);
+  });
+}
+
+void Engine::on_deadline(const std::string& name, uint64_t generation) {
+  auto it = monitors_.find(name);
+  if (it == monitors_.end() || it->second->generation != generation) return;
+  Runtime& r = *it->second;
+  r.armed_deadline.reset();
+  std::optional<std::string> cause;
+  {
+    std::lock_guard lock(mu_);
+    cause = heartbeat::check_deadlines(std::get<HeartbeatSpec>(r.config->spec), *r.heartbeat,
+                                       clock_.monotonic_time());
+  }
+  if (cause) {
+    CheckResult result;
+    result.at = clock_.system_time();
+    result.cause = std::move(*cause);
+    apply(r, result);
+  }
+  arm_deadline(r);
+}
+
+void Engine::record_ping(std::string name, Ping ping, WriteDone done) {
+  asio::post(io_, [this, name = std::move(name), ping = std::move(ping), done = std::move(done)]() mutable {
+    on_ping(name, std::move(ping), std::move(done));
+  });
+}
+
+void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
+  auto it = monitors_.find(name);
+  if (it == monitors_.end() || !it->second->heartbeat) {
+    if (done) done(make_error("engine.not_heartbeat", "no heartbeat monitor named '" + name + "'"));
+    return;
+  }
+  Runtime& r = *it->second;
+  PingRecord record{0, name, std::move(ping), std::nullopt};
+  heartbeat::PingEffect effect;
+  {
+    std::lock_guard lock(mu_);
+    effect = heartbeat::on_ping(std::get<HeartbeatSpec>(r.config->spec), *r.heartbeat, record.ping,
+                                clock_.monotonic_time());
+    if (effect.run_time) record.run_ms = effect.run_time->count();
+    r.last_ping = PingRecord{0, name, record.ping, record.run_ms};
+    r.last_ping->ping.body.clear();
+    if (record.ping.kind == PingKind::kStart) r.started_at = record.ping.at;
+    if (is_finish(record.ping.kind)) r.started_at.reset();
+    r.revision = next_revision_++;  // the view's last ping changed
+  }
+  // The state change is queued first, so the ping's done (after its commit) implies it.
+  if (effect.result) apply(r, *effect.result);
+  arm_deadline(r);
+  WriteDone refused = done;
+  if (!store_.write(RecordPing{std::move(record)}, std::move(done))) {
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.store_dropped_writes;
+    }
+    if (refused) refused(make_error("store.full", "the store's write queue is full"));
+  }
 }
 
 void Engine::schedule(Runtime& r, MonoTime due) {
@@ -221,8 +332,9 @@ void Engine::reload(const Config& config) {
         std::lock_guard lock(mu_);
         r.config = std::make_shared<const MonitorConfig>(m);
         r.revision = next_revision_++;
+        if (m.type != MonitorType::kHeartbeat) r.heartbeat.reset();
       }
-      schedule(r, clock_.monotonic_time() + first_check_offset(i, count, m.interval));
+      start_timer(r, first_check_offset(i, count, m.interval));
     }
   });
 }
@@ -236,7 +348,7 @@ std::vector<MonitorView> Engine::monitors() const {
   std::lock_guard lock(mu_);
   std::vector<MonitorView> views;
   views.reserve(monitors_.size());
-  for (const auto& [name, r] : monitors_) views.push_back(MonitorView{r->config, r->state, r->open_incident, r->last_result, r->revision});
+  for (const auto& [name, r] : monitors_) views.push_back(view_of(*r));
   return views;
 }
 
@@ -256,8 +368,20 @@ std::optional<MonitorView> Engine::monitor(const std::string& name) const {
   std::lock_guard lock(mu_);
   auto it = monitors_.find(name);
   if (it == monitors_.end()) return std::nullopt;
-  const Runtime& r = *it->second;
-  return MonitorView{r.config, r.state, r.open_incident, r.last_result, r.revision};
+  return view_of(*it->second);
+}
+
+MonitorView Engine::view_of(const Runtime& r) const {
+  MonitorView view{r.config, r.state, r.open_incident, r.last_result, r.revision, std::nullopt};
+  if (r.heartbeat) {
+    const auto& spec = std::get<HeartbeatSpec>(r.config->spec);
+    HeartbeatView hb;
+    hb.last_ping = r.last_ping;
+    hb.open_start = r.started_at;
+    hb.late = r.state.status == MonitorStatus::kUp && heartbeat::is_late(spec, *r.heartbeat, clock_.monotonic_time());
+    view.heartbeat = std::move(hb);
+  }
+  return view;
 }
 
 EngineStats Engine::stats() const {

@@ -10,6 +10,10 @@
 // due while the bound is reached waits in a FIFO (at most one entry per monitor). If the
 // store's write queue is full, the result is dropped and counted
 // (trainwatch_store_dropped_writes_total); the in-memory state stays right.
+//
+// Heartbeat monitors run no checks: each has a deadline timer (heartbeat/rules.h) armed
+// from its pings, and a finish ping or a missed deadline is a result that goes through
+// apply() like a check's. After a restart the deadlines are rebuilt from the stored pings.
 #pragma once
 
 #include <deque>
@@ -27,11 +31,19 @@
 #include "config/config.h"
 #include "core/clock.h"
 #include "core/model.h"
+#include "core/ping.h"
 #include "engine/metrics.h"
 #include "engine/state_machine.h"
 #include "storage/store.h"
 
 namespace trainwatch {
+
+// What readers see of a heartbeat monitor's pings.
+struct HeartbeatView {
+  std::optional<PingRecord> last_ping;   // without its body (bodies stay in the store)
+  std::optional<SystemTime> open_start;  // a start with no finish yet
+  bool late = false;                     // past the period, within grace
+};
 
 // What readers see of one monitor.
 struct MonitorView {
@@ -42,6 +54,9 @@ struct MonitorView {
   // Changes whenever anything above changes, and is never reused by another monitor or
   // after a reload: readers may cache what they derive from a view by (name, revision).
   uint64_t revision = 0;
+  // Heartbeat monitors only. Every ping moves `revision`; `late` follows the clock and
+  // does not (nothing cached from a view shows it).
+  std::optional<HeartbeatView> heartbeat;
 };
 
 // What changed in the monitor list since a revision a reader saw before.
@@ -84,6 +99,13 @@ class Engine {
   // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
   void stop();
 
+  // Records a ping for heartbeat monitor `name` on the io thread: a finish is applied as a
+  // result, the deadline moves, and the ping is queued to the store after any state it
+  // changed. `done` gets the ping's commit status (from the store's writer thread), or an
+  // error at once: "engine.not_heartbeat" for an unknown or non-heartbeat monitor,
+  // "store.full" when the store's queue is full.
+  void record_ping(std::string name, Ping ping, WriteDone done);
+
   std::vector<MonitorView> monitors() const;
   std::optional<MonitorView> monitor(const std::string& name) const;
   // Copies only what changed since `since`: with 10,000 monitors a list request costs
@@ -103,6 +125,11 @@ class Engine {
   void apply(Runtime& runtime, const CheckResult& result);
   void write(WriteOp op);
   void start_waiting_checks();
+  void start_timer(Runtime& runtime, Millis first_offset);
+  void arm_deadline(Runtime& runtime);
+  void on_deadline(const std::string& name, uint64_t generation);
+  void on_ping(const std::string& name, Ping ping, WriteDone done);
+  MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
 
   boost::asio::io_context& io_;
   const Clock& clock_;
