@@ -12,6 +12,7 @@ boost::json::value time_or_null(const std::optional<SystemTime>& t) {
 
 std::string target_of(const MonitorConfig& config) {
   if (const auto* http = std::get_if<HttpCheckSpec>(&config.spec)) return http->url;
+  if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec)) return "/ping/" + hb->token;
   const auto& tcp = std::get<TcpCheckSpec>(config.spec);
   return tcp.host + ":" + std::to_string(tcp.port);
 }
@@ -62,6 +63,35 @@ boost::json::object incident_json(const Incident& incident) {
   if (incident.ended) {
     out["duration_ms"] = std::chrono::duration_cast<Millis>(*incident.ended - incident.started).count();
   }
+  return out;
+}
+
+boost::json::object ping_json(const PingRecord& r) {
+  boost::json::object out;
+  if (r.id != 0) out["id"] = r.id;
+  out["at"] = format_rfc3339(r.ping.at);
+  out["kind"] = to_string(r.ping.kind);
+  if (r.ping.kind == PingKind::kExitCode) out["exit_code"] = r.ping.exit_code;
+  out["source"] = r.ping.source;
+  out["user_agent"] = r.ping.user_agent;
+  out["run_ms"] = r.run_ms ? boost::json::value(*r.run_ms) : boost::json::value(nullptr);
+  if (r.id != 0) {
+    out["body"] = r.ping.body;
+    out["body_truncated"] = r.ping.body_truncated;
+  }
+  return out;
+}
+
+boost::json::object heartbeat_json(const MonitorView& view) {
+  const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
+  boost::json::object out;
+  out["period_ms"] = spec.period.count();
+  out["grace_ms"] = spec.grace.count();
+  out["ping_body_limit"] = spec.ping_body_limit;
+  out["last_ping"] = view.heartbeat && view.heartbeat->last_ping ? boost::json::value(ping_json(*view.heartbeat->last_ping))
+                                                                  : boost::json::value(nullptr);
+  out["started"] = view.heartbeat ? time_or_null(view.heartbeat->open_start) : boost::json::value(nullptr);
+  out["late"] = view.heartbeat && view.heartbeat->late;
   return out;
 }
 

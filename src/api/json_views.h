@@ -12,5 +12,8 @@ namespace trainwatch::api {
 boost::json::object monitor_summary(const MonitorView& view);
 boost::json::object check_result_json(const CheckResult& result);
 boost::json::object incident_json(const Incident& incident);
+boost::json::object ping_json(const PingRecord& ping);
+// A heartbeat monitor's period, grace, last ping, lateness and open start.
+boost::json::object heartbeat_json(const MonitorView& view);
 
 }  // namespace trainwatch::api

@@ -65,6 +65,13 @@ std::string render_metrics(const Engine& engine) {
              static_cast<double>(to_unix_ms(v.state.since)) / 1000.0);
   }
 
+  w.family("trainwatch_heartbeat_last_ping_timestamp_seconds", "gauge", "When the heartbeat monitor's newest ping arrived.");
+  for (const auto& v : views) {
+    if (!v.heartbeat || !v.heartbeat->last_ping) continue;
+    w.sample("trainwatch_heartbeat_last_ping_timestamp_seconds", {{"monitor", v.config->name}},
+             static_cast<double>(to_unix_ms(v.heartbeat->last_ping->ping.at)) / 1000.0);
+  }
+
   CheckMetrics metrics = engine.metrics();
   w.family("trainwatch_checks_total", "counter", "Checks run, by monitor and result.");
   for (const auto& [name, counts] : metrics.by_monitor) {

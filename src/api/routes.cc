@@ -45,6 +45,36 @@ void get_monitor(const ApiContext& ctx, const Request& request, Responder respon
   json::array items;
   for (const auto& r : *results) items.push_back(check_result_json(r));
   out["results"] = std::move(items);
+  if (const auto* hb = std::get_if<HeartbeatSpec>(&view->config->spec)) {
+    // The URL as this client reached the server, so it can be pasted as is.
+    const std::string_view host = request.header("host");
+    out["ping_url"] = (host.empty() ? std::string() : "http://" + std::string(host)) + "/ping/" + hb->token;
+    out["heartbeat"] = heartbeat_json(*view);
+  }
+  respond(json_response(out));
+}
+
+void list_pings(const ApiContext& ctx, const Request& request, Responder respond) {
+  const std::string& name = request.params.at("name");
+  auto view = ctx.engine.monitor(name);
+  if (!view) return respond(Response::problem(404, "no monitor named '" + name + "'"));
+  if (view->config->type != MonitorType::kHeartbeat) {
+    return respond(Response::problem(404, "monitor '" + name + "' is not a heartbeat monitor"));
+  }
+  auto limit = int_param(request, "limit", 50, 1, kMaxPageSize);
+  if (!limit) return respond(Response::problem(400, limit.error().message));
+  PingQuery query{name, std::nullopt, static_cast<int>(*limit)};
+  if (request.query.count("before") != 0) {
+    auto before = int_param(request, "before", 0, 1, INT64_MAX);
+    if (!before) return respond(Response::problem(400, before.error().message));
+    query.before_id = *before;
+  }
+  auto pings = ctx.store.pings(query);
+  if (!pings) return respond(Response::problem(503, "pings cannot be read: " + pings.error().message));
+  json::array items;
+  for (const auto& ping : *pings) items.push_back(ping_json(ping));
+  json::object out{{"pings", std::move(items)}};
+  if (!pings->empty() && static_cast<int64_t>(pings->size()) == *limit) out["next_before"] = pings->back().id;
   respond(json_response(out));
 }
 
@@ -91,6 +121,7 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
     list_monitors(ctx, *list_cache, request, std::move(respond));
   });
   router.add(get, "/api/v1/monitors/{name}", bind(get_monitor));
+  router.add(get, "/api/v1/monitors/{name}/pings", bind(list_pings));
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));
   router.add(get, "/metrics", [ctx](const Request&, Responder respond) {

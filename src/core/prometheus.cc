@@ -1,7 +1,7 @@
 #include "core/prometheus.h"
 
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 
 namespace trainwatch {
 namespace {
@@ -14,9 +14,11 @@ void append_number(std::string& out, double value) {
   } else if (value == std::floor(value) && std::fabs(value) < 1e15) {
     out += std::to_string(static_cast<long long>(value));
   } else {
+    // Shortest text that reads back as the same double: "%.9g" rounded a Unix time in
+    // seconds with milliseconds (1795944621.333) to ten seconds.
     char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.9g", value);
-    out += buffer;
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out.append(buffer, ec == std::errc() ? end : buffer);
   }
 }
 
