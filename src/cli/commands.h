@@ -18,5 +18,7 @@ Command add_version_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_agent_command(CLI::App& app);
+Command add_ping_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
 
 }  // namespace trainwatch::cli

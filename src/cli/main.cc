@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
       trainwatch::cli::add_version_command(app),
       trainwatch::cli::add_check_command(app),
       trainwatch::cli::add_serve_command(app),
+      trainwatch::cli::add_ping_command(app),
+      trainwatch::cli::add_run_command(app),
 #ifdef TRAINWATCH_HAS_AGENT
       trainwatch::cli::add_agent_command(app),
 #endif

@@ -12,12 +12,16 @@
 #include <boost/asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
+#include "api/ping_routes.h"
 #include "api/routes.h"
 #include "checks/http_checker.h"
 #include "checks/tcp_checker.h"
 #include "cli/commands.h"
 #include "config/loader.h"
+#include "core/random.h"
 #include "engine/engine.h"
+#include "heartbeat/ingest.h"
+#include "heartbeat/tokens.h"
 #include "http/server.h"
 #include "storage/sqlite/sqlite_store.h"
 
@@ -40,6 +44,7 @@ class DefaultCheckers final : public CheckerSet {
     switch (type) {
       case MonitorType::kHttp: return &http_;
       case MonitorType::kTcp: return &tcp_;
+      case MonitorType::kHeartbeat: return nullptr;  // pushed, not checked: see Engine::record_ping
     }
     return nullptr;
   }
@@ -67,6 +72,15 @@ bool apply_overrides(const ServeOptions& options, Config& config) {
   return true;
 }
 
+// A new user's first question is where to send pings; generated tokens exist nowhere else.
+void log_ping_urls(const Config& config, const std::string& host, uint16_t port) {
+  for (const auto& m : config.monitors) {
+    if (const auto* hb = std::get_if<HeartbeatSpec>(&m.spec)) {
+      spdlog::info("heartbeat {}: ping http://{}:{}/ping/{}", m.name, host, port, hb->token);
+    }
+  }
+}
+
 int serve(const ServeOptions& options) {
   LoadedConfig loaded = load_config_file(options.config_path);
   if (!loaded.config) {
@@ -89,6 +103,12 @@ int serve(const ServeOptions& options) {
     return 1;
   }
 
+  SystemRandom random;
+  if (auto resolved = heartbeat::resolve_tokens(config, **store, random); !resolved) {
+    spdlog::error("cannot keep heartbeat tokens: {}", resolved.error().message);
+    return 1;
+  }
+
   SystemClock clock;
   asio::io_context engine_io;
   asio::io_context http_io;
@@ -99,8 +119,14 @@ int serve(const ServeOptions& options) {
     return 1;
   }
 
+  heartbeat::PingIngest pings(clock, [&engine](const std::string& monitor, Ping ping, WriteDone done) {
+    engine.record_ping(monitor, std::move(ping), std::move(done));
+  });
+  pings.configure(config);
+
   auto router = std::make_shared<http::Router>();
   api::add_api_routes(*router, api::ApiContext{engine, **store, clock, clock.system_time()});
+  api::add_ping_routes(*router, pings);
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
   http_options.port = config.server.listen.port;
@@ -112,6 +138,7 @@ int serve(const ServeOptions& options) {
   // Tests and scripts read this line to learn the port when listening on port 0.
   std::cout << "trainwatch serving " << config.monitors.size() << " monitors on http://" << http_options.host << ":"
             << (*server)->port() << "/" << std::endl;
+  log_ping_urls(config, http_options.host, (*server)->port());
 
   asio::signal_set signals(engine_io, SIGINT, SIGTERM, SIGHUP);
   std::function<void(boost::system::error_code, int)> on_signal = [&](boost::system::error_code sig_ec, int sig) {
@@ -122,8 +149,15 @@ int serve(const ServeOptions& options) {
         spdlog::error("reload of {} refused; keeping the running config:", options.config_path);
         print_errors(next);
       } else if (apply_overrides(options, *next.config)) {
-        spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
-        engine.reload(*next.config);
+        if (auto resolved = heartbeat::resolve_tokens(*next.config, **store, random); !resolved) {
+          spdlog::error("reload of {} refused: cannot keep heartbeat tokens: {}", options.config_path,
+                        resolved.error().message);
+        } else {
+          spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
+          engine.reload(*next.config);
+          pings.configure(*next.config);
+          log_ping_urls(*next.config, http_options.host, (*server)->port());
+        }
       }
       signals.async_wait(on_signal);
       return;
