@@ -74,7 +74,9 @@ struct Child {
   std::string exec_error;  // set when CMD could not be started
 };
 
-Child spawn(const std::vector<std::string>& command) {
+// `child_mask` is the signal mask CMD starts with (the caller blocks the forwarded
+// signals around the fork; CMD must not inherit that).
+Child spawn(const std::vector<std::string>& command, const sigset_t& child_mask) {
   Child child;
   int out[2], err[2], status[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(status, O_CLOEXEC) != 0) {
@@ -86,6 +88,7 @@ Child spawn(const std::vector<std::string>& command) {
   argv.push_back(nullptr);
   child.pid = fork();
   if (child.pid == 0) {
+    sigprocmask(SIG_SETMASK, &child_mask, nullptr);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
     execvp(argv[0], argv.data());
@@ -183,7 +186,14 @@ int run_job(const RunArgs& args) {
     std::cerr << "trainwatch run: the command runs anyway\n";
   }
   signal(SIGPIPE, SIG_IGN);  // a closed stdout shows up as a write error, handled above
-  Child child = spawn(args.command);
+  // SIGTERM or SIGHUP arriving between the fork and the handler stays pending until the
+  // handler can forward it, instead of killing this process and orphaning CMD.
+  sigset_t forwarded, before;
+  sigemptyset(&forwarded);
+  sigaddset(&forwarded, SIGTERM);
+  sigaddset(&forwarded, SIGHUP);
+  sigprocmask(SIG_BLOCK, &forwarded, &before);
+  Child child = spawn(args.command, before);
   OutputTail tail;
   int status = 0;
   if (child.pid > 0 && child.exec_error.empty()) {
@@ -195,9 +205,11 @@ int run_job(const RunArgs& args) {
     sigemptyset(&forward.sa_mask);
     sigaction(SIGTERM, &forward, nullptr);
     sigaction(SIGHUP, &forward, nullptr);
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     status = pump(child, tail);
     g_child = 0;
   } else {
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     // As a shell does: 127 when the command cannot be run.
     if (child.pid > 0) pump(child, tail);
     std::cerr << "trainwatch run: cannot run " << child.exec_error << "\n";
