@@ -170,7 +170,7 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
     r.revision = next_revision_++;  // the view's last ping changed
   }
   // The state change is queued first, so the ping's done (after its commit) implies it.
-  if (effect.result) apply(r, *effect.result);
+  if (effect.result) apply(r, *effect.result, /*history=*/false);
   arm_deadline(r);
   WriteDone refused = done;
   if (!store_.write(RecordPing{std::move(record)}, std::move(done))) {
@@ -255,7 +255,7 @@ void Engine::start_waiting_checks() {
   stats_.checks_waiting = waiting_.size();
 }
 
-void Engine::apply(Runtime& r, const CheckResult& result) {
+void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   StateStep step = next_state(r.state, result, r.config->retries);
   std::optional<Incident> opened;
   std::optional<CloseIncident> closed;
@@ -282,6 +282,7 @@ void Engine::apply(Runtime& r, const CheckResult& result) {
   // Incident rows first, so the state that names the incident never commits before it.
   if (opened) write(OpenIncident{*opened});
   if (closed) write(*closed);
+  if (!history && result.ok && step.transition == Transition::kUnchanged) return;
   write(RecordResult{r.config->name, result, step.state});
 }
 

@@ -122,7 +122,9 @@ class Engine {
   void on_due(const std::string& name, uint64_t generation);
   void start_check(Runtime& runtime);
   void on_result(const std::string& name, CheckResult result);
-  void apply(Runtime& runtime, const CheckResult& result);
+  // `history`: false for a heartbeat finish, whose ping row already is its history; a
+  // success that changes nothing then writes no RecordResult (the hot path of pings).
+  void apply(Runtime& runtime, const CheckResult& result, bool history = true);
   void write(WriteOp op);
   void start_waiting_checks();
   void start_timer(Runtime& runtime, Millis first_offset);
