@@ -73,11 +73,21 @@ bool apply_overrides(const ServeOptions& options, Config& config) {
 }
 
 // A new user's first question is where to send pings; generated tokens exist nowhere else.
+// Beyond kMaxLoggedPingUrls heartbeat monitors one line points to the API instead, so a
+// large install does not flood its log at every start.
 void log_ping_urls(const Config& config, const std::string& host, uint16_t port) {
+  constexpr size_t kMaxLoggedPingUrls = 20;
+  std::vector<const MonitorConfig*> heartbeats;
   for (const auto& m : config.monitors) {
-    if (const auto* hb = std::get_if<HeartbeatSpec>(&m.spec)) {
-      spdlog::info("heartbeat {}: ping http://{}:{}/ping/{}", m.name, host, port, hb->token);
-    }
+    if (m.type == MonitorType::kHeartbeat) heartbeats.push_back(&m);
+  }
+  if (heartbeats.size() > kMaxLoggedPingUrls) {
+    spdlog::info("{} heartbeat monitors; each one's ping_url is in GET /api/v1/monitors/NAME", heartbeats.size());
+    return;
+  }
+  for (const auto* m : heartbeats) {
+    spdlog::info("heartbeat {}: ping http://{}:{}/ping/{}", m->name, host, port,
+                 std::get<HeartbeatSpec>(m->spec).token);
   }
 }
 
