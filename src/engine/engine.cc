@@ -360,7 +360,7 @@ MonitorListDelta Engine::monitors_since(uint64_t since) const {
   delta.names.reserve(monitors_.size());
   for (const auto& [name, r] : monitors_) {
     delta.names.push_back(name);
-    if (r->revision > since) delta.changed.push_back(MonitorView{r->config, r->state, r->open_incident, r->last_result, r->revision});
+    if (r->revision > since) delta.changed.push_back(view_of(*r));
   }
   return delta;
 }
