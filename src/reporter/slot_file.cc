@@ -1,5 +1,7 @@
 #include "reporter/slot_file.h"
 
+#include <atomic>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -99,8 +101,16 @@ Result<SlotFile> SlotFile::open_for_writing(const std::string& dir, const std::s
   if (fd < 0 && errno == ENOENT) {
     // Build the whole file under a private name, then link it into place: other ranks
     // either see no file or a complete one, never a half-written header.
-    std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    // The private name is unique among live writers (pid, then a per-process counter for
+    // threads that open at once); one that exists anyway was left by a dead process that
+    // had our pid, so it is removed and the create tried once more.
+    static std::atomic<unsigned> attempt{0};
+    std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt.fetch_add(1));
     int tfd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (tfd < 0 && errno == EEXIST) {
+      ::unlink(tmp.c_str());
+      tfd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    }
     if (tfd < 0) return make_error("io", "cannot create " + tmp + ": " + errno_text());
     ::fchmod(tfd, 0666);  // other users' ranks of the same job may share it
     bool built = ::ftruncate(tfd, static_cast<off_t>(kFileSize)) == 0;
