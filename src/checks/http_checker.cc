@@ -1,30 +1,18 @@
 #include "checks/http_checker.h"
 
 #include <curl/curl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <map>
-#include <mutex>
-
-#include <boost/asio/posix/stream_descriptor.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include "checks/http_verdict.h"
 #include "core/duration.h"
+#include "net/curl_multi.h"
 
 namespace trainwatch {
 namespace {
 
 namespace asio = boost::asio;
-
-// curl_global_init is not thread-safe; do it once per process.
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string lower_first(std::string text) {
   if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
@@ -48,31 +36,13 @@ struct HttpChecker::Impl {
     char error[CURL_ERROR_SIZE] = {};
   };
 
-  // A socket curl asked us to watch. `wanted` is curl's latest CURL_POLL_* for it.
-  struct Watch {
-    explicit Watch(asio::io_context& io, int fd) : descriptor(io, fd) {}
-    asio::posix::stream_descriptor descriptor;
-    int wanted = CURL_POLL_NONE;
-    bool reading = false;
-    bool writing = false;
-    bool borrowed = false;  // curl owns and closes this descriptor
-  };
-
-  Impl(asio::io_context& io_in, const Clock& clock_in) : io(io_in), clock(clock_in), timer(io_in) {
-    init_curl_once();
-    multi = curl_multi_init();
-    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
-    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
-    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);
-    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, this);
-  }
+  Impl(asio::io_context& io_in, const Clock& clock_in) : clock(clock_in), multi(io_in) {}
 
   ~Impl() {
     for (auto& [easy, transfer] : transfers) {
-      curl_multi_remove_handle(multi, easy);
+      multi.cancel(easy);
       release(*transfer);
     }
-    curl_multi_cleanup(multi);
   }
 
   void start(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) {
@@ -103,10 +73,6 @@ struct HttpChecker::Impl {
     curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &Impl::on_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer.get());
-    curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &Impl::on_open_socket);
-    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, this);
-    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &Impl::on_close_socket);
-    curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, this);
     if (spec.method == "HEAD") {
       curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
     } else if (spec.method != "GET") {
@@ -122,10 +88,8 @@ struct HttpChecker::Impl {
     if (transfer->headers != nullptr) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer->headers);
 
     transfers.emplace(easy, std::move(transfer));
-    curl_multi_add_handle(multi, easy);
+    multi.add(easy, [this, easy](CURLcode code) { on_done(easy, code); });
   }
-
-  // --- curl callbacks ---------------------------------------------------------------
 
   static size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
@@ -138,114 +102,18 @@ struct HttpChecker::Impl {
     return bytes;
   }
 
-  static curl_socket_t on_open_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
-    auto* self = static_cast<Impl*>(user);
-    if (purpose != CURLSOCKTYPE_IPCXN) return CURL_SOCKET_BAD;
-    int fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-    if (fd < 0) return CURL_SOCKET_BAD;
-    self->watches.emplace(fd, std::make_unique<Watch>(self->io, fd));
-    return fd;
-  }
-
-  static int on_close_socket(void* user, curl_socket_t fd) {
-    auto* self = static_cast<Impl*>(user);
-    auto it = self->watches.find(fd);
-    if (it != self->watches.end()) {
-      // Deregister from the reactor, then close it ourselves.
-      it->second->descriptor.cancel();
-      it->second->descriptor.release();
-      self->watches.erase(it);
-    }
-    return ::close(fd);
-  }
-
-  static int on_socket(CURL*, curl_socket_t fd, int what, void* user, void*) {
-    auto* self = static_cast<Impl*>(user);
-    auto it = self->watches.find(fd);
-    if (it == self->watches.end()) {
-      // A socket curl opened without us (the threaded resolver's wake-up pipe): watch it
-      // until curl removes it, then let go before curl closes it.
-      if (what == CURL_POLL_REMOVE) return 0;
-      it = self->watches.emplace(fd, std::make_unique<Watch>(self->io, fd)).first;
-      it->second->borrowed = true;
-    }
-    Watch& watch = *it->second;
-    watch.wanted = what;
-    if (what == CURL_POLL_REMOVE) {
-      if (watch.borrowed) {
-        watch.descriptor.cancel();
-        watch.descriptor.release();
-        self->watches.erase(it);
-      }
-      return 0;
-    }
-    self->arm(fd, watch);
-    return 0;
-  }
-
-  static int on_timer(CURLM*, long timeout_ms, void* user) {
-    auto* self = static_cast<Impl*>(user);
-    self->timer.cancel();
-    if (timeout_ms < 0) return 0;
-    self->timer.expires_after(std::chrono::milliseconds(timeout_ms));
-    self->timer.async_wait([self](boost::system::error_code ec) {
-      if (ec) return;
-      int running = 0;
-      curl_multi_socket_action(self->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-      self->collect_finished();
-    });
-    return 0;
-  }
-
-  // Starts the waits curl wants that are not already pending. A completed wait re-arms
-  // through the same path, so each direction has at most one wait in flight.
-  void arm(int fd, Watch& watch) {
-    if ((watch.wanted & CURL_POLL_IN) && !watch.reading) {
-      watch.reading = true;
-      watch.descriptor.async_wait(asio::posix::descriptor_base::wait_read,
-                                  [this, fd](boost::system::error_code ec) { on_ready(fd, ec, CURL_CSELECT_IN); });
-    }
-    if ((watch.wanted & CURL_POLL_OUT) && !watch.writing) {
-      watch.writing = true;
-      watch.descriptor.async_wait(asio::posix::descriptor_base::wait_write,
-                                  [this, fd](boost::system::error_code ec) { on_ready(fd, ec, CURL_CSELECT_OUT); });
-    }
-  }
-
-  void on_ready(int fd, boost::system::error_code ec, int direction) {
-    auto it = watches.find(fd);
-    if (ec == asio::error::operation_aborted || it == watches.end()) return;
-    Watch* watch = it->second.get();
-    (direction == CURL_CSELECT_IN ? watch->reading : watch->writing) = false;
-    int running = 0;
-    curl_multi_socket_action(multi, fd, ec ? CURL_CSELECT_ERR : direction, &running);
-    collect_finished();
-    // The action may have closed the socket; look it up again before re-arming.
-    it = watches.find(fd);
-    if (it != watches.end() && it->second.get() == watch && watch->wanted != CURL_POLL_REMOVE) arm(fd, *watch);
-  }
-
   // --- results ------------------------------------------------------------------------
 
-  void collect_finished() {
-    int queued = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      CURL* easy = msg->easy_handle;
-      CURLcode code = msg->data.result;
-      auto it = transfers.find(easy);
-      if (it == transfers.end()) continue;
-      std::unique_ptr<Transfer> transfer = std::move(it->second);
-      transfers.erase(it);
-      curl_multi_remove_handle(multi, easy);
-      finish(*transfer, code);
-      release(*transfer);
-      // Deliver after curl is done with the handle; post so a caller that starts the next
-      // check from `done` never re-enters curl from inside its own callback.
-      asio::post(io, [done = std::move(transfer->done), result = std::move(transfer->result)]() mutable {
-        done(std::move(result));
-      });
-    }
+  // Runs on the io thread, posted by CurlMulti after curl is done with the handle, so a
+  // caller that starts the next check from `done` never re-enters curl.
+  void on_done(CURL* easy, CURLcode code) {
+    auto it = transfers.find(easy);
+    if (it == transfers.end()) return;
+    std::unique_ptr<Transfer> transfer = std::move(it->second);
+    transfers.erase(it);
+    finish(*transfer, code);
+    release(*transfer);
+    transfer->done(std::move(transfer->result));
   }
 
   static double info_ms(CURL* easy, CURLINFO what) {
@@ -270,6 +138,8 @@ struct HttpChecker::Impl {
       r.cause = describe_failure(t, code);
       return;
     }
+    // Kept for alert messages ("Status: 503 degraded"), bounded, whatever the verdict.
+    r.body_excerpt = t.body.substr(0, kBodyExcerptBytes);
     HttpVerdict verdict = judge_http_response(*t.spec, r.http_status, t.body, r.latency_ms);
     r.ok = verdict.ok;
     r.cause = std::move(verdict.cause);
@@ -310,12 +180,10 @@ struct HttpChecker::Impl {
     t.headers = nullptr;
   }
 
-  asio::io_context& io;
   const Clock& clock;
-  asio::steady_timer timer;
-  CURLM* multi = nullptr;
+  // Declared before `multi` so it outlives it: the multi handle is torn down first.
   std::map<CURL*, std::unique_ptr<Transfer>> transfers;
-  std::map<int, std::unique_ptr<Watch>> watches;
+  net::CurlMulti multi;
 };
 
 HttpChecker::HttpChecker(asio::io_context& io, const Clock& clock) : impl_(std::make_unique<Impl>(io, clock)) {}
