@@ -34,7 +34,12 @@ struct CheckResult {
   std::string cause;        // why it failed, in words; empty when ok
   int http_status = 0;      // 0 when not HTTP or no response
   HttpTimings timings{};
+  // The start of the response body, at most kBodyExcerptBytes, for alert messages. Kept
+  // in memory only (not stored with the result).
+  std::string body_excerpt;
 };
+
+inline constexpr size_t kBodyExcerptBytes = 512;
 
 // What the server remembers about a monitor between checks and across restarts.
 struct MonitorState {
