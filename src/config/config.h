@@ -11,16 +11,11 @@
 #include <vector>
 
 #include "config/condition.h"
+#include "config/notifications.h"
+#include "config/source_location.h"
 #include "core/clock.h"
 
 namespace trainwatch {
-
-// Where a value came from in the YAML file, for messages: 1-based line and column.
-struct SourceLocation {
-  std::string file;
-  int line = 0;
-  int column = 0;
-};
 
 struct ListenAddress {
   std::string host = "127.0.0.1";
@@ -70,6 +65,12 @@ struct MonitorConfig {
   std::vector<std::string> tags;
   std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec> spec;
   SourceLocation where;  // the monitor's entry in the file
+
+  // Alerting (config/notifications.h). Channel names, checked against `notifications`;
+  // empty: the channels marked `default: true`.
+  std::vector<std::string> notify;
+  Millis notify_after{0};               // hold a DOWN alert this long; a recovery before sends nothing
+  std::optional<Millis> remind_every;   // repeat while down; unset: never
 };
 
 std::string_view to_string(MonitorType t);
@@ -78,6 +79,8 @@ struct Config {
   std::string path;  // the file it was read from
   ServerConfig server;
   std::vector<MonitorConfig> monitors;
+  std::vector<ChannelConfig> notifications;
+  std::vector<MaintenanceWindow> maintenance;
 };
 
 // True when two monitor configs would check the same thing the same way: a reload keeps

@@ -7,6 +7,7 @@
 
 #include <boost/url/parse.hpp>
 
+#include "config/notifications_reader.h"
 #include "config/yaml_reader.h"
 #include "core/duration.h"
 
@@ -215,6 +216,7 @@ std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& n
   if (info == nullptr) return std::nullopt;  // without a type the other keys can't be judged
   m.type = info->type;
   info->read(s, m);
+  config_detail::read_monitor_alerting(s, m);
   s.finish();
   return m;
 }
@@ -275,7 +277,10 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
     try {
       read_server(diag, top.raw("server"), config.server);
       read_monitors(diag, top.raw("monitors"), config.monitors);
+      config_detail::read_notifications(diag, top.raw("notifications"), config.notifications);
+      config_detail::read_maintenance(diag, top.raw("maintenance"), config.maintenance);
       top.finish();
+      config_detail::check_alerting_references(diag, root, config);
     } catch (const YAML::Exception& e) {
       // yaml-cpp throws on some malformed shapes while walking; report it where it was.
       diag.error(e.mark, "yaml", e.msg);
