@@ -26,11 +26,25 @@ namespace trainwatch {
 
 // --- write operations -------------------------------------------------------------
 
-// One check's result and the monitor's state after it.
+// One notification to deliver on one channel: a row of the outbox (`deliveries`).
+// `event` is the alert's facts as JSON (alerting/event.h), opaque to the store.
+struct NewDelivery {
+  std::string channel;
+  std::string monitor;
+  std::optional<int64_t> incident_id;
+  std::string kind;  // "down", "up", "reminder"
+  std::string event;
+  SystemTime created{};
+  SystemTime due{};  // not sent before (notify_after)
+};
+
+// One check's result and the monitor's state after it, with the notifications the
+// change causes: all of it commits in one transaction, or none of it does.
 struct RecordResult {
   std::string monitor;
   CheckResult result;
   MonitorState state;
+  std::vector<NewDelivery> outbox = {};  // empty for results that notify nobody
 };
 
 // The monitor's state changed without a check (paused, resumed, config reload).
@@ -62,7 +76,26 @@ struct SaveToken {
   std::string token;
 };
 
-using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken>;
+
+enum class DeliveryStatus { kPending, kDelivered, kFailed, kCancelled };
+std::string_view to_string(DeliveryStatus s);
+std::optional<DeliveryStatus> delivery_status_from_string(std::string_view s);
+
+// The outcome of a delivery attempt, or a decision about it (cancelled, given up).
+struct UpdateDelivery {
+  int64_t id = 0;
+  DeliveryStatus status = DeliveryStatus::kPending;
+  int attempts = 0;
+  std::optional<SystemTime> first_attempt;
+  std::optional<SystemTime> last_attempt;
+  std::optional<SystemTime> next_attempt;  // pending only: when the next try is due
+  std::string last_error;                  // never contains a secret
+  int http_status = 0;
+  std::optional<SystemTime> finished;      // delivered, failed or cancelled
+};
+
+using WriteOp =
+    std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken, UpdateDelivery>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -77,6 +110,29 @@ struct StoredState {
 struct IncidentQuery {
   std::optional<std::string> monitor;
   std::optional<int64_t> before_id;  // paging: incidents with id < before_id
+  int limit = 50;
+};
+
+// A row of the outbox as stored.
+struct Delivery {
+  int64_t id = 0;
+  NewDelivery spec;
+  DeliveryStatus status = DeliveryStatus::kPending;
+  int attempts = 0;
+  std::optional<SystemTime> first_attempt;
+  std::optional<SystemTime> last_attempt;
+  std::optional<SystemTime> next_attempt;
+  std::string last_error;
+  int http_status = 0;
+  std::optional<SystemTime> finished;
+};
+
+struct DeliveryQuery {
+  std::optional<std::string> channel;
+  std::optional<std::string> monitor;
+  std::optional<DeliveryStatus> status;
+  std::optional<int64_t> after_id;   // the dispatcher's cursor: id > after_id, oldest first
+  std::optional<int64_t> before_id;  // API paging: id < before_id, newest first
   int limit = 50;
 };
 
@@ -126,6 +182,9 @@ class Store {
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;
+
+  // Outbox rows. With `after_id` set: oldest first (id ascending); otherwise newest first.
+  virtual Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) = 0;
 
   static constexpr size_t kMaxQueuedWrites = 100'000;
   static constexpr int kMaxMarkScan = 10'000;

@@ -74,6 +74,32 @@ constexpr SqliteMigration kMigrations[] = {
         created_ms INTEGER NOT NULL
       );
     )sql"},
+    // The alert outbox: one row per notification per channel, written in the same
+    // transaction as the state change that caused it; the dispatcher moves it from
+    // pending to delivered, failed or cancelled. Pending rows are what a restart re-sends.
+    {4, "alert outbox (deliveries)", R"sql(
+      CREATE TABLE deliveries (
+        id               INTEGER PRIMARY KEY,
+        channel          TEXT NOT NULL,
+        monitor          TEXT NOT NULL,
+        incident_id      INTEGER,
+        kind             TEXT NOT NULL,
+        event            TEXT NOT NULL,
+        created_ms       INTEGER NOT NULL,
+        due_ms           INTEGER NOT NULL,
+        status           TEXT NOT NULL DEFAULT 'pending',
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        first_attempt_ms INTEGER,
+        last_attempt_ms  INTEGER,
+        next_attempt_ms  INTEGER,
+        last_error       TEXT NOT NULL DEFAULT '',
+        http_status      INTEGER NOT NULL DEFAULT 0,
+        finished_ms      INTEGER
+      );
+      CREATE INDEX deliveries_status_channel_id ON deliveries (status, channel, id);
+      CREATE INDEX deliveries_channel_id ON deliveries (channel, id);
+      CREATE INDEX deliveries_monitor_id ON deliveries (monitor, id);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

@@ -79,9 +79,53 @@ Result<PingRecord> ping_from_row(SQLite::Statement& row) {
   return r;
 }
 
+constexpr const char* kDeliveryColumns =
+    "SELECT id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
+    "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms FROM deliveries";
+
+Delivery delivery_from_row(SQLite::Statement& row) {
+  Delivery d;
+  d.id = row.getColumn(0).getInt64();
+  d.spec.channel = row.getColumn(1).getString();
+  d.spec.monitor = row.getColumn(2).getString();
+  if (!row.getColumn(3).isNull()) d.spec.incident_id = row.getColumn(3).getInt64();
+  d.spec.kind = row.getColumn(4).getString();
+  d.spec.event = row.getColumn(5).getString();
+  d.spec.created = from_unix_ms(row.getColumn(6).getInt64());
+  d.spec.due = from_unix_ms(row.getColumn(7).getInt64());
+  // An unknown status (a newer trainwatch wrote it) reads as failed: never re-sent.
+  d.status = delivery_status_from_string(row.getColumn(8).getString()).value_or(DeliveryStatus::kFailed);
+  d.attempts = row.getColumn(9).getInt();
+  d.first_attempt = optional_time(row.getColumn(10));
+  d.last_attempt = optional_time(row.getColumn(11));
+  d.next_attempt = optional_time(row.getColumn(12));
+  d.last_error = row.getColumn(13).getString();
+  d.http_status = row.getColumn(14).getInt();
+  d.finished = optional_time(row.getColumn(15));
+  return d;
+}
+
 constexpr const char* kIncidentColumns = "SELECT id, monitor, started_ms, ended_ms, cause FROM incidents";
 
 }  // namespace
+
+std::string_view to_string(DeliveryStatus s) {
+  switch (s) {
+    case DeliveryStatus::kPending: return "pending";
+    case DeliveryStatus::kDelivered: return "delivered";
+    case DeliveryStatus::kFailed: return "failed";
+    case DeliveryStatus::kCancelled: return "cancelled";
+  }
+  return "pending";
+}
+
+std::optional<DeliveryStatus> delivery_status_from_string(std::string_view s) {
+  for (auto status : {DeliveryStatus::kPending, DeliveryStatus::kDelivered, DeliveryStatus::kFailed,
+                      DeliveryStatus::kCancelled}) {
+    if (to_string(status) == s) return status;
+  }
+  return std::nullopt;
+}
 
 // The write connection and its prepared statements. Used only by the writer thread.
 class SqliteStore::Writer {
@@ -112,7 +156,13 @@ class SqliteStore::Writer {
         release_(*db_, "RELEASE op"),
         insert_token_(*db_,
                       "INSERT INTO heartbeat_tokens (monitor, token, created_ms) VALUES (?, ?, ?) "
-                      "ON CONFLICT (monitor) DO NOTHING") {}
+                      "ON CONFLICT (monitor) DO NOTHING"),
+        insert_delivery_(*db_,
+                         "INSERT INTO deliveries (channel, monitor, incident_id, kind, event, created_ms, due_ms) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        update_delivery_(*db_,
+                         "UPDATE deliveries SET status = ?, attempts = ?, first_attempt_ms = ?, last_attempt_ms = ?, "
+                         "next_attempt_ms = ?, last_error = ?, http_status = ?, finished_ms = ? WHERE id = ?") {}
 
   // Applies `batch` in one transaction; returns one status per operation, in order.
   std::vector<Status> apply(const std::vector<Pending>& batch) {
@@ -188,7 +238,35 @@ class SqliteStore::Writer {
     r.bind(10, c.timings.first_byte_ms);
     r.bind(11, c.timings.total_ms);
     r.exec();
+    for (const NewDelivery& d : op.outbox) {
+      SQLite::Statement& q = fresh(insert_delivery_);
+      q.bind(1, d.channel);
+      q.bind(2, d.monitor);
+      bind_optional(q, 3, d.incident_id);
+      q.bind(4, d.kind);
+      q.bind(5, d.event);
+      q.bind(6, ms(d.created));
+      q.bind(7, ms(d.due));
+      q.exec();
+    }
     return save_state(op.monitor, op.state);
+  }
+
+  Status run(const UpdateDelivery& op) {
+    SQLite::Statement& s = fresh(update_delivery_);
+    s.bind(1, std::string(to_string(op.status)));
+    s.bind(2, op.attempts);
+    bind_optional(s, 3, op.first_attempt);
+    bind_optional(s, 4, op.last_attempt);
+    bind_optional(s, 5, op.next_attempt);
+    s.bind(6, op.last_error);
+    s.bind(7, op.http_status);
+    bind_optional(s, 8, op.finished);
+    s.bind(9, op.id);
+    if (s.exec() == 0) {
+      return make_error("store.not_found", "cannot update delivery " + std::to_string(op.id) + ": no such delivery");
+    }
+    return Ok{};
   }
 
   Status run(const SaveState& op) { return save_state(op.monitor, op.state); }
@@ -264,6 +342,8 @@ class SqliteStore::Writer {
   SQLite::Statement savepoint_;
   SQLite::Statement release_;
   SQLite::Statement insert_token_;
+  SQLite::Statement insert_delivery_;
+  SQLite::Statement update_delivery_;
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
@@ -545,6 +625,35 @@ Result<std::map<std::string, std::string>> SqliteStore::heartbeat_tokens() {
 Result<int64_t> SqliteStore::next_incident_id() {
   return read<int64_t>("the next incident id", [](SQLite::Database& db) -> Result<int64_t> {
     return db.execAndGet("SELECT COALESCE(MAX(id), 0) + 1 FROM incidents").getInt64();
+  });
+}
+
+Result<std::vector<Delivery>> SqliteStore::deliveries(const DeliveryQuery& query) {
+  return read<std::vector<Delivery>>("deliveries", [&](SQLite::Database& db) -> Result<std::vector<Delivery>> {
+    std::string sql = kDeliveryColumns;
+    const char* glue = " WHERE ";
+    auto where = [&](const char* condition) {
+      sql += glue;
+      sql += condition;
+      glue = " AND ";
+    };
+    if (query.status) where("status = ?");
+    if (query.channel) where("channel = ?");
+    if (query.monitor) where("monitor = ?");
+    if (query.after_id) where("id > ?");
+    if (query.before_id) where("id < ?");
+    sql += query.after_id ? " ORDER BY id ASC LIMIT ?" : " ORDER BY id DESC LIMIT ?";
+    SQLite::Statement q(db, sql);
+    int index = 1;
+    if (query.status) q.bind(index++, std::string(to_string(*query.status)));
+    if (query.channel) q.bind(index++, *query.channel);
+    if (query.monitor) q.bind(index++, *query.monitor);
+    if (query.after_id) q.bind(index++, *query.after_id);
+    if (query.before_id) q.bind(index++, *query.before_id);
+    q.bind(index, std::clamp(query.limit, 0, kMaxRowsPerRead));
+    std::vector<Delivery> out;
+    while (q.executeStep()) out.push_back(delivery_from_row(q));
+    return out;
   });
 }
 

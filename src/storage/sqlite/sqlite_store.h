@@ -56,6 +56,7 @@ class SqliteStore final : public Store {
   Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) override;
   Result<std::map<std::string, std::string>> heartbeat_tokens() override;
   Result<int64_t> next_incident_id() override;
+  Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
 
   // Operations per transaction: one fsync pays for up to this many writes, and a done
   // waits at most this many operations' work behind it.
