@@ -31,8 +31,8 @@ struct Engine::Runtime {
   std::optional<MonoTime> armed_deadline;  // heartbeat: when the timer fires, if armed
 };
 
-Engine::Engine(asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers)
-    : io_(io), clock_(clock), store_(store), checkers_(checkers) {}
+Engine::Engine(asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers, AlertHook* alerts)
+    : io_(io), clock_(clock), store_(store), checkers_(checkers), alerts_(alerts) {}
 
 Engine::~Engine() { stop(); }
 
@@ -268,6 +268,17 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
       step.state.open_incident_id.reset();
     }
   }
+  RecordResult record{r.config->name, result, step.state, {}};
+  if (alerts_ != nullptr) {
+    std::optional<Incident> ended;
+    if (closed && r.open_incident) {
+      ended = *r.open_incident;
+      ended->ended = closed->ended;
+    }
+    const std::optional<Incident>& open_after = opened ? opened : (closed ? std::optional<Incident>() : r.open_incident);
+    record.outbox = alerts_->on_apply(
+        AppliedResult{*r.config, r.state, step.state, step.transition, result, opened, ended, open_after});
+  }
   {
     std::lock_guard lock(mu_);
     r.state = step.state;
@@ -282,12 +293,16 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   // Incident rows first, so the state that names the incident never commits before it.
   if (opened) write(OpenIncident{*opened});
   if (closed) write(*closed);
-  if (!history && result.ok && step.transition == Transition::kUnchanged) return;
-  write(RecordResult{r.config->name, result, step.state});
+  // A heartbeat's plain success writes nothing (its ping row is its history), unless
+  // it carries alerts (never for an unchanged success today; kept safe if that changes).
+  if (!history && result.ok && step.transition == Transition::kUnchanged && record.outbox.empty()) return;
+  WriteDone done;
+  if (!record.outbox.empty()) done = [hook = alerts_](const Status&) { hook->committed(); };
+  write(std::move(record), std::move(done));
 }
 
-void Engine::write(WriteOp op) {
-  if (store_.write(std::move(op))) return;
+void Engine::write(WriteOp op, WriteDone done) {
+  if (store_.write(std::move(op), std::move(done))) return;
   std::lock_guard lock(mu_);
   ++stats_.store_dropped_writes;
 }

@@ -28,6 +28,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "checks/checker.h"
+#include "engine/alert_hook.h"
 #include "config/config.h"
 #include "core/clock.h"
 #include "core/model.h"
@@ -84,7 +85,9 @@ class CheckerSet {
 
 class Engine {
  public:
-  Engine(boost::asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers);
+  // `alerts` (optional, must outlive the engine) turns applied results into outbox rows.
+  Engine(boost::asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers,
+         AlertHook* alerts = nullptr);
   ~Engine();
 
   // Loads stored state (an incident open before a restart stays open) and schedules
@@ -125,7 +128,7 @@ class Engine {
   // `history`: false for a heartbeat finish, whose ping row already is its history; a
   // success that changes nothing then writes no RecordResult (the hot path of pings).
   void apply(Runtime& runtime, const CheckResult& result, bool history = true);
-  void write(WriteOp op);
+  void write(WriteOp op, WriteDone done = {});
   void start_waiting_checks();
   void start_timer(Runtime& runtime, Millis first_offset);
   void arm_deadline(Runtime& runtime);
@@ -137,6 +140,7 @@ class Engine {
   const Clock& clock_;
   Store& store_;
   CheckerSet& checkers_;
+  AlertHook* alerts_ = nullptr;
   size_t max_in_flight_ = 256;
   int64_t next_incident_id_ = 1;
   uint64_t next_generation_ = 1;
