@@ -1,0 +1,137 @@
+// Dispatcher: delivers the outbox. Every row of `deliveries` that is pending is sent to
+// its channel, retried with backoff until it is delivered, rejected (4xx other than
+// 408/429) or given up (24 h), and its outcome written back.
+//
+// Per channel: one FIFO of released deliveries with ONE request in flight, so a
+// channel's messages arrive in order (a DOWN before its recovery), and a slow or dead
+// channel only ever holds up its own queue: channels never wait for each other. The
+// deliveries not yet due (notify_after) or in a maintenance window wait in the channel's
+// held set and are released in due order; a recovery whose DOWN was never released
+// cancels both (flap damping: nothing is sent).
+//
+// Durability: rows are written by the engine in the same transaction as the state change
+// (RecordResult.outbox). The dispatcher reads pending rows in id order per channel,
+// after a wake() (the commit callback) and at start. A restart therefore re-sends exactly
+// the rows still pending: never attempted, waiting for a retry, or in flight when the
+// process died (at-least-once).
+//
+// Bounds: at most kMaxLoadedPerChannel deliveries per channel in memory (the rest stay in
+// the database and are read as the queue drains); one request in flight per channel plus
+// kMaxTestsInFlight test sends (more answer "busy"); request bodies kMaxRequestBytes,
+// response bodies Transport::kMaxResponseBytes; every request has its channel's timeout.
+//
+// Threading: all work runs on the io_context given to the constructor (run it on one
+// thread of its own: the engine's thread never waits for a delivery). wake(), test(),
+// set_maintenance() may be called from any thread; health() and counters() copy under a
+// mutex.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "alerting/channels.h"
+#include "alerting/retry_policy.h"
+#include "alerting/transport.h"
+#include "core/clock.h"
+#include "storage/store.h"
+
+namespace trainwatch::alerting {
+
+// Results counted in trainwatch_notifications_total{channel,result}.
+struct DeliveryCounters {
+  uint64_t delivered = 0;  // accepted by the provider
+  uint64_t error = 0;      // an attempt failed and will be retried
+  uint64_t rejected = 0;   // failed for good: the provider refused it (4xx) or it cannot be sent
+  uint64_t gave_up = 0;    // retried for give_up_after (24 h) without success
+  uint64_t cancelled = 0;  // a DOWN and its recovery both held (notify_after, maintenance)
+};
+
+struct ChannelHealth {
+  std::string name;
+  std::string type;
+  std::string target;  // without secrets
+  bool is_default = false;
+  size_t queued = 0;   // released, waiting or in flight
+  size_t held = 0;     // waiting for notify_after or a maintenance window
+  bool backlog_in_store = false;  // more pending rows than kMaxLoadedPerChannel
+  bool in_flight = false;
+  int consecutive_failures = 0;
+  std::optional<SystemTime> last_success;
+  std::optional<SystemTime> last_failure;
+  std::string last_error;
+  std::optional<SystemTime> next_attempt;
+  DeliveryCounters counters;
+};
+
+struct TestOutcome {
+  bool ok = false;
+  int status = 0;
+  std::string error;  // "no channel named 'x'", "busy", or the delivery error
+  double latency_ms = 0;
+};
+
+class Dispatcher {
+ public:
+  static constexpr size_t kMaxLoadedPerChannel = 2000;
+  static constexpr size_t kMaxTestsInFlight = 4;
+
+  using RandomUnit = std::function<double()>;  // uniform in [0, 1]: the backoff's jitter
+
+  Dispatcher(boost::asio::io_context& io, const Clock& clock, Store& store, RandomUnit random,
+             RetryPolicy policy = {});
+  ~Dispatcher();
+
+  // Takes the channels and loads what is pending. Call once, before the io_context runs.
+  Status start(std::vector<Channel> channels, std::vector<MaintenanceWindow> maintenance);
+
+  // New outbox rows were committed: read them. Cheap and coalesced; any thread.
+  void wake();
+  void set_maintenance(std::vector<MaintenanceWindow> maintenance);
+  // Sends a test message to `channel` now, bypassing the outbox; `done` runs on the
+  // dispatcher's thread.
+  void test(const std::string& channel, std::function<void(TestOutcome)> done);
+  // Cancels every timer; requests in flight are abandoned (and re-sent after a restart).
+  void stop();
+
+  std::vector<ChannelHealth> health() const;
+
+ private:
+  struct Item;
+  struct ChannelState;
+
+  void load(ChannelState& ch);
+  void admit(ChannelState& ch, Item item);
+  void release_due(ChannelState& ch);
+  void arm_hold_timer(ChannelState& ch);
+  void pump(ChannelState& ch);
+  void send(ChannelState& ch);
+  void on_sent(const std::string& channel, int64_t id, const SendOutcome& outcome);
+  void finish(ChannelState& ch, Item& item, DeliveryStatus status);
+  void record(const Item& item);
+  void count(ChannelState& ch, uint64_t DeliveryCounters::*field);
+
+  boost::asio::io_context& io_;
+  const Clock& clock_;
+  Store& store_;
+  RandomUnit random_;
+  RetryPolicy policy_;
+  Transport transport_;
+  std::vector<MaintenanceWindow> maintenance_;  // io thread only
+  std::map<std::string, std::unique_ptr<ChannelState>> channels_;  // fixed after start()
+  std::atomic<bool> wake_posted_{false};
+  size_t tests_in_flight_ = 0;
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
+
+  mutable std::mutex mu_;  // guards each ChannelState's `health`
+};
+
+}  // namespace trainwatch::alerting

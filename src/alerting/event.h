@@ -1,0 +1,46 @@
+// AlertEvent: the facts of one notification (a monitor went down, recovered, is still
+// down, or a test), as stored in the outbox (`deliveries.event`, JSON) and read back by
+// the dispatcher. Everything a message shows is here, so a delivery re-sent after a
+// restart says exactly what the first attempt said.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/result.h"
+
+namespace trainwatch::alerting {
+
+enum class EventKind { kDown, kUp, kReminder, kTest };
+
+std::string_view to_string(EventKind kind);
+std::optional<EventKind> event_kind_from_string(std::string_view text);
+
+struct AlertEvent {
+  EventKind kind = EventKind::kDown;
+  std::string monitor;
+  std::string monitor_type;  // http, tcp, heartbeat, ...
+  std::string target;        // what is checked: a URL, host:port
+  std::vector<std::string> tags;
+  std::optional<int64_t> incident_id;
+  std::string cause;                 // why it is (was) down
+  SystemTime at{};                   // when the event happened
+  std::optional<SystemTime> since;   // when the incident started
+  std::optional<SystemTime> ended;   // when it ended (kUp)
+  int http_status = 0;
+  std::string body_excerpt;          // bounded by kBodyExcerptBytes
+  double latency_ms = 0;
+  // More facts, label then value, shown as message fields: other monitor kinds add
+  // theirs here ("Last ping", "97m ago").
+  std::vector<std::pair<std::string, std::string>> details;
+};
+
+std::string event_to_json(const AlertEvent& event);
+// Errors: "alerting.bad_event" for text that is not an event this version wrote.
+Result<AlertEvent> event_from_json(std::string_view text);
+
+}  // namespace trainwatch::alerting

@@ -1,0 +1,45 @@
+// The one renderer: every provider formats the same Message, so Slack, email and a
+// webhook all say the same thing. Times are UTC (RFC 3339) with a relative form:
+// "2026-05-01T09:41:07.250Z (12m ago)".
+//
+// Example, a DOWN:
+//   title:   "🔴 DOWN: rank0-health"
+//   summary: "HTTP 503; [BODY].status == degraded, expected ok"
+//   fields:  Monitor: rank0-health (http http://10.0.0.5:8765/health)
+//            State: down · Since: 2026-05-01T09:41:07.250Z (2m ago) · Duration: 2m 3s
+//            HTTP status: 503 · Response: {"status":"degraded",...} · Latency: 12 ms
+//            Incident: #7
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "alerting/event.h"
+#include "core/clock.h"
+
+namespace trainwatch::alerting {
+
+struct Message {
+  EventKind kind = EventKind::kDown;
+  std::string title;    // one line, starts with an emoji for the kind
+  std::string headline; // the title without the emoji, for plain-ASCII places (email subject fallback)
+  std::string summary;  // one or two sentences: the cause, or how long it was down
+  std::vector<std::pair<std::string, std::string>> fields;  // label, value; in display order
+};
+
+// Field values are bounded: a response excerpt is cut to kMaxExcerptChars.
+inline constexpr size_t kMaxExcerptChars = 300;
+
+Message render_message(const AlertEvent& event, SystemTime now);
+
+// Plain text: the title, the summary, then "Label: value" lines.
+std::string message_text(const Message& message);
+// A small HTML document for email: the same content, escaped.
+std::string message_html(const Message& message);
+
+std::string html_escape(std::string_view text);
+// "2026-05-01T09:41:07.250Z (12m ago)"; "(in 5m)" for the future.
+std::string time_with_relative(SystemTime t, SystemTime now);
+
+}  // namespace trainwatch::alerting

@@ -1,0 +1,53 @@
+// AlertPlanner: the engine's AlertHook. Decides, for each applied result, which
+// notifications to write to the outbox, on which channels, due when:
+//   - an incident opens: a DOWN per channel, due after the monitor's notify_after;
+//   - it closes: a recovery per channel, due now (the dispatcher cancels it together
+//     with the DOWN when that was never released);
+//   - still down: a reminder every remind_every, counted from when the DOWN was due,
+//     skipped while a maintenance window covers the monitor.
+// It never sends anything itself; the committed() callback wakes the dispatcher.
+//
+// Threading: on_apply() on the engine's thread, configure() from any thread (a reload);
+// a mutex guards the settings. Reminder times live in memory: after a restart the first
+// reminder comes one remind_every after the first result.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "engine/alert_hook.h"
+
+namespace trainwatch::alerting {
+
+class AlertPlanner final : public AlertHook {
+ public:
+  AlertPlanner(const Clock& clock, std::function<void()> on_committed);
+
+  // Channel lists, notify_after, remind_every and maintenance windows; only channels
+  // named in `usable` (the ones that were built) are written to.
+  void configure(const Config& config, const std::vector<std::string>& usable);
+
+  std::vector<NewDelivery> on_apply(const AppliedResult& applied) override;
+  void committed() override { on_committed_(); }
+
+ private:
+  struct Settings {
+    std::vector<std::string> channels;
+    Millis notify_after{0};
+    std::optional<Millis> remind_every;
+  };
+
+  const Clock& clock_;
+  std::function<void()> on_committed_;
+  std::mutex mu_;
+  std::map<std::string, Settings> monitors_;
+  std::vector<MaintenanceWindow> maintenance_;
+  std::map<std::string, SystemTime> next_reminder_;
+};
+
+}  // namespace trainwatch::alerting

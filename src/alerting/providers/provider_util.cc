@@ -1,0 +1,46 @@
+#include "alerting/providers/provider_util.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <boost/url/parse.hpp>
+
+namespace trainwatch::alerting {
+
+std::string url_origin(std::string_view url) {
+  auto parsed = boost::urls::parse_absolute_uri(url);
+  if (!parsed) return "(invalid url)";
+  std::string out = std::string(parsed->scheme()) + "://" + std::string(parsed->encoded_host());
+  if (parsed->has_port()) out += ":" + std::string(parsed->port());
+  return out;
+}
+
+std::string join_url(std::string_view base, std::string_view path) {
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  return std::string(base) + std::string(path);
+}
+
+std::string cut_text(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  constexpr std::string_view kEllipsis = "…";
+  size_t end = max > kEllipsis.size() ? max - kEllipsis.size() : 0;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + std::string(kEllipsis);
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+       data.size(), digest, &length);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(length * 2);
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xF];
+  }
+  return out;
+}
+
+}  // namespace trainwatch::alerting

@@ -1,0 +1,19 @@
+// Small helpers the providers share: URL joining and redaction, bounded text, HMAC.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace trainwatch::alerting {
+
+// "https://hooks.slack.com/services/T/B/secret" -> "https://hooks.slack.com": what may be
+// shown of a URL (API responses, logs). Paths and queries often carry tokens.
+std::string url_origin(std::string_view url);
+// base without trailing '/' + path (which starts with '/').
+std::string join_url(std::string_view base, std::string_view path);
+// At most `max` bytes, cut at a UTF-8 boundary, "…" appended when cut.
+std::string cut_text(std::string_view text, size_t max);
+// Lower-case hex HMAC-SHA256 of `data` under `key`.
+std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+
+}  // namespace trainwatch::alerting

@@ -1,0 +1,94 @@
+// The planner decides what goes into the outbox for each applied result; driven here
+// with a manual clock, as the engine would call it.
+#include "alerting/planner.h"
+
+#include "alerting/event.h"
+
+#include <gtest/gtest.h>
+
+#include "config/loader.h"
+#include "fakes/manual_clock.h"
+
+namespace trainwatch::alerting {
+namespace {
+
+using std::chrono::minutes;
+
+class PlannerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LoadedConfig loaded = load_config_text(
+        "monitors:\n"
+        "  - {name: a, type: tcp, host: h, port: 1, notify: [x, y], notify_after: 5m, remind_every: 30m}\n"
+        "  - {name: quiet, type: tcp, host: h, port: 1}\n"
+        "notifications:\n"
+        "  - {name: x, type: ntfy, topic: t}\n"
+        "  - {name: y, type: ntfy, topic: t}\n",
+        "c.yaml");
+    ASSERT_TRUE(loaded.config);
+    config_ = *loaded.config;
+    planner_.configure(config_, {"x", "y"});
+  }
+
+  std::vector<NewDelivery> apply(const MonitorConfig& m, MonitorStatus before, MonitorStatus after,
+                                 const std::optional<Incident>& opened, std::optional<Incident> closed,
+                                 const std::optional<Incident>& open) {
+    MonitorState b, a;
+    b.status = before;
+    a.status = after;
+    CheckResult r;
+    r.at = clock_.system_time();
+    r.ok = after == MonitorStatus::kUp;
+    r.cause = r.ok ? "" : "connect: connection refused";
+    return planner_.on_apply(AppliedResult{m, b, a, Transition::kChanged, r, opened, std::move(closed), open});
+  }
+
+  testing::ManualClock clock_;
+  int wakes_ = 0;
+  AlertPlanner planner_{clock_, [this] { ++wakes_; }};
+  Config config_;
+};
+
+TEST_F(PlannerTest, DownIsDueAfterNotifyAfterOnEveryChannel) {
+  Incident incident{3, "a", clock_.system_time(), std::nullopt, "connect: connection refused"};
+  auto rows = apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].channel, "x");
+  EXPECT_EQ(rows[1].channel, "y");
+  EXPECT_EQ(rows[0].kind, "down");
+  EXPECT_EQ(rows[0].incident_id, 3);
+  EXPECT_EQ(rows[0].due, clock_.system_time() + minutes(5));
+  auto event = event_from_json(rows[0].event);
+  ASSERT_TRUE(event.ok());
+  EXPECT_EQ(event->cause, "connect: connection refused");
+  EXPECT_EQ(event->target, "h:1");
+}
+
+TEST_F(PlannerTest, RecoveryIsDueNowAndRemindersComeEveryPeriodAfterTheAlert) {
+  Incident incident{3, "a", clock_.system_time(), std::nullopt, "refused"};
+  apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
+  const std::optional<Incident> none;
+  clock_.advance(minutes(34));  // 5m hold + 30m period not reached yet
+  EXPECT_TRUE(apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident).empty());
+  clock_.advance(minutes(1));
+  auto reminders = apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident);
+  ASSERT_EQ(reminders.size(), 2u);
+  EXPECT_EQ(reminders[0].kind, "reminder");
+  clock_.advance(minutes(29));
+  EXPECT_TRUE(apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident).empty());
+
+  Incident ended = incident;
+  ended.ended = clock_.system_time();
+  auto up = apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kUp, none, ended, none);
+  ASSERT_EQ(up.size(), 2u);
+  EXPECT_EQ(up[0].kind, "up");
+  EXPECT_EQ(up[0].due, clock_.system_time());
+}
+
+TEST_F(PlannerTest, MonitorsWithNoChannelWriteNothing) {
+  Incident incident{4, "quiet", clock_.system_time(), std::nullopt, "x"};
+  EXPECT_TRUE(apply(config_.monitors[1], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident).empty());
+}
+
+}  // namespace
+}  // namespace trainwatch::alerting
