@@ -125,7 +125,13 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));
   router.add(get, "/metrics", [ctx](const Request&, Responder respond) {
-    Response response = Response::text(200, render_metrics(ctx.engine));
+    std::string text = render_metrics(ctx.engine);
+    if (ctx.extra_metrics) {
+      PrometheusWriter extra;
+      ctx.extra_metrics(extra);
+      text += extra.take();
+    }
+    Response response = Response::text(200, std::move(text));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     respond(std::move(response));
   });

@@ -3,7 +3,10 @@
 // never block on the store's writer.
 #pragma once
 
+#include <functional>
+
 #include "core/clock.h"
+#include "core/prometheus.h"
 #include "engine/engine.h"
 #include "http/server.h"
 #include "storage/store.h"
@@ -15,6 +18,8 @@ struct ApiContext {
   Store& store;
   const Clock& clock;
   SystemTime started_at;
+  // Appends other components' metric families to /metrics (alerting); may be empty.
+  std::function<void(PrometheusWriter&)> extra_metrics = {};
 };
 
 void add_api_routes(http::Router& router, const ApiContext& context);

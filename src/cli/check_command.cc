@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "config/loader.h"
+#include "cli/checked_config.h"
 
 namespace trainwatch::cli {
 
@@ -11,7 +11,7 @@ Command add_check_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   sub->add_option("config", *path, "The YAML config file")->required();
   return Command{sub, [path] {
-                   LoadedConfig loaded = load_config_file(*path);
+                   LoadedConfig loaded = load_checked_config(*path);
                    for (const auto& error : loaded.errors) std::cerr << error.to_string() << "\n";
                    if (!loaded.config) return 1;
                    std::cout << *path << ": ok, " << loaded.config->monitors.size() << " monitors\n";

@@ -20,5 +20,6 @@ Command add_serve_command(CLI::App& app);
 Command add_agent_command(CLI::App& app);
 Command add_ping_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
+Command add_notify_test_command(CLI::App& app);
 
 }  // namespace trainwatch::cli

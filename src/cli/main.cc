@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       trainwatch::cli::add_serve_command(app),
       trainwatch::cli::add_ping_command(app),
       trainwatch::cli::add_run_command(app),
+      trainwatch::cli::add_notify_test_command(app),
 #ifdef TRAINWATCH_HAS_AGENT
       trainwatch::cli::add_agent_command(app),
 #endif

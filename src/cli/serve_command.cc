@@ -1,21 +1,29 @@
 // `trainwatch serve`: the monitoring server.
 //
-// Threads: one runs the engine's io_context (checks, timers, signals); `http_threads`
-// run the HTTP server's. Shutdown order (SIGINT/SIGTERM): stop accepting, stop the
-// engine's timers, let both io_contexts return, then flush the store so every result
+// Threads: one runs the engine's io_context (checks, timers, signals); one runs the
+// alert dispatcher's (deliveries never wait behind checks, nor checks behind a slow
+// Slack); `http_threads` run the HTTP server's. Shutdown order (SIGINT/SIGTERM): stop
+// accepting, stop the engine's timers, let the io_contexts return (deliveries in flight
+// stay pending and are re-sent by the next start), then flush the store so every result
 // already produced is on disk.
 #include <filesystem>
 #include <iostream>
+#include <random>
 #include <thread>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
+#include "alerting/channels.h"
+#include "alerting/dispatcher.h"
+#include "alerting/planner.h"
+#include "api/notification_routes.h"
 #include "api/ping_routes.h"
 #include "api/routes.h"
 #include "checks/http_checker.h"
 #include "checks/tcp_checker.h"
+#include "cli/checked_config.h"
 #include "cli/commands.h"
 #include "config/loader.h"
 #include "core/random.h"
@@ -91,8 +99,14 @@ void log_ping_urls(const Config& config, const std::string& host, uint16_t port)
   }
 }
 
+std::vector<std::string> channel_names(const std::vector<alerting::Channel>& channels) {
+  std::vector<std::string> names;
+  for (const auto& c : channels) names.push_back(c.name);
+  return names;
+}
+
 int serve(const ServeOptions& options) {
-  LoadedConfig loaded = load_config_file(options.config_path);
+  LoadedConfig loaded = load_checked_config(options.config_path);
   if (!loaded.config) {
     print_errors(loaded);
     return 1;
@@ -122,10 +136,26 @@ int serve(const ServeOptions& options) {
   SystemClock clock;
   asio::io_context engine_io;
   asio::io_context http_io;
+  asio::io_context alert_io;
+
+  std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
+  std::vector<alerting::Channel> channels = alerting::build_channels(config, channel_errors);
+  const std::vector<std::string> usable = channel_names(channels);
+  std::mt19937_64 random_engine{std::random_device{}()};
+  alerting::Dispatcher dispatcher(alert_io, clock, **store, [&random_engine] {
+    return std::uniform_real_distribution<double>(0.0, 1.0)(random_engine);  // alert thread only
+  });
+  alerting::AlertPlanner planner(clock, [&dispatcher] { dispatcher.wake(); });
+  planner.configure(config, usable);
+
   DefaultCheckers checkers(engine_io, clock);
-  Engine engine(engine_io, clock, **store, checkers);
+  Engine engine(engine_io, clock, **store, checkers, &planner);
   if (auto started = engine.start(config); !started) {
     spdlog::error("cannot start: {}", started.error().message);
+    return 1;
+  }
+  if (auto started = dispatcher.start(std::move(channels), config.maintenance); !started) {
+    spdlog::error("cannot start notifications: {}", started.error().message);
     return 1;
   }
 
@@ -135,7 +165,10 @@ int serve(const ServeOptions& options) {
   pings.configure(config);
 
   auto router = std::make_shared<http::Router>();
-  api::add_api_routes(*router, api::ApiContext{engine, **store, clock, clock.system_time()});
+  api::ApiContext api_context{engine, **store, clock, clock.system_time()};
+  api_context.extra_metrics = [&dispatcher](PrometheusWriter& w) { api::write_notification_metrics(dispatcher, w); };
+  api::add_api_routes(*router, api_context);
+  api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
   api::add_ping_routes(*router, pings);
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
@@ -154,7 +187,7 @@ int serve(const ServeOptions& options) {
   std::function<void(boost::system::error_code, int)> on_signal = [&](boost::system::error_code sig_ec, int sig) {
     if (sig_ec) return;
     if (sig == SIGHUP) {
-      LoadedConfig next = load_config_file(options.config_path);
+      LoadedConfig next = load_checked_config(options.config_path);
       if (!next.config) {
         spdlog::error("reload of {} refused; keeping the running config:", options.config_path);
         print_errors(next);
@@ -168,6 +201,13 @@ int serve(const ServeOptions& options) {
           pings.configure(*next.config);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
         }
+}
+
+        spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
+        engine.reload(*next.config);
+        // Channels are built once: a changed `notifications:` list needs a restart.
+        planner.configure(*next.config, usable);
+        dispatcher.set_maintenance(next.config->maintenance);
       }
       signals.async_wait(on_signal);
       return;
@@ -177,15 +217,20 @@ int serve(const ServeOptions& options) {
     engine.stop();
     http_io.stop();
     engine_io.stop();
+    alert_io.stop();
   };
   signals.async_wait(on_signal);
 
   auto http_guard = asio::make_work_guard(http_io);
   std::vector<std::thread> http_threads;
   for (int i = 0; i < options.http_threads; ++i) http_threads.emplace_back([&] { http_io.run(); });
+  auto alert_guard = asio::make_work_guard(alert_io);
+  std::thread alert_thread([&] { alert_io.run(); });
   engine_io.run();
   http_io.stop();
+  alert_io.stop();
   for (auto& t : http_threads) t.join();
+  alert_thread.join();
   (*store)->flush();
   return 0;
 }

@@ -1,0 +1,153 @@
+#include "api/notification_routes.h"
+
+#include <boost/json.hpp>
+
+#include "api/query_params.h"
+#include "core/time_format.h"
+
+namespace trainwatch::api {
+namespace {
+
+namespace json = boost::json;
+using http::Request;
+using http::Responder;
+using http::Response;
+
+constexpr int64_t kMaxPageSize = 1000;
+
+json::value time_or_null(const std::optional<SystemTime>& t) {
+  return t ? json::value(format_rfc3339(*t)) : json::value(nullptr);
+}
+
+std::string_view health_word(const alerting::ChannelHealth& h) {
+  if (h.consecutive_failures > 0) return "failing";
+  if (h.last_success) return "ok";
+  return "unknown";
+}
+
+json::object channel_json(const alerting::ChannelHealth& h) {
+  const auto& c = h.counters;
+  return json::object{{"name", h.name},
+                      {"type", h.type},
+                      {"target", h.target},
+                      {"default", h.is_default},
+                      {"health", health_word(h)},
+                      {"queued", h.queued},
+                      {"held", h.held},
+                      {"backlog_in_store", h.backlog_in_store},
+                      {"in_flight", h.in_flight},
+                      {"consecutive_failures", h.consecutive_failures},
+                      {"last_success", time_or_null(h.last_success)},
+                      {"last_failure", time_or_null(h.last_failure)},
+                      {"last_error", h.last_error.empty() ? json::value(nullptr) : json::value(h.last_error)},
+                      {"next_attempt", time_or_null(h.next_attempt)},
+                      {"totals", json::object{{"delivered", c.delivered},
+                                              {"error", c.error},
+                                              {"rejected", c.rejected},
+                                              {"gave_up", c.gave_up},
+                                              {"cancelled", c.cancelled}}}};
+}
+
+json::object delivery_json(const Delivery& d) {
+  return json::object{{"id", d.id},
+                      {"channel", d.spec.channel},
+                      {"monitor", d.spec.monitor},
+                      {"incident_id", d.spec.incident_id ? json::value(*d.spec.incident_id) : json::value(nullptr)},
+                      {"kind", d.spec.kind},
+                      {"status", to_string(d.status)},
+                      {"attempts", d.attempts},
+                      {"created", format_rfc3339(d.spec.created)},
+                      {"due", format_rfc3339(d.spec.due)},
+                      {"first_attempt", time_or_null(d.first_attempt)},
+                      {"last_attempt", time_or_null(d.last_attempt)},
+                      {"next_attempt", time_or_null(d.next_attempt)},
+                      {"finished", time_or_null(d.finished)},
+                      {"http_status", d.http_status != 0 ? json::value(d.http_status) : json::value(nullptr)},
+                      {"last_error", d.last_error.empty() ? json::value(nullptr) : json::value(d.last_error)}};
+}
+
+void list_channels(const NotificationContext& ctx, const Request&, Responder respond) {
+  json::array items;
+  for (const auto& h : ctx.dispatcher.health()) items.push_back(channel_json(h));
+  respond(Response::json(200, json::serialize(json::object{{"notifications", std::move(items)}})));
+}
+
+void list_deliveries(const NotificationContext& ctx, const Request& request, Responder respond) {
+  DeliveryQuery query;
+  if (auto it = request.query.find("channel"); it != request.query.end()) query.channel = it->second;
+  if (auto it = request.query.find("monitor"); it != request.query.end()) query.monitor = it->second;
+  if (auto it = request.query.find("status"); it != request.query.end()) {
+    query.status = delivery_status_from_string(it->second);
+    if (!query.status) {
+      return respond(Response::problem(400, "status: found '" + it->second +
+                                                "'; expected pending, delivered, failed or cancelled"));
+    }
+  }
+  auto limit = int_param(request, "limit", 50, 1, kMaxPageSize);
+  if (!limit) return respond(Response::problem(400, limit.error().message));
+  query.limit = static_cast<int>(*limit);
+  if (request.query.count("before") != 0) {
+    auto before = int_param(request, "before", 0, 1, INT64_MAX);
+    if (!before) return respond(Response::problem(400, before.error().message));
+    query.before_id = *before;
+  }
+  auto rows = ctx.store.deliveries(query);
+  if (!rows) return respond(Response::problem(503, "deliveries cannot be read: " + rows.error().message));
+  json::array items;
+  for (const auto& d : *rows) items.push_back(delivery_json(d));
+  json::object out{{"deliveries", std::move(items)}};
+  if (!rows->empty() && static_cast<int64_t>(rows->size()) == *limit) out["next_before"] = rows->back().id;
+  respond(Response::json(200, json::serialize(out)));
+}
+
+void test_channel(const NotificationContext& ctx, const Request& request, Responder respond) {
+  const std::string name = request.params.at("name");
+  bool known = false;
+  for (const auto& h : ctx.dispatcher.health()) known = known || h.name == name;
+  if (!known) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+  ctx.dispatcher.test(name, [respond, name](alerting::TestOutcome o) {
+    json::object out{{"channel", name},
+                     {"delivered", o.ok},
+                     {"status", o.status != 0 ? json::value(o.status) : json::value(nullptr)},
+                     {"error", o.error.empty() ? json::value(nullptr) : json::value(o.error)},
+                     {"latency_ms", o.latency_ms}};
+    respond(Response::json(o.ok ? 200 : 502, json::serialize(out)));
+  });
+}
+
+}  // namespace
+
+void add_notification_routes(http::Router& router, const NotificationContext& ctx) {
+  auto bind = [ctx](void (*fn)(const NotificationContext&, const Request&, Responder)) {
+    return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
+  };
+  const std::vector<std::string> get = {"GET", "HEAD"};
+  router.add(get, "/api/v1/notifications", bind(list_channels));
+  router.add(get, "/api/v1/deliveries", bind(list_deliveries));
+  router.add("POST", "/api/v1/notifications/{name}/test", bind(test_channel));
+}
+
+void write_notification_metrics(const alerting::Dispatcher& dispatcher, PrometheusWriter& w) {
+  const auto channels = dispatcher.health();
+  w.family("trainwatch_notifications_total", "counter",
+           "Notification attempts by channel and result: delivered, error (will retry), rejected, gave_up, cancelled.");
+  for (const auto& h : channels) {
+    const auto& c = h.counters;
+    const std::pair<const char*, uint64_t> results[] = {{"delivered", c.delivered}, {"error", c.error},
+                                                        {"rejected", c.rejected},   {"gave_up", c.gave_up},
+                                                        {"cancelled", c.cancelled}};
+    for (const auto& [result, value] : results) {
+      w.sample("trainwatch_notifications_total", {{"channel", h.name}, {"result", result}}, static_cast<double>(value));
+    }
+  }
+  w.family("trainwatch_notifications_queued", "gauge", "Deliveries waiting per channel (released, not yet delivered).");
+  for (const auto& h : channels) {
+    w.sample("trainwatch_notifications_queued", {{"channel", h.name}}, static_cast<double>(h.queued));
+  }
+  w.family("trainwatch_notifications_held", "gauge", "Deliveries held per channel by notify_after or maintenance.");
+  for (const auto& h : channels) {
+    w.sample("trainwatch_notifications_held", {{"channel", h.name}}, static_cast<double>(h.held));
+  }
+}
+
+}  // namespace trainwatch::api
