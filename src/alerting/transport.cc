@@ -173,8 +173,8 @@ struct Transport::Impl {
         o.error = lower_first(t.error[0] != 0 ? t.error : curl_easy_strerror(code));
       }
       // SMTP: a 5xx reply (recipient refused) or refused credentials will not change.
-      o.permanent = code == CURLE_LOGIN_DENIED || (smtp && o.status >= 500) || code == CURLE_URL_MALFORMAT ||
-                    code == CURLE_UNSUPPORTED_PROTOCOL;
+      // (A garbage answer is CURLE_UNSUPPORTED_PROTOCOL, "HTTP/0.9": retried, the receiver may recover.)
+      o.permanent = code == CURLE_LOGIN_DENIED || (smtp && o.status >= 500) || code == CURLE_URL_MALFORMAT;
       if (smtp && o.status != 0) o.error += " (SMTP " + std::to_string(o.status) + ")";
     }
     redact(o.error, t.request.url);
