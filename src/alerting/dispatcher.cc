@@ -283,9 +283,11 @@ void Dispatcher::on_sent(const std::string& channel, int64_t id, const SendOutco
   item.row.http_status = o.status;
   const AttemptVerdict verdict = judge_attempt(o.transport_ok, o.permanent, o.status);
   bool done = true;
+  int failures_before = 0;
   {
     std::lock_guard lock(mu_);
     ch.health.in_flight = false;
+    failures_before = ch.health.consecutive_failures;
     if (verdict == AttemptVerdict::kDelivered) {
       ch.health.last_success = now;
       ch.health.consecutive_failures = 0;
@@ -294,6 +296,11 @@ void Dispatcher::on_sent(const std::string& channel, int64_t id, const SendOutco
       ch.health.last_error = o.error;
       ++ch.health.consecutive_failures;
     }
+  }
+  // One line when a channel starts failing and one when it works again; the attempts in
+  // between are debug-level (a dead channel with 1,000 queued alerts must not flood the log).
+  if (verdict == AttemptVerdict::kDelivered && failures_before > 0) {
+    spdlog::info("notifications: channel {} delivers again after {} failed attempts", channel, failures_before);
   }
   switch (verdict) {
     case AttemptVerdict::kDelivered:
@@ -322,9 +329,9 @@ void Dispatcher::on_sent(const std::string& channel, int64_t id, const SendOutco
       }
       item.row.last_error = o.error;
       item.row.next_attempt = d.next_attempt;
-      spdlog::warn("notifications: channel {}: delivery {} attempt {} failed ({}); next try in {}", channel, id,
-                   item.row.attempts, o.error,
-                   format_duration(std::chrono::duration_cast<Millis>(d.next_attempt - now)));
+      spdlog::log(failures_before == 0 ? spdlog::level::warn : spdlog::level::debug,
+                  "notifications: channel {}: delivery {} attempt {} failed ({}); next try in {}", channel, id,
+                  item.row.attempts, o.error, format_duration(std::chrono::duration_cast<Millis>(d.next_attempt - now)));
       count(ch, &DeliveryCounters::error);
       record(item);
       {

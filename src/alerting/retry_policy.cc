@@ -11,10 +11,9 @@ Millis RetryPolicy::backoff(int attempt, double random_unit) const {
   // Doubling stops once past max_delay: no overflow however many attempts.
   Millis base = initial_delay;
   for (int i = 1; i < attempt && base < max_delay; ++i) base *= 2;
-  base = std::min(base, max_delay);
   const double unit = std::clamp(random_unit, 0.0, 1.0);
-  const auto half = base.count() / 2;
-  return Millis(half + static_cast<int64_t>(static_cast<double>(base.count() - half) * unit));
+  const Millis jitter(static_cast<int64_t>(static_cast<double>(base.count() / 2) * unit));
+  return std::min(base + jitter, max_delay);
 }
 
 AttemptVerdict judge_attempt(bool transport_ok, bool permanent_transport, int http_status) {

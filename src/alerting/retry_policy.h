@@ -1,11 +1,12 @@
 // When to try a delivery again, and when to stop. Pure: times and randomness come in as
 // arguments, so tests drive it with a manual clock and fixed "random" numbers.
 //
-// Backoff: attempt n (1-based) waits base = min(max_delay, initial_delay * 2^(n-1)), then
-// jitter picks uniformly in [base/2, base] so that many deliveries failing together do
-// not retry together. With the defaults: ~1 s, 2 s, 4 s, ... 32 min, then 1 h each time.
+// Backoff: attempt n (1-based) waits base = initial_delay * 2^(n-1), plus jitter picked
+// uniformly in [0, base/2] so that many deliveries failing together do not retry
+// together, capped at max_delay. With the defaults: 1–1.5 s, 2–3 s, 4–6 s, ... then 1 h
+// each time; never less than 1 s, never more than 1 h.
 //
-// Worked example (random = 1.0): attempts fail at t=0, 1 s, 3 s, 7 s: the next try is
+// Worked example (random = 0): attempts fail at t=0, 1 s, 3 s, 7 s: the next try is
 // at 15 s. A 429 with "Retry-After: 120" makes the next try t+120 s instead (capped at
 // max_delay). Once the next try would fall after first_attempt + give_up_after (24 h),
 // the delivery is given up: marked failed with its last error, logged and counted.

@@ -13,20 +13,21 @@ using std::chrono::seconds;
 
 TEST(RetryPolicyTest, BackoffDoublesFromOneSecondUpToOneHour) {
   RetryPolicy p;
-  EXPECT_EQ(p.backoff(1, 1.0), seconds(1));
-  EXPECT_EQ(p.backoff(2, 1.0), seconds(2));
-  EXPECT_EQ(p.backoff(3, 1.0), seconds(4));
-  EXPECT_EQ(p.backoff(12, 1.0), seconds(2048));
-  EXPECT_EQ(p.backoff(13, 1.0), hours(1));  // 4096 s capped
-  EXPECT_EQ(p.backoff(10'000, 1.0), hours(1));
+  EXPECT_EQ(p.backoff(1, 0.0), seconds(1));
+  EXPECT_EQ(p.backoff(2, 0.0), seconds(2));
+  EXPECT_EQ(p.backoff(3, 0.0), seconds(4));
+  EXPECT_EQ(p.backoff(12, 0.0), seconds(2048));
+  EXPECT_EQ(p.backoff(13, 0.0), hours(1));  // 4096 s capped
+  EXPECT_EQ(p.backoff(10'000, 0.0), hours(1));
 }
 
-TEST(RetryPolicyTest, JitterStaysWithinHalfToFullDelay) {
+TEST(RetryPolicyTest, JitterAddsUpToHalfTheDelayWithinTheBounds) {
   RetryPolicy p;
-  EXPECT_EQ(p.backoff(3, 0.0), seconds(2));
-  EXPECT_EQ(p.backoff(3, 0.5), seconds(3));
-  EXPECT_EQ(p.backoff(13, 0.0), minutes(30));
-  EXPECT_EQ(p.backoff(1, -3.0), Millis(500));  // out-of-range randomness is clamped
+  EXPECT_EQ(p.backoff(1, 1.0), Millis(1500));  // never under 1 s
+  EXPECT_EQ(p.backoff(3, 0.5), seconds(5));
+  EXPECT_EQ(p.backoff(12, 1.0), seconds(3072));  // 2048 s + 1024 s
+  EXPECT_EQ(p.backoff(13, 1.0), hours(1));   // never over 1 h
+  EXPECT_EQ(p.backoff(1, -3.0), seconds(1));  // out-of-range randomness is clamped
 }
 
 TEST(RetryPolicyTest, FourHundredsArePermanentExceptTimeoutAndTooManyRequests) {
@@ -49,7 +50,7 @@ TEST(RetryPolicyTest, GivesUpOnceTheNextTryWouldFallPastTwentyFourHours) {
   const SystemTime first = clock.system_time();
   int attempts = 1;
   for (;; ++attempts) {
-    RetryDecision d = decide_retry(p, attempts, first, clock.system_time(), std::nullopt, 1.0);
+    RetryDecision d = decide_retry(p, attempts, first, clock.system_time(), std::nullopt, 0.0);
     if (d.give_up) break;
     clock.advance(std::chrono::duration_cast<Millis>(d.next_attempt - clock.system_time()));
   }

@@ -128,9 +128,11 @@ monitors:{monitor("rank0-health", health_target.port, ["slack", "discord", "hook
         for secret in ["SECRETTOKEN", "R0UTING", "hook-key", "s3cret", "XXXX"]:
             assert secret not in text
             assert secret not in server.log_path.read_text()
+        # The receiver has answered; the server records the outcome a moment later.
+        wait_for(lambda: 'trainwatch_notifications_total{channel="pd",result="delivered"} 2' in server.get("/metrics")[1],
+                 what="the metric to count both PagerDuty deliveries")
+        _, channels, _ = server.get("/api/v1/notifications")
         assert {c["name"]: c["health"] for c in channels["notifications"]}["slack"] == "ok"
-        _, metrics, _ = server.get("/metrics")
-        assert 'trainwatch_notifications_total{channel="pd",result="delivered"} 2' in metrics
     finally:
         smtp.close()
 
