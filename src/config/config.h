@@ -13,6 +13,7 @@
 #include "config/condition.h"
 #include "config/notifications.h"
 #include "config/source_location.h"
+#include "config/web_config.h"
 #include "core/clock.h"
 
 namespace trainwatch {
@@ -81,6 +82,9 @@ struct Config {
   std::vector<MonitorConfig> monitors;
   std::vector<ChannelConfig> notifications;
   std::vector<MaintenanceWindow> maintenance;
+  std::vector<StatusPageConfig> status_pages;  // config/web_config.h
+  AuthConfig auth;
+  RetentionConfig retention;
 };
 
 // True when two monitor configs would check the same thing the same way: a reload keeps

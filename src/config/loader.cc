@@ -8,6 +8,7 @@
 #include <boost/url/parse.hpp>
 
 #include "config/notifications_reader.h"
+#include "config/web_sections.h"
 #include "config/yaml_reader.h"
 #include "core/duration.h"
 
@@ -279,6 +280,10 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
       read_monitors(diag, top.raw("monitors"), config.monitors);
       config_detail::read_notifications(diag, top.raw("notifications"), config.notifications);
       config_detail::read_maintenance(diag, top.raw("maintenance"), config.maintenance);
+      config_detail::read_status_pages(diag, top.raw("status_pages"), config.monitors, config.status_pages);
+      config_detail::read_auth(diag, top.raw("auth"), config.auth);
+      config_detail::read_retention(diag, top.raw("retention"), config.retention);
+      if (auto token = env("TRAINWATCH_ADMIN_TOKEN"); token && !token->empty()) config.auth.admin_tokens.push_back(*token);
       top.finish();
       config_detail::check_alerting_references(diag, root, config);
     } catch (const YAML::Exception& e) {

@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"server:\n  listen: localhost\n", "tw.yaml:2:11: server.listen: found 'localhost'; expected HOST:PORT"},
         BadCase{"server:\n  listen: h:99999\n", "tw.yaml:2:11: server.listen: found 'h:99999'; expected HOST:PORT"},
         BadCase{"server:\n  datadir: x\n", "tw.yaml:2:3: server.datadir: unknown key; expected one of:"},
-        BadCase{"monitorz: []\n", "tw.yaml:1:1: monitorz: unknown key; expected one of: maintenance, monitors, notifications, server"},
+        BadCase{"monitorz: []\n", "tw.yaml:1:1: monitorz: unknown key; expected one of: auth, maintenance, monitors, notifications, retention, server, status_pages"},
         BadCase{"monitors: {a: 1}\n", "tw.yaml:1:11: monitors: found a mapping; expected a list of monitors"},
         BadCase{"monitors:\n  - type: http\n    url: http://h/\n", "tw.yaml:2:5: monitors[0].name: missing; expected a value"},
         BadCase{"monitors:\n  - name: A b\n    type: tcp\n    host: h\n    port: 1\n",

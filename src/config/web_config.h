@@ -1,0 +1,39 @@
+// The config sections of the pages and their access: public status pages, admin
+// authentication and how long raw results are kept. Plain values, validated by
+// read_web_sections() (config/web_sections.h) like every other section.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace trainwatch {
+
+struct StatusPageGroup {
+  std::string name;
+  std::vector<std::string> monitors;  // names of monitors in the config, in display order
+};
+
+struct StatusPageConfig {
+  std::string slug;  // [a-z0-9._-]+, unique: /status/{slug}
+  std::string title;
+  std::string description;
+  std::vector<StatusPageGroup> groups;
+};
+
+struct AuthConfig {
+  // Admin tokens as written: a plain token (often "${ENV_VAR}") or "sha256:<64 hex>" so
+  // the file itself need not hold the secret. The auth component hashes plain ones when
+  // it starts and keeps only digests. TRAINWATCH_ADMIN_TOKEN in the environment adds one.
+  std::vector<std::string> admin_tokens;
+  // How long a login session lasts; after that the login page asks again.
+  Millis session_ttl{12 * 3'600'000};
+};
+
+struct RetentionConfig {
+  // Raw check results older than this are pruned; hourly and daily uptime rollups stay.
+  Millis raw{14LL * 24 * 3'600'000};
+};
+
+}  // namespace trainwatch

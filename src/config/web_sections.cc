@@ -1,0 +1,129 @@
+#include "config/web_sections.h"
+
+#include <algorithm>
+#include <set>
+
+namespace trainwatch::config_detail {
+namespace {
+
+bool valid_slug(const std::string& slug) {
+  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
+  return !slug.empty() && std::all_of(slug.begin(), slug.end(), allowed);
+}
+
+bool is_sha256_form(const std::string& token) {
+  constexpr std::string_view kPrefix = "sha256:";
+  if (token.rfind(kPrefix, 0) != 0 || token.size() != kPrefix.size() + 64) return false;
+  return std::all_of(token.begin() + kPrefix.size(), token.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+std::optional<StatusPageGroup> read_group(Diagnostics& diag, const YAML::Node& node, const std::string& path,
+                                          const std::set<std::string>& known) {
+  Section s(diag, node, path);
+  if (!s.valid()) return std::nullopt;
+  StatusPageGroup group;
+  if (auto name = s.string("name", true)) group.name = *name;
+  if (auto monitors = s.string_list("monitors")) {
+    YAML::Node list = s.raw("monitors");
+    for (size_t i = 0; i < monitors->size(); ++i) {
+      if (known.count((*monitors)[i]) == 0) {
+        diag.error(list[i].Mark(), s.key_path("monitors") + "[" + std::to_string(i) + "]",
+                   "found '" + (*monitors)[i] + "'; expected the name of a monitor in `monitors`");
+      }
+    }
+    group.monitors = *monitors;
+  }
+  s.finish();
+  return group;
+}
+
+}  // namespace
+
+void read_status_pages(Diagnostics& diag, const YAML::Node& node, const std::vector<MonitorConfig>& monitors,
+                       std::vector<StatusPageConfig>& out) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsSequence()) {
+    diag.error(node.Mark(), "status_pages", describe(node) + "; expected a list of status pages");
+    return;
+  }
+  std::set<std::string> known;
+  for (const auto& m : monitors) known.insert(m.name);
+  std::set<std::string> slugs;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string path = "status_pages[" + std::to_string(i) + "]";
+    Section s(diag, node[i], path);
+    if (!s.valid()) continue;
+    StatusPageConfig page;
+    if (auto slug = s.string("slug", true)) {
+      if (!valid_slug(*slug)) {
+        diag.error(s.raw("slug").Mark(), s.key_path("slug"),
+                   "found '" + *slug + "'; expected lower-case letters, digits, '.', '_' or '-'");
+      } else if (!slugs.insert(*slug).second) {
+        diag.error(s.raw("slug").Mark(), s.key_path("slug"), "found '" + *slug + "' again; expected a unique slug");
+      }
+      page.slug = *slug;
+    }
+    if (auto title = s.string("title", true)) page.title = *title;
+    if (auto description = s.string("description")) page.description = *description;
+    if (YAML::Node groups = s.raw("groups"); groups.IsDefined() && !groups.IsNull()) {
+      if (!groups.IsSequence()) {
+        diag.error(groups.Mark(), s.key_path("groups"), describe(groups) + "; expected a list of groups");
+      } else {
+        for (size_t g = 0; g < groups.size(); ++g) {
+          auto group = read_group(diag, groups[g], s.key_path("groups") + "[" + std::to_string(g) + "]", known);
+          if (group) page.groups.push_back(std::move(*group));
+        }
+      }
+    }
+    s.finish();
+    out.push_back(std::move(page));
+  }
+}
+
+void read_auth(Diagnostics& diag, const YAML::Node& node, AuthConfig& out) {
+  Section s(diag, node, "auth");
+  if (YAML::Node tokens = s.raw("admin_tokens"); tokens.IsDefined() && !tokens.IsNull()) {
+    if (!tokens.IsSequence()) {
+      diag.error(tokens.Mark(), "auth.admin_tokens", describe(tokens) + "; expected a list of tokens");
+    } else {
+      for (size_t i = 0; i < tokens.size(); ++i) {
+        const std::string key = "auth.admin_tokens[" + std::to_string(i) + "]";
+        if (!tokens[i].IsScalar()) {
+          diag.error(tokens[i].Mark(), key, describe(tokens[i]) + "; expected a string");
+          continue;
+        }
+        std::string token = diag.expand(tokens[i], key);
+        // Short tokens can be guessed; a digest can't be judged, only its form.
+        bool hashed = token.rfind("sha256:", 0) == 0;
+        if (hashed ? !is_sha256_form(token) : token.size() < 16) {
+          diag.error(tokens[i].Mark(), key,
+                     hashed ? "found a malformed digest; expected sha256: and 64 lower-case hex digits"
+                            : "found a token of " + std::to_string(token.size()) +
+                                  " characters; expected at least 16");
+          continue;
+        }
+        out.admin_tokens.push_back(std::move(token));
+      }
+    }
+  }
+  if (auto ttl = s.duration("session_ttl")) {
+    if (ttl->count() < 60'000) diag.error(s.raw("session_ttl").Mark(), "auth.session_ttl", "found less than 1m; expected at least 1m");
+    out.session_ttl = *ttl;
+  }
+  s.finish();
+}
+
+void read_retention(Diagnostics& diag, const YAML::Node& node, RetentionConfig& out) {
+  Section s(diag, node, "retention");
+  if (auto raw = s.duration("raw")) {
+    // Hourly rollups are pruned with raw results, and the 7-day uptime reads them.
+    if (raw->count() < 7LL * 24 * 3'600'000) {
+      diag.error(s.raw("raw").Mark(), "retention.raw", "found less than 7d; expected at least 7d (the 7-day uptime reads hourly rollups kept as long)");
+    }
+    out.raw = *raw;
+  }
+  s.finish();
+}
+
+}  // namespace trainwatch::config_detail

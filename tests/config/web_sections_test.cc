@@ -1,0 +1,95 @@
+// The status_pages, auth and retention sections: the issue's example, defaults, errors.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "config/loader.h"
+
+namespace trainwatch {
+namespace {
+
+std::optional<std::string> env(const std::string& name) {
+  static const std::map<std::string, std::string> kEnv = {{"TW_TOKEN", "a-token-from-the-environment"}};
+  auto it = kEnv.find(name);
+  return it == kEnv.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+constexpr const char* kMonitors = R"(monitors:
+  - {name: rank0-health, type: tcp, host: 127.0.0.1, port: 1}
+  - {name: checkpoint, type: tcp, host: 127.0.0.1, port: 2}
+  - {name: chat-server, type: tcp, host: 127.0.0.1, port: 3}
+)";
+
+std::vector<std::string> errors_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& e : load_config_text(text, "tw.yaml", env).errors) out.push_back(e.to_string());
+  return out;
+}
+
+TEST(WebSections, TheIssueExampleLoads) {
+  auto loaded = load_config_text(std::string(kMonitors) + R"(status_pages:
+  - slug: ml-training
+    title: ML Training Infrastructure
+    description: Training jobs, checkpoints and the chat server
+    groups:
+      - name: Training
+        monitors: [rank0-health, checkpoint]
+      - name: Inference
+        monitors: [chat-server]
+auth:
+  admin_tokens: ["${TW_TOKEN}", "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"]
+  session_ttl: 1h
+retention:
+  raw: 30d
+)",
+                                 "tw.yaml", env);
+  ASSERT_TRUE(loaded.config) << loaded.errors.at(0).to_string();
+  const Config& c = *loaded.config;
+  ASSERT_EQ(c.status_pages.size(), 1u);
+  EXPECT_EQ(c.status_pages[0].slug, "ml-training");
+  ASSERT_EQ(c.status_pages[0].groups.size(), 2u);
+  EXPECT_EQ(c.status_pages[0].groups[0].monitors, (std::vector<std::string>{"rank0-health", "checkpoint"}));
+  EXPECT_EQ(c.auth.admin_tokens.at(0), "a-token-from-the-environment");
+  EXPECT_EQ(c.auth.session_ttl, Millis(3'600'000));
+  EXPECT_EQ(c.retention.raw, Millis(30LL * 86'400'000));
+}
+
+TEST(WebSections, Defaults) {
+  auto loaded = load_config_text(kMonitors, "tw.yaml", env);
+  ASSERT_TRUE(loaded.config);
+  EXPECT_TRUE(loaded.config->status_pages.empty());
+  EXPECT_TRUE(loaded.config->auth.admin_tokens.empty());
+  EXPECT_EQ(loaded.config->retention.raw, Millis(14LL * 86'400'000));
+}
+
+TEST(WebSections, ErrorsSayWhereAndWhat) {
+  auto errors = errors_of(std::string(kMonitors) + R"(status_pages:
+  - slug: Bad Slug
+    groups:
+      - name: g
+        monitors: [nope]
+auth:
+  admin_tokens: [short, "sha256:xyz"]
+retention:
+  raw: 1d
+)");
+  const std::vector<std::string> expected = {
+      "tw.yaml:6:11: status_pages[0].slug: found 'Bad Slug'; expected lower-case letters, digits, '.', '_' or '-'",
+      "tw.yaml:6:5: status_pages[0].title: missing",
+      "tw.yaml:9:20: status_pages[0].groups[0].monitors[0]: found 'nope'; expected the name of a monitor in `monitors`",
+      "tw.yaml:11:18: auth.admin_tokens[0]: found a token of 5 characters; expected at least 16",
+      "tw.yaml:11:25: auth.admin_tokens[1]: found a malformed digest; expected sha256: and 64 lower-case hex digits",
+      "tw.yaml:13:8: retention.raw: found less than 7d; expected at least 7d (the 7-day uptime reads hourly rollups kept as long)",
+  };
+  ASSERT_EQ(errors.size(), expected.size()) << ::testing::PrintToString(errors);
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(errors[i].rfind(expected[i], 0), 0u) << errors[i];
+}
+
+TEST(WebSections, DuplicateSlugsAreRefused) {
+  auto errors = errors_of(std::string(kMonitors) + "status_pages:\n  - {slug: a, title: A}\n  - {slug: a, title: B}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("found 'a' again; expected a unique slug"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainwatch
