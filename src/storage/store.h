@@ -94,8 +94,17 @@ struct UpdateDelivery {
   std::optional<SystemTime> finished;      // delivered, failed or cancelled
 };
 
-using WriteOp =
-    std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken, UpdateDelivery>;
+
+// Deletes up to `max_rows` raw results, and up to `max_rows` hourly rollup rows, older than
+// `before` (oldest first). Daily rollups stay. Bounded so that one prune never holds the
+// writer for long; see storage/retention.h.
+struct PruneResults {
+  SystemTime before{};
+  int max_rows = 10'000;
+};
+
+using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
+                             UpdateDelivery, PruneResults>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -155,6 +164,25 @@ struct HeartbeatMarks {
   std::optional<SystemTime> open_start;   // the newest start newer than last_finish
 };
 
+// Uptime rollups: every RecordResult also adds to its monitor's hourly and daily bucket
+// (UTC), in the same transaction, so a 90-day view reads at most 90 rows per monitor and
+// survives the pruning of raw results.
+enum class RollupResolution { kHour, kDay };
+
+struct UptimeBucket {
+  int64_t start_ms = 0;  // the bucket's first millisecond (UTC hour or day)
+  int64_t checks = 0;
+  int64_t ok = 0;
+  double latency_sum_ms = 0;  // of every check in the bucket: mean = sum / checks
+};
+
+struct UptimeQuery {
+  std::string monitor;
+  RollupResolution resolution = RollupResolution::kDay;
+  int64_t from_ms = 0;  // buckets starting at or after this
+  int64_t to_ms = 0;    // and before this
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -179,6 +207,8 @@ class Store {
   virtual Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) = 0;
   // Generated tokens by monitor name.
   virtual Result<std::map<std::string, std::string>> heartbeat_tokens() = 0;
+  // Rollup buckets of one monitor, oldest first; empty buckets are absent.
+  virtual Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) = 0;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

@@ -100,6 +100,33 @@ constexpr SqliteMigration kMigrations[] = {
       CREATE INDEX deliveries_channel_id ON deliveries (channel, id);
       CREATE INDEX deliveries_monitor_id ON deliveries (monitor, id);
     )sql"},
+    // Status pages read 90 daily rows per monitor instead of 129,600 raw results; raw
+    // results can then be pruned (retention.raw) without losing the uptime history.
+    // WITHOUT ROWID: the key is the only lookup, so the table is its own index.
+    {5, "hourly and daily uptime rollups, and indexes to prune by age", R"sql(
+      CREATE TABLE uptime_hourly (
+        monitor        TEXT NOT NULL,
+        start_ms       INTEGER NOT NULL,
+        checks         INTEGER NOT NULL,
+        ok             INTEGER NOT NULL,
+        latency_sum_ms DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (monitor, start_ms)
+      ) WITHOUT ROWID;
+      CREATE TABLE uptime_daily (
+        monitor        TEXT NOT NULL,
+        start_ms       INTEGER NOT NULL,
+        checks         INTEGER NOT NULL,
+        ok             INTEGER NOT NULL,
+        latency_sum_ms DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (monitor, start_ms)
+      ) WITHOUT ROWID;
+      INSERT INTO uptime_hourly SELECT monitor, at_ms - at_ms % 3600000, COUNT(*), SUM(ok), SUM(latency_ms)
+        FROM check_results GROUP BY monitor, at_ms - at_ms % 3600000;
+      INSERT INTO uptime_daily SELECT monitor, at_ms - at_ms % 86400000, COUNT(*), SUM(ok), SUM(latency_ms)
+        FROM check_results GROUP BY monitor, at_ms - at_ms % 86400000;
+      CREATE INDEX check_results_at ON check_results (at_ms);
+      CREATE INDEX uptime_hourly_start ON uptime_hourly (start_ms);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

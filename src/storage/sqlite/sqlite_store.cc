@@ -162,7 +162,16 @@ class SqliteStore::Writer {
                          "VALUES (?, ?, ?, ?, ?, ?, ?)"),
         update_delivery_(*db_,
                          "UPDATE deliveries SET status = ?, attempts = ?, first_attempt_ms = ?, last_attempt_ms = ?, "
-                         "next_attempt_ms = ?, last_error = ?, http_status = ?, finished_ms = ? WHERE id = ?") {}
+                         "next_attempt_ms = ?, last_error = ?, http_status = ?, finished_ms = ? WHERE id = ?"),
+        add_hourly_(*db_, rollup_upsert("uptime_hourly")),
+        add_daily_(*db_, rollup_upsert("uptime_daily")),
+        // Oldest first through the at_ms index; LIMIT keeps one prune short.
+        prune_(*db_,
+               "DELETE FROM check_results WHERE id IN (SELECT id FROM check_results WHERE at_ms < ? "
+               "ORDER BY at_ms LIMIT ?)"),
+        prune_hourly_(*db_,
+                      "DELETE FROM uptime_hourly WHERE (monitor, start_ms) IN (SELECT monitor, start_ms FROM "
+                      "uptime_hourly WHERE start_ms < ? ORDER BY start_ms LIMIT ?)") {}
 
   // Applies `batch` in one transaction; returns one status per operation, in order.
   std::vector<Status> apply(const std::vector<Pending>& batch) {
@@ -249,6 +258,8 @@ class SqliteStore::Writer {
       q.bind(7, ms(d.due));
       q.exec();
     }
+    add_to_rollup(add_hourly_, op.monitor, c, kHourMs);
+    add_to_rollup(add_daily_, op.monitor, c, kDayMs);
     return save_state(op.monitor, op.state);
   }
 
@@ -267,6 +278,41 @@ class SqliteStore::Writer {
       return make_error("store.not_found", "cannot update delivery " + std::to_string(op.id) + ": no such delivery");
     }
     return Ok{};
+  }
+
+  Status run(const PruneResults& op) {
+    SQLite::Statement& s = fresh(prune_);
+    s.bind(1, ms(op.before));
+    s.bind(2, op.max_rows);
+    s.exec();
+    SQLite::Statement& h = fresh(prune_hourly_);
+    h.bind(1, ms(op.before));
+    h.bind(2, op.max_rows);
+    h.exec();
+    return Ok{};
+  }
+
+  static constexpr int64_t kHourMs = 3'600'000;
+  static constexpr int64_t kDayMs = 86'400'000;
+
+  static std::string rollup_upsert(const char* table) {
+    return std::string("INSERT INTO ") + table +
+           " (monitor, start_ms, checks, ok, latency_sum_ms) VALUES (?, ?, 1, ?, ?) "
+           "ON CONFLICT (monitor, start_ms) DO UPDATE SET checks = checks + 1, ok = ok + excluded.ok, "
+           "latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms";
+  }
+
+  static void add_to_rollup(SQLite::Statement& statement, const std::string& monitor, const CheckResult& c,
+                            int64_t width_ms) {
+    SQLite::Statement& s = fresh(statement);
+    const int64_t at = ms(c.at);
+    // Floor division: results before 1970 (a broken clock) still land in one bucket.
+    const int64_t start = at - (((at % width_ms) + width_ms) % width_ms);
+    s.bind(1, monitor);
+    s.bind(2, start);
+    s.bind(3, c.ok ? 1 : 0);
+    s.bind(4, c.latency_ms);
+    s.exec();
   }
 
   Status run(const SaveState& op) { return save_state(op.monitor, op.state); }
@@ -344,6 +390,10 @@ class SqliteStore::Writer {
   SQLite::Statement insert_token_;
   SQLite::Statement insert_delivery_;
   SQLite::Statement update_delivery_;
+  SQLite::Statement add_hourly_;
+  SQLite::Statement add_daily_;
+  SQLite::Statement prune_;
+  SQLite::Statement prune_hourly_;
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
@@ -618,6 +668,25 @@ Result<std::map<std::string, std::string>> SqliteStore::heartbeat_tokens() {
         SQLite::Statement q(db, "SELECT monitor, token FROM heartbeat_tokens");
         std::map<std::string, std::string> out;
         while (q.executeStep()) out[q.getColumn(0).getString()] = q.getColumn(1).getString();
+        return out;
+      });
+}
+
+Result<std::vector<UptimeBucket>> SqliteStore::uptime(const UptimeQuery& query) {
+  return read<std::vector<UptimeBucket>>(
+      "uptime rollups", [&](SQLite::Database& db) -> Result<std::vector<UptimeBucket>> {
+        const char* table = query.resolution == RollupResolution::kHour ? "uptime_hourly" : "uptime_daily";
+        SQLite::Statement q(db, std::string("SELECT start_ms, checks, ok, latency_sum_ms FROM ") + table +
+                                    " WHERE monitor = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms LIMIT ?");
+        q.bind(1, query.monitor);
+        q.bind(2, query.from_ms);
+        q.bind(3, query.to_ms);
+        q.bind(4, kMaxRowsPerRead);
+        std::vector<UptimeBucket> out;
+        while (q.executeStep()) {
+          out.push_back(UptimeBucket{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                                     q.getColumn(3).getDouble()});
+        }
         return out;
       });
 }

@@ -55,6 +55,7 @@ class SqliteStore final : public Store {
   Result<std::vector<PingRecord>> pings(const PingQuery& query) override;
   Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) override;
   Result<std::map<std::string, std::string>> heartbeat_tokens() override;
+  Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) override;
   Result<int64_t> next_incident_id() override;
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
 
