@@ -13,6 +13,7 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-pytest python3-torch python3-aiosmtpd
+  chromium chromium-driver python3-selenium
   wrk curl
   # peers measured beside trainwatch in bench/ (see ../shared/peers)
   nginx-light prometheus-blackbox-exporter python3-prometheus-client hyperfine

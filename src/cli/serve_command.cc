@@ -21,6 +21,7 @@
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
 #include "api/routes.h"
+#include "auth/admin_auth.h"
 #include "checks/http_checker.h"
 #include "checks/tcp_checker.h"
 #include "cli/checked_config.h"
@@ -31,7 +32,9 @@
 #include "heartbeat/ingest.h"
 #include "heartbeat/tokens.h"
 #include "http/server.h"
+#include "storage/retention.h"
 #include "storage/sqlite/sqlite_store.h"
+#include "web/routes.h"
 
 namespace trainwatch::cli {
 namespace {
@@ -170,6 +173,11 @@ int serve(const ServeOptions& options) {
   api::add_api_routes(*router, api_context);
   api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
   api::add_ping_routes(*router, pings);
+  auth::AdminAuth admin_auth(config.auth, clock);
+  web::add_web_routes(*router, web::WebContext{engine, **store, clock, admin_auth,
+                                               std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)});
+  RetentionPruner pruner(engine_io, clock, **store, config.retention.raw);
+  pruner.start();
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
   http_options.port = config.server.listen.port;
@@ -214,6 +222,7 @@ int serve(const ServeOptions& options) {
     }
     spdlog::info("stopping on signal {}", sig);
     (*server)->stop();
+    pruner.stop();
     engine.stop();
     http_io.stop();
     engine_io.stop();

@@ -1,0 +1,17 @@
+// Renders the embedded mustache templates from JSON models. Every {{value}} is escaped by
+// the template engine; templates never use the unescaped {{{ }}} form, so a monitor name,
+// cause or title always reads as text (web/html_escape.h covers hand-built SVG).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <boost/json.hpp>
+
+namespace trainwatch::web {
+
+// Renders templates/<name>.mustache with `model`; the partials {{>layout_head}} and
+// {{>layout_foot}} are available to every template. A missing template renders "".
+std::string render_page(std::string_view name, const boost::json::object& model);
+
+}  // namespace trainwatch::web

@@ -1,0 +1,322 @@
+#include "web/routes.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "api/json_views.h"
+#include "auth/form.h"
+#include "auth/sha256.h"
+#include "core/time_format.h"
+#include "web/assets.h"
+#include "web/badge.h"
+#include "web/banner.h"
+#include "web/pages.h"
+#include "web/status_page.h"
+#include "web/uptime_days.h"
+
+namespace trainwatch::web {
+namespace {
+
+namespace json = boost::json;
+using http::Request;
+using http::Responder;
+using http::Response;
+
+constexpr const char* kSessionCookie = "tw_session";
+constexpr const char* kLoginCsrfCookie = "tw_login_csrf";
+// A status page is rebuilt at most this often: a burst of visitors costs one build.
+constexpr Millis kStatusPageTtl{5'000};
+constexpr int64_t kHourMs = 3'600'000;
+constexpr int64_t kDayMs = 86'400'000;
+
+Response html(int status, std::string body) {
+  Response r;
+  r.status = status;
+  r.content_type = "text/html; charset=utf-8";
+  r.body = std::move(body);
+  // Pages load nothing from elsewhere and run only our own scripts.
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.headers.emplace_back("Referrer-Policy", "same-origin");
+  return r;
+}
+
+Response redirect(std::string location) {
+  Response r;
+  r.status = 303;
+  r.body = "";
+  r.headers.emplace_back("Location", std::move(location));
+  return r;
+}
+
+bool behind_https(const Request& request) { return request.header("x-forwarded-proto") == "https"; }
+
+std::string cookie(const Request& request, std::string_view name, std::string_view value, std::string_view max_age) {
+  std::string c = std::string(name) + "=" + std::string(value) + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" +
+                  std::string(max_age);
+  if (behind_https(request)) c += "; Secure";
+  return c;
+}
+
+std::optional<auth::Session> session_of(const WebContext& ctx, const Request& request) {
+  return ctx.auth.session(auth::cookie_value(request.header("cookie"), kSessionCookie));
+}
+
+// What every dashboard page's layout needs: the nav's status pages and the session.
+json::object layout_model(const WebContext& ctx, const Request& request, std::string title) {
+  json::object m;
+  m["page_title"] = std::move(title);
+  m["dashboard"] = true;
+  json::array pages;
+  for (const auto& p : *ctx.status_pages) pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
+  m["status_pages"] = std::move(pages);
+  if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
+  return m;
+}
+
+const StatusPageConfig* find_page(const WebContext& ctx, const std::string& slug) {
+  for (const auto& p : *ctx.status_pages) {
+    if (p.slug == slug) return &p;
+  }
+  return nullptr;
+}
+
+// Built status pages by slug, each kept for kStatusPageTtl.
+class StatusPageCache {
+ public:
+  Result<json::object> get(const WebContext& ctx, const StatusPageConfig& page) {
+    const MonoTime now = ctx.clock.monotonic_time();
+    {
+      std::lock_guard lock(mu_);
+      auto it = entries_.find(page.slug);
+      if (it != entries_.end() && now - it->second.built < kStatusPageTtl) return it->second.model;
+    }
+    auto built = build_status_page(page, ctx.engine, ctx.store, ctx.clock.system_time());
+    if (!built) return built;
+    std::lock_guard lock(mu_);
+    entries_[page.slug] = Entry{now, *built};
+    return built;
+  }
+
+ private:
+  struct Entry {
+    MonoTime built{};
+    json::object model;
+  };
+  std::mutex mu_;
+  std::map<std::string, Entry> entries_;  // one per configured slug at most
+};
+
+void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond, bool as_json) {
+  const StatusPageConfig* page = find_page(ctx, request.params.at("slug"));
+  if (page == nullptr) return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
+  auto model = cache.get(ctx, *page);
+  if (!model) return respond(Response::problem(503, "the status page cannot be read: " + model.error().message));
+  if (as_json) return respond(Response::json(200, json::serialize(*model)));
+  json::object m = *model;
+  m["page_title"] = page->title;
+  respond(html(200, render_page("status_page", m)));
+}
+
+void badge(const WebContext& ctx, const Request& request, Responder respond, bool uptime) {
+  const std::string& name = request.params.at("monitor");
+  auto view = ctx.engine.monitor(name);
+  if (!view) return respond(Response::problem(404, "no monitor named '" + name + "'"));
+  std::string value, colour;
+  if (uptime) {
+    const int64_t now = to_unix_ms(ctx.clock.system_time());
+    auto buckets = ctx.store.uptime(UptimeQuery{name, RollupResolution::kDay, now - now % kDayMs - 29 * kDayMs, now + 1});
+    if (!buckets) return respond(Response::problem(503, buckets.error().message));
+    auto pct = uptime_percent(*buckets);
+    value = pct ? format_percent(*pct) : "no data";
+    colour = !pct ? "#6b7280" : *pct >= 99.9 ? "#1f7a3a" : *pct >= 95 ? "#8a4f00" : "#b3261e";
+  } else {
+    value = std::string(status_word(view->state.status));
+    colour = view->state.status == MonitorStatus::kUp     ? "#1f7a3a"
+             : view->state.status == MonitorStatus::kDown ? "#b3261e"
+                                                          : "#6b7280";
+  }
+  Response r;
+  r.content_type = "image/svg+xml";
+  r.body = render_badge(uptime ? name + " 30d" : name, value, colour);
+  r.headers.emplace_back("Cache-Control", "max-age=60");
+  respond(std::move(r));
+}
+
+void static_file(const Request& request, Responder respond) {
+  const std::string name = "static/" + request.params.at("rest");
+  auto data = find_asset(name);
+  if (!data) return respond(Response::problem(404, "no such file"));
+  Response r;
+  r.content_type = std::string(content_type_for(name));
+  r.body = std::string(*data);
+  r.headers.emplace_back("Cache-Control", "max-age=3600");
+  respond(std::move(r));
+}
+
+void login_page(const WebContext& ctx, const Request& request, Responder respond, const std::string& error) {
+  // Double-submit: before a session exists, the form's token must equal a cookie that
+  // only this site could set.
+  const std::string csrf = auth::random_token();
+  json::object m = layout_model(ctx, request, "Log in · trainwatch");
+  m["csrf"] = csrf;
+  if (!ctx.auth.enabled()) {
+    m["error"] = "No admin token is configured (auth.admin_tokens or TRAINWATCH_ADMIN_TOKEN), so nobody can log in.";
+  } else if (!error.empty()) {
+    m["error"] = error;
+  }
+  Response r = html(error.empty() ? 200 : 403, render_page("login", m));
+  r.headers.emplace_back("Set-Cookie", cookie(request, kLoginCsrfCookie, csrf, "3600"));
+  respond(std::move(r));
+}
+
+void login(const WebContext& ctx, const Request& request, Responder respond) {
+  auto form = auth::parse_form(request.body);
+  const std::string expected = auth::cookie_value(request.header("cookie"), kLoginCsrfCookie);
+  if (expected.empty() || !constant_time_equal(form["csrf"], expected)) {
+    return respond(Response::problem(403, "the form's CSRF token is missing or wrong; reload the login page"));
+  }
+  auto session = ctx.auth.login(form["token"]);
+  if (!session) return login_page(ctx, request, std::move(respond), "That token is not an admin token.");
+  Response r = redirect("/");
+  r.headers.emplace_back("Set-Cookie", cookie(request, kSessionCookie, session->id, "43200"));
+  r.headers.emplace_back("Set-Cookie", cookie(request, kLoginCsrfCookie, "", "0"));
+  respond(std::move(r));
+}
+
+void logout(const WebContext& ctx, const Request& request, Responder respond) {
+  auto session = session_of(ctx, request);
+  auto form = auth::parse_form(request.body);
+  if (!session || !constant_time_equal(form["csrf"], session->csrf_token)) {
+    return respond(Response::problem(403, "the form's CSRF token is missing or wrong for this session"));
+  }
+  ctx.auth.logout(session->id);
+  Response r = redirect("/login");
+  r.headers.emplace_back("Set-Cookie", cookie(request, kSessionCookie, "", "0"));
+  respond(std::move(r));
+}
+
+// A 24 h latency sparkline from the hourly rollup: 24 rows at most per monitor.
+std::pair<std::string, std::string> sparkline(const WebContext& ctx, const std::string& name, int64_t now_ms) {
+  auto buckets = ctx.store.uptime(UptimeQuery{name, RollupResolution::kHour, now_ms - 24 * kHourMs, now_ms + 1});
+  if (!buckets || buckets->empty()) return {"", "no latency data in the last 24 hours"};
+  double max = 0;
+  for (const auto& b : *buckets) max = std::max(max, b.latency_sum_ms / static_cast<double>(std::max<int64_t>(b.checks, 1)));
+  std::string path;
+  const int64_t from = now_ms - 24 * kHourMs;
+  for (const auto& b : *buckets) {
+    const double mean = b.latency_sum_ms / static_cast<double>(std::max<int64_t>(b.checks, 1));
+    const double x = 120.0 * static_cast<double>(b.start_ms - from) / static_cast<double>(24 * kHourMs);
+    const double y = 22.0 - (max > 0 ? 20.0 * mean / max : 0);
+    path += (path.empty() ? "M" : " L") + std::to_string(static_cast<int>(x)) + " " + std::to_string(static_cast<int>(y));
+  }
+  char label[96];
+  std::snprintf(label, sizeof label, "mean latency per hour over 24 hours, highest %.0f ms", max);
+  return {path, label};
+}
+
+int status_rank(MonitorStatus s) {
+  switch (s) {
+    case MonitorStatus::kDown: return 0;
+    case MonitorStatus::kPending: return 1;
+    case MonitorStatus::kUp: return 2;
+    case MonitorStatus::kPaused: return 3;
+  }
+  return 4;
+}
+
+void monitors_page(const WebContext& ctx, const Request& request, Responder respond) {
+  auto q = [&](const char* key) {
+    auto it = request.query.find(key);
+    return it == request.query.end() ? std::string() : it->second;
+  };
+  const std::string state = q("state"), type = q("type"), tag = q("tag");
+  std::vector<MonitorView> views = ctx.engine.monitors();
+  std::erase_if(views, [&](const MonitorView& v) {
+    const auto& tags = v.config->tags;
+    return (!state.empty() && to_string(v.state.status) != state) || (!type.empty() && to_string(v.config->type) != type) ||
+           (!tag.empty() && std::find(tags.begin(), tags.end(), tag) == tags.end());
+  });
+  // What is down comes first; then by name.
+  std::stable_sort(views.begin(), views.end(), [](const MonitorView& a, const MonitorView& b) {
+    return status_rank(a.state.status) < status_rank(b.state.status);
+  });
+  const int64_t now = to_unix_ms(ctx.clock.system_time());
+  json::object m = layout_model(ctx, request, "Monitors · trainwatch");
+  json::array rows;
+  for (const MonitorView& v : views) {
+    json::object row = api::monitor_summary(v);
+    row["status_word"] = status_word(v.state.status);
+    row["status_icon"] = status_icon(v.state.status);
+    auto [path, label] = sparkline(ctx, v.config->name, now);
+    row["spark_path"] = path;
+    row["spark_label"] = label;
+    rows.push_back(std::move(row));
+  }
+  m["monitors"] = std::move(rows);
+  json::array states, types;
+  for (const char* s : {"down", "pending", "up", "paused"}) states.push_back(json::object{{"value", s}, {"selected", state == s}});
+  for (const char* t : {"http", "tcp"}) types.push_back(json::object{{"value", t}, {"selected", type == t}});
+  m["state_options"] = std::move(states);
+  m["type_options"] = std::move(types);
+  m["tag"] = tag;
+  respond(html(200, render_page("monitors", m)));
+}
+
+void monitor_page(const WebContext& ctx, const Request& request, Responder respond) {
+  const std::string& name = request.params.at("name");
+  auto view = ctx.engine.monitor(name);
+  if (!view) return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));
+  json::object m = layout_model(ctx, request, name + " · trainwatch");
+  json::object summary = api::monitor_summary(*view);
+  for (auto& [k, v] : summary) m[k] = v;
+  m["status_word"] = status_word(view->state.status);
+  m["status_icon"] = status_icon(view->state.status);
+  const int64_t now = to_unix_ms(ctx.clock.system_time());
+  json::array uptime;
+  const std::pair<const char*, int64_t> windows[] = {{"24 hours", kDayMs}, {"7 days", 7 * kDayMs}, {"30 days", 30 * kDayMs}, {"90 days", 90 * kDayMs}};
+  for (const auto& [label, width] : windows) {
+    // Hourly rows for the short windows (at most 168), daily rows for the long ones (at most 90).
+    const bool hourly = width <= 7 * kDayMs;
+    auto buckets = ctx.store.uptime(UptimeQuery{name, hourly ? RollupResolution::kHour : RollupResolution::kDay, now - width, now + 1});
+    auto pct = buckets ? uptime_percent(*buckets) : std::nullopt;
+    uptime.push_back(json::object{{"window", label}, {"text", pct ? format_percent(*pct) : std::string("no data")}});
+  }
+  m["uptime"] = std::move(uptime);
+  json::array results, incidents;
+  if (auto r = ctx.store.results(ResultQuery{name, std::nullopt, 50})) {
+    for (const auto& result : *r) results.push_back(api::check_result_json(result));
+  }
+  if (auto i = ctx.store.incidents(IncidentQuery{name, std::nullopt, 20})) {
+    for (const auto& incident : *i) incidents.push_back(api::incident_json(incident));
+  }
+  m["results"] = std::move(results);
+  m["incidents"] = std::move(incidents);
+  respond(html(200, render_page("monitor", m)));
+}
+
+}  // namespace
+
+void add_web_routes(http::Router& router, const WebContext& ctx) {
+  const std::vector<std::string> get = {"GET", "HEAD"};
+  auto cache = std::make_shared<StatusPageCache>();
+  router.add(get, "/status/{slug}", [ctx, cache](const Request& r, Responder respond) {
+    status_page(ctx, *cache, r, std::move(respond), false);
+  });
+  router.add(get, "/api/v1/status/{slug}", [ctx, cache](const Request& r, Responder respond) {
+    status_page(ctx, *cache, r, std::move(respond), true);
+  });
+  router.add(get, "/badge/{monitor}/status.svg", [ctx](const Request& r, Responder respond) { badge(ctx, r, std::move(respond), false); });
+  router.add(get, "/badge/{monitor}/uptime-30d.svg", [ctx](const Request& r, Responder respond) { badge(ctx, r, std::move(respond), true); });
+  router.add(get, "/static/{rest...}", [](const Request& r, Responder respond) { static_file(r, std::move(respond)); });
+  router.add(get, "/login", [ctx](const Request& r, Responder respond) { login_page(ctx, r, std::move(respond), ""); });
+  router.add("POST", "/login", [ctx](const Request& r, Responder respond) { login(ctx, r, std::move(respond)); });
+  router.add("POST", "/logout", [ctx](const Request& r, Responder respond) { logout(ctx, r, std::move(respond)); });
+  router.add(get, "/", [ctx](const Request& r, Responder respond) { monitors_page(ctx, r, std::move(respond)); });
+  router.add(get, "/monitors/{name}", [ctx](const Request& r, Responder respond) { monitor_page(ctx, r, std::move(respond)); });
+}
+
+}  // namespace trainwatch::web

@@ -1,0 +1,33 @@
+// The pages' HTTP surface: public status pages (/status/{slug}, /api/v1/status/{slug}),
+// badges, static assets, the login page and the dashboard. Reads come from the engine's
+// in-memory view and the store's read side; nothing here waits on the store's writer.
+//
+// Access: status pages, badges and static files are public. The dashboard reads like the
+// GET API (public on the listen address); logging in with an admin token is what allows
+// changes. Every form carries a CSRF token and every POST checks it.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "auth/admin_auth.h"
+#include "config/config.h"
+#include "core/clock.h"
+#include "engine/engine.h"
+#include "http/server.h"
+#include "storage/store.h"
+
+namespace trainwatch::web {
+
+struct WebContext {
+  Engine& engine;
+  Store& store;
+  const Clock& clock;
+  auth::AdminAuth& auth;
+  // The status pages as configured at start; a SIGHUP reload does not change them yet.
+  std::shared_ptr<const std::vector<StatusPageConfig>> status_pages;
+};
+
+void add_web_routes(http::Router& router, const WebContext& context);
+
+}  // namespace trainwatch::web

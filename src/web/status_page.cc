@@ -1,0 +1,108 @@
+#include "web/status_page.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/duration.h"
+#include "core/time_format.h"
+#include "web/banner.h"
+#include "web/uptime_days.h"
+
+namespace trainwatch::web {
+namespace {
+
+namespace json = boost::json;
+constexpr int64_t kDayMs = 86'400'000;
+
+json::object day_json(const DaySegment& d) {
+  json::object o;
+  o["date"] = d.date;
+  o["uptime"] = d.uptime_pct ? json::value(*d.uptime_pct) : json::value(nullptr);
+  o["level"] = d.level;
+  o["incidents"] = d.incidents;
+  o["label"] = d.label;
+  return o;
+}
+
+json::object incident_row(const Incident& i, SystemTime now) {
+  json::object o;
+  o["monitor"] = i.monitor;
+  o["cause"] = i.cause.empty() ? std::string("Unknown cause") : i.cause;
+  o["started"] = format_rfc3339(i.started);
+  o["ended"] = i.ended ? json::value(format_rfc3339(*i.ended)) : json::value(nullptr);
+  o["ongoing"] = !i.ended.has_value();
+  const auto end = i.ended.value_or(now);
+  o["duration"] = format_duration(std::chrono::duration_cast<Millis>(end - i.started));
+  return o;
+}
+
+}  // namespace
+
+Result<json::object> build_status_page(const StatusPageConfig& page, const Engine& engine, Store& store,
+                                       SystemTime now) {
+  const int64_t now_ms = to_unix_ms(now);
+  const int64_t window_from = now_ms - now_ms % kDayMs - static_cast<int64_t>(kStatusDays - 1) * kDayMs;
+  const int64_t history_from = now_ms - static_cast<int64_t>(kIncidentHistoryDays) * kDayMs;
+  std::vector<BannerInput> banner_inputs;
+  std::vector<Incident> history;
+  json::array groups;
+  for (const StatusPageGroup& group : page.groups) {
+    json::array monitors;
+    for (const std::string& name : group.monitors) {
+      auto view = engine.monitor(name);
+      if (!view) continue;  // removed by a reload since the page was configured
+      banner_inputs.push_back(BannerInput{view->state.status, view->state.consecutive_failures});
+      auto buckets = store.uptime(UptimeQuery{name, RollupResolution::kDay, window_from, now_ms + 1});
+      if (!buckets) return buckets.error();
+      auto incidents = store.incidents(IncidentQuery{name, std::nullopt, kMaxIncidentsRead});
+      if (!incidents) return incidents.error();
+      std::vector<IncidentStart> starts;
+      for (const Incident& i : *incidents) {
+        starts.push_back(IncidentStart{to_unix_ms(i.started)});
+        const bool recent = to_unix_ms(i.started) >= history_from || !i.ended || to_unix_ms(*i.ended) >= history_from;
+        if (recent) history.push_back(i);
+      }
+      json::array days;
+      for (const DaySegment& d : day_segments(*buckets, starts, now_ms, kStatusDays)) days.push_back(day_json(d));
+      auto pct = uptime_percent(*buckets);
+      json::object m;
+      m["name"] = name;
+      m["type"] = to_string(view->config->type);
+      m["status"] = to_string(view->state.status);
+      m["status_word"] = status_word(view->state.status);
+      m["status_icon"] = status_icon(view->state.status);
+      m["since"] = format_rfc3339(view->state.since);
+      m["uptime_90d"] = pct ? json::value(*pct) : json::value(nullptr);
+      m["uptime_90d_text"] = pct ? format_percent(*pct) : std::string("no data");
+      m["days"] = std::move(days);
+      monitors.push_back(std::move(m));
+    }
+    groups.push_back(json::object{{"name", group.name}, {"monitors", std::move(monitors)}});
+  }
+
+  // Newest first, grouped by the UTC day each incident started.
+  std::sort(history.begin(), history.end(), [](const Incident& a, const Incident& b) { return a.started > b.started; });
+  json::array incident_days;
+  std::string current_day;
+  for (const Incident& i : history) {
+    std::string day = format_rfc3339(i.started).substr(0, 10);
+    if (day != current_day) {
+      incident_days.push_back(json::object{{"date", day}, {"incidents", json::array()}});
+      current_day = day;
+    }
+    incident_days.back().as_object()["incidents"].as_array().push_back(incident_row(i, now));
+  }
+
+  const Banner banner = overall_banner(banner_inputs);
+  json::object out;
+  out["slug"] = page.slug;
+  out["title"] = page.title;
+  out["description"] = page.description;
+  out["updated_at"] = format_rfc3339(now);
+  out["banner"] = json::object{{"code", banner_code(banner)}, {"text", banner_text(banner)}};
+  out["groups"] = std::move(groups);
+  out["incident_days"] = std::move(incident_days);
+  return out;
+}
+
+}  // namespace trainwatch::web

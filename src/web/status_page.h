@@ -1,0 +1,25 @@
+// The public status page's content, as one JSON object: GET /api/v1/status/{slug} returns
+// it as is and GET /status/{slug} renders it through templates/status_page.mustache, so
+// the two never disagree.
+//
+// Reads: per monitor on the page, at most kDays daily rollup rows and kMaxIncidentsRead
+// incidents (the newest; older ones beyond that are not listed in the 30-day history).
+#pragma once
+
+#include <boost/json.hpp>
+
+#include "config/config.h"
+#include "core/result.h"
+#include "engine/engine.h"
+#include "storage/store.h"
+
+namespace trainwatch::web {
+
+inline constexpr int kStatusDays = 90;
+inline constexpr int kIncidentHistoryDays = 30;
+inline constexpr int kMaxIncidentsRead = 100;
+
+Result<boost::json::object> build_status_page(const StatusPageConfig& page, const Engine& engine, Store& store,
+                                              SystemTime now);
+
+}  // namespace trainwatch::web

@@ -1,0 +1,187 @@
+"""The pages in a real browser: headless Chromium through Selenium against the real server.
+
+Screenshots land in test-artifacts/ (gitignored) so a failure can be looked at.
+"""
+import json
+import pathlib
+import re
+import urllib.error
+import urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from conftest import ROOT, HealthTarget, wait_for
+
+ARTIFACTS = ROOT / "test-artifacts"
+TOKEN = "web-test-admin-token-0123456789"
+XSS = "<script>alert(1)</script>"
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1100,1400"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(20)
+    yield driver
+    driver.quit()
+
+
+def screenshot(driver, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def http_monitor(name, port, extra=""):
+    return f"""
+  - name: {name}
+    type: http
+    url: http://127.0.0.1:{port}/health
+    interval: 200ms
+    timeout: 1s
+    conditions:
+      - "[STATUS] == 200"
+      - "[BODY].status == ok"
+{extra}"""
+
+
+def reload_until(driver, url, predicate, what, timeout=20.0):
+    def check():
+        driver.get(url)
+        return predicate()
+    return wait_for(check, timeout=timeout, interval=0.5, what=what)
+
+
+def test_status_page_banner_and_bars_follow_a_monitor_down_and_back(start_server, health_target, browser):
+    other = HealthTarget()
+    try:
+        server = start_server("monitors:" + http_monitor("rank0-health", health_target.port)
+                              + http_monitor("chat-server", other.port) + """
+status_pages:
+  - slug: ml-training
+    title: ML Training Infrastructure
+    description: Training jobs and the chat server
+    groups:
+      - name: Training
+        monitors: [rank0-health]
+      - name: Inference
+        monitors: [chat-server]
+""")
+        server.wait_status("rank0-health", "up")
+        server.wait_status("chat-server", "up")
+        url = server.base + "/status/ml-training"
+        banner = lambda: browser.find_element(By.ID, "banner").text
+        reload_until(browser, url, lambda: "All systems operational" in banner(), "an operational banner")
+        assert "<script" not in browser.page_source  # reads fine with JavaScript off: there is none
+        rows = browser.find_elements(By.CSS_SELECTOR, "li.monitor")
+        assert [r.get_attribute("data-monitor") for r in rows] == ["rank0-health", "chat-server"]
+        bars = rows[0].find_elements(By.CSS_SELECTOR, "li.day")
+        assert len(bars) == 90
+        assert "uptime" in bars[-1].get_attribute("title")      # today has data
+        assert bars[0].get_attribute("title").endswith("no data")  # 90 days ago had none
+        screenshot(browser, "status-operational")
+
+        health_target.degrade()
+        server.wait_status("rank0-health", "down")
+        reload_until(browser, url, lambda: "Partial outage" in banner(), "a partial-outage banner")
+        row = browser.find_element(By.CSS_SELECTOR, 'li.monitor[data-monitor="rank0-health"]')
+        assert "Down" in row.find_element(By.CSS_SELECTOR, ".pill").text
+        today = row.find_elements(By.CSS_SELECTOR, "li.day")[-1]
+        assert "day-ok" not in today.get_attribute("class")
+        assert "1 incident" in today.get_attribute("title")
+        assert "HTTP 503" in browser.find_element(By.ID, "past").find_element(By.XPATH, "..").text
+        screenshot(browser, "status-partial-outage")
+
+        status, body, _ = server.get("/api/v1/status/ml-training")
+        assert status == 200 and body["banner"]["code"] in ("partial_outage", "operational")
+
+        health_target.recover()
+        server.wait_status("rank0-health", "up")
+        reload_until(browser, url, lambda: "All systems operational" in banner(), "the banner to recover")
+        past = browser.find_element(By.ID, "past").find_element(By.XPATH, "..").text
+        assert "rank0-health" in past and "ongoing" not in past
+        screenshot(browser, "status-recovered")
+
+        assert server.get("/status/nope")[0] == 404
+        status, svg, headers = server.get("/badge/rank0-health/status.svg")
+        assert status == 200 and "image/svg+xml" in headers["Content-Type"] and "Up" in svg
+        status, svg, _ = server.get("/badge/rank0-health/uptime-30d.svg")
+        assert status == 200 and re.search(r"\d+\.\d\d%", svg)
+    finally:
+        other.close()
+
+
+def login(browser, server, token=TOKEN):
+    browser.get(server.base + "/login")
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.ID, "login-submit").click()
+
+
+AUTH_CONFIG = f"""
+auth:
+  admin_tokens: ["{TOKEN}"]
+"""
+
+
+def test_login_and_logout(start_server, health_target, browser):
+    server = start_server("monitors:" + http_monitor("rank0-health", health_target.port) + AUTH_CONFIG)
+    login(browser, server, token="not-the-token-at-all")
+    assert "not an admin token" in browser.find_element(By.ID, "login-error").text
+
+    login(browser, server)
+    wait_for(lambda: browser.find_elements(By.ID, "logout"), what="the logout button")
+    session = next(c for c in browser.get_cookies() if c["name"] == "tw_session")
+    assert session["httpOnly"] and session["sameSite"] == "Strict"
+    screenshot(browser, "dashboard-logged-in")
+
+    browser.find_element(By.ID, "logout").click()
+    wait_for(lambda: browser.find_elements(By.ID, "login-link"), what="the login link")
+    assert not [c for c in browser.get_cookies() if c["name"] == "tw_session"]
+    browser.get(server.base + "/")
+    assert not browser.find_elements(By.ID, "logout")
+
+
+def test_csrf_is_rejected(start_server, health_target, browser):
+    server = start_server("monitors:" + http_monitor("rank0-health", health_target.port) + AUTH_CONFIG)
+    # A login form posted from elsewhere carries no matching CSRF cookie.
+    request = urllib.request.Request(server.base + "/login", data=f"token={TOKEN}&csrf=guess".encode(), method="POST")
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(request, timeout=10)
+    assert error.value.code == 403
+
+    login(browser, server)
+    wait_for(lambda: browser.find_elements(By.ID, "logout"), what="the logout button")
+    browser.execute_script("document.querySelector('input[name=csrf]').value = 'forged'")
+    browser.find_element(By.ID, "logout").click()
+    wait_for(lambda: "CSRF" in browser.page_source, what="the CSRF refusal")
+    browser.get(server.base + "/")
+    assert browser.find_elements(By.ID, "logout"), "a refused logout must leave the session alone"
+
+
+def test_a_script_in_any_text_renders_as_text(start_server, health_target, browser):
+    health_target.body = dict(health_target.body, status=XSS)
+    health_target.status = 200
+    server = start_server("monitors:" + http_monitor("rank0-health", health_target.port, f"""    tags: ["{XSS}"]""") + f"""
+status_pages:
+  - slug: xss
+    title: "{XSS}"
+    description: "{XSS}"
+    groups:
+      - name: "{XSS}"
+        monitors: [rank0-health]
+""")
+    server.wait_status("rank0-health", "down")
+    for path in ("/status/xss", "/", "/monitors/rank0-health"):
+        browser.get(server.base + path)
+        with pytest.raises(NoAlertPresentException):
+            browser.switch_to.alert.text
+        assert XSS in browser.find_element(By.TAG_NAME, "body").text, path
+    browser.get(server.base + "/status/xss")
+    assert browser.find_element(By.TAG_NAME, "h1").text == XSS
+    screenshot(browser, "xss-as-text")
