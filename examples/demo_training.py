@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The demo's simulated training job: 8 ranks over two "nodes", reporting through the
+trainwatch Python module (no PyTorch). Each node's local rank 0 serves the node agent's
+/health (node-a on :8765, node-b on :8766), which examples/demo.yaml checks.
+
+Now and then rank 6 straggles (its steps take 8x longer for a while), and every 100 steps
+every rank writes a checkpoint. Rank 0 pings STEP_HEARTBEAT_URL every 20 steps.
+
+    PYTHONPATH=build/python /usr/bin/python3 examples/demo_training.py [--steps N]
+"""
+import argparse
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+
+WORLD = 8
+NODES = {"node-a": (0, 8765), "node-b": (4, 8766)}
+STRAGGLER = 6
+STEP_S = 0.5
+
+
+def rank_main(rank, node, steps):
+    import trainwatch
+    first, port = NODES[node]
+    tw = trainwatch.init(job="demo-llm", dir=f"/dev/shm/trainwatch-demo/{node}", rank=rank,
+                         local_rank=rank - first, world_size=WORLD, health_port=port,
+                         health_host="127.0.0.1", stall_after_s=30, disk_free_gb=0.1, host_memory_free_gb=0.1)
+    rng = random.Random(rank)
+    for step in range(steps):
+        slow = rank == STRAGGLER and (step // 60) % 3 == 2  # straggles one minute in three
+        time.sleep(STEP_S * (8 if slow else 1) * rng.uniform(0.9, 1.1))
+        loss = 4.0 * math.exp(-step / 400) + 1.2 + rng.uniform(-0.05, 0.05)
+        tw.step(step, loss=loss, tokens=8192)
+        if step and step % 100 == 0:
+            with tw.checkpoint(step, path="/tmp/trainwatch-demo-ckpt"):
+                time.sleep(1.0)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=1_000_000)
+    parser.add_argument("--rank", type=int)
+    parser.add_argument("--node")
+    args = parser.parse_args()
+    if args.rank is not None:
+        return rank_main(args.rank, args.node, args.steps)
+    env = dict(os.environ, TRAINWATCH_PING_EVERY="20",
+               STEP_HEARTBEAT_URL=os.environ.get("STEP_HEARTBEAT_URL", "http://127.0.0.1:8080/ping/demo-steps"))
+    procs = []
+    for node, (first, _) in NODES.items():
+        for rank in range(first, first + 4):
+            procs.append(subprocess.Popen([sys.executable, __file__, "--rank", str(rank), "--node", node,
+                                           "--steps", str(args.steps)], env=env))
+    try:
+        for p in procs:
+            p.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+
+
+if __name__ == "__main__":
+    main()
