@@ -20,6 +20,8 @@
 #include "alerting/planner.h"
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
+#include "api/monitor_catalog.h"
+#include "api/monitor_write_routes.h"
 #include "api/routes.h"
 #include "auth/admin_auth.h"
 #include "checks/http_checker.h"
@@ -153,7 +155,15 @@ int serve(const ServeOptions& options) {
 
   DefaultCheckers checkers(engine_io, clock);
   Engine engine(engine_io, clock, **store, checkers, &planner);
-  if (auto started = engine.start(config); !started) {
+  // Monitors created through the API run beside the file's (api/monitor_catalog.h).
+  api::MonitorCatalog catalog(engine, **store);
+  if (auto skipped = catalog.load(); !skipped) {
+    spdlog::error("cannot read API monitors: {}", skipped.error().message);
+    return 1;
+  } else {
+    for (const auto& why : *skipped) spdlog::warn("API monitor skipped: {}", why);
+  }
+  if (auto started = engine.start(catalog.set_yaml(config)); !started) {
     spdlog::error("cannot start: {}", started.error().message);
     return 1;
   }
@@ -174,7 +184,8 @@ int serve(const ServeOptions& options) {
   api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
   api::add_ping_routes(*router, pings);
   auth::AdminAuth admin_auth(config.auth, clock);
-  web::add_web_routes(*router, web::WebContext{engine, **store, clock, admin_auth,
+  api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
+  web::add_web_routes(*router, web::WebContext{engine, **store, clock, admin_auth, catalog,
                                                std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)});
   RetentionPruner pruner(engine_io, clock, **store, config.retention.raw);
   pruner.start();
@@ -205,17 +216,13 @@ int serve(const ServeOptions& options) {
                         resolved.error().message);
         } else {
           spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
-          engine.reload(*next.config);
+          engine.reload(catalog.set_yaml(*next.config));
           pings.configure(*next.config);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
+          // Channels are built once: a changed `notifications:` list needs a restart.
+          planner.configure(*next.config, usable);
+          dispatcher.set_maintenance(next.config->maintenance);
         }
-}
-
-        spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
-        engine.reload(*next.config);
-        // Channels are built once: a changed `notifications:` list needs a restart.
-        planner.configure(*next.config, usable);
-        dispatcher.set_maintenance(next.config->maintenance);
       }
       signals.async_wait(on_signal);
       return;

@@ -86,7 +86,7 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
     monitors_[r.config->name] = std::move(runtime);
     stats_.monitors = monitors_.size();
   }
-  start_timer(r, first_offset);
+  if (r.state.status != MonitorStatus::kPaused) start_timer(r, first_offset);
 }
 
 // Checked monitors start their schedule; heartbeat monitors (re)arm their deadline.
@@ -197,6 +197,7 @@ void Engine::on_due(const std::string& name, uint64_t generation) {
   auto it = monitors_.find(name);
   if (it == monitors_.end() || it->second->generation != generation) return;
   Runtime& r = *it->second;
+  if (r.state.status == MonitorStatus::kPaused) return;
   const MonoTime now = clock_.monotonic_time();
   if (!r.in_flight && !r.waiting) {
     if (stats_.checks_in_flight < max_in_flight_) {
@@ -236,7 +237,8 @@ void Engine::on_result(const std::string& name, CheckResult result) {
   if (it != monitors_.end()) {
     Runtime& r = *it->second;
     r.in_flight = false;
-    apply(r, result);
+    // A check that was in flight when the monitor was paused does not unpause it.
+    if (r.state.status != MonitorStatus::kPaused) apply(r, result);
   }
   start_waiting_checks();
 }
@@ -350,8 +352,41 @@ void Engine::reload(const Config& config) {
         r.revision = next_revision_++;
         if (m.type != MonitorType::kHeartbeat) r.heartbeat.reset();
       }
-      start_timer(r, first_check_offset(i, count, m.interval));
+      if (r.state.status != MonitorStatus::kPaused) start_timer(r, first_check_offset(i, count, m.interval));
     }
+  });
+}
+
+void Engine::set_paused(const std::string& name, bool paused, std::function<void(bool found)> done) {
+  asio::post(io_, [this, name, paused, done = std::move(done)] {
+    auto it = monitors_.find(name);
+    if (it == monitors_.end()) return done(false);
+    Runtime& r = *it->second;
+    const bool is_paused = r.state.status == MonitorStatus::kPaused;
+    if (paused == is_paused) return done(true);
+    MonitorState state = r.state;
+    state.status = paused ? MonitorStatus::kPaused : MonitorStatus::kPending;
+    state.since = clock_.system_time();
+    state.consecutive_failures = 0;
+    {
+      std::lock_guard lock(mu_);
+      r.state = state;
+      r.revision = next_revision_++;
+    }
+    if (paused) {
+      r.generation = next_generation_++;  // a timer already due finds a stale generation
+      r.timer.cancel();
+      r.armed_deadline.reset();
+    } else {
+      if (r.heartbeat) {
+        // A resumed heartbeat starts over: pending until its next ping, as a new one.
+        std::lock_guard lock(mu_);
+        r.heartbeat.emplace();
+      }
+      start_timer(r, Millis(0));
+    }
+    write(SaveState{name, state});
+    done(true);
   });
 }
 

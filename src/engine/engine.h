@@ -17,6 +17,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,6 +99,12 @@ class Engine {
   // state and schedule; changed ones keep their state and are rescheduled; removed ones
   // stop and close their open incident.
   void reload(const Config& config);
+
+  // Pauses or resumes one monitor on the io thread, then calls `done(found)` there. A
+  // paused monitor is not checked, its state reads paused (kept across restarts and
+  // reloads) and its open incident stays open; resuming makes it pending and checks it
+  // at once. Pausing a paused monitor (or resuming a running one) changes nothing.
+  void set_paused(const std::string& name, bool paused, std::function<void(bool found)> done);
 
   // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
   void stop();

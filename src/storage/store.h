@@ -103,8 +103,19 @@ struct PruneResults {
   int max_rows = 10'000;
 };
 
+// A monitor created through the API, as the JSON object its client sent (already
+// validated); saved again on every change, removed by DeleteApiMonitor.
+struct SaveApiMonitor {
+  std::string name;
+  std::string spec_json;
+};
+
+struct DeleteApiMonitor {
+  std::string name;
+};
+
 using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
-                             UpdateDelivery, PruneResults>;
+                             UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -176,6 +187,11 @@ struct UptimeBucket {
   double latency_sum_ms = 0;  // of every check in the bucket: mean = sum / checks
 };
 
+struct ApiMonitorSpec {
+  std::string name;
+  std::string spec_json;
+};
+
 struct UptimeQuery {
   std::string monitor;
   RollupResolution resolution = RollupResolution::kDay;
@@ -209,6 +225,9 @@ class Store {
   virtual Result<std::map<std::string, std::string>> heartbeat_tokens() = 0;
   // Rollup buckets of one monitor, oldest first; empty buckets are absent.
   virtual Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) = 0;
+
+  // Every monitor created through the API, by name.
+  virtual Result<std::vector<ApiMonitorSpec>> api_monitors() = 0;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

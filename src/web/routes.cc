@@ -6,7 +6,9 @@
 #include <mutex>
 
 #include "api/json_views.h"
+#include "api/monitor_write_routes.h"
 #include "auth/form.h"
+#include "auth/request_auth.h"
 #include "auth/sha256.h"
 #include "core/time_format.h"
 #include "web/assets.h"
@@ -24,7 +26,7 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-constexpr const char* kSessionCookie = "tw_session";
+using auth::kSessionCookie;
 constexpr const char* kLoginCsrfCookie = "tw_login_csrf";
 // A status page is rebuilt at most this often: a burst of visitors costs one build.
 constexpr Millis kStatusPageTtl{5'000};
@@ -275,6 +277,8 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   for (auto& [k, v] : summary) m[k] = v;
   m["status_word"] = status_word(view->state.status);
   m["status_icon"] = status_icon(view->state.status);
+  m["paused"] = view->state.status == MonitorStatus::kPaused;
+  m["from_api"] = ctx.catalog.is_api(name);
   const int64_t now = to_unix_ms(ctx.clock.system_time());
   json::array uptime;
   const std::pair<const char*, int64_t> windows[] = {{"24 hours", kDayMs}, {"7 days", 7 * kDayMs}, {"30 days", 30 * kDayMs}, {"90 days", 90 * kDayMs}};
@@ -298,6 +302,56 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   respond(html(200, render_page("monitor", m)));
 }
 
+// Form posts from the dashboard: the session cookie plus the form's CSRF token.
+bool form_allowed(const WebContext& ctx, const Request& request, std::map<std::string, std::string>& form,
+                  const Responder& respond) {
+  form = auth::parse_form(request.body);
+  auto access = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
+  if (access == auth::WriteAccess::kAllowed) return true;
+  if (access == auth::WriteAccess::kNoCredentials) {
+    respond(redirect("/login"));
+  } else {
+    respond(Response::problem(403, "the form's CSRF token is missing or wrong for this session"));
+  }
+  return false;
+}
+
+void pause_form(const WebContext& ctx, const Request& request, Responder respond, bool paused) {
+  std::map<std::string, std::string> form;
+  if (!form_allowed(ctx, request, form, respond)) return;
+  const std::string name = request.params.at("name");
+  ctx.engine.set_paused(name, paused, [respond, name](bool found) {
+    respond(found ? redirect("/monitors/" + name) : Response::problem(404, "no monitor named '" + name + "'"));
+  });
+}
+
+void delete_form(const WebContext& ctx, const Request& request, Responder respond) {
+  std::map<std::string, std::string> form;
+  if (!form_allowed(ctx, request, form, respond)) return;
+  ctx.catalog.remove(request.params.at("name"), [respond](Result<std::string> r) {
+    respond(r ? redirect("/") : Response::problem(api::status_for(r.error()), r.error().message));
+  });
+}
+
+// The dashboard's "new monitor" form: a few fields turned into the API's JSON object, so
+// both are validated by the same loader.
+void create_form(const WebContext& ctx, const Request& request, Responder respond) {
+  std::map<std::string, std::string> form;
+  if (!form_allowed(ctx, request, form, respond)) return;
+  json::object spec{{"name", form["name"]}, {"type", form["type"]}, {"interval", form["interval"].empty() ? "60s" : form["interval"]}};
+  if (form["type"] == "tcp") {
+    const std::string& target = form["target"];
+    const auto colon = target.rfind(':');
+    spec["host"] = target.substr(0, colon);
+    spec["port"] = colon == std::string::npos ? json::value("") : json::value(target.substr(colon + 1));
+  } else {
+    spec["url"] = form["target"];
+  }
+  ctx.catalog.put("", json::serialize(spec), true, [respond](Result<std::string> r) {
+    respond(r ? redirect("/monitors/" + *r) : Response::problem(api::status_for(r.error()), r.error().message));
+  });
+}
+
 }  // namespace
 
 void add_web_routes(http::Router& router, const WebContext& ctx) {
@@ -317,6 +371,10 @@ void add_web_routes(http::Router& router, const WebContext& ctx) {
   router.add("POST", "/logout", [ctx](const Request& r, Responder respond) { logout(ctx, r, std::move(respond)); });
   router.add(get, "/", [ctx](const Request& r, Responder respond) { monitors_page(ctx, r, std::move(respond)); });
   router.add(get, "/monitors/{name}", [ctx](const Request& r, Responder respond) { monitor_page(ctx, r, std::move(respond)); });
+  router.add("POST", "/monitors", [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
+  router.add("POST", "/monitors/{name}/pause", [ctx](const Request& r, Responder respond) { pause_form(ctx, r, std::move(respond), true); });
+  router.add("POST", "/monitors/{name}/resume", [ctx](const Request& r, Responder respond) { pause_form(ctx, r, std::move(respond), false); });
+  router.add("POST", "/monitors/{name}/delete", [ctx](const Request& r, Responder respond) { delete_form(ctx, r, std::move(respond)); });
 }
 
 }  // namespace trainwatch::web

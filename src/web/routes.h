@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/monitor_catalog.h"
 #include "auth/admin_auth.h"
 #include "config/config.h"
 #include "core/clock.h"
@@ -24,6 +25,7 @@ struct WebContext {
   Store& store;
   const Clock& clock;
   auth::AdminAuth& auth;
+  api::MonitorCatalog& catalog;
   // The status pages as configured at start; a SIGHUP reload does not change them yet.
   std::shared_ptr<const std::vector<StatusPageConfig>> status_pages;
 };

@@ -127,6 +127,14 @@ constexpr SqliteMigration kMigrations[] = {
       CREATE INDEX check_results_at ON check_results (at_ms);
       CREATE INDEX uptime_hourly_start ON uptime_hourly (start_ms);
     )sql"},
+    // Monitors created through the API live beside the YAML ones; the spec is the JSON
+    // the client sent, validated by the same loader as the file.
+    {6, "monitors created through the API", R"sql(
+      CREATE TABLE api_monitors (
+        name      TEXT PRIMARY KEY,
+        spec_json TEXT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

@@ -280,6 +280,23 @@ class SqliteStore::Writer {
     return Ok{};
   }
 
+  Status run(const SaveApiMonitor& op) {
+    SQLite::Statement s(*db_,
+                        "INSERT INTO api_monitors (name, spec_json) VALUES (?, ?) "
+                        "ON CONFLICT (name) DO UPDATE SET spec_json = excluded.spec_json");
+    s.bind(1, op.name);
+    s.bind(2, op.spec_json);
+    s.exec();
+    return Ok{};
+  }
+
+  Status run(const DeleteApiMonitor& op) {
+    SQLite::Statement s(*db_, "DELETE FROM api_monitors WHERE name = ?");
+    s.bind(1, op.name);
+    s.exec();
+    return Ok{};
+  }
+
   Status run(const PruneResults& op) {
     SQLite::Statement& s = fresh(prune_);
     s.bind(1, ms(op.before));
@@ -687,6 +704,16 @@ Result<std::vector<UptimeBucket>> SqliteStore::uptime(const UptimeQuery& query) 
           out.push_back(UptimeBucket{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
                                      q.getColumn(3).getDouble()});
         }
+        return out;
+      });
+}
+
+Result<std::vector<ApiMonitorSpec>> SqliteStore::api_monitors() {
+  return read<std::vector<ApiMonitorSpec>>(
+      "API monitors", [](SQLite::Database& db) -> Result<std::vector<ApiMonitorSpec>> {
+        SQLite::Statement q(db, "SELECT name, spec_json FROM api_monitors ORDER BY name");
+        std::vector<ApiMonitorSpec> out;
+        while (q.executeStep()) out.push_back(ApiMonitorSpec{q.getColumn(0).getString(), q.getColumn(1).getString()});
         return out;
       });
 }

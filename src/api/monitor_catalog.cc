@@ -1,0 +1,146 @@
+#include "api/monitor_catalog.h"
+
+#include <boost/json.hpp>
+
+#include "config/loader.h"
+
+namespace trainwatch::api {
+
+Result<MonitorConfig> parse_api_monitor(const std::string& body) {
+  boost::system::error_code ec;
+  boost::json::value parsed = boost::json::parse(body, ec);
+  if (ec || !parsed.is_object()) return make_error("monitor.invalid", "the body must be one JSON object describing a monitor");
+  // One line, so the loader's column points into the body (less the wrapper's width).
+  const std::string text = "monitors: [" + boost::json::serialize(parsed) + "]";
+  LoadedConfig loaded = load_config_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });
+  if (!loaded.config) {
+    std::string message;
+    for (const auto& e : loaded.errors) {
+      std::string key = e.key.rfind("monitors[0].", 0) == 0 ? e.key.substr(12) : e.key;
+      message += (message.empty() ? "" : "; ") + key + ": " + e.message;
+    }
+    return make_error("monitor.invalid", message);
+  }
+  if (loaded.config->monitors.size() != 1) return make_error("monitor.invalid", "the body must describe one monitor");
+  return std::move(loaded.config->monitors.front());
+}
+
+Result<std::vector<std::string>> MonitorCatalog::load() {
+  auto stored = store_.api_monitors();
+  if (!stored) return stored.error();
+  std::vector<std::string> skipped;
+  std::lock_guard lock(mu_);
+  for (const auto& spec : *stored) {
+    auto parsed = parse_api_monitor(spec.spec_json);
+    if (!parsed) {
+      skipped.push_back(spec.name + ": " + parsed.error().message);
+      continue;
+    }
+    api_[spec.name] = {spec.spec_json, std::move(*parsed)};
+  }
+  return skipped;
+}
+
+Config MonitorCatalog::merged(const Config& yaml) {
+  std::lock_guard lock(mu_);
+  Config out = yaml;
+  for (const auto& [name, entry] : api_) {
+    bool taken = false;
+    for (const auto& m : yaml.monitors) taken = taken || m.name == name;
+    if (!taken) out.monitors.push_back(entry.second);
+  }
+  return out;
+}
+
+Config MonitorCatalog::set_yaml(const Config& yaml) {
+  {
+    std::lock_guard lock(mu_);
+    yaml_ = yaml;
+  }
+  return merged(yaml);
+}
+
+bool MonitorCatalog::is_yaml(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  for (const auto& m : yaml_.monitors) {
+    if (m.name == name) return true;
+  }
+  return false;
+}
+
+bool MonitorCatalog::is_api(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  return api_.count(name) != 0 && !std::any_of(yaml_.monitors.begin(), yaml_.monitors.end(),
+                                                [&](const MonitorConfig& m) { return m.name == name; });
+}
+
+void MonitorCatalog::apply_to_engine() {
+  Config yaml;
+  {
+    std::lock_guard lock(mu_);
+    yaml = yaml_;
+  }
+  engine_.reload(merged(yaml));
+}
+
+void MonitorCatalog::put(const std::string& name, const std::string& body, bool create, Done done) {
+  if (!name.empty() && is_yaml(name)) {
+    return done(make_error("monitor.read_only", "'" + name + "' comes from the config file; edit it there"));
+  }
+  std::string json_body = body;
+  if (!name.empty()) {
+    // PUT /monitors/{name}: the path names it; a different name in the body is an error.
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(body, ec);
+    if (!ec && v.is_object()) {
+      auto& o = v.as_object();
+      if (o.contains("name") && (!o["name"].is_string() || o["name"].as_string() != name)) {
+        return done(make_error("monitor.invalid", "name: the body names another monitor than the path"));
+      }
+      o["name"] = name;
+      json_body = boost::json::serialize(v);
+    }
+  }
+  auto parsed = parse_api_monitor(json_body);
+  if (!parsed) return done(parsed.error());
+  const std::string monitor = parsed->name;
+  if (is_yaml(monitor)) return done(make_error("monitor.read_only", "'" + monitor + "' comes from the config file; edit it there"));
+  {
+    std::lock_guard lock(mu_);
+    const bool exists = api_.count(monitor) != 0;
+    if (create && exists) return done(make_error("monitor.exists", "a monitor named '" + monitor + "' exists"));
+    if (!create && !exists) return done(make_error("monitor.not_found", "no API monitor named '" + monitor + "'"));
+  }
+  MonitorConfig config = std::move(*parsed);
+  const bool queued = store_.write(SaveApiMonitor{monitor, json_body},
+                                   [this, monitor, json_body, config, done](const Status& status) {
+                                     if (!status) return done(status.error());
+                                     {
+                                       std::lock_guard lock(mu_);
+                                       api_[monitor] = {json_body, config};
+                                     }
+                                     apply_to_engine();
+                                     done(monitor);
+                                   });
+  if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
+}
+
+void MonitorCatalog::remove(const std::string& name, Done done) {
+  if (is_yaml(name)) return done(make_error("monitor.read_only", "'" + name + "' comes from the config file; edit it there"));
+  {
+    std::lock_guard lock(mu_);
+    if (api_.count(name) == 0) return done(make_error("monitor.not_found", "no API monitor named '" + name + "'"));
+  }
+  const bool queued = store_.write(DeleteApiMonitor{name}, [this, name, done](const Status& status) {
+    if (!status) return done(status.error());
+    {
+      std::lock_guard lock(mu_);
+      api_.erase(name);
+    }
+    apply_to_engine();
+    done(name);
+  });
+  if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
+}
+
+}  // namespace trainwatch::api

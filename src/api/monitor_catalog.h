@@ -1,0 +1,62 @@
+// MonitorCatalog: the monitors the engine runs are the YAML file's plus those created
+// through the API. YAML ones are read-only over HTTP; API ones persist in the store
+// (api_monitors) and survive restarts and SIGHUP reloads. A name can belong to only one
+// side: an API monitor whose name the file later takes is hidden while the file has it.
+//
+// Validation: an API monitor's JSON object goes through the same loader as the file
+// (JSON is YAML), so both accept and refuse exactly the same things; ${ENV} references
+// are refused in API specs (they would let an API client read the server's environment).
+//
+// Threading: every call is safe from any thread; changes are applied in the order they
+// commit. `done` callbacks run on the store's writer thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "config/config.h"
+#include "core/result.h"
+#include "engine/engine.h"
+#include "storage/store.h"
+
+namespace trainwatch::api {
+
+class MonitorCatalog {
+ public:
+  MonitorCatalog(Engine& engine, Store& store) : engine_(engine), store_(store) {}
+
+  // Reads the stored API monitors; call once before the engine starts. A stored spec
+  // that no longer validates (after an upgrade) is skipped and named in the error list.
+  Result<std::vector<std::string>> load();
+
+  // The YAML config plus the API monitors, for Engine::start and reload.
+  Config merged(const Config& yaml);
+  // Remembers the file's config (at start and on every reload) and returns merged().
+  Config set_yaml(const Config& yaml);
+
+  bool is_yaml(const std::string& name) const;
+  bool is_api(const std::string& name) const;
+
+  using Done = std::function<void(Result<std::string>)>;  // the monitor's name, or why not
+  // Creates (`name` empty: the body names it) or replaces an API monitor from a JSON object.
+  // Errors: "monitor.invalid" (400), "monitor.exists" (409), "monitor.read_only" (409),
+  // "monitor.not_found" (404), "store.*" (503).
+  void put(const std::string& name, const std::string& body, bool create, Done done);
+  void remove(const std::string& name, Done done);
+
+ private:
+  void apply_to_engine();
+
+  Engine& engine_;
+  Store& store_;
+  mutable std::mutex mu_;
+  Config yaml_;
+  std::map<std::string, std::pair<std::string, MonitorConfig>> api_;  // name -> (json, parsed)
+};
+
+// Validates one monitor's JSON object with the config loader; the error names the key.
+Result<MonitorConfig> parse_api_monitor(const std::string& body);
+
+}  // namespace trainwatch::api

@@ -1,0 +1,67 @@
+"""Monitor management through the API: token required, API monitors persist beside YAML ones."""
+import json
+import urllib.error
+import urllib.request
+
+from conftest import wait_for
+
+TOKEN = "api-test-admin-token-0123456789"
+
+
+def call(server, method, path, body=None, token=TOKEN):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server.base + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read().decode()
+            return response.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read().decode() or "null")
+
+
+def config(port):
+    return f"""
+monitors:
+  - name: from-yaml
+    type: http
+    url: http://127.0.0.1:{port}/health
+    interval: 200ms
+auth:
+  admin_tokens: ["{TOKEN}"]
+"""
+
+
+def test_create_pause_resume_replace_delete_and_persist(start_server, health_target, tmp_path):
+    server = start_server(config(health_target.port))
+    spec = {"name": "from-api", "type": "http", "url": f"http://127.0.0.1:{health_target.port}/health", "interval": "200ms"}
+
+    assert call(server, "POST", "/api/v1/monitors", spec, token=None)[0] == 401
+    assert call(server, "POST", "/api/v1/monitors", spec, token="wrong-token-wrong-token")[0] == 403
+    status, body = call(server, "POST", "/api/v1/monitors", dict(spec, interval="5x"))
+    assert status == 400 and "interval" in body["detail"]
+    assert call(server, "POST", "/api/v1/monitors", dict(spec, url="http://x/${HOME}"))[0] == 400  # no env in API specs
+
+    assert call(server, "POST", "/api/v1/monitors", spec)[0] == 201
+    assert call(server, "POST", "/api/v1/monitors", spec)[0] == 409
+    server.wait_status("from-api", "up")
+
+    assert call(server, "PUT", "/api/v1/monitors/from-yaml", spec)[0] == 409      # YAML ones are read-only
+    assert call(server, "DELETE", "/api/v1/monitors/from-yaml")[0] == 409
+    assert call(server, "POST", "/api/v1/monitors/from-yaml/pause")[0] == 200     # but can be paused
+    server.wait_status("from-yaml", "paused")
+    assert call(server, "POST", "/api/v1/monitors/from-yaml/resume")[0] == 200
+    server.wait_status("from-yaml", "up")
+
+    assert call(server, "PUT", "/api/v1/monitors/from-api", dict(spec, interval="300ms"))[0] == 200
+    wait_for(lambda: server.monitor("from-api").get("interval_ms") == 300, what="the new interval")
+
+    # After a restart the API monitor is still there, beside the YAML one.
+    server.stop()
+    server.start()
+    server.wait_status("from-api", "up")
+    assert call(server, "DELETE", "/api/v1/monitors/from-api")[0] == 204
+    wait_for(lambda: server.get("/api/v1/monitors/from-api")[0] == 404, what="the monitor to go")
+    assert call(server, "POST", "/api/v1/monitors/nope/pause")[0] == 404
