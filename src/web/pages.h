@@ -1,6 +1,7 @@
 // Renders the embedded mustache templates from JSON models. Every {{value}} is escaped by
-// the template engine; templates never use the unescaped {{{ }}} form, so a monitor name,
-// cause or title always reads as text (web/html_escape.h covers hand-built SVG).
+// the template engine, so a monitor name, cause or title always reads as text. The one
+// unescaped {{{days_html}}} holds markup built in C++ whose every text went through
+// web/html_escape.h (as badges' SVG does).
 #pragma once
 
 #include <string>

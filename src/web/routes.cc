@@ -30,6 +30,9 @@ using auth::kSessionCookie;
 constexpr const char* kLoginCsrfCookie = "tw_login_csrf";
 // A status page is rebuilt at most this often: a burst of visitors costs one build.
 constexpr Millis kStatusPageTtl{5'000};
+// The monitors page lists at most this many rows (down ones first) and says how many
+// more match; filters narrow it. Each row costs one read of at most 24 hourly rows.
+constexpr size_t kMaxListRows = 100;
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 86'400'000;
 
@@ -86,41 +89,53 @@ const StatusPageConfig* find_page(const WebContext& ctx, const std::string& slug
   return nullptr;
 }
 
-// Built status pages by slug, each kept for kStatusPageTtl.
+// Built status pages by slug, as the bytes sent: rebuilt at most every kStatusPageTtl, by
+// one request at a time. While one request rebuilds, the others get the previous bytes
+// (at most one TTL older), so a burst never queues behind the store reads.
 class StatusPageCache {
  public:
-  Result<json::object> get(const WebContext& ctx, const StatusPageConfig& page) {
+  struct Page {
+    std::string json;
+    std::string html;
+  };
+
+  Result<std::shared_ptr<const Page>> get(const WebContext& ctx, const StatusPageConfig& page) {
     const MonoTime now = ctx.clock.monotonic_time();
     {
       std::lock_guard lock(mu_);
-      auto it = entries_.find(page.slug);
-      if (it != entries_.end() && now - it->second.built < kStatusPageTtl) return it->second.model;
+      Entry& e = entries_[page.slug];  // one per configured slug at most
+      if (e.page && (now - e.built < kStatusPageTtl || e.building)) return e.page;
+      e.building = true;
     }
-    auto built = build_status_page(page, ctx.engine, ctx.store, ctx.clock.system_time());
-    if (!built) return built;
+    auto model = build_status_page(page, ctx.engine, ctx.store, ctx.clock.system_time());
+    std::shared_ptr<const Page> built;
+    if (model) built = std::make_shared<const Page>(Page{json::serialize(*model), render_status_page_html(*model)});
     std::lock_guard lock(mu_);
-    entries_[page.slug] = Entry{now, *built};
+    Entry& e = entries_[page.slug];
+    e.building = false;
+    if (!model) return model.error();
+    e.page = built;
+    e.built = now;
     return built;
   }
 
  private:
   struct Entry {
     MonoTime built{};
-    json::object model;
+    bool building = false;
+    std::shared_ptr<const Page> page;
   };
   std::mutex mu_;
-  std::map<std::string, Entry> entries_;  // one per configured slug at most
+  std::map<std::string, Entry> entries_;
 };
 
 void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond, bool as_json) {
   const StatusPageConfig* page = find_page(ctx, request.params.at("slug"));
   if (page == nullptr) return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
-  auto model = cache.get(ctx, *page);
-  if (!model) return respond(Response::problem(503, "the status page cannot be read: " + model.error().message));
-  if (as_json) return respond(Response::json(200, json::serialize(*model)));
-  json::object m = *model;
-  m["page_title"] = page->title;
-  respond(html(200, render_page("status_page", m)));
+  auto built = cache.get(ctx, *page);
+  if (!built) return respond(Response::problem(503, "the status page cannot be read: " + built.error().message));
+  if (as_json) return respond(Response::json(200, (*built)->json));
+  respond(html(200, (*built)->html));
 }
 
 void badge(const WebContext& ctx, const Request& request, Responder respond, bool uptime) {
@@ -248,6 +263,10 @@ void monitors_page(const WebContext& ctx, const Request& request, Responder resp
   });
   const int64_t now = to_unix_ms(ctx.clock.system_time());
   json::object m = layout_model(ctx, request, "Monitors · trainwatch");
+  if (views.size() > kMaxListRows) {
+    m["more"] = json::object{{"shown", kMaxListRows}, {"total", views.size()}};
+    views.resize(kMaxListRows);
+  }
   json::array rows;
   for (const MonitorView& v : views) {
     json::object row = api::monitor_summary(v);

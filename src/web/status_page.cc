@@ -6,6 +6,8 @@
 #include "core/duration.h"
 #include "core/time_format.h"
 #include "web/banner.h"
+#include "web/html_escape.h"
+#include "web/pages.h"
 #include "web/uptime_days.h"
 
 namespace trainwatch::web {
@@ -103,6 +105,31 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const Engin
   out["groups"] = std::move(groups);
   out["incident_days"] = std::move(incident_days);
   return out;
+}
+
+std::string render_status_page_html(const json::object& model) {
+  json::object m = model;
+  m["page_title"] = model.at("title");
+  for (auto& group : m["groups"].as_array()) {
+    for (auto& monitor : group.as_object()["monitors"].as_array()) {
+      auto& mo = monitor.as_object();
+      std::string bars;
+      bars.reserve(64 * kStatusDays);
+      // One item a day; its text is the tooltip (shown on hover by CSS) and what a screen
+      // reader reads, so it is written once.
+      for (const auto& day : mo["days"].as_array()) {
+        const auto& d = day.as_object();
+        bars += "<li class=\"d-";
+        bars += html_escape(d.at("level").as_string());
+        bars += "\"><span>";
+        bars += html_escape(d.at("label").as_string());
+        bars += "</span></li>";
+      }
+      mo.erase("days");
+      mo["days_html"] = std::move(bars);
+    }
+  }
+  return render_page("status_page", m);
 }
 
 }  // namespace trainwatch::web

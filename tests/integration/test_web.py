@@ -81,10 +81,11 @@ status_pages:
         assert "<script" not in browser.page_source  # reads fine with JavaScript off: there is none
         rows = browser.find_elements(By.CSS_SELECTOR, "li.monitor")
         assert [r.get_attribute("data-monitor") for r in rows] == ["rank0-health", "chat-server"]
-        bars = rows[0].find_elements(By.CSS_SELECTOR, "li.day")
+        bars = rows[0].find_elements(By.CSS_SELECTOR, "ol.days li")
         assert len(bars) == 90
-        assert "uptime" in bars[-1].get_attribute("title")      # today has data
-        assert bars[0].get_attribute("title").endswith("no data")  # 90 days ago had none
+        assert "uptime" in bars[-1].get_attribute("textContent")            # today has data
+        assert bars[0].get_attribute("textContent").endswith("no data")     # 90 days ago had none
+        assert bars[-1].get_attribute("class") == "d-ok"
         screenshot(browser, "status-operational")
 
         health_target.degrade()
@@ -92,9 +93,9 @@ status_pages:
         reload_until(browser, url, lambda: "Partial outage" in banner(), "a partial-outage banner")
         row = browser.find_element(By.CSS_SELECTOR, 'li.monitor[data-monitor="rank0-health"]')
         assert "Down" in row.find_element(By.CSS_SELECTOR, ".pill").text
-        today = row.find_elements(By.CSS_SELECTOR, "li.day")[-1]
-        assert "day-ok" not in today.get_attribute("class")
-        assert "1 incident" in today.get_attribute("title")
+        today = row.find_elements(By.CSS_SELECTOR, "ol.days li")[-1]
+        assert today.get_attribute("class") in ("d-warn", "d-bad")
+        assert "1 incident" in today.get_attribute("textContent")
         assert "HTTP 503" in browser.find_element(By.ID, "past").find_element(By.XPATH, "..").text
         screenshot(browser, "status-partial-outage")
 
