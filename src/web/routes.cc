@@ -10,6 +10,7 @@
 #include "auth/form.h"
 #include "auth/request_auth.h"
 #include "auth/sha256.h"
+#include "core/duration.h"
 #include "core/time_format.h"
 #include "web/assets.h"
 #include "web/badge.h"
@@ -280,11 +281,33 @@ void monitors_page(const WebContext& ctx, const Request& request, Responder resp
   m["monitors"] = std::move(rows);
   json::array states, types;
   for (const char* s : {"down", "pending", "up", "paused"}) states.push_back(json::object{{"value", s}, {"selected", state == s}});
-  for (const char* t : {"http", "tcp"}) types.push_back(json::object{{"value", t}, {"selected", type == t}});
+  for (const char* t : {"http", "tcp", "heartbeat"}) types.push_back(json::object{{"value", t}, {"selected", type == t}});
   m["state_options"] = std::move(states);
   m["type_options"] = std::move(types);
   m["tag"] = tag;
   respond(html(200, render_page("monitors", m)));
+}
+
+// The heartbeat part of a monitor page: the last ping's age on one bar against period and
+// grace (the bar's scale is period + grace; past that it is full), and the ping log.
+void add_heartbeat(const WebContext& ctx, const MonitorView& view, json::object& m) {
+  json::object hb = api::heartbeat_json(view);
+  const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
+  const double scale = static_cast<double>((spec.period + spec.grace).count());
+  hb["period"] = format_duration(spec.period);
+  hb["grace"] = format_duration(spec.grace);
+  hb["period_pct"] = scale > 0 ? 100.0 * static_cast<double>(spec.period.count()) / scale : 100.0;
+  if (view.heartbeat->last_ping) {
+    const auto age = std::chrono::duration_cast<Millis>(ctx.clock.system_time() - view.heartbeat->last_ping->ping.at);
+    hb["age"] = format_duration(age);
+    hb["age_pct"] = scale > 0 ? std::min(100.0, 100.0 * static_cast<double>(age.count()) / scale) : 100.0;
+  }
+  m["heartbeat"] = std::move(hb);
+  json::array pings;
+  if (auto p = ctx.store.pings(PingQuery{view.config->name, std::nullopt, 50})) {
+    for (const auto& ping : *p) pings.push_back(api::ping_json(ping));
+  }
+  m["pings"] = std::move(pings);
 }
 
 void monitor_page(const WebContext& ctx, const Request& request, Responder respond) {
@@ -318,6 +341,7 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   }
   m["results"] = std::move(results);
   m["incidents"] = std::move(incidents);
+  if (view->heartbeat) add_heartbeat(ctx, *view, m);
   respond(html(200, render_page("monitor", m)));
 }
 

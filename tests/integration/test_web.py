@@ -186,3 +186,26 @@ status_pages:
     browser.get(server.base + "/status/xss")
     assert browser.find_element(By.TAG_NAME, "h1").text == XSS
     screenshot(browser, "xss-as-text")
+
+
+def test_heartbeat_page_shows_the_ping_log(start_server, browser):
+    server = start_server("""
+monitors:
+  - name: checkpoint
+    type: heartbeat
+    period: 1h
+    grace: 30m
+    token: web-test-heartbeat-token
+""")
+    request = urllib.request.Request(server.base + "/ping/web-test-heartbeat-token", data=XSS.encode(), method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+    server.wait_status("checkpoint", "up")
+    browser.get(server.base + "/monitors/checkpoint")
+    text = browser.find_element(By.TAG_NAME, "body").text
+    assert "Expected every 1h, grace 30m" in text and "Last ping" in text
+    log = browser.find_element(By.ID, "pings").text
+    assert "success" in log and XSS in log
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text
+    screenshot(browser, "heartbeat-page")
