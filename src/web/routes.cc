@@ -217,15 +217,14 @@ void logout(const WebContext& ctx, const Request& request, Responder respond) {
   respond(std::move(r));
 }
 
-// A 24 h latency sparkline from the hourly rollup: 24 rows at most per monitor.
-std::pair<std::string, std::string> sparkline(const WebContext& ctx, const std::string& name, int64_t now_ms) {
-  auto buckets = ctx.store.uptime(UptimeQuery{name, RollupResolution::kHour, now_ms - 24 * kHourMs, now_ms + 1});
-  if (!buckets || buckets->empty()) return {"", "no latency data in the last 24 hours"};
+// A 24 h latency sparkline from a monitor's hourly buckets (24 at most).
+std::pair<std::string, std::string> sparkline(const std::vector<UptimeBucket>& buckets, int64_t now_ms) {
+  if (buckets.empty()) return {"", "no latency data in the last 24 hours"};
   double max = 0;
-  for (const auto& b : *buckets) max = std::max(max, b.latency_sum_ms / static_cast<double>(std::max<int64_t>(b.checks, 1)));
+  for (const auto& b : buckets) max = std::max(max, b.latency_sum_ms / static_cast<double>(std::max<int64_t>(b.checks, 1)));
   std::string path;
   const int64_t from = now_ms - 24 * kHourMs;
-  for (const auto& b : *buckets) {
+  for (const auto& b : buckets) {
     const double mean = b.latency_sum_ms / static_cast<double>(std::max<int64_t>(b.checks, 1));
     const double x = 120.0 * static_cast<double>(b.start_ms - from) / static_cast<double>(24 * kHourMs);
     const double y = 22.0 - (max > 0 ? 20.0 * mean / max : 0);
@@ -268,12 +267,21 @@ void monitors_page(const WebContext& ctx, const Request& request, Responder resp
     m["more"] = json::object{{"shown", kMaxListRows}, {"total", views.size()}};
     views.resize(kMaxListRows);
   }
+  std::vector<std::string> names;
+  for (const MonitorView& v : views) names.push_back(v.config->name);
+  // One read for every shown row's sparkline (kMaxListRows is below the store's batch bound).
+  auto hourly = ctx.store.uptime_of(names, UptimeQuery{"", RollupResolution::kHour, now - 24 * kHourMs, now + 1});
+  const std::vector<UptimeBucket> none;
   json::array rows;
   for (const MonitorView& v : views) {
     json::object row = api::monitor_summary(v);
     row["status_word"] = status_word(v.state.status);
     row["status_icon"] = status_icon(v.state.status);
-    auto [path, label] = sparkline(ctx, v.config->name, now);
+    const std::vector<UptimeBucket>* buckets = &none;
+    if (hourly) {
+      if (auto it = hourly->find(v.config->name); it != hourly->end()) buckets = &it->second;
+    }
+    auto [path, label] = sparkline(*buckets, now);
     row["spark_path"] = path;
     row["spark_label"] = label;
     rows.push_back(std::move(row));

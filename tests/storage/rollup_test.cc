@@ -92,5 +92,20 @@ TEST_F(RollupTest, PruningRemovesOldRawResultsButKeepsRollups) {
   EXPECT_EQ(buckets(RollupResolution::kDay, kDay0, kDay0 + kDay).at(0).checks, 5);
 }
 
+TEST_F(RollupTest, SeveralMonitorsInOneRead) {
+  record("a", kDay0, true, 10);
+  record("b", kDay0 + kHour, false, 20);
+  record("c", kDay0, true, 30);
+  store_->flush();
+  auto out = store_->uptime_of({"a", "b", "missing"}, UptimeQuery{"", RollupResolution::kHour, kDay0, kDay0 + kDay});
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ(out->at("a").at(0).checks, 1);
+  EXPECT_EQ(out->at("b").at(0).start_ms, kDay0 + kHour);
+  EXPECT_EQ(out->count("c"), 0u);
+  std::vector<std::string> too_many(Store::kMaxRowsPerBatch + 1, "a");
+  EXPECT_FALSE(store_->uptime_of(too_many, UptimeQuery{}).ok());
+}
+
 }  // namespace
 }  // namespace trainwatch

@@ -708,6 +708,34 @@ Result<std::vector<UptimeBucket>> SqliteStore::uptime(const UptimeQuery& query) 
       });
 }
 
+Result<std::map<std::string, std::vector<UptimeBucket>>> SqliteStore::uptime_of(const std::vector<std::string>& monitors,
+                                                                                const UptimeQuery& query) {
+  using Out = std::map<std::string, std::vector<UptimeBucket>>;
+  if (monitors.size() > kMaxRowsPerBatch) {
+    return make_error("store.too_many", "at most " + std::to_string(kMaxRowsPerBatch) + " monitors per read");
+  }
+  if (monitors.empty()) return Out{};
+  return read<Out>("uptime rollups", [&](SQLite::Database& db) -> Result<Out> {
+    const char* table = query.resolution == RollupResolution::kHour ? "uptime_hourly" : "uptime_daily";
+    std::string sql = std::string("SELECT monitor, start_ms, checks, ok, latency_sum_ms FROM ") + table +
+                      " WHERE monitor IN (";
+    for (size_t i = 0; i < monitors.size(); ++i) sql += i == 0 ? "?" : ", ?";
+    sql += ") AND start_ms >= ? AND start_ms < ? ORDER BY monitor, start_ms LIMIT ?";
+    SQLite::Statement q(db, sql);
+    int index = 1;
+    for (const auto& m : monitors) q.bind(index++, m);
+    q.bind(index++, query.from_ms);
+    q.bind(index++, query.to_ms);
+    q.bind(index, kMaxRowsPerRead);
+    Out out;
+    while (q.executeStep()) {
+      out[q.getColumn(0).getString()].push_back(UptimeBucket{q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                                                             q.getColumn(3).getInt64(), q.getColumn(4).getDouble()});
+    }
+    return out;
+  });
+}
+
 Result<std::vector<ApiMonitorSpec>> SqliteStore::api_monitors() {
   return read<std::vector<ApiMonitorSpec>>(
       "API monitors", [](SQLite::Database& db) -> Result<std::vector<ApiMonitorSpec>> {

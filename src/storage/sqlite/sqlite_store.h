@@ -56,6 +56,8 @@ class SqliteStore final : public Store {
   Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) override;
   Result<std::map<std::string, std::string>> heartbeat_tokens() override;
   Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) override;
+  Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(const std::vector<std::string>& monitors,
+                                                                      const UptimeQuery& query) override;
   Result<std::vector<ApiMonitorSpec>> api_monitors() override;
   Result<int64_t> next_incident_id() override;
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
