@@ -42,6 +42,7 @@ class AdminAuth {
   // False when no admin token is configured: then nothing can be changed through HTTP.
   bool enabled() const { return !digests_.empty(); }
   bool token_valid(std::string_view token) const;
+  Millis session_ttl() const { return ttl_; }
 
   // A new session for a valid token; nullopt for a wrong one.
   std::optional<Session> login(std::string_view token);

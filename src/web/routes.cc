@@ -200,7 +200,9 @@ void login(const WebContext& ctx, const Request& request, Responder respond) {
   auto session = ctx.auth.login(form["token"]);
   if (!session) return login_page(ctx, request, std::move(respond), "That token is not an admin token.");
   Response r = redirect("/");
-  r.headers.emplace_back("Set-Cookie", cookie(request, kSessionCookie, session->id, "43200"));
+  // The cookie lasts as long as the session (auth.session_ttl); the server expires it too.
+  const auto ttl_s = std::chrono::duration_cast<std::chrono::seconds>(ctx.auth.session_ttl()).count();
+  r.headers.emplace_back("Set-Cookie", cookie(request, kSessionCookie, session->id, std::to_string(ttl_s)));
   r.headers.emplace_back("Set-Cookie", cookie(request, kLoginCsrfCookie, "", "0"));
   respond(std::move(r));
 }
