@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/job_routes.h"
 #include "api/json_views.h"
 #include "api/metrics_page.h"
 #include "api/monitor_list_cache.h"
@@ -125,7 +126,9 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));
   router.add(get, "/metrics", [ctx](const Request&, Responder respond) {
-    Response response = Response::text(200, render_metrics(ctx.engine));
+    std::string text = render_metrics(ctx.engine);
+    if (ctx.jobs) text += render_job_metrics(*ctx.jobs);
+    Response response = Response::text(200, std::move(text));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     respond(std::move(response));
   });

@@ -6,6 +6,7 @@
 #include "core/clock.h"
 #include "engine/engine.h"
 #include "http/server.h"
+#include "jobs/job_registry.h"
 #include "storage/store.h"
 
 namespace trainwatch::api {
@@ -15,6 +16,7 @@ struct ApiContext {
   Store& store;
   const Clock& clock;
   SystemTime started_at;
+  const jobs::JobRegistry* jobs = nullptr;  // adds per-job families to /metrics when set
 };
 
 void add_api_routes(http::Router& router, const ApiContext& context);

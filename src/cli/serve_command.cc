@@ -4,6 +4,7 @@
 // run the HTTP server's. Shutdown order (SIGINT/SIGTERM): stop accepting, stop the
 // engine's timers, let both io_contexts return, then flush the store so every result
 // already produced is on disk.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -13,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/ping_routes.h"
+#include "api/job_routes.h"
 #include "api/routes.h"
 #include "checks/http_checker.h"
 #include "checks/tcp_checker.h"
@@ -23,6 +25,8 @@
 #include "heartbeat/ingest.h"
 #include "heartbeat/tokens.h"
 #include "http/server.h"
+#include "jobs/job_checker.h"
+#include "jobs/job_registry.h"
 #include "storage/sqlite/sqlite_store.h"
 
 namespace trainwatch::cli {
@@ -39,12 +43,14 @@ struct ServeOptions {
 
 class DefaultCheckers final : public CheckerSet {
  public:
-  DefaultCheckers(asio::io_context& io, const Clock& clock) : http_(io, clock), tcp_(io, clock) {}
+  DefaultCheckers(asio::io_context& io, const Clock& clock, jobs::JobRegistry& jobs)
+      : http_(io, clock), tcp_(io, clock), job_(io, jobs) {}
   Checker* for_type(MonitorType type) override {
     switch (type) {
       case MonitorType::kHttp: return &http_;
       case MonitorType::kTcp: return &tcp_;
       case MonitorType::kHeartbeat: return nullptr;  // pushed, not checked: see Engine::record_ping
+      case MonitorType::kJob: return &job_;
     }
     return nullptr;
   }
@@ -52,7 +58,16 @@ class DefaultCheckers final : public CheckerSet {
  private:
   HttpChecker http_;
   TcpChecker tcp_;
+  jobs::JobChecker job_;
 };
+
+// The token agents must send: jobs.token, else TRAINWATCH_TOKEN, else none (a warning:
+// anyone who reaches the port can then report).
+std::string report_token(const Config& config) {
+  if (!config.jobs.token.empty()) return config.jobs.token;
+  if (const char* env = std::getenv("TRAINWATCH_TOKEN"); env && *env) return env;
+  return {};
+}
 
 void print_errors(const LoadedConfig& loaded) {
   for (const auto& error : loaded.errors) spdlog::error("{}", error.to_string());
@@ -122,7 +137,9 @@ int serve(const ServeOptions& options) {
   SystemClock clock;
   asio::io_context engine_io;
   asio::io_context http_io;
-  DefaultCheckers checkers(engine_io, clock);
+  jobs::JobRegistry job_registry(clock);
+  job_registry.configure(config);
+  DefaultCheckers checkers(engine_io, clock, job_registry);
   Engine engine(engine_io, clock, **store, checkers);
   if (auto started = engine.start(config); !started) {
     spdlog::error("cannot start: {}", started.error().message);
@@ -135,8 +152,11 @@ int serve(const ServeOptions& options) {
   pings.configure(config);
 
   auto router = std::make_shared<http::Router>();
-  api::add_api_routes(*router, api::ApiContext{engine, **store, clock, clock.system_time()});
+  api::add_api_routes(*router, api::ApiContext{engine, **store, clock, clock.system_time(), &job_registry});
   api::add_ping_routes(*router, pings);
+  const std::string token = report_token(config);
+  if (token.empty()) spdlog::warn("jobs: no jobs.token or TRAINWATCH_TOKEN; node reports are accepted without a token");
+  api::add_job_routes(*router, api::JobApiContext{engine, job_registry, token});
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
   http_options.port = config.server.listen.port;
@@ -164,6 +184,7 @@ int serve(const ServeOptions& options) {
                         resolved.error().message);
         } else {
           spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
+          job_registry.configure(*next.config);
           engine.reload(*next.config);
           pings.configure(*next.config);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
