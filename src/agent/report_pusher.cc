@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <curl/curl.h>
@@ -56,6 +57,11 @@ void ReportPusher::offer(const NodeSnapshot& node) {
     }
     if (!r.alive && !t.gone_since_ms) t.gone_since_ms = node.now_ms;
   }
+  // Forget ranks whose slot now has another owner (a restart): the maps stay as small as the node.
+  std::erase_if(tracks_, [&](const auto& kv) {
+    return std::none_of(node.ranks.begin(), node.ranks.end(), [&](const RankView& r) { return r.slot.owner == kv.first; });
+  });
+  std::erase_if(last_steps_, [&](const auto& kv) { return tracks_.count(kv.first) == 0; });
   std::string f = fingerprint(node);
   if (f != fingerprint_) {
     if (!fingerprint_.empty()) urgent_ = true;

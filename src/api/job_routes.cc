@@ -1,6 +1,8 @@
 #include "api/job_routes.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -30,7 +32,6 @@ bool same_token(std::string_view a, std::string_view b) {
 }
 
 json::value num(double v) { return std::isfinite(v) ? json::value(v) : json::value(nullptr); }
-json::value opt_num(const std::optional<double>& v) { return v ? num(*v) : json::value(nullptr); }
 // A number that may be NaN/inf, spelled as the report schema spells it.
 json::value loss_json(const std::optional<double>& v) {
   if (!v) return nullptr;

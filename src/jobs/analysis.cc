@@ -57,6 +57,12 @@ struct Context {
     return t.node_silent_after.value_or(Millis(n.report_every.count() * t.missed_reports));
   }
   bool silent(const NodeRecord& n) const { return !n.final && now - n.last_seen > silent_after(n); }
+  // Overdue: its last report is older than one and a half intervals. Its ranks' progress is
+  // stale, so it is not evidence that they hung; silence (later) speaks for them.
+  bool node_overdue(const std::string& name) const {
+    auto it = job.nodes().find(name);
+    return it != job.nodes().end() && !it->second.final && now - it->second.last_seen > it->second.report_every * 3 / 2;
+  }
   bool node_silent(const std::string& name) const {
     auto it = job.nodes().find(name);
     return it != job.nodes().end() && silent(it->second);
@@ -204,7 +210,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
   }
   // One rank stuck while the others advance (asynchronous work, or not yet blocked on it).
   for (const auto& [rank, r] : active) {
-    if (!r->last_step_at || c.now - *r->last_step_at <= step_timeout) continue;
+    if (!r->last_step_at || c.now - *r->last_step_at <= step_timeout || c.node_overdue(r->node)) continue;
     out.push_back({"rank_hung", Severity::kDown, {rank}, r->node,
                    Context::who(rank, *r) + " has made no step for " + ago(c.now, *r->last_step_at) + " at step " +
                        std::to_string(r->last.step) + " while others reached step " + std::to_string(max_step) +
@@ -460,6 +466,14 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
 
   if (job.ranks().empty()) {
     v.phase = "waiting";
+    if (now - job.created() > t.startup_timeout) {
+      v.findings.push_back({"no_reports", Severity::kDown, {}, "",
+                            "no node has reported a rank of this job in " + ago(now, job.created()) +
+                                " (start-up timeout " + format_duration(t.startup_timeout) + ")",
+                            kOrderMissing, job.created() + t.startup_timeout});
+      v.down = true;
+      v.cause = v.findings.front().message;
+    }
     return v;
   }
   if (all_finished) {

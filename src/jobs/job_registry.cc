@@ -11,7 +11,7 @@ void JobRegistry::configure(const Config& config) {
     if (!spec) continue;
     declared_.insert(m.name);
     auto& entry = jobs_[m.name];
-    if (!entry) entry = std::make_unique<Entry>(m.name);
+    if (!entry) entry = std::make_unique<Entry>(m.name, clock_.monotonic_time());
     entry->spec = *spec;
   }
 }
@@ -40,7 +40,7 @@ IngestOutcome JobRegistry::ingest(const std::string& job, const NodeReport& repo
   if (it == jobs_.end()) {
     if (!jobs_config_.auto_create) return IngestOutcome::kUnknownJob;
     if (auto_created_ >= kMaxAutoJobs) return IngestOutcome::kTooManyJobs;
-    auto entry = std::make_unique<Entry>(job);
+    auto entry = std::make_unique<Entry>(job, now);
     entry->spec.notify = jobs_config_.notify;
     entry->spec.thresholds = jobs_config_.thresholds;
     entry->spec.auto_created = true;
@@ -58,7 +58,7 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   const auto* spec = std::get_if<JobCheckSpec>(&monitor.spec);
   std::lock_guard lock(mu_);
   auto& entry = jobs_[monitor.name];
-  if (!entry) entry = std::make_unique<Entry>(monitor.name);
+  if (!entry) entry = std::make_unique<Entry>(monitor.name, now);
   if (spec) entry->spec = *spec;
   JobVerdict v = analyze(entry->state, entry->spec, now, wall);
   CheckResult r;

@@ -67,7 +67,7 @@ class JobRegistry {
     JobState state;
     JobCheckSpec spec;
     std::optional<CheckResult> last_result;
-    explicit Entry(const std::string& name) : state(name) {}
+    Entry(const std::string& name, MonoTime created) : state(name, created) {}
   };
 
   const Clock& clock_;

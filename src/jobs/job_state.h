@@ -70,13 +70,14 @@ inline constexpr int kWarmupSteps = 3;            // steps before the step timeo
 
 class JobState {
  public:
-  explicit JobState(std::string name) : name_(std::move(name)) {}
+  explicit JobState(std::string name, MonoTime created = MonoTime{}) : name_(std::move(name)), created_(created) {}
 
   // Takes one node report received at (now, wall). Returns false, changing nothing, when
   // the report is from a new node and the job already has kMaxNodesPerJob nodes.
   bool ingest(const NodeReport& report, MonoTime now, SystemTime wall);
 
   const std::string& name() const { return name_; }
+  MonoTime created() const { return created_; }
   const std::map<std::string, NodeRecord>& nodes() const { return nodes_; }
   const std::map<int, RankRecord>& ranks() const { return ranks_; }
   const LearnedTimeouts& learned() const { return learned_; }
@@ -103,6 +104,7 @@ class JobState {
   void add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value);
 
   std::string name_;
+  MonoTime created_{};
   std::map<std::string, NodeRecord> nodes_;
   std::map<int, RankRecord> ranks_;
   LearnedTimeouts learned_;
