@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace trainwatch::jobs {
 namespace {
@@ -148,15 +149,15 @@ void JobState::record_throughput(MonoTime now) {
   }
   if (counted == 0) return;
   last_throughput_at_ = now;
-  double value = steps / counted;
-  throughput_unit_ = "steps/s";
+  // The unit is the richest the job has ever reported and then stays: a window with no
+  // progress at all is 0 tokens/s, not 0 steps/s beside a median in tokens/s.
   if (tokens > 0) {
-    value = tokens;
     throughput_unit_ = "tokens/s";
-  } else if (samples > 0) {
-    value = samples;
+  } else if (samples > 0 && std::string_view(throughput_unit_) == "steps/s") {
     throughput_unit_ = "samples/s";
   }
+  const std::string_view unit = throughput_unit_;
+  const double value = unit == "tokens/s" ? tokens : unit == "samples/s" ? samples : steps / counted;
   throughput_.push_back(value);
   while (throughput_.size() > kThroughputHistory) throughput_.pop_front();
 }

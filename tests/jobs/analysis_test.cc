@@ -288,5 +288,37 @@ TEST_F(JobAnalysis, AFailedRankAloneIsDownWithItsError) {
             0u);
 }
 
+// All ranks stop progressing (say, starved of CPU) while still alive and reporting: the job's
+// throughput falls to nothing, in the unit it has always reported.
+TEST_F(JobAnalysis, AThroughputDropIsAWarningInTheJobsOwnUnit) {
+  spec_.thresholds.step_timeout = Millis(60'000);
+  int64_t step = 0;
+  uint64_t tokens = 0;
+  auto both = [&](int64_t s, uint64_t t) {
+    std::vector<RankReport> a, b;
+    for (int rank = 0; rank < 4; ++rank) {
+      RankReport r = training(rank, s);
+      r.tokens = t;
+      (rank < 2 ? a : b).push_back(r);
+    }
+    report("node-a", a);
+    report("node-b", b);
+  };
+  for (int i = 0; i < 8; ++i, step += 10, tokens += 1000) {
+    both(step, tokens);
+    clock_.advance(Millis(1'000));
+  }
+  EXPECT_TRUE(verdict().findings.empty()) << verdict().cause;
+  for (int i = 0; i < 4; ++i) {
+    both(step, tokens);
+    clock_.advance(Millis(1'000));
+  }
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down);
+  ASSERT_FALSE(v.findings.empty());
+  EXPECT_EQ(v.findings[0].code, "throughput_drop");
+  EXPECT_EQ(v.cause.rfind("throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)", 0), 0u) << v.cause;
+}
+
 }  // namespace
 }  // namespace trainwatch::jobs
