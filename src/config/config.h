@@ -59,7 +59,6 @@ struct HeartbeatSpec {
   size_t ping_body_limit = 10 * 1024;  // bytes of a ping's body kept; the rest is cut, not refused
 };
 
-
 // What a `type: job` monitor tolerates before it calls a finding (FAILURE-MODES.md). A
 // fixed timeout always wins over the learned one; unset optionals mean "learn it".
 struct JobThresholds {
