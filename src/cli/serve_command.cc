@@ -200,14 +200,10 @@ int serve(const ServeOptions& options) {
           engine.reload(*next.config);
           pings.configure(*next.config);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
+          // Channels are built once: a changed `notifications:` list needs a restart.
+          planner.configure(*next.config, usable);
+          dispatcher.set_maintenance(next.config->maintenance);
         }
-}
-
-        spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
-        engine.reload(*next.config);
-        // Channels are built once: a changed `notifications:` list needs a restart.
-        planner.configure(*next.config, usable);
-        dispatcher.set_maintenance(next.config->maintenance);
       }
       signals.async_wait(on_signal);
       return;
