@@ -153,7 +153,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"monitors:\n  - name: a\n   bad indent: [\n", "tw.yaml:"}));
 
 TEST(LoadConfig, TheJobIssueExampleLoadsAsWritten) {
-  auto loaded = load(R"(jobs:
+  auto loaded = load(R"(notifications:
+  - name: ml-slack
+    type: webhook
+    url: http://127.0.0.1:9000/slack
+  - name: oncall-email
+    type: webhook
+    url: http://127.0.0.1:9000/email
+jobs:
   auto_create: true
   token: ${TOKEN}      # agents send it as a bearer token
   notify: [ml-slack]   # channels for auto-created jobs (else the default channels)
