@@ -73,9 +73,9 @@ struct JobThresholds {
   uint64_t host_memory_free_bytes = 1'000'000'000;  // available host memory below: warning
 };
 
+// A job's channels are MonitorConfig::notify, like every monitor's.
 struct JobCheckSpec {
   int world_size = 0;  // expected ranks; 0: whatever reports
-  std::vector<std::string> notify;
   JobThresholds thresholds;
   bool auto_created = false;  // created by a first report under jobs.auto_create
 };
@@ -84,7 +84,7 @@ struct JobCheckSpec {
 struct JobsConfig {
   bool auto_create = false;         // a report for an unknown job creates a job monitor
   std::string token;                // bearer token agents must send; empty: TRAINWATCH_TOKEN, else none
-  std::vector<std::string> notify;  // channels for auto-created jobs
+  std::vector<std::string> notify;  // channels for auto-created jobs (their MonitorConfig::notify)
   JobThresholds thresholds;         // thresholds of auto-created jobs
 };
 

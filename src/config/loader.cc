@@ -209,7 +209,6 @@ constexpr Millis kJobInterval{1'000};
 void read_job(Section& s, MonitorConfig& m) {
   JobCheckSpec spec;
   if (auto n = s.integer("world_size", 1, 1'000'000)) spec.world_size = static_cast<int>(*n);
-  if (auto notify = s.string_list("notify")) spec.notify = *notify;
   read_job_thresholds(s, spec.thresholds);
   if (!s.has("interval")) m.interval = kJobInterval;
   m.spec = std::move(spec);
@@ -223,6 +222,21 @@ void read_jobs(Diagnostics& diag, const YAML::Node& node, JobsConfig& out) {
   if (auto notify = s.string_list("notify")) out.notify = *notify;
   read_job_thresholds(s, out.thresholds);
   s.finish();
+}
+
+// jobs.notify names channels for monitors that do not exist yet: check them now, as
+// check_alerting_references does for the monitors' own notify.
+void check_jobs_notify(Diagnostics& diag, const YAML::Node& root, const Config& config) {
+  if (!root.IsMap()) return;
+  const YAML::Node list = root["jobs"].IsMap() ? root["jobs"]["notify"] : YAML::Node();
+  for (size_t j = 0; j < config.jobs.notify.size(); ++j) {
+    const std::string& name = config.jobs.notify[j];
+    bool known = std::any_of(config.notifications.begin(), config.notifications.end(),
+                             [&](const ChannelConfig& c) { return c.name == name; });
+    if (known) continue;
+    diag.error(list.IsSequence() && j < list.size() ? list[j].Mark() : root.Mark(), "jobs.notify[" + std::to_string(j) + "]",
+               "found '" + name + "'; expected a channel from notifications");
+  }
 }
 
 struct MonitorTypeInfo {
@@ -340,6 +354,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
       read_jobs(diag, top.raw("jobs"), config.jobs);
       top.finish();
       config_detail::check_alerting_references(diag, root, config);
+      check_jobs_notify(diag, root, config);
     } catch (const YAML::Exception& e) {
       // yaml-cpp throws on some malformed shapes while walking; report it where it was.
       diag.error(e.mark, "yaml", e.msg);
@@ -388,7 +403,7 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
     const auto& jb = std::get<JobCheckSpec>(b.spec);
     const JobThresholds& x = ja->thresholds;
     const JobThresholds& y = jb.thresholds;
-    return ja->world_size == jb.world_size && ja->notify == jb.notify && x.startup_timeout == y.startup_timeout &&
+    return ja->world_size == jb.world_size && x.startup_timeout == y.startup_timeout &&
            x.step_timeout == y.step_timeout && x.step_timeout_min == y.step_timeout_min &&
            x.checkpoint_timeout == y.checkpoint_timeout && x.checkpoint_timeout_min == y.checkpoint_timeout_min &&
            x.missed_reports == y.missed_reports && x.node_silent_after == y.node_silent_after &&

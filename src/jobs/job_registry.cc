@@ -22,8 +22,8 @@ MonitorConfig JobRegistry::auto_monitor(const std::string& job) const {
   m.name = job;
   m.type = MonitorType::kJob;
   m.interval = Millis{1'000};
+  m.notify = jobs_config_.notify;
   JobCheckSpec spec;
-  spec.notify = jobs_config_.notify;
   spec.thresholds = jobs_config_.thresholds;
   spec.auto_created = true;
   m.spec = spec;
@@ -41,7 +41,6 @@ IngestOutcome JobRegistry::ingest(const std::string& job, const NodeReport& repo
     if (!jobs_config_.auto_create) return IngestOutcome::kUnknownJob;
     if (auto_created_ >= kMaxAutoJobs) return IngestOutcome::kTooManyJobs;
     auto entry = std::make_unique<Entry>(job, now);
-    entry->spec.notify = jobs_config_.notify;
     entry->spec.thresholds = jobs_config_.thresholds;
     entry->spec.auto_created = true;
     it = jobs_.emplace(job, std::move(entry)).first;

@@ -150,6 +150,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "tw.yaml:5:21: monitors[0].thresholds.step_timeout: found 0s; expected more than 0"},
         BadCase{"jobs:\n  auto_create: maybe\n", "tw.yaml:2:16: jobs.auto_create: found 'maybe'; expected true or false"},
         BadCase{"jobs:\n  tokens: x\n", "tw.yaml:2:3: jobs.tokens: unknown key; expected one of:"},
+        BadCase{"jobs:\n  notify: [nope]\n", "tw.yaml:2:12: jobs.notify[0]: found 'nope'; expected a channel from notifications"},
         BadCase{"monitors:\n  - name: a\n   bad indent: [\n", "tw.yaml:"}));
 
 TEST(LoadConfig, TheJobIssueExampleLoadsAsWritten) {
@@ -183,7 +184,7 @@ monitors:
   EXPECT_EQ(m.interval, Millis(1'000));  // jobs are judged every second unless told otherwise
   const auto& job = std::get<JobCheckSpec>(m.spec);
   EXPECT_EQ(job.world_size, 64);
-  EXPECT_EQ(job.notify, (std::vector<std::string>{"ml-slack", "oncall-email"}));
+  EXPECT_EQ(m.notify, (std::vector<std::string>{"ml-slack", "oncall-email"}));
   EXPECT_EQ(job.thresholds.step_timeout_min, Millis(3'000));
   EXPECT_FALSE(job.thresholds.step_timeout);  // learned
   EXPECT_EQ(job.thresholds.checkpoint_timeout, Millis(1'200'000));

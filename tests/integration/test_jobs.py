@@ -40,6 +40,44 @@ monitors:
       startup_timeout: 2m
 """
 
+# The same job, alerting a webhook receiver (issue 4's alerts): what a person is paged with.
+HOOKED = """
+notifications:
+  - name: hook
+    type: webhook
+    url: http://127.0.0.1:{port}/hook
+""" + CONFIG.replace("    world_size: 4\n", "    world_size: 4\n    notify: [hook]\n")
+
+
+class Webhook:
+    """A local receiver that keeps every alert POSTed to it."""
+
+    def __init__(self):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+        alerts = self.alerts = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                alerts.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def downs(self):
+        return [a for a in self.alerts if a.get("event") == "down"]
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
 
 def free_port():
     import socket
@@ -120,15 +158,18 @@ def training_up(cluster, name="tiny"):
 def cluster(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("jobs")
     os.environ["TRAINWATCH_TOKEN"] = TOKEN
-    (tmp / "trainwatch.yaml").write_text(CONFIG)
+    hook = Webhook()
+    (tmp / "trainwatch.yaml").write_text(HOOKED.replace("{port}", str(hook.port)))
     server = Server(tmp / "trainwatch.yaml", tmp / "data", tmp / "server.log").start()
     c = Cluster(tmp, server)
+    c.hook = hook
     try:
         wait_for(lambda: training_up(c), timeout=90, interval=0.5, what="the job to be up with 4 ranks training")
         yield c
     finally:
         c.close()
         server.stop()
+        hook.close()
 
 
 def findings(job, code):
@@ -151,6 +192,7 @@ def test_straggler_is_a_warning_naming_the_slow_rank_and_never_down(cluster):
         assert f["severity"] == "warning" and f["ranks"] == [3], f
         assert f["message"].startswith("rank 3 (node-b, pid "), f["message"]
         assert statuses == {"up"}, statuses
+        assert cluster.hook.downs() == [], "a straggler is a warning, never a page"
         print(f"straggler named after {time.monotonic() - started:.1f} s: {f['message']}")
     finally:
         cluster.remove("slow-3")
@@ -165,6 +207,8 @@ def test_nan_loss_on_rank_0_is_down(cluster):
         elapsed = time.monotonic() - started
         assert j["incident"]["cause"].startswith("rank 0 (node-a, pid "), j["incident"]["cause"]
         assert "reported loss NaN" in j["incident"]["cause"]
+        [alert] = wait_for(lambda: cluster.hook.downs(), timeout=10, what="the DOWN webhook")
+        assert alert["monitor"]["name"] == "tiny" and alert["cause"] == j["incident"]["cause"], alert
         print(f"NaN loss: down after {elapsed:.1f} s")
     finally:
         cluster.remove("nan-0")
@@ -203,6 +247,9 @@ def test_sigkill_is_down_naming_the_killed_rank_not_its_peers(cluster):
     cause = j["incident"]["cause"]
     assert cause.startswith(f"rank 2 (node-b, pid {victim.pid}) vanished at step "), cause
     assert elapsed < 15
+    alert = wait_for(lambda: [a for a in cluster.hook.downs() if a["cause"] == cause], timeout=15 - elapsed,
+                     what="the DOWN webhook naming rank 2")[0]
+    assert alert["monitor"]["type"] == "job"
     # The peers fail a moment later with gloo's "Connection closed by peer"; they are named
     # as consequences, never as the cause.
     j = wait_for(lambda: (j := cluster.job()) and len(findings(j, "rank_failed")) == 3 and j, timeout=15,
