@@ -224,9 +224,6 @@ int serve(const ServeOptions& options) {
           planner.configure(*next.config, usable);
           dispatcher.set_maintenance(next.config->maintenance);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
-          // Channels are built once: a changed `notifications:` list needs a restart.
-          planner.configure(*next.config, usable);
-          dispatcher.set_maintenance(next.config->maintenance);
         }
       }
       signals.async_wait(on_signal);
