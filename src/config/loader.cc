@@ -228,7 +228,10 @@ void read_jobs(Diagnostics& diag, const YAML::Node& node, JobsConfig& out) {
 // check_alerting_references does for the monitors' own notify.
 void check_jobs_notify(Diagnostics& diag, const YAML::Node& root, const Config& config) {
   if (!root.IsMap()) return;
-  const YAML::Node list = root["jobs"].IsMap() ? root["jobs"]["notify"] : YAML::Node();
+  // A const lookup of an absent key yields an invalid node that throws on the next
+  // lookup: test each level before going down.
+  const YAML::Node jobs = root["jobs"];
+  const YAML::Node list = jobs.IsDefined() && jobs.IsMap() ? jobs["notify"] : YAML::Node();
   for (size_t j = 0; j < config.jobs.notify.size(); ++j) {
     const std::string& name = config.jobs.notify[j];
     bool known = std::any_of(config.notifications.begin(), config.notifications.end(),
