@@ -6,9 +6,9 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config clang-format
-  # libraries (see docs/ARCHITECTURE in the design brief)
+  # libraries (the design brief's dependency table; libssl-dev for webhook HMAC signatures)
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
-  libcurl4-openssl-dev libyaml-cpp-dev libsqlite3-dev libsqlitecpp-dev
+  libcurl4-openssl-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libsqlitecpp-dev
   libspdlog-dev libfmt-dev libcli11-dev libkainjow-mustache-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev

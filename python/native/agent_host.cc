@@ -17,20 +17,27 @@ std::unique_ptr<agent::Agent> g_agent;
 
 PyObject* start_agent(PyObject*, PyObject* args, PyObject* kwargs) {
   static const char* kwlist[] = {"job", "dir", "host", "port", "checkpoint_dir", "nvme_path", "stall_after_s",
-                                 "gpu_memory_pct", "disk_free_gb", "host_memory_free_gb", "nvml_library", nullptr};
+                                 "gpu_memory_pct", "disk_free_gb", "host_memory_free_gb", "nvml_library",
+                                 "server", "token", "node", "report_every_s", nullptr};
   const char *job = nullptr, *dir = nullptr, *host = "127.0.0.1", *ckpt = nullptr, *nvme = nullptr,
-             *nvml = nullptr;
+             *nvml = nullptr, *server = nullptr, *token = nullptr, *node = nullptr;
   int port = 8765;
-  double stall = 600, gpu_pct = 95, disk_gb = 10, mem_gb = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|sizzddddz", const_cast<char**>(kwlist), &job, &dir, &host,
-                                   &port, &ckpt, &nvme, &stall, &gpu_pct, &disk_gb, &mem_gb, &nvml)) {
+  double stall = 600, gpu_pct = 95, disk_gb = 10, mem_gb = 1, report_every = 5;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|sizzddddzzzzd", const_cast<char**>(kwlist), &job, &dir, &host,
+                                   &port, &ckpt, &nvme, &stall, &gpu_pct, &disk_gb, &mem_gb, &nvml, &server, &token,
+                                   &node, &report_every)) {
     return nullptr;
   }
   agent::AgentOptions o;
   o.job = job;
   o.dir = dir;
   o.host = host;
-  o.port = static_cast<uint16_t>(port);
+  o.port = static_cast<uint16_t>(port < 0 ? 0 : port);
+  const bool serve_http = port >= 0;  // port < 0: push reports only, no /health
+  if (server && *server) o.server_url = server;
+  if (token && *token) o.token = token;
+  if (node && *node) o.node = node;
+  if (report_every >= 0.1) o.report_every = Millis(static_cast<int64_t>(report_every * 1000));
   if (ckpt && *ckpt) o.disks.push_back({"checkpoint_dir", ckpt});
   if (nvme && *nvme) o.disks.push_back({"nvme", nvme});
   if (nvml && *nvml) o.nvml_library = nvml;
@@ -46,7 +53,7 @@ PyObject* start_agent(PyObject*, PyObject* args, PyObject* kwargs) {
     std::lock_guard lock(g_mu);
     if (g_agent) g_agent->stop();
     g_agent.reset();
-    auto r = agent::Agent::start(o, g_clock);
+    auto r = agent::Agent::start(o, g_clock, serve_http);
     if (r) {
       g_agent = std::move(*r);
     } else {
@@ -55,8 +62,8 @@ PyObject* start_agent(PyObject*, PyObject* args, PyObject* kwargs) {
   }
   Py_END_ALLOW_THREADS
   if (!error.empty()) {
-    std::fprintf(stderr, "trainwatch: health server not started: %s; training continues without it\n",
-                 error.c_str());
+    std::fprintf(stderr, "trainwatch: %s not started: %s; training continues without it\n",
+                 serve_http ? "health server" : "agent", error.c_str());
     Py_RETURN_NONE;
   }
   std::lock_guard lock(g_mu);

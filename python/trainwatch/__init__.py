@@ -140,9 +140,21 @@ def _env_int(name, default):
         return default
 
 
+def _env_float(name, default):
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        sys.stderr.write(f"trainwatch: {name}={text!r} is not a number; using {default}\n")
+        return default
+
+
 def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, health_port=None,
          health_host=None, checkpoint_dir=None, nvme_path=None, stall_after_s=600.0, gpu_memory_pct=95.0,
-         disk_free_gb=10.0, host_memory_free_gb=1.0, ping_every=None, nvml_library=None, status="training"):
+         disk_free_gb=10.0, host_memory_free_gb=1.0, ping_every=None, nvml_library=None, status="training",
+         server=None, node=None, report_every=None):
     """Open this rank's slot and return its Run.
 
     Rank, local rank and world size come from RANK, LOCAL_RANK, WORLD_SIZE unless given. With
@@ -150,6 +162,12 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     threads. Heartbeats: CHECKPOINT_HEARTBEAT_URL after each good checkpoint, and
     STEP_HEARTBEAT_URL / THROUGHPUT_HEARTBEAT_URL every `ping_every` steps (default 100,
     TRAINWATCH_PING_EVERY), from rank 0.
+
+    With server (or TRAINWATCH_SERVER), local rank 0 starts the agent (even without
+    health_port) and it pushes node reports to that trainwatch server every report_every
+    seconds (default 5, TRAINWATCH_REPORT_EVERY), with TRAINWATCH_TOKEN as bearer token and
+    node (or TRAINWATCH_NODE, default the host name) as this node's name; it sends a last
+    report as the process exits, failed or not.
     """
     global _current
     if _native is None:
@@ -168,9 +186,13 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
         if step_url and every > 0:
             run._set_step_ping(every, lambda: ping(step_url))
 
-    if health_port is not None and my_local_rank == 0 and _native is not None:
+    server = server or os.environ.get("TRAINWATCH_SERVER") or None
+    if (health_port is not None or server) and my_local_rank == 0 and _native is not None:
         host = health_host or os.environ.get("TRAINWATCH_HEALTH_HOST") or "0.0.0.0"
-        _native.start_agent(job, directory, host, int(health_port),
+        report_s = report_every if report_every is not None else _env_float("TRAINWATCH_REPORT_EVERY", 5.0)
+        _native.start_agent(job, directory, host, int(health_port) if health_port is not None else -1,
+                            server=server, token=os.environ.get("TRAINWATCH_TOKEN") or None,
+                            node=node or os.environ.get("TRAINWATCH_NODE") or None, report_every_s=float(report_s),
                             checkpoint_dir=checkpoint_dir or os.environ.get("CHECKPOINT_DIR"),
                             nvme_path=nvme_path or os.environ.get("NVME_PATH"),
                             stall_after_s=float(stall_after_s), gpu_memory_pct=float(gpu_memory_pct),

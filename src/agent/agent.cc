@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "agent/probe_worker.h"
+#include "agent/report_pusher.h"
 #include "http/server.h"
 #include "reporter/process_info.h"
 #include "reporter/slot_file.h"
@@ -66,6 +67,14 @@ class AgentImpl final : public Agent {
   ~AgentImpl() override { stop(); }
 
   Status start(bool serve_http, bool run_threads) {
+    if (!options_.server_url.empty()) {
+      auto pusher = ReportPusher::start(
+          PushOptions{options_.server_url, options_.token, options_.node, options_.report_every,
+                      std::min(options_.report_every, Millis{3'000})},
+          clock_);
+      if (!pusher) return pusher.error();
+      pusher_ = std::move(*pusher);
+    }
     sample_once();
     if (serve_http) {
       auto router = std::make_shared<http::Router>();
@@ -114,6 +123,12 @@ class AgentImpl final : public Agent {
       stop_cv_.notify_all();
     }
     if (sampler_.joinable()) sampler_.join();
+    if (pusher_) {
+      // The last report: what the ranks look like as this agent (perhaps with its host
+      // process) goes away, so the server hears who failed first.
+      sample_once();
+      pusher_->finish();
+    }
     if (server_) server_->stop();
     work_.reset();
     io_.stop();
@@ -153,6 +168,7 @@ class AgentImpl final : public Agent {
     copy_probe(rendezvous_worker_, node.rendezvous);
     if (!options_.nvml) node.nvml = {};
 
+    if (pusher_) pusher_->offer(node);
     auto rendered = std::make_shared<const Rendered>(render(node, options_.thresholds));
     std::lock_guard lock(published_mu_);
     published_ = std::move(rendered);
@@ -200,6 +216,7 @@ class AgentImpl final : public Agent {
       auto info = reporter::read_process(v.slot.pid, options_.proc_root);
       v.alive = !reporter::is_dead(info, v.slot.start_ticks);
       v.state = v.alive ? info->state : '?';
+      v.cpu_ticks = v.alive ? info->cpu_ticks : 0;
       Track& t = tracks_[i];
       if (t.owner != v.slot.owner) {
         t = Track{};
@@ -248,6 +265,7 @@ class AgentImpl final : public Agent {
   ProbeWorker<MemoryInfo> memory_worker_;
   ProbeWorker<RendezvousInfo> rendezvous_worker_;
 
+  std::unique_ptr<ReportPusher> pusher_;  // set in start(), before any thread runs
   std::mutex sample_mu_;  // one sample at a time (sampler thread or a test)
   std::optional<SlotFile> file_;
   std::map<uint32_t, Track> tracks_;
@@ -274,6 +292,9 @@ class AgentImpl final : public Agent {
 Result<std::unique_ptr<Agent>> Agent::start(AgentOptions options, const Clock& clock, bool serve_http,
                                             bool run_threads) {
   if (const char* lib = std::getenv("TRAINWATCH_NVML_LIBRARY"); lib && *lib) options.nvml_library = lib;
+  if (options.node.empty()) {
+    if (const char* node = std::getenv("TRAINWATCH_NODE"); node && *node) options.node = node;
+  }
   if (!reporter::valid_job_name(options.job)) {
     return make_error("argument", "job name '" + options.job + "' must be 1-63 characters of A-Z a-z 0-9 . _ -");
   }

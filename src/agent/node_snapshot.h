@@ -20,6 +20,7 @@ struct RankView {
   char state = '?';             // /proc/<pid>/stat state letter; '?' when gone
   int64_t last_step_ms = 0;     // wall time the agent first saw the current step (0: none yet)
   double steps_per_s = 0;
+  uint64_t cpu_ticks = 0;       // the process's user + system CPU time, clock ticks
 };
 
 template <typename T>

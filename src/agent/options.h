@@ -38,6 +38,11 @@ struct AgentOptions {
   Millis sample_interval{200};                // slots and procfs; /health serves the last sample
   Millis probe_interval{5'000};               // NVML, disks, memory, rendezvous
   Millis probe_deadline{5'000};               // a probe in flight longer is reported as hung
+  // Pushing node reports to `trainwatch serve` (report_pusher.h); off while server_url is empty.
+  std::string server_url;                     // --server / TRAINWATCH_SERVER
+  std::string token;                          // TRAINWATCH_TOKEN
+  std::string node;                           // TRAINWATCH_NODE; empty: the host name
+  Millis report_every{5'000};
 };
 
 }  // namespace trainwatch::agent

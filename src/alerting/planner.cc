@@ -5,6 +5,7 @@
 #include "alerting/channels.h"
 #include "alerting/event.h"
 #include "alerting/maintenance.h"
+#include "core/duration.h"
 
 namespace trainwatch::alerting {
 namespace {
@@ -31,6 +32,11 @@ AlertEvent make_event(EventKind kind, const AppliedResult& a, const Incident& in
   e.http_status = a.result.http_status;
   e.body_excerpt = a.result.body_excerpt;
   e.latency_ms = a.result.latency_ms;
+  // A heartbeat has no target to show (its token is a secret); say what it expects.
+  if (const auto* hb = std::get_if<HeartbeatSpec>(&a.monitor.spec)) {
+    e.details.emplace_back("Expected every", format_duration(hb->period) +
+                                                 (hb->grace.count() > 0 ? " (+" + format_duration(hb->grace) + " grace)" : ""));
+  }
   return e;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/job_routes.h"
 #include "api/json_views.h"
 #include "api/metrics_page.h"
 #include "api/monitor_list_cache.h"
@@ -131,6 +132,7 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
       ctx.extra_metrics(extra);
       text += extra.take();
     }
+    if (ctx.jobs) text += render_job_metrics(*ctx.jobs);
     Response response = Response::text(200, std::move(text));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     respond(std::move(response));

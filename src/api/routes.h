@@ -9,6 +9,7 @@
 #include "core/prometheus.h"
 #include "engine/engine.h"
 #include "http/server.h"
+#include "jobs/job_registry.h"
 #include "storage/store.h"
 
 namespace trainwatch::api {
@@ -18,6 +19,7 @@ struct ApiContext {
   Store& store;
   const Clock& clock;
   SystemTime started_at;
+  const jobs::JobRegistry* jobs = nullptr;  // adds per-job families to /metrics when set
   // Appends other components' metric families to /metrics (alerting); may be empty.
   std::function<void(PrometheusWriter&)> extra_metrics = {};
 };

@@ -2,6 +2,7 @@
 // and /metrics for every local rank of the job until SIGINT/SIGTERM.
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "agent/agent.h"
@@ -35,7 +36,7 @@ Command add_agent_command(CLI::App& app) {
     agent::AgentOptions o;
     std::string listen = "127.0.0.1:8765";
     std::string checkpoint_dir, nvme_path;
-    double stall_after_s = 600, disk_free_gb = 10, host_memory_free_gb = 1;
+    double stall_after_s = 600, disk_free_gb = 10, host_memory_free_gb = 1, report_every_s = 5;
   };
   auto args = std::make_shared<Args>();
   sub->add_option("--job", args->o.job, "Job name (TRAINWATCH_JOB of the ranks)")->required();
@@ -48,6 +49,11 @@ Command add_agent_command(CLI::App& app) {
   sub->add_option("--gpu-memory-pct", args->o.thresholds.gpu_memory_pct, "GPU memory % that is an OOM risk");
   sub->add_option("--disk-free-gb", args->disk_free_gb, "Minimum free GB on watched paths");
   sub->add_option("--host-memory-free-gb", args->host_memory_free_gb, "Minimum available host memory, GB");
+  sub->add_option("--server", args->o.server_url,
+                  "Push node reports to this trainwatch server, http(s)://HOST:PORT (or TRAINWATCH_SERVER); "
+                  "the token comes from TRAINWATCH_TOKEN");
+  sub->add_option("--node", args->o.node, "This node's name in reports (or TRAINWATCH_NODE; default: the host name)");
+  sub->add_option("--report-every", args->report_every_s, "Seconds between node reports")->check(CLI::Range(0.1, 3600.0));
   Command cmd;
   cmd.app = sub;
   cmd.run = [args]() -> int {
@@ -59,6 +65,11 @@ Command add_agent_command(CLI::App& app) {
     if (!args->checkpoint_dir.empty()) o.disks.push_back({"checkpoint_dir", args->checkpoint_dir});
     if (!args->nvme_path.empty()) o.disks.push_back({"nvme", args->nvme_path});
     o.thresholds.stall_after = Millis(static_cast<int64_t>(args->stall_after_s * 1000));
+    o.report_every = Millis(static_cast<int64_t>(args->report_every_s * 1000));
+    if (o.server_url.empty()) {
+      if (const char* server = std::getenv("TRAINWATCH_SERVER"); server && *server) o.server_url = server;
+    }
+    if (const char* token = std::getenv("TRAINWATCH_TOKEN"); token && *token) o.token = token;
     o.thresholds.disk_free_bytes = static_cast<uint64_t>(args->disk_free_gb * 1e9);
     o.thresholds.host_memory_free_bytes = static_cast<uint64_t>(args->host_memory_free_gb * 1e9);
     static SystemClock clock;
@@ -67,8 +78,8 @@ Command add_agent_command(CLI::App& app) {
       std::fprintf(stderr, "trainwatch agent: %s\n", started.error().message.c_str());
       return 1;
     }
-    std::fprintf(stderr, "trainwatch agent: job %s on http://%s:%u/health\n", o.job.c_str(), o.host.c_str(),
-                 (*started)->port());
+    std::fprintf(stderr, "trainwatch agent: job %s on http://%s:%u/health%s%s\n", o.job.c_str(), o.host.c_str(),
+                 (*started)->port(), o.server_url.empty() ? "" : ", reporting to ", o.server_url.c_str());
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     sigset_t none;

@@ -6,6 +6,7 @@
 // accepting, stop the engine's timers, let the io_contexts return (deliveries in flight
 // stay pending and are re-sent by the next start), then flush the store so every result
 // already produced is on disk.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -22,6 +23,7 @@
 #include "api/ping_routes.h"
 #include "api/monitor_catalog.h"
 #include "api/monitor_write_routes.h"
+#include "api/job_routes.h"
 #include "api/routes.h"
 #include "auth/admin_auth.h"
 #include "checks/http_checker.h"
@@ -35,6 +37,8 @@
 #include "heartbeat/tokens.h"
 #include "http/server.h"
 #include "storage/retention.h"
+#include "jobs/job_checker.h"
+#include "jobs/job_registry.h"
 #include "storage/sqlite/sqlite_store.h"
 #include "web/routes.h"
 
@@ -52,12 +56,14 @@ struct ServeOptions {
 
 class DefaultCheckers final : public CheckerSet {
  public:
-  DefaultCheckers(asio::io_context& io, const Clock& clock) : http_(io, clock), tcp_(io, clock) {}
+  DefaultCheckers(asio::io_context& io, const Clock& clock, jobs::JobRegistry& jobs)
+      : http_(io, clock), tcp_(io, clock), job_(io, jobs) {}
   Checker* for_type(MonitorType type) override {
     switch (type) {
       case MonitorType::kHttp: return &http_;
       case MonitorType::kTcp: return &tcp_;
       case MonitorType::kHeartbeat: return nullptr;  // pushed, not checked: see Engine::record_ping
+      case MonitorType::kJob: return &job_;
     }
     return nullptr;
   }
@@ -65,7 +71,16 @@ class DefaultCheckers final : public CheckerSet {
  private:
   HttpChecker http_;
   TcpChecker tcp_;
+  jobs::JobChecker job_;
 };
+
+// The token agents must send: jobs.token, else TRAINWATCH_TOKEN, else none (a warning:
+// anyone who reaches the port can then report).
+std::string report_token(const Config& config) {
+  if (!config.jobs.token.empty()) return config.jobs.token;
+  if (const char* env = std::getenv("TRAINWATCH_TOKEN"); env && *env) return env;
+  return {};
+}
 
 void print_errors(const LoadedConfig& loaded) {
   for (const auto& error : loaded.errors) spdlog::error("{}", error.to_string());
@@ -153,7 +168,9 @@ int serve(const ServeOptions& options) {
   alerting::AlertPlanner planner(clock, [&dispatcher] { dispatcher.wake(); });
   planner.configure(config, usable);
 
-  DefaultCheckers checkers(engine_io, clock);
+  jobs::JobRegistry job_registry(clock);
+  job_registry.configure(config);
+  DefaultCheckers checkers(engine_io, clock, job_registry);
   Engine engine(engine_io, clock, **store, checkers, &planner);
   // Monitors created through the API run beside the file's (api/monitor_catalog.h).
   api::MonitorCatalog catalog(engine, **store);
@@ -178,7 +195,7 @@ int serve(const ServeOptions& options) {
   pings.configure(config);
 
   auto router = std::make_shared<http::Router>();
-  api::ApiContext api_context{engine, **store, clock, clock.system_time()};
+  api::ApiContext api_context{engine, **store, clock, clock.system_time(), &job_registry};
   api_context.extra_metrics = [&dispatcher](PrometheusWriter& w) { api::write_notification_metrics(dispatcher, w); };
   api::add_api_routes(*router, api_context);
   api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
@@ -189,6 +206,9 @@ int serve(const ServeOptions& options) {
                                                std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)});
   RetentionPruner pruner(engine_io, clock, **store, config.retention.raw);
   pruner.start();
+  const std::string token = report_token(config);
+  if (token.empty()) spdlog::warn("jobs: no jobs.token or TRAINWATCH_TOKEN; node reports are accepted without a token");
+  api::add_job_routes(*router, api::JobApiContext{engine, job_registry, token});
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
   http_options.port = config.server.listen.port;
@@ -216,12 +236,13 @@ int serve(const ServeOptions& options) {
                         resolved.error().message);
         } else {
           spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
+          job_registry.configure(*next.config);
           engine.reload(catalog.set_yaml(*next.config));
           pings.configure(*next.config);
-          log_ping_urls(*next.config, http_options.host, (*server)->port());
           // Channels are built once: a changed `notifications:` list needs a restart.
           planner.configure(*next.config, usable);
           dispatcher.set_maintenance(next.config->maintenance);
+          log_ping_urls(*next.config, http_options.host, (*server)->port());
         }
       }
       signals.async_wait(on_signal);

@@ -55,7 +55,41 @@ struct HeartbeatSpec {
   size_t ping_body_limit = 10 * 1024;  // bytes of a ping's body kept; the rest is cut, not refused
 };
 
-enum class MonitorType { kHttp, kTcp, kHeartbeat };
+// What a `type: job` monitor tolerates before it calls a finding (FAILURE-MODES.md). A
+// fixed timeout always wins over the learned one; unset optionals mean "learn it".
+struct JobThresholds {
+  Millis startup_timeout{30 * 60'000};          // no first step for this long: start-up stuck
+  std::optional<Millis> step_timeout;           // fixed; else max(step_timeout_min, 5 x learned)
+  Millis step_timeout_min{60'000};
+  std::optional<Millis> checkpoint_timeout;     // fixed; else max(checkpoint_timeout_min, 5 x longest seen)
+  Millis checkpoint_timeout_min{10 * 60'000};
+  int missed_reports = 3;                       // a node is silent after this many report intervals
+  std::optional<Millis> node_silent_after;      // fixed; else missed_reports x the node's report_every
+  double straggler_ratio = 1.5;                 // a rank's step cost >= this x the job median: warning
+  double throughput_drop = 0.5;                 // job throughput below this x its recent median: warning
+  int overflow_streak = 50;                     // consecutive fp16 overflow steps: down
+  double min_loss_scale = 1;                    // loss scale at or below: down
+  double gpu_memory_pct = 95;                   // GPU memory used at or above: warning
+  uint64_t disk_free_bytes = 10'000'000'000;    // free space on a watched path below: warning
+  uint64_t host_memory_free_bytes = 1'000'000'000;  // available host memory below: warning
+};
+
+// A job's channels are MonitorConfig::notify, like every monitor's.
+struct JobCheckSpec {
+  int world_size = 0;  // expected ranks; 0: whatever reports
+  JobThresholds thresholds;
+  bool auto_created = false;  // created by a first report under jobs.auto_create
+};
+
+// The `jobs:` section: how the server accepts node reports (issue 6).
+struct JobsConfig {
+  bool auto_create = false;         // a report for an unknown job creates a job monitor
+  std::string token;                // bearer token agents must send; empty: TRAINWATCH_TOKEN, else none
+  std::vector<std::string> notify;  // channels for auto-created jobs (their MonitorConfig::notify)
+  JobThresholds thresholds;         // thresholds of auto-created jobs
+};
+
+enum class MonitorType { kHttp, kTcp, kHeartbeat, kJob };
 
 struct MonitorConfig {
   std::string name;  // unique, [a-z0-9._-]+
@@ -64,7 +98,7 @@ struct MonitorConfig {
   Millis timeout{10'000};
   int retries = 0;  // consecutive failures beyond the first before DOWN
   std::vector<std::string> tags;
-  std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec> spec;
+  std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec, JobCheckSpec> spec;
   SourceLocation where;  // the monitor's entry in the file
 
   // Alerting (config/notifications.h). Channel names, checked against `notifications`;
@@ -85,6 +119,7 @@ struct Config {
   std::vector<StatusPageConfig> status_pages;  // config/web_config.h
   AuthConfig auth;
   RetentionConfig retention;
+  JobsConfig jobs;
 };
 
 // True when two monitor configs would check the same thing the same way: a reload keeps

@@ -170,6 +170,79 @@ void read_heartbeat(Section& s, MonitorConfig& m) {
   m.spec = std::move(spec);
 }
 
+// Thresholds of a job, under `thresholds:` of a job monitor or of the `jobs:` section.
+void read_job_thresholds(Section& parent, JobThresholds& t) {
+  if (!parent.has("thresholds")) {
+    parent.raw("thresholds");
+    return;
+  }
+  Section s(parent.diag(), parent.raw("thresholds"), parent.key_path("thresholds"));
+  if (!s.valid()) return;
+  auto positive = [&](const char* key) -> std::optional<Millis> {
+    auto d = s.duration(key);
+    if (d && d->count() == 0) {
+      s.diag().error(s.raw(key).Mark(), s.key_path(key), "found 0s; expected more than 0");
+      return std::nullopt;
+    }
+    return d;
+  };
+  if (auto d = positive("startup_timeout")) t.startup_timeout = *d;
+  if (auto d = positive("step_timeout")) t.step_timeout = *d;
+  if (auto d = positive("step_timeout_min")) t.step_timeout_min = *d;
+  if (auto d = positive("checkpoint_timeout")) t.checkpoint_timeout = *d;
+  if (auto d = positive("checkpoint_timeout_min")) t.checkpoint_timeout_min = *d;
+  if (auto n = s.integer("missed_reports", 1, 1000)) t.missed_reports = static_cast<int>(*n);
+  if (auto d = positive("node_silent_after")) t.node_silent_after = *d;
+  if (auto x = s.number("straggler_ratio", 1.0, 100.0)) t.straggler_ratio = *x;
+  if (auto x = s.number("throughput_drop", 0.0, 1.0)) t.throughput_drop = *x;
+  if (auto n = s.integer("overflow_streak", 1, 1'000'000)) t.overflow_streak = static_cast<int>(*n);
+  if (auto x = s.number("min_loss_scale", 0.0, 1e30)) t.min_loss_scale = *x;
+  if (auto x = s.number("gpu_memory_pct", 1.0, 100.0)) t.gpu_memory_pct = *x;
+  if (auto x = s.number("disk_free_gb", 0.0, 1e9)) t.disk_free_bytes = static_cast<uint64_t>(*x * 1e9);
+  if (auto x = s.number("host_memory_free_gb", 0.0, 1e9)) t.host_memory_free_bytes = static_cast<uint64_t>(*x * 1e9);
+  s.finish();
+}
+
+// A job is checked (its findings evaluated) every second unless `interval` says otherwise:
+// reports arrive every few seconds and a finding should not wait a minute to page.
+constexpr Millis kJobInterval{1'000};
+
+void read_job(Section& s, MonitorConfig& m) {
+  JobCheckSpec spec;
+  if (auto n = s.integer("world_size", 1, 1'000'000)) spec.world_size = static_cast<int>(*n);
+  read_job_thresholds(s, spec.thresholds);
+  if (!s.has("interval")) m.interval = kJobInterval;
+  m.spec = std::move(spec);
+}
+
+void read_jobs(Diagnostics& diag, const YAML::Node& node, JobsConfig& out) {
+  Section s(diag, node, "jobs");
+  if (!s.valid()) return;
+  if (auto b = s.boolean("auto_create")) out.auto_create = *b;
+  if (auto token = s.string("token")) out.token = *token;
+  if (auto notify = s.string_list("notify")) out.notify = *notify;
+  read_job_thresholds(s, out.thresholds);
+  s.finish();
+}
+
+// jobs.notify names channels for monitors that do not exist yet: check them now, as
+// check_alerting_references does for the monitors' own notify.
+void check_jobs_notify(Diagnostics& diag, const YAML::Node& root, const Config& config) {
+  if (!root.IsMap()) return;
+  // A const lookup of an absent key yields an invalid node that throws on the next
+  // lookup: test each level before going down.
+  const YAML::Node jobs = root["jobs"];
+  const YAML::Node list = jobs.IsDefined() && jobs.IsMap() ? jobs["notify"] : YAML::Node();
+  for (size_t j = 0; j < config.jobs.notify.size(); ++j) {
+    const std::string& name = config.jobs.notify[j];
+    bool known = std::any_of(config.notifications.begin(), config.notifications.end(),
+                             [&](const ChannelConfig& c) { return c.name == name; });
+    if (known) continue;
+    diag.error(list.IsSequence() && j < list.size() ? list[j].Mark() : root.Mark(), "jobs.notify[" + std::to_string(j) + "]",
+               "found '" + name + "'; expected a channel from notifications");
+  }
+}
+
 struct MonitorTypeInfo {
   const char* name;
   MonitorType type;
@@ -179,6 +252,7 @@ constexpr MonitorTypeInfo kMonitorTypes[] = {
     {"http", MonitorType::kHttp, read_http},
     {"tcp", MonitorType::kTcp, read_tcp},
     {"heartbeat", MonitorType::kHeartbeat, read_heartbeat},
+    {"job", MonitorType::kJob, read_job},
 };
 
 std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& node, size_t index) {
@@ -256,6 +330,7 @@ std::string_view to_string(MonitorType t) {
     case MonitorType::kHttp: return "http";
     case MonitorType::kTcp: return "tcp";
     case MonitorType::kHeartbeat: return "heartbeat";
+    case MonitorType::kJob: return "job";
   }
   return "http";
 }
@@ -284,8 +359,10 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
       config_detail::read_auth(diag, top.raw("auth"), config.auth);
       config_detail::read_retention(diag, top.raw("retention"), config.retention);
       if (auto token = env("TRAINWATCH_ADMIN_TOKEN"); token && !token->empty()) config.auth.admin_tokens.push_back(*token);
+      read_jobs(diag, top.raw("jobs"), config.jobs);
       top.finish();
       config_detail::check_alerting_references(diag, root, config);
+      check_jobs_notify(diag, root, config);
     } catch (const YAML::Exception& e) {
       // yaml-cpp throws on some malformed shapes while walking; report it where it was.
       diag.error(e.mark, "yaml", e.msg);
@@ -329,6 +406,19 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
     const auto& bb = std::get<HeartbeatSpec>(b.spec);
     return ba->period == bb.period && ba->grace == bb.grace && ba->token == bb.token &&
            ba->ping_body_limit == bb.ping_body_limit;
+  }
+  if (const auto* ja = std::get_if<JobCheckSpec>(&a.spec)) {
+    const auto& jb = std::get<JobCheckSpec>(b.spec);
+    const JobThresholds& x = ja->thresholds;
+    const JobThresholds& y = jb.thresholds;
+    return ja->world_size == jb.world_size && x.startup_timeout == y.startup_timeout &&
+           x.step_timeout == y.step_timeout && x.step_timeout_min == y.step_timeout_min &&
+           x.checkpoint_timeout == y.checkpoint_timeout && x.checkpoint_timeout_min == y.checkpoint_timeout_min &&
+           x.missed_reports == y.missed_reports && x.node_silent_after == y.node_silent_after &&
+           x.straggler_ratio == y.straggler_ratio && x.throughput_drop == y.throughput_drop &&
+           x.overflow_streak == y.overflow_streak && x.min_loss_scale == y.min_loss_scale &&
+           x.gpu_memory_pct == y.gpu_memory_pct && x.disk_free_bytes == y.disk_free_bytes &&
+           x.host_memory_free_bytes == y.host_memory_free_bytes;
   }
   const auto& ta = std::get<TcpCheckSpec>(a.spec);
   const auto& tb = std::get<TcpCheckSpec>(b.spec);

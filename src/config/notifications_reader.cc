@@ -231,16 +231,17 @@ void check_alerting_references(Diagnostics& diag, const YAML::Node& root, const 
     channels.insert(c.name);
     known += (known.empty() ? "" : ", ") + c.name;
   }
+  // (A const lookup of a missing key gives a node whose Type() throws: IsDefined() first.)
   // Positions come from the YAML list by index: only when every entry was read (an
   // entry left out after an error would shift them; that error is reported already).
   const YAML::Node monitors = root["monitors"];
-  const bool monitors_aligned = monitors.IsSequence() && monitors.size() == config.monitors.size();
+  const bool monitors_aligned = monitors.IsDefined() && monitors.IsSequence() && monitors.size() == config.monitors.size();
   for (size_t i = 0; i < config.monitors.size() && monitors_aligned; ++i) {
     const YAML::Node notify = monitors[i]["notify"];
     const auto& names = config.monitors[i].notify;
     for (size_t j = 0; j < names.size(); ++j) {
       if (channels.count(names[j]) != 0) continue;
-      diag.error(notify.IsSequence() && j < notify.size() ? notify[j].Mark() : monitors[i].Mark(),
+      diag.error(notify.IsDefined() && notify.IsSequence() && j < notify.size() ? notify[j].Mark() : monitors[i].Mark(),
                  "monitors[" + std::to_string(i) + "].notify[" + std::to_string(j) + "]",
                  "found '" + names[j] + "'; expected a channel from notifications (" +
                      (known.empty() ? std::string("none defined") : known) + ")");
@@ -249,13 +250,13 @@ void check_alerting_references(Diagnostics& diag, const YAML::Node& root, const 
   std::set<std::string> monitor_names;
   for (const auto& m : config.monitors) monitor_names.insert(m.name);
   const YAML::Node windows = root["maintenance"];
-  const bool windows_aligned = windows.IsSequence() && windows.size() == config.maintenance.size();
+  const bool windows_aligned = windows.IsDefined() && windows.IsSequence() && windows.size() == config.maintenance.size();
   for (size_t i = 0; i < config.maintenance.size() && windows_aligned; ++i) {
     const YAML::Node listed = windows[i]["monitors"];
     const auto& names = config.maintenance[i].monitors;
     for (size_t j = 0; j < names.size(); ++j) {
       if (monitor_names.count(names[j]) != 0) continue;
-      diag.error(listed.IsSequence() && j < listed.size() ? listed[j].Mark() : windows[i].Mark(),
+      diag.error(listed.IsDefined() && listed.IsSequence() && j < listed.size() ? listed[j].Mark() : windows[i].Mark(),
                  "maintenance[" + std::to_string(i) + "].monitors[" + std::to_string(j) + "]",
                  "found '" + names[j] + "'; expected the name of a monitor");
     }

@@ -1,6 +1,7 @@
 #include "config/yaml_reader.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <utility>
 
@@ -20,6 +21,17 @@ std::optional<std::string> process_env(const std::string& name) {
 }
 
 namespace config_detail {
+namespace {
+
+// "0.5", "100": the shortest spelling a person would write.
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
@@ -120,6 +132,20 @@ std::optional<int64_t> Section::integer(const char* key, int64_t min, int64_t ma
   }
   diag_.error(value.Mark(), key_path(key),
               describe(value) + "; expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  return std::nullopt;
+}
+
+std::optional<double> Section::number(const char* key, double min, double max) {
+  YAML::Node value = raw(key);
+  if (value.IsNull() || !value.IsDefined()) return std::nullopt;
+  if (value.IsScalar()) {
+    const std::string& text = value.Scalar();
+    double number = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (ec == std::errc() && end == text.data() + text.size() && number >= min && number <= max) return number;
+  }
+  diag_.error(value.Mark(), key_path(key),
+              describe(value) + "; expected a number from " + format_number(min) + " to " + format_number(max));
   return std::nullopt;
 }
 

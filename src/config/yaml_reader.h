@@ -48,6 +48,7 @@ class Section {
   std::optional<bool> boolean(const char* key);
   std::optional<int64_t> integer(const char* key, int64_t min, int64_t max);
   std::optional<Millis> duration(const char* key);
+  std::optional<double> number(const char* key, double min, double max);
   std::optional<std::vector<std::string>> string_list(const char* key);
 
   // Reports every key in the mapping that no getter asked for.

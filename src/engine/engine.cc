@@ -43,7 +43,7 @@ Status Engine::start(const Config& config) {
   next_incident_id_ = *next_id;
   auto stored = store_.load_states();
   if (!stored) return stored.error();
-  std::map<std::string, MonitorState> states;
+  std::map<std::string, MonitorState>& states = stored_states_;
   for (auto& s : *stored) states[s.monitor] = std::move(s.state);
 
   const size_t count = config.monitors.size();
@@ -318,8 +318,9 @@ void Engine::reload(const Config& config) {
     // Removed monitors: stop them and close what they left open.
     std::vector<std::string> removed;
     for (auto& [name, runtime] : monitors_) {
-      if (wanted.count(name) == 0) removed.push_back(name);
+      if (wanted.count(name) == 0 && added_at_runtime_.count(name) == 0) removed.push_back(name);
     }
+    for (const auto& [name, m] : wanted) added_at_runtime_.erase(name);
     for (const auto& name : removed) {
       std::unique_ptr<Runtime> runtime;
       {
@@ -387,6 +388,17 @@ void Engine::set_paused(const std::string& name, bool paused, std::function<void
     }
     write(SaveState{name, state});
     done(true);
+  });
+}
+
+void Engine::ensure_monitor(const MonitorConfig& config) {
+  asio::post(io_, [this, config] {
+    if (monitors_.count(config.name) != 0) return;
+    MonitorState state;
+    state.since = clock_.system_time();
+    if (auto it = stored_states_.find(config.name); it != stored_states_.end()) state = it->second;
+    added_at_runtime_.insert(config.name);
+    add_monitor(std::make_shared<const MonitorConfig>(config), state, Millis{0});
   });
 }
 

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,11 @@ class Engine {
   // reloads) and its open incident stays open; resuming makes it pending and checks it
   // at once. Pausing a paused monitor (or resuming a running one) changes nothing.
   void set_paused(const std::string& name, bool paused, std::function<void(bool found)> done);
+  // Adds a monitor that no config file declares (a job created by its first report under
+  // jobs.auto_create), on the io thread; nothing happens when one of that name exists. It
+  // keeps the state stored under its name (an incident open before a restart stays open)
+  // and survives reloads until a config declares a monitor of the same name.
+  void ensure_monitor(const MonitorConfig& config);
 
   // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
   void stop();
@@ -158,6 +164,8 @@ class Engine {
   EngineStats stats_;
   CheckMetrics metrics_;
   std::deque<std::string> waiting_;  // monitors due while at the bound; io thread only
+  std::map<std::string, MonitorState> stored_states_;  // as loaded at start; io thread only
+  std::set<std::string> added_at_runtime_;            // by ensure_monitor; io thread only
 };
 
 }  // namespace trainwatch

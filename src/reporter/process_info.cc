@@ -16,14 +16,16 @@ std::optional<ProcessInfo> parse_stat(int32_t pid, const std::string& text) {
   ProcessInfo info;
   info.pid = pid;
   info.state = text[close + 2];
-  // After ") " come field 3 (state) ... field 22 (starttime): skip 19 separators.
+  // After ") " come field 3 (state) ... field 22 (starttime): skip 19 separators, reading
+  // utime (14) and stime (15) on the way.
   size_t pos = close + 2;
+  char* end = nullptr;
   for (int field = 3; field < 22; ++field) {
     pos = text.find(' ', pos);
     if (pos == std::string::npos) return std::nullopt;
     ++pos;
+    if (field + 1 == 14 || field + 1 == 15) info.cpu_ticks += std::strtoull(text.c_str() + pos, &end, 10);
   }
-  char* end = nullptr;
   info.start_ticks = std::strtoull(text.c_str() + pos, &end, 10);
   if (end == text.c_str() + pos) return std::nullopt;
   return info;

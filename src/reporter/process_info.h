@@ -12,6 +12,7 @@ struct ProcessInfo {
   int32_t pid = 0;
   char state = '?';          // R S D T t Z X I ... (proc(5))
   uint64_t start_ticks = 0;  // field 22 of /proc/<pid>/stat, clock ticks since boot
+  uint64_t cpu_ticks = 0;    // utime + stime (fields 14, 15), clock ticks
 };
 
 // Reads <proc_root>/<pid>/stat. nullopt when the process does not exist (or cannot be read).

@@ -106,7 +106,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"server:\n  listen: localhost\n", "tw.yaml:2:11: server.listen: found 'localhost'; expected HOST:PORT"},
         BadCase{"server:\n  listen: h:99999\n", "tw.yaml:2:11: server.listen: found 'h:99999'; expected HOST:PORT"},
         BadCase{"server:\n  datadir: x\n", "tw.yaml:2:3: server.datadir: unknown key; expected one of:"},
-        BadCase{"monitorz: []\n", "tw.yaml:1:1: monitorz: unknown key; expected one of: auth, maintenance, monitors, notifications, retention, server, status_pages"},
+        BadCase{"monitorz: []\n", "tw.yaml:1:1: monitorz: unknown key; expected one of: auth, jobs, maintenance, "
+                                   "monitors, notifications, retention, server, status_pages"},
         BadCase{"monitors: {a: 1}\n", "tw.yaml:1:11: monitors: found a mapping; expected a list of monitors"},
         BadCase{"monitors:\n  - type: http\n    url: http://h/\n", "tw.yaml:2:5: monitors[0].name: missing; expected a value"},
         BadCase{"monitors:\n  - name: A b\n    type: tcp\n    host: h\n    port: 1\n",
@@ -141,7 +142,54 @@ INSTANTIATE_TEST_SUITE_P(
                 "tw.yaml:6:5: monitors[0].url: unknown key"},
         BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n  - name: a\n    type: tcp\n    host: h\n    port: 2\n",
                 "tw.yaml:6:11: monitors[1].name: found 'a' again; expected a unique name (first used at line 2)"},
+        BadCase{"monitors:\n  - name: a\n    type: job\n    world_size: 0\n",
+                "tw.yaml:4:17: monitors[0].world_size: found '0'; expected a whole number from 1 to 1000000"},
+        BadCase{"monitors:\n  - name: a\n    type: job\n    thresholds:\n      straggler_ratio: 0.5\n",
+                "tw.yaml:5:24: monitors[0].thresholds.straggler_ratio: found '0.5'; expected a number from 1 to 100"},
+        BadCase{"monitors:\n  - name: a\n    type: job\n    thresholds:\n      step_timeout: 0s\n",
+                "tw.yaml:5:21: monitors[0].thresholds.step_timeout: found 0s; expected more than 0"},
+        BadCase{"jobs:\n  auto_create: maybe\n", "tw.yaml:2:16: jobs.auto_create: found 'maybe'; expected true or false"},
+        BadCase{"jobs:\n  tokens: x\n", "tw.yaml:2:3: jobs.tokens: unknown key; expected one of:"},
+        BadCase{"jobs:\n  notify: [nope]\n", "tw.yaml:2:12: jobs.notify[0]: found 'nope'; expected a channel from notifications"},
         BadCase{"monitors:\n  - name: a\n   bad indent: [\n", "tw.yaml:"}));
+
+TEST(LoadConfig, TheJobIssueExampleLoadsAsWritten) {
+  auto loaded = load(R"(notifications:
+  - name: ml-slack
+    type: webhook
+    url: http://127.0.0.1:9000/slack
+  - name: oncall-email
+    type: webhook
+    url: http://127.0.0.1:9000/email
+jobs:
+  auto_create: true
+  token: ${TOKEN}      # agents send it as a bearer token
+  notify: [ml-slack]   # channels for auto-created jobs (else the default channels)
+monitors:
+  - name: llama-7b
+    type: job
+    world_size: 64
+    notify: [ml-slack, oncall-email]
+    thresholds:
+      step_timeout_min: 3s
+      checkpoint_timeout: 20m
+)");
+  ASSERT_TRUE(loaded.config) << loaded.errors.at(0).to_string();
+  const Config& c = *loaded.config;
+  EXPECT_TRUE(c.jobs.auto_create);
+  EXPECT_EQ(c.jobs.token, "s3cret");
+  EXPECT_EQ(c.jobs.notify, std::vector<std::string>{"ml-slack"});
+  const MonitorConfig& m = c.monitors.at(0);
+  EXPECT_EQ(m.type, MonitorType::kJob);
+  EXPECT_EQ(m.interval, Millis(1'000));  // jobs are judged every second unless told otherwise
+  const auto& job = std::get<JobCheckSpec>(m.spec);
+  EXPECT_EQ(job.world_size, 64);
+  EXPECT_EQ(m.notify, (std::vector<std::string>{"ml-slack", "oncall-email"}));
+  EXPECT_EQ(job.thresholds.step_timeout_min, Millis(3'000));
+  EXPECT_FALSE(job.thresholds.step_timeout);  // learned
+  EXPECT_EQ(job.thresholds.checkpoint_timeout, Millis(1'200'000));
+  EXPECT_EQ(job.thresholds.startup_timeout, Millis(1'800'000));
+}
 
 TEST(LoadConfig, ReportsEveryErrorNotJustTheFirst) {
   auto lines = errors_of(std::string(kHead) + "    interval: 5x\n    timeout: soon\n    retries: many\n");

@@ -322,3 +322,24 @@ notifications:
     assert result.returncode == 1
     assert f"{config}:4:11: notifications.x.type: found 'pagerdoody'; expected one of: slack," in result.stderr
     assert f"{config}:5:5: notifications.y.from: missing; expected a value" in result.stderr
+
+
+def test_a_missed_heartbeat_is_alerted_without_its_token(start_server, receiver):
+    server = start_server(f"""
+notifications:
+  - {{name: hook, type: webhook, url: "{receiver.base}/hook", default: true}}
+monitors:
+  - name: deepspeed-checkpoint
+    type: heartbeat
+    period: 1s
+    grace: 1s
+    token: secret-ping-token
+""")
+    assert server.get("/ping/secret-ping-token")[0] == 200  # up; then silence
+    server.wait_status("deepspeed-checkpoint", "up")
+    [down] = wait_for(lambda: receiver.accepted(), timeout=20, what="the missed heartbeat alerted")
+    body = down["body"]
+    assert body["event"] == "down" and body["monitor"]["type"] == "heartbeat"
+    assert body["cause"].startswith("no ping"), body["cause"]
+    assert {"label": "Expected every", "value": "1s (+1s grace)"} in body["fields"]
+    assert "secret-ping-token" not in down["raw"].decode()

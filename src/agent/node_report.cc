@@ -1,0 +1,125 @@
+#include "agent/node_report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <boost/json.hpp>
+
+#include "trainwatch/trainwatch.h"
+
+namespace trainwatch::agent {
+namespace {
+
+namespace json = boost::json;
+using reporter::CheckpointState;
+
+// JSON has no NaN or infinity; the schema spells them as strings so a NaN loss survives.
+json::value number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+json::value age(int64_t now_ms, int64_t then_ms) {
+  return then_ms > 0 ? json::value(std::max<int64_t>(0, now_ms - then_ms)) : json::value(nullptr);
+}
+
+const char* checkpoint_name(CheckpointState s) {
+  switch (s) {
+    case CheckpointState::kNone: return "none";
+    case CheckpointState::kInProgress: return "in_progress";
+    case CheckpointState::kOk: return "ok";
+    case CheckpointState::kFailed: return "failed";
+  }
+  return "none";
+}
+
+json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms, double ticks_per_s) {
+  const auto& s = r.slot;
+  json::object out{{"rank", s.rank},
+                   {"local_rank", s.local_rank},
+                   {"world_size", s.world_size},
+                   {"pid", s.pid},
+                   {"alive", r.alive},
+                   {"state", std::string(1, r.state)},
+                   {"status", reporter::status_name(s.status)},
+                   {"step", s.step},
+                   {"step_reports", s.step_reports},
+                   {"last_step_age_ms", age(now_ms, r.last_step_ms)},
+                   {"max_step_gap_ms", track ? track->max_step_gap_ms : 0},
+                   {"overflow_total", s.overflow_total},
+                   {"overflow_consecutive", s.overflow_consecutive},
+                   {"samples", s.samples},
+                   {"tokens", s.tokens}};
+  if (r.alive) out["cpu_s"] = static_cast<double>(r.cpu_ticks) / ticks_per_s;
+  if (track && track->gone_since_ms) out["gone_age_ms"] = age(now_ms, *track->gone_since_ms);
+  if (s.present & TW_FIELD_LOSS) out["loss"] = number(s.loss);
+  if (s.present & TW_FIELD_LOSS_SCALE) out["loss_scale"] = number(s.loss_scale);
+  if (s.present & TW_FIELD_GRAD_NORM) out["grad_norm"] = number(s.grad_norm);
+  json::object ck{{"state", checkpoint_name(s.checkpoint_state)}, {"step", s.checkpoint_step},
+                  {"begin_age_ms", age(now_ms, s.checkpoint_begin_ms)}, {"last_ok_step", s.last_ok_checkpoint_step},
+                  {"last_ok_age_ms", age(now_ms, s.last_ok_checkpoint_ms)}};
+  if ((s.checkpoint_state == CheckpointState::kOk || s.checkpoint_state == CheckpointState::kFailed) &&
+      s.checkpoint_end_ms >= s.checkpoint_begin_ms && s.checkpoint_begin_ms > 0) {
+    ck["duration_ms"] = s.checkpoint_end_ms - s.checkpoint_begin_ms;
+  }
+  out["checkpoint"] = std::move(ck);
+  if (!s.error.empty()) out["error"] = json::object{{"message", s.error}, {"age_ms", age(now_ms, s.error_ms)}};
+  return out;
+}
+
+}  // namespace
+
+std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t, RankTrack>& tracks,
+                               const ReportMeta& meta) {
+  const double ticks_per_s = static_cast<double>(sysconf(_SC_CLK_TCK));
+  json::array ranks;
+  for (const auto& r : node.ranks) {
+    auto it = tracks.find(r.slot.owner);
+    ranks.push_back(rank_json(r, it == tracks.end() ? nullptr : &it->second, node.now_ms, ticks_per_s));
+  }
+  json::array gpus;
+  if (node.nvml.value) {
+    for (const auto& g : node.nvml.value->gpus) {
+      gpus.push_back(json::object{{"index", g.index},
+                                  {"name", g.name},
+                                  {"lost", g.lost},
+                                  {"memory_used_bytes", g.memory_used},
+                                  {"memory_total_bytes", g.memory_total},
+                                  {"ecc_uncorrected", g.ecc_uncorrected},
+                                  {"last_xid", g.last_xid},
+                                  {"last_xid_critical", g.last_xid != 0 && !is_application_xid(g.last_xid)},
+                                  {"xid_count", g.xid_count}});
+    }
+  }
+  json::array disks;
+  if (node.disks.value) {
+    for (const auto& d : *node.disks.value) {
+      disks.push_back(json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok}, {"error", d.error},
+                                   {"free_bytes", d.free_bytes}, {"total_bytes", d.total_bytes}});
+    }
+  }
+  json::object out{{"schema", kNodeReportSchema},
+                   {"job", node.job},
+                   {"node", meta.node},
+                   {"seq", meta.seq},
+                   {"final", meta.final},
+                   {"agent_pid", meta.agent_pid},
+                   {"report_every_ms", meta.report_every.count()},
+                   {"ranks", std::move(ranks)},
+                   {"gpus", std::move(gpus)},
+                   {"disks", std::move(disks)}};
+  if (node.memory.value && node.memory.value->ok) {
+    out["memory"] = json::object{{"available_bytes", node.memory.value->available_bytes},
+                                 {"total_bytes", node.memory.value->total_bytes}};
+  }
+  if (node.rendezvous.value && node.rendezvous.value->checked) {
+    const auto& rv = *node.rendezvous.value;
+    out["rendezvous"] = json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}, {"error", rv.error}};
+  }
+  return json::serialize(out);
+}
+
+}  // namespace trainwatch::agent

@@ -1,0 +1,170 @@
+#include "agent/report_pusher.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include <curl/curl.h>
+
+namespace trainwatch::agent {
+namespace {
+
+size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
+
+// What, when it changes, is worth telling the server before the next scheduled report.
+std::string fingerprint(const NodeSnapshot& node) {
+  std::string f;
+  for (const auto& r : node.ranks) {
+    f += std::to_string(r.slot.rank) + ':' + std::to_string(r.slot.status) + (r.alive ? 'a' : 'g') + r.state +
+         (r.slot.error.empty() ? '-' : 'e') + ';';
+  }
+  return f;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, const Clock& clock) {
+  const std::string& url = options.server_url;
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    return make_error("argument", "server URL '" + url + "' must start with http:// or https://");
+  }
+  if (options.node.empty()) {
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) options.node = host;
+    if (options.node.empty()) options.node = "node";
+  }
+  static std::once_flag curl_once;
+  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::unique_ptr<ReportPusher> p(new ReportPusher(std::move(options), clock));
+  p->thread_ = std::thread([raw = p.get()] { raw->run(); });
+  return p;
+}
+
+ReportPusher::ReportPusher(PushOptions options, const Clock& clock) : options_(std::move(options)), clock_(clock) {}
+
+ReportPusher::~ReportPusher() { finish(); }
+
+void ReportPusher::offer(const NodeSnapshot& node) {
+  std::lock_guard lock(mu_);
+  for (const auto& r : node.ranks) {
+    RankTrack& t = tracks_[r.slot.owner];
+    auto& [reports, seen_ms] = last_steps_[r.slot.owner];
+    if (r.slot.step_reports != reports) {
+      if (reports > 0 && seen_ms > 0) t.max_step_gap_ms = std::max(t.max_step_gap_ms, node.now_ms - seen_ms);
+      reports = r.slot.step_reports;
+      seen_ms = node.now_ms;
+    }
+    if (!r.alive && !t.gone_since_ms) t.gone_since_ms = node.now_ms;
+  }
+  // Forget ranks whose slot now has another owner (a restart): the maps stay as small as the node.
+  std::erase_if(tracks_, [&](const auto& kv) {
+    return std::none_of(node.ranks.begin(), node.ranks.end(), [&](const RankView& r) { return r.slot.owner == kv.first; });
+  });
+  std::erase_if(last_steps_, [&](const auto& kv) { return tracks_.count(kv.first) == 0; });
+  std::string f = fingerprint(node);
+  if (f != fingerprint_) {
+    if (!fingerprint_.empty()) urgent_ = true;
+    fingerprint_ = std::move(f);
+  }
+  latest_ = node;
+  if (urgent_) cv_.notify_all();
+}
+
+void ReportPusher::finish() {
+  {
+    std::lock_guard lock(mu_);
+    finishing_ = true;
+    cv_.notify_all();
+  }
+  // The thread sends the final report (one POST, bounded by options_.timeout) and exits.
+  if (thread_.joinable()) thread_.join();
+}
+
+uint64_t ReportPusher::sent() const {
+  std::lock_guard lock(mu_);
+  return sent_;
+}
+
+uint64_t ReportPusher::failed() const {
+  std::lock_guard lock(mu_);
+  return failed_;
+}
+
+void ReportPusher::run() {
+  MonoTime next_due = clock_.monotonic_time();
+  MonoTime last_push{};
+  std::unique_lock lock(mu_);
+  while (true) {
+    // Sleep until the report is due, or a change is urgent and kMinPushGap has passed.
+    while (!finishing_) {
+      const MonoTime now = clock_.monotonic_time();
+      MonoTime wake = next_due;
+      if (urgent_) wake = std::min(wake, last_push + kMinPushGap);
+      if (now >= wake) break;
+      cv_.wait_for(lock, wake - now);
+    }
+    const bool final = finishing_;
+    const MonoTime now = clock_.monotonic_time();
+    urgent_ = false;
+    next_due = now + options_.report_every;
+    last_push = now;
+    if (!latest_) {
+      if (final) break;
+      continue;
+    }
+    if (url_.empty()) {
+      std::string base = options_.server_url;
+      while (!base.empty() && base.back() == '/') base.pop_back();
+      url_ = base + "/api/v1/jobs/" + latest_->job + "/report";
+    }
+    ReportMeta meta{options_.node, ++seq_, final, options_.report_every, static_cast<int64_t>(::getpid())};
+    std::string body = render_node_report(*latest_, tracks_, meta);
+    for (auto& [owner, t] : tracks_) t.max_step_gap_ms = 0;
+    const std::string url = url_;
+    lock.unlock();
+    std::string error;
+    bool ok = post(url, body, &error);
+    lock.lock();
+    ++(ok ? sent_ : failed_);
+    // One line when pushing starts failing and one when it recovers, not one per report.
+    if (!ok && !last_failed_) std::fprintf(stderr, "trainwatch agent: report to %s failed: %s\n", url.c_str(), error.c_str());
+    if (ok && last_failed_) std::fprintf(stderr, "trainwatch agent: reports to %s go through again\n", url.c_str());
+    last_failed_ = !ok;
+    if (final) break;
+  }
+}
+
+bool ReportPusher::post(const std::string& url, const std::string& body, std::string* error) {
+  CURL* curl = curl_easy_init();
+  if (!curl) {
+    *error = "curl_easy_init failed";
+    return false;
+  }
+  struct curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  std::string auth = "Authorization: Bearer " + options_.token;
+  if (!options_.token.empty()) headers = curl_slist_append(headers, auth.c_str());
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // never a signal into a training process
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+  CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) {
+    *error = curl_easy_strerror(rc);
+    return false;
+  }
+  if (status < 200 || status >= 300) {
+    *error = "HTTP " + std::to_string(status);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace trainwatch::agent

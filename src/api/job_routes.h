@@ -1,0 +1,28 @@
+// The job endpoints (issue 6): agents POST node reports; people and dashboards GET jobs,
+// one job, and its series; /metrics gets per-job and per-rank families.
+//   POST /api/v1/jobs/{job}/report   bearer token; 413 > kMaxReportBytes, 401, 400, 404, 429
+//   GET  /api/v1/jobs                every job with its monitor state and phase
+//   GET  /api/v1/jobs/{job}          nodes, ranks, GPUs, timeouts, findings
+//   GET  /api/v1/jobs/{job}/series?metric=step_time|loss|tokens_per_s|gpu_mem
+#pragma once
+
+#include <string>
+
+#include "engine/engine.h"
+#include "http/server.h"
+#include "jobs/job_registry.h"
+
+namespace trainwatch::api {
+
+struct JobApiContext {
+  Engine& engine;
+  jobs::JobRegistry& jobs;
+  std::string token;  // empty: reports need no token
+};
+
+void add_job_routes(http::Router& router, const JobApiContext& context);
+
+// Prometheus families for every job: rank step, lag, liveness, findings, timeouts.
+std::string render_job_metrics(const jobs::JobRegistry& jobs);
+
+}  // namespace trainwatch::api

@@ -1,0 +1,526 @@
+#include "jobs/analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/duration.h"
+#include "core/time_format.h"
+#include "jobs/rank_set.h"
+
+namespace trainwatch::jobs {
+namespace {
+
+// Attribution order of each kind of down finding (see analysis.h).
+enum Order : int {
+  kOrderGone = 100,
+  kOrderNodeSilent = 200,
+  kOrderStopped = 300,
+  kOrderHung = 350,
+  kOrderStalled = 400,
+  kOrderStartup = 450,
+  kOrderNumbers = 500,
+  kOrderCheckpoint = 550,
+  kOrderGpu = 600,
+  kOrderFailed = 700,
+  kOrderMissing = 800,
+  kOrderWarning = 1000,
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string ago(MonoTime now, MonoTime then) {
+  return format_duration(std::chrono::duration_cast<Millis>(now - then));
+}
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt("%g", v);
+}
+
+bool done(const RankReport& r) { return r.status == RankStatus::kFinished || r.status == RankStatus::kFailed; }
+
+struct Context {
+  const JobState& job;
+  const JobThresholds& t;
+  MonoTime now;
+  SystemTime wall_now;
+
+  SystemTime wall(MonoTime t_) const { return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - t_); }
+
+  Millis silent_after(const NodeRecord& n) const {
+    return t.node_silent_after.value_or(Millis(n.report_every.count() * t.missed_reports));
+  }
+  bool silent(const NodeRecord& n) const { return !n.final && now - n.last_seen > silent_after(n); }
+  // Overdue: its last report is older than one and a half intervals. Its ranks' progress is
+  // stale, so it is not evidence that they hung; silence (later) speaks for them.
+  bool node_overdue(const std::string& name) const {
+    auto it = job.nodes().find(name);
+    return it != job.nodes().end() && !it->second.final && now - it->second.last_seen > it->second.report_every * 3 / 2;
+  }
+  bool node_silent(const std::string& name) const {
+    auto it = job.nodes().find(name);
+    return it != job.nodes().end() && silent(it->second);
+  }
+
+  // "rank 5 (node-2, pid 41231)"
+  static std::string who(int rank, const RankRecord& r) {
+    return "rank " + std::to_string(rank) + " (" + r.node + ", pid " + std::to_string(r.last.pid) + ")";
+  }
+  static std::string at_step(const RankRecord& r) {
+    return r.last.step >= 0 ? " at step " + std::to_string(r.last.step) : " before its first step";
+  }
+};
+
+// Ranks still running: not done, not gone, on a node that still reports.
+bool running(const Context& c, const RankRecord& r) {
+  return r.last.alive && !done(r.last) && !c.node_silent(r.node);
+}
+
+void rank_findings(const Context& c, std::vector<Finding>& out) {
+  for (const auto& [rank, r] : c.job.ranks()) {
+    if (c.node_silent(r.node)) continue;  // node_silent speaks for it
+    const RankReport& l = r.last;
+    if (!l.alive && !done(l)) {
+      out.push_back({"rank_gone", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " vanished" + c.at_step(r) + " while " + std::string(to_string(l.status)) +
+                         ", without reporting an error (exit status unknown to the agent)",
+                     kOrderGone, r.gone_at.value_or(r.seen)});
+      continue;
+    }
+    if (l.status == RankStatus::kFailed) {
+      out.push_back({"rank_failed", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " failed" + c.at_step(r) + (l.error.empty() ? "" : ": " + l.error), kOrderFailed,
+                     r.error_at.value_or(r.seen)});
+      continue;
+    }
+    if (done(l)) continue;
+    if (l.state == 'T' || l.state == 't') {
+      out.push_back({"rank_stopped", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " is stopped (process state " + std::string(1, l.state) + ")" + c.at_step(r),
+                     kOrderStopped, r.last_step_at.value_or(r.seen)});
+    } else if (l.state == 'D' && r.last_step_at && c.now - *r.last_step_at > kBlockedAfter) {
+      out.push_back({"rank_blocked", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " is in uninterruptible sleep (process state D) with no step for " +
+                         ago(c.now, *r.last_step_at) + c.at_step(r),
+                     kOrderStopped, *r.last_step_at});
+    }
+    if (l.loss && !std::isfinite(*l.loss)) {
+      out.push_back({"loss_not_finite", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " reported loss " + number_text(*l.loss) + c.at_step(r), kOrderNumbers, r.seen});
+    }
+    if (l.overflow_consecutive >= static_cast<uint64_t>(c.t.overflow_streak)) {
+      out.push_back({"overflow_streak", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " skipped " + std::to_string(l.overflow_consecutive) +
+                         " steps in a row on fp16 overflow" + c.at_step(r) +
+                         (l.loss_scale ? " (loss scale " + number_text(*l.loss_scale) + ")" : ""),
+                     kOrderNumbers + 1, r.seen});
+    } else if (l.loss_scale && *l.loss_scale <= c.t.min_loss_scale && l.overflow_consecutive > 0) {
+      out.push_back({"loss_scale_min", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " loss scale is at its minimum (" + number_text(*l.loss_scale) +
+                         ") and still overflowing" + c.at_step(r),
+                     kOrderNumbers + 2, r.seen});
+    }
+    if (l.checkpoint.state == CheckpointState::kFailed) {
+      out.push_back({"checkpoint_failed", Severity::kDown, {rank}, r.node,
+                     c.who(rank, r) + " failed to write the checkpoint of step " + std::to_string(l.checkpoint.step) +
+                         (l.error.empty() ? "" : ": " + l.error),
+                     kOrderCheckpoint + 1, r.seen});
+    }
+  }
+}
+
+void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeout, std::vector<Finding>& out) {
+  for (const auto& [rank, r] : c.job.ranks()) {
+    if (!running(c, r) || !r.checkpoint_begin_at) continue;
+    if (c.now - *r.checkpoint_begin_at <= timeout.value) continue;
+    out.push_back({"checkpoint_too_long", Severity::kDown, {rank}, r.node,
+                   c.who(rank, r) + " has been writing the checkpoint of step " +
+                       std::to_string(r.last.checkpoint.step) + " for " + ago(c.now, *r.checkpoint_begin_at) +
+                       " (checkpoint timeout " + format_duration(timeout.value) +
+                       (timeout.learned ? ", learned" : "") + ")",
+                   kOrderCheckpoint, *r.checkpoint_begin_at});
+  }
+  auto interval = c.job.checkpoint_interval();
+  auto last_ok = c.job.last_ok_checkpoint_at();
+  if (interval && last_ok && c.now - *last_ok > 2 * *interval) {
+    out.push_back({"checkpoint_overdue", Severity::kWarning, {}, "",
+                   "the last good checkpoint is " + ago(c.now, *last_ok) + " old, more than twice the observed interval (" +
+                       format_duration(*interval) + ")",
+                   kOrderWarning, *last_ok + 2 * *interval});
+  }
+}
+
+// No rank advanced within the step timeout, or one rank lags while others advance.
+void stall_findings(const Context& c, bool starting, Millis step_timeout, bool learned, std::vector<Finding>& out) {
+  std::optional<MonoTime> newest;
+  std::vector<std::pair<int, const RankRecord*>> active;
+  for (const auto& [rank, r] : c.job.ranks()) {
+    if (!running(c, r)) continue;
+    active.emplace_back(rank, &r);
+    if (r.last_step_at && (!newest || *r.last_step_at > *newest)) newest = *r.last_step_at;
+  }
+  if (active.empty()) return;
+  if (starting) {
+    auto since = c.job.first_report().value_or(c.now);
+    if (c.now - since <= c.t.startup_timeout) return;
+    std::vector<int> ranks;
+    for (const auto& [rank, r] : active) ranks.push_back(rank);
+    out.push_back({"startup_stuck", Severity::kDown, ranks, "",
+                   ranks_phrase(ranks) + " made too few steps in " + ago(c.now, since) + " of start-up (start-up timeout " +
+                       format_duration(c.t.startup_timeout) + ")",
+                   kOrderStartup, since + c.t.startup_timeout});
+    return;
+  }
+  MonoTime progress = newest.value_or(c.now);
+  if (auto ck = c.job.last_checkpoint_activity(); ck && *ck > progress) progress = *ck;
+  const std::string timeout_text = " (step timeout " + format_duration(step_timeout) + (learned ? ", learned" : "") + ")";
+  int64_t min_step = INT64_MAX, max_step = -1;
+  for (const auto& [rank, r] : active) {
+    min_step = std::min(min_step, r->last.step);
+    max_step = std::max(max_step, r->last.step);
+  }
+  std::vector<int> behind;
+  for (const auto& [rank, r] : active) {
+    if (r->last.step == min_step) behind.push_back(rank);
+  }
+  if (c.now - progress > step_timeout) {
+    std::string message;
+    if (min_step == max_step) {
+      message = "all running ranks (" + format_rank_set(behind) + ") stuck at step " + std::to_string(min_step) +
+                " in a collective: no step for " + ago(c.now, progress) + timeout_text;
+    } else {
+      std::string detail;
+      if (behind.size() == 1) {
+        const RankRecord& r = c.job.ranks().at(behind[0]);
+        detail = Context::who(behind[0], r);
+      } else {
+        detail = ranks_phrase(behind);
+      }
+      message = detail + " furthest behind at step " + std::to_string(min_step) + " (others at step " +
+                std::to_string(max_step) + "): no rank advanced for " + ago(c.now, progress) + timeout_text;
+    }
+    out.push_back({"job_stalled", Severity::kDown, behind, "", message, kOrderStalled, progress + step_timeout});
+    return;
+  }
+  // One rank stuck while the others advance (asynchronous work, or not yet blocked on it).
+  for (const auto& [rank, r] : active) {
+    if (!r->last_step_at || c.now - *r->last_step_at <= step_timeout || c.node_overdue(r->node)) continue;
+    out.push_back({"rank_hung", Severity::kDown, {rank}, r->node,
+                   Context::who(rank, *r) + " has made no step for " + ago(c.now, *r->last_step_at) + " at step " +
+                       std::to_string(r->last.step) + " while others reached step " + std::to_string(max_step) +
+                       timeout_text,
+                   kOrderHung, *r->last_step_at + step_timeout});
+  }
+}
+
+void node_findings(const Context& c, std::vector<Finding>& out) {
+  for (const auto& [name, n] : c.job.nodes()) {
+    if (c.silent(n)) {
+      std::vector<int> ranks;
+      std::string steps;
+      for (int rank : n.ranks) {
+        auto it = c.job.ranks().find(rank);
+        if (it == c.job.ranks().end() || done(it->second.last) || it->second.node != name) continue;
+        ranks.push_back(rank);
+      }
+      if (ranks.empty()) continue;  // nothing was running there: a quiet node is no failure
+      out.push_back({"node_silent", Severity::kDown, ranks, name,
+                     "node " + name + " has sent no report for " + ago(c.now, n.last_seen) + " (" +
+                         std::to_string(c.t.missed_reports) + " reports missed; " + ranks_phrase(ranks) +
+                         " last seen there at " + clock_time(c.wall(n.last_seen)) + ")",
+                     kOrderNodeSilent, n.last_seen + c.silent_after(n)});
+      continue;
+    }
+    for (const auto& g : n.gpus) {
+      std::string gpu = "GPU " + std::to_string(g.index) + " on " + name;
+      if (g.lost) out.push_back({"gpu_lost", Severity::kDown, {}, name, gpu + " has fallen off the bus", kOrderGpu, n.last_seen});
+      if (g.ecc_uncorrected > 0) {
+        out.push_back({"gpu_ecc", Severity::kDown, {}, name,
+                       gpu + " has " + std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors", kOrderGpu + 1,
+                       n.last_seen});
+      }
+      if (g.last_xid) {
+        std::string text = gpu + " reported XID " + std::to_string(g.last_xid);
+        if (g.last_xid_critical) {
+          out.push_back({"gpu_xid", Severity::kDown, {}, name, text, kOrderGpu + 2, n.last_seen});
+        } else {
+          out.push_back({"gpu_xid", Severity::kWarning, {}, name, text + " (usually the application's own fault)",
+                         kOrderWarning, n.last_seen});
+        }
+      }
+      if (g.memory_total && g.memory_pct() >= c.t.gpu_memory_pct) {
+        out.push_back({"gpu_memory", Severity::kWarning, {}, name,
+                       gpu + " memory " + fmt("%.1f%%", g.memory_pct()) + " >= " + fmt("%g%%", c.t.gpu_memory_pct) +
+                           " (out-of-memory risk)",
+                       kOrderWarning, n.last_seen});
+      }
+    }
+    for (const auto& d : n.disks) {
+      if (!d.ok) {
+        out.push_back({"disk_missing", Severity::kWarning, {}, name,
+                       d.name + " " + d.path + " on " + name + " cannot be read: " + d.error, kOrderWarning, n.last_seen});
+      } else if (d.free_bytes < c.t.disk_free_bytes) {
+        out.push_back({"disk_low", Severity::kWarning, {}, name,
+                       d.name + " " + d.path + " on " + name + " has " + fmt("%.1f GB", static_cast<double>(d.free_bytes) / 1e9) +
+                           " free < " + fmt("%.1f GB", static_cast<double>(c.t.disk_free_bytes) / 1e9),
+                       kOrderWarning, n.last_seen});
+      }
+    }
+    if (n.memory_available_bytes && *n.memory_available_bytes < c.t.host_memory_free_bytes) {
+      out.push_back({"memory_low", Severity::kWarning, {}, name,
+                     "host memory available on " + name + " is " +
+                         fmt("%.1f GB", static_cast<double>(*n.memory_available_bytes) / 1e9) + " < " +
+                         fmt("%.1f GB", static_cast<double>(c.t.host_memory_free_bytes) / 1e9),
+                     kOrderWarning, n.last_seen});
+    }
+    bool any_running = false;
+    for (int rank : n.ranks) {
+      auto it = c.job.ranks().find(rank);
+      any_running = any_running || (it != c.job.ranks().end() && running(c, it->second));
+    }
+    if (any_running && n.rendezvous && !n.rendezvous->listening && n.rendezvous->port > 0) {
+      out.push_back({"rendezvous_closed", Severity::kWarning, {}, name,
+                     "rendezvous " + n.rendezvous->host + ":" + std::to_string(n.rendezvous->port) +
+                         " is not accepting connections (seen from " + name + ")",
+                     kOrderWarning, n.last_seen});
+    }
+  }
+  // A rank that two reporting nodes both carry: a mislabelled launch or a stale agent.
+  std::map<int, std::vector<std::string>> claims;
+  for (const auto& [name, n] : c.job.nodes()) {
+    if (c.silent(n) || n.final) continue;
+    for (int rank : n.ranks) claims[rank].push_back(name);
+  }
+  for (const auto& [rank, names] : claims) {
+    if (names.size() < 2) continue;
+    std::string list;
+    for (const auto& name : names) list += (list.empty() ? "" : " and ") + name;
+    out.push_back({"rank_claimed_twice", Severity::kWarning, {rank}, "",
+                   "rank " + std::to_string(rank) + " is reported by two nodes: " + list, kOrderWarning, c.now});
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// A rank whose cost a step (CPU seconds, or wall seconds when CPU is unknown) is at least
+// straggler_ratio x the job median over the progress window. In synchronous data-parallel
+// training every rank's step interval equals the slowest one's; the CPU a rank spends
+// per step is what differs (waiting ranks sleep in the collective).
+void straggler_findings(const Context& c, std::vector<Finding>& out) {
+  struct Cost {
+    int rank;
+    const RankRecord* r;
+    double cpu_per_step;  // -1 when unknown
+    double wall_per_step;
+    double window_s;
+  };
+  std::vector<Cost> costs;
+  for (const auto& [rank, r] : c.job.ranks()) {
+    if (!running(c, r) || r.window.size() < 2) continue;
+    uint64_t steps = 0;
+    double cpu = 0, wall = 0;
+    bool cpu_known = true;
+    for (size_t i = 1; i < r.window.size(); ++i) {
+      const ProgressSample& a = r.window[i - 1];
+      const ProgressSample& b = r.window[i];
+      if (a.checkpointing || b.checkpointing || b.step_reports < a.step_reports) continue;
+      steps += b.step_reports - a.step_reports;
+      wall += std::chrono::duration<double>(b.at - a.at).count();
+      if (a.cpu_s && b.cpu_s) {
+        cpu += std::max(0.0, *b.cpu_s - *a.cpu_s);
+      } else {
+        cpu_known = false;
+      }
+    }
+    if (steps < kStragglerMinSteps) continue;
+    costs.push_back({rank, &r, cpu_known ? cpu / static_cast<double>(steps) : -1.0, wall / static_cast<double>(steps), wall});
+  }
+  if (costs.size() < 2) return;
+  auto judge = [&](bool use_cpu) {
+    std::vector<double> values;
+    for (const auto& x : costs) {
+      double v = use_cpu ? x.cpu_per_step : x.wall_per_step;
+      if (v < 0) return;
+      values.push_back(v);
+    }
+    const double med = median(values);
+    for (const auto& x : costs) {
+      double v = use_cpu ? x.cpu_per_step : x.wall_per_step;
+      if (med <= 0 || v < c.t.straggler_ratio * med || v - med < kStragglerMinExcessS) continue;
+      out.push_back({"straggler", Severity::kWarning, {x.rank}, x.r->node,
+                     Context::who(x.rank, *x.r) + " is a straggler: " + fmt("%.1f ms", v * 1000) +
+                         (use_cpu ? " of CPU" : "") + " a step, " + fmt("%.1f", v / med) + "x the job median (" +
+                         fmt("%.1f ms", med * 1000) + ") over the last " + fmt("%.0f s", x.window_s),
+                     kOrderWarning, c.now});
+    }
+  };
+  judge(false);
+  bool flagged = std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.code == "straggler"; });
+  if (!flagged) judge(true);
+}
+
+void throughput_findings(const Context& c, std::vector<Finding>& out) {
+  const auto& tp = c.job.throughput();
+  if (tp.size() < kThroughputBaseline + kThroughputRecent) return;
+  std::vector<double> base(tp.begin(), tp.end() - kThroughputRecent);
+  const double med = median(base);
+  if (med <= 0) return;
+  double worst = 0;
+  for (size_t i = tp.size() - kThroughputRecent; i < tp.size(); ++i) {
+    if (tp[i] >= c.t.throughput_drop * med) return;
+    worst = std::max(worst, tp[i]);
+  }
+  out.push_back({"throughput_drop", Severity::kWarning, {}, "",
+                 "throughput " + fmt("%.3g", tp.back()) + " " + c.job.throughput_unit() + " is below " +
+                     fmt("%g", c.t.throughput_drop) + "x the job's recent median (" + fmt("%.3g", med) + ")",
+                 kOrderWarning, c.now});
+}
+
+void missing_findings(const Context& c, int world_size, std::vector<Finding>& out) {
+  if (world_size <= 0) return;
+  auto first = c.job.first_report();
+  if (!first || c.now - *first <= c.t.startup_timeout) return;
+  std::vector<int> missing;
+  for (int rank = 0; rank < world_size; ++rank) {
+    if (c.job.ranks().count(rank) == 0) missing.push_back(rank);
+  }
+  if (missing.empty()) return;
+  out.push_back({"ranks_missing", Severity::kDown, missing, "",
+                 ranks_phrase(missing) + " of " + std::to_string(world_size) + " never reported (start-up timeout " +
+                     format_duration(c.t.startup_timeout) + ")",
+                 kOrderMissing, *first + c.t.startup_timeout});
+}
+
+// The context after the headline: who failed after the culprit and who is waiting for it.
+std::string consequences(const Context& c, const Finding& head, Millis waiting_after) {
+  std::vector<int> failed, waiting;
+  std::string first_error;
+  std::optional<MonoTime> waiting_since;
+  for (const auto& [rank, r] : c.job.ranks()) {
+    if (std::find(head.ranks.begin(), head.ranks.end(), rank) != head.ranks.end()) continue;
+    if (c.node_silent(r.node)) continue;
+    if (r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last))) {
+      failed.push_back(rank);
+      if (first_error.empty() && !r.last.error.empty()) first_error = r.last.error;
+      continue;
+    }
+    if (!running(c, r) || !r.last_step_at || c.now - *r.last_step_at < waiting_after) continue;
+    waiting.push_back(rank);
+    if (!waiting_since || *r.last_step_at > *waiting_since) waiting_since = *r.last_step_at;
+  }
+  std::string text;
+  if (!failed.empty()) {
+    std::string err = first_error.size() > 120 ? first_error.substr(0, 117) + "..." : first_error;
+    text += "; " + ranks_phrase(failed) + " failed after it" + (err.empty() ? "" : " (" + err + ")");
+  }
+  if (!waiting.empty()) {
+    text += "; " + ranks_phrase(waiting) + " waiting since " + clock_time(c.wall(*waiting_since)) + " (" +
+            ago(c.now, *waiting_since) + ")";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string_view to_string(Severity s) { return s == Severity::kDown ? "down" : "warning"; }
+
+std::string clock_time(SystemTime t) {
+  std::string iso = format_rfc3339(t);  // 2026-11-29T12:03:11.250Z
+  return iso.size() >= 19 ? iso.substr(11, 8) + " UTC" : iso;
+}
+
+JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now) {
+  JobVerdict v;
+  const JobThresholds& t = spec.thresholds;
+  Context c{job, t, now, wall_now};
+  const auto step_timeout = job.learned().step_timeout(t);
+  const auto checkpoint_timeout = job.learned().checkpoint_timeout(t);
+  v.timeouts = {t.startup_timeout, step_timeout.value, checkpoint_timeout.value, step_timeout.learned,
+                checkpoint_timeout.learned, job.learned().smoothed_step_gap()};
+
+  int64_t max_step = -1;
+  bool all_finished = !job.ranks().empty(), any_failed = false, checkpointing = false;
+  uint64_t fewest_steps = UINT64_MAX;
+  for (const auto& [rank, r] : job.ranks()) {
+    max_step = std::max(max_step, r.last.step);
+    all_finished = all_finished && r.last.status == RankStatus::kFinished;
+    any_failed = any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
+    if (running(c, r)) {
+      checkpointing = checkpointing || r.last.status == RankStatus::kCheckpointing ||
+                      r.last.checkpoint.state == CheckpointState::kInProgress;
+      fewest_steps = std::min(fewest_steps, r.last.step_reports);
+    }
+  }
+  for (const auto& [rank, r] : job.ranks()) v.lag[rank] = r.last.step >= 0 ? max_step - r.last.step : max_step + 1;
+  if (spec.world_size > 0 && static_cast<int>(job.ranks().size()) < spec.world_size) all_finished = false;
+
+  if (job.ranks().empty()) {
+    v.phase = "waiting";
+    if (now - job.created() > t.startup_timeout) {
+      v.findings.push_back({"no_reports", Severity::kDown, {}, "",
+                            "no node has reported a rank of this job in " + ago(now, job.created()) +
+                                " (start-up timeout " + format_duration(t.startup_timeout) + ")",
+                            kOrderMissing, job.created() + t.startup_timeout});
+      v.down = true;
+      v.cause = v.findings.front().message;
+    }
+    return v;
+  }
+  if (all_finished) {
+    v.phase = "finished";
+    v.cause = "all " + std::to_string(job.ranks().size()) + " ranks finished";
+    return v;
+  }
+  const bool starting = fewest_steps != UINT64_MAX && fewest_steps <= static_cast<uint64_t>(kWarmupSteps);
+  v.phase = any_failed ? "failed" : checkpointing ? "checkpointing" : starting ? "starting" : "training";
+
+  std::vector<Finding>& f = v.findings;
+  rank_findings(c, f);
+  node_findings(c, f);
+  checkpoint_findings(c, checkpoint_timeout, f);
+  if (!checkpointing) stall_findings(c, starting, step_timeout.value, step_timeout.learned, f);
+  missing_findings(c, spec.world_size, f);
+  if (!checkpointing && !starting) {
+    straggler_findings(c, f);
+    throughput_findings(c, f);
+  }
+  std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity == Severity::kDown;
+    if (a.order != b.order) return a.order < b.order;
+    return a.since < b.since;
+  });
+
+  v.down = !f.empty() && f.front().severity == Severity::kDown;
+  if (v.down) {
+    const Finding& head = f.front();
+    if (head.code == "rank_failed") {
+      // Only reported errors so far: a node that has not reported since the first of them
+      // may hold the rank that really failed first.
+      for (const auto& [name, n] : job.nodes()) {
+        bool had_running = false;
+        for (int rank : n.ranks) {
+          auto it = job.ranks().find(rank);
+          had_running = had_running || (it != job.ranks().end() && it->second.node == name && !done(it->second.last));
+        }
+        if (had_running && !n.final && n.last_seen < head.since && !c.silent(n)) v.undecided = true;
+      }
+    }
+    Millis waiting_after = std::max(Millis{1'000}, 2 * v.timeouts.smoothed_step_gap.value_or(Millis{0}));
+    v.cause = head.message + consequences(c, head, waiting_after);
+  } else {
+    for (const auto& x : f) v.cause += (v.cause.empty() ? "" : "; ") + x.message;
+  }
+  return v;
+}
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,73 @@
+// Job analysis: from a JobState and the job's thresholds, at one instant, the findings (a
+// named cause, who, and the evidence) and the verdict the engine's state machine receives.
+// Pure: same state, spec and instant, same verdict. Unit-tested on a manual clock.
+//
+// First-failure attribution (FAILURE-MODES.md): findings are ordered so that the rank that
+// failed first and silently is blamed. With gloo, a SIGKILLed rank's peers raise
+// "Connection closed by peer" within 0.1-0.4 s and report `failed`; the victim reports
+// nothing. So a silent vanish outranks a node gone silent, which outranks a stopped or
+// blocked process, a stall, bad numbers and checkpoints, and only then come ranks that
+// failed with an error of their own. Within a kind, the earliest is first.
+//
+// While the only failures are reported errors and some node whose ranks were running has
+// not reported since the first of them, the verdict is `undecided`: the culprit may be on
+// that node, and its report (or its silence, after node_silent_after) decides.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "jobs/job_state.h"
+
+namespace trainwatch::jobs {
+
+enum class Severity { kDown, kWarning };
+std::string_view to_string(Severity s);
+
+struct Finding {
+  std::string code;          // stable: rank_gone, node_silent, rank_stopped, job_stalled, straggler...
+  Severity severity = Severity::kDown;
+  std::vector<int> ranks;    // who (may be empty for node-level findings)
+  std::string node;          // where ("" when job-wide)
+  std::string message;       // who and the evidence, one sentence
+  int order = 0;             // attribution order: lower is blamed first
+  MonoTime since{};          // when it began, on the server's clock
+};
+
+struct JobTimeouts {
+  Millis startup{0}, step{0}, checkpoint{0};
+  bool step_learned = false, checkpoint_learned = false;
+  std::optional<Millis> smoothed_step_gap;
+};
+
+struct JobVerdict {
+  std::string phase;              // waiting, starting, training, checkpointing, finished, failed
+  std::vector<Finding> findings;  // down first, in attribution order; then warnings
+  bool down = false;
+  bool undecided = false;
+  std::string cause;              // down: the alert text; else the warnings joined by "; "
+  JobTimeouts timeouts;
+  std::map<int, int64_t> lag;     // rank -> steps behind the most advanced rank
+};
+
+// How long a process may sit in uninterruptible sleep (state D) without a step before it
+// counts as hung: D is normal for moments of I/O.
+inline constexpr Millis kBlockedAfter{30'000};
+// Straggler evidence: at least this many steps in the window, and the rank's extra cost a
+// step must exceed this (tiny CPU jobs jitter by fractions of a millisecond).
+inline constexpr uint64_t kStragglerMinSteps = 10;
+inline constexpr double kStragglerMinExcessS = 0.002;
+// Throughput drop: the last kThroughputRecent samples all below the fraction of the median
+// of the ones before, which must number at least kThroughputBaseline.
+inline constexpr size_t kThroughputRecent = 3;
+inline constexpr size_t kThroughputBaseline = 6;
+
+JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now);
+
+// The time a person reads: "12:03:11 UTC".
+std::string clock_time(SystemTime t);
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,171 @@
+#include "jobs/job_state.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+namespace trainwatch::jobs {
+namespace {
+
+bool in_checkpoint(const RankReport& r) {
+  return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
+}
+
+MonoTime minus(MonoTime t, int64_t ms) { return t - Millis(std::max<int64_t>(ms, 0)); }
+
+double seconds(MonoTime::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
+  auto node_it = nodes_.find(report.node);
+  if (node_it == nodes_.end()) {
+    if (nodes_.size() >= kMaxNodesPerJob) return false;
+    node_it = nodes_.emplace(report.node, NodeRecord{}).first;
+    node_it->second.name = report.node;
+  }
+  NodeRecord& node = node_it->second;
+  node.last_seen = now;
+  node.last_seen_wall = wall;
+  node.report_every = report.report_every;
+  node.final = report.final;
+  node.agent_pid = report.agent_pid;
+  ++node.reports;
+  node.ranks.clear();
+  for (const auto& r : report.ranks) node.ranks.push_back(r.rank);
+  node.gpus = report.gpus;
+  node.disks = report.disks;
+  node.memory_available_bytes = report.memory_available_bytes;
+  node.memory_total_bytes = report.memory_total_bytes;
+  node.rendezvous = report.rendezvous;
+  if (!first_report_) first_report_ = now;
+  ++reports_;
+
+  // A checkpoint anywhere holds every rank (the others wait for it in the next collective),
+  // so a window with checkpoint activity teaches nothing about step gaps or throughput.
+  for (const auto& r : report.ranks) {
+    bool recent_end = r.checkpoint.last_ok_age_ms && *r.checkpoint.last_ok_age_ms <= 2 * report.report_every.count();
+    if (in_checkpoint(r) || recent_end) last_checkpoint_activity_ = now;
+  }
+  for (const auto& [rank, rec] : ranks_) {
+    if (in_checkpoint(rec.last) && rec.node != report.node) last_checkpoint_activity_ = now;
+  }
+  const bool checkpointing =
+      last_checkpoint_activity_ && now - *last_checkpoint_activity_ <= 2 * report.report_every;
+
+  for (const auto& r : report.ranks) update_rank(r, report, now, wall, checkpointing);
+  learn_step_gap(report, checkpointing);
+  if (!checkpointing) record_throughput(now);
+
+  const int64_t wall_ms = to_unix_ms(wall);
+  for (const auto& g : report.gpus) {
+    if (g.memory_total) add_point("gpu_mem", report.node + " gpu " + std::to_string(g.index), wall_ms, g.memory_pct());
+  }
+  return true;
+}
+
+void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
+                           bool checkpointing) {
+  RankRecord& rec = ranks_[r.rank];
+  const bool same_process = rec.last.pid == r.pid && rec.node == report.node;
+  if (!same_process) {
+    rec = RankRecord{};
+  }
+  const uint64_t previous_reports = rec.last.step_reports;
+  rec.node = report.node;
+  rec.seen = now;
+
+  if (r.last_step_age_ms) {
+    rec.last_step_at = minus(now, *r.last_step_age_ms);
+  } else if (r.step_reports > 0 && (r.step_reports != previous_reports || !rec.last_step_at)) {
+    rec.last_step_at = now;
+  }
+  if (r.step_reports > 0 && !first_step_) first_step_ = rec.last_step_at.value_or(now);
+
+  if (r.alive) {
+    rec.gone_at.reset();
+  } else if (!rec.gone_at) {
+    rec.gone_at = minus(now, r.gone_age_ms.value_or(0));
+  }
+  if (r.error_age_ms && !r.error.empty()) rec.error_at = minus(now, *r.error_age_ms);
+
+  const CheckpointReport& c = r.checkpoint;
+  rec.checkpoint_begin_at.reset();
+  if (c.state == CheckpointState::kInProgress && c.begin_age_ms) rec.checkpoint_begin_at = minus(now, *c.begin_age_ms);
+  if (c.last_ok_step >= 0 && c.last_ok_step != last_ok_checkpoint_step_ && c.last_ok_age_ms) {
+    MonoTime ok_at = minus(now, *c.last_ok_age_ms);
+    if (last_ok_checkpoint_at_ && ok_at > *last_ok_checkpoint_at_) checkpoint_interval_ = std::chrono::duration_cast<Millis>(ok_at - *last_ok_checkpoint_at_);
+    last_ok_checkpoint_at_ = ok_at;
+    last_ok_checkpoint_step_ = c.last_ok_step;
+    if (c.duration_ms) learned_.observe_checkpoint(Millis(*c.duration_ms));
+  }
+
+  ProgressSample sample{now, r.step_reports, r.cpu_s, r.tokens, r.samples, checkpointing};
+  const int64_t wall_ms = to_unix_ms(wall);
+  const std::string key = "rank " + std::to_string(r.rank);
+  if (!rec.window.empty()) {
+    const ProgressSample& prev = rec.window.back();
+    const double dt = seconds(now - prev.at);
+    if (r.step_reports > prev.step_reports && dt > 0 && !checkpointing) {
+      const double steps = static_cast<double>(r.step_reports - prev.step_reports);
+      add_point("step_time", key, wall_ms, 1000.0 * dt / steps);
+      if (r.tokens > prev.tokens) add_point("tokens_per_s", key, wall_ms, static_cast<double>(r.tokens - prev.tokens) / dt);
+    }
+  }
+  if (r.loss && std::isfinite(*r.loss) && r.step_reports != previous_reports) add_point("loss", key, wall_ms, *r.loss);
+  rec.window.push_back(sample);
+  while (rec.window.size() > kProgressWindow) rec.window.pop_front();
+  rec.last = r;
+}
+
+void JobState::learn_step_gap(const NodeReport& report, bool checkpointing) {
+  if (checkpointing) return;
+  int64_t longest = 0;
+  for (const auto& r : report.ranks) {
+    // The first steps are slow (compilation, warm-up): learn only after a few.
+    if (!r.alive || r.status != RankStatus::kTraining || r.step_reports <= static_cast<uint64_t>(kWarmupSteps)) continue;
+    longest = std::max(longest, r.max_step_gap_ms);
+  }
+  if (longest > 0) learned_.observe_step_gap(Millis(longest));
+}
+
+void JobState::record_throughput(MonoTime now) {
+  // One job-wide sample per shortest report interval, however many nodes report.
+  Millis every{5'000};
+  for (const auto& [name, n] : nodes_) every = std::min(every, n.report_every);
+  if (now - last_throughput_at_ < every) return;
+  double tokens = 0, samples = 0, steps = 0;
+  int counted = 0;
+  for (const auto& [rank, rec] : ranks_) {
+    if (rec.window.size() < 2 || !rec.last.alive) continue;
+    const ProgressSample& a = rec.window[rec.window.size() - 2];
+    const ProgressSample& b = rec.window.back();
+    const double dt = seconds(b.at - a.at);
+    if (dt <= 0 || a.checkpointing || b.checkpointing) continue;
+    tokens += static_cast<double>(b.tokens - std::min(a.tokens, b.tokens)) / dt;
+    samples += static_cast<double>(b.samples - std::min(a.samples, b.samples)) / dt;
+    steps += static_cast<double>(b.step_reports - std::min(a.step_reports, b.step_reports)) / dt;
+    ++counted;
+  }
+  if (counted == 0) return;
+  last_throughput_at_ = now;
+  // The unit is the richest the job has ever reported and then stays: a window with no
+  // progress at all is 0 tokens/s, not 0 steps/s beside a median in tokens/s.
+  if (tokens > 0) {
+    throughput_unit_ = "tokens/s";
+  } else if (samples > 0 && std::string_view(throughput_unit_) == "steps/s") {
+    throughput_unit_ = "samples/s";
+  }
+  const std::string_view unit = throughput_unit_;
+  const double value = unit == "tokens/s" ? tokens : unit == "samples/s" ? samples : steps / counted;
+  throughput_.push_back(value);
+  while (throughput_.size() > kThroughputHistory) throughput_.pop_front();
+}
+
+void JobState::add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value) {
+  Series& s = series_[metric][key];
+  s.push_back({at_ms, value});
+  while (s.size() > kMaxSeriesPoints) s.pop_front();
+}
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,123 @@
+// What the server knows about one training job: its nodes, its ranks (each from the last
+// report that carried it), short windows of per-rank progress for rates and stragglers,
+// time series for the API, and the timeouts it has learned. Fed by ingest(); read by
+// analyze() (analysis.h) and the API. Not thread-safe: JobRegistry serialises access.
+//
+// Every instant here is the server's: a report's ages are subtracted from the time the
+// server received it (MonoTime for intervals, SystemTime only for display).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "jobs/learned_timeouts.h"
+#include "jobs/report.h"
+
+namespace trainwatch::jobs {
+
+// Report-to-report progress of one rank, for rates, step costs and throughput.
+struct ProgressSample {
+  MonoTime at{};
+  uint64_t step_reports = 0;
+  std::optional<double> cpu_s;
+  uint64_t tokens = 0, samples = 0;
+  bool checkpointing = false;  // some rank of the job was in a checkpoint at or since the last sample
+};
+
+struct RankRecord {
+  RankReport last;
+  std::string node;
+  MonoTime seen{};                       // when the report carrying it arrived
+  std::optional<MonoTime> last_step_at;  // server time of the current step
+  std::optional<MonoTime> gone_at;       // when its process was first seen gone
+  std::optional<MonoTime> error_at;      // when it recorded its last error
+  std::optional<MonoTime> checkpoint_begin_at;
+  std::deque<ProgressSample> window;     // newest last, at most kProgressWindow
+};
+
+struct NodeRecord {
+  std::string name;
+  MonoTime last_seen{};
+  SystemTime last_seen_wall{};
+  Millis report_every{5'000};
+  bool final = false;  // its agent said goodbye: silence afterwards is expected
+  int64_t agent_pid = 0;
+  uint64_t reports = 0;
+  std::vector<int> ranks;  // the ranks its last report carried
+  std::vector<GpuReport> gpus;
+  std::vector<DiskReport> disks;
+  std::optional<uint64_t> memory_available_bytes, memory_total_bytes;
+  std::optional<RendezvousReport> rendezvous;
+};
+
+// A bounded time series: (wall ms, value), oldest dropped past kMaxSeriesPoints.
+struct SeriesPoint {
+  int64_t at_ms = 0;
+  double value = 0;
+};
+using Series = std::deque<SeriesPoint>;
+
+inline constexpr size_t kProgressWindow = 12;     // reports kept per rank for rates (1 min at 5 s)
+inline constexpr size_t kMaxSeriesPoints = 720;   // per series: an hour at 5 s; older points dropped
+inline constexpr size_t kMaxNodesPerJob = 4096;   // a report from one more node is refused (429)
+inline constexpr size_t kThroughputHistory = 120; // job throughput samples kept for its median
+inline constexpr int kWarmupSteps = 3;            // steps before the step timeout is learned/applied
+
+class JobState {
+ public:
+  explicit JobState(std::string name, MonoTime created = MonoTime{}) : name_(std::move(name)), created_(created) {}
+
+  // Takes one node report received at (now, wall). Returns false, changing nothing, when
+  // the report is from a new node and the job already has kMaxNodesPerJob nodes.
+  bool ingest(const NodeReport& report, MonoTime now, SystemTime wall);
+
+  const std::string& name() const { return name_; }
+  MonoTime created() const { return created_; }
+  const std::map<std::string, NodeRecord>& nodes() const { return nodes_; }
+  const std::map<int, RankRecord>& ranks() const { return ranks_; }
+  const LearnedTimeouts& learned() const { return learned_; }
+  std::optional<MonoTime> first_report() const { return first_report_; }
+  std::optional<MonoTime> first_step() const { return first_step_; }
+  // Checkpoint interval learned from consecutive good checkpoints (nullopt until two).
+  std::optional<Millis> checkpoint_interval() const { return checkpoint_interval_; }
+  std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }
+  // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last.
+  const std::deque<double>& throughput() const { return throughput_; }
+  const char* throughput_unit() const { return throughput_unit_; }
+  uint64_t reports() const { return reports_; }
+  // The last time any rank was seen in or just after a checkpoint: progress, for the stall rule.
+  std::optional<MonoTime> last_checkpoint_activity() const { return last_checkpoint_activity_; }
+
+  // Series by metric ("step_time", "loss", "tokens_per_s" per rank; "gpu_mem" per node
+  // and GPU), keyed by the series' label ("rank 3", "node-a gpu 0").
+  const std::map<std::string, std::map<std::string, Series>>& series() const { return series_; }
+
+ private:
+  void update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall, bool checkpointing);
+  void learn_step_gap(const NodeReport& report, bool checkpointing);
+  void record_throughput(MonoTime now);
+  void add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value);
+
+  std::string name_;
+  MonoTime created_{};
+  std::map<std::string, NodeRecord> nodes_;
+  std::map<int, RankRecord> ranks_;
+  LearnedTimeouts learned_;
+  std::optional<MonoTime> first_report_, first_step_;
+  std::optional<MonoTime> last_ok_checkpoint_at_;
+  int64_t last_ok_checkpoint_step_ = -1;
+  std::optional<Millis> checkpoint_interval_;
+  std::optional<MonoTime> last_checkpoint_activity_;
+  std::deque<double> throughput_;
+  const char* throughput_unit_ = "steps/s";
+  MonoTime last_throughput_at_{};
+  uint64_t reports_ = 0;
+  std::map<std::string, std::map<std::string, Series>> series_;
+};
+
+}  // namespace trainwatch::jobs

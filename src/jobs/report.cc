@@ -1,0 +1,318 @@
+#include "jobs/report.h"
+
+#include <cmath>
+#include <limits>
+
+#include <boost/json.hpp>
+
+namespace trainwatch::jobs {
+namespace {
+
+namespace json = boost::json;
+
+// Reads fields of one JSON object, remembering the first problem with its path. Every
+// getter returns a usable default after a problem, so the walk goes on; the caller checks
+// failed() once at the end.
+class Fields {
+ public:
+  Fields(const json::object& obj, std::string path, std::string* error) : obj_(obj), path_(std::move(path)), error_(error) {}
+
+  std::string at(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+
+  void fail(const std::string& where, const std::string& what) const {
+    if (error_->empty()) *error_ = where + ": " + what;
+  }
+
+  const json::value* find(std::string_view key, bool required) const {
+    auto it = obj_.find(key);
+    if (it == obj_.end() || it->value().is_null()) {
+      if (required) fail(at(key), "missing");
+      return nullptr;
+    }
+    return &it->value();
+  }
+
+  std::optional<int64_t> integer(std::string_view key, bool required = false, int64_t min = 0,
+                                 int64_t max = std::numeric_limits<int64_t>::max()) const {
+    const json::value* v = find(key, required);
+    if (!v) return std::nullopt;
+    std::optional<int64_t> n;
+    if (v->is_int64()) n = v->as_int64();
+    if (v->is_uint64() && v->as_uint64() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      n = static_cast<int64_t>(v->as_uint64());
+    }
+    if (v->is_double() && std::nearbyint(v->as_double()) == v->as_double() && std::abs(v->as_double()) < 9e18) {
+      n = static_cast<int64_t>(v->as_double());
+    }
+    if (!n || *n < min || *n > max) {
+      fail(at(key), "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", found " +
+                        describe(*v));
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  Fields child(const json::object& obj, std::string path) const { return Fields(obj, std::move(path), error_); }
+
+  uint64_t counter(std::string_view key) const {
+    return static_cast<uint64_t>(integer(key).value_or(0));
+  }
+
+  // A number, or one of the strings "NaN", "Infinity", "-Infinity" (JSON has no spelling
+  // for them, and a NaN loss is exactly what must get through).
+  std::optional<double> number(std::string_view key) const {
+    const json::value* v = find(key, false);
+    if (!v) return std::nullopt;
+    if (v->is_double()) return v->as_double();
+    if (v->is_int64()) return static_cast<double>(v->as_int64());
+    if (v->is_uint64()) return static_cast<double>(v->as_uint64());
+    if (v->is_string()) {
+      const auto& s = v->as_string();
+      if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+      if (s == "Infinity") return std::numeric_limits<double>::infinity();
+      if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    }
+    fail(at(key), "expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", found " + describe(*v));
+    return std::nullopt;
+  }
+
+  std::string text(std::string_view key, bool required = false) const {
+    const json::value* v = find(key, required);
+    if (!v) return {};
+    if (!v->is_string()) {
+      fail(at(key), "expected a string, found " + describe(*v));
+      return {};
+    }
+    std::string s(v->as_string());
+    if (s.size() > kMaxTextBytes) s.resize(kMaxTextBytes);
+    return s;
+  }
+
+  bool flag(std::string_view key, bool fallback) const {
+    const json::value* v = find(key, false);
+    if (!v) return fallback;
+    if (!v->is_bool()) {
+      fail(at(key), "expected true or false, found " + describe(*v));
+      return fallback;
+    }
+    return v->as_bool();
+  }
+
+  const json::object* object(std::string_view key) const {
+    const json::value* v = find(key, false);
+    if (!v) return nullptr;
+    if (!v->is_object()) {
+      fail(at(key), "expected an object, found " + describe(*v));
+      return nullptr;
+    }
+    return &v->as_object();
+  }
+
+  const json::array* array(std::string_view key, size_t max) const {
+    const json::value* v = find(key, false);
+    if (!v) return nullptr;
+    if (!v->is_array()) {
+      fail(at(key), "expected a list, found " + describe(*v));
+      return nullptr;
+    }
+    if (v->as_array().size() > max) {
+      fail(at(key), "has " + std::to_string(v->as_array().size()) + " entries; at most " + std::to_string(max) +
+                        " are accepted");
+      return nullptr;
+    }
+    return &v->as_array();
+  }
+
+  static std::string describe(const json::value& v) {
+    switch (v.kind()) {
+      case json::kind::string: return "a string";
+      case json::kind::bool_: return "a boolean";
+      case json::kind::array: return "a list";
+      case json::kind::object: return "an object";
+      case json::kind::null: return "null";
+      default: return json::serialize(v);
+    }
+  }
+
+ private:
+  const json::object& obj_;
+  std::string path_;
+  std::string* error_;
+};
+
+// Calls read(Fields) for each element of `list`; a non-object element is an error.
+template <typename Read>
+void each_object(const Fields& parent, std::string_view key, const json::array* list, Read read) {
+  if (!list) return;
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string path = parent.at(key) + "[" + std::to_string(i) + "]";
+    if (!(*list)[i].is_object()) {
+      parent.fail(path, "expected an object, found " + Fields::describe((*list)[i]));
+      return;
+    }
+    read(parent.child((*list)[i].as_object(), path));
+  }
+}
+
+std::optional<RankStatus> rank_status_from(std::string_view s) {
+  for (auto st : {RankStatus::kInitializing, RankStatus::kTraining, RankStatus::kCheckpointing, RankStatus::kEvaluating,
+                  RankStatus::kFinished, RankStatus::kFailed}) {
+    if (to_string(st) == s) return st;
+  }
+  return std::nullopt;
+}
+
+std::optional<CheckpointState> checkpoint_state_from(std::string_view s) {
+  for (auto st : {CheckpointState::kNone, CheckpointState::kInProgress, CheckpointState::kOk, CheckpointState::kFailed}) {
+    if (to_string(st) == s) return st;
+  }
+  return std::nullopt;
+}
+
+constexpr int64_t kMaxRank = 1'000'000;
+
+void read_checkpoint(const Fields& f, CheckpointReport& c) {
+  std::string state = f.text("state");
+  if (auto st = checkpoint_state_from(state)) {
+    c.state = *st;
+  } else if (!state.empty()) {
+    f.fail(f.at("state"), "found '" + state + "'; expected none, in_progress, ok or failed");
+  }
+  c.step = f.integer("step", false, -1).value_or(-1);
+  c.begin_age_ms = f.integer("begin_age_ms");
+  c.duration_ms = f.integer("duration_ms");
+  c.last_ok_step = f.integer("last_ok_step", false, -1).value_or(-1);
+  c.last_ok_age_ms = f.integer("last_ok_age_ms");
+}
+
+void read_rank(const Fields& f, RankReport& r) {
+  r.rank = static_cast<int>(f.integer("rank", true, 0, kMaxRank - 1).value_or(0));
+  r.local_rank = static_cast<int>(f.integer("local_rank", false, -1, kMaxRank).value_or(-1));
+  r.world_size = static_cast<int>(f.integer("world_size", false, 0, kMaxRank).value_or(0));
+  r.pid = f.integer("pid", false, 0, INT32_MAX).value_or(0);
+  r.alive = f.flag("alive", true);
+  std::string state = f.text("state");
+  r.state = state.size() == 1 ? state[0] : '?';
+  std::string status = f.text("status", true);
+  if (auto st = rank_status_from(status)) {
+    r.status = *st;
+  } else if (!status.empty()) {
+    f.fail(f.at("status"), "found '" + status +
+                               "'; expected initializing, training, checkpointing, evaluating, finished or failed");
+  }
+  r.step = f.integer("step", false, -1).value_or(-1);
+  r.step_reports = f.counter("step_reports");
+  r.last_step_age_ms = f.integer("last_step_age_ms");
+  r.max_step_gap_ms = f.integer("max_step_gap_ms").value_or(0);
+  r.gone_age_ms = f.integer("gone_age_ms");
+  r.cpu_s = f.number("cpu_s");
+  r.loss = f.number("loss");
+  r.loss_scale = f.number("loss_scale");
+  r.grad_norm = f.number("grad_norm");
+  r.overflow_total = f.counter("overflow_total");
+  r.overflow_consecutive = f.counter("overflow_consecutive");
+  r.samples = f.counter("samples");
+  r.tokens = f.counter("tokens");
+  if (const json::object* ck = f.object("checkpoint")) read_checkpoint(f.child(*ck, f.at("checkpoint")), r.checkpoint);
+  if (const json::object* e = f.object("error")) {
+    Fields ef = f.child(*e, f.at("error"));
+    r.error = ef.text("message", true);
+    r.error_age_ms = ef.integer("age_ms");
+  }
+}
+
+void read_gpu(const Fields& f, GpuReport& g) {
+  g.index = static_cast<int>(f.integer("index", true, 0, 1023).value_or(0));
+  g.name = f.text("name");
+  g.lost = f.flag("lost", false);
+  g.memory_used = f.counter("memory_used_bytes");
+  g.memory_total = f.counter("memory_total_bytes");
+  g.ecc_uncorrected = f.integer("ecc_uncorrected", false, -1).value_or(-1);
+  g.last_xid = static_cast<int>(f.integer("last_xid", false, 0, INT32_MAX).value_or(0));
+  g.last_xid_critical = f.flag("last_xid_critical", g.last_xid != 0);
+  g.xid_count = f.counter("xid_count");
+}
+
+void read_disk(const Fields& f, DiskReport& d) {
+  d.name = f.text("name", true);
+  d.path = f.text("path");
+  d.ok = f.flag("ok", true);
+  d.error = f.text("error");
+  d.free_bytes = f.counter("free_bytes");
+  d.total_bytes = f.counter("total_bytes");
+}
+
+}  // namespace
+
+Result<NodeReport> parse_node_report(std::string_view body) {
+  boost::system::error_code ec;
+  json::value doc = json::parse(body, ec);
+  if (ec) return make_error("report.json", "the body is not valid JSON: " + ec.message());
+  if (!doc.is_object()) return make_error("report.json", "the body must be a JSON object, found " + Fields::describe(doc));
+  std::string error;
+  Fields f(doc.as_object(), "", &error);
+  NodeReport report;
+  auto schema = f.integer("schema", true, 0, INT32_MAX);
+  if (!schema) return make_error("report.schema", error);
+  if (*schema != kReportSchemaVersion) {
+    return make_error("report.schema", "schema: unknown version " + std::to_string(*schema) +
+                                           "; this server reads version " + std::to_string(kReportSchemaVersion));
+  }
+  report.schema = static_cast<int>(*schema);
+  report.job = f.text("job");
+  report.node = f.text("node", true);
+  if (error.empty() && report.node.empty()) f.fail("node", "expected a non-empty node name");
+  report.seq = f.counter("seq");
+  report.final = f.flag("final", false);
+  report.agent_pid = f.integer("agent_pid", false, 0, INT32_MAX).value_or(0);
+  report.report_every = Millis(f.integer("report_every_ms", false, 100, 3'600'000).value_or(5'000));
+  each_object(f, "ranks", f.array("ranks", kMaxRanksPerReport), [&](const Fields& rf) {
+    read_rank(rf, report.ranks.emplace_back());
+  });
+  each_object(f, "gpus", f.array("gpus", kMaxGpusPerReport), [&](const Fields& gf) {
+    read_gpu(gf, report.gpus.emplace_back());
+  });
+  each_object(f, "disks", f.array("disks", kMaxDisksPerReport), [&](const Fields& df) {
+    read_disk(df, report.disks.emplace_back());
+  });
+  if (const json::object* m = f.object("memory")) {
+    Fields mf = f.child(*m, "memory");
+    report.memory_available_bytes = mf.counter("available_bytes");
+    report.memory_total_bytes = mf.counter("total_bytes");
+  }
+  if (const json::object* rv = f.object("rendezvous")) {
+    Fields rf = f.child(*rv, "rendezvous");
+    RendezvousReport r;
+    r.host = rf.text("host");
+    r.port = static_cast<int>(rf.integer("port", true, 0, 65535).value_or(0));
+    r.listening = rf.flag("listening", false);
+    r.error = rf.text("error");
+    report.rendezvous = std::move(r);
+  }
+  if (!error.empty()) return make_error("report.invalid", error);
+  return report;
+}
+
+std::string_view to_string(RankStatus s) {
+  switch (s) {
+    case RankStatus::kInitializing: return "initializing";
+    case RankStatus::kTraining: return "training";
+    case RankStatus::kCheckpointing: return "checkpointing";
+    case RankStatus::kEvaluating: return "evaluating";
+    case RankStatus::kFinished: return "finished";
+    case RankStatus::kFailed: return "failed";
+  }
+  return "initializing";
+}
+
+std::string_view to_string(CheckpointState s) {
+  switch (s) {
+    case CheckpointState::kNone: return "none";
+    case CheckpointState::kInProgress: return "in_progress";
+    case CheckpointState::kOk: return "ok";
+    case CheckpointState::kFailed: return "failed";
+  }
+  return "none";
+}
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,113 @@
+// A node report: what one node's agent pushes to POST /api/v1/jobs/{job}/report every
+// report_every (docs/api.md, "Node reports"). Schema version 1.
+//
+// Times inside a report are ages ("this happened N ms before the report was sent"), never
+// timestamps of the node's clock: the server adds them to its own receive time, so nodes
+// whose clocks disagree are still compared on one clock (FAILURE-MODES: liveness uses the
+// server's receive time).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/result.h"
+
+namespace trainwatch::jobs {
+
+inline constexpr int kReportSchemaVersion = 1;
+// Bounds of one report. Bigger bodies answer 413; longer lists answer 400 saying which.
+inline constexpr size_t kMaxReportBytes = 512 * 1024;
+inline constexpr size_t kMaxRanksPerReport = 1024;
+inline constexpr size_t kMaxGpusPerReport = 64;
+inline constexpr size_t kMaxDisksPerReport = 16;
+inline constexpr size_t kMaxTextBytes = 1024;  // node names, errors, paths: longer is cut
+
+enum class RankStatus { kInitializing, kTraining, kCheckpointing, kEvaluating, kFinished, kFailed };
+std::string_view to_string(RankStatus s);
+
+enum class CheckpointState { kNone, kInProgress, kOk, kFailed };
+std::string_view to_string(CheckpointState s);
+
+struct CheckpointReport {
+  CheckpointState state = CheckpointState::kNone;
+  int64_t step = -1;
+  std::optional<int64_t> begin_age_ms;    // since the current or last checkpoint began
+  std::optional<int64_t> duration_ms;     // of the last one that ended
+  int64_t last_ok_step = -1;
+  std::optional<int64_t> last_ok_age_ms;  // since the last good checkpoint ended
+};
+
+struct RankReport {
+  int rank = -1;
+  int local_rank = -1;
+  int world_size = 0;
+  int64_t pid = 0;
+  bool alive = true;
+  char state = '?';                         // /proc state letter: R S D T t Z; '?' when gone
+  RankStatus status = RankStatus::kInitializing;
+  int64_t step = -1;                        // -1: no step yet
+  uint64_t step_reports = 0;                // step calls so far: progress even when step repeats
+  std::optional<int64_t> last_step_age_ms;  // since the agent saw the current step
+  int64_t max_step_gap_ms = 0;              // longest time between steps seen since the last report
+  std::optional<int64_t> gone_age_ms;       // since the agent first saw the process gone
+  std::optional<double> cpu_s;              // the process's user + system CPU time
+  std::optional<double> loss, loss_scale, grad_norm;  // may be NaN or infinite
+  uint64_t overflow_total = 0, overflow_consecutive = 0, samples = 0, tokens = 0;
+  CheckpointReport checkpoint;
+  std::string error;
+  std::optional<int64_t> error_age_ms;
+};
+
+struct GpuReport {
+  int index = 0;
+  std::string name;
+  bool lost = false;
+  uint64_t memory_used = 0, memory_total = 0;
+  int64_t ecc_uncorrected = -1;  // -1: not supported
+  int last_xid = 0;              // 0: none seen
+  bool last_xid_critical = false;  // false for XIDs that are usually the application's own fault
+  uint64_t xid_count = 0;
+  double memory_pct() const {
+    return memory_total ? 100.0 * static_cast<double>(memory_used) / static_cast<double>(memory_total) : 0;
+  }
+};
+
+struct DiskReport {
+  std::string name, path;
+  bool ok = false;
+  std::string error;
+  uint64_t free_bytes = 0, total_bytes = 0;
+};
+
+struct RendezvousReport {
+  std::string host;
+  int port = 0;
+  bool listening = false;
+  std::string error;
+};
+
+struct NodeReport {
+  int schema = kReportSchemaVersion;
+  std::string job;                  // may be empty: the URL names the job
+  std::string node;
+  int64_t agent_pid = 0;
+  uint64_t seq = 0;                 // the agent's report counter
+  bool final = false;               // the agent's last report: its host is exiting
+  Millis report_every{5'000};
+  std::vector<RankReport> ranks;
+  std::vector<GpuReport> gpus;
+  std::vector<DiskReport> disks;
+  std::optional<uint64_t> memory_available_bytes, memory_total_bytes;
+  std::optional<RendezvousReport> rendezvous;
+};
+
+// Parses and validates a report body. Errors ("report.json", "report.schema",
+// "report.invalid") carry one sentence naming the field: "ranks[2].step: expected an
+// integer, found a string".
+Result<NodeReport> parse_node_report(std::string_view body);
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,57 @@
+"""One rank of the tiny job the job-monitor tests and bench/jobs train (PyTorch, CPU, gloo).
+
+Behaviour is steered from outside through files in $CONTROL_DIR, so one running job can go
+through several failures: `slow-<rank>` makes that rank do 3x the compute of a step (a slow
+GPU's stand-in), `nan-<rank>` makes it report a NaN loss, `checkpoint` makes rank 0 write a
+checkpoint that takes CHECKPOINT_STEPS steps' time. STEP_JITTER adds random sleep a step.
+"""
+import os
+import random
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+import trainwatch
+
+torch.set_num_threads(1)
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+control = os.environ["CONTROL_DIR"]
+server = os.environ.get("IN_PROCESS_SERVER")  # the agent inside local rank 0, not a sidecar
+tw = trainwatch.init(server=server, report_every=float(os.environ.get("TRAINWATCH_REPORT_EVERY", "1")))
+work = torch.randn(160, 160)
+model = torch.nn.Linear(32, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+jitter = float(os.environ.get("STEP_JITTER", "0"))
+pace = float(os.environ.get("STEP_PACE", "0.02"))
+rng = random.Random(rank)
+print("ready", flush=True)
+step = 0
+while True:
+    step += 1
+    reps = 3 if os.path.exists(os.path.join(control, f"slow-{rank}")) else 1
+    for _ in range(reps):
+        for _ in range(8):
+            work = torch.tanh(work @ work.T / 160.0)
+    x = torch.randn(16, 32)
+    loss = model(x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        dist.all_reduce(p.grad)
+    opt.step()
+    value = loss.item()
+    if os.path.exists(os.path.join(control, f"nan-{rank}")):
+        value = float("nan")
+    tw.step(step, loss=value, samples=16, tokens=16 * 32)
+    if rank == 0 and os.path.exists(os.path.join(control, "checkpoint")):
+        os.unlink(os.path.join(control, "checkpoint"))
+        with tw.checkpoint(step):
+            time.sleep(int(os.environ.get("CHECKPOINT_STEPS", "20")) * pace)
+    time.sleep(pace + (rng.uniform(0, jitter) if jitter else 0))
+    if step == int(os.environ.get("MAX_STEPS", "0") or 0):
+        break
+dist.barrier()
+print("done", flush=True)

@@ -1,0 +1,326 @@
+// Job analysis on a manual clock: reports go in at chosen instants, the verdict comes out.
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "fakes/manual_clock.h"
+#include "jobs/analysis.h"
+#include "jobs/job_state.h"
+
+namespace trainwatch::jobs {
+namespace {
+
+using testing::ManualClock;
+
+RankReport training(int rank, int64_t step, uint64_t reports = 0) {
+  RankReport r;
+  r.rank = rank;
+  r.pid = 100 + rank;
+  r.alive = true;
+  r.state = 'S';
+  r.status = RankStatus::kTraining;
+  r.step = step;
+  r.step_reports = reports ? reports : static_cast<uint64_t>(step + 1);
+  r.last_step_age_ms = 0;
+  return r;
+}
+
+class JobAnalysis : public ::testing::Test {
+ protected:
+  JobAnalysis() : job_("llama") {
+    spec_.world_size = 4;
+    spec_.thresholds.step_timeout_min = Millis(2'000);
+  }
+
+  // One report from `node` carrying `ranks`, received now.
+  void report(const std::string& node, std::vector<RankReport> ranks, bool final = false) {
+    NodeReport r;
+    r.node = node;
+    r.report_every = Millis(1'000);
+    r.final = final;
+    r.ranks = std::move(ranks);
+    ASSERT_TRUE(job_.ingest(r, clock_.monotonic_time(), clock_.system_time()));
+  }
+
+  // Both nodes healthy at `step`, ranks 0-1 on node-a and 2-3 on node-b.
+  void healthy(int64_t step) {
+    report("node-a", {training(0, step), training(1, step)});
+    report("node-b", {training(2, step), training(3, step)});
+  }
+
+  // Ten seconds of a healthy job at 10 steps a second, reports every second.
+  int64_t run_healthy() {
+    int64_t step = 0;
+    for (int i = 0; i < 10; ++i) {
+      healthy(step);
+      clock_.advance(Millis(1'000));
+      step += 10;
+    }
+    healthy(step);
+    return step;
+  }
+
+  JobVerdict verdict() { return analyze(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
+
+  ManualClock clock_;
+  JobState job_;
+  JobCheckSpec spec_;
+};
+
+TEST_F(JobAnalysis, HealthyJobHasNoFindings) {
+  run_healthy();
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down);
+  EXPECT_EQ(v.phase, "training");
+  EXPECT_TRUE(v.findings.empty()) << v.cause;
+}
+
+// gloo after a SIGKILL: the victim vanishes without a word, its peers raise "Connection
+// closed by peer" a few hundred ms later and report failed. The victim is blamed.
+TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfterIt) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(300));
+  RankReport victim = training(2, step);
+  victim.alive = false;
+  victim.state = '?';
+  victim.gone_age_ms = 100;
+  auto peer = [&](int rank) {
+    RankReport r = training(rank, step);
+    r.alive = rank == 3;  // rank 3's process still exiting
+    r.status = RankStatus::kFailed;
+    r.error = "RuntimeError: [/gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:29500";
+    r.error_age_ms = 0;
+    return r;
+  };
+  // node-a's failures arrive first: the verdict waits for node-b.
+  report("node-a", {peer(0), peer(1)});
+  JobVerdict early = verdict();
+  EXPECT_TRUE(early.down);
+  EXPECT_TRUE(early.undecided);
+  clock_.advance(Millis(100));
+  report("node-b", {victim, peer(3)});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_FALSE(v.undecided);
+  EXPECT_EQ(v.phase, "failed");
+  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
+  EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) vanished at step " + std::to_string(step) +
+                              " while training, without reporting an error (exit status unknown to the agent); "
+                              "ranks 0-1,3 failed after it (RuntimeError: [/gloo/transport/tcp/pair.cc:598] "
+                              "Connection closed by peer",
+                          0),
+            0u)
+      << v.cause;
+}
+
+TEST_F(JobAnalysis, ANodeThatGoesSilentIsDownAfterThreeMissedReportsOnTheServersClock) {
+  int64_t step = run_healthy();
+  for (int i = 0; i < 3; ++i) {
+    clock_.advance(Millis(1'000));
+    step += 10;
+    report("node-a", {training(0, step), training(1, step)});
+  }
+  EXPECT_FALSE(verdict().down) << verdict().cause;  // exactly 3 s: not yet more than 3 missed
+  clock_.advance(Millis(100));
+  report("node-a", {training(0, step), training(1, step)});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.findings.front().ranks, (std::vector<int>{2, 3}));
+  EXPECT_NE(v.cause.find("node node-b has sent no report for 3s"), std::string::npos) << v.cause;
+}
+
+TEST_F(JobAnalysis, AStoppedProcessIsNamedAtOnceWithTheRanksWaitingForIt) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(1'500));
+  RankReport frozen = training(1, step);
+  frozen.state = 'T';
+  frozen.last_step_age_ms = 1'500;
+  RankReport r0 = training(0, step + 1);
+  r0.last_step_age_ms = 1'400;
+  report("node-a", {r0, frozen});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "rank_stopped");
+  EXPECT_EQ(v.cause.rfind("rank 1 (node-a, pid 101) is stopped (process state T) at step " + std::to_string(step) +
+                              "; ranks 0,2-3 waiting since ",
+                          0),
+            0u)
+      << v.cause;
+}
+
+TEST_F(JobAnalysis, NoRankAdvancingWithinTheStepTimeoutIsAStallNamingTheRanksBehind) {
+  int64_t step = run_healthy();
+  // The learned step timeout: 5 x the longest gap, at least the 2 s floor. Nobody reported
+  // a gap, so the floor applies.
+  EXPECT_EQ(verdict().timeouts.step, Millis(2'000));
+  for (int i = 1; i <= 3; ++i) {
+    clock_.advance(Millis(1'000));
+    RankReport r0 = training(0, step + 1);
+    r0.last_step_age_ms = 1'000 * i;
+    RankReport r1 = training(1, step + 1);
+    r1.last_step_age_ms = 1'000 * i;
+    RankReport r2 = training(2, step);
+    r2.last_step_age_ms = 1'000 * i;
+    RankReport r3 = training(3, step + 1);
+    r3.last_step_age_ms = 1'000 * i;
+    report("node-a", {r0, r1});
+    report("node-b", {r2, r3});
+  }
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down) << v.cause;
+  EXPECT_EQ(v.findings.front().code, "job_stalled");
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
+  EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) furthest behind at step " + std::to_string(step) + " (others at step " +
+                              std::to_string(step + 1) + "): no rank advanced for 3s (step timeout 2s)",
+                          0),
+            0u)
+      << v.cause;
+}
+
+TEST_F(JobAnalysis, ACheckpointIsNotAStallUntilItsOwnTimeout) {
+  spec_.thresholds.checkpoint_timeout = Millis(10'000);
+  int64_t step = run_healthy();
+  for (int i = 1; i <= 11; ++i) {
+    clock_.advance(Millis(1'000));
+    RankReport r0 = training(0, step);
+    r0.status = RankStatus::kCheckpointing;
+    r0.checkpoint.state = CheckpointState::kInProgress;
+    r0.checkpoint.step = step;
+    r0.checkpoint.begin_age_ms = 1'000 * i;
+    r0.last_step_age_ms = 1'000 * i;
+    std::vector<RankReport> b = {training(2, step), training(3, step)};
+    for (auto& r : b) r.last_step_age_ms = 1'000 * i;
+    RankReport r1 = training(1, step);
+    r1.last_step_age_ms = 1'000 * i;
+    report("node-a", {r0, r1});
+    report("node-b", b);
+    JobVerdict v = verdict();
+    EXPECT_EQ(v.phase, "checkpointing");
+    if (i <= 10) {
+      EXPECT_FALSE(v.down) << i << ": " << v.cause;
+    } else {
+      ASSERT_TRUE(v.down);
+      EXPECT_EQ(v.findings.front().code, "checkpoint_too_long");
+      EXPECT_NE(v.cause.find("has been writing the checkpoint of step " + std::to_string(step) + " for 11s"),
+                std::string::npos)
+          << v.cause;
+    }
+  }
+}
+
+TEST_F(JobAnalysis, NonFiniteLossIsDown) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(1'000));
+  RankReport r0 = training(0, step + 10);
+  r0.loss = std::numeric_limits<double>::quiet_NaN();
+  report("node-a", {r0, training(1, step + 10)});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "loss_not_finite");
+  EXPECT_EQ(v.cause.rfind("rank 0 (node-a, pid 100) reported loss NaN at step " + std::to_string(step + 10), 0), 0u);
+}
+
+// Synchronous training: every rank steps at the slowest one's pace, so the step interval
+// names nobody; the CPU each rank burns a step does.
+TEST_F(JobAnalysis, AStragglerIsAWarningNamedByItsCostAStep) {
+  for (int i = 0; i <= 6; ++i) {
+    std::vector<RankReport> a, b;
+    for (int rank = 0; rank < 4; ++rank) {
+      RankReport r = training(rank, 10 * i + 10);
+      r.cpu_s = (rank == 3 ? 0.030 : 0.010) * 10 * i;  // 30 ms a step against 10 ms
+      (rank < 2 ? a : b).push_back(r);
+    }
+    report("node-a", a);
+    report("node-b", b);
+    clock_.advance(Millis(1'000));
+  }
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  ASSERT_EQ(v.findings.size(), 1u) << v.cause;
+  EXPECT_EQ(v.findings[0].code, "straggler");
+  EXPECT_EQ(v.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(v.findings[0].ranks, std::vector<int>{3});
+  EXPECT_EQ(v.cause.rfind("rank 3 (node-b, pid 103) is a straggler: 30.0 ms of CPU a step, 3.0x the job median", 0), 0u)
+      << v.cause;
+}
+
+TEST_F(JobAnalysis, ARankClaimedByTwoNodesIsAFinding) {
+  int64_t step = run_healthy();
+  report("node-c", {training(3, step)});
+  JobVerdict v = verdict();
+  bool found = false;
+  for (const auto& f : v.findings) found = found || (f.code == "rank_claimed_twice" && f.ranks == std::vector<int>{3});
+  EXPECT_TRUE(found) << v.cause;
+}
+
+TEST_F(JobAnalysis, AllRanksFinishedClosesCleanlyEvenAsTheirProcessesAndAgentsGo) {
+  int64_t step = run_healthy();
+  std::vector<RankReport> a, b;
+  for (int rank = 0; rank < 4; ++rank) {
+    RankReport r = training(rank, step);
+    r.status = RankStatus::kFinished;
+    r.alive = rank % 2 == 0;
+    (rank < 2 ? a : b).push_back(r);
+  }
+  report("node-a", a, true);
+  report("node-b", b, true);
+  clock_.advance(Millis(60'000));
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  EXPECT_EQ(v.phase, "finished");
+}
+
+TEST_F(JobAnalysis, AFailedRankAloneIsDownWithItsError) {
+  int64_t step = run_healthy();
+  RankReport r1 = training(1, step);
+  r1.status = RankStatus::kFailed;
+  r1.error = "ValueError: bad batch";
+  r1.error_age_ms = 0;
+  report("node-a", {training(0, step), r1});
+  report("node-b", {training(2, step), training(3, step)});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_FALSE(v.undecided);
+  EXPECT_EQ(v.cause.rfind("rank 1 (node-a, pid 101) failed at step " + std::to_string(step) + ": ValueError: bad batch", 0),
+            0u);
+}
+
+// All ranks stop progressing (say, starved of CPU) while still alive and reporting: the job's
+// throughput falls to nothing, in the unit it has always reported.
+TEST_F(JobAnalysis, AThroughputDropIsAWarningInTheJobsOwnUnit) {
+  spec_.thresholds.step_timeout = Millis(60'000);
+  int64_t step = 0;
+  uint64_t tokens = 0;
+  auto both = [&](int64_t s, uint64_t t) {
+    std::vector<RankReport> a, b;
+    for (int rank = 0; rank < 4; ++rank) {
+      RankReport r = training(rank, s);
+      r.tokens = t;
+      (rank < 2 ? a : b).push_back(r);
+    }
+    report("node-a", a);
+    report("node-b", b);
+  };
+  for (int i = 0; i < 8; ++i, step += 10, tokens += 1000) {
+    both(step, tokens);
+    clock_.advance(Millis(1'000));
+  }
+  EXPECT_TRUE(verdict().findings.empty()) << verdict().cause;
+  // The first report of the stall still carries the last healthy second; three more with
+  // no progress on either node make the drop.
+  for (int i = 0; i < 5; ++i) {
+    both(step, tokens);
+    clock_.advance(Millis(1'000));
+  }
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down);
+  ASSERT_FALSE(v.findings.empty());
+  EXPECT_EQ(v.findings[0].code, "throughput_drop");
+  EXPECT_EQ(v.cause.rfind("throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)", 0), 0u) << v.cause;
+}
+
+}  // namespace
+}  // namespace trainwatch::jobs

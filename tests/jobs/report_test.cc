@@ -1,0 +1,91 @@
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "jobs/rank_set.h"
+#include "jobs/report.h"
+
+namespace trainwatch::jobs {
+namespace {
+
+TEST(Report, ParsesEveryFieldAndNonFiniteLoss) {
+  auto r = parse_node_report(R"({"schema":1,"job":"llama","node":"node-a","seq":3,"final":true,"agent_pid":9,
+    "report_every_ms":1000,
+    "ranks":[{"rank":2,"local_rank":0,"world_size":4,"pid":41231,"alive":false,"state":"?","status":"training",
+              "step":1023,"step_reports":1024,"last_step_age_ms":700,"max_step_gap_ms":400,"gone_age_ms":150,
+              "cpu_s":12.5,"loss":"NaN","loss_scale":65536,"overflow_consecutive":2,
+              "checkpoint":{"state":"ok","step":1000,"duration_ms":800,"last_ok_step":1000,"last_ok_age_ms":9000},
+              "error":{"message":"boom","age_ms":10}}],
+    "gpus":[{"index":0,"memory_used_bytes":96,"memory_total_bytes":100,"last_xid":79,"last_xid_critical":true}],
+    "disks":[{"name":"checkpoint_dir","path":"/ckpt","ok":true,"free_bytes":5}],
+    "memory":{"available_bytes":7,"total_bytes":8},
+    "rendezvous":{"host":"127.0.0.1","port":29500,"listening":false}})");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->node, "node-a");
+  EXPECT_TRUE(r->final);
+  EXPECT_EQ(r->report_every, Millis(1000));
+  ASSERT_EQ(r->ranks.size(), 1u);
+  const RankReport& rank = r->ranks[0];
+  EXPECT_EQ(rank.rank, 2);
+  EXPECT_FALSE(rank.alive);
+  EXPECT_EQ(rank.status, RankStatus::kTraining);
+  EXPECT_EQ(rank.step, 1023);
+  EXPECT_EQ(rank.gone_age_ms, 150);
+  EXPECT_TRUE(std::isnan(*rank.loss));
+  EXPECT_EQ(rank.checkpoint.state, CheckpointState::kOk);
+  EXPECT_EQ(rank.checkpoint.duration_ms, 800);
+  EXPECT_EQ(rank.error, "boom");
+  EXPECT_DOUBLE_EQ(r->gpus[0].memory_pct(), 96.0);
+  EXPECT_TRUE(r->gpus[0].last_xid_critical);
+  EXPECT_EQ(r->disks[0].free_bytes, 5u);
+  EXPECT_EQ(r->memory_available_bytes, 7u);
+  EXPECT_FALSE(r->rendezvous->listening);
+}
+
+TEST(Report, ErrorsSayWhatIsWrongAndWhere) {
+  struct Case {
+    const char* body;
+    const char* code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"{", "report.json", "the body is not valid JSON"},
+      {"[1]", "report.json", "the body must be a JSON object, found a list"},
+      {R"({"node":"a"})", "report.schema", "schema: missing"},
+      {R"({"schema":2,"node":"a"})", "report.schema", "schema: unknown version 2; this server reads version 1"},
+      {R"({"schema":1})", "report.invalid", "node: missing"},
+      {R"({"schema":1,"node":"a","ranks":[{"rank":"x","status":"training"}]})", "report.invalid",
+       "ranks[0].rank: expected an integer from 0 to 999999, found a string"},
+      {R"({"schema":1,"node":"a","ranks":[{"rank":1,"status":"dancing"}]})", "report.invalid",
+       "ranks[0].status: found 'dancing'; expected initializing, training, checkpointing, evaluating, finished or failed"},
+      {R"({"schema":1,"node":"a","ranks":[{"rank":1,"status":"training","loss":"lots"}]})", "report.invalid",
+       "ranks[0].loss: expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", found a string"},
+      {R"({"schema":1,"node":"a","ranks":7})", "report.invalid", "ranks: expected a list, found 7"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_node_report(c.body);
+    ASSERT_FALSE(r) << c.body;
+    EXPECT_EQ(r.error().code, c.code) << c.body;
+    EXPECT_EQ(r.error().message.rfind(c.message, 0), 0u) << r.error().message;
+  }
+}
+
+TEST(Report, ListsAreBounded) {
+  std::string body = R"({"schema":1,"node":"a","gpus":[)";
+  for (size_t i = 0; i <= kMaxGpusPerReport; ++i) body += std::string(i ? "," : "") + R"({"index":0})";
+  body += "]}";
+  auto r = parse_node_report(body);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "gpus: has 65 entries; at most 64 are accepted");
+}
+
+TEST(RankSet, RunsBecomeRanges) {
+  EXPECT_EQ(format_rank_set({0, 1, 2, 3, 4, 6, 7}), "0-4,6-7");
+  EXPECT_EQ(format_rank_set({5, 3, 3, 9}), "3,5,9");
+  EXPECT_EQ(format_rank_set({}), "");
+  EXPECT_EQ(ranks_phrase({5}), "rank 5");
+  EXPECT_EQ(ranks_phrase({0, 1, 3}), "ranks 0-1,3");
+}
+
+}  // namespace
+}  // namespace trainwatch::jobs

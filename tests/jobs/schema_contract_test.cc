@@ -1,0 +1,84 @@
+// The agent's node report and the server's parser agree on schema version 1: what the
+// agent renders from a snapshot, the server reads back field for field.
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "agent/node_report.h"
+#include "jobs/report.h"
+#include "trainwatch/trainwatch.h"
+
+namespace trainwatch {
+namespace {
+
+TEST(SchemaContract, WhatTheAgentSendsTheServerReads) {
+  agent::NodeSnapshot node;
+  node.job = "llama";
+  node.now_ms = 1'700'000'010'000;
+  agent::RankView r;
+  r.slot.owner = 77;
+  r.slot.rank = 5;
+  r.slot.local_rank = 1;
+  r.slot.world_size = 8;
+  r.slot.pid = 41231;
+  r.slot.status = TW_STATUS_TRAINING;
+  r.slot.step = 1023;
+  r.slot.step_reports = 1024;
+  r.slot.present = TW_FIELD_LOSS | TW_FIELD_LOSS_SCALE;
+  r.slot.loss = std::numeric_limits<double>::quiet_NaN();
+  r.slot.loss_scale = 1024;
+  r.slot.checkpoint_state = reporter::CheckpointState::kOk;
+  r.slot.checkpoint_step = 1000;
+  r.slot.checkpoint_begin_ms = node.now_ms - 9'000;
+  r.slot.checkpoint_end_ms = node.now_ms - 8'000;
+  r.slot.last_ok_checkpoint_step = 1000;
+  r.slot.last_ok_checkpoint_ms = node.now_ms - 8'000;
+  r.slot.error = "RuntimeError: Connection closed by peer";
+  r.slot.error_ms = node.now_ms - 20;
+  r.alive = false;
+  r.state = '?';
+  r.last_step_ms = node.now_ms - 700;
+  node.ranks.push_back(r);
+  agent::GpuInfo gpu;
+  gpu.index = 2;
+  gpu.memory_used = 96;
+  gpu.memory_total = 100;
+  gpu.last_xid = 79;
+  node.nvml.value = agent::NvmlInfo{true, "", {gpu}};
+
+  std::map<uint64_t, agent::RankTrack> tracks = {{77, {400, node.now_ms - 150}}};
+  std::string body = agent::render_node_report(node, tracks, {"node-2", 9, true, Millis(5'000), 4120});
+
+  auto parsed = jobs::parse_node_report(body);
+  ASSERT_TRUE(parsed) << parsed.error().message << "\n" << body;
+  EXPECT_EQ(parsed->job, "llama");
+  EXPECT_EQ(parsed->node, "node-2");
+  EXPECT_EQ(parsed->seq, 9u);
+  EXPECT_TRUE(parsed->final);
+  EXPECT_EQ(parsed->report_every, Millis(5'000));
+  ASSERT_EQ(parsed->ranks.size(), 1u);
+  const jobs::RankReport& x = parsed->ranks[0];
+  EXPECT_EQ(x.rank, 5);
+  EXPECT_EQ(x.pid, 41231);
+  EXPECT_FALSE(x.alive);
+  EXPECT_EQ(x.status, jobs::RankStatus::kTraining);
+  EXPECT_EQ(x.step, 1023);
+  EXPECT_EQ(x.last_step_age_ms, 700);
+  EXPECT_EQ(x.max_step_gap_ms, 400);
+  EXPECT_EQ(x.gone_age_ms, 150);
+  EXPECT_FALSE(x.cpu_s);  // a gone process has no CPU time to report
+  EXPECT_TRUE(std::isnan(*x.loss));
+  EXPECT_EQ(x.loss_scale, 1024);
+  EXPECT_EQ(x.checkpoint.state, jobs::CheckpointState::kOk);
+  EXPECT_EQ(x.checkpoint.duration_ms, 1'000);
+  EXPECT_EQ(x.checkpoint.last_ok_age_ms, 8'000);
+  EXPECT_EQ(x.error, "RuntimeError: Connection closed by peer");
+  EXPECT_EQ(x.error_age_ms, 20);
+  ASSERT_EQ(parsed->gpus.size(), 1u);
+  EXPECT_EQ(parsed->gpus[0].index, 2);
+  EXPECT_TRUE(parsed->gpus[0].last_xid_critical);  // 79: fallen off the bus, not the application's
+}
+
+}  // namespace
+}  // namespace trainwatch
