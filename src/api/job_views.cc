@@ -1,0 +1,163 @@
+#include "api/job_views.h"
+
+#include <cmath>
+
+#include "core/time_format.h"
+#include "jobs/rank_health.h"
+
+namespace trainwatch::api {
+namespace {
+
+namespace json = boost::json;
+using jobs::JobSnapshot;
+
+json::value num(double v) { return std::isfinite(v) ? json::value(v) : json::value(nullptr); }
+// A number that may be NaN/inf, spelled as the report schema spells it.
+json::value loss_json(const std::optional<double>& v) {
+  if (!v) return nullptr;
+  if (std::isnan(*v)) return "NaN";
+  if (std::isinf(*v)) return *v > 0 ? "Infinity" : "-Infinity";
+  return *v;
+}
+
+std::string wall_of(const JobSnapshot& s, MonoTime t) {
+  return format_rfc3339(s.wall - std::chrono::duration_cast<SystemTime::duration>(s.at - t));
+}
+
+json::object finding_json(const JobSnapshot& s, const jobs::Finding& f) {
+  json::array ranks;
+  for (int r : f.ranks) ranks.push_back(r);
+  return json::object{{"code", f.code},
+                      {"severity", jobs::to_string(f.severity)},
+                      {"ranks", std::move(ranks)},
+                      {"node", f.node.empty() ? json::value(nullptr) : json::value(f.node)},
+                      {"message", f.message},
+                      {"since", wall_of(s, f.since)}};
+}
+
+json::object monitor_part(const Engine& engine, const std::string& name) {
+  json::object out;
+  auto view = engine.monitor(name);
+  out["status"] = view ? json::value(to_string(view->state.status)) : json::value("pending");
+  out["since"] = view ? json::value(format_rfc3339(view->state.since)) : json::value(nullptr);
+  out["incident"] = nullptr;
+  if (view && view->open_incident) {
+    const Incident& i = *view->open_incident;
+    out["incident"] = json::object{{"id", i.id}, {"started", format_rfc3339(i.started)}, {"cause", i.cause}};
+  }
+  return out;
+}
+
+json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r) {
+  const jobs::RankReport& l = r.last;
+  json::object out{{"rank", rank},
+                   {"node", r.node},
+                   {"pid", l.pid},
+                   {"local_rank", l.local_rank},
+                   {"status", jobs::to_string(l.status)},
+                   {"alive", l.alive},
+                   {"process_state", std::string(1, l.state)},
+                   {"step", l.step},
+                   {"lag", s.verdict.lag.count(rank) ? s.verdict.lag.at(rank) : 0},
+                   {"loss", loss_json(l.loss)},
+                   {"loss_scale", loss_json(l.loss_scale)},
+                   {"overflow_consecutive", l.overflow_consecutive},
+                   {"tokens", l.tokens},
+                   {"samples", l.samples},
+                   {"last_seen", wall_of(s, r.seen)},
+                   {"last_step", r.last_step_at ? json::value(wall_of(s, *r.last_step_at)) : json::value(nullptr)},
+                   {"last_step_age_ms", r.last_step_at ? json::value(snapshot_age_ms(s, *r.last_step_at)) : json::value(nullptr)},
+                   {"error", l.error.empty() ? json::value(nullptr) : json::value(l.error)},
+                   {"checkpoint", jobs::to_string(l.checkpoint.state)},
+                   {"health", jobs::to_string(jobs::rank_health(s.verdict, rank, r))}};
+  // Step time over the progress window: wall ms a step.
+  out["step_time_ms"] = nullptr;
+  if (r.window.size() >= 2) {
+    const auto& a = r.window.front();
+    const auto& b = r.window.back();
+    if (b.step_reports > a.step_reports) {
+      out["step_time_ms"] = std::chrono::duration<double, std::milli>(b.at - a.at).count() /
+                            static_cast<double>(b.step_reports - a.step_reports);
+    }
+  }
+  return out;
+}
+
+json::object node_json(const JobSnapshot& s, const jobs::NodeRecord& n) {
+  json::array gpus, disks, ranks;
+  for (const auto& g : n.gpus) {
+    gpus.push_back(json::object{{"index", g.index},
+                                {"name", g.name},
+                                {"memory_used_bytes", g.memory_used},
+                                {"memory_total_bytes", g.memory_total},
+                                {"memory_pct", num(g.memory_pct())},
+                                {"lost", g.lost},
+                                {"ecc_uncorrected", g.ecc_uncorrected},
+                                {"last_xid", g.last_xid}});
+  }
+  for (const auto& d : n.disks) {
+    disks.push_back(json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok}, {"free_bytes", d.free_bytes}});
+  }
+  for (int r : n.ranks) ranks.push_back(r);
+  json::object out{{"name", n.name},
+                   {"last_seen", format_rfc3339(n.last_seen_wall)},
+                   {"last_seen_age_ms", snapshot_age_ms(s, n.last_seen)},
+                   {"report_every_ms", n.report_every.count()},
+                   {"final", n.final},
+                   {"agent_pid", n.agent_pid},
+                   {"reports", n.reports},
+                   {"ranks", std::move(ranks)},
+                   {"gpus", std::move(gpus)},
+                   {"disks", std::move(disks)}};
+  out["memory_available_bytes"] = n.memory_available_bytes ? json::value(*n.memory_available_bytes) : json::value(nullptr);
+  out["rendezvous"] = nullptr;
+  if (n.rendezvous) {
+    out["rendezvous"] = json::object{
+        {"host", n.rendezvous->host}, {"port", n.rendezvous->port}, {"listening", n.rendezvous->listening}};
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t snapshot_age_ms(const JobSnapshot& s, MonoTime t) { return std::chrono::duration_cast<Millis>(s.at - t).count(); }
+
+json::object job_summary_json(const Engine& engine, const JobSnapshot& s) {
+  json::object out = monitor_part(engine, s.state->name());
+  out["name"] = s.state->name();
+  out["phase"] = s.verdict.phase;
+  out["world_size"] = s.spec.world_size > 0 ? json::value(s.spec.world_size) : json::value(nullptr);
+  out["ranks"] = s.state->ranks().size();
+  out["nodes"] = s.state->nodes().size();
+  int64_t step = -1;
+  for (const auto& [rank, r] : s.state->ranks()) step = std::max(step, r.last.step);
+  out["step"] = step >= 0 ? json::value(step) : json::value(nullptr);
+  out["cause"] = s.verdict.cause.empty() ? json::value(nullptr) : json::value(s.verdict.cause);
+  size_t down = 0, warnings = 0;
+  for (const auto& f : s.verdict.findings) ++(f.severity == jobs::Severity::kDown ? down : warnings);
+  out["findings"] = json::object{{"down", down}, {"warning", warnings}};
+  out["auto_created"] = s.spec.auto_created;
+  return out;
+}
+
+json::object job_detail_json(const Engine& engine, const JobSnapshot& s) {
+  json::object out = job_summary_json(engine, s);
+  const auto& t = s.verdict.timeouts;
+  out["timeouts"] = json::object{
+      {"startup_ms", t.startup.count()},
+      {"step_ms", t.step.count()},
+      {"step_learned", t.step_learned},
+      {"smoothed_step_gap_ms", t.smoothed_step_gap ? json::value(t.smoothed_step_gap->count()) : json::value(nullptr)},
+      {"checkpoint_ms", t.checkpoint.count()},
+      {"checkpoint_learned", t.checkpoint_learned}};
+  json::array findings, ranks, nodes;
+  for (const auto& f : s.verdict.findings) findings.push_back(finding_json(s, f));
+  for (const auto& [rank, r] : s.state->ranks()) ranks.push_back(rank_json(s, rank, r));
+  for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
+  out["findings"] = std::move(findings);
+  out["ranks"] = std::move(ranks);
+  out["nodes"] = std::move(nodes);
+  return out;
+}
+
+}  // namespace trainwatch::api
