@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The demo's simulated training job: 8 ranks over two "nodes", reporting through the
 trainwatch Python module (no PyTorch). Each node's local rank 0 serves the node agent's
-/health (node-a on :8765, node-b on :8766), which examples/demo.yaml checks.
+/health (node-a on :8765, node-b on :8766), which examples/demo.yaml checks, and pushes
+node reports to the server (TRAINWATCH_SERVER, default http://127.0.0.1:8080), which
+watches the whole job as the monitor demo-llm.
 
 Now and then rank 6 straggles (its steps take 8x longer for a while), and every 100 steps
 every rank writes a checkpoint. Rank 0 pings STEP_HEARTBEAT_URL every 20 steps.
@@ -27,7 +29,8 @@ def rank_main(rank, node, steps):
     first, port = NODES[node]
     tw = trainwatch.init(job="demo-llm", dir=f"/dev/shm/trainwatch-demo/{node}", rank=rank,
                          local_rank=rank - first, world_size=WORLD, health_port=port,
-                         health_host="127.0.0.1", stall_after_s=30, disk_free_gb=0.1, host_memory_free_gb=0.1)
+                         health_host="127.0.0.1", stall_after_s=30, disk_free_gb=0.1, host_memory_free_gb=0.1,
+                         server=os.environ.get("TRAINWATCH_SERVER", "http://127.0.0.1:8080"), node=node, report_every=2)
     rng = random.Random(rank)
     for step in range(steps):
         slow = rank == STRAGGLER and (step // 60) % 3 == 2  # straggles one minute in three

@@ -1,5 +1,6 @@
 #include "api/job_views.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/time_format.h"
@@ -48,7 +49,7 @@ json::object monitor_part(const Engine& engine, const std::string& name) {
   return out;
 }
 
-json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r) {
+json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, MonoTime newest_seen) {
   const jobs::RankReport& l = r.last;
   json::object out{{"rank", rank},
                    {"node", r.node},
@@ -69,7 +70,7 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
                    {"last_step_age_ms", r.last_step_at ? json::value(snapshot_age_ms(s, *r.last_step_at)) : json::value(nullptr)},
                    {"error", l.error.empty() ? json::value(nullptr) : json::value(l.error)},
                    {"checkpoint", jobs::to_string(l.checkpoint.state)},
-                   {"health", jobs::to_string(jobs::rank_health(s.verdict, rank, r))}};
+                   {"health", jobs::to_string(jobs::rank_health(s.verdict, rank, r, newest_seen))}};
   // Step time over the progress window: wall ms a step.
   out["step_time_ms"] = nullptr;
   if (r.window.size() >= 2) {
@@ -152,7 +153,9 @@ json::object job_detail_json(const Engine& engine, const JobSnapshot& s) {
       {"checkpoint_learned", t.checkpoint_learned}};
   json::array findings, ranks, nodes;
   for (const auto& f : s.verdict.findings) findings.push_back(finding_json(s, f));
-  for (const auto& [rank, r] : s.state->ranks()) ranks.push_back(rank_json(s, rank, r));
+  MonoTime newest_seen{};
+  for (const auto& [rank, r] : s.state->ranks()) newest_seen = std::max(newest_seen, r.seen);
+  for (const auto& [rank, r] : s.state->ranks()) ranks.push_back(rank_json(s, rank, r, newest_seen));
   for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
   out["findings"] = std::move(findings);
   out["ranks"] = std::move(ranks);

@@ -202,7 +202,7 @@ int serve(const ServeOptions& options) {
   api::add_ping_routes(*router, pings);
   auth::AdminAuth admin_auth(config.auth, clock);
   api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
-  web::add_web_routes(*router, web::WebContext{engine, **store, clock, admin_auth, catalog,
+  web::add_web_routes(*router, web::WebContext{engine, **store, clock, admin_auth, catalog, job_registry,
                                                std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)});
   RetentionPruner pruner(engine_io, clock, **store, config.retention.raw);
   pruner.start();

@@ -15,7 +15,19 @@ std::string_view to_string(RankHealth h) {
   return "ok";
 }
 
-RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record) {
+namespace {
+
+// Steps the job makes between this rank's report and the newest one, rounded up.
+int64_t report_skew_steps(const JobVerdict& verdict, const RankRecord& record, MonoTime newest_seen) {
+  const auto gap = verdict.timeouts.smoothed_step_gap;
+  if (!gap || gap->count() <= 0 || newest_seen <= record.seen) return 0;
+  const auto age = std::chrono::duration_cast<Millis>(newest_seen - record.seen);
+  return (age.count() + gap->count() - 1) / gap->count();
+}
+
+}  // namespace
+
+RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, MonoTime newest_seen) {
   bool warned = false;
   for (const Finding& f : verdict.findings) {
     if (std::find(f.ranks.begin(), f.ranks.end(), rank) == f.ranks.end()) continue;
@@ -27,7 +39,9 @@ RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& re
   if (warned) return RankHealth::kWarning;
   if (last.status == RankStatus::kFinished) return RankHealth::kFinished;
   auto lag = verdict.lag.find(rank);
-  if (lag != verdict.lag.end() && lag->second >= kBehindSteps) return RankHealth::kBehind;
+  if (lag != verdict.lag.end() && lag->second - report_skew_steps(verdict, record, newest_seen) >= kBehindSteps) {
+    return RankHealth::kBehind;
+  }
   return RankHealth::kOk;
 }
 

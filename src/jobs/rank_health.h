@@ -7,6 +7,11 @@
 // `finished`; one at least kBehindSteps behind the most advanced rank is `behind`;
 // otherwise `ok`. Ranks of a synchronous job sit within a step of each other, so one
 // step of lag is normal and not shown.
+//
+// Lag comes from each node's last report, and nodes report at different instants: a node
+// whose report is 2 s older than the newest shows its ranks 2 s of steps behind while they
+// keep pace. So the steps the job makes in that age difference (at its smoothed step gap)
+// are forgiven before a rank counts as behind.
 #pragma once
 
 #include <string_view>
@@ -21,6 +26,7 @@ std::string_view to_string(RankHealth h);
 
 inline constexpr int64_t kBehindSteps = 2;
 
-RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record);
+// `newest_seen`: when the most recently reported rank of the job was seen.
+RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, MonoTime newest_seen);
 
 }  // namespace trainwatch::jobs

@@ -52,8 +52,14 @@ std::string render_page(std::string_view name, const boost::json::object& model)
   mustache::mustache tmpl(template_text(name));
   if (!tmpl.is_valid()) return "template " + std::string(name) + ": " + tmpl.error_message();
   mustache::data data = to_data(model);
-  data.set("layout_head", mustache::partial([] { return template_text("layout_head"); }));
-  data.set("layout_foot", mustache::partial([] { return template_text("layout_foot"); }));
+  // Every template can include any other as a partial: {{>layout_head}}, {{>job_live}}.
+  constexpr std::string_view kPrefix = "templates/", kSuffix = ".mustache";
+  for (const EmbeddedFile& file : embedded_files()) {
+    if (!file.name.starts_with(kPrefix) || !file.name.ends_with(kSuffix)) continue;
+    const std::string_view text = file.data;
+    data.set(std::string(file.name.substr(kPrefix.size(), file.name.size() - kPrefix.size() - kSuffix.size())),
+             mustache::partial([text] { return std::string(text); }));
+  }
   return tmpl.render(data);
 }
 

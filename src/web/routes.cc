@@ -15,6 +15,8 @@
 #include "web/assets.h"
 #include "web/badge.h"
 #include "web/banner.h"
+#include "web/job_page.h"
+#include "web/layout.h"
 #include "web/pages.h"
 #include "web/status_page.h"
 #include "web/uptime_days.h"
@@ -37,19 +39,6 @@ constexpr size_t kMaxListRows = 100;
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 86'400'000;
 
-Response html(int status, std::string body) {
-  Response r;
-  r.status = status;
-  r.content_type = "text/html; charset=utf-8";
-  r.body = std::move(body);
-  // Pages load nothing from elsewhere and run only our own scripts.
-  r.headers.emplace_back("Content-Security-Policy",
-                         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
-  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-  r.headers.emplace_back("Referrer-Policy", "same-origin");
-  return r;
-}
-
 Response redirect(std::string location) {
   Response r;
   r.status = 303;
@@ -65,22 +54,6 @@ std::string cookie(const Request& request, std::string_view name, std::string_vi
                   std::string(max_age);
   if (behind_https(request)) c += "; Secure";
   return c;
-}
-
-std::optional<auth::Session> session_of(const WebContext& ctx, const Request& request) {
-  return ctx.auth.session(auth::cookie_value(request.header("cookie"), kSessionCookie));
-}
-
-// What every dashboard page's layout needs: the nav's status pages and the session.
-json::object layout_model(const WebContext& ctx, const Request& request, std::string title) {
-  json::object m;
-  m["page_title"] = std::move(title);
-  m["dashboard"] = true;
-  json::array pages;
-  for (const auto& p : *ctx.status_pages) pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
-  m["status_pages"] = std::move(pages);
-  if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
-  return m;
 }
 
 const StatusPageConfig* find_page(const WebContext& ctx, const std::string& slug) {
@@ -291,7 +264,7 @@ void monitors_page(const WebContext& ctx, const Request& request, Responder resp
   m["monitors"] = std::move(rows);
   json::array states, types;
   for (const char* s : {"down", "pending", "up", "paused"}) states.push_back(json::object{{"value", s}, {"selected", state == s}});
-  for (const char* t : {"http", "tcp", "heartbeat"}) types.push_back(json::object{{"value", t}, {"selected", type == t}});
+  for (const char* t : {"http", "tcp", "heartbeat", "job"}) types.push_back(json::object{{"value", t}, {"selected", type == t}});
   m["state_options"] = std::move(states);
   m["type_options"] = std::move(types);
   m["tag"] = tag;
@@ -331,6 +304,7 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   m["status_icon"] = status_icon(view->state.status);
   m["paused"] = view->state.status == MonitorStatus::kPaused;
   m["from_api"] = ctx.catalog.is_api(name);
+  m["is_job"] = view->config->type == MonitorType::kJob;
   const int64_t now = to_unix_ms(ctx.clock.system_time());
   json::array uptime;
   const std::pair<const char*, int64_t> windows[] = {{"24 hours", kDayMs}, {"7 days", 7 * kDayMs}, {"30 days", 30 * kDayMs}, {"90 days", 90 * kDayMs}};
@@ -423,6 +397,7 @@ void add_web_routes(http::Router& router, const WebContext& ctx) {
   router.add("POST", "/login", [ctx](const Request& r, Responder respond) { login(ctx, r, std::move(respond)); });
   router.add("POST", "/logout", [ctx](const Request& r, Responder respond) { logout(ctx, r, std::move(respond)); });
   router.add(get, "/", [ctx](const Request& r, Responder respond) { monitors_page(ctx, r, std::move(respond)); });
+  add_job_pages(router, ctx);
   router.add(get, "/monitors/{name}", [ctx](const Request& r, Responder respond) { monitor_page(ctx, r, std::move(respond)); });
   router.add("POST", "/monitors", [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
   router.add("POST", "/monitors/{name}/pause", [ctx](const Request& r, Responder respond) { pause_form(ctx, r, std::move(respond), true); });

@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "engine/engine.h"
 #include "http/server.h"
+#include "jobs/job_registry.h"
 #include "storage/store.h"
 
 namespace trainwatch::web {
@@ -26,6 +27,7 @@ struct WebContext {
   const Clock& clock;
   auth::AdminAuth& auth;
   api::MonitorCatalog& catalog;
+  jobs::JobRegistry& jobs;
   // The status pages as configured at start; a SIGHUP reload does not change them yet.
   std::shared_ptr<const std::vector<StatusPageConfig>> status_pages;
 };

@@ -1,0 +1,141 @@
+#include "web/job_page.h"
+
+#include <cstdio>
+#include <map>
+
+#include "api/job_views.h"
+#include "web/banner.h"
+#include "web/layout.h"
+#include "web/pages.h"
+
+namespace trainwatch::web {
+namespace {
+
+namespace json = boost::json;
+using http::Request;
+using http::Responder;
+using http::Response;
+
+// Each health has an icon beside its colour, so the grid reads without colour.
+std::string_view health_icon(std::string_view health) {
+  if (health == "down") return "\u2715";
+  if (health == "warning") return "!";
+  if (health == "behind") return "\u2193";
+  if (health == "finished") return "\u25a0";
+  return "\u2713";
+}
+
+std::string text_of(const json::value& v) {
+  if (v.is_string()) return std::string(v.as_string());
+  if (v.is_null()) return "";
+  return json::serialize(v);
+}
+
+// The cell's hover text and accessible name: who, health, and the numbers behind it.
+std::string rank_label(const json::object& r) {
+  std::string label = "rank " + text_of(r.at("rank")) + " on " + text_of(r.at("node")) + ": " + text_of(r.at("health"));
+  if (const int64_t lag = r.at("lag").to_number<int64_t>(); lag > 0) label += ", " + std::to_string(lag) + (lag == 1 ? " step" : " steps") + " behind";
+  label += "; step " + text_of(r.at("step"));
+  if (r.at("step_time_ms").is_number()) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "; %.1f ms a step", r.at("step_time_ms").to_number<double>());
+    label += buffer;
+  }
+  label += "; last seen " + text_of(r.at("last_seen"));
+  if (!r.at("error").is_null()) label += "; error: " + text_of(r.at("error"));
+  return label;
+}
+
+// The live part's model: the job's detail with its ranks grouped under their nodes.
+json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot) {
+  json::object m = api::job_detail_json(ctx.engine, snapshot);
+  if (auto view = ctx.engine.monitor(snapshot.state->name())) {
+    m["status_word"] = status_word(view->state.status);
+    m["status_icon"] = status_icon(view->state.status);
+  }
+  std::map<std::string, json::array> cells_by_node;
+  std::map<std::string, int> counts;
+  for (const auto& rv : m.at("ranks").as_array()) {
+    const json::object& r = rv.as_object();
+    json::object cell = r;
+    const std::string health = text_of(r.at("health"));
+    cell["icon"] = health_icon(health);
+    cell["label"] = rank_label(r);
+    const int64_t lag = r.at("lag").to_number<int64_t>();
+    cell["lag_text"] = lag > 0 && health != "ok" ? json::value("\u2212" + std::to_string(lag)) : json::value(nullptr);
+    ++counts[health];
+    cells_by_node[text_of(r.at("node"))].push_back(std::move(cell));
+  }
+  json::array nodes;
+  for (const auto& nv : m.at("nodes").as_array()) {
+    json::object node = nv.as_object();
+    auto it = cells_by_node.find(text_of(node.at("name")));
+    node["cells"] = it == cells_by_node.end() ? json::array() : std::move(it->second);
+    if (it != cells_by_node.end()) cells_by_node.erase(it);
+    node["last_seen_age_s"] = node.at("last_seen_age_ms").to_number<int64_t>() / 1000;
+    json::array gpus;
+    for (const auto& gv : node.at("gpus").as_array()) {
+      const json::object& g = gv.as_object();
+      char text[96];
+      std::snprintf(text, sizeof text, "GPU %s %.0f%% memory%s", text_of(g.at("index")).c_str(),
+                    g.at("memory_pct").is_number() ? g.at("memory_pct").to_number<double>() : 0.0,
+                    g.at("lost").as_bool() ? ", lost" : "");
+      gpus.push_back(json::string(text));
+    }
+    node["gpu_text"] = std::move(gpus);
+    nodes.push_back(std::move(node));
+  }
+  m["rank_count"] = m.at("ranks").as_array().size();
+  m["node_count"] = nodes.size();
+  m["grid"] = std::move(nodes);
+  json::array legend;
+  for (const char* h : {"down", "warning", "behind", "ok", "finished"}) {
+    if (counts[h] > 0) legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", counts[h]}});
+  }
+  m["legend"] = std::move(legend);
+  return m;
+}
+
+void jobs_list(const WebContext& ctx, const Request& request, Responder respond) {
+  json::object m = layout_model(ctx, request, "Jobs · trainwatch");
+  json::array rows;
+  for (const auto& name : ctx.jobs.names()) {
+    auto snapshot = ctx.jobs.snapshot(name);
+    if (!snapshot) continue;
+    json::object row = api::job_summary_json(ctx.engine, *snapshot);
+    if (auto view = ctx.engine.monitor(name)) {
+      row["status_word"] = status_word(view->state.status);
+      row["status_icon"] = status_icon(view->state.status);
+    }
+    rows.push_back(std::move(row));
+  }
+  m["jobs"] = std::move(rows);
+  respond(html(200, render_page("jobs", m)));
+}
+
+void job_page(const WebContext& ctx, const Request& request, Responder respond, bool live_only) {
+  const std::string& name = request.params.at("name");
+  auto snapshot = ctx.jobs.snapshot(name);
+  if (!snapshot) {
+    if (live_only) return respond(Response::problem(404, "no job named '" + name + "'"));
+    json::object m = layout_model(ctx, request, "Job not found · trainwatch");
+    m["missing"] = name;
+    return respond(html(404, render_page("job", m)));
+  }
+  json::object m = live_model(ctx, *snapshot);
+  if (live_only) return respond(html(200, render_page("job_live", m)));
+  for (auto& [key, value] : layout_model(ctx, request, name + " · job · trainwatch")) m[key] = value;
+  m["job"] = name;
+  respond(html(200, render_page("job", m)));
+}
+
+}  // namespace
+
+void add_job_pages(http::Router& router, const WebContext& ctx) {
+  const std::vector<std::string> get = {"GET", "HEAD"};
+  router.add(get, "/jobs", [ctx](const Request& r, Responder respond) { jobs_list(ctx, r, std::move(respond)); });
+  router.add(get, "/jobs/{name}", [ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), false); });
+  router.add(get, "/jobs/{name}/live", [ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), true); });
+}
+
+}  // namespace trainwatch::web

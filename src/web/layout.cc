@@ -1,0 +1,40 @@
+#include "web/layout.h"
+
+#include "auth/form.h"
+#include "auth/request_auth.h"
+
+namespace trainwatch::web {
+
+namespace json = boost::json;
+using auth::kSessionCookie;
+
+http::Response html(int status, std::string body) {
+  http::Response r;
+  r.status = status;
+  r.content_type = "text/html; charset=utf-8";
+  r.body = std::move(body);
+  // Pages load nothing from elsewhere and run only our own scripts.
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.headers.emplace_back("Referrer-Policy", "same-origin");
+  return r;
+}
+
+std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request) {
+  return ctx.auth.session(auth::cookie_value(request.header("cookie"), kSessionCookie));
+}
+
+// What every dashboard page's layout needs: the nav's status pages and the session.
+json::object layout_model(const WebContext& ctx, const http::Request& request, std::string title) {
+  json::object m;
+  m["page_title"] = std::move(title);
+  m["dashboard"] = true;
+  json::array pages;
+  for (const auto& p : *ctx.status_pages) pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
+  m["status_pages"] = std::move(pages);
+  if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
+  return m;
+}
+
+}  // namespace trainwatch::web
