@@ -5,7 +5,7 @@ trainwatch Python module (no PyTorch). Each node's local rank 0 serves the node 
 node reports to the server (TRAINWATCH_SERVER, default http://127.0.0.1:8080), which
 watches the whole job as the monitor demo-llm.
 
-Now and then rank 6 straggles (its steps take 8x longer for a while), and every 100 steps
+Now and then rank 6 straggles (its steps take twice as long for a while, then it catches up), and every 100 steps
 every rank writes a checkpoint. Rank 0 pings STEP_HEARTBEAT_URL every 20 steps.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/demo_training.py [--steps N]
@@ -24,7 +24,7 @@ STRAGGLER = 6
 STEP_S = 0.5
 
 
-def rank_main(rank, node, steps):
+def rank_main(rank, node, steps, start):
     import trainwatch
     first, port = NODES[node]
     tw = trainwatch.init(job="demo-llm", dir=f"/dev/shm/trainwatch-demo/{node}", rank=rank,
@@ -32,9 +32,13 @@ def rank_main(rank, node, steps):
                          health_host="127.0.0.1", stall_after_s=30, disk_free_gb=0.1, host_memory_free_gb=0.1,
                          server=os.environ.get("TRAINWATCH_SERVER", "http://127.0.0.1:8080"), node=node, report_every=2)
     rng = random.Random(rank)
+    # Steps keep to one shared schedule, as ranks in lock-step collectives do; a rank that
+    # falls behind (the straggler, a checkpoint) catches up afterwards.
+    due = start
     for step in range(steps):
         slow = rank == STRAGGLER and (step // 60) % 3 == 2  # straggles one minute in three
-        time.sleep(STEP_S * (8 if slow else 1) * rng.uniform(0.9, 1.1))
+        due += STEP_S
+        time.sleep(max(0.0, due - time.time()) + (STEP_S if slow else 0) + rng.uniform(0, 0.05))
         loss = 4.0 * math.exp(-step / 400) + 1.2 + rng.uniform(-0.05, 0.05)
         tw.step(step, loss=loss, tokens=8192)
         if step and step % 100 == 0:
@@ -47,16 +51,18 @@ def main():
     parser.add_argument("--steps", type=int, default=1_000_000)
     parser.add_argument("--rank", type=int)
     parser.add_argument("--node")
+    parser.add_argument("--start", type=float)
     args = parser.parse_args()
     if args.rank is not None:
-        return rank_main(args.rank, args.node, args.steps)
+        return rank_main(args.rank, args.node, args.steps, args.start)
     env = dict(os.environ, TRAINWATCH_PING_EVERY="20",
                STEP_HEARTBEAT_URL=os.environ.get("STEP_HEARTBEAT_URL", "http://127.0.0.1:8080/ping/demo-steps"))
     procs = []
+    start = time.time() + 2  # every rank's step schedule starts here
     for node, (first, _) in NODES.items():
         for rank in range(first, first + 4):
             procs.append(subprocess.Popen([sys.executable, __file__, "--rank", str(rank), "--node", node,
-                                           "--steps", str(args.steps)], env=env))
+                                           "--steps", str(args.steps), "--start", str(start)], env=env))
     try:
         for p in procs:
             p.wait()

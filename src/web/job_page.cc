@@ -123,7 +123,7 @@ void job_page(const WebContext& ctx, const Request& request, Responder respond, 
     return respond(html(404, render_page("job", m)));
   }
   json::object m = live_model(ctx, *snapshot);
-  if (live_only) return respond(html(200, render_page("job_live", m)));
+  if (live_only) return respond(html(200, render_page("part_job_live", m)));
   for (auto& [key, value] : layout_model(ctx, request, name + " · job · trainwatch")) m[key] = value;
   m["job"] = name;
   respond(html(200, render_page("job", m)));

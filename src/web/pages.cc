@@ -52,13 +52,16 @@ std::string render_page(std::string_view name, const boost::json::object& model)
   mustache::mustache tmpl(template_text(name));
   if (!tmpl.is_valid()) return "template " + std::string(name) + ": " + tmpl.error_message();
   mustache::data data = to_data(model);
-  // Every template can include any other as a partial: {{>layout_head}}, {{>job_live}}.
+  // Templates named layout_* or part_* are partials every template can include
+  // ({{>layout_head}}, {{>part_job_live}}). Partials share the model's namespace, hence
+  // the prefixes: a partial named like a model key would hide it.
   constexpr std::string_view kPrefix = "templates/", kSuffix = ".mustache";
   for (const EmbeddedFile& file : embedded_files()) {
     if (!file.name.starts_with(kPrefix) || !file.name.ends_with(kSuffix)) continue;
+    const std::string_view partial = file.name.substr(kPrefix.size(), file.name.size() - kPrefix.size() - kSuffix.size());
+    if (!partial.starts_with("layout_") && !partial.starts_with("part_")) continue;
     const std::string_view text = file.data;
-    data.set(std::string(file.name.substr(kPrefix.size(), file.name.size() - kPrefix.size() - kSuffix.size())),
-             mustache::partial([text] { return std::string(text); }));
+    data.set(std::string(partial), mustache::partial([text] { return std::string(text); }));
   }
   return tmpl.render(data);
 }

@@ -11,8 +11,8 @@
 
 namespace trainwatch::web {
 
-// Renders templates/<name>.mustache with `model`; every other template is available to it
-// as a partial ({{>layout_head}}, {{>layout_foot}}). A missing template renders "".
+// Renders templates/<name>.mustache with `model`; templates named layout_* and part_* are
+// available to it as partials ({{>layout_head}}). A missing template renders "".
 std::string render_page(std::string_view name, const boost::json::object& model);
 
 }  // namespace trainwatch::web
