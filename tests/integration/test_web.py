@@ -209,3 +209,66 @@ monitors:
     with pytest.raises(NoAlertPresentException):
         browser.switch_to.alert.text
     screenshot(browser, "heartbeat-page")
+
+
+JOB_CONFIG = """
+jobs:
+  auto_create: false
+monitors:
+  - name: grid
+    type: job
+    world_size: 4
+    thresholds:
+      step_timeout_min: 3s
+"""
+
+
+def test_job_page_rank_grid_marks_a_killed_rank(start_server, browser, tmp_path):
+    import os
+    import signal
+    import subprocess
+    from conftest import BINARY
+    server = start_server(JOB_CONFIG)
+    base_env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
+    base_env.update(PYTHONPATH=str(ROOT / os.environ.get("TRAINWATCH_BUILD", "build") / "python"),
+                    TRAINWATCH_JOB="grid", WORLD_SIZE="4")
+    procs = {}
+    try:
+        for n, node in enumerate(("node-a", "node-b")):
+            env = dict(base_env, TRAINWATCH_DIR=str(tmp_path / node), TRAINWATCH_NODE=node)
+            procs[node] = subprocess.Popen([BINARY, "agent", "--job", "grid", "--listen", "127.0.0.1:0", "--dir",
+                                            str(tmp_path / node), "--server", server.base, "--report-every", "0.5"],
+                                           env=env, stderr=subprocess.DEVNULL)
+            for local in range(2):
+                rank = 2 * n + local
+                procs[rank] = subprocess.Popen(["/usr/bin/python3", str(ROOT / "tests/integration/paced_rank.py")],
+                                               env=dict(env, RANK=str(rank), LOCAL_RANK=str(local)),
+                                               stdout=subprocess.PIPE)
+                assert procs[rank].stdout.readline().strip() == b"ready"
+
+        def grid():
+            return {int(c.get_attribute("data-rank")): c.get_attribute("data-health")
+                    for c in browser.find_elements(By.CSS_SELECTOR, ".rank")}
+        reload_until(browser, server.base + "/jobs/grid", lambda: len(grid()) == 4 and "down" not in grid().values(),
+                     "four healthy rank cells")
+        nodes = [n.get_attribute("data-node") for n in browser.find_elements(By.CSS_SELECTOR, ".node")]
+        assert nodes == ["node-a", "node-b"], "cells are grouped by node"
+        assert browser.find_element(By.CSS_SELECTOR, '.node[data-node="node-b"] .rank[data-rank="3"]')
+
+        procs[3].send_signal(signal.SIGKILL)
+        # No reload: the page's live part refreshes itself.
+        wait_for(lambda: grid().get(3) == "down", timeout=20, interval=0.5, what="rank 3's cell to turn down")
+        cell = browser.find_element(By.CSS_SELECTOR, '.rank[data-rank="3"]')
+        assert cell.get_attribute("aria-label").startswith("rank 3 on node-b: down"), "the state is in words too"
+        assert "\u2715" in cell.text, "and an icon, not only a colour"
+        assert all(h != "down" for r, h in grid().items() if r != 3), grid()
+        wait_for(lambda: "rank 3" in browser.find_element(By.ID, "findings").text, timeout=10, interval=0.5,
+                 what="a finding naming rank 3")
+        wait_for(lambda: "Down" in browser.find_element(By.ID, "job-state").text, timeout=10, interval=0.5,
+                 what="the job's pill to read Down")
+        screenshot(browser, "job-grid")
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+            p.wait()
