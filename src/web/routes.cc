@@ -15,6 +15,7 @@
 #include "web/assets.h"
 #include "web/badge.h"
 #include "web/banner.h"
+#include "web/dashboard_common.h"
 #include "web/pages.h"
 #include "web/status_page.h"
 #include "web/uptime_days.h"
@@ -37,27 +38,6 @@ constexpr size_t kMaxListRows = 100;
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 86'400'000;
 
-Response html(int status, std::string body) {
-  Response r;
-  r.status = status;
-  r.content_type = "text/html; charset=utf-8";
-  r.body = std::move(body);
-  // Pages load nothing from elsewhere and run only our own scripts.
-  r.headers.emplace_back("Content-Security-Policy",
-                         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
-  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
-  r.headers.emplace_back("Referrer-Policy", "same-origin");
-  return r;
-}
-
-Response redirect(std::string location) {
-  Response r;
-  r.status = 303;
-  r.body = "";
-  r.headers.emplace_back("Location", std::move(location));
-  return r;
-}
-
 bool behind_https(const Request& request) { return request.header("x-forwarded-proto") == "https"; }
 
 std::string cookie(const Request& request, std::string_view name, std::string_view value, std::string_view max_age) {
@@ -65,22 +45,6 @@ std::string cookie(const Request& request, std::string_view name, std::string_vi
                   std::string(max_age);
   if (behind_https(request)) c += "; Secure";
   return c;
-}
-
-std::optional<auth::Session> session_of(const WebContext& ctx, const Request& request) {
-  return ctx.auth.session(auth::cookie_value(request.header("cookie"), kSessionCookie));
-}
-
-// What every dashboard page's layout needs: the nav's status pages and the session.
-json::object layout_model(const WebContext& ctx, const Request& request, std::string title) {
-  json::object m;
-  m["page_title"] = std::move(title);
-  m["dashboard"] = true;
-  json::array pages;
-  for (const auto& p : *ctx.status_pages) pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
-  m["status_pages"] = std::move(pages);
-  if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
-  return m;
 }
 
 const StatusPageConfig* find_page(const WebContext& ctx, const std::string& slug) {
@@ -353,20 +317,6 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   m["incidents"] = std::move(incidents);
   if (view->heartbeat) add_heartbeat(ctx, *view, m);
   respond(html(200, render_page("monitor", m)));
-}
-
-// Form posts from the dashboard: the session cookie plus the form's CSRF token.
-bool form_allowed(const WebContext& ctx, const Request& request, std::map<std::string, std::string>& form,
-                  const Responder& respond) {
-  form = auth::parse_form(request.body);
-  auto access = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
-  if (access == auth::WriteAccess::kAllowed) return true;
-  if (access == auth::WriteAccess::kNoCredentials) {
-    respond(redirect("/login"));
-  } else {
-    respond(Response::problem(403, "the form's CSRF token is missing or wrong for this session"));
-  }
-  return false;
 }
 
 void pause_form(const WebContext& ctx, const Request& request, Responder respond, bool paused) {
