@@ -58,7 +58,11 @@ void AlertPlanner::configure(const Config& config, const std::vector<std::string
   }
   std::lock_guard lock(mu_);
   monitors_ = std::move(monitors);
-  maintenance_ = config.maintenance;
+}
+
+void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
+  std::lock_guard lock(mu_);
+  maintenance_ = std::move(windows);
 }
 
 std::vector<NewDelivery> AlertPlanner::on_apply(const AppliedResult& a) {

@@ -7,8 +7,8 @@
 //     skipped while a maintenance window covers the monitor.
 // It never sends anything itself; the committed() callback wakes the dispatcher.
 //
-// Threading: on_apply() on the engine's thread, configure() from any thread (a reload);
-// a mutex guards the settings. Reminder times live in memory: after a restart the first
+// Threading: on_apply() on the engine's thread, configure() and set_maintenance() from
+// any thread (a reload, an API write); a mutex guards the settings. Reminder times live in memory: after a restart the first
 // reminder comes one remind_every after the first result.
 #pragma once
 
@@ -28,9 +28,12 @@ class AlertPlanner final : public AlertHook {
  public:
   AlertPlanner(const Clock& clock, std::function<void()> on_committed);
 
-  // Channel lists, notify_after, remind_every and maintenance windows; only channels
-  // named in `usable` (the ones that were built) are written to.
+  // Channel lists, notify_after and remind_every; only channels named in `usable` (the
+  // ones that were built) are written to.
   void configure(const Config& config, const std::vector<std::string>& usable);
+  // The windows in which reminders are skipped: the file's and the API's together
+  // (api/maintenance_catalog.h), so they come apart from the rest of the config.
+  void set_maintenance(std::vector<MaintenanceWindow> windows);
 
   std::vector<NewDelivery> on_apply(const AppliedResult& applied) override;
   void committed() override { on_committed_(); }

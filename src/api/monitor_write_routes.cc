@@ -2,8 +2,6 @@
 
 #include <boost/json.hpp>
 
-#include "auth/request_auth.h"
-
 namespace trainwatch::api {
 namespace {
 
@@ -11,21 +9,8 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-// Refuses the request (and returns false) unless it may write.
 bool allowed(const WriteContext& ctx, const Request& request, const Responder& respond) {
-  switch (auth::check_write(ctx.auth, request.header("authorization"), request.header("cookie"),
-                            request.header("x-csrf-token"))) {
-    case auth::WriteAccess::kAllowed: return true;
-    case auth::WriteAccess::kNoCredentials: {
-      Response r = Response::problem(401, "this needs an admin token: Authorization: Bearer <token>");
-      r.headers.emplace_back("WWW-Authenticate", "Bearer");
-      respond(std::move(r));
-      return false;
-    }
-    case auth::WriteAccess::kBadToken: respond(Response::problem(403, "that is not an admin token")); return false;
-    case auth::WriteAccess::kBadCsrf: respond(Response::problem(403, "the CSRF token is missing or wrong for this session")); return false;
-  }
-  return false;
+  return write_allowed(ctx.auth, request, respond);
 }
 
 void answer(const Responder& respond, const Result<std::string>& result, int ok_status) {
@@ -52,13 +37,6 @@ void pause(const WriteContext& ctx, const Request& request, Responder respond, b
 }
 
 }  // namespace
-
-int status_for(const Error& error) {
-  if (error.code == "monitor.invalid") return 400;
-  if (error.code == "monitor.not_found") return 404;
-  if (error.code == "monitor.exists" || error.code == "monitor.read_only") return 409;
-  return 503;
-}
 
 void add_monitor_write_routes(http::Router& router, const WriteContext& ctx) {
   router.add("POST", "/api/v1/monitors", [ctx](const Request& request, Responder respond) {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "api/monitor_catalog.h"
+#include "api/write_access.h"
 #include "auth/admin_auth.h"
 #include "engine/engine.h"
 #include "http/server.h"
@@ -20,9 +21,5 @@ struct WriteContext {
 };
 
 void add_monitor_write_routes(http::Router& router, const WriteContext& context);
-
-// HTTP status for a catalog error code: 400 invalid, 404 not found, 409 exists or
-// read-only, 503 otherwise.
-int status_for(const Error& error);
 
 }  // namespace trainwatch::api

@@ -21,6 +21,8 @@
 #include "alerting/planner.h"
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
+#include "api/maintenance_catalog.h"
+#include "api/maintenance_routes.h"
 #include "api/monitor_catalog.h"
 #include "api/monitor_write_routes.h"
 #include "api/job_routes.h"
@@ -40,6 +42,7 @@
 #include "jobs/job_checker.h"
 #include "jobs/job_registry.h"
 #include "storage/sqlite/sqlite_store.h"
+#include "web/maintenance_page.h"
 #include "web/routes.h"
 
 namespace trainwatch::cli {
@@ -184,7 +187,22 @@ int serve(const ServeOptions& options) {
     spdlog::error("cannot start: {}", started.error().message);
     return 1;
   }
-  if (auto started = dispatcher.start(std::move(channels), config.maintenance); !started) {
+  // Maintenance windows created through the API hold notifications beside the file's
+  // (api/maintenance_catalog.h): every change reaches the planner and the dispatcher.
+  api::MaintenanceCatalog maintenance(
+      **store, clock, [&engine](const std::string& name) { return engine.monitor(name).has_value(); },
+      [&planner, &dispatcher](const std::vector<MaintenanceWindow>& windows) {
+        planner.set_maintenance(windows);
+        dispatcher.set_maintenance(windows);
+      });
+  if (auto skipped = maintenance.load(); !skipped) {
+    spdlog::error("cannot read API maintenance windows: {}", skipped.error().message);
+    return 1;
+  } else {
+    for (const auto& why : *skipped) spdlog::warn("API maintenance window skipped: {}", why);
+  }
+  maintenance.set_yaml(config.maintenance);
+  if (auto started = dispatcher.start(std::move(channels), maintenance.windows()); !started) {
     spdlog::error("cannot start notifications: {}", started.error().message);
     return 1;
   }
@@ -202,8 +220,11 @@ int serve(const ServeOptions& options) {
   api::add_ping_routes(*router, pings);
   auth::AdminAuth admin_auth(config.auth, clock);
   api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
-  web::add_web_routes(*router, web::WebContext{engine, **store, clock, admin_auth, catalog, job_registry,
-                                               std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)});
+  const web::WebContext web_context{engine, **store, clock, admin_auth, catalog, job_registry,
+                                    std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)};
+  web::add_web_routes(*router, web_context);
+  api::add_maintenance_routes(*router, api::MaintenanceContext{maintenance, admin_auth, clock});
+  web::add_maintenance_routes(*router, web::MaintenancePageContext{web_context, maintenance});
   RetentionPruner pruner(engine_io, clock, **store, config.retention.raw);
   pruner.start();
   const std::string token = report_token(config);
@@ -241,7 +262,7 @@ int serve(const ServeOptions& options) {
           pings.configure(*next.config);
           // Channels are built once: a changed `notifications:` list needs a restart.
           planner.configure(*next.config, usable);
-          dispatcher.set_maintenance(next.config->maintenance);
+          maintenance.set_yaml(next.config->maintenance);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
         }
       }

@@ -376,6 +376,26 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
   return loaded;
 }
 
+LoadedWindow load_window_text(const std::string& text, const std::string& path, const EnvLookup& env) {
+  Diagnostics diag(path, env);
+  LoadedWindow loaded;
+  std::vector<MaintenanceWindow> windows;
+  try {
+    // A one-entry list, so keys and messages read exactly as in a file.
+    const YAML::Node list = YAML::Load("[" + text + "]");
+    config_detail::read_maintenance(diag, list, windows);
+  } catch (const YAML::Exception& e) {
+    diag.error(e.mark, "yaml", e.msg + "; expected valid YAML");
+  }
+  if (!diag.has_errors() && windows.size() != 1) diag.error(YAML::Mark(), "maintenance", "expected one window");
+  if (diag.has_errors()) {
+    loaded.errors = diag.take();
+  } else {
+    loaded.window = std::move(windows.front());
+  }
+  return loaded;
+}
+
 LoadedConfig load_config_file(const std::string& path, const EnvLookup& env) {
   std::ifstream in(path);
   if (!in) {

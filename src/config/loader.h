@@ -33,4 +33,14 @@ LoadedConfig load_config_file(const std::string& path, const EnvLookup& env = pr
 // `path` only names the source in messages.
 LoadedConfig load_config_text(const std::string& text, const std::string& path, const EnvLookup& env = process_env);
 
+struct LoadedWindow {
+  std::optional<MaintenanceWindow> window;  // set only when errors is empty
+  std::vector<ConfigError> errors;          // keys as in a file: "maintenance[0].start"
+};
+
+// One `maintenance:` entry on its own (a window created through the API; JSON is YAML):
+// the file's checks, less the one that its `monitors` exist, because the file's monitors
+// are not all there is (the caller checks the names against the running monitors).
+LoadedWindow load_window_text(const std::string& text, const std::string& path, const EnvLookup& env = process_env);
+
 }  // namespace trainwatch

@@ -114,8 +114,22 @@ struct DeleteApiMonitor {
   std::string name;
 };
 
+// A maintenance window created through the API, as the JSON object its client sent
+// (already validated). The caller picks the id from next_api_window_id(); ids are never
+// reused, so a late DELETE of an old id cannot remove a newer window.
+struct SaveApiWindow {
+  int64_t id = 0;
+  std::string spec_json;
+  SystemTime created{};
+};
+
+struct DeleteApiWindow {
+  int64_t id = 0;
+};
+
 using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
-                             UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor>;
+                             UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
+                             DeleteApiWindow>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -192,6 +206,12 @@ struct ApiMonitorSpec {
   std::string spec_json;
 };
 
+struct ApiWindowSpec {
+  int64_t id = 0;
+  std::string spec_json;
+  SystemTime created{};
+};
+
 struct UptimeQuery {
   std::string monitor;
   RollupResolution resolution = RollupResolution::kDay;
@@ -233,6 +253,11 @@ class Store {
 
   // Every monitor created through the API, by name.
   virtual Result<std::vector<ApiMonitorSpec>> api_monitors() = 0;
+
+  // Every maintenance window created through the API, oldest first.
+  virtual Result<std::vector<ApiWindowSpec>> api_windows() = 0;
+  // One more than the highest id ever saved, deleted ones included; read once at start-up.
+  virtual Result<int64_t> next_api_window_id() = 0;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

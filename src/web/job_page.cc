@@ -5,7 +5,7 @@
 
 #include "api/job_views.h"
 #include "web/banner.h"
-#include "web/layout.h"
+#include "web/dashboard_common.h"
 #include "web/pages.h"
 
 namespace trainwatch::web {

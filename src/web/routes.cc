@@ -15,8 +15,8 @@
 #include "web/assets.h"
 #include "web/badge.h"
 #include "web/banner.h"
+#include "web/dashboard_common.h"
 #include "web/job_page.h"
-#include "web/layout.h"
 #include "web/pages.h"
 #include "web/status_page.h"
 #include "web/uptime_days.h"
@@ -38,14 +38,6 @@ constexpr Millis kStatusPageTtl{5'000};
 constexpr size_t kMaxListRows = 100;
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 86'400'000;
-
-Response redirect(std::string location) {
-  Response r;
-  r.status = 303;
-  r.body = "";
-  r.headers.emplace_back("Location", std::move(location));
-  return r;
-}
 
 bool behind_https(const Request& request) { return request.header("x-forwarded-proto") == "https"; }
 
@@ -327,20 +319,6 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   m["incidents"] = std::move(incidents);
   if (view->heartbeat) add_heartbeat(ctx, *view, m);
   respond(html(200, render_page("monitor", m)));
-}
-
-// Form posts from the dashboard: the session cookie plus the form's CSRF token.
-bool form_allowed(const WebContext& ctx, const Request& request, std::map<std::string, std::string>& form,
-                  const Responder& respond) {
-  form = auth::parse_form(request.body);
-  auto access = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
-  if (access == auth::WriteAccess::kAllowed) return true;
-  if (access == auth::WriteAccess::kNoCredentials) {
-    respond(redirect("/login"));
-  } else {
-    respond(Response::problem(403, "the form's CSRF token is missing or wrong for this session"));
-  }
-  return false;
 }
 
 void pause_form(const WebContext& ctx, const Request& request, Responder respond, bool paused) {

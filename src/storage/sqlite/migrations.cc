@@ -135,6 +135,15 @@ constexpr SqliteMigration kMigrations[] = {
         spec_json TEXT NOT NULL
       );
     )sql"},
+    // Maintenance windows created through the API, beside the YAML ones. AUTOINCREMENT:
+    // an id is never handed out twice, so a stale DELETE cannot hit a newer window.
+    {7, "maintenance windows created through the API", R"sql(
+      CREATE TABLE api_maintenance (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        spec_json  TEXT NOT NULL,
+        created_ms INTEGER NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

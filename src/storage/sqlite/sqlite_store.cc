@@ -297,6 +297,22 @@ class SqliteStore::Writer {
     return Ok{};
   }
 
+  Status run(const SaveApiWindow& op) {
+    SQLite::Statement s(*db_, "INSERT INTO api_maintenance (id, spec_json, created_ms) VALUES (?, ?, ?)");
+    s.bind(1, op.id);
+    s.bind(2, op.spec_json);
+    s.bind(3, to_unix_ms(op.created));
+    s.exec();
+    return Ok{};
+  }
+
+  Status run(const DeleteApiWindow& op) {
+    SQLite::Statement s(*db_, "DELETE FROM api_maintenance WHERE id = ?");
+    s.bind(1, op.id);
+    s.exec();
+    return Ok{};
+  }
+
   Status run(const PruneResults& op) {
     SQLite::Statement& s = fresh(prune_);
     s.bind(1, ms(op.before));
@@ -744,6 +760,30 @@ Result<std::vector<ApiMonitorSpec>> SqliteStore::api_monitors() {
         while (q.executeStep()) out.push_back(ApiMonitorSpec{q.getColumn(0).getString(), q.getColumn(1).getString()});
         return out;
       });
+}
+
+Result<std::vector<ApiWindowSpec>> SqliteStore::api_windows() {
+  return read<std::vector<ApiWindowSpec>>(
+      "API maintenance windows", [](SQLite::Database& db) -> Result<std::vector<ApiWindowSpec>> {
+        SQLite::Statement q(db, "SELECT id, spec_json, created_ms FROM api_maintenance ORDER BY id");
+        std::vector<ApiWindowSpec> out;
+        while (q.executeStep()) {
+          out.push_back(ApiWindowSpec{q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                                      from_unix_ms(q.getColumn(2).getInt64())});
+        }
+        return out;
+      });
+}
+
+Result<int64_t> SqliteStore::next_api_window_id() {
+  return read<int64_t>("the next maintenance window id", [](SQLite::Database& db) -> Result<int64_t> {
+    // AUTOINCREMENT keeps the highest id ever inserted in sqlite_sequence, even once its
+    // row is deleted; MAX(id) covers a table that never had one.
+    return db
+        .execAndGet("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'api_maintenance'), 0), "
+                    "COALESCE((SELECT MAX(id) FROM api_maintenance), 0)) + 1")
+        .getInt64();
+  });
 }
 
 Result<int64_t> SqliteStore::next_incident_id() {

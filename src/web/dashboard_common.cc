@@ -1,4 +1,4 @@
-#include "web/layout.h"
+#include "web/dashboard_common.h"
 
 #include "auth/form.h"
 #include "auth/request_auth.h"
@@ -6,7 +6,6 @@
 namespace trainwatch::web {
 
 namespace json = boost::json;
-using auth::kSessionCookie;
 
 http::Response html(int status, std::string body) {
   http::Response r;
@@ -21,11 +20,18 @@ http::Response html(int status, std::string body) {
   return r;
 }
 
-std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request) {
-  return ctx.auth.session(auth::cookie_value(request.header("cookie"), kSessionCookie));
+http::Response redirect(std::string location) {
+  http::Response r;
+  r.status = 303;
+  r.body = "";
+  r.headers.emplace_back("Location", std::move(location));
+  return r;
 }
 
-// What every dashboard page's layout needs: the nav's status pages and the session.
+std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request) {
+  return ctx.auth.session(auth::cookie_value(request.header("cookie"), auth::kSessionCookie));
+}
+
 json::object layout_model(const WebContext& ctx, const http::Request& request, std::string title) {
   json::object m;
   m["page_title"] = std::move(title);
@@ -35,6 +41,19 @@ json::object layout_model(const WebContext& ctx, const http::Request& request, s
   m["status_pages"] = std::move(pages);
   if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
   return m;
+}
+
+bool form_allowed(const WebContext& ctx, const http::Request& request, std::map<std::string, std::string>& form,
+                  const http::Responder& respond) {
+  form = auth::parse_form(request.body);
+  auto access = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
+  if (access == auth::WriteAccess::kAllowed) return true;
+  if (access == auth::WriteAccess::kNoCredentials) {
+    respond(redirect("/login"));
+  } else {
+    respond(http::Response::problem(403, "the form's CSRF token is missing or wrong for this session"));
+  }
+  return false;
 }
 
 }  // namespace trainwatch::web

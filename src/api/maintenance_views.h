@@ -1,0 +1,18 @@
+// A maintenance window as the API and the dashboard show it: the keys it would have in a
+// config file (start/end, daily or weekly), plus its id, where it comes from and whether
+// it holds notifications at `now`.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include "api/maintenance_catalog.h"
+#include "core/clock.h"
+
+namespace trainwatch::api {
+
+// {"id", "source": "yaml"|"api", "monitors", "tags", "start"+"end" | "daily" | "weekly",
+//  "active", "active_until" (when active), "ended" (a one-off window that is over),
+//  "created_at" (API windows)}
+boost::json::object window_json(const CatalogWindow& window, SystemTime now);
+
+}  // namespace trainwatch::api

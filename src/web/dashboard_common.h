@@ -1,0 +1,32 @@
+// What every dashboard page shares: the HTML answer with its security headers, the
+// redirect after a form, the layout's model (nav, session) and the form's access check.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <boost/json.hpp>
+
+#include "auth/admin_auth.h"
+#include "http/server.h"
+#include "web/routes.h"
+
+namespace trainwatch::web {
+
+http::Response html(int status, std::string body);
+// 303 See Other: after a form post, the browser GETs `location`.
+http::Response redirect(std::string location);
+
+std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request);
+
+// What every dashboard page's layout needs: the nav's status pages and the session.
+boost::json::object layout_model(const WebContext& ctx, const http::Request& request, std::string title);
+
+// Form posts from the dashboard: the session cookie plus the form's CSRF token. Parses
+// the form into `form`; otherwise answers (to /login without a session, 403 for a bad
+// token) and returns false.
+bool form_allowed(const WebContext& ctx, const http::Request& request, std::map<std::string, std::string>& form,
+                  const http::Responder& respond);
+
+}  // namespace trainwatch::web

@@ -1,0 +1,221 @@
+#include "api/maintenance_catalog.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <future>
+
+#include "api/maintenance_views.h"
+#include "core/time_format.h"
+#include "fakes/manual_clock.h"
+#include "storage/sqlite/sqlite_store.h"
+
+namespace trainwatch::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool known(const std::string& name) { return name == "rank0-health" || name == "chat-server"; }
+
+std::string error_of(const Result<MaintenanceWindow>& r) { return r ? std::string("(valid)") : r.error().message; }
+
+TEST(ParseApiWindow, ReadsTheSameKeysAsTheFile) {
+  auto w = parse_api_window(R"({"monitors": ["rank0-health"], "start": "2026-05-01T02:00:00Z", "end": "2026-05-01T04:00:00Z"})", known);
+  ASSERT_TRUE(w) << error_of(w);
+  EXPECT_EQ(w->monitors, std::vector<std::string>{"rank0-health"});
+  EXPECT_EQ(format_rfc3339(*w->end), "2026-05-01T04:00:00.000Z");
+
+  auto weekly = parse_api_window(R"({"tags": ["inference"], "weekly": "sun 02:00-04:00"})", known);
+  ASSERT_TRUE(weekly) << error_of(weekly);
+  EXPECT_TRUE(weekly->recurring);
+  EXPECT_EQ(weekly->weekday, 0);
+}
+
+TEST(ParseApiWindow, ErrorsNameTheKey) {
+  EXPECT_EQ(error_of(parse_api_window(R"({"monitors": ["rank0-health"], "start": "tomorrow", "end": "2026-05-01T04:00:00Z"})", known)),
+            "start: found 'tomorrow'; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
+  EXPECT_EQ(error_of(parse_api_window(R"({"monitors": ["rank0-health"], "daily": "25:00-26:00"})", known)),
+            "daily: found '25:00-26:00'; expected HH:MM-HH:MM in UTC such as 02:00-03:30");
+  EXPECT_NE(error_of(parse_api_window(R"({"monitors": ["rank0-health"], "daily": "01:00-02:00", "colour": "red"})", known))
+                .find("colour"),
+            std::string::npos);
+  EXPECT_EQ(error_of(parse_api_window(R"({"monitors": ["rank0-health", "typo"], "daily": "01:00-02:00"})", known)),
+            "monitors[1]: found 'typo'; expected the name of a monitor");
+  EXPECT_EQ(error_of(parse_api_window(R"({"daily": "01:00-02:00"})", known)),
+            "monitors: missing; expected `monitors: [names]` or `tags: [tags]`");
+  EXPECT_EQ(error_of(parse_api_window("[1, 2]", known)), "the body must be one JSON object describing a maintenance window");
+  EXPECT_EQ(error_of(parse_api_window("{not json", known)), "the body must be one JSON object describing a maintenance window");
+  // The server's environment is not the client's to read.
+  EXPECT_NE(error_of(parse_api_window(R"({"tags": ["${HOME}"], "daily": "01:00-02:00"})", known)), "(valid)");
+}
+
+class MaintenanceCatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("trainwatch-maintenance-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    open();
+  }
+  void TearDown() override {
+    catalog_.reset();
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // (Re)opens the store and a catalog on it, as a restart does.
+  void open() {
+    catalog_.reset();
+    store_.reset();
+    auto store = SqliteStore::open((dir_ / "trainwatch.db").string());
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    store_ = std::move(store).value();
+    catalog_ = std::make_unique<MaintenanceCatalog>(*store_, clock_, known, [this](const std::vector<MaintenanceWindow>& w) {
+      applied_ = w;
+      ++applies_;
+    });
+    auto skipped = catalog_->load();
+    ASSERT_TRUE(skipped.ok());
+    EXPECT_TRUE(skipped->empty());
+  }
+
+  Result<std::string> create(const std::string& body) {
+    std::promise<Result<std::string>> done;
+    catalog_->create(body, [&done](Result<std::string> r) { done.set_value(std::move(r)); });
+    return done.get_future().get();
+  }
+  Result<std::string> remove(const std::string& id) {
+    std::promise<Result<std::string>> done;
+    catalog_->remove(id, [&done](Result<std::string> r) { done.set_value(std::move(r)); });
+    return done.get_future().get();
+  }
+
+  static std::vector<MaintenanceWindow> yaml_windows() {
+    MaintenanceWindow w;
+    w.tags = {"inference"};
+    w.recurring = true;
+    w.start_minute = 23 * 60 + 30;
+    w.length = Millis(3'600'000);
+    return {w};
+  }
+
+  fs::path dir_;
+  testing::ManualClock clock_{from_unix_ms(1'777'600'800'000)};  // 2026-05-01T02:00:00Z
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<MaintenanceCatalog> catalog_;
+  std::vector<MaintenanceWindow> applied_;
+  int applies_ = 0;
+};
+
+constexpr const char* kNow = R"({"monitors": ["rank0-health"], "start": "2026-05-01T01:00:00Z", "end": "2026-05-01T03:00:00Z"})";
+
+TEST_F(MaintenanceCatalogTest, APIWindowsJoinTheFilesAndEveryChangeIsApplied) {
+  catalog_->set_yaml(yaml_windows());
+  EXPECT_EQ(applies_, 1);
+  EXPECT_EQ(applied_.size(), 1u);
+
+  auto id = create(kNow);
+  ASSERT_TRUE(id) << id.error().message;
+  EXPECT_EQ(*id, "api-1");
+  EXPECT_EQ(applies_, 2);
+  ASSERT_EQ(applied_.size(), 2u);
+  EXPECT_EQ(applied_[1].monitors, std::vector<std::string>{"rank0-health"});
+
+  auto listed = catalog_->list();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].id, "yaml-0");
+  EXPECT_FALSE(listed[0].from_api);
+  EXPECT_EQ(listed[1].id, "api-1");
+  EXPECT_TRUE(listed[1].from_api);
+  ASSERT_TRUE(listed[1].created.has_value());
+  EXPECT_EQ(*listed[1].created, clock_.system_time());
+
+  // A reload keeps the API's windows.
+  catalog_->set_yaml({});
+  EXPECT_EQ(applied_.size(), 1u);
+  catalog_->set_yaml(yaml_windows());
+  EXPECT_EQ(applied_.size(), 2u);
+}
+
+TEST_F(MaintenanceCatalogTest, TheFilesWindowsAreReadOnlyAndUnknownIdsAreNotFound) {
+  catalog_->set_yaml(yaml_windows());
+  auto yaml = remove("yaml-0");
+  ASSERT_FALSE(yaml);
+  EXPECT_EQ(yaml.error().code, "maintenance.read_only");
+  for (const char* id : {"yaml-1", "api-1", "api-x", "7", ""}) {
+    auto r = remove(id);
+    ASSERT_FALSE(r) << id;
+    EXPECT_EQ(r.error().code, "maintenance.not_found") << id;
+  }
+  auto invalid = create(R"({"monitors": ["typo"], "daily": "01:00-02:00"})");
+  ASSERT_FALSE(invalid);
+  EXPECT_EQ(invalid.error().code, "maintenance.invalid");
+  EXPECT_EQ(applies_, 1);  // nothing changed, nothing applied
+}
+
+TEST_F(MaintenanceCatalogTest, WindowsSurviveARestartAndIdsAreNeverReused) {
+  ASSERT_TRUE(create(kNow));
+  ASSERT_TRUE(create(R"({"tags": ["inference"], "weekly": "sun 02:00-04:00"})"));
+  ASSERT_TRUE(remove("api-2"));
+  EXPECT_EQ(catalog_->list().size(), 1u);
+
+  open();
+  catalog_->set_yaml({});
+  auto listed = catalog_->list();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].id, "api-1");
+  EXPECT_EQ(applied_.size(), 1u);
+  // api-2 was deleted before the restart: the next window is api-3, not api-2 again.
+  auto next = create(kNow);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(*next, "api-3");
+}
+
+TEST_F(MaintenanceCatalogTest, AtTheBoundOneMoreIsRefusedUntilOneIsDeleted) {
+  std::atomic<int> created{0};
+  for (size_t i = 0; i < MaintenanceCatalog::kMaxApiWindows; ++i) {
+    catalog_->create(kNow, [&created](Result<std::string> r) { created += r ? 1 : 0; });
+  }
+  // Refused at once: windows still being written count against the bound.
+  auto full = create(kNow);
+  ASSERT_FALSE(full);
+  EXPECT_EQ(full.error().code, "maintenance.full");
+  store_->flush();
+  EXPECT_EQ(created.load(), static_cast<int>(MaintenanceCatalog::kMaxApiWindows));
+  ASSERT_TRUE(remove("api-1"));
+  EXPECT_TRUE(create(kNow));
+}
+
+TEST(WindowJson, ShowsTheFileSpellingAndWhetherItIsActive) {
+  const SystemTime now = *parse_rfc3339("2026-05-03T00:30:00Z");  // a Sunday
+  MaintenanceWindow daily;
+  daily.tags = {"inference"};
+  daily.recurring = true;
+  daily.start_minute = 23 * 60;
+  daily.length = Millis(2 * 3'600'000);  // 23:00 to 01:00
+  auto o = window_json(CatalogWindow{"yaml-0", false, daily, std::nullopt}, now);
+  EXPECT_EQ(o["daily"].as_string(), "23:00-01:00");
+  EXPECT_EQ(o["source"].as_string(), "yaml");
+  EXPECT_TRUE(o["active"].as_bool());
+  EXPECT_EQ(o["active_until"].as_string(), "2026-05-03T01:00:00.000Z");
+  EXPECT_FALSE(o.contains("created_at"));
+
+  MaintenanceWindow weekly = daily;
+  weekly.weekday = 6;  // sat 23:00-01:00
+  EXPECT_EQ(window_json(CatalogWindow{"api-4", true, weekly, now}, now)["weekly"].as_string(), "sat 23:00-01:00");
+
+  MaintenanceWindow once;
+  once.monitors = {"rank0-health"};
+  once.start = *parse_rfc3339("2026-05-01T02:00:00Z");
+  once.end = *parse_rfc3339("2026-05-01T04:00:00Z");
+  auto ended = window_json(CatalogWindow{"api-5", true, once, now}, now);
+  EXPECT_FALSE(ended["active"].as_bool());
+  EXPECT_TRUE(ended["ended"].as_bool());
+  EXPECT_EQ(ended["start"].as_string(), "2026-05-01T02:00:00.000Z");
+  EXPECT_EQ(ended["source"].as_string(), "api");
+}
+
+}  // namespace
+}  // namespace trainwatch::api
