@@ -46,18 +46,17 @@ AlertPlanner::AlertPlanner(const Clock& clock, std::function<void()> on_committe
     : clock_(clock), on_committed_(std::move(on_committed)) {}
 
 void AlertPlanner::configure(const Config& config, const std::vector<std::string>& usable) {
-  std::map<std::string, Settings> monitors;
-  for (const auto& m : config.monitors) {
-    Settings s;
-    for (auto& name : channels_for(m, config.notifications)) {
-      if (std::find(usable.begin(), usable.end(), name) != usable.end()) s.channels.push_back(std::move(name));
-    }
-    s.notify_after = m.notify_after;
-    s.remind_every = m.remind_every;
-    monitors[m.name] = std::move(s);
-  }
   std::lock_guard lock(mu_);
-  monitors_ = std::move(monitors);
+  notifications_ = config.notifications;
+  usable_ = usable;
+}
+
+std::vector<std::string> AlertPlanner::channels_of(const MonitorConfig& m) const {
+  std::vector<std::string> out;
+  for (auto& name : channels_for(m, notifications_)) {
+    if (std::find(usable_.begin(), usable_.end(), name) != usable_.end()) out.push_back(std::move(name));
+  }
+  return out;
 }
 
 void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
@@ -66,35 +65,38 @@ void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
 }
 
 std::vector<NewDelivery> AlertPlanner::on_apply(const AppliedResult& a) {
+  const MonitorConfig& m = a.monitor;
+  // Most results open nothing, close nothing and remind of nothing: leave at once.
+  const bool may_remind = a.after.status == MonitorStatus::kDown && a.open && m.remind_every;
+  if (!a.opened && !a.closed && !may_remind) return {};
   std::lock_guard lock(mu_);
-  auto it = monitors_.find(a.monitor.name);
-  if (it == monitors_.end() || it->second.channels.empty()) return {};
-  const Settings& s = it->second;
   const SystemTime now = clock_.system_time();
 
   std::optional<AlertEvent> event;
   SystemTime due = now;
   if (a.opened) {
     event = make_event(EventKind::kDown, a, *a.opened);
-    due = now + s.notify_after;
-    if (s.remind_every) next_reminder_[a.monitor.name] = due + *s.remind_every;
+    due = now + m.notify_after;
+    if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
   } else if (a.closed) {
     event = make_event(EventKind::kUp, a, *a.closed);
     next_reminder_.erase(a.monitor.name);
-  } else if (a.after.status == MonitorStatus::kDown && a.open && s.remind_every) {
-    auto [next, inserted] = next_reminder_.emplace(a.monitor.name, now + *s.remind_every);
+  } else if (may_remind) {
+    auto [next, inserted] = next_reminder_.emplace(m.name, now + *m.remind_every);
     if (!inserted && now >= next->second) {
-      next->second = now + *s.remind_every;
+      next->second = now + *m.remind_every;
       if (!held_until(maintenance_, a.monitor.name, a.monitor.tags, now)) {
         event = make_event(EventKind::kReminder, a, *a.open);
       }
     }
   }
   if (!event) return {};
+  const std::vector<std::string> channels = channels_of(m);
+  if (channels.empty()) return {};
   const std::string json = event_to_json(*event);
   std::vector<NewDelivery> out;
-  out.reserve(s.channels.size());
-  for (const auto& channel : s.channels) {
+  out.reserve(channels.size());
+  for (const auto& channel : channels) {
     out.push_back(NewDelivery{channel, a.monitor.name, event->incident_id, std::string(to_string(event->kind)), json,
                               now, due});
   }

@@ -28,8 +28,10 @@ class AlertPlanner final : public AlertHook {
  public:
   AlertPlanner(const Clock& clock, std::function<void()> on_committed);
 
-  // Channel lists, notify_after and remind_every; only channels named in `usable` (the
-  // ones that were built) are written to.
+  // The notification channels; only those named in `usable` (the ones that were built)
+  // are written to. A monitor's own settings (notify, notify_after, remind_every) are read
+  // from the config each result carries, so monitors added at run time (through the API,
+  // or a job created by its first report) alert like the file's.
   void configure(const Config& config, const std::vector<std::string>& usable);
   // The windows in which reminders are skipped: the file's and the API's together
   // (api/maintenance_catalog.h), so they come apart from the rest of the config.
@@ -39,16 +41,13 @@ class AlertPlanner final : public AlertHook {
   void committed() override { on_committed_(); }
 
  private:
-  struct Settings {
-    std::vector<std::string> channels;
-    Millis notify_after{0};
-    std::optional<Millis> remind_every;
-  };
+  std::vector<std::string> channels_of(const MonitorConfig& monitor) const;  // under mu_
 
   const Clock& clock_;
   std::function<void()> on_committed_;
   std::mutex mu_;
-  std::map<std::string, Settings> monitors_;
+  std::vector<ChannelConfig> notifications_;
+  std::vector<std::string> usable_;
   std::vector<MaintenanceWindow> maintenance_;
   std::map<std::string, SystemTime> next_reminder_;
 };

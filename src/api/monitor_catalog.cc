@@ -1,15 +1,38 @@
 #include "api/monitor_catalog.h"
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "config/loader.h"
 
 namespace trainwatch::api {
 
-Result<MonitorConfig> parse_api_monitor(const std::string& body) {
+Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vector<ChannelConfig>& channels) {
   boost::system::error_code ec;
   boost::json::value parsed = boost::json::parse(body, ec);
   if (ec || !parsed.is_object()) return make_error("monitor.invalid", "the body must be one JSON object describing a monitor");
+  // `notify` names the file's channels, which the loader cannot see from here: checked
+  // against them apart, then taken out of what the loader reads.
+  std::vector<std::string> notify;
+  if (const boost::json::value* list = parsed.as_object().if_contains("notify")) {
+    if (!list->is_array()) return make_error("monitor.invalid", "notify: expected a list of channel names");
+    std::string known;
+    for (const auto& c : channels) known += (known.empty() ? "" : ", ") + c.name;
+    for (size_t i = 0; i < list->as_array().size(); ++i) {
+      const boost::json::value& item = list->as_array()[i];
+      const std::string at = "notify[" + std::to_string(i) + "]: ";
+      if (!item.is_string()) return make_error("monitor.invalid", at + "expected a channel name");
+      std::string name(item.as_string());
+      const bool found = std::any_of(channels.begin(), channels.end(), [&](const ChannelConfig& c) { return c.name == name; });
+      if (!found) {
+        return make_error("monitor.invalid", at + "found '" + name + "'; expected one of the config's channels (" +
+                                                 (known.empty() ? "none defined" : known) + ")");
+      }
+      notify.push_back(std::move(name));
+    }
+    parsed.as_object().erase("notify");
+  }
   // One line, so the loader's column points into the body (less the wrapper's width).
   const std::string text = "monitors: [" + boost::json::serialize(parsed) + "]";
   LoadedConfig loaded = load_config_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });
@@ -22,7 +45,9 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body) {
     return make_error("monitor.invalid", message);
   }
   if (loaded.config->monitors.size() != 1) return make_error("monitor.invalid", "the body must describe one monitor");
-  return std::move(loaded.config->monitors.front());
+  MonitorConfig monitor = std::move(loaded.config->monitors.front());
+  monitor.notify = std::move(notify);
+  return monitor;
 }
 
 Result<std::vector<std::string>> MonitorCatalog::load() {
@@ -31,7 +56,7 @@ Result<std::vector<std::string>> MonitorCatalog::load() {
   std::vector<std::string> skipped;
   std::lock_guard lock(mu_);
   for (const auto& spec : *stored) {
-    auto parsed = parse_api_monitor(spec.spec_json);
+    auto parsed = parse_api_monitor(spec.spec_json, yaml_.notifications);
     if (!parsed) {
       skipped.push_back(spec.name + ": " + parsed.error().message);
       continue;
@@ -101,7 +126,12 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
       json_body = boost::json::serialize(v);
     }
   }
-  auto parsed = parse_api_monitor(json_body);
+  std::vector<ChannelConfig> channels;
+  {
+    std::lock_guard lock(mu_);
+    channels = yaml_.notifications;
+  }
+  auto parsed = parse_api_monitor(json_body, channels);
   if (!parsed) return done(parsed.error());
   const std::string monitor = parsed->name;
   if (is_yaml(monitor)) return done(make_error("monitor.read_only", "'" + monitor + "' comes from the config file; edit it there"));

@@ -27,8 +27,9 @@ class MonitorCatalog {
  public:
   MonitorCatalog(Engine& engine, Store& store) : engine_(engine), store_(store) {}
 
-  // Reads the stored API monitors; call once before the engine starts. A stored spec
-  // that no longer validates (after an upgrade) is skipped and named in the error list.
+  // Reads the stored API monitors; call once, after set_yaml() (their `notify` must name
+  // the file's channels) and before the engine starts. A stored spec that no longer
+  // validates (after an upgrade, a channel removed) is skipped and named in the list.
   Result<std::vector<std::string>> load();
 
   // The YAML config plus the API monitors, for Engine::start and reload.
@@ -57,6 +58,7 @@ class MonitorCatalog {
 };
 
 // Validates one monitor's JSON object with the config loader; the error names the key.
-Result<MonitorConfig> parse_api_monitor(const std::string& body);
+// `notify` must name some of `channels` (the config file's notifications).
+Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vector<ChannelConfig>& channels);
 
 }  // namespace trainwatch::api

@@ -43,6 +43,7 @@
 #include "jobs/job_registry.h"
 #include "storage/sqlite/sqlite_store.h"
 #include "web/maintenance_page.h"
+#include "web/notifications_page.h"
 #include "web/routes.h"
 
 namespace trainwatch::cli {
@@ -177,13 +178,14 @@ int serve(const ServeOptions& options) {
   Engine engine(engine_io, clock, **store, checkers, &planner);
   // Monitors created through the API run beside the file's (api/monitor_catalog.h).
   api::MonitorCatalog catalog(engine, **store);
+  catalog.set_yaml(config);
   if (auto skipped = catalog.load(); !skipped) {
     spdlog::error("cannot read API monitors: {}", skipped.error().message);
     return 1;
   } else {
     for (const auto& why : *skipped) spdlog::warn("API monitor skipped: {}", why);
   }
-  if (auto started = engine.start(catalog.set_yaml(config)); !started) {
+  if (auto started = engine.start(catalog.merged(config)); !started) {
     spdlog::error("cannot start: {}", started.error().message);
     return 1;
   }
@@ -225,6 +227,7 @@ int serve(const ServeOptions& options) {
   web::add_web_routes(*router, web_context);
   api::add_maintenance_routes(*router, api::MaintenanceContext{maintenance, admin_auth, clock});
   web::add_maintenance_routes(*router, web::MaintenancePageContext{web_context, maintenance});
+  web::add_notifications_routes(*router, web::NotificationsPageContext{web_context, dispatcher});
   RetentionPruner pruner(engine_io, clock, **store, config.retention.raw);
   pruner.start();
   const std::string token = report_token(config);

@@ -65,3 +65,23 @@ def test_create_pause_resume_replace_delete_and_persist(start_server, health_tar
     assert call(server, "DELETE", "/api/v1/monitors/from-api")[0] == 204
     wait_for(lambda: server.get("/api/v1/monitors/from-api")[0] == 404, what="the monitor to go")
     assert call(server, "POST", "/api/v1/monitors/nope/pause")[0] == 404
+
+
+def test_a_monitor_created_through_the_api_alerts_its_channels(start_server, health_target, closed_port):
+    from receivers import HttpReceiver
+    hook = HttpReceiver()
+    try:
+        server = start_server(config(health_target.port) + f"""
+notifications:
+  - name: hook
+    type: webhook
+    url: {hook.base}/hook
+""")
+        spec = {"name": "api-down", "type": "tcp", "host": "127.0.0.1", "port": closed_port, "interval": "200ms",
+                "notify": ["hook"]}
+        status, body = call(server, "POST", "/api/v1/monitors", spec)
+        assert status == 201, body
+        down = wait_for(lambda: hook.accepted("/hook"), what="the API monitor's DOWN on its channel")[0]["body"]
+        assert down["event"] == "down" and down["monitor"]["name"] == "api-down", down
+    finally:
+        hook.close()

@@ -211,6 +211,41 @@ monitors:
     screenshot(browser, "heartbeat-page")
 
 
+def test_notifications_page_shows_channel_health_the_delivery_log_and_sends_a_test(start_server, health_target,
+                                                                                    browser):
+    from receivers import HttpReceiver
+    hook = HttpReceiver()
+    try:
+        server = start_server("monitors:" + http_monitor("rank0-health", health_target.port, "    notify: [hook]")
+                              + AUTH_CONFIG + f"""
+notifications:
+  - name: hook
+    type: webhook
+    url: {hook.base}/hook
+""")
+        health_target.status = 503
+        wait_for(lambda: hook.accepted("/hook"), what="the DOWN webhook")
+        reload_until(browser, server.base + "/notifications",
+                     lambda: "delivered" in browser.find_element(By.ID, "deliveries").text, "a delivered row in the log")
+        row = browser.find_element(By.CSS_SELECTOR, '#channels tr[data-channel="hook"]')
+        assert "ok" in row.text and "webhook" in row.text, row.text
+        log = browser.find_element(By.ID, "deliveries").text
+        assert "rank0-health" in log and "down" in log, log
+        assert not browser.find_elements(By.XPATH, "//button[text()='Send a test']"), "only an admin may send tests"
+
+        login(browser, server)
+        wait_for(lambda: browser.find_elements(By.ID, "logout"), what="the logout button")
+        browser.get(server.base + "/notifications")
+        before = len(hook.accepted("/hook"))
+        browser.find_element(By.XPATH, "//tr[@data-channel='hook']//button[text()='Send a test']").click()
+        wait_for(lambda: browser.find_elements(By.ID, "notice"), what="the test's outcome on the page")
+        assert "Test message delivered on hook" in browser.find_element(By.ID, "notice").text
+        assert len(hook.accepted("/hook")) == before + 1
+        screenshot(browser, "notifications")
+    finally:
+        hook.close()
+
+
 JOB_CONFIG = """
 jobs:
   auto_create: false
@@ -246,26 +281,31 @@ def test_job_page_rank_grid_marks_a_killed_rank(start_server, browser, tmp_path)
                                                stdout=subprocess.PIPE)
                 assert procs[rank].stdout.readline().strip() == b"ready"
 
+        # Read in one script: the live part is replaced every few seconds, which would
+        # leave element handles stale between two WebDriver calls.
         def grid():
-            return {int(c.get_attribute("data-rank")): c.get_attribute("data-health")
-                    for c in browser.find_elements(By.CSS_SELECTOR, ".rank")}
+            cells = browser.execute_script(
+                "return [...document.querySelectorAll('.rank')].map(c => [c.dataset.rank, c.dataset.health])")
+            return {int(rank): health for rank, health in cells}
+
+        def text_of(selector, attribute="textContent"):
+            return browser.execute_script(
+                "const e = document.querySelector(arguments[0]); return e ? e[arguments[1]] : ''", selector, attribute)
         reload_until(browser, server.base + "/jobs/grid", lambda: len(grid()) == 4 and "down" not in grid().values(),
                      "four healthy rank cells")
-        nodes = [n.get_attribute("data-node") for n in browser.find_elements(By.CSS_SELECTOR, ".node")]
+        nodes = browser.execute_script("return [...document.querySelectorAll('.node')].map(n => n.dataset.node)")
         assert nodes == ["node-a", "node-b"], "cells are grouped by node"
-        assert browser.find_element(By.CSS_SELECTOR, '.node[data-node="node-b"] .rank[data-rank="3"]')
+        assert text_of('.node[data-node="node-b"] .rank[data-rank="3"]', "title"), "rank 3 sits under node-b"
 
         procs[3].send_signal(signal.SIGKILL)
         # No reload: the page's live part refreshes itself.
         wait_for(lambda: grid().get(3) == "down", timeout=20, interval=0.5, what="rank 3's cell to turn down")
-        cell = browser.find_element(By.CSS_SELECTOR, '.rank[data-rank="3"]')
-        assert cell.get_attribute("aria-label").startswith("rank 3 on node-b: down"), "the state is in words too"
-        assert "\u2715" in cell.text, "and an icon, not only a colour"
+        cell = '.rank[data-rank="3"]'
+        assert text_of(cell, "title").startswith("rank 3 on node-b: down"), "the state is in words too"
+        assert "\u2715" in text_of(cell), "and an icon, not only a colour"
         assert all(h != "down" for r, h in grid().items() if r != 3), grid()
-        wait_for(lambda: "rank 3" in browser.find_element(By.ID, "findings").text, timeout=10, interval=0.5,
-                 what="a finding naming rank 3")
-        wait_for(lambda: "Down" in browser.find_element(By.ID, "job-state").text, timeout=10, interval=0.5,
-                 what="the job's pill to read Down")
+        wait_for(lambda: "rank 3" in text_of("#findings"), timeout=10, interval=0.5, what="a finding naming rank 3")
+        wait_for(lambda: "Down" in text_of("#job-state"), timeout=10, interval=0.5, what="the job's pill to read Down")
         screenshot(browser, "job-grid")
     finally:
         for p in procs.values():

@@ -1,0 +1,63 @@
+#include "api/notification_views.h"
+
+#include "core/time_format.h"
+
+namespace trainwatch::api {
+namespace {
+
+namespace json = boost::json;
+
+json::value time_or_null(const std::optional<SystemTime>& t) {
+  return t ? json::value(format_rfc3339(*t)) : json::value(nullptr);
+}
+
+}  // namespace
+
+std::string_view health_word(const alerting::ChannelHealth& h) {
+  if (h.consecutive_failures > 0) return "failing";
+  if (h.last_success) return "ok";
+  return "unknown";
+}
+
+json::object channel_json(const alerting::ChannelHealth& h) {
+  const auto& c = h.counters;
+  return json::object{{"name", h.name},
+                      {"type", h.type},
+                      {"target", h.target},
+                      {"default", h.is_default},
+                      {"health", health_word(h)},
+                      {"queued", h.queued},
+                      {"held", h.held},
+                      {"backlog_in_store", h.backlog_in_store},
+                      {"in_flight", h.in_flight},
+                      {"consecutive_failures", h.consecutive_failures},
+                      {"last_success", time_or_null(h.last_success)},
+                      {"last_failure", time_or_null(h.last_failure)},
+                      {"last_error", h.last_error.empty() ? json::value(nullptr) : json::value(h.last_error)},
+                      {"next_attempt", time_or_null(h.next_attempt)},
+                      {"totals", json::object{{"delivered", c.delivered},
+                                              {"error", c.error},
+                                              {"rejected", c.rejected},
+                                              {"gave_up", c.gave_up},
+                                              {"cancelled", c.cancelled}}}};
+}
+
+json::object delivery_json(const Delivery& d) {
+  return json::object{{"id", d.id},
+                      {"channel", d.spec.channel},
+                      {"monitor", d.spec.monitor},
+                      {"incident_id", d.spec.incident_id ? json::value(*d.spec.incident_id) : json::value(nullptr)},
+                      {"kind", d.spec.kind},
+                      {"status", to_string(d.status)},
+                      {"attempts", d.attempts},
+                      {"created", format_rfc3339(d.spec.created)},
+                      {"due", format_rfc3339(d.spec.due)},
+                      {"first_attempt", time_or_null(d.first_attempt)},
+                      {"last_attempt", time_or_null(d.last_attempt)},
+                      {"next_attempt", time_or_null(d.next_attempt)},
+                      {"finished", time_or_null(d.finished)},
+                      {"http_status", d.http_status != 0 ? json::value(d.http_status) : json::value(nullptr)},
+                      {"last_error", d.last_error.empty() ? json::value(nullptr) : json::value(d.last_error)}};
+}
+
+}  // namespace trainwatch::api
