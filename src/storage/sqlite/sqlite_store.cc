@@ -471,24 +471,42 @@ SqliteStore::~SqliteStore() {
   writer_thread_.join();
 }
 
+namespace {
+
+// The engine's own bookkeeping: nobody waits on its commit.
+bool is_background(const WriteOp& op) {
+  if (const auto* r = std::get_if<RecordResult>(&op)) return r->outbox.empty();
+  return std::holds_alternative<SaveState>(op) || std::holds_alternative<PruneResults>(op);
+}
+
+}  // namespace
+
 bool SqliteStore::write(WriteOp op, WriteDone done) {
-  bool was_empty = false;
+  const bool prompt = !is_background(op);
+  bool wake = false;
   {
     std::lock_guard lock(queue_mu_);
     if (queue_.size() >= kMaxQueuedWrites) return false;
-    was_empty = queue_.empty();
-    queue_.push_back(Pending{std::move(op), std::move(done)});
+    // The writer sleeps on an empty queue or lingers on a partial batch: it needs waking
+    // for the first write, the first prompt one (which cuts a long linger) and the one
+    // that fills a batch.
+    wake = queue_.empty() || (prompt && prompt_queued_ == 0);
+    queue_.push_back(Pending{std::move(op), std::move(done), prompt});
+    wake = wake || queue_.size() == kMaxOpsPerTransaction;
+    if (prompt) ++prompt_queued_;
     ++queued_seq_;
   }
-  // The writer sleeps only on an empty queue, so only the first write needs to wake it.
-  if (was_empty) queue_cv_.notify_one();
+  if (wake) queue_cv_.notify_one();
   return true;
 }
 
 void SqliteStore::flush() {
   std::unique_lock lock(queue_mu_);
   const uint64_t target = queued_seq_;
+  ++flush_waiters_;
+  queue_cv_.notify_one();
   flushed_cv_.wait(lock, [&] { return committed_seq_ >= target; });
+  --flush_waiters_;
 }
 
 // The writer thread: take a batch, commit it, report, repeat; on stop, drain first.
@@ -501,8 +519,14 @@ void SqliteStore::run_writer() {
       std::unique_lock lock(queue_mu_);
       queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and everything queued is committed
+      const bool background = prompt_queued_ == 0;
+      queue_cv_.wait_for(lock, background ? std::chrono::microseconds(kBackgroundLinger) : kPromptLinger, [&] {
+        return stopping_ || flush_waiters_ > 0 || queue_.size() >= kMaxOpsPerTransaction ||
+               (background && prompt_queued_ > 0);
+      });
       const size_t n = std::min(queue_.size(), kMaxOpsPerTransaction);
       for (size_t i = 0; i < n; ++i) {
+        if (queue_.front().prompt) --prompt_queued_;
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
