@@ -4,8 +4,32 @@
 
 namespace trainwatch::api {
 
+std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, MonoTime now) {
+  {
+    std::lock_guard lock(body_mu_);
+    if (body_ && now - built_at_ < kMaxAge) return body_;
+  }
+  std::unique_lock build(build_mu_, std::try_to_lock);
+  if (!build.owns_lock()) {
+    // Another request is rebuilding: the last body will do, unless there is none yet.
+    {
+      std::lock_guard lock(body_mu_);
+      if (body_) return body_;
+    }
+    build.lock();
+  }
+  {
+    std::lock_guard lock(body_mu_);  // rebuilt while this request waited for the lock
+    if (body_ && now - built_at_ < kMaxAge) return body_;
+  }
+  auto fresh = std::make_shared<const std::string>(render(engine));
+  std::lock_guard lock(body_mu_);
+  body_ = fresh;
+  built_at_ = now;
+  return fresh;
+}
+
 std::string MonitorListCache::render(const Engine& engine) {
-  std::lock_guard lock(mu_);
   MonitorListDelta delta = engine.monitors_since(seen_revision_);
   seen_revision_ = delta.revision;
   for (const auto& view : delta.changed) json_by_name_[view.config->name] = boost::json::serialize(monitor_summary(view));

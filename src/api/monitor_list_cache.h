@@ -2,9 +2,14 @@
 // serialisation costs tens of milliseconds; between two requests only the monitors
 // checked in between changed, so each monitor's JSON is kept and only the monitors the
 // engine reports as changed since the last render are serialised again.
-// Thread-safe (one render at a time); memory is one string per monitor.
+//
+// Even so, assembling 2 MB costs milliseconds, so the body is rebuilt at most every
+// kMaxAge, by one request at a time; requests meanwhile share the last body (no copy).
+// A list is therefore at most kMaxAge older than the engine (plus one rebuild).
+// Thread-safe; memory is one string per monitor plus one body.
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -15,12 +20,20 @@ namespace trainwatch::api {
 
 class MonitorListCache {
  public:
-  std::string render(const Engine& engine);
+  static constexpr Millis kMaxAge{500};
+
+  std::shared_ptr<const std::string> body(const Engine& engine, MonoTime now);
 
  private:
-  std::mutex mu_;
+  std::string render(const Engine& engine);  // under build_mu_
+
+  std::mutex build_mu_;  // one rebuild at a time; guards the fields below it
   uint64_t seen_revision_ = 0;
   std::unordered_map<std::string, std::string> json_by_name_;
+
+  std::mutex body_mu_;  // guards the published body
+  std::shared_ptr<const std::string> body_;
+  MonoTime built_at_{};
 };
 
 }  // namespace trainwatch::api

@@ -22,7 +22,9 @@ constexpr int64_t kMaxPageSize = 1000;
 Response json_response(const json::value& value) { return Response::json(200, json::serialize(value)); }
 
 void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request&, Responder respond) {
-  respond(Response::json(200, cache.render(ctx.engine)));
+  Response r = Response::json(200, "");
+  r.shared_body = cache.body(ctx.engine, ctx.clock.monotonic_time());
+  respond(std::move(r));
 }
 
 void get_monitor(const ApiContext& ctx, const Request& request, Responder respond) {

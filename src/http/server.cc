@@ -149,13 +149,17 @@ class Session : public std::enable_shared_from_this<Session> {
       }
     }
     if (!keep_alive_) out.append("Connection: close\r\n");
-    out.append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n\r\n");
+    const size_t body_size = response.shared_body ? response.shared_body->size() : response.body.size();
+    out.append("Content-Length: ").append(std::to_string(body_size)).append("\r\n\r\n");
     // HEAD: the same headers as GET, Content-Length included, and no body.
     body_out_ = head_ ? std::string() : std::move(response.body);
+    shared_out_ = head_ ? nullptr : std::move(response.shared_body);
     stream_.expires_after(shared_->options.request_timeout);
-    std::array<asio::const_buffer, 2> buffers = {asio::buffer(head_out_), asio::buffer(body_out_)};
+    std::array<asio::const_buffer, 2> buffers = {asio::buffer(head_out_),
+                                                 shared_out_ ? asio::buffer(*shared_out_) : asio::buffer(body_out_)};
     asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
       std::string().swap(self->body_out_);
+      self->shared_out_.reset();
       if (ec || !self->keep_alive_) return self->close();
       self->read_header();
     });
@@ -190,6 +194,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string remote_address_;
   std::string head_out_;  // the response header being written; one response at a time per connection
   std::string body_out_;  // its body, released once written
+  std::shared_ptr<const std::string> shared_out_;  // or its shared body, let go once written
 };
 
 class Listener final : public Server, public std::enable_shared_from_this<Listener> {

@@ -46,6 +46,9 @@ struct Response {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  // A body shared with a cache, sent instead of `body` when set: large cached answers
+  // (the 2 MB monitor list) go out without a copy per request.
+  std::shared_ptr<const std::string> shared_body;
   std::vector<std::pair<std::string, std::string>> headers;
 
   static Response text(int status, std::string body);
