@@ -19,6 +19,7 @@
 #include "web/job_page.h"
 #include "web/pages.h"
 #include "web/status_page.h"
+#include "web/ttl_cache.h"
 #include "web/uptime_days.h"
 
 namespace trainwatch::web {
@@ -36,6 +37,9 @@ constexpr Millis kStatusPageTtl{5'000};
 // The monitors page lists at most this many rows (down ones first) and says how many
 // more match; filters narrow it. Each row costs one read of at most 24 hourly rows.
 constexpr size_t kMaxListRows = 100;
+// The monitors table is rebuilt at most this often per filter (ttl_cache.h): under load
+// it is at most this old; the page's script refreshes states every few seconds anyway.
+constexpr Millis kMonitorRowsTtl{1'000};
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 86'400'000;
 
@@ -55,50 +59,22 @@ const StatusPageConfig* find_page(const WebContext& ctx, const std::string& slug
   return nullptr;
 }
 
-// Built status pages by slug, as the bytes sent: rebuilt at most every kStatusPageTtl, by
-// one request at a time. While one request rebuilds, the others get the previous bytes
-// (at most one TTL older), so a burst never queues behind the store reads.
-class StatusPageCache {
- public:
-  struct Page {
-    std::string json;
-    std::string html;
-  };
-
-  Result<std::shared_ptr<const Page>> get(const WebContext& ctx, const StatusPageConfig& page) {
-    const MonoTime now = ctx.clock.monotonic_time();
-    {
-      std::lock_guard lock(mu_);
-      Entry& e = entries_[page.slug];  // one per configured slug at most
-      if (e.page && (now - e.built < kStatusPageTtl || e.building)) return e.page;
-      e.building = true;
-    }
-    auto model = build_status_page(page, ctx.engine, ctx.store, ctx.clock.system_time());
-    std::shared_ptr<const Page> built;
-    if (model) built = std::make_shared<const Page>(Page{json::serialize(*model), render_status_page_html(*model)});
-    std::lock_guard lock(mu_);
-    Entry& e = entries_[page.slug];
-    e.building = false;
-    if (!model) return model.error();
-    e.page = built;
-    e.built = now;
-    return built;
-  }
-
- private:
-  struct Entry {
-    MonoTime built{};
-    bool building = false;
-    std::shared_ptr<const Page> page;
-  };
-  std::mutex mu_;
-  std::map<std::string, Entry> entries_;
+// A status page as the bytes sent, both forms.
+struct BuiltStatusPage {
+  std::string json;
+  std::string html;
 };
+using StatusPageCache = TtlCache<BuiltStatusPage>;
+using MonitorRowsCache = TtlCache<std::string>;
 
 void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond, bool as_json) {
   const StatusPageConfig* page = find_page(ctx, request.params.at("slug"));
   if (page == nullptr) return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
-  auto built = cache.get(ctx, *page);
+  auto built = cache.get(page->slug, ctx.clock.monotonic_time(), [&]() -> Result<BuiltStatusPage> {
+    auto model = build_status_page(*page, ctx.engine, ctx.store, ctx.clock.system_time());
+    if (!model) return model.error();
+    return BuiltStatusPage{json::serialize(*model), render_status_page_html(*model)};
+  });
   if (!built) return respond(Response::problem(503, "the status page cannot be read: " + built.error().message));
   if (as_json) return respond(Response::json(200, (*built)->json));
   respond(html(200, (*built)->html));
@@ -212,12 +188,10 @@ int status_rank(MonitorStatus s) {
   return 4;
 }
 
-void monitors_page(const WebContext& ctx, const Request& request, Responder respond) {
-  auto q = [&](const char* key) {
-    auto it = request.query.find(key);
-    return it == request.query.end() ? std::string() : it->second;
-  };
-  const std::string state = q("state"), type = q("type"), tag = q("tag");
+// The monitors table for one filter, rendered (part_monitor_rows): the filtered,
+// sorted views, their sparklines (one store read) and the "showing N of M" line.
+std::string render_monitor_rows(const WebContext& ctx, const std::string& state, const std::string& type,
+                                const std::string& tag) {
   std::vector<MonitorView> views = ctx.engine.monitors();
   std::erase_if(views, [&](const MonitorView& v) {
     const auto& tags = v.config->tags;
@@ -229,7 +203,7 @@ void monitors_page(const WebContext& ctx, const Request& request, Responder resp
     return status_rank(a.state.status) < status_rank(b.state.status);
   });
   const int64_t now = to_unix_ms(ctx.clock.system_time());
-  json::object m = layout_model(ctx, request, "Monitors · trainwatch");
+  json::object m;
   if (views.size() > kMaxListRows) {
     m["more"] = json::object{{"shown", kMaxListRows}, {"total", views.size()}};
     views.resize(kMaxListRows);
@@ -254,6 +228,21 @@ void monitors_page(const WebContext& ctx, const Request& request, Responder resp
     rows.push_back(std::move(row));
   }
   m["monitors"] = std::move(rows);
+  return render_page("part_monitor_rows", m);
+}
+
+void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request& request, Responder respond) {
+  auto q = [&](const char* key) {
+    auto it = request.query.find(key);
+    return it == request.query.end() ? std::string() : it->second;
+  };
+  const std::string state = q("state"), type = q("type"), tag = q("tag");
+  // The table is the same for every visitor with this filter; the page around it carries
+  // the visitor's session (the forms' CSRF token).
+  auto rows = cache.get(state + '\n' + type + '\n' + tag, ctx.clock.monotonic_time(),
+                        [&]() -> Result<std::string> { return render_monitor_rows(ctx, state, type, tag); });
+  json::object m = layout_model(ctx, request, "Monitors · trainwatch");
+  m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
   json::array states, types;
   for (const char* s : {"down", "pending", "up", "paused"}) states.push_back(json::object{{"value", s}, {"selected", state == s}});
   for (const char* t : {"http", "tcp", "heartbeat", "job"}) types.push_back(json::object{{"value", t}, {"selected", type == t}});
@@ -361,7 +350,8 @@ void create_form(const WebContext& ctx, const Request& request, Responder respon
 
 void add_web_routes(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
-  auto cache = std::make_shared<StatusPageCache>();
+  auto cache = std::make_shared<StatusPageCache>(kStatusPageTtl);
+  auto rows_cache = std::make_shared<MonitorRowsCache>(kMonitorRowsTtl);
   router.add(get, "/status/{slug}", [ctx, cache](const Request& r, Responder respond) {
     status_page(ctx, *cache, r, std::move(respond), false);
   });
@@ -374,7 +364,9 @@ void add_web_routes(http::Router& router, const WebContext& ctx) {
   router.add(get, "/login", [ctx](const Request& r, Responder respond) { login_page(ctx, r, std::move(respond), ""); });
   router.add("POST", "/login", [ctx](const Request& r, Responder respond) { login(ctx, r, std::move(respond)); });
   router.add("POST", "/logout", [ctx](const Request& r, Responder respond) { logout(ctx, r, std::move(respond)); });
-  router.add(get, "/", [ctx](const Request& r, Responder respond) { monitors_page(ctx, r, std::move(respond)); });
+  router.add(get, "/", [ctx, rows_cache](const Request& r, Responder respond) {
+    monitors_page(ctx, *rows_cache, r, std::move(respond));
+  });
   add_job_pages(router, ctx);
   router.add(get, "/monitors/{name}", [ctx](const Request& r, Responder respond) { monitor_page(ctx, r, std::move(respond)); });
   router.add("POST", "/monitors", [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
