@@ -1,5 +1,7 @@
 #include "api/monitor_list_cache.h"
 
+#include <boost/asio/post.hpp>
+
 #include "api/json_views.h"
 
 namespace trainwatch::api {
@@ -7,29 +9,28 @@ namespace trainwatch::api {
 std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, MonoTime now) {
   {
     std::lock_guard lock(body_mu_);
-    if (body_ && now - built_at_ < kMaxAge) return body_;
-  }
-  std::unique_lock build(build_mu_, std::try_to_lock);
-  if (!build.owns_lock()) {
-    // Another request is rebuilding: the last body will do, unless there is none yet.
-    {
-      std::lock_guard lock(body_mu_);
-      if (body_) return body_;
+    if (body_) {
+      if (now - built_at_ >= kMaxAge && !rebuilding_) {
+        rebuilding_ = true;
+        boost::asio::post(pool_, [this, &engine, now] { (void)publish(render(engine), now); });
+      }
+      return body_;
     }
-    build.lock();
   }
-  {
-    std::lock_guard lock(body_mu_);  // rebuilt while this request waited for the lock
-    if (body_ && now - built_at_ < kMaxAge) return body_;
-  }
-  auto fresh = std::make_shared<const std::string>(render(engine));
+  return publish(render(engine), now);  // the first request builds it
+}
+
+std::shared_ptr<const std::string> MonitorListCache::publish(std::string body, MonoTime now) {
+  auto shared = std::make_shared<const std::string>(std::move(body));
   std::lock_guard lock(body_mu_);
-  body_ = fresh;
+  body_ = shared;
   built_at_ = now;
-  return fresh;
+  rebuilding_ = false;
+  return shared;
 }
 
 std::string MonitorListCache::render(const Engine& engine) {
+  std::lock_guard lock(build_mu_);
   MonitorListDelta delta = engine.monitors_since(seen_revision_);
   seen_revision_ = delta.revision;
   for (const auto& view : delta.changed) json_by_name_[view.config->name] = boost::json::serialize(monitor_summary(view));

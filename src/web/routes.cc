@@ -70,7 +70,7 @@ using MonitorRowsCache = TtlCache<std::string>;
 void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond, bool as_json) {
   const StatusPageConfig* page = find_page(ctx, request.params.at("slug"));
   if (page == nullptr) return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
-  auto built = cache.get(page->slug, ctx.clock.monotonic_time(), [&]() -> Result<BuiltStatusPage> {
+  auto built = cache.get(page->slug, ctx.clock.monotonic_time(), [ctx, page]() -> Result<BuiltStatusPage> {
     auto model = build_status_page(*page, ctx.engine, ctx.store, ctx.clock.system_time());
     if (!model) return model.error();
     return BuiltStatusPage{json::serialize(*model), render_status_page_html(*model)};
@@ -240,7 +240,7 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   // The table is the same for every visitor with this filter; the page around it carries
   // the visitor's session (the forms' CSRF token).
   auto rows = cache.get(state + '\n' + type + '\n' + tag, ctx.clock.monotonic_time(),
-                        [&]() -> Result<std::string> { return render_monitor_rows(ctx, state, type, tag); });
+                        [ctx, state, type, tag]() -> Result<std::string> { return render_monitor_rows(ctx, state, type, tag); });
   json::object m = layout_model(ctx, request, "Monitors · trainwatch");
   m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
   json::array states, types;

@@ -1,8 +1,12 @@
-// TtlCache: built values by key, rebuilt at most every `ttl`, by one request at a time.
-// While one request rebuilds a key, the others get its previous value (at most one ttl
-// older), so a burst of visitors costs one build, and nobody queues behind it. Keys are
-// bounded: past kMaxKeys the oldest builds are forgotten (filters typed by users make
-// keys, so their number is not ours to choose).
+// TtlCache: built values by key, rebuilt in the background once older than `ttl`.
+//
+// A request never waits for a rebuild once a key has a value: it gets the value it finds
+// (at most one ttl plus one build old) and, when that is stale, posts one rebuild to the
+// cache's own thread. Only a key's first request builds inline. So a burst of visitors
+// costs one build, and a slow build (a status page reads 90 days of rollups) never holds
+// an HTTP thread and the connections queued behind it. Keys are bounded: past kMaxKeys
+// the oldest builds are forgotten (filters typed by users make keys, so their number is
+// not ours to choose).
 #pragma once
 
 #include <functional>
@@ -10,6 +14,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "core/clock.h"
 #include "core/result.h"
@@ -20,17 +27,39 @@ template <typename V>
 class TtlCache {
  public:
   static constexpr size_t kMaxKeys = 64;
+  // Builds a value; must stay valid to call later, on the cache's thread.
+  using Build = std::function<Result<V>()>;
 
   explicit TtlCache(Millis ttl) : ttl_(ttl) {}
 
-  Result<std::shared_ptr<const V>> get(const std::string& key, MonoTime now, const std::function<Result<V>()>& build) {
+  Result<std::shared_ptr<const V>> get(const std::string& key, MonoTime now, Build build) {
     {
       std::lock_guard lock(mu_);
       Entry& e = entries_[key];
-      if (e.value && (now - e.built < ttl_ || e.building)) return e.value;
-      e.building = true;
+      if (e.value) {
+        if (now - e.built >= ttl_ && !e.building) {
+          e.building = true;
+          boost::asio::post(pool_, [this, key, now, build = std::move(build)] {
+            (void)store(key, now, build());  // a failed rebuild keeps the old value
+          });
+        }
+        return e.value;
+      }
     }
     Result<V> built = build();
+    if (!built) return built.error();
+    return store(key, now, std::move(built));
+  }
+
+ private:
+  struct Entry {
+    MonoTime built{};
+    bool building = false;
+    std::shared_ptr<const V> value;
+  };
+
+  // Publishes a build; a failed background build keeps the previous value.
+  Result<std::shared_ptr<const V>> store(const std::string& key, MonoTime now, Result<V> built) {
     std::lock_guard lock(mu_);
     if (entries_.size() > kMaxKeys) forget_oldest_but(key);
     Entry& e = entries_[key];
@@ -40,13 +69,6 @@ class TtlCache {
     e.built = now;
     return e.value;
   }
-
- private:
-  struct Entry {
-    MonoTime built{};
-    bool building = false;
-    std::shared_ptr<const V> value;
-  };
 
   void forget_oldest_but(const std::string& keep) {
     auto oldest = entries_.end();
@@ -60,6 +82,7 @@ class TtlCache {
   const Millis ttl_;
   std::mutex mu_;
   std::map<std::string, Entry> entries_;
+  boost::asio::thread_pool pool_{1};  // last: joined first, while the rest still exists
 };
 
 }  // namespace trainwatch::web
