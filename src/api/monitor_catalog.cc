@@ -85,6 +85,13 @@ Config MonitorCatalog::set_yaml(const Config& yaml) {
   return merged(yaml);
 }
 
+std::optional<std::string> MonitorCatalog::api_spec(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = api_.find(name);
+  if (it == api_.end()) return std::nullopt;
+  return it->second.first;
+}
+
 bool MonitorCatalog::is_yaml(const std::string& name) const {
   std::lock_guard lock(mu_);
   for (const auto& m : yaml_.monitors) {

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
@@ -39,6 +40,8 @@ class MonitorCatalog {
 
   bool is_yaml(const std::string& name) const;
   bool is_api(const std::string& name) const;
+  // An API monitor's JSON object as last stored; nullopt for others.
+  std::optional<std::string> api_spec(const std::string& name) const;
 
   using Done = std::function<void(Result<std::string>)>;  // the monitor's name, or why not
   // Creates (`name` empty: the body names it) or replaces an API monitor from a JSON object.

@@ -285,6 +285,7 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   m["status_icon"] = status_icon(view->state.status);
   m["paused"] = view->state.status == MonitorStatus::kPaused;
   m["from_api"] = ctx.catalog.is_api(name);
+  if (auto spec = ctx.catalog.api_spec(name)) m["spec_json"] = *spec;
   m["is_job"] = view->config->type == MonitorType::kJob;
   const int64_t now = to_unix_ms(ctx.clock.system_time());
   json::array uptime;
@@ -346,6 +347,15 @@ void create_form(const WebContext& ctx, const Request& request, Responder respon
   });
 }
 
+// The dashboard's edit form: an API monitor's whole JSON object, replaced as PUT does.
+void edit_form(const WebContext& ctx, const Request& request, Responder respond) {
+  std::map<std::string, std::string> form;
+  if (!form_allowed(ctx, request, form, respond)) return;
+  ctx.catalog.put(request.params.at("name"), form["spec"], false, [respond](Result<std::string> r) {
+    respond(r ? redirect("/monitors/" + *r) : Response::problem(api::status_for(r.error()), r.error().message));
+  });
+}
+
 }  // namespace
 
 void add_web_routes(http::Router& router, const WebContext& ctx) {
@@ -372,6 +382,7 @@ void add_web_routes(http::Router& router, const WebContext& ctx) {
   router.add("POST", "/monitors", [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
   router.add("POST", "/monitors/{name}/pause", [ctx](const Request& r, Responder respond) { pause_form(ctx, r, std::move(respond), true); });
   router.add("POST", "/monitors/{name}/resume", [ctx](const Request& r, Responder respond) { pause_form(ctx, r, std::move(respond), false); });
+  router.add("POST", "/monitors/{name}/edit", [ctx](const Request& r, Responder respond) { edit_form(ctx, r, std::move(respond)); });
   router.add("POST", "/monitors/{name}/delete", [ctx](const Request& r, Responder respond) { delete_form(ctx, r, std::move(respond)); });
 }
 

@@ -246,6 +246,34 @@ notifications:
         hook.close()
 
 
+def test_create_and_edit_a_monitor_from_the_dashboard(start_server, health_target, closed_port, browser):
+    server = start_server("monitors:" + http_monitor("rank0-health", health_target.port) + AUTH_CONFIG)
+    login(browser, server)
+    wait_for(lambda: browser.find_elements(By.ID, "create"), what="the new monitor form")
+    browser.find_element(By.ID, "n-name").send_keys("chat-server")
+    browser.find_element(By.ID, "n-type").send_keys("tcp")
+    browser.find_element(By.ID, "n-target").send_keys(f"127.0.0.1:{closed_port}")
+    browser.find_element(By.ID, "create").click()
+    wait_for(lambda: browser.current_url.endswith("/monitors/chat-server"), what="the new monitor's page")
+
+    browser.find_element(By.ID, "edit-toggle").click()
+    spec = json.loads(browser.find_element(By.ID, "spec").get_attribute("value"))
+    assert spec["type"] == "tcp" and spec["port"] == str(closed_port), spec
+    spec["interval"] = "30s"
+    spec["tags"] = ["inference"]
+    area = browser.find_element(By.ID, "spec")
+    area.clear()
+    area.send_keys(json.dumps(spec))
+    browser.find_element(By.ID, "save").click()
+    wait_for(lambda: "tag inference" in browser.find_element(By.CLASS_NAME, "lead").text, what="the edited tags")
+    with urllib.request.urlopen(server.base + "/api/v1/monitors/chat-server", timeout=10) as response:
+        assert json.loads(response.read())["interval_ms"] == 30_000
+
+    # A YAML monitor has no edit form: the file owns it.
+    browser.get(server.base + "/monitors/rank0-health")
+    assert not browser.find_elements(By.ID, "edit-toggle")
+
+
 JOB_CONFIG = """
 jobs:
   auto_create: false
