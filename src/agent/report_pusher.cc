@@ -5,12 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include <curl/curl.h>
+#include "agent/http_post.h"
 
 namespace trainwatch::agent {
 namespace {
-
-size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
 
 // What, when it changes, is worth telling the server before the next scheduled report.
 std::string fingerprint(const NodeSnapshot& node) {
@@ -34,8 +32,6 @@ Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, c
     if (gethostname(host, sizeof host - 1) == 0) options.node = host;
     if (options.node.empty()) options.node = "node";
   }
-  static std::once_flag curl_once;
-  std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   std::unique_ptr<ReportPusher> p(new ReportPusher(std::move(options), clock));
   p->thread_ = std::thread([raw = p.get()] { raw->run(); });
   return p;
@@ -136,32 +132,15 @@ void ReportPusher::run() {
 }
 
 bool ReportPusher::post(const std::string& url, const std::string& body, std::string* error) {
-  CURL* curl = curl_easy_init();
-  if (!curl) {
-    *error = "curl_easy_init failed";
+  HttpHeaders headers = {{"Content-Type", "application/json"}};
+  if (!options_.token.empty()) headers.emplace_back("Authorization", "Bearer " + options_.token);
+  auto status = http_post(url, body, headers, options_.timeout);
+  if (!status) {
+    *error = status.error().message;
     return false;
   }
-  struct curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  std::string auth = "Authorization: Bearer " + options_.token;
-  if (!options_.token.empty()) headers = curl_slist_append(headers, auth.c_str());
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // never a signal into a training process
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
-  CURLcode rc = curl_easy_perform(curl);
-  long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  if (rc != CURLE_OK) {
-    *error = curl_easy_strerror(rc);
-    return false;
-  }
-  if (status < 200 || status >= 300) {
-    *error = "HTTP " + std::to_string(status);
+  if (*status < 200 || *status >= 300) {
+    *error = "HTTP " + std::to_string(*status);
     return false;
   }
   return true;

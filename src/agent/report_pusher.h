@@ -4,7 +4,7 @@
 // also the node's heartbeat.
 //
 // Threads: offer() is called by the agent's sampler; one pusher thread renders and POSTs
-// (libcurl easy, with a timeout), so a slow or absent server never delays a sample or
+// (agent/http_post.h, with a timeout), so a slow or absent server never delays a sample or
 // /health. Bounds: one report in flight; a newer snapshot replaces an unsent one (the
 // server wants the present, not a backlog); each POST gives up after `timeout`, so
 // finish() waits at most that long for the last report.

@@ -1,9 +1,17 @@
 // `trainwatch agent --job NAME --listen 127.0.0.1:8765`: the node sidecar. Serves /health
 // and /metrics for every local rank of the job until SIGINT/SIGTERM.
+//
+// The same options make the `trainwatch-agent` program (agent_main.cc), which links only
+// the agent: `trainwatch agent` runs it in its place when it lies beside this binary, so
+// the sidecar maps none of the server's libraries (a third of its memory otherwise).
+#include <unistd.h>
+
+#include <array>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "agent/agent.h"
 #include "cli/commands.h"
@@ -30,8 +38,7 @@ bool split_listen(const std::string& listen, std::string* host, uint16_t* port) 
 
 }  // namespace
 
-Command add_agent_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("agent", "Serve /health and /metrics for the training ranks on this node");
+Command add_agent_options(CLI::App& sub) {
   struct Args {
     agent::AgentOptions o;
     std::string listen = "127.0.0.1:8765";
@@ -39,23 +46,23 @@ Command add_agent_command(CLI::App& app) {
     double stall_after_s = 600, disk_free_gb = 10, host_memory_free_gb = 1, report_every_s = 5;
   };
   auto args = std::make_shared<Args>();
-  sub->add_option("--job", args->o.job, "Job name (TRAINWATCH_JOB of the ranks)")->required();
-  sub->add_option("--listen", args->listen, "host:port to serve on");
-  sub->add_option("--dir", args->o.dir, "Slot directory (TRAINWATCH_DIR of the ranks)");
-  sub->add_option("--checkpoint-dir", args->checkpoint_dir, "Watch free space here");
-  sub->add_option("--nvme-path", args->nvme_path, "Watch free space here (ZeRO-Infinity offload)");
-  sub->add_option("--nvml-library", args->o.nvml_library, "Path of libnvidia-ml.so.1 (or TRAINWATCH_NVML_LIBRARY)");
-  sub->add_option("--stall-after", args->stall_after_s, "Seconds without a step before 'stalled'");
-  sub->add_option("--gpu-memory-pct", args->o.thresholds.gpu_memory_pct, "GPU memory % that is an OOM risk");
-  sub->add_option("--disk-free-gb", args->disk_free_gb, "Minimum free GB on watched paths");
-  sub->add_option("--host-memory-free-gb", args->host_memory_free_gb, "Minimum available host memory, GB");
-  sub->add_option("--server", args->o.server_url,
+  sub.add_option("--job", args->o.job, "Job name (TRAINWATCH_JOB of the ranks)")->required();
+  sub.add_option("--listen", args->listen, "host:port to serve on");
+  sub.add_option("--dir", args->o.dir, "Slot directory (TRAINWATCH_DIR of the ranks)");
+  sub.add_option("--checkpoint-dir", args->checkpoint_dir, "Watch free space here");
+  sub.add_option("--nvme-path", args->nvme_path, "Watch free space here (ZeRO-Infinity offload)");
+  sub.add_option("--nvml-library", args->o.nvml_library, "Path of libnvidia-ml.so.1 (or TRAINWATCH_NVML_LIBRARY)");
+  sub.add_option("--stall-after", args->stall_after_s, "Seconds without a step before 'stalled'");
+  sub.add_option("--gpu-memory-pct", args->o.thresholds.gpu_memory_pct, "GPU memory % that is an OOM risk");
+  sub.add_option("--disk-free-gb", args->disk_free_gb, "Minimum free GB on watched paths");
+  sub.add_option("--host-memory-free-gb", args->host_memory_free_gb, "Minimum available host memory, GB");
+  sub.add_option("--server", args->o.server_url,
                   "Push node reports to this trainwatch server, http(s)://HOST:PORT (or TRAINWATCH_SERVER); "
                   "the token comes from TRAINWATCH_TOKEN");
-  sub->add_option("--node", args->o.node, "This node's name in reports (or TRAINWATCH_NODE; default: the host name)");
-  sub->add_option("--report-every", args->report_every_s, "Seconds between node reports")->check(CLI::Range(0.1, 3600.0));
+  sub.add_option("--node", args->o.node, "This node's name in reports (or TRAINWATCH_NODE; default: the host name)");
+  sub.add_option("--report-every", args->report_every_s, "Seconds between node reports")->check(CLI::Range(0.1, 3600.0));
   Command cmd;
-  cmd.app = sub;
+  cmd.app = &sub;
   cmd.run = [args]() -> int {
     agent::AgentOptions o = args->o;
     if (!split_listen(args->listen, &o.host, &o.port)) {
@@ -89,6 +96,23 @@ Command add_agent_command(CLI::App& app) {
     return 0;
   };
   return cmd;
+}
+
+Command add_agent_command(CLI::App& app) {
+  return add_agent_options(*app.add_subcommand("agent", "Serve /health and /metrics for the training ranks on this node"));
+}
+
+void exec_agent_program(int argc, char** argv) {
+  std::array<char, 4096> self{};
+  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  if (n <= 0) return;
+  const std::string exe(self.data(), static_cast<size_t>(n));
+  std::string program = exe.substr(0, exe.rfind('/') + 1) + "trainwatch-agent";
+  if (access(program.c_str(), X_OK) != 0) return;
+  std::vector<char*> args = {program.data()};
+  for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(program.c_str(), args.data());  // returns only on failure: the caller runs it in-process
 }
 
 }  // namespace trainwatch::cli

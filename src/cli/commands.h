@@ -18,6 +18,11 @@ Command add_version_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_agent_command(CLI::App& app);
+// The agent's options on `app` itself (the trainwatch-agent program) or a subcommand.
+Command add_agent_options(CLI::App& app);
+// Replaces this process with trainwatch-agent from this binary's folder, passing
+// argv[0..argc); returns when there is none (then `trainwatch agent` runs in-process).
+void exec_agent_program(int argc, char** argv);
 Command add_ping_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_notify_test_command(CLI::App& app);

@@ -1,4 +1,5 @@
 // trainwatch: one binary, one subcommand per job (see commands.h).
+#include <string_view>
 #include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -7,6 +8,11 @@
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+#ifdef TRAINWATCH_HAS_AGENT
+  // `trainwatch agent ...` is the smaller `trainwatch-agent ...` when it lies beside this
+  // binary: the sidecar then maps none of the server's libraries (agent_command.cc).
+  if (argc > 1 && std::string_view(argv[1]) == "agent") trainwatch::cli::exec_agent_program(argc - 2, argv + 2);
+#endif
   // Logs go to stderr: stdout carries what scripts read (the serving URL, check results).
   spdlog::set_default_logger(spdlog::stderr_color_mt("trainwatch"));
   CLI::App app{"trainwatch: monitoring for distributed training jobs"};
