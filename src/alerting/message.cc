@@ -94,22 +94,6 @@ std::string message_text(const Message& m) {
   return out;
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string message_html(const Message& m) {
   const char* color = m.kind == EventKind::kUp ? "#1a7f37" : m.kind == EventKind::kTest ? "#555555" : "#cf222e";
   std::string out = "<!DOCTYPE html><html><body style=\"font-family:sans-serif\">";

@@ -17,6 +17,7 @@
 
 #include "alerting/event.h"
 #include "core/clock.h"
+#include "core/html_escape.h"  // for the HTML parts of messages
 
 namespace trainwatch::alerting {
 
@@ -38,7 +39,6 @@ std::string message_text(const Message& message);
 // A small HTML document for email: the same content, escaped.
 std::string message_html(const Message& message);
 
-std::string html_escape(std::string_view text);
 // "2026-05-01T09:41:07.250Z (12m ago)"; "(in 5m)" for the future.
 std::string time_with_relative(SystemTime t, SystemTime now);
 

@@ -1,6 +1,6 @@
 #include "web/badge.h"
 
-#include "web/html_escape.h"
+#include "core/html_escape.h"
 
 namespace trainwatch::web {
 namespace {

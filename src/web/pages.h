@@ -1,7 +1,7 @@
 // Renders the embedded mustache templates from JSON models. Every {{value}} is escaped by
 // the template engine, so a monitor name, cause or title always reads as text. Two values
 // go in unescaped: {{{days_html}}}, markup built in C++ whose every text went through
-// web/html_escape.h (as badges' SVG does), and {{{rows_html}}}, the monitors table
+// core/html_escape.h (as badges' SVG does), and {{{rows_html}}}, the monitors table
 // rendered by this same function (and so escaped) and cached.
 #pragma once
 

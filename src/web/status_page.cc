@@ -6,7 +6,7 @@
 #include "core/duration.h"
 #include "core/time_format.h"
 #include "web/banner.h"
-#include "web/html_escape.h"
+#include "core/html_escape.h"
 #include "web/pages.h"
 #include "web/uptime_days.h"
 

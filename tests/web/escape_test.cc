@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "web/badge.h"
-#include "web/html_escape.h"
+#include "core/html_escape.h"
 #include "web/pages.h"
 
 namespace trainwatch::web {

@@ -1,6 +1,6 @@
-#include "web/html_escape.h"
+#include "core/html_escape.h"
 
-namespace trainwatch::web {
+namespace trainwatch {
 
 std::string html_escape(std::string_view text) {
   std::string out;
@@ -18,4 +18,4 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-}  // namespace trainwatch::web
+}  // namespace trainwatch
