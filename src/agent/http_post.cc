@@ -66,8 +66,10 @@ Result<int> http_post(const std::string& url, const std::string& body, const Htt
   request.body() = body;
   request.prepare_payload();
 
-  asio::io_context io;
+  // Declared before `io`, so that the coroutine frames `io` still holds when it goes
+  // (after a timeout) are destroyed while what they refer to exists.
   std::optional<Result<int>> outcome;
+  asio::io_context io;
   auto run = [&]() -> asio::awaitable<void> {
     try {
       tcp::resolver resolver(io);
