@@ -12,7 +12,8 @@ boost::json::value time_or_null(const std::optional<SystemTime>& t) {
 
 std::string target_of(const MonitorConfig& config) {
   if (const auto* http = std::get_if<HttpCheckSpec>(&config.spec)) return http->url;
-  if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec)) return "/ping/" + hb->token;
+  // The token is a secret (whoever has it can ping): lists show only its start.
+  if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec)) return "/ping/" + hb->token.substr(0, 4) + "\u2026";
   if (std::holds_alternative<JobCheckSpec>(config.spec)) return "/api/v1/jobs/" + config.name;
   const auto& tcp = std::get<TcpCheckSpec>(config.spec);
   return tcp.host + ":" + std::to_string(tcp.port);

@@ -7,6 +7,7 @@
 #include "api/metrics_page.h"
 #include "api/monitor_list_cache.h"
 #include "api/query_params.h"
+#include "auth/request_auth.h"
 #include "core/time_format.h"
 
 namespace trainwatch::api {
@@ -49,9 +50,13 @@ void get_monitor(const ApiContext& ctx, const Request& request, Responder respon
   for (const auto& r : *results) items.push_back(check_result_json(r));
   out["results"] = std::move(items);
   if (const auto* hb = std::get_if<HeartbeatSpec>(&view->config->spec)) {
-    // The URL as this client reached the server, so it can be pasted as is.
+    // The URL as this client reached the server, so it can be pasted as is; only for
+    // those allowed to see it, since whoever has it can keep the monitor up.
     const std::string_view host = request.header("host");
-    out["ping_url"] = (host.empty() ? std::string() : "http://" + std::string(host)) + "/ping/" + hb->token;
+    const bool allowed =
+        !ctx.admin || auth::may_read_secrets(*ctx.admin, request.header("authorization"), request.header("cookie"));
+    out["ping_url"] = allowed ? json::value((host.empty() ? std::string() : "http://" + std::string(host)) + "/ping/" + hb->token)
+                              : json::value(nullptr);
     out["heartbeat"] = heartbeat_json(*view);
   }
   respond(json_response(out));

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "auth/admin_auth.h"
 #include "core/clock.h"
 #include "core/prometheus.h"
 #include "engine/engine.h"
@@ -20,6 +21,8 @@ struct ApiContext {
   const Clock& clock;
   SystemTime started_at;
   const jobs::JobRegistry* jobs = nullptr;  // adds per-job families to /metrics when set
+  // Who may see heartbeat ping URLs (auth::may_read_secrets); null: everybody.
+  const auth::AdminAuth* admin = nullptr;
   // Appends other components' metric families to /metrics (alerting); may be empty.
   std::function<void(PrometheusWriter&)> extra_metrics = {};
 };

@@ -17,4 +17,11 @@ WriteAccess check_write(const AdminAuth& auth, std::string_view authorization, s
   return WriteAccess::kAllowed;
 }
 
+bool may_read_secrets(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header) {
+  if (!auth.enabled()) return true;
+  constexpr std::string_view kBearer = "Bearer ";
+  if (authorization.rfind(kBearer, 0) == 0) return auth.token_valid(authorization.substr(kBearer.size()));
+  return auth.session(cookie_value(cookie_header, kSessionCookie)).has_value();
+}
+
 }  // namespace trainwatch::auth

@@ -14,6 +14,10 @@ enum class WriteAccess { kAllowed, kNoCredentials, kBadToken, kBadCsrf };
 WriteAccess check_write(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header,
                         std::string_view csrf);
 
+// Whether a request may read secrets (heartbeat ping URLs): an admin bearer token or a
+// live session; or anybody while no admin token is configured (a single-user server).
+bool may_read_secrets(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header);
+
 inline constexpr const char* kSessionCookie = "tw_session";
 
 }  // namespace trainwatch::auth

@@ -215,12 +215,13 @@ int serve(const ServeOptions& options) {
   pings.configure(config);
 
   auto router = std::make_shared<http::Router>();
+  auth::AdminAuth admin_auth(config.auth, clock);
   api::ApiContext api_context{engine, **store, clock, clock.system_time(), &job_registry};
+  api_context.admin = &admin_auth;
   api_context.extra_metrics = [&dispatcher](PrometheusWriter& w) { api::write_notification_metrics(dispatcher, w); };
   api::add_api_routes(*router, api_context);
   api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
   api::add_ping_routes(*router, pings);
-  auth::AdminAuth admin_auth(config.auth, clock);
   api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
   const web::WebContext web_context{engine, **store, clock, admin_auth, catalog, job_registry,
                                     std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)};

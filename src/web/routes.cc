@@ -254,9 +254,14 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
 
 // The heartbeat part of a monitor page: the last ping's age on one bar against period and
 // grace (the bar's scale is period + grace; past that it is full), and the ping log.
-void add_heartbeat(const WebContext& ctx, const MonitorView& view, json::object& m) {
+void add_heartbeat(const WebContext& ctx, const Request& request, const MonitorView& view, json::object& m) {
   json::object hb = api::heartbeat_json(view);
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
+  // The whole ping URL only for an admin (or a server without admin tokens): whoever has
+  // it can keep the monitor up.
+  if (auth::may_read_secrets(ctx.auth, "", request.header("cookie"))) {
+    hb["ping_url"] = "http://" + std::string(request.header("host")) + "/ping/" + spec.token;
+  }
   const double scale = static_cast<double>((spec.period + spec.grace).count());
   hb["period"] = format_duration(spec.period);
   hb["grace"] = format_duration(spec.grace);
@@ -307,7 +312,7 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   }
   m["results"] = std::move(results);
   m["incidents"] = std::move(incidents);
-  if (view->heartbeat) add_heartbeat(ctx, *view, m);
+  if (view->heartbeat) add_heartbeat(ctx, request, *view, m);
   respond(html(200, render_page("monitor", m)));
 }
 

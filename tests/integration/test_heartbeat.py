@@ -4,6 +4,7 @@ Deadlines run on the server's real clock here (a separate process has no clock t
 so periods are short (1-2 s) and every wait polls the API with a deadline.
 """
 import http.client
+import json
 import os
 import re
 import signal
@@ -207,6 +208,19 @@ def test_the_api_shows_the_ping_url_last_ping_and_metric_and_cuts_long_bodies(st
     assert re.search(r'^trainwatch_heartbeat_last_ping_timestamp_seconds\{monitor="ckpt"\} \d+', metrics, re.M)
     status, body, _ = server.get("/api/v1/monitors/nope/pings")
     assert status == 404
+
+
+
+def test_the_ping_url_is_shown_only_to_an_admin_once_admin_tokens_exist(start_server):
+    admin = "hb-admin-token-0123456789"
+    server = start_server(config(heartbeat("ckpt", TOKEN, period="1h", grace="1h")) +
+                          f'auth:\n  admin_tokens: ["{admin}"]\n')
+    status, listed, _ = server.get("/api/v1/monitors")
+    [m] = [m for m in listed["monitors"] if m["name"] == "ckpt"]
+    assert TOKEN not in m["target"] and m["target"].startswith("/ping/ckpt"), m["target"]
+    assert server.monitor("ckpt")["ping_url"] is None, "anybody could keep the monitor up with it"
+    status, body, _ = request(server, "/api/v1/monitors/ckpt", headers={"Authorization": f"Bearer {admin}"})
+    assert json.loads(body)["ping_url"] == f"{server.base}/ping/{TOKEN}"
 
 
 def test_a_generated_token_stays_the_same_across_restarts(start_server):
