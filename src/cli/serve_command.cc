@@ -223,8 +223,9 @@ int serve(const ServeOptions& options) {
   api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
   api::add_ping_routes(*router, pings);
   api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
+  auto status_pages = std::make_shared<web::StatusPageSet>(config.status_pages);
   const web::WebContext web_context{engine, **store, clock, admin_auth, catalog, job_registry,
-                                    std::make_shared<const std::vector<StatusPageConfig>>(config.status_pages)};
+                                    status_pages};
   web::add_web_routes(*router, web_context);
   api::add_maintenance_routes(*router, api::MaintenanceContext{maintenance, admin_auth, clock});
   web::add_maintenance_routes(*router, web::MaintenancePageContext{web_context, maintenance});
@@ -268,6 +269,7 @@ int serve(const ServeOptions& options) {
           planner.configure(*next.config, usable);
           maintenance.set_yaml(next.config->maintenance);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
+          status_pages->set(next.config->status_pages);
         }
       }
       signals.async_wait(on_signal);

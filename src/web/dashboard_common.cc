@@ -37,7 +37,7 @@ json::object layout_model(const WebContext& ctx, const http::Request& request, s
   m["page_title"] = std::move(title);
   m["dashboard"] = true;
   json::array pages;
-  for (const auto& p : *ctx.status_pages) pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
+  for (const auto& p : *ctx.status_pages->get()) pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
   m["status_pages"] = std::move(pages);
   if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
   return m;

@@ -52,9 +52,11 @@ std::string cookie(const Request& request, std::string_view name, std::string_vi
   return c;
 }
 
-const StatusPageConfig* find_page(const WebContext& ctx, const std::string& slug) {
-  for (const auto& p : *ctx.status_pages) {
-    if (p.slug == slug) return &p;
+// The page of that slug in the current set; it keeps that set alive while in use.
+std::shared_ptr<const StatusPageConfig> find_page(const WebContext& ctx, const std::string& slug) {
+  auto pages = ctx.status_pages->get();
+  for (const auto& p : *pages) {
+    if (p.slug == slug) return std::shared_ptr<const StatusPageConfig>(pages, &p);
   }
   return nullptr;
 }
@@ -68,9 +70,10 @@ using StatusPageCache = TtlCache<BuiltStatusPage>;
 using MonitorRowsCache = TtlCache<std::string>;
 
 void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond, bool as_json) {
-  const StatusPageConfig* page = find_page(ctx, request.params.at("slug"));
+  std::shared_ptr<const StatusPageConfig> page = find_page(ctx, request.params.at("slug"));
   if (page == nullptr) return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
-  auto built = cache.get(page->slug, ctx.clock.monotonic_time(), [ctx, page]() -> Result<BuiltStatusPage> {
+  const std::string key = page->slug + '#' + std::to_string(ctx.status_pages->generation());
+  auto built = cache.get(key, ctx.clock.monotonic_time(), [ctx, page]() -> Result<BuiltStatusPage> {
     auto model = build_status_page(*page, ctx.engine, ctx.store, ctx.clock.system_time());
     if (!model) return model.error();
     return BuiltStatusPage{json::serialize(*model), render_status_page_html(*model)};

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "api/monitor_catalog.h"
@@ -21,6 +22,32 @@
 
 namespace trainwatch::web {
 
+// The configured status pages, replaced whole by a SIGHUP reload; readers take a snapshot.
+class StatusPageSet {
+ public:
+  explicit StatusPageSet(std::vector<StatusPageConfig> pages) { set(std::move(pages)); }
+  std::shared_ptr<const std::vector<StatusPageConfig>> get() const {
+    std::lock_guard lock(mu_);
+    return pages_;
+  }
+  void set(std::vector<StatusPageConfig> pages) {
+    auto next = std::make_shared<const std::vector<StatusPageConfig>>(std::move(pages));
+    std::lock_guard lock(mu_);
+    pages_ = std::move(next);
+    ++generation_;
+  }
+  // Changes with every set(): part of a built page's cache key, so a reload shows at once.
+  uint64_t generation() const {
+    std::lock_guard lock(mu_);
+    return generation_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const std::vector<StatusPageConfig>> pages_;
+  uint64_t generation_ = 0;
+};
+
 struct WebContext {
   Engine& engine;
   Store& store;
@@ -28,8 +55,7 @@ struct WebContext {
   auth::AdminAuth& auth;
   api::MonitorCatalog& catalog;
   jobs::JobRegistry& jobs;
-  // The status pages as configured at start; a SIGHUP reload does not change them yet.
-  std::shared_ptr<const std::vector<StatusPageConfig>> status_pages;
+  std::shared_ptr<StatusPageSet> status_pages;
 };
 
 void add_web_routes(http::Router& router, const WebContext& context);

@@ -265,7 +265,10 @@ def test_create_and_edit_a_monitor_from_the_dashboard(start_server, health_targe
     area.clear()
     area.send_keys(json.dumps(spec))
     browser.find_element(By.ID, "save").click()
-    wait_for(lambda: "tag inference" in browser.find_element(By.CLASS_NAME, "lead").text, what="the edited tags")
+    # One script reads the page: the form's post navigates, and an element found before
+    # that would be stale when read.
+    wait_for(lambda: "tag inference" in browser.execute_script("return document.body ? document.body.innerText : ''"),
+             what="the edited tags")
     with urllib.request.urlopen(server.base + "/api/v1/monitors/chat-server", timeout=10) as response:
         assert json.loads(response.read())["interval_ms"] == 30_000
 
@@ -340,3 +343,28 @@ def test_job_page_rank_grid_marks_a_killed_rank(start_server, browser, tmp_path)
             if p.poll() is None:
                 p.kill()
             p.wait()
+
+
+def test_a_reload_replaces_the_status_pages(start_server, health_target):
+    def text(title, extra_page=""):
+        return "monitors:" + http_monitor("rank0-health", health_target.port) + f"""
+status_pages:
+  - slug: ml
+    title: {title}
+    groups:
+      - name: Training
+        monitors: [rank0-health]
+{extra_page}"""
+    server = start_server(text("Before the reload"))
+    assert "Before the reload" in server.get("/status/ml")[1]
+    assert server.get("/status/second")[0] == 404
+    server.config_path.write_text(text("After the reload", """  - slug: second
+    title: Second page
+    groups:
+      - name: All
+        monitors: [rank0-health]
+"""))
+    server.reload()
+    wait_for(lambda: server.get("/status/second")[0] == 200, what="the new page after SIGHUP")
+    assert "After the reload" in server.get("/status/ml")[1], "a reload is not hidden by the page cache"
+    assert "Second page" in server.get("/")[1], "the dashboard's nav lists it"
