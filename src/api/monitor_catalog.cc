@@ -106,13 +106,13 @@ bool MonitorCatalog::is_api(const std::string& name) const {
                                                 [&](const MonitorConfig& m) { return m.name == name; });
 }
 
-void MonitorCatalog::apply_to_engine() {
+void MonitorCatalog::apply_to_engine(std::function<void()> applied) {
   Config yaml;
   {
     std::lock_guard lock(mu_);
     yaml = yaml_;
   }
-  engine_.reload(merged(yaml));
+  engine_.reload(merged(yaml), std::move(applied));
 }
 
 void MonitorCatalog::put(const std::string& name, const std::string& body, bool create, Done done) {
@@ -156,8 +156,9 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
                                        std::lock_guard lock(mu_);
                                        api_[monitor] = {json_body, config};
                                      }
-                                     apply_to_engine();
-                                     done(monitor);
+                                     // Answered once the engine runs it: whoever
+                                     // reads the monitor next finds it.
+                                     apply_to_engine([done, monitor] { done(monitor); });
                                    });
   if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
 }
@@ -174,8 +175,7 @@ void MonitorCatalog::remove(const std::string& name, Done done) {
       std::lock_guard lock(mu_);
       api_.erase(name);
     }
-    apply_to_engine();
-    done(name);
+    apply_to_engine([done, name] { done(name); });
   });
   if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
 }

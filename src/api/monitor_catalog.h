@@ -8,7 +8,8 @@
 // are refused in API specs (they would let an API client read the server's environment).
 //
 // Threading: every call is safe from any thread; changes are applied in the order they
-// commit. `done` callbacks run on the store's writer thread.
+// commit. A write's `done` runs on the engine's thread once the engine runs the change
+// (errors: on the store's writer thread or the caller's).
 #pragma once
 
 #include <functional>
@@ -51,7 +52,7 @@ class MonitorCatalog {
   void remove(const std::string& name, Done done);
 
  private:
-  void apply_to_engine();
+  void apply_to_engine(std::function<void()> applied);
 
   Engine& engine_;
   Store& store_;

@@ -309,8 +309,8 @@ void Engine::write(WriteOp op, WriteDone done) {
   ++stats_.store_dropped_writes;
 }
 
-void Engine::reload(const Config& config) {
-  asio::post(io_, [this, config] {
+void Engine::reload(const Config& config, std::function<void()> applied) {
+  asio::post(io_, [this, config, applied = std::move(applied)] {
     max_in_flight_ = static_cast<size_t>(config.server.max_checks_in_flight);
     std::map<std::string, const MonitorConfig*> wanted;
     for (const auto& m : config.monitors) wanted[m.name] = &m;
@@ -355,6 +355,7 @@ void Engine::reload(const Config& config) {
       }
       if (r.state.status != MonitorStatus::kPaused) start_timer(r, first_check_offset(i, count, m.interval));
     }
+    if (applied) applied();
   });
 }
 

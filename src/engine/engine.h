@@ -98,8 +98,9 @@ class Engine {
 
   // Applies a new config on the io thread: monitors whose check is unchanged keep their
   // state and schedule; changed ones keep their state and are rescheduled; removed ones
-  // stop and close their open incident.
-  void reload(const Config& config);
+  // stop and close their open incident. `applied`, when given, runs on the io thread once
+  // the new set is in place (an API write answers then, so its redirect finds the monitor).
+  void reload(const Config& config, std::function<void()> applied = {});
 
   // Pauses or resumes one monitor on the io thread, then calls `done(found)` there. A
   // paused monitor is not checked, its state reads paused (kept across restarts and
