@@ -34,20 +34,16 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, Res
                                                 "'; expected pending, delivered, failed or cancelled"));
     }
   }
-  auto limit = int_param(request, "limit", 50, 1, kMaxPageSize);
-  if (!limit) return respond(Response::problem(400, limit.error().message));
-  query.limit = static_cast<int>(*limit);
-  if (request.query.count("before") != 0) {
-    auto before = int_param(request, "before", 0, 1, INT64_MAX);
-    if (!before) return respond(Response::problem(400, before.error().message));
-    query.before_id = *before;
-  }
+  auto page = page_params(request, kMaxPageSize);
+  if (!page) return respond(Response::problem(400, page.error().message));
+  query.limit = page->limit;
+  query.before_id = page->before_id;
   auto rows = ctx.store.deliveries(query);
   if (!rows) return respond(Response::problem(503, "deliveries cannot be read: " + rows.error().message));
   json::array items;
   for (const auto& d : *rows) items.push_back(delivery_json(d));
   json::object out{{"deliveries", std::move(items)}};
-  if (!rows->empty() && static_cast<int64_t>(rows->size()) == *limit) out["next_before"] = rows->back().id;
+  if (!rows->empty() && static_cast<int>(rows->size()) == page->limit) out["next_before"] = rows->back().id;
   respond(Response::json(200, json::serialize(out)));
 }
 

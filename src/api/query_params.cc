@@ -29,6 +29,19 @@ Result<int64_t> int_param(const http::Request& request, const std::string& name,
   return *value;
 }
 
+Result<PageParams> page_params(const http::Request& request, int64_t max_limit) {
+  PageParams page;
+  auto limit = int_param(request, "limit", 50, 1, max_limit);
+  if (!limit) return limit.error();
+  page.limit = static_cast<int>(*limit);
+  if (request.query.count("before") != 0) {
+    auto before = int_param(request, "before", 0, 1, INT64_MAX);
+    if (!before) return before.error();
+    page.before_id = *before;
+  }
+  return page;
+}
+
 Result<std::optional<int64_t>> time_ms_param(const http::Request& request, const std::string& name) {
   auto it = request.query.find(name);
   if (it == request.query.end()) return std::optional<int64_t>();

@@ -69,40 +69,31 @@ void list_pings(const ApiContext& ctx, const Request& request, Responder respond
   if (view->config->type != MonitorType::kHeartbeat) {
     return respond(Response::problem(404, "monitor '" + name + "' is not a heartbeat monitor"));
   }
-  auto limit = int_param(request, "limit", 50, 1, kMaxPageSize);
-  if (!limit) return respond(Response::problem(400, limit.error().message));
-  PingQuery query{name, std::nullopt, static_cast<int>(*limit)};
-  if (request.query.count("before") != 0) {
-    auto before = int_param(request, "before", 0, 1, INT64_MAX);
-    if (!before) return respond(Response::problem(400, before.error().message));
-    query.before_id = *before;
-  }
+  auto page = page_params(request, kMaxPageSize);
+  if (!page) return respond(Response::problem(400, page.error().message));
+  PingQuery query{name, page->before_id, page->limit};
   auto pings = ctx.store.pings(query);
   if (!pings) return respond(Response::problem(503, "pings cannot be read: " + pings.error().message));
   json::array items;
   for (const auto& ping : *pings) items.push_back(ping_json(ping));
   json::object out{{"pings", std::move(items)}};
-  if (!pings->empty() && static_cast<int64_t>(pings->size()) == *limit) out["next_before"] = pings->back().id;
+  if (!pings->empty() && static_cast<int>(pings->size()) == page->limit) out["next_before"] = pings->back().id;
   respond(json_response(out));
 }
 
 void list_incidents(const ApiContext& ctx, const Request& request, Responder respond) {
   IncidentQuery query;
   if (auto it = request.query.find("monitor"); it != request.query.end()) query.monitor = it->second;
-  auto limit = int_param(request, "limit", 50, 1, kMaxPageSize);
-  if (!limit) return respond(Response::problem(400, limit.error().message));
-  query.limit = static_cast<int>(*limit);
-  if (request.query.count("before") != 0) {
-    auto before = int_param(request, "before", 0, 1, INT64_MAX);
-    if (!before) return respond(Response::problem(400, before.error().message));
-    query.before_id = *before;
-  }
+  auto page = page_params(request, kMaxPageSize);
+  if (!page) return respond(Response::problem(400, page.error().message));
+  query.limit = page->limit;
+  query.before_id = page->before_id;
   auto incidents = ctx.store.incidents(query);
   if (!incidents) return respond(Response::problem(503, "incidents cannot be read: " + incidents.error().message));
   json::array items;
   for (const auto& incident : *incidents) items.push_back(incident_json(incident));
   json::object out{{"incidents", std::move(items)}};
-  if (!incidents->empty() && static_cast<int64_t>(incidents->size()) == *limit) out["next_before"] = incidents->back().id;
+  if (!incidents->empty() && static_cast<int>(incidents->size()) == page->limit) out["next_before"] = incidents->back().id;
   respond(json_response(out));
 }
 
