@@ -1,36 +1,16 @@
 #include "api/monitor_list_cache.h"
 
-#include <boost/asio/post.hpp>
-
 #include "api/json_views.h"
 
 namespace trainwatch::api {
 
 std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, MonoTime now) {
-  {
-    std::lock_guard lock(body_mu_);
-    if (body_) {
-      if (now - built_at_ >= kMaxAge && !rebuilding_) {
-        rebuilding_ = true;
-        boost::asio::post(pool_, [this, &engine, now] { (void)publish(render(engine), now); });
-      }
-      return body_;
-    }
-  }
-  return publish(render(engine), now);  // the first request builds it
-}
-
-std::shared_ptr<const std::string> MonitorListCache::publish(std::string body, MonoTime now) {
-  auto shared = std::make_shared<const std::string>(std::move(body));
-  std::lock_guard lock(body_mu_);
-  body_ = shared;
-  built_at_ = now;
-  rebuilding_ = false;
-  return shared;
+  // render() cannot fail, so neither can get().
+  return *bodies_.get("", now, [this, &engine]() -> Result<std::string> { return render(engine); });
 }
 
 std::string MonitorListCache::render(const Engine& engine) {
-  std::lock_guard lock(build_mu_);
+  std::lock_guard lock(render_mu_);
   MonitorListDelta delta = engine.monitors_since(seen_revision_);
   seen_revision_ = delta.revision;
   for (const auto& view : delta.changed) json_by_name_[view.config->name] = boost::json::serialize(monitor_summary(view));

@@ -4,7 +4,8 @@
 // (at most one ttl plus one build old) and, when that is stale, posts one rebuild to the
 // cache's own thread. Only a key's first request builds inline. So a burst of visitors
 // costs one build, and a slow build (a status page reads 90 days of rollups) never holds
-// an HTTP thread and the connections queued behind it. Keys are bounded: past kMaxKeys
+// an HTTP thread and the connections queued behind it. Used for status pages, the
+// dashboard's monitors table and the API's monitor list. Keys are bounded: past kMaxKeys
 // the oldest builds are forgotten (filters typed by users make keys, so their number is
 // not ours to choose).
 #pragma once
@@ -21,7 +22,7 @@
 #include "core/clock.h"
 #include "core/result.h"
 
-namespace trainwatch::web {
+namespace trainwatch::http {
 
 template <typename V>
 class TtlCache {
@@ -85,4 +86,4 @@ class TtlCache {
   boost::asio::thread_pool pool_{1};  // last: joined first, while the rest still exists
 };
 
-}  // namespace trainwatch::web
+}  // namespace trainwatch::http

@@ -19,7 +19,7 @@
 #include "web/job_page.h"
 #include "web/pages.h"
 #include "web/status_page.h"
-#include "web/ttl_cache.h"
+#include "http/ttl_cache.h"
 #include "web/uptime_days.h"
 
 namespace trainwatch::web {
@@ -66,8 +66,8 @@ struct BuiltStatusPage {
   std::string json;
   std::string html;
 };
-using StatusPageCache = TtlCache<BuiltStatusPage>;
-using MonitorRowsCache = TtlCache<std::string>;
+using StatusPageCache = http::TtlCache<BuiltStatusPage>;
+using MonitorRowsCache = http::TtlCache<std::string>;
 
 void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond, bool as_json) {
   std::shared_ptr<const StatusPageConfig> page = find_page(ctx, request.params.at("slug"));
