@@ -2,6 +2,7 @@
 // rebuilds deadlines from, and generated tokens.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <future>
 
 #include "reporter/temp_dir.h"
@@ -88,6 +89,64 @@ TEST_F(HeartbeatStoreTest, MarksAreTheLastFinishAndANewerStart) {
   marks = store_->heartbeat_marks("ckpt");
   EXPECT_EQ(marks->last_finish->ping.kind, PingKind::kFail);
   EXPECT_FALSE(marks->open_start) << "the finish closed the run";
+}
+
+std::vector<int64_t> ping_times(Store& store, const std::string& monitor) {
+  std::vector<int64_t> out;
+  auto page = store.pings(PingQuery{monitor, std::nullopt, 100});
+  EXPECT_TRUE(page.ok()) << page.error().message;
+  if (page.ok()) {
+    for (const PingRecord& r : *page) out.push_back(to_unix_ms(r.ping.at));
+  }
+  return out;
+}
+
+// Two monitors' pings interleaved, so each monitor's chain skips the other's rows.
+void write_interleaved(Store& store, int64_t from_ms, int count) {
+  for (int i = 0; i < count; ++i) {
+    ASSERT_TRUE(write_and_wait(store, ping(i % 2 == 0 ? "ckpt" : "eval", PingKind::kSuccess, from_ms + i)).ok());
+  }
+}
+
+TEST_F(HeartbeatStoreTest, EachMonitorsPingsAreFoundAfterARestart) {
+  write_interleaved(*store_, kT0, 6);
+  store_.reset();  // a clean stop saves every monitor's newest ping
+  auto reopened = SqliteStore::open(dir_.path() + "/trainwatch.db");
+  ASSERT_TRUE(reopened.ok());
+  store_ = std::move(reopened).value();
+  write_interleaved(*store_, kT0 + 100, 2);
+  EXPECT_EQ(ping_times(*store_, "ckpt"), (std::vector<int64_t>{kT0 + 100, kT0 + 4, kT0 + 2, kT0}));
+  EXPECT_EQ(ping_times(*store_, "eval"), (std::vector<int64_t>{kT0 + 101, kT0 + 5, kT0 + 3, kT0 + 1}));
+}
+
+TEST_F(HeartbeatStoreTest, ACrashBeforeTheNewestPingsAreSavedLosesNoneOfThem) {
+  write_interleaved(*store_, kT0, 6);
+  // The files as a crash leaves them: committed pings in the WAL, their heads never saved.
+  namespace fs = std::filesystem;
+  const fs::path image = fs::path(dir_.path()) / "crash";
+  fs::create_directories(image);
+  for (const char* file : {"trainwatch.db", "trainwatch.db-wal"}) {
+    fs::copy_file(fs::path(dir_.path()) / file, image / file);
+  }
+  auto recovered = SqliteStore::open((image / "trainwatch.db").string());
+  ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+  EXPECT_EQ(ping_times(**recovered, "ckpt"), (std::vector<int64_t>{kT0 + 4, kT0 + 2, kT0}));
+  write_interleaved(**recovered, kT0 + 100, 1);
+  EXPECT_EQ(ping_times(**recovered, "ckpt"), (std::vector<int64_t>{kT0 + 100, kT0 + 4, kT0 + 2, kT0}));
+  auto marks = (*recovered)->heartbeat_marks("eval");
+  ASSERT_TRUE(marks.ok() && marks->last_ping);
+  EXPECT_EQ(to_unix_ms(marks->last_ping->ping.at), kT0 + 5);
+}
+
+TEST_F(HeartbeatStoreTest, APageCursorThatIsNotThisMonitorsPingStillPagesByAge) {
+  write_interleaved(*store_, kT0, 6);
+  auto eval = store_->pings(PingQuery{"eval", std::nullopt, 1});
+  ASSERT_TRUE(eval.ok() && eval->size() == 1u);
+  // eval's newest ping is newer than ckpt's last two; ckpt's older ones follow.
+  auto page = store_->pings(PingQuery{"ckpt", eval->front().id - 2, 10});
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ(to_unix_ms(page->front().ping.at), kT0 + 2);
 }
 
 TEST_F(HeartbeatStoreTest, TheFirstSavedTokenOfAMonitorStays) {

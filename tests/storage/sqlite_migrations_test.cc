@@ -84,6 +84,34 @@ TEST_F(SqliteMigrationsTest, OpeningAVersionOneDatabaseMigratesItAndKeepsItsData
   EXPECT_TRUE(has_index(check, "incidents_monitor_id"));
 }
 
+TEST_F(SqliteMigrationsTest, PingsIndexedByMonitorBecomeChainsThatPageTheSame) {
+  {
+    SQLite::Database v7(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    ASSERT_TRUE(migrate_sqlite(v7, 7).ok());
+    for (int i = 0; i < 5; ++i) {
+      SQLite::Statement insert(v7, "INSERT INTO heartbeat_pings (monitor, at_ms, kind) VALUES (?, ?, ?)");
+      insert.bind(1, i % 2 == 0 ? "ckpt" : "eval");
+      insert.bind(2, 1000 + i);
+      insert.bind(3, i == 4 ? "start" : "success");
+      insert.exec();
+    }
+  }
+  auto store = SqliteStore::open(path_);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto ckpt = (*store)->pings(PingQuery{"ckpt", std::nullopt, 10});
+  ASSERT_TRUE(ckpt.ok());
+  ASSERT_EQ(ckpt->size(), 3u);
+  EXPECT_EQ(to_unix_ms(ckpt->at(0).ping.at), 1004);
+  EXPECT_EQ(to_unix_ms(ckpt->at(2).ping.at), 1000);
+  auto marks = (*store)->heartbeat_marks("ckpt");
+  ASSERT_TRUE(marks.ok() && marks->last_finish && marks->open_start);
+  EXPECT_EQ(to_unix_ms(marks->last_finish->ping.at), 1002);
+  EXPECT_EQ((*store)->pings(PingQuery{"eval", std::nullopt, 10})->size(), 2u);
+
+  SQLite::Database check(path_, SQLite::OPEN_READONLY);
+  EXPECT_FALSE(has_index(check, "heartbeat_pings_monitor_id")) << "the per-ping random page write is gone";
+}
+
 TEST_F(SqliteMigrationsTest, ADatabaseFromANewerTrainwatchIsRefused) {
   {
     SQLite::Database db(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);

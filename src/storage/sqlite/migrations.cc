@@ -144,6 +144,22 @@ constexpr SqliteMigration kMigrations[] = {
         created_ms INTEGER NOT NULL
       );
     )sql"},
+    // The ping log becomes append-only: each ping points back to its monitor's previous
+    // one, and the newest of each monitor is saved in heartbeat_heads (see ping_chains.h).
+    // The (monitor, id) index cost one random page write per ping; it builds the chains
+    // here and then goes.
+    {8, "heartbeat pings chained per monitor instead of indexed", R"sql(
+      ALTER TABLE heartbeat_pings ADD COLUMN prev_id INTEGER;
+      UPDATE heartbeat_pings SET prev_id = (
+        SELECT MAX(p.id) FROM heartbeat_pings AS p
+        WHERE p.monitor = heartbeat_pings.monitor AND p.id < heartbeat_pings.id);
+      CREATE TABLE heartbeat_heads (
+        monitor TEXT PRIMARY KEY,
+        ping_id INTEGER NOT NULL
+      );
+      INSERT INTO heartbeat_heads (monitor, ping_id) SELECT monitor, MAX(id) FROM heartbeat_pings GROUP BY monitor;
+      DROP INDEX heartbeat_pings_monitor_id;
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "storage/sqlite/migrations.h"
+#include "storage/sqlite/ping_chains.h"
 
 namespace trainwatch {
 namespace {
@@ -57,9 +58,10 @@ Incident incident_from_row(SQLite::Statement& row) {
   return i;
 }
 
-constexpr const char* kPingColumns =
-    "SELECT id, monitor, at_ms, kind, exit_code, source, user_agent, body, body_truncated, run_ms "
-    "FROM heartbeat_pings";
+// One ping by id, with the id of its monitor's previous ping last (column 10).
+constexpr const char* kPingById =
+    "SELECT id, monitor, at_ms, kind, exit_code, source, user_agent, body, body_truncated, run_ms, prev_id "
+    "FROM heartbeat_pings WHERE id = ?";
 
 Result<PingRecord> ping_from_row(SQLite::Statement& row) {
   PingRecord r;
@@ -130,8 +132,9 @@ std::optional<DeliveryStatus> delivery_status_from_string(std::string_view s) {
 // The write connection and its prepared statements. Used only by the writer thread.
 class SqliteStore::Writer {
  public:
-  explicit Writer(std::unique_ptr<SQLite::Database> db)
+  Writer(std::unique_ptr<SQLite::Database> db, PingChains& chains)
       : db_(std::move(db)),
+        chains_(chains),
         insert_result_(
             *db_,
             "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, "
@@ -150,7 +153,7 @@ class SqliteStore::Writer {
         close_incident_(*db_, "UPDATE incidents SET ended_ms = COALESCE(ended_ms, ?) WHERE id = ?"),
         insert_ping_(*db_,
                      "INSERT INTO heartbeat_pings (monitor, at_ms, kind, exit_code, source, user_agent, body, "
-                     "body_truncated, run_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                     "body_truncated, run_ms, prev_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         // DO NOTHING: the first generated token stays, so a URL once shown keeps working.
         savepoint_(*db_, "SAVEPOINT op"),
         release_(*db_, "RELEASE op"),
@@ -181,14 +184,30 @@ class SqliteStore::Writer {
       SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
       for (const Pending& p : batch) out.push_back(apply_one(p.op));
       tx.commit();
+      chains_.commit();
     } catch (const std::exception& e) {
+      chains_.abort();
       // Nothing of the batch is durable, whatever each operation reported on its own.
       out.assign(batch.size(),
                  Status(make_error("store.write", std::string("the write transaction failed: ") + e.what())));
     } catch (...) {
+      chains_.abort();
       out.assign(batch.size(), Status(make_error("store.write", "the write transaction failed")));
     }
     return out;
+  }
+
+  // Saves the ping chains' heads when they changed and the last save is kHeadsSaveInterval
+  // old (or `now` is forced, at shutdown). A failed save is retried at the next one.
+  void save_heads(bool force) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!chains_.unsaved() || (!force && now - last_heads_save_ < kHeadsSaveInterval)) return;
+    last_heads_save_ = now;
+    try {
+      chains_.save(*db_);
+    } catch (const std::exception&) {
+      // Nothing is lost: the heads stay in memory, and a restart replays the pings.
+    }
   }
 
  private:
@@ -385,7 +404,9 @@ class SqliteStore::Writer {
     s.bind(7, r.ping.body);
     s.bind(8, r.ping.body_truncated ? 1 : 0);
     bind_optional(s, 9, r.run_ms);
+    bind_optional(s, 10, chains_.prev(r.monitor));
     s.exec();
+    chains_.append(r.monitor, db_->getLastInsertRowid());
     return Ok{};
   }
 
@@ -412,7 +433,13 @@ class SqliteStore::Writer {
     return Ok{};
   }
 
+  // Saving heads costs one upsert per pinged monitor; every 10 s keeps that rare and the
+  // replay at the next start short (at most 10 s of pings).
+  static constexpr std::chrono::seconds kHeadsSaveInterval{10};
+
   std::unique_ptr<SQLite::Database> db_;
+  PingChains& chains_;
+  std::chrono::steady_clock::time_point last_heads_save_ = std::chrono::steady_clock::now();
   SQLite::Statement insert_result_;
   SQLite::Statement upsert_state_;
   SQLite::Statement insert_incident_;
@@ -447,17 +474,19 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) 
   }
   if (Status migrated = migrate_sqlite(*db); !migrated) return migrated.error();
   try {
-    auto writer = std::make_unique<Writer>(std::move(db));
+    auto chains = std::make_unique<PingChains>(*db);
+    auto writer = std::make_unique<Writer>(std::move(db), *chains);
     auto reader = open_reader(path);  // fails here, not on the first read, if reading cannot work
-    return std::unique_ptr<SqliteStore>(new SqliteStore(path, std::move(writer), std::move(reader)));
+    return std::unique_ptr<SqliteStore>(
+        new SqliteStore(path, std::move(chains), std::move(writer), std::move(reader)));
   } catch (const std::exception& e) {
     return open_error(path, e.what());
   }
 }
 
-SqliteStore::SqliteStore(std::string path, std::unique_ptr<Writer> writer,
+SqliteStore::SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Writer> writer,
                          std::unique_ptr<SQLite::Database> reader)
-    : path_(std::move(path)), writer_(std::move(writer)) {
+    : path_(std::move(path)), chains_(std::move(chains)), writer_(std::move(writer)) {
   idle_readers_.push_back(std::move(reader));
   writer_thread_ = std::thread([this] { run_writer(); });
 }
@@ -518,7 +547,11 @@ void SqliteStore::run_writer() {
     {
       std::unique_lock lock(queue_mu_);
       queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and everything queued is committed
+      if (queue_.empty()) {  // stopping, and everything queued is committed
+        lock.unlock();
+        writer_->save_heads(/*force=*/true);  // so the next start has nothing to replay
+        return;
+      }
       const bool background = prompt_queued_ == 0;
       queue_cv_.wait_for(lock, background ? std::chrono::microseconds(kBackgroundLinger) : kPromptLinger, [&] {
         return stopping_ || flush_waiters_ > 0 || queue_.size() >= kMaxOpsPerTransaction ||
@@ -534,7 +567,12 @@ void SqliteStore::run_writer() {
       // batch is already counted in committed_seq_.
       last_seq = committed_seq_ + n;
     }
+    auto t0 = std::chrono::steady_clock::now();
     const std::vector<Status> statuses = writer_->apply(batch);
+    { static thread_local double tot=0; static thread_local size_t nb=0, nops=0; static thread_local double mx=0;
+      double d = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()-t0).count();
+      tot+=d; nb++; nops+=batch.size(); mx = std::max(mx,d);
+      if (nb % 500 == 0) { fprintf(stderr, "DBG batches=%zu avg_ops=%.1f avg_ms=%.2f max_ms=%.2f\n", nb, double(nops)/nb, tot/nb, mx); tot=0; nb=0; nops=0; mx=0; } }
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!batch[i].done) continue;
       try {
@@ -549,6 +587,7 @@ void SqliteStore::run_writer() {
       committed_seq_ = last_seq;
     }
     flushed_cv_.notify_all();
+    writer_->save_heads(/*force=*/false);
   }
 }
 
@@ -678,22 +717,56 @@ Result<std::vector<CheckResult>> SqliteStore::results(const ResultQuery& query) 
       });
 }
 
+namespace {
+
+std::optional<int64_t> optional_id(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return c.getInt64();
+}
+
+// Walks `monitor`'s ping chain newest first from ping `from`, handing each ping to
+// `visit` until it returns false or the chain ends (at its first ping, or where
+// older pings were deleted).
+template <typename Visit>
+Status walk_pings(SQLite::Database& db, const std::string& monitor, std::optional<int64_t> from, Visit&& visit) {
+  SQLite::Statement q(db, kPingById);
+  while (from) {
+    q.reset();
+    q.bind(1, *from);
+    if (!q.executeStep()) break;
+    auto record = ping_from_row(q);
+    if (!record) return record.error();
+    if (record->monitor != monitor) {
+      return make_error("store.corrupt", "ping " + std::to_string(*from) + " is in the chain of '" + monitor +
+                                             "' but belongs to '" + record->monitor + "'");
+    }
+    from = optional_id(q.getColumn(10));
+    if (!visit(std::move(*record))) break;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Result<std::vector<PingRecord>> SqliteStore::pings(const PingQuery& query) {
   return read<std::vector<PingRecord>>("pings", [&](SQLite::Database& db) -> Result<std::vector<PingRecord>> {
-    std::string sql = std::string(kPingColumns) + " WHERE monitor = ?";
-    if (query.before_id) sql += " AND id < ?";
-    sql += " ORDER BY id DESC LIMIT ?";
-    SQLite::Statement q(db, sql);
-    int index = 1;
-    q.bind(index++, query.monitor);
-    if (query.before_id) q.bind(index++, *query.before_id);
-    q.bind(index, std::clamp(query.limit, 0, kMaxRowsPerRead));
-    std::vector<PingRecord> out;
-    while (q.executeStep()) {
-      auto record = ping_from_row(q);
-      if (!record) return record.error();
-      out.push_back(std::move(*record));
+    const size_t limit = static_cast<size_t>(std::clamp(query.limit, 0, kMaxRowsPerRead));
+    std::optional<int64_t> from = chains_->head(query.monitor);
+    if (query.before_id) {
+      // The usual cursor is the last ping of the previous page: go on from the one before
+      // it. Any other id: walk from the newest and skip what is not older.
+      SQLite::Statement at(db, kPingById);
+      at.bind(1, *query.before_id);
+      if (at.executeStep() && at.getColumn(1).getString() == query.monitor) from = optional_id(at.getColumn(10));
     }
+    std::vector<PingRecord> out;
+    if (limit == 0) return out;
+    Status walked = walk_pings(db, query.monitor, from, [&](PingRecord record) {
+      if (query.before_id && record.id >= *query.before_id) return true;
+      out.push_back(std::move(record));
+      return out.size() < limit;
+    });
+    if (!walked) return walked.error();
     return out;
   });
 }
@@ -701,20 +774,18 @@ Result<std::vector<PingRecord>> SqliteStore::pings(const PingQuery& query) {
 Result<HeartbeatMarks> SqliteStore::heartbeat_marks(const std::string& monitor) {
   return read<HeartbeatMarks>("heartbeat marks", [&](SQLite::Database& db) -> Result<HeartbeatMarks> {
     // Newest first until the first finish: usually one or two rows.
-    SQLite::Statement q(db, std::string(kPingColumns) + " WHERE monitor = ? ORDER BY id DESC LIMIT ?");
-    q.bind(1, monitor);
-    q.bind(2, kMaxMarkScan);
     HeartbeatMarks marks;
-    while (q.executeStep()) {
-      auto record = ping_from_row(q);
-      if (!record) return record.error();
-      if (!marks.last_ping) marks.last_ping = *record;
-      if (is_finish(record->ping.kind)) {
-        marks.last_finish = std::move(*record);
-        break;
+    int scanned = 0;
+    Status walked = walk_pings(db, monitor, chains_->head(monitor), [&](PingRecord record) {
+      if (!marks.last_ping) marks.last_ping = record;
+      if (is_finish(record.ping.kind)) {
+        marks.last_finish = std::move(record);
+        return false;
       }
-      if (record->ping.kind == PingKind::kStart && !marks.open_start) marks.open_start = record->ping.at;
-    }
+      if (record.ping.kind == PingKind::kStart && !marks.open_start) marks.open_start = record.ping.at;
+      return ++scanned < kMaxMarkScan;
+    });
+    if (!walked) return walked.error();
     return marks;
   });
 }

@@ -36,6 +36,8 @@ class Database;
 
 namespace trainwatch {
 
+class PingChains;
+
 class SqliteStore final : public Store {
  public:
   // Opens (creating if missing) the database file and migrates it to the current schema.
@@ -93,7 +95,8 @@ class SqliteStore final : public Store {
   };
   class Writer;
 
-  SqliteStore(std::string path, std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader);
+  SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Writer> writer,
+              std::unique_ptr<SQLite::Database> reader);
 
   void run_writer();
   // Runs `query(db)` on a borrowed read connection; turns any exception into "store.read".
@@ -103,6 +106,7 @@ class SqliteStore final : public Store {
   void return_reader(std::unique_ptr<SQLite::Database> db);
 
   const std::string path_;
+  std::unique_ptr<PingChains> chains_;  // written by the writer, read by pings() and heartbeat_marks()
   std::unique_ptr<Writer> writer_;  // touched only by the writer thread once it runs
 
   // Guards the write queue and the sequence numbers. A write gets sequence
