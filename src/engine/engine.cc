@@ -9,6 +9,21 @@ namespace trainwatch {
 
 namespace asio = boost::asio;
 
+namespace {
+
+// What the state machine would have made of a quiet success (an ok result with no run
+// time, on a monitor up with no failures): only the last check moves.
+void add_quiet_success(SystemTime at, MonitorState& state, std::optional<CheckResult>& last_result) {
+  CheckResult result;
+  result.at = at;
+  result.ok = true;
+  state.last_check = at;
+  state.last_latency_ms = 0;
+  last_result = result;
+}
+
+}  // namespace
+
 struct Engine::Runtime {
   explicit Runtime(asio::io_context& io) : timer(io) {}
 
@@ -21,6 +36,9 @@ struct Engine::Runtime {
   std::optional<heartbeat::Track> heartbeat;  // heartbeat monitors only
   std::optional<PingRecord> last_ping;        // without its body
   std::optional<SystemTime> started_at;       // wall time of the open start, for display
+  // The newest quiet success (recorded off the io thread), not yet folded into `state`
+  // and `last_result`: the io thread alone writes those.
+  std::optional<SystemTime> quiet_success_at;
 
   // io thread only.
   asio::steady_timer timer;
@@ -133,20 +151,71 @@ void Engine::on_deadline(const std::string& name, uint64_t generation) {
     std::lock_guard lock(mu_);
     cause = heartbeat::check_deadlines(std::get<HeartbeatSpec>(r.config->spec), *r.heartbeat,
                                        clock_.monotonic_time());
+    // A ping arriving meanwhile must not slip past this failure on the quiet path.
+    if (cause) ++in_io_[name];
   }
   if (cause) {
     CheckResult result;
     result.at = clock_.system_time();
     result.cause = std::move(*cause);
     apply(r, result);
+    leave_io(name);
   }
   arm_deadline(r);
 }
 
 void Engine::record_ping(std::string name, Ping ping, WriteDone done) {
-  asio::post(io_, [this, name = std::move(name), ping = std::move(ping), done = std::move(done)]() mutable {
-    on_ping(name, std::move(ping), std::move(done));
-  });
+  if (!record_quiet_success(name, ping)) {
+    asio::post(io_, [this, name = std::move(name), ping = std::move(ping), done = std::move(done)]() mutable {
+      on_ping(name, std::move(ping), std::move(done));
+      leave_io(name);
+    });
+    return;
+  }
+  WriteDone refused = done;
+  if (!store_.write(RecordPing{PingRecord{0, std::move(name), std::move(ping), std::nullopt}}, std::move(done))) {
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.store_dropped_writes;
+    }
+    if (refused) refused(make_error("store.full", "the store's write queue is full"));
+  }
+}
+
+bool Engine::record_quiet_success(const std::string& name, const Ping& ping) {
+  std::lock_guard lock(mu_);
+  auto it = monitors_.find(name);
+  auto pending = in_io_.find(name);
+  Runtime* r = it == monitors_.end() ? nullptr : it->second.get();
+  // Awaiting a finish already means its deadline timer is armed: a success only moves
+  // that deadline later, and the timer re-arms itself when it fires early.
+  const bool quiet = r != nullptr && r->heartbeat && ping.kind == PingKind::kSuccess && pending == in_io_.end() &&
+                     r->state.status == MonitorStatus::kUp && r->state.consecutive_failures == 0 &&
+                     r->heartbeat->last_finish && !r->heartbeat->open_start;
+  if (!quiet) {
+    ++in_io_[name];
+    return false;
+  }
+  heartbeat::PingEffect effect =
+      heartbeat::on_ping(std::get<HeartbeatSpec>(r->config->spec), *r->heartbeat, ping, clock_.monotonic_time());
+  r->quiet_success_at = ping.at;
+  r->last_ping = PingRecord{0, name, ping, std::nullopt};
+  r->last_ping->ping.body.clear();
+  r->revision = next_revision_++;
+  if (effect.result) count_result(*r, *effect.result);
+  return true;
+}
+
+void Engine::leave_io(const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = in_io_.find(name);
+  if (it != in_io_.end() && --it->second <= 0) in_io_.erase(it);
+}
+
+void Engine::count_result(const Runtime& r, const CheckResult& result) {
+  auto& counts = metrics_.by_monitor[r.config->name];
+  ++(result.ok ? counts.success : counts.failure);
+  metrics_.duration_by_type[std::string(to_string(r.config->type))].observe(result.latency_ms / 1000.0);
 }
 
 void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
@@ -258,6 +327,11 @@ void Engine::start_waiting_checks() {
 }
 
 void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
+  {
+    std::lock_guard lock(mu_);
+    if (r.quiet_success_at) add_quiet_success(*r.quiet_success_at, r.state, r.last_result);
+    r.quiet_success_at.reset();
+  }
   StateStep step = next_state(r.state, result, r.config->retries);
   std::optional<Incident> opened;
   std::optional<CloseIncident> closed;
@@ -288,9 +362,7 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
     r.revision = next_revision_++;
     if (opened) r.open_incident = opened;
     if (closed) r.open_incident.reset();
-    auto& counts = metrics_.by_monitor[r.config->name];
-    ++(result.ok ? counts.success : counts.failure);
-    metrics_.duration_by_type[std::string(to_string(r.config->type))].observe(result.latency_ms / 1000.0);
+    count_result(r, result);
   }
   // Incident rows first, so the state that names the incident never commits before it.
   if (opened) write(OpenIncident{*opened});
@@ -437,6 +509,7 @@ std::optional<MonitorView> Engine::monitor(const std::string& name) const {
 
 MonitorView Engine::view_of(const Runtime& r) const {
   MonitorView view{r.config, r.state, r.open_incident, r.last_result, r.revision, std::nullopt};
+  if (r.quiet_success_at) add_quiet_success(*r.quiet_success_at, view.state, view.last_result);
   if (r.heartbeat) {
     const auto& spec = std::get<HeartbeatSpec>(r.config->spec);
     HeartbeatView hb;

@@ -14,6 +14,11 @@
 // Heartbeat monitors run no checks: each has a deadline timer (heartbeat/rules.h) armed
 // from its pings, and a finish ping or a missed deadline is a result that goes through
 // apply() like a check's. After a restart the deadlines are rebuilt from the stored pings.
+// One exception to "everything on the io thread": a success ping that changes nothing but
+// the monitor's track (up, already awaiting a finish, no start open, nothing of it queued
+// on the io thread) is recorded under `mu_` on the caller's thread and goes straight to
+// the store. That is nearly every ping, and the hop through the io thread cost a fifth of
+// the ping rate (bench/RESULTS.md, issue 3).
 #pragma once
 
 #include <deque>
@@ -24,6 +29,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -116,11 +122,12 @@ class Engine {
   // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
   void stop();
 
-  // Records a ping for heartbeat monitor `name` on the io thread: a finish is applied as a
-  // result, the deadline moves, and the ping is queued to the store after any state it
-  // changed. `done` gets the ping's commit status (from the store's writer thread), or an
-  // error at once: "engine.not_heartbeat" for an unknown or non-heartbeat monitor,
-  // "store.full" when the store's queue is full.
+  // Records a ping for heartbeat monitor `name`: a finish is applied as a result, the
+  // deadline moves, and the ping is queued to the store after any state it changed (on the
+  // io thread, or on the caller's for a quiet success: see the top of this file). `done`
+  // gets the ping's commit status (from the store's writer thread), or an error at once:
+  // "engine.not_heartbeat" for an unknown or non-heartbeat monitor, "store.full" when the
+  // store's queue is full.
   void record_ping(std::string name, Ping ping, WriteDone done);
 
   std::vector<MonitorView> monitors() const;
@@ -148,6 +155,11 @@ class Engine {
   void arm_deadline(Runtime& runtime);
   void on_deadline(const std::string& name, uint64_t generation);
   void on_ping(const std::string& name, Ping ping, WriteDone done);
+  // The caller-thread path of record_ping; false when the ping has to go through the io
+  // thread (and then counts it in in_io_).
+  bool record_quiet_success(const std::string& name, const Ping& ping);
+  void count_result(const Runtime& runtime, const CheckResult& result);  // call with mu_ held
+  void leave_io(const std::string& name);  // a result counted in in_io_ is applied
   MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
 
   boost::asio::io_context& io_;
@@ -162,6 +174,11 @@ class Engine {
 
   mutable std::mutex mu_;  // guards monitors_ (the map and each Runtime's view fields), stats_, metrics_
   std::map<std::string, std::unique_ptr<Runtime>> monitors_;
+  // Heartbeat results on their way through the io thread (pings posted, a missed deadline
+  // being applied), by monitor name: while a monitor has any, its pings take the io path
+  // too, so they apply in order. By name, not in Runtime: a reload may replace the Runtime
+  // while a ping is posted.
+  std::unordered_map<std::string, int> in_io_;
   EngineStats stats_;
   CheckMetrics metrics_;
   std::deque<std::string> waiting_;  // monitors due while at the bound; io thread only

@@ -67,7 +67,10 @@ def test_pings_then_silence_is_down_within_period_plus_grace_plus_one_second(sta
     for _ in range(3):
         assert ping(server)[:2] == (200, "OK")
     last_ping = time.monotonic()
-    server.wait_status("ckpt", "up")
+    up = server.wait_status("ckpt", "up")
+    # The later pings of an up monitor take the quiet path; its last check still follows them.
+    assert up["last_check"] == up["heartbeat"]["last_ping"]["at"] == up["last_result"]["at"]
+    assert up["last_result"]["ok"] is True
     down = server.wait_status("ckpt", "down", timeout=10)
     elapsed = time.monotonic() - last_ping
     assert elapsed <= 1 + 1 + 1, f"DOWN {elapsed:.2f}s after the last ping"
