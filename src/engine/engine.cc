@@ -39,6 +39,10 @@ struct Engine::Runtime {
   // The newest quiet success (recorded off the io thread), not yet folded into `state`
   // and `last_result`: the io thread alone writes those.
   std::optional<SystemTime> quiet_success_at;
+  // This monitor's entries in metrics_ (map nodes do not move), so counting a result
+  // looks nothing up.
+  CheckCounts* counts = nullptr;
+  DurationHistogram* durations = nullptr;
 
   // io thread only.
   asio::steady_timer timer;
@@ -101,7 +105,9 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
   {
     std::lock_guard lock(mu_);
     r.revision = next_revision_++;
-    monitors_[r.config->name] = std::move(runtime);
+    bind_metrics(r);
+    auto [it, added] = monitors_.insert_or_assign(r.config->name, std::move(runtime));
+    by_name_[it->first] = &r;
     stats_.monitors = monitors_.size();
   }
   if (r.state.status != MonitorStatus::kPaused) start_timer(r, first_offset);
@@ -184,9 +190,9 @@ void Engine::record_ping(std::string name, Ping ping, WriteDone done) {
 
 bool Engine::record_quiet_success(const std::string& name, const Ping& ping) {
   std::lock_guard lock(mu_);
-  auto it = monitors_.find(name);
+  auto it = by_name_.find(name);
   auto pending = in_io_.find(name);
-  Runtime* r = it == monitors_.end() ? nullptr : it->second.get();
+  Runtime* r = it == by_name_.end() ? nullptr : it->second;
   // Awaiting a finish already means its deadline timer is armed: a success only moves
   // that deadline later, and the timer re-arms itself when it fires early.
   const bool quiet = r != nullptr && r->heartbeat && ping.kind == PingKind::kSuccess && pending == in_io_.end() &&
@@ -199,8 +205,18 @@ bool Engine::record_quiet_success(const std::string& name, const Ping& ping) {
   heartbeat::PingEffect effect =
       heartbeat::on_ping(std::get<HeartbeatSpec>(r->config->spec), *r->heartbeat, ping, clock_.monotonic_time());
   r->quiet_success_at = ping.at;
-  r->last_ping = PingRecord{0, name, ping, std::nullopt};
-  r->last_ping->ping.body.clear();
+  // Field by field, so the strings reuse their buffers: this runs for nearly every ping.
+  PingRecord& last = r->last_ping ? *r->last_ping : r->last_ping.emplace();
+  last.id = 0;
+  last.monitor = name;
+  last.ping.kind = ping.kind;
+  last.ping.exit_code = ping.exit_code;
+  last.ping.at = ping.at;
+  last.ping.source = ping.source;
+  last.ping.user_agent = ping.user_agent;
+  last.ping.body.clear();
+  last.ping.body_truncated = ping.body_truncated;
+  last.run_ms.reset();
   r->revision = next_revision_++;
   if (effect.result) count_result(*r, *effect.result);
   return true;
@@ -213,9 +229,13 @@ void Engine::leave_io(const std::string& name) {
 }
 
 void Engine::count_result(const Runtime& r, const CheckResult& result) {
-  auto& counts = metrics_.by_monitor[r.config->name];
-  ++(result.ok ? counts.success : counts.failure);
-  metrics_.duration_by_type[std::string(to_string(r.config->type))].observe(result.latency_ms / 1000.0);
+  ++(result.ok ? r.counts->success : r.counts->failure);
+  r.durations->observe(result.latency_ms / 1000.0);
+}
+
+void Engine::bind_metrics(Runtime& r) {
+  r.counts = &metrics_.by_monitor[r.config->name];
+  r.durations = &metrics_.duration_by_type[std::string(to_string(r.config->type))];
 }
 
 void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
@@ -398,6 +418,7 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
       {
         std::lock_guard lock(mu_);
         runtime = std::move(monitors_[name]);
+        by_name_.erase(name);
         monitors_.erase(name);
         stats_.monitors = monitors_.size();
       }
@@ -422,6 +443,7 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
       {
         std::lock_guard lock(mu_);
         r.config = std::make_shared<const MonitorConfig>(m);
+        bind_metrics(r);
         r.revision = next_revision_++;
         if (m.type != MonitorType::kHeartbeat) r.heartbeat.reset();
       }
