@@ -187,6 +187,26 @@ TEST_F(SqliteStoreTest, AFailedOperationFailsAloneAndTheRestOfItsBatchCommits) {
   EXPECT_EQ(store->results(ResultQuery{"api", std::nullopt, 50})->size(), 1u);
 }
 
+TEST_F(SqliteStoreTest, TheWalIsCopiedIntoTheDatabaseFileWhileTheStoreRuns) {
+  auto store = open_store();
+  // About 8 MB of pings in one batch: twice the checkpoint threshold.
+  const std::string body(4000, 'x');
+  for (int i = 0; i < 2000; ++i) {
+    PingRecord r;
+    r.monitor = "ckpt";
+    r.ping.at = from_unix_ms(kT0 + i);
+    r.ping.body = body;
+    ASSERT_TRUE(store->write(RecordPing{r}));
+  }
+  store->flush();
+  // The writer never checkpoints; the checkpointer's thread does, soon after the commit.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (fs::file_size(path_) < 4'000'000 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(fs::file_size(path_), 4'000'000u) << "the committed pages are still only in the WAL";
+}
+
 TEST_F(SqliteStoreTest, EverythingQueuedSurvivesCloseAndReopen) {
   {
     auto store = open_store();

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "storage/sqlite/checkpointer.h"
 #include "storage/sqlite/migrations.h"
 #include "storage/sqlite/ping_chains.h"
 
@@ -475,18 +476,23 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) 
   if (Status migrated = migrate_sqlite(*db); !migrated) return migrated.error();
   try {
     auto chains = std::make_unique<PingChains>(*db);
+    auto checkpointer = std::make_unique<Checkpointer>(path, *db);
     auto writer = std::make_unique<Writer>(std::move(db), *chains);
     auto reader = open_reader(path);  // fails here, not on the first read, if reading cannot work
-    return std::unique_ptr<SqliteStore>(
-        new SqliteStore(path, std::move(chains), std::move(writer), std::move(reader)));
+    return std::unique_ptr<SqliteStore>(new SqliteStore(path, std::move(chains), std::move(checkpointer),
+                                                        std::move(writer), std::move(reader)));
   } catch (const std::exception& e) {
     return open_error(path, e.what());
   }
 }
 
-SqliteStore::SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Writer> writer,
+SqliteStore::SqliteStore(std::string path, std::unique_ptr<PingChains> chains,
+                         std::unique_ptr<Checkpointer> checkpointer, std::unique_ptr<Writer> writer,
                          std::unique_ptr<SQLite::Database> reader)
-    : path_(std::move(path)), chains_(std::move(chains)), writer_(std::move(writer)) {
+    : path_(std::move(path)),
+      chains_(std::move(chains)),
+      checkpointer_(std::move(checkpointer)),
+      writer_(std::move(writer)) {
   idle_readers_.push_back(std::move(reader));
   writer_thread_ = std::thread([this] { run_writer(); });
 }

@@ -4,6 +4,7 @@
 // connection, lets a batch gather (kPromptLinger, kBackgroundLinger), takes up to kMaxOpsPerTransaction
 // operations at a time, applies them in one
 // transaction with synchronous=FULL, commits, and only then calls each operation's done.
+// WAL checkpoints run on their own thread (checkpointer.h), never inside a commit.
 // Each operation runs under its own savepoint: an operation that fails (say, an incident
 // id used twice) gets its own error and the rest of the batch still commits; a failed
 // BEGIN or COMMIT gives every operation of the batch that error. The thread survives
@@ -36,6 +37,7 @@ class Database;
 
 namespace trainwatch {
 
+class Checkpointer;
 class PingChains;
 
 class SqliteStore final : public Store {
@@ -95,8 +97,8 @@ class SqliteStore final : public Store {
   };
   class Writer;
 
-  SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Writer> writer,
-              std::unique_ptr<SQLite::Database> reader);
+  SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Checkpointer> checkpointer,
+              std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader);
 
   void run_writer();
   // Runs `query(db)` on a borrowed read connection; turns any exception into "store.read".
@@ -107,6 +109,7 @@ class SqliteStore final : public Store {
 
   const std::string path_;
   std::unique_ptr<PingChains> chains_;  // written by the writer, read by pings() and heartbeat_marks()
+  std::unique_ptr<Checkpointer> checkpointer_;  // hooked to the writer's connection: outlives it
   std::unique_ptr<Writer> writer_;  // touched only by the writer thread once it runs
 
   // Guards the write queue and the sequence numbers. A write gets sequence
