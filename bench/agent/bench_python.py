@@ -5,6 +5,9 @@
    runs in the same invocation; ratios are what count on this noisy host).
 2. /health under wrk, idle and with a busy Python thread in the training process, vs the
    seed's http.server (bench_seed_health_http.py), same wrk settings.
+3. The same wrk against rtt_floor.c, a server that does no work at all: what any server
+   that sleeps between requests reaches on this machine (one connection is bound by round
+   trips, not by the server).
 
 Usage: PYTHONPATH=build-agent-rel/python /usr/bin/python3 bench/agent/bench_python.py [wrk_seconds=5]
 Prints one JSON line last.
@@ -94,6 +97,24 @@ def our_health():
     return results
 
 
+def floor_health():
+    import tempfile
+    binary = os.path.join(tempfile.mkdtemp(), "rtt_floor")
+    subprocess.run(["gcc", "-O2", "-o", binary, os.path.join(HERE, "rtt_floor.c")], check=True)
+    port = free_port()
+    p = subprocess.Popen([binary, str(port)])
+    try:
+        time.sleep(0.5)
+        results = {}
+        for conns in (1, 10):
+            results[conns] = wrk(f"http://127.0.0.1:{port}/health", conns)
+            print(f"no-work floor c{conns}: {results[conns]['rps']} req/s", flush=True)
+        return results
+    finally:
+        p.kill()
+        p.wait()
+
+
 def main():
     seed_step = subprocess.run([sys.executable, os.path.join(PEERS, "bench_step_overhead.py"), str(N), "5"],
                                cwd=PEERS, capture_output=True, text=True, timeout=600).stdout.strip().splitlines()[-1]
@@ -106,6 +127,7 @@ def main():
     seed_http = subprocess.run([sys.executable, os.path.join(PEERS, "bench_seed_health_http.py"), str(DUR)],
                                cwd=PEERS, capture_output=True, text=True, timeout=1200).stdout.strip().splitlines()[-1]
     seed_http = json.loads(seed_http)["results"]
+    floor = floor_health()
 
     def pick(rs, mode, conns):
         return next(r for r in rs if r["mode"] == mode and r["connections"] == conns)
@@ -116,7 +138,9 @@ def main():
             o, s = pick(health, mode, conns), pick(seed_http, mode, conns)
             ratios[f"{mode}_c{conns}"] = {"ours_rps": o["rps"], "seed_rps": s["rps"],
                                           "ratio": round(o["rps"] / max(s["rps"], 1e-9), 1),
-                                          "ours_p99_ms": o["p99_ms"], "seed_p99_ms": s["p99_ms"]}
+                                          "ours_p99_ms": o["p99_ms"], "seed_p99_ms": s["p99_ms"],
+                                          "floor_rps": floor[conns]["rps"],
+                                          "floor_over_seed": round(floor[conns]["rps"] / max(s["rps"], 1e-9), 1)}
             print(f"{mode} c{conns}: ours {o['rps']} req/s (p99 {o['p99_ms']} ms) vs seed {s['rps']} "
                   f"(p99 {s['p99_ms']} ms): x{ratios[f'{mode}_c{conns}']['ratio']}", flush=True)
     print(json.dumps({"bench": "issue5", "step_ns": {"trainwatch": round(ours, 1), "seed": seed_ns,

@@ -178,8 +178,12 @@ void Engine::record_ping(std::string name, Ping ping, WriteDone done) {
     });
     return;
   }
+  write_ping(PingRecord{0, std::move(name), std::move(ping), std::nullopt}, std::move(done));
+}
+
+void Engine::write_ping(PingRecord record, WriteDone done) {
   WriteDone refused = done;
-  if (!store_.write(RecordPing{PingRecord{0, std::move(name), std::move(ping), std::nullopt}}, std::move(done))) {
+  if (!store_.write(RecordPing{std::move(record)}, std::move(done))) {
     {
       std::lock_guard lock(mu_);
       ++stats_.store_dropped_writes;
@@ -261,14 +265,7 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
   // The state change is queued first, so the ping's done (after its commit) implies it.
   if (effect.result) apply(r, *effect.result, /*history=*/false);
   arm_deadline(r);
-  WriteDone refused = done;
-  if (!store_.write(RecordPing{std::move(record)}, std::move(done))) {
-    {
-      std::lock_guard lock(mu_);
-      ++stats_.store_dropped_writes;
-    }
-    if (refused) refused(make_error("store.full", "the store's write queue is full"));
-  }
+  write_ping(std::move(record), std::move(done));
 }
 
 void Engine::schedule(Runtime& r, MonoTime due) {

@@ -162,6 +162,8 @@ class Engine {
   void count_result(const Runtime& runtime, const CheckResult& result);  // call with mu_ held
   void bind_metrics(Runtime& runtime);  // call with mu_ held, whenever its config changes
   void leave_io(const std::string& name);  // a result counted in in_io_ is applied
+  // Queues a ping row; a full queue answers `done` with "store.full" at once.
+  void write_ping(PingRecord record, WriteDone done);
   MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
 
   boost::asio::io_context& io_;
