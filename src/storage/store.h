@@ -95,9 +95,9 @@ struct UpdateDelivery {
 };
 
 
-// Deletes up to `max_rows` raw results, and up to `max_rows` hourly rollup rows, older than
-// `before` (oldest first). Daily rollups stay. Bounded so that one prune never holds the
-// writer for long; see storage/retention.h.
+// Deletes up to `max_rows` raw results, up to `max_rows` hourly rollup rows and up to
+// `max_rows` heartbeat pings older than `before` (oldest first). Daily rollups stay.
+// Bounded so that one prune never holds the writer for long; see storage/retention.h.
 struct PruneResults {
   SystemTime before{};
   int max_rows = 10'000;

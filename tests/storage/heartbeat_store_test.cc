@@ -149,6 +149,18 @@ TEST_F(HeartbeatStoreTest, APageCursorThatIsNotThisMonitorsPingStillPagesByAge) 
   EXPECT_EQ(to_unix_ms(page->front().ping.at), kT0 + 2);
 }
 
+TEST_F(HeartbeatStoreTest, PruningDeletesPingsOlderThanRetentionAndTheChainsEndThere) {
+  write_interleaved(*store_, kT0, 6);
+  ASSERT_TRUE(write_and_wait(*store_, PruneResults{from_unix_ms(kT0 + 3), 2}).ok());  // bounded: 2 of the 3 old ones
+  EXPECT_EQ(ping_times(*store_, "ckpt"), (std::vector<int64_t>{kT0 + 4, kT0 + 2}));
+  ASSERT_TRUE(write_and_wait(*store_, PruneResults{from_unix_ms(kT0 + 3), 100}).ok());
+  EXPECT_EQ(ping_times(*store_, "ckpt"), (std::vector<int64_t>{kT0 + 4}));
+  EXPECT_EQ(ping_times(*store_, "eval"), (std::vector<int64_t>{kT0 + 5, kT0 + 3}));
+  auto marks = store_->heartbeat_marks("ckpt");
+  ASSERT_TRUE(marks.ok() && marks->last_finish);
+  EXPECT_EQ(to_unix_ms(marks->last_finish->ping.at), kT0 + 4);
+}
+
 TEST_F(HeartbeatStoreTest, TheFirstSavedTokenOfAMonitorStays) {
   ASSERT_TRUE(write_and_wait(*store_, SaveToken{"ckpt", "first-token"}).ok());
   ASSERT_TRUE(write_and_wait(*store_, SaveToken{"ckpt", "second-token"}).ok());

@@ -175,7 +175,13 @@ class SqliteStore::Writer {
                "ORDER BY at_ms LIMIT ?)"),
         prune_hourly_(*db_,
                       "DELETE FROM uptime_hourly WHERE (monitor, start_ms) IN (SELECT monitor, start_ms FROM "
-                      "uptime_hourly WHERE start_ms < ? ORDER BY start_ms LIMIT ?)") {}
+                      "uptime_hourly WHERE start_ms < ? ORDER BY start_ms LIMIT ?)"),
+        // Pings are in arrival order and have no time index: look only at the oldest
+        // `max_rows` of them, so a prune with nothing to delete reads a chunk, not the log.
+        // A chain that reaches a deleted ping ends there.
+        prune_pings_(*db_,
+                     "DELETE FROM heartbeat_pings WHERE id IN (SELECT id FROM (SELECT id, at_ms FROM "
+                     "heartbeat_pings ORDER BY id LIMIT ?) WHERE at_ms < ?)") {}
 
   // Applies `batch` in one transaction; returns one status per operation, in order.
   std::vector<Status> apply(const std::vector<Pending>& batch) {
@@ -342,6 +348,10 @@ class SqliteStore::Writer {
     h.bind(1, ms(op.before));
     h.bind(2, op.max_rows);
     h.exec();
+    SQLite::Statement& p = fresh(prune_pings_);
+    p.bind(1, op.max_rows);
+    p.bind(2, ms(op.before));
+    p.exec();
     return Ok{};
   }
 
@@ -455,6 +465,7 @@ class SqliteStore::Writer {
   SQLite::Statement add_daily_;
   SQLite::Statement prune_;
   SQLite::Statement prune_hourly_;
+  SQLite::Statement prune_pings_;
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
