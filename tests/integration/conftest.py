@@ -79,6 +79,21 @@ class Server:
                         timeout=timeout, what=f"{name} to be {status}")
 
 
+def api_call(server, method, path, body=None, token=None, raw=None):
+    """(status, decoded JSON or None, headers) of one API request; `raw` sends a body as is."""
+    data = raw.encode() if raw is not None else json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server.base + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read().decode()
+            return response.status, json.loads(text) if text else None, response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read().decode() or "null"), error.headers
+
+
 def decode(response):
     body = response.read()
     kind = response.headers.get("Content-Type", "")

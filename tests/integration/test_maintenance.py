@@ -1,15 +1,12 @@
 """Maintenance windows from the API and the dashboard: the real binary, a real SQLite
 file, a real webhook receiver on loopback, and Chromium for the page."""
-import json
 import re
-import urllib.error
-import urllib.request
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import wait_for
+from conftest import api_call, wait_for
 from receivers import HttpReceiver
 from test_web import XSS, browser, login, screenshot  # noqa: F401 (browser is a fixture)
 
@@ -24,17 +21,7 @@ def receiver():
 
 
 def call(server, method, path, body=None, token=TOKEN, raw=None):
-    data = raw.encode() if raw is not None else json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(server.base + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            text = response.read().decode()
-            return response.status, json.loads(text) if text else None, response.headers
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read().decode() or "null"), error.headers
+    return api_call(server, method, path, body, token, raw)
 
 
 def rfc3339(t):

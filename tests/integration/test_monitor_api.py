@@ -1,25 +1,12 @@
 """Monitor management through the API: token required, API monitors persist beside YAML ones."""
-import json
-import urllib.error
-import urllib.request
 
-from conftest import wait_for
+from conftest import api_call, wait_for
 
 TOKEN = "api-test-admin-token-0123456789"
 
 
 def call(server, method, path, body=None, token=TOKEN):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(server.base + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            text = response.read().decode()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read().decode() or "null")
+    return api_call(server, method, path, body, token)[:2]
 
 
 def config(port):
