@@ -113,7 +113,7 @@ void MaintenanceCatalog::create(const std::string& body, Done done) {
   int64_t id = 0;
   {
     std::lock_guard lock(mu_);
-    if (api_.size() + pending_ < kMaxApiWindows) {
+    if (api_.size() + pending_ < kMaxApiWindows || drop_oldest_ended_locked(clock_.system_time())) {
       id = next_id_++;
       ++pending_;
     }
@@ -143,6 +143,21 @@ void MaintenanceCatalog::create(const std::string& body, Done done) {
     }
     done(make_error("store.busy", "the store's write queue is full; try again"));
   }
+}
+
+bool MaintenanceCatalog::drop_oldest_ended_locked(SystemTime now) {
+  auto oldest = api_.end();
+  for (auto it = api_.begin(); it != api_.end(); ++it) {
+    const MaintenanceWindow& w = it->second.window;
+    if (w.recurring || !w.end || *w.end > now) continue;
+    if (oldest == api_.end() || *w.end < *oldest->second.window.end) oldest = it;
+  }
+  if (oldest == api_.end()) return false;
+  // Queued before the new window's save, so the store never holds more than the bound;
+  // if the delete fails, the window comes back at the next start and nothing else breaks.
+  if (!store_.write(DeleteApiWindow{oldest->first})) return false;
+  api_.erase(oldest);
+  return true;
 }
 
 void MaintenanceCatalog::remove(const std::string& id, Done done) {

@@ -11,8 +11,9 @@
 // (JSON is YAML), so the file and the API accept the same windows and errors name the
 // key; ${ENV} references are refused. Names in `monitors` must be running monitors.
 //
-// Bound: at most kMaxApiWindows API windows; one more is refused ("maintenance.full",
-// 409) until one is deleted.
+// Bound: at most kMaxApiWindows API windows. At the bound, a new window replaces the
+// one-off window that ended first (ended windows stay listed until then, as a record);
+// with none ended, it is refused ("maintenance.full", 409) until one is deleted.
 //
 // Threading: every call is safe from any thread; `apply` runs under the catalog's lock,
 // so lists are applied in the order the changes happened. `done` callbacks run on the
@@ -76,6 +77,9 @@ class MaintenanceCatalog {
   };
 
   std::vector<MaintenanceWindow> merged_locked() const;
+  // Makes room at the bound by deleting the one-off window that ended first; false when
+  // every window is still ahead, in force or recurring.
+  bool drop_oldest_ended_locked(SystemTime now);
   void apply_locked() { apply_(merged_locked()); }
 
   Store& store_;

@@ -188,6 +188,24 @@ TEST_F(MaintenanceCatalogTest, AtTheBoundOneMoreIsRefusedUntilOneIsDeleted) {
   EXPECT_TRUE(create(kNow));
 }
 
+TEST_F(MaintenanceCatalogTest, AtTheBoundANewWindowReplacesTheOneThatEndedFirst) {
+  constexpr const char* kLater =
+      R"({"monitors": ["rank0-health"], "start": "2026-05-01T01:00:00Z", "end": "2026-05-01T05:00:00Z"})";
+  ASSERT_TRUE(create(kLater));  // api-1 ends last
+  for (size_t i = 1; i < MaintenanceCatalog::kMaxApiWindows; ++i) catalog_->create(kNow, [](Result<std::string>) {});
+  store_->flush();
+  EXPECT_FALSE(create(kNow)) << "every window is still in force";
+  clock_.advance(Millis(2 * 3'600'000));  // 04:00: all but api-1 have ended
+  auto next = create(kNow);
+  ASSERT_TRUE(next) << next.error().message;
+  auto listed = catalog_->list();
+  EXPECT_EQ(listed.size(), MaintenanceCatalog::kMaxApiWindows);
+  EXPECT_EQ(listed.front().id, "api-1");
+  EXPECT_EQ(listed[1].id, "api-3") << "api-2, the first to end, made room";
+  open();  // and so did its row
+  EXPECT_EQ(catalog_->list().size(), MaintenanceCatalog::kMaxApiWindows);
+}
+
 TEST(WindowJson, ShowsTheFileSpellingAndWhetherItIsActive) {
   const SystemTime now = *parse_rfc3339("2026-05-03T00:30:00Z");  // a Sunday
   MaintenanceWindow daily;
