@@ -436,7 +436,10 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
         continue;
       }
       Runtime& r = *it->second;
-      if (same_check(*r.config, m)) continue;
+      // The new config always goes in (its notify, notify_after, remind_every: the alert
+      // planner reads them from each result's config); the schedule restarts only when
+      // what is checked, or how, changed.
+      const bool check_changed = !same_check(*r.config, m);
       {
         std::lock_guard lock(mu_);
         r.config = std::make_shared<const MonitorConfig>(m);
@@ -444,7 +447,9 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
         r.revision = next_revision_++;
         if (m.type != MonitorType::kHeartbeat) r.heartbeat.reset();
       }
-      if (r.state.status != MonitorStatus::kPaused) start_timer(r, first_check_offset(i, count, m.interval));
+      if (check_changed && r.state.status != MonitorStatus::kPaused) {
+        start_timer(r, first_check_offset(i, count, m.interval));
+      }
     }
     if (applied) applied();
   });
