@@ -43,15 +43,19 @@ Dispatcher::Dispatcher(asio::io_context& io, const Clock& clock, Store& store, R
 
 Dispatcher::~Dispatcher() { stop(); }
 
+void Dispatcher::describe(ChannelState& ch) {
+  ch.health.name = ch.channel.name;
+  ch.health.type = ch.channel.type;
+  ch.health.target = ch.channel.provider->target();
+  ch.health.is_default = ch.channel.is_default;
+}
+
 Status Dispatcher::start(std::vector<Channel> channels, std::vector<MaintenanceWindow> maintenance) {
   maintenance_ = std::move(maintenance);
   for (auto& c : channels) {
     auto state = std::make_unique<ChannelState>(io_);
-    state->health.name = c.name;
-    state->health.type = c.type;
-    state->health.target = c.provider->target();
-    state->health.is_default = c.is_default;
     state->channel = std::move(c);
+    describe(*state);
     channels_[state->channel.name] = std::move(state);
   }
   // Pending rows of a channel no longer configured stay pending (and are sent if the
@@ -85,6 +89,40 @@ Status Dispatcher::start(std::vector<Channel> channels, std::vector<MaintenanceW
     }
   });
   return Ok{};
+}
+
+void Dispatcher::reconfigure(std::vector<Channel> channels) {
+  asio::post(io_, [this, channels = std::move(channels), alive = std::weak_ptr<int>(alive_)]() mutable {
+    if (alive.expired()) return;
+    std::map<std::string, std::unique_ptr<ChannelState>> next;
+    std::vector<ChannelState*> added;
+    for (auto& c : channels) {
+      auto it = channels_.find(c.name);
+      std::unique_ptr<ChannelState> state;
+      if (it != channels_.end()) {
+        state = std::move(it->second);
+      } else {
+        state = std::make_unique<ChannelState>(io_);
+        added.push_back(state.get());
+      }
+      std::lock_guard lock(mu_);
+      state->channel = std::move(c);
+      describe(*state);
+      next[state->channel.name] = std::move(state);
+    }
+    {
+      std::lock_guard lock(mu_);
+      channels_.swap(next);  // `next` now holds the removed channels (and emptied slots)
+    }
+    // A removed channel's timers die with it; their handlers see operation_aborted and
+    // touch nothing. A send in flight completes into on_sent, which no longer finds it.
+    next.clear();
+    for (ChannelState* ch : added) {
+      load(*ch);
+      release_due(*ch);
+      pump(*ch);
+    }
+  });
 }
 
 void Dispatcher::wake() {

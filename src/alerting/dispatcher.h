@@ -20,10 +20,14 @@
 // kMaxTestsInFlight test sends (more answer "busy"); request bodies kMaxRequestBytes,
 // response bodies Transport::kMaxResponseBytes; every request has its channel's timeout.
 //
+// Reconfiguring (SIGHUP): a channel kept by name keeps its queue, counters and any
+// request in flight, and sends the next one with its new settings; a new channel loads its
+// pending rows; a removed channel's rows stay pending in the store, sent if it comes back.
+//
 // Threading: all work runs on the io_context given to the constructor (run it on one
 // thread of its own: the engine's thread never waits for a delivery). wake(), test(),
-// set_maintenance() may be called from any thread; health() and counters() copy under a
-// mutex.
+// set_maintenance() and reconfigure() may be called from any thread; health() and
+// counters() copy under a mutex.
 #pragma once
 
 #include <atomic>
@@ -96,6 +100,8 @@ class Dispatcher {
   // New outbox rows were committed: read them. Cheap and coalesced; any thread.
   void wake();
   void set_maintenance(std::vector<MaintenanceWindow> maintenance);
+  // Replaces the channel list (see the top of this file), on the dispatcher's thread.
+  void reconfigure(std::vector<Channel> channels);
   // Sends a test message to `channel` now, bypassing the outbox; `done` runs on the
   // dispatcher's thread.
   void test(const std::string& channel, std::function<void(TestOutcome)> done);
@@ -108,6 +114,7 @@ class Dispatcher {
   struct Item;
   struct ChannelState;
 
+  void describe(ChannelState& ch);  // its health's name, type, target (call with mu_ held)
   void load(ChannelState& ch);
   void admit(ChannelState& ch, Item item);
   void release_due(ChannelState& ch);
@@ -126,7 +133,7 @@ class Dispatcher {
   RetryPolicy policy_;
   Transport transport_;
   std::vector<MaintenanceWindow> maintenance_;  // io thread only
-  std::map<std::string, std::unique_ptr<ChannelState>> channels_;  // fixed after start()
+  std::map<std::string, std::unique_ptr<ChannelState>> channels_;  // io thread; replaced under mu_
   std::atomic<bool> wake_posted_{false};
   size_t tests_in_flight_ = 0;
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);

@@ -164,13 +164,12 @@ int serve(const ServeOptions& options) {
 
   std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
   std::vector<alerting::Channel> channels = alerting::build_channels(config, channel_errors);
-  const std::vector<std::string> usable = channel_names(channels);
   std::mt19937_64 random_engine{std::random_device{}()};
   alerting::Dispatcher dispatcher(alert_io, clock, **store, [&random_engine] {
     return std::uniform_real_distribution<double>(0.0, 1.0)(random_engine);  // alert thread only
   });
   alerting::AlertPlanner planner(clock, [&dispatcher] { dispatcher.wake(); });
-  planner.configure(config, usable);
+  planner.configure(config, channel_names(channels));
 
   jobs::JobRegistry job_registry(clock);
   job_registry.configure(config);
@@ -265,8 +264,10 @@ int serve(const ServeOptions& options) {
           job_registry.configure(*next.config);
           engine.reload(catalog.set_yaml(*next.config));
           pings.configure(*next.config);
-          // Channels are built once: a changed `notifications:` list needs a restart.
-          planner.configure(*next.config, usable);
+          std::vector<ConfigError> ignored;  // load_checked_config reported them
+          std::vector<alerting::Channel> next_channels = alerting::build_channels(*next.config, ignored);
+          planner.configure(*next.config, channel_names(next_channels));
+          dispatcher.reconfigure(std::move(next_channels));
           maintenance.set_yaml(next.config->maintenance);
           log_ping_urls(*next.config, http_options.host, (*server)->port());
           status_pages->set(next.config->status_pages);

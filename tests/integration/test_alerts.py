@@ -168,6 +168,36 @@ monitors:{monitor("a", health_target.port)}{monitor("b", health_target.port)}
         back.close()
 
 
+def test_sighup_reloads_the_channels(start_server, health_target, receiver):
+    second = HttpReceiver()
+    try:
+        server = start_server(f"""
+notifications:
+  - {{name: hook, type: webhook, url: "{receiver.base}/old", default: true}}
+  - {{name: gone, type: webhook, url: "{second.base}/gone"}}
+monitors:{monitor("a", health_target.port, notify=["hook", "gone"])}
+""")
+        server.wait_status("a", "up")
+        server.config_path.write_text(f"""
+notifications:
+  - {{name: hook, type: webhook, url: "{receiver.base}/new", default: true}}
+  - {{name: added, type: webhook, url: "{second.base}/added"}}
+monitors:{monitor("a", health_target.port, notify=["hook", "added"])}
+""")
+        server.reload()
+
+        def channels():
+            return {c["name"] for c in server.get("/api/v1/notifications")[1]["notifications"]}
+        wait_for(lambda: channels() == {"hook", "added"}, what="the reloaded channel list")
+        health_target.degrade()
+        server.wait_status("a", "down")
+        # The monitor's new `notify` counts too, though its check did not change.
+        wait_for(lambda: receiver.accepted("/new") and second.accepted("/added"), what="the DOWN on both reloaded channels")
+        assert not receiver.all("/old") and not second.all("/gone")
+    finally:
+        second.close()
+
+
 def test_500_then_429_with_retry_after_then_delivered(start_server, health_target, receiver):
     receiver.answer(500)
     receiver.answer(429, {"Retry-After": "2"})
