@@ -584,12 +584,7 @@ void SqliteStore::run_writer() {
       // batch is already counted in committed_seq_.
       last_seq = committed_seq_ + n;
     }
-    auto t0 = std::chrono::steady_clock::now();
     const std::vector<Status> statuses = writer_->apply(batch);
-    { static thread_local double tot=0; static thread_local size_t nb=0, nops=0; static thread_local double mx=0;
-      double d = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()-t0).count();
-      tot+=d; nb++; nops+=batch.size(); mx = std::max(mx,d);
-      if (nb % 500 == 0) { fprintf(stderr, "DBG batches=%zu avg_ops=%.1f avg_ms=%.2f max_ms=%.2f\n", nb, double(nops)/nb, tot/nb, mx); tot=0; nb=0; nops=0; mx=0; } }
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!batch[i].done) continue;
       try {
