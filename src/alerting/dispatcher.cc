@@ -314,8 +314,10 @@ void Dispatcher::on_sent(const std::string& channel, int64_t id, const SendOutco
   auto it = channels_.find(channel);
   if (it == channels_.end()) return;
   ChannelState& ch = *it->second;
+  // Not this channel's request: the channel was removed by a reload while it flew, and one
+  // of the same name added since (whose own request, if any, is still in flight).
+  if (!ch.in_flight || ch.ready.empty() || ch.ready.front().row.id != id) return;
   ch.in_flight = false;
-  if (ch.ready.empty() || ch.ready.front().row.id != id) return;  // cannot happen: one in flight per channel
   Item& item = ch.ready.front();
   const SystemTime now = clock_.system_time();
   item.row.http_status = o.status;
