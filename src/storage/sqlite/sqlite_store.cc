@@ -563,17 +563,22 @@ void SqliteStore::run_writer() {
     uint64_t last_seq = 0;
     {
       std::unique_lock lock(queue_mu_);
+      const bool was_idle = prompt_queued_ == 0;
       queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) {  // stopping, and everything queued is committed
         lock.unlock();
         writer_->save_heads(/*force=*/true);  // so the next start has nothing to replay
         return;
       }
+      // A prompt write that queued during the last commit has waited for it already: its
+      // batch goes now. Lingering is for a batch that starts from idle.
       const bool background = prompt_queued_ == 0;
-      queue_cv_.wait_for(lock, background ? std::chrono::microseconds(kBackgroundLinger) : kPromptLinger, [&] {
-        return stopping_ || flush_waiters_ > 0 || queue_.size() >= kMaxOpsPerTransaction ||
-               (background && prompt_queued_ > 0);
-      });
+      if (background || was_idle) {
+        queue_cv_.wait_for(lock, background ? std::chrono::microseconds(kBackgroundLinger) : kPromptLinger, [&] {
+          return stopping_ || flush_waiters_ > 0 || queue_.size() >= kMaxOpsPerTransaction ||
+                 (background && prompt_queued_ > 0);
+        });
+      }
       const size_t n = std::min(queue_.size(), kMaxOpsPerTransaction);
       for (size_t i = 0; i < n; ++i) {
         if (queue_.front().prompt) --prompt_queued_;
