@@ -2,7 +2,7 @@
 //
 // Threads: one runs the engine's io_context (checks, timers, signals); one runs the
 // alert dispatcher's (deliveries never wait behind checks, nor checks behind a slow
-// Slack); `http_threads` run the HTTP server's. Shutdown order (SIGINT/SIGTERM): stop
+// Slack); each of `http_threads` runs one of the HTTP server's. Shutdown order (SIGINT/SIGTERM): stop
 // accepting, stop the engine's timers, let the io_contexts return (deliveries in flight
 // stay pending and are re-sent by the next start), then flush the store so every result
 // already produced is on disk.
@@ -159,7 +159,13 @@ int serve(const ServeOptions& options) {
 
   SystemClock clock;
   asio::io_context engine_io;
-  asio::io_context http_io;
+  // One io_context per HTTP thread (http/server.h); hint 1: each is run by one thread.
+  std::vector<std::unique_ptr<asio::io_context>> http_ios;
+  std::vector<asio::io_context*> http_contexts;
+  for (int i = 0; i < options.http_threads; ++i) {
+    http_ios.push_back(std::make_unique<asio::io_context>(1));
+    http_contexts.push_back(http_ios.back().get());
+  }
   asio::io_context alert_io;
 
   std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
@@ -237,7 +243,7 @@ int serve(const ServeOptions& options) {
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
   http_options.port = config.server.listen.port;
-  auto server = http::Server::start(http_io, http_options, router);
+  auto server = http::Server::start(http_contexts, http_options, router);
   if (!server) {
     spdlog::error("{}", server.error().message);
     return 1;
@@ -280,19 +286,22 @@ int serve(const ServeOptions& options) {
     (*server)->stop();
     pruner.stop();
     engine.stop();
-    http_io.stop();
+    for (auto* io : http_contexts) io->stop();
     engine_io.stop();
     alert_io.stop();
   };
   signals.async_wait(on_signal);
 
-  auto http_guard = asio::make_work_guard(http_io);
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> http_guards;
   std::vector<std::thread> http_threads;
-  for (int i = 0; i < options.http_threads; ++i) http_threads.emplace_back([&] { http_io.run(); });
+  for (auto* io : http_contexts) {
+    http_guards.push_back(asio::make_work_guard(*io));
+    http_threads.emplace_back([io] { io->run(); });
+  }
   auto alert_guard = asio::make_work_guard(alert_io);
   std::thread alert_thread([&] { alert_io.run(); });
   engine_io.run();
-  http_io.stop();
+  for (auto* io : http_contexts) io->stop();
   alert_io.stop();
   for (auto& t : http_threads) t.join();
   alert_thread.join();

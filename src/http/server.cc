@@ -12,7 +12,6 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
@@ -51,7 +50,7 @@ class Session : public std::enable_shared_from_this<Session> {
   ~Session() { shared_->connections.fetch_sub(1); }
 
   void start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
   }
 
  private:
@@ -119,8 +118,8 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     if (!parse_target(request)) return reply_and_close(400, "malformed request target");
 
-    // dispatch: a handler that answers at once (on this strand) writes inline instead of
-    // queueing one more completion; an answer from another thread is still posted here.
+    // dispatch: a handler that answers at once (on this connection's thread) writes inline
+    // instead of queueing one more completion; an answer from another thread is posted here.
     Responder respond([self = shared_from_this()](Response response) {
       asio::dispatch(self->stream_.get_executor(), [self, r = std::move(response)]() mutable { self->write(std::move(r)); });
     });
@@ -199,8 +198,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
 class Listener final : public Server, public std::enable_shared_from_this<Listener> {
  public:
-  Listener(asio::io_context& io, std::shared_ptr<Shared> shared)
-      : io_(io), acceptor_(asio::make_strand(io)), shared_(std::move(shared)) {}
+  Listener(std::vector<asio::io_context*> contexts, std::shared_ptr<Shared> shared)
+      : contexts_(std::move(contexts)), acceptor_(*contexts_.front()), shared_(std::move(shared)) {}
 
   Status bind() {
     beast::error_code ec;
@@ -219,7 +218,8 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
   }
 
   void accept() {
-    acceptor_.async_accept(asio::make_strand(io_), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+    asio::io_context& next = *contexts_[next_context_++ % contexts_.size()];
+    acceptor_.async_accept(next, [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
       if (!ec) self->admit(std::move(socket));
       self->accept();
@@ -253,7 +253,8 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
     std::make_shared<Session>(std::move(socket), shared_)->start();
   }
 
-  asio::io_context& io_;
+  std::vector<asio::io_context*> contexts_;
+  size_t next_context_ = 0;  // accept()'s chain only: one accept at a time
   tcp::acceptor acceptor_;
   std::shared_ptr<Shared> shared_;
   uint16_t port_ = 0;
@@ -261,12 +262,13 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
 
 }  // namespace
 
-Result<std::shared_ptr<Server>> Server::start(asio::io_context& io, ServerOptions options,
+Result<std::shared_ptr<Server>> Server::start(std::vector<asio::io_context*> contexts, ServerOptions options,
                                               std::shared_ptr<const Router> router) {
+  if (contexts.empty()) return make_error("http.bind", "no io_context to serve on");
   auto shared = std::make_shared<Shared>();
   shared->options = std::move(options);
   shared->router = std::move(router);
-  auto listener = std::make_shared<Listener>(io, shared);
+  auto listener = std::make_shared<Listener>(std::move(contexts), shared);
   if (auto status = listener->bind(); !status) return status.error();
   listener->accept();
   return std::shared_ptr<Server>(listener);

@@ -1,11 +1,12 @@
 // A small HTTP/1.1 server on Boost.Beast, shared by `trainwatch serve` (API, pings, pages)
 // and `trainwatch agent` (/health, /metrics).
 //
-// Threading: the server runs on the io_context it is given; the caller runs that context
-// on as many threads as it wants. Each connection is serialised on its own strand.
-// Handlers run on the connection's strand and must not block for long; a handler that has
-// to wait (a ping waiting for its commit) keeps the Responder and calls it later from any
-// thread.
+// Threading: one io_context per thread, like nginx's workers. Each context given to
+// start() must be run by exactly one thread; the server accepts on the first and hands
+// connections to the contexts in turn. A connection lives on one context, so its handlers
+// never run at once and need no strand. Handlers must not block for long; a handler that
+// has to wait (a ping waiting for its commit) keeps the Responder and calls it later from
+// any thread.
 //
 // Bounds (ServerOptions): header and body size (431/413 at the bound), connections (new
 // ones are closed at the bound), idle keep-alive and slow-request timeouts (the socket is
@@ -106,8 +107,12 @@ class Server {
  public:
   // Binds and starts accepting. Fails with a clear message when the address is in use
   // or cannot be bound.
-  static Result<std::shared_ptr<Server>> start(boost::asio::io_context& io, ServerOptions options,
+  static Result<std::shared_ptr<Server>> start(std::vector<boost::asio::io_context*> contexts, ServerOptions options,
                                                std::shared_ptr<const Router> router);
+  static Result<std::shared_ptr<Server>> start(boost::asio::io_context& io, ServerOptions options,
+                                               std::shared_ptr<const Router> router) {
+    return start(std::vector<boost::asio::io_context*>{&io}, std::move(options), std::move(router));
+  }
   virtual ~Server() = default;
   virtual uint16_t port() const = 0;
   // Stops accepting; open connections finish their current request and close.
