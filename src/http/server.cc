@@ -3,20 +3,31 @@
 // Lifetimes: a Session is owned by the shared_ptrs held by its pending asio handlers and
 // by the Responder of the request it is serving. When the last of those goes (socket
 // closed, timeout, or response written with keep-alive off) the Session is destroyed and
-// its slot in the connection count is released.
+// its slots in the connection counts (in all and per address) are released.
+//
+// Waiting list (http/waiting_list.h): a Session is on its thread's list exactly while a
+// read for a request's header (or a keep-alive connection's first byte) is pending, so
+// the pending handler keeps it alive for as long as the list points at it. Every such
+// handler takes it off the list first thing, on the same thread.
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <exception>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 
 #include "http/server.h"
+
+#include "http/accept_backoff.h"
+#include "http/address_counts.h"
+#include "http/waiting_list.h"
 
 namespace trainwatch::http {
 namespace {
@@ -26,10 +37,24 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
 
+// One HTTP thread: its io_context and the connections on it waiting for a request.
+struct ThreadSlot {
+  asio::io_context* io;
+  WaitingList waiting;  // touched only by the thread running `io`
+};
+
 struct Shared {
+  Shared(ServerOptions options_in, std::shared_ptr<const Router> router_in)
+      : options(std::move(options_in)),
+        router(std::move(router_in)),
+        stats(options.stats ? options.stats : std::make_shared<ServerStats>()),
+        per_address(options.max_connections_per_address) {}
+
   ServerOptions options;
   std::shared_ptr<const Router> router;
-  std::atomic<size_t> connections{0};
+  std::shared_ptr<ServerStats> stats;  // stats->connections is the bound's count
+  AddressCounts per_address;
+  std::vector<std::unique_ptr<ThreadSlot>> threads;
 };
 
 // Fills path and query from the request target; false when the target is not a valid
@@ -42,39 +67,92 @@ bool parse_target(Request& request) {
   return true;
 }
 
-class Session : public std::enable_shared_from_this<Session> {
+class Session final : public std::enable_shared_from_this<Session>, public WaitingLink {
  public:
-  Session(tcp::socket socket, std::shared_ptr<Shared> shared)
-      : stream_(std::move(socket)), shared_(std::move(shared)) {}
+  // The listener has counted the connection in stats->connections and per_address; the
+  // destructor releases both.
+  Session(tcp::socket socket, std::string remote_address, ThreadSlot& thread, std::shared_ptr<Shared> shared)
+      : stream_(std::move(socket)), thread_(thread), shared_(std::move(shared)), remote_address_(std::move(remote_address)) {}
 
-  ~Session() { shared_->connections.fetch_sub(1); }
+  ~Session() override {
+    shared_->stats->connections.fetch_sub(1, std::memory_order_relaxed);
+    shared_->per_address.remove(remote_address_);
+  }
 
-  void start() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  // `over_capacity`: admitted beyond max_connections; on its own thread it closes that
+  // thread's connection waiting longest for a request to make room, or, when none is
+  // waiting (every connection is mid-request), closes itself.
+  void start(bool over_capacity) {
+    asio::post(stream_.get_executor(), [self = shared_from_this(), over_capacity] {
+      if (over_capacity && !self->thread_.waiting.evict_oldest()) {
+        self->shared_->stats->refused_max_connections.fetch_add(1, std::memory_order_relaxed);
+        return self->close();
+      }
+      // A new connection was opened to ask something: its first request must arrive
+      // whole within request_timeout of the accept, so a client that trickles its header
+      // holds the slot 10 s, not the 60 s keep-alive allowance.
+      self->stream_.expires_after(self->shared_->options.request_timeout);
+      self->read_header();
+    });
+  }
+
+  // On this session's thread, after WaitingList took it off the list.
+  void evict() override {
+    shared_->stats->closed_for_room.fetch_add(1, std::memory_order_relaxed);
+    close();
   }
 
  private:
+  // Reads a request's header under the deadline already set (at accept, or at the first
+  // byte of a keep-alive request); the body shares that deadline.
   void read_header() {
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(shared_->options.max_header_bytes));
     parser_->body_limit(shared_->options.max_body_bytes);
-    stream_.expires_after(shared_->options.idle_timeout);
+    thread_.waiting.push_back(*this);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
 
+  // After a keep-alive response: up to idle_timeout for the next request's first byte,
+  // then request_timeout from that byte for the whole request. A request already in the
+  // buffer (pipelined) starts its deadline now.
+  void await_next_request() {
+    stream_.expires_after(shared_->options.request_timeout);
+    if (buffer_.size() > 0) return read_header();
+    stream_.expires_after(shared_->options.idle_timeout);
+    thread_.waiting.push_back(*this);
+    constexpr size_t kFirstRead = 4096;  // what one read takes in; the header parser reads on
+    stream_.async_read_some(buffer_.prepare(kFirstRead), [self = shared_from_this()](beast::error_code ec, size_t n) {
+      self->thread_.waiting.remove(*self);
+      self->buffer_.commit(n);
+      if (ec) {
+        if (ec == beast::error::timeout) {
+          self->shared_->stats->closed_idle_timeout.fetch_add(1, std::memory_order_relaxed);
+        }
+        return self->close();
+      }
+      self->stream_.expires_after(self->shared_->options.request_timeout);
+      self->read_header();
+    });
+  }
+
   void on_header(beast::error_code ec) {
+    thread_.waiting.remove(*this);
     if (ec) return fail_read(ec);
     // A request without a body (every GET) is complete with its header: go straight on
     // rather than through a second composed read that would only post its completion.
     if (parser_->is_done()) return on_read({});
-    stream_.expires_after(shared_->options.request_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec2, size_t) { self->on_read(ec2); });
   }
 
   // Parse errors get an answer and a close; transport errors just close.
   void fail_read(beast::error_code ec) {
+    if (ec == beast::error::timeout) {
+      shared_->stats->closed_request_timeout.fetch_add(1, std::memory_order_relaxed);
+      return close();
+    }
     if (ec == bhttp::error::body_limit) return reply_and_close(413, "request body over the limit");
     if (ec == bhttp::error::header_limit) return reply_and_close(431, "request header over the limit");
     if (ec.category() == beast::error_code(bhttp::error::end_of_stream).category() && ec != bhttp::error::end_of_stream &&
@@ -105,13 +183,6 @@ class Session : public std::enable_shared_from_this<Session> {
       request.headers[std::move(name)] = std::string(field.value());
     }
     request.body = std::move(message.body());
-    // The peer of a connection does not change: one getpeername() per connection, not per request.
-    if (!remote_known_) {
-      remote_known_ = true;
-      beast::error_code addr_ec;
-      auto remote = stream_.socket().remote_endpoint(addr_ec);
-      if (!addr_ec) remote_address_ = remote.address().to_string();
-    }
     request.remote_address = remote_address_;
 
     // No read deadline while the handler works; a handler that waits owns its own bound.
@@ -160,7 +231,7 @@ class Session : public std::enable_shared_from_this<Session> {
       std::string().swap(self->body_out_);
       self->shared_out_.reset();
       if (ec || !self->keep_alive_) return self->close();
-      self->read_header();
+      self->await_next_request();
     });
   }
 
@@ -186,20 +257,28 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  ThreadSlot& thread_;
   std::shared_ptr<Shared> shared_;
   bool keep_alive_ = true;
   bool head_ = false;
-  bool remote_known_ = false;
-  std::string remote_address_;
+  const std::string remote_address_;  // from accept: the peer of a connection does not change
   std::string head_out_;  // the response header being written; one response at a time per connection
   std::string body_out_;  // its body, released once written
   std::shared_ptr<const std::string> shared_out_;  // or its shared body, let go once written
 };
 
+const Clock& system_clock() {
+  static const SystemClock clock;
+  return clock;
+}
+
 class Listener final : public Server, public std::enable_shared_from_this<Listener> {
  public:
-  Listener(std::vector<asio::io_context*> contexts, std::shared_ptr<Shared> shared)
-      : contexts_(std::move(contexts)), acceptor_(*contexts_.front()), shared_(std::move(shared)) {}
+  explicit Listener(std::shared_ptr<Shared> shared)
+      : shared_(std::move(shared)),
+        acceptor_(*shared_->threads.front()->io),
+        pause_(*shared_->threads.front()->io),
+        backoff_(shared_->options.clock ? *shared_->options.clock : system_clock()) {}
 
   Status bind() {
     beast::error_code ec;
@@ -217,11 +296,18 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
     return Ok{};
   }
 
+  // One accept at a time; each new connection goes to the next thread in turn.
   void accept() {
-    asio::io_context& next = *contexts_[next_context_++ % contexts_.size()];
-    acceptor_.async_accept(next, [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+    ThreadSlot& thread = *shared_->threads[next_thread_++ % shared_->threads.size()];
+    acceptor_.async_accept(*thread.io, peer_, [self = shared_from_this(), &thread](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
-      if (!ec) self->admit(std::move(socket));
+      // A client that gave up before the accept is no reason to pause; anything else is
+      // (EMFILE and ENFILE above all: retried at once they fail at once, forever).
+      if (ec && ec != asio::error::connection_aborted) return self->pause_after(ec);
+      if (!ec) {
+        self->backoff_.succeeded();
+        self->admit(std::move(socket), thread);
+      }
       self->accept();
     });
   }
@@ -232,31 +318,52 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
     asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
       beast::error_code ec;
       self->acceptor_.close(ec);
+      self->pause_.cancel();
     });
   }
 
  private:
-  // At the connection bound the new socket is closed at once: the client sees a reset
-  // and retries, and the server's memory stays bounded.
-  void admit(tcp::socket socket) {
-    if (shared_->connections.fetch_add(1) >= shared_->options.max_connections) {
-      shared_->connections.fetch_sub(1);
-      beast::error_code ec;
+  void pause_after(beast::error_code ec) {
+    shared_->stats->accept_failures.fetch_add(1, std::memory_order_relaxed);
+    AcceptBackoff::Step step = backoff_.failed(ec.message());
+    if (step.log_line) warn(*step.log_line);
+    pause_.expires_after(step.pause);
+    pause_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+      if (wait_ec || !self->acceptor_.is_open()) return;
+      self->accept();
+    });
+  }
+
+  void warn(const std::string& line) const {
+    if (shared_->options.warn) return shared_->options.warn(line);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+
+  // Over max_connections_per_address the new socket is closed at once: the client sees a
+  // reset. Over max_connections the session makes room on its thread (Session::start).
+  void admit(tcp::socket socket, ThreadSlot& thread) {
+    std::string address = peer_.address().to_string();
+    beast::error_code ec;
+    if (!shared_->per_address.try_add(address)) {
+      shared_->stats->refused_per_address.fetch_add(1, std::memory_order_relaxed);
       socket.close(ec);
       return;
     }
+    const bool over_capacity =
+        shared_->stats->connections.fetch_add(1, std::memory_order_relaxed) >= shared_->options.max_connections;
     // Every response is one gathered write and the next request waits for all of it, so
     // Nagle would only hold a large body's last segment for the client's delayed ACK
     // (40 ms on Linux): the p99 of every answer over a few segments.
-    beast::error_code ec;
     socket.set_option(tcp::no_delay(true), ec);
-    std::make_shared<Session>(std::move(socket), shared_)->start();
+    std::make_shared<Session>(std::move(socket), std::move(address), thread, shared_)->start(over_capacity);
   }
 
-  std::vector<asio::io_context*> contexts_;
-  size_t next_context_ = 0;  // accept()'s chain only: one accept at a time
-  tcp::acceptor acceptor_;
   std::shared_ptr<Shared> shared_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer pause_;  // between a failed accept and the next
+  AcceptBackoff backoff_;     // accept()'s chain only, like the two below
+  size_t next_thread_ = 0;
+  tcp::endpoint peer_;        // the pending accept's peer
   uint16_t port_ = 0;
 };
 
@@ -265,10 +372,10 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
 Result<std::shared_ptr<Server>> Server::start(std::vector<asio::io_context*> contexts, ServerOptions options,
                                               std::shared_ptr<const Router> router) {
   if (contexts.empty()) return make_error("http.bind", "no io_context to serve on");
-  auto shared = std::make_shared<Shared>();
-  shared->options = std::move(options);
-  shared->router = std::move(router);
-  auto listener = std::make_shared<Listener>(std::move(contexts), shared);
+  auto shared = std::make_shared<Shared>(std::move(options), std::move(router));
+  shared->stats->max_connections.store(shared->options.max_connections, std::memory_order_relaxed);
+  for (auto* io : contexts) shared->threads.push_back(std::make_unique<ThreadSlot>(ThreadSlot{io, {}}));
+  auto listener = std::make_shared<Listener>(shared);
   if (auto status = listener->bind(); !status) return status.error();
   listener->accept();
   return std::shared_ptr<Server>(listener);

@@ -8,9 +8,15 @@
 // has to wait (a ping waiting for its commit) keeps the Responder and calls it later from
 // any thread.
 //
-// Bounds (ServerOptions): header and body size (431/413 at the bound), connections (new
-// ones are closed at the bound), idle keep-alive and slow-request timeouts (the socket is
-// closed), one request at a time per connection (no pipelining queue to grow).
+// Bounds (ServerOptions): header and body size (431/413 at the bound); connections per
+// client address (a new one is closed at once); connections in all (a new one closes the
+// connection that has waited longest for a request, or is closed at once when none is
+// waiting: http/waiting_list.h); a request must arrive whole within request_timeout of
+// the connection's accept or, on keep-alive, of its first byte, and a keep-alive
+// connection may idle idle_timeout (the socket is closed at either); one request at a
+// time per connection (no pipelining queue to grow); accept() failures such as EMFILE
+// pause accepting for 10-100 ms instead of spinning (http/accept_backoff.h). Every refusal
+// and close is counted in ServerStats.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +32,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "http/server_stats.h"
 
 namespace trainwatch::http {
 
@@ -98,9 +105,15 @@ struct ServerOptions {
   uint16_t port = 0;                         // 0: pick a free port (see Server::port)
   size_t max_header_bytes = 16 * 1024;
   size_t max_body_bytes = 1024 * 1024;
-  size_t max_connections = 10'000;
-  Millis request_timeout{10'000};            // to read a whole request once it starts
+  size_t max_connections = 10'000;           // see the bounds above; fit it to the fd limit (connection_budget.h)
+  size_t max_connections_per_address = 256;  // a new connection over it is closed at once
+  Millis request_timeout{10'000};            // header and body, from accept or the first byte
   Millis idle_timeout{60'000};               // keep-alive connection with no request
+  std::shared_ptr<ServerStats> stats = nullptr;  // counters for /metrics; null: counted and not shown
+  // Where warnings go (an accept failing for lack of descriptors), rate-limited by the
+  // server; null: standard error.
+  std::function<void(const std::string&)> warn = nullptr;
+  const Clock* clock = nullptr;              // paces those warnings; null: the system clock
 };
 
 class Server {
