@@ -15,26 +15,14 @@
 
 #include "agent/agent.h"
 #include "cli/commands.h"
+#include "cli/fd_limit.h"
+#include "cli/listen_address.h"
 
 namespace trainwatch::cli {
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
-
-bool split_listen(const std::string& listen, std::string* host, uint16_t* port) {
-  size_t colon = listen.rfind(':');
-  if (colon == std::string::npos) return false;
-  *host = listen.substr(0, colon);
-  try {
-    int p = std::stoi(listen.substr(colon + 1));
-    if (p < 0 || p > 65535) return false;
-    *port = static_cast<uint16_t>(p);
-  } catch (...) {
-    return false;
-  }
-  return !host->empty();
-}
 
 }  // namespace
 
@@ -65,10 +53,15 @@ Command add_agent_options(CLI::App& sub) {
   cmd.app = &sub;
   cmd.run = [args]() -> int {
     agent::AgentOptions o = args->o;
-    if (!split_listen(args->listen, &o.host, &o.port)) {
-      std::fprintf(stderr, "trainwatch agent: --listen '%s' is not host:port\n", args->listen.c_str());
+    auto listen = parse_listen_address(args->listen);
+    if (!listen) {
+      std::fprintf(stderr, "trainwatch agent: --listen %s\n", listen.error().message.c_str());
       return 2;
     }
+    o.host = listen->host;
+    o.port = listen->port;
+    const FdLimit fd_limit = raise_fd_limit();
+    std::fprintf(stderr, "trainwatch agent: %s\n", describe(fd_limit).c_str());
     if (!args->checkpoint_dir.empty()) o.disks.push_back({"checkpoint_dir", args->checkpoint_dir});
     if (!args->nvme_path.empty()) o.disks.push_back({"nvme", args->nvme_path});
     o.thresholds.stall_after = Millis(static_cast<int64_t>(args->stall_after_s * 1000));

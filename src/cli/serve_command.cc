@@ -32,12 +32,16 @@
 #include "checks/tcp_checker.h"
 #include "cli/checked_config.h"
 #include "cli/commands.h"
+#include "cli/fd_limit.h"
+#include "cli/listen_address.h"
+#include "cli/serve_connection_limits.h"
 #include "config/loader.h"
 #include "core/random.h"
 #include "engine/engine.h"
 #include "heartbeat/ingest.h"
 #include "heartbeat/tokens.h"
 #include "http/server.h"
+#include "http/server_stats.h"
 #include "storage/retention.h"
 #include "jobs/job_checker.h"
 #include "jobs/job_registry.h"
@@ -92,13 +96,13 @@ void print_errors(const LoadedConfig& loaded) {
 
 bool apply_overrides(const ServeOptions& options, Config& config) {
   if (!options.listen_override.empty()) {
-    auto colon = options.listen_override.rfind(':');
-    if (colon == std::string::npos) {
-      spdlog::error("--listen '{}': expected HOST:PORT", options.listen_override);
+    auto listen = parse_listen_address(options.listen_override);
+    if (!listen) {
+      spdlog::error("--listen {}", listen.error().message);
       return false;
     }
-    config.server.listen.host = options.listen_override.substr(0, colon);
-    config.server.listen.port = static_cast<uint16_t>(std::stoi(options.listen_override.substr(colon + 1)));
+    config.server.listen.host = listen->host;
+    config.server.listen.port = listen->port;
   }
   if (!options.data_dir_override.empty()) config.server.data_dir = options.data_dir_override;
   return true;
@@ -137,6 +141,8 @@ int serve(const ServeOptions& options) {
   }
   Config config = std::move(*loaded.config);
   if (!apply_overrides(options, config)) return 1;
+  const FdLimit fd_limit = raise_fd_limit();
+  spdlog::info("{}", describe(fd_limit));
 
   std::error_code ec;
   std::filesystem::create_directories(config.server.data_dir, ec);
@@ -223,7 +229,11 @@ int serve(const ServeOptions& options) {
   auth::AdminAuth admin_auth(config.auth, clock);
   api::ApiContext api_context{engine, **store, clock, clock.system_time(), &job_registry};
   api_context.admin = &admin_auth;
-  api_context.extra_metrics = [&dispatcher](PrometheusWriter& w) { api::write_notification_metrics(dispatcher, w); };
+  auto http_stats = std::make_shared<http::ServerStats>();
+  api_context.extra_metrics = [&dispatcher, http_stats](PrometheusWriter& w) {
+    api::write_notification_metrics(dispatcher, w);
+    http::write_server_metrics(*http_stats, w);
+  };
   api::add_api_routes(*router, api_context);
   api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
   api::add_ping_routes(*router, pings);
@@ -243,6 +253,17 @@ int serve(const ServeOptions& options) {
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
   http_options.port = config.server.listen.port;
+  const ServeConnectionLimits limits = serve_connection_limits(config, fd_limit.soft, options.http_threads);
+  if (limits.starved) {
+    spdlog::warn("{}", limits.log_line);
+  } else {
+    spdlog::info("{}", limits.log_line);
+  }
+  http_options.max_connections = limits.max_connections;
+  http_options.max_connections_per_address = static_cast<size_t>(config.server.max_connections_per_address);
+  http_options.stats = http_stats;
+  http_options.warn = [](const std::string& line) { spdlog::warn("{}", line); };
+  http_options.clock = &clock;
   auto server = http::Server::start(http_contexts, http_options, router);
   if (!server) {
     spdlog::error("{}", server.error().message);

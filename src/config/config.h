@@ -27,6 +27,10 @@ struct ServerConfig {
   ListenAddress listen;
   std::string data_dir = "./data";
   int max_checks_in_flight = 256;  // the bound on concurrent checks; excess waits its turn
+  // Client connections in all, lowered at start to what the fd limit leaves after the
+  // descriptors reserved for checks, the store and alerts (http/connection_budget.h).
+  int max_connections = 10'000;
+  int max_connections_per_address = 256;  // a new connection over it is closed at once
 };
 
 struct HttpCheckSpec {

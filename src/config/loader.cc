@@ -52,6 +52,10 @@ void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
   read_listen(s, out.listen);
   if (auto dir = s.string("data_dir")) out.data_dir = *dir;
   if (auto n = s.integer("max_checks_in_flight", 1, 100'000)) out.max_checks_in_flight = static_cast<int>(*n);
+  if (auto n = s.integer("max_connections", 1, 1'000'000)) out.max_connections = static_cast<int>(*n);
+  if (auto n = s.integer("max_connections_per_address", 1, 1'000'000)) {
+    out.max_connections_per_address = static_cast<int>(*n);
+  }
   s.finish();
 }
 
