@@ -14,7 +14,6 @@
 #include <iterator>
 
 #include "fakes/manual_clock.h"
-#include "reporter/slot_dir.h"
 #include "reporter/slot_file.h"
 #include "reporter/temp_dir.h"
 #include "trainwatch/trainwatch.hpp"

@@ -75,6 +75,16 @@ class Rank:
             self.p.wait(timeout=30)
 
 
+def health(port):
+    """GET /health; (0, None) while the agent is not listening yet."""
+    try:
+        return get_health(port)
+    except urllib.error.HTTPError:
+        raise
+    except OSError:
+        return 0, None
+
+
 def reasons(health, code):
     return [r["message"] for r in health["reasons"] if r["code"] == code]
 
@@ -85,13 +95,13 @@ def test_truncated_slot_file_under_running_ranks_and_agent(env):
     lead = Rank(env, rank=0, local_rank=0, world_size=2, health_port=port, health_host="127.0.0.1")
     other = Rank(env, rank=1, local_rank=1, world_size=2)
     try:
-        wait_for(lambda: (lambda r: r[0] == 200 and r[1]["training"]["workers_alive"] == 2)(get_health(port)))
+        wait_for(lambda: (lambda r: r[0] == 200 and r[1]["training"]["workers_alive"] == 2)(health(port)))
         os.truncate(slot_file, 0)
         before = (lead.last_step(), other.last_step())
 
         # The agent (inside the lead rank) says what happened instead of crashing.
-        status, h = wait_for(lambda: (lambda r: r if reasons(r[1], "slot_file_malformed") else None)(
-            get_health(port)))
+        status, h = wait_for(lambda: (lambda r: r if r[1] and reasons(r[1], "slot_file_malformed") else None)(
+            health(port)))
         assert status == 503
         assert slot_file in reasons(h, "slot_file_malformed")[0], h
         # Both ranks keep training.
@@ -115,14 +125,14 @@ def test_full_dev_shm_rank_trains_on_and_prints_one_line(env, tmp_path):
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=1777", "tmpfs", str(mnt)], check=True)
     try:
         # Fill it as DataLoader workers' shared tensors would.
-        with open(mnt / "filler", "wb") as f:
-            try:
-                while True:
-                    f.write(b"\0" * 4096)
-                    f.flush()
-                    os.fsync(f.fileno())
-            except OSError:
-                pass
+        fd = os.open(mnt / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            for _ in range(10_000):  # 64 KiB fills in 16 writes; the bound only guards the loop
+                os.write(fd, b"\0" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
         run_env = dict(env, TRAINWATCH_DIR=str(mnt / "trainwatch"))
         r = Rank(run_env, rank=0, local_rank=0, world_size=1)
         try:
@@ -157,12 +167,11 @@ def test_second_user_reports_alongside_root_under_umask_022(env, shared_dir):
     root_rank = Rank(root_env, rank=0, local_rank=0, world_size=1, health_port=root_port,
                      health_host="127.0.0.1")
     try:
-        wait_for(lambda: get_health(root_port)[0] == 200)  # root's rank made the shared directory first
+        wait_for(lambda: health(root_port)[0] == 200)  # root's rank made the shared directory first
         nobody_rank = Rank(nobody_env, prefix=["runuser", "-u", "nobody", "--"], rank=0, local_rank=0,
                            world_size=1, health_port=nobody_port, health_host="127.0.0.1")
         try:
-            wait_for(lambda: nobody_rank.p.poll() is not None
-                     or (_listening(nobody_port) and get_health(nobody_port)[0] == 200))
+            wait_for(lambda: nobody_rank.p.poll() is not None or health(nobody_port)[0] == 200)
             assert nobody_rank.p.poll() is None, "".join(nobody_rank.err)
             status, h = get_health(nobody_port)
             assert status == 200, "".join(nobody_rank.err) + json.dumps(h)
@@ -175,16 +184,6 @@ def test_second_user_reports_alongside_root_under_umask_022(env, shared_dir):
             nobody_rank.kill()
     finally:
         root_rank.kill()
-
-
-def _listening(port):
-    try:
-        urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1).close()
-        return True
-    except urllib.error.HTTPError:
-        return True
-    except OSError:
-        return False
 
 
 def _one_line_and_trains_on(env):

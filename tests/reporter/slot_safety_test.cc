@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <string>
 
-#include "reporter/slot_dir.h"
 #include "reporter/slot_file.h"
 #include "reporter/slot_reader.h"
 #include "reporter/temp_dir.h"
@@ -42,7 +41,8 @@ mode_t mode_of(const std::string& path) {
   return st.st_mode & 07777;
 }
 
-std::string own_dir(const std::string& top) { return user_slot_dir(top, ::geteuid()); }
+// The documented layout (docs/training.md): the agent relies on it, so the test spells it out.
+std::string own_dir(const std::string& top) { return top + "/" + std::to_string(::geteuid()); }
 
 // What tw_open printed, and whether it gave a working handle.
 struct Opened {
@@ -188,7 +188,7 @@ TEST(SlotTruncation, WriterKeepsSteppingAndSaysSoOnce) {
   EXPECT_EQ(snap.step, 9);
 }
 
-TEST(SlotTruncation, ReaderSeesAShrunkFileAsLostNotAFault) {
+TEST(SlotTruncation, ReaderSurvivesAFileShrunkAfterItWasMapped) {
   TempDir tmp;
   Reporter r(options_for(tmp.path()));
   ASSERT_TRUE(r.enabled());
@@ -200,10 +200,24 @@ TEST(SlotTruncation, ReaderSeesAShrunkFileAsLostNotAFault) {
         if (::truncate(slot_file_path(tmp.path(), "job").c_str(), 100) != 0) std::_Exit(3);
         SlotSnapshot snap;
         for (uint32_t i = 0; i < kSlotCount; ++i) read_slot(*file->slot(i), &snap);
-        bool header_ok = validate_header(*file->header(), file->path()).ok();
-        std::_Exit(file->lost() && !file->intact() && !header_ok ? 0 : 4);
+        std::_Exit(validate_header(*file->header(), file->path()).ok() ? 4 : 0);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+TEST(SlotTruncation, ReaderCanTellItsCopyIsNoLongerTheFile) {
+  TempDir tmp;
+  Reporter r(options_for(tmp.path()));
+  ASSERT_TRUE(r.enabled());
+  auto file = SlotFile::open_for_reading(slot_file_path(tmp.path(), "job"));
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_TRUE(file->intact());
+  EXPECT_FALSE(file->lost());
+  ASSERT_EQ(::truncate(slot_file_path(tmp.path(), "job").c_str(), 0), 0);
+  EXPECT_FALSE(file->intact());  // fstat sees the shrink before any page is touched
+  SlotSnapshot snap;
+  EXPECT_EQ(read_slot(*file->slot(0), &snap), ReadResult::kEmpty);  // zeros, not a fault
+  EXPECT_TRUE(file->lost());
 }
 
 TEST(SlotTruncation, ShortFileIsNeverMappedByAReader) {
