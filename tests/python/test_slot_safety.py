@@ -2,6 +2,7 @@
 module in a step loop), the node agent, a second local user and a full tmpfs.
 
 Needs root for the tmpfs mount and the second user; those tests are skipped otherwise."""
+import glob
 import json
 import os
 import shutil
@@ -91,11 +92,12 @@ def reasons(health, code):
 
 def test_truncated_slot_file_under_running_ranks_and_agent(env):
     port = free_port()
-    slot_file = os.path.join(env["TRAINWATCH_DIR"], str(os.geteuid()), "pytest.slots")
     lead = Rank(env, rank=0, local_rank=0, world_size=2, health_port=port, health_host="127.0.0.1")
     other = Rank(env, rank=1, local_rank=1, world_size=2)
     try:
         wait_for(lambda: (lambda r: r[0] == 200 and r[1]["training"]["workers_alive"] == 2)(health(port)))
+        # Wherever the layout puts it (docs/training.md: TRAINWATCH_DIR/<uid>/<job>.slots).
+        (slot_file,) = glob.glob(os.path.join(env["TRAINWATCH_DIR"], "**", "pytest.slots"), recursive=True)
         os.truncate(slot_file, 0)
         before = (lead.last_step(), other.last_step())
 
