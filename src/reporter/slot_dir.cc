@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "reporter/options.h"
@@ -60,6 +61,12 @@ Result<DirFd> open_top(const std::string& top) {
   }
   struct stat st {};
   if (::fstat(dir->get(), &st) != 0) return make_error("io", "cannot stat " + top + ": " + errno_text());
+  // Earlier versions meant 1777 but let the umask turn it into 1755, which kept every other
+  // user out. A sticky TOP of our own is a shared one: give it the mode it was meant to have.
+  if (!created && st.st_uid == ::geteuid() && (st.st_mode & S_ISVTX) != 0 && (st.st_mode & 07777) != kTopDirMode &&
+      ::fchmod(dir->get(), kTopDirMode) == 0) {
+    st.st_mode = (st.st_mode & ~mode_t{07777}) | kTopDirMode;
+  }
   if ((st.st_mode & 0022) != 0 && (st.st_mode & S_ISVTX) == 0) {
     return unsafe(top, "is writable by other users without the sticky bit (mode " + octal(st.st_mode) + ")").error();
   }

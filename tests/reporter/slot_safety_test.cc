@@ -83,6 +83,16 @@ TEST(SlotDir, ModesAreTheIntendedOnesWhateverTheUmask) {
   }
 }
 
+// The mode earlier versions left behind (1777 under a umask of 022) is repaired by its owner.
+TEST(SlotDir, SharedTopLeftAt1755IsOpenedUpAgain) {
+  TempDir tmp;
+  std::string top = tmp.path() + "/trainwatch";
+  ASSERT_EQ(::mkdir(top.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(top.c_str(), 01755), 0);
+  ASSERT_TRUE(open_and_close(top).enabled);
+  EXPECT_EQ(mode_of(top), 01777u);
+}
+
 TEST(SlotDir, GroupReadsButNeverWrites) {
   struct group* g = ::getgrnam("nogroup");
   if (g == nullptr) GTEST_SKIP() << "no group 'nogroup' on this host";
