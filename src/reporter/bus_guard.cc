@@ -111,6 +111,7 @@ bool guard_mapping(void* base, size_t size, int fd, int prot, const char* lost_l
     e.lost.store(false);
     size_t len = lost_line ? ::strnlen(lost_line, kMaxLostLine) : 0;
     if (len > 0) std::memcpy(e.line, lost_line, len);
+    if (len == kMaxLostLine) e.line[len - 1] = '\n';  // cut short: still one whole line
     e.line_len = len;
     e.state.store(kActive, std::memory_order_release);
     return true;

@@ -33,7 +33,8 @@ inline constexpr int kMaxGuardedMappings = 64;
 
 // Guards [base, base+size), a MAP_SHARED mapping of fd with protection prot. fd must stay
 // open until unguard_mapping. lost_line (may be empty) is written to stderr, once, when the
-// mapping is replaced; at most kMaxLostLine bytes are kept.
+// mapping is replaced; at most kMaxLostLine bytes are kept (a longer line is cut and still
+// ends in a newline).
 inline constexpr size_t kMaxLostLine = 480;
 bool guard_mapping(void* base, size_t size, int fd, int prot, const char* lost_line);
 void unguard_mapping(void* base);
