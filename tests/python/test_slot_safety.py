@@ -124,7 +124,10 @@ def test_truncated_slot_file_under_running_ranks_and_agent(env):
 def test_full_dev_shm_rank_trains_on_and_prints_one_line(env, tmp_path):
     mnt = tmp_path / "tiny-shm"
     mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=1777", "tmpfs", str(mnt)], check=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=1777", "tmpfs", str(mnt)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here: " + mounted.stderr.strip())
     try:
         # Fill it as DataLoader workers' shared tensors would.
         fd = os.open(mnt / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
