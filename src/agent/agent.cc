@@ -6,6 +6,9 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
+
+#include <sys/types.h>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -196,7 +199,9 @@ class AgentImpl final : public Agent {
     }
   }
 
-  void read_file(const SlotFile& file, uid_t uid, const NodeSnapshot& node, MonoTime mono, std::vector<RankView>& views) {
+  // Copies every claimed slot of one user's file into views, updating each slot's Track.
+  void read_file(const SlotFile& file, uid_t uid, const NodeSnapshot& node, MonoTime mono,
+                 std::vector<RankView>& views) {
     for (uint32_t i = 0; i < reporter::kSlotCount; ++i) {
       RankView v;
       SlotKey key{uid, i};

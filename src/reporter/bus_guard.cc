@@ -35,7 +35,8 @@ std::once_flag g_installed;
 
 // Async-signal-safe: mmap and write are plain system calls; no lock, no allocation.
 bool replace_with_zero_pages(Entry& e) {
-  void* got = ::mmap(reinterpret_cast<void*>(e.base.load(std::memory_order_relaxed)), e.size, e.prot, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* got = ::mmap(reinterpret_cast<void*>(e.base.load(std::memory_order_relaxed)), e.size, e.prot,
+                     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (got == MAP_FAILED) return false;
   if (!e.lost.exchange(true) && e.line_len > 0) (void)!::write(STDERR_FILENO, e.line, e.line_len);
   return true;
@@ -123,7 +124,9 @@ void unguard_mapping(void* base) {
   auto addr = reinterpret_cast<uintptr_t>(base);
   for (auto& e : g_entries) {
     int expected = kActive;
-    if (e.base.load(std::memory_order_relaxed) != addr || !e.state.compare_exchange_strong(expected, kBusy, std::memory_order_acq_rel)) continue;
+    if (e.base.load(std::memory_order_relaxed) != addr ||
+        !e.state.compare_exchange_strong(expected, kBusy, std::memory_order_acq_rel))
+      continue;
     e.base.store(0, std::memory_order_relaxed);
     e.fd = -1;
     e.state.store(kFree, std::memory_order_release);
@@ -134,7 +137,8 @@ void unguard_mapping(void* base) {
 bool mapping_lost(const void* base) {
   auto addr = reinterpret_cast<uintptr_t>(base);
   for (const auto& e : g_entries) {
-    if (e.state.load(std::memory_order_acquire) == kActive && e.base.load(std::memory_order_relaxed) == addr) return e.lost.load();
+    if (e.state.load(std::memory_order_acquire) == kActive && e.base.load(std::memory_order_relaxed) == addr)
+      return e.lost.load();
   }
   return false;
 }

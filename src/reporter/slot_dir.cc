@@ -15,7 +15,9 @@
 namespace trainwatch::reporter {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 std::string octal(mode_t mode) {
   char buf[8];
@@ -34,7 +36,8 @@ bool make_parents(const std::string& path) {
 }
 
 Status unsafe(const std::string& path, const std::string& what) {
-  return make_error("unsafe", path + " " + what + "; trainwatch does not use it (remove it, or set TRAINWATCH_DIR " +
+  return make_error("unsafe", path + " " + what +
+                                  "; trainwatch does not use it (remove it, or set TRAINWATCH_DIR " +
                                   "to a directory of your own)");
 }
 
@@ -53,7 +56,8 @@ Result<DirFd> open_dir_nofollow(int at, const std::string& name, const std::stri
 Result<DirFd> open_top(const std::string& top) {
   if (!make_parents(top)) return make_error("io", "cannot create directory " + top + ": " + errno_text());
   bool created = ::mkdir(top.c_str(), 0700) == 0;
-  if (!created && errno != EEXIST) return make_error("io", "cannot create directory " + top + ": " + errno_text());
+  if (!created && errno != EEXIST)
+    return make_error("io", "cannot create directory " + top + ": " + errno_text());
   auto dir = open_dir_nofollow(AT_FDCWD, top, top);
   if (!dir) return dir;
   if (created && ::fchmod(dir->get(), kTopDirMode) != 0) {
@@ -63,12 +67,13 @@ Result<DirFd> open_top(const std::string& top) {
   if (::fstat(dir->get(), &st) != 0) return make_error("io", "cannot stat " + top + ": " + errno_text());
   // Earlier versions meant 1777 but let the umask turn it into 1755, which kept every other
   // user out. A sticky TOP of our own is a shared one: give it the mode it was meant to have.
-  if (!created && st.st_uid == ::geteuid() && (st.st_mode & S_ISVTX) != 0 && (st.st_mode & 07777) != kTopDirMode &&
-      ::fchmod(dir->get(), kTopDirMode) == 0) {
+  if (!created && st.st_uid == ::geteuid() && (st.st_mode & S_ISVTX) != 0 &&
+      (st.st_mode & 07777) != kTopDirMode && ::fchmod(dir->get(), kTopDirMode) == 0) {
     st.st_mode = (st.st_mode & ~mode_t{07777}) | kTopDirMode;
   }
   if ((st.st_mode & 0022) != 0 && (st.st_mode & S_ISVTX) == 0) {
-    return unsafe(top, "is writable by other users without the sticky bit (mode " + octal(st.st_mode) + ")").error();
+    return unsafe(top, "is writable by other users without the sticky bit (mode " + octal(st.st_mode) + ")")
+        .error();
   }
   return dir;
 }
@@ -88,7 +93,9 @@ DirFd::~DirFd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::string user_slot_dir(const std::string& top, uid_t uid) { return top + "/" + std::to_string(uid); }
+std::string user_slot_dir(const std::string& top, uid_t uid) {
+  return top + "/" + std::to_string(uid);
+}
 
 Status check_entry(int fd, const std::string& path, uid_t owner, bool directory) {
   struct stat link {};
@@ -96,12 +103,14 @@ Status check_entry(int fd, const std::string& path, uid_t owner, bool directory)
   if (S_ISLNK(link.st_mode)) return unsafe(path, "is a symlink");
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error("io", "cannot stat " + path + ": " + errno_text());
-  if (st.st_dev != link.st_dev || st.st_ino != link.st_ino) return unsafe(path, "was replaced while it was opened");
+  if (st.st_dev != link.st_dev || st.st_ino != link.st_ino)
+    return unsafe(path, "was replaced while it was opened");
   if (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
     return unsafe(path, directory ? "is not a directory" : "is not a regular file");
   }
   if (st.st_uid != owner) {
-    return unsafe(path, "is owned by uid " + std::to_string(st.st_uid) + ", not uid " + std::to_string(owner));
+    return unsafe(path,
+                  "is owned by uid " + std::to_string(st.st_uid) + ", not uid " + std::to_string(owner));
   }
   if ((st.st_mode & 0022) != 0) {
     return unsafe(path, "is writable by group or others (mode " + octal(st.st_mode) + ")");
@@ -117,13 +126,14 @@ Result<DirFd> open_own_slot_dir(const std::string& top, std::optional<gid_t> gro
   std::string path = user_slot_dir(top, me);
   // mkdir's mode is only an upper bound (the umask removes bits); fchmod below sets it.
   bool created = ::mkdirat(top_dir->get(), name.c_str(), 0700) == 0;
-  if (!created && errno != EEXIST) return make_error("io", "cannot create directory " + path + ": " + errno_text());
+  if (!created && errno != EEXIST)
+    return make_error("io", "cannot create directory " + path + ": " + errno_text());
   auto dir = open_dir_nofollow(top_dir->get(), name, path);
   if (!dir) return dir;
   if (auto ok = check_entry(dir->get(), path, me, true); !ok) return ok.error();
   if (group && ::fchown(dir->get(), static_cast<uid_t>(-1), *group) != 0) {
-    return make_error("io", "cannot give " + path + " to group " + std::to_string(*group) + " (TRAINWATCH_GROUP): " +
-                                errno_text());
+    return make_error("io", "cannot give " + path + " to group " + std::to_string(*group) +
+                                " (TRAINWATCH_GROUP): " + errno_text());
   }
   mode_t mode = group ? kUserDirGroupMode : kUserDirMode;
   if (::fchmod(dir->get(), mode) != 0) {
@@ -164,7 +174,9 @@ std::vector<UserSlotFile> list_slot_files(const std::string& top, const std::str
     auto uid = parse_int(entry->d_name, 0, 0xfffffffe);
     if (!uid) continue;  // ".", "..", and anything that is not a user's directory
     if (++looked_at > kMaxUserDirs) {
-      if (refused) refused->push_back(top + " has more than " + std::to_string(kMaxUserDirs) + " user directories; the rest are not read");
+      if (refused)
+        refused->push_back(top + " has more than " + std::to_string(kMaxUserDirs) +
+                           " user directories; the rest are not read");
       break;
     }
     std::string path = user_slot_dir(top, static_cast<uid_t>(*uid));
@@ -184,7 +196,8 @@ std::vector<UserSlotFile> list_slot_files(const std::string& top, const std::str
       continue;
     }
     struct stat st {};
-    if (::fstatat(dir.get(), file_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // no rank of the job
+    if (::fstatat(dir.get(), file_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;  // no rank of the job
     out.push_back({static_cast<uid_t>(*uid), path + "/" + file_name});
   }
   ::closedir(scan);

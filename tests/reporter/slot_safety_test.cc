@@ -42,7 +42,9 @@ mode_t mode_of(const std::string& path) {
 }
 
 // The documented layout (docs/training.md): the agent relies on it, so the test spells it out.
-std::string own_dir(const std::string& top) { return top + "/" + std::to_string(::geteuid()); }
+std::string own_dir(const std::string& top) {
+  return top + "/" + std::to_string(::geteuid());
+}
 
 // What tw_open printed, and whether it gave a working handle.
 struct Opened {
@@ -250,7 +252,8 @@ TEST(SlotTruncation, OtherBusErrorsStillKill) {
         std::string other = tmp.path() + "/other";
         int fd = ::open(other.c_str(), O_RDWR | O_CREAT, 0600);
         if (fd < 0 || ::ftruncate(fd, 4096) != 0) std::_Exit(2);
-        auto* p = static_cast<volatile char*>(::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+        auto* p =
+            static_cast<volatile char*>(::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
         if (::ftruncate(fd, 0) != 0) std::_Exit(3);
         p[0] = 1;
         std::_Exit(0);
