@@ -1,7 +1,8 @@
 /* libtrainwatch: a training rank reports its progress to the node's trainwatch agent.
  *
  * Each rank owns one fixed-size slot in a shared-memory file
- * (TRAINWATCH_DIR/<job>.slots, default /dev/shm/trainwatch). Reports are stores into that
+ * (TRAINWATCH_DIR/<uid>/<job>.slots, default /dev/shm/trainwatch; mode 0600, in a 0700
+ * directory of the user's own). Reports are stores into that
  * slot under a seqlock; the agent reads them from another process.
  *
  * Contract:

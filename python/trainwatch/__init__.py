@@ -168,6 +168,12 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     seconds (default 5, TRAINWATCH_REPORT_EVERY), with TRAINWATCH_TOKEN as bearer token and
     node (or TRAINWATCH_NODE, default the host name) as this node's name; it sends a last
     report as the process exits, failed or not.
+
+    The slot lives in dir (or TRAINWATCH_DIR, default /dev/shm/trainwatch) under
+    <dir>/<uid>/<job>.slots, 0600 in a 0700 directory of this user's own (0640/0750 and
+    readable by TRAINWATCH_GROUP when set). When that directory is refused (a symlink,
+    someone else's) or /dev/shm is full, one line goes to stderr and training goes on
+    without reporting; a slot file cut short later never stops training (docs/training.md).
     """
     global _current
     if _native is None:

@@ -6,6 +6,9 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
+
+#include <sys/types.h>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -14,6 +17,7 @@
 #include "agent/report_pusher.h"
 #include "http/server.h"
 #include "reporter/process_info.h"
+#include "reporter/slot_dir.h"
 #include "reporter/slot_file.h"
 #include "trainwatch/trainwatch.h"
 
@@ -41,6 +45,8 @@ struct Track {
 };
 
 constexpr Millis kRateWindow{5'000};
+
+using SlotKey = std::pair<uid_t, uint32_t>;
 
 class AgentImpl final : public Agent {
  public:
@@ -193,31 +199,24 @@ class AgentImpl final : public Agent {
     }
   }
 
-  void read_ranks(NodeSnapshot& node, MonoTime mono) {
-    if (!file_) {
-      auto f = SlotFile::open_for_reading(reporter::slot_file_path(options_.dir, options_.job));
-      if (!f) {
-        // A missing file only means no rank has started yet; other errors are worth saying.
-        if (f.error().code != "io") node.slot_error = f.error().message;
-        return;
-      }
-      file_.emplace(std::move(*f));
-    }
-    std::vector<RankView> views;
+  // Copies every claimed slot of one user's file into views, updating each slot's Track.
+  void read_file(const SlotFile& file, uid_t uid, const NodeSnapshot& node, MonoTime mono,
+                 std::vector<RankView>& views) {
     for (uint32_t i = 0; i < reporter::kSlotCount; ++i) {
       RankView v;
-      ReadResult rr = reporter::read_slot(*file_->slot(i), &v.slot, 64);
+      SlotKey key{uid, i};
+      ReadResult rr = reporter::read_slot(*file.slot(i), &v.slot, 64);
       if (rr == ReadResult::kEmpty) continue;
       if (rr == ReadResult::kBusy) {
         // Writer mid-update for the whole retry budget: keep the last view of it.
-        if (auto it = last_views_.find(i); it != last_views_.end()) views.push_back(it->second);
+        if (auto it = last_views_.find(key); it != last_views_.end()) views.push_back(it->second);
         continue;
       }
       auto info = reporter::read_process(v.slot.pid, options_.proc_root);
       v.alive = !reporter::is_dead(info, v.slot.start_ticks);
       v.state = v.alive ? info->state : '?';
       v.cpu_ticks = v.alive ? info->cpu_ticks : 0;
-      Track& t = tracks_[i];
+      Track& t = tracks_[key];
       if (t.owner != v.slot.owner) {
         t = Track{};
         t.owner = v.slot.owner;
@@ -237,8 +236,30 @@ class AgentImpl final : public Agent {
       }
       v.last_step_ms = t.last_step_ms;
       v.steps_per_s = t.rate;
-      last_views_[i] = v;
+      last_views_[key] = v;
       views.push_back(std::move(v));
+    }
+  }
+
+  // Reads every user's slot file of the job (slot_dir.h), opened afresh each sample: a file
+  // replaced or shrunk since the last sample is seen as it is now, never through a stale map.
+  void read_ranks(NodeSnapshot& node, MonoTime mono) {
+    std::vector<RankView> views;
+    for (const auto& user : reporter::list_slot_files(options_.dir, options_.job, &node.refused_slot_dirs)) {
+      auto file = SlotFile::open_for_reading(user.path, user.uid);
+      if (!file) {
+        // Gone since the listing only means its ranks finished; anything else is worth saying.
+        if (file.error().code == "io") continue;
+        node.malformed_slots.push_back(file.error().message);
+        continue;
+      }
+      size_t first = views.size();
+      read_file(*file, user.uid, node, mono, views);
+      // Shrunk while we copied: what we read since is zeros, not the ranks' reports.
+      if (!file->intact()) {
+        views.resize(first);
+        node.malformed_slots.push_back(file->path() + " shrank while it was read; its ranks cannot be seen");
+      }
     }
     // A dead slot from an earlier run of the job (last active before a live rank started)
     // is history, not a failure of this run.
@@ -267,9 +288,10 @@ class AgentImpl final : public Agent {
 
   std::unique_ptr<ReportPusher> pusher_;  // set in start(), before any thread runs
   std::mutex sample_mu_;  // one sample at a time (sampler thread or a test)
-  std::optional<SlotFile> file_;
-  std::map<uint32_t, Track> tracks_;
-  std::map<uint32_t, RankView> last_views_;
+  // Keyed by (uid of the slot file, slot index): each user has a file with its own slots.
+  // Entries live as long as the agent; at most kMaxUserDirs * kSlotCount of them.
+  std::map<SlotKey, Track> tracks_;
+  std::map<SlotKey, RankView> last_views_;
   bool probed_once_ = false;
   MonoTime last_probe_{};
 

@@ -39,7 +39,12 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
   auto warn = [&](std::string code, std::string message) { h.warnings.push_back({std::move(code), std::move(message)}); };
 
   if (!node.slot_error.empty()) add("no_slots", node.slot_error);
-  if (node.ranks.empty() && node.slot_error.empty()) {
+  for (const auto& m : node.malformed_slots) add("slot_file_malformed", m);
+  // A warning, not a reason: TOP is writable by every local user, so anyone can plant a
+  // refused entry there, and that alone must not turn the node's /health red. A rank whose
+  // own directory is refused is missing from ranks[] and says so on its stderr.
+  for (const auto& m : node.refused_slot_dirs) warn("slot_dir_refused", m);
+  if (node.ranks.empty() && node.slot_error.empty() && node.malformed_slots.empty()) {
     add("no_ranks", "no rank of job '" + node.job + "' has reported on this node yet");
   }
   bool any_running = false;

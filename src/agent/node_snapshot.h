@@ -33,6 +33,11 @@ struct ProbeView {
 struct NodeSnapshot {
   std::string job;
   std::string slot_error;       // why the slot file could not be read ("" when fine)
+  // Slot files that exist but are not whole (shrunk, wrong size, another layout): the ranks
+  // writing them cannot be seen. One sentence each, naming the file.
+  std::vector<std::string> malformed_slots;
+  // User directories under the slot directory that fail the ownership checks (slot_dir.h).
+  std::vector<std::string> refused_slot_dirs;
   std::vector<RankView> ranks;  // ordered by global rank
   ProbeView<NvmlInfo> nvml;
   bool nvml_enabled = true;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "reporter/slot_dir.h"
 #include "reporter/slot_file.h"
 #include "reporter/slot_layout.h"
 
@@ -110,6 +111,11 @@ Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& 
     auto port = parse_int(*port_text, 1, 65535);
     if (!port) return make_error("environment", "MASTER_PORT='" + *port_text + "' is not a port number");
     out.master_port = static_cast<int32_t>(*port);
+  }
+  if (auto group_text = env("TRAINWATCH_GROUP"); group_text && !group_text->empty()) {
+    auto group = resolve_group(*group_text);
+    if (!group) return group.error();
+    out.group = *group;
   }
   return out;
 }

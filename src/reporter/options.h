@@ -1,11 +1,13 @@
 // Who this rank is: tw_options merged with the environment (RANK, LOCAL_RANK, WORLD_SIZE,
-// MASTER_ADDR, MASTER_PORT, TRAINWATCH_JOB, TRAINWATCH_DIR), checked.
+// MASTER_ADDR, MASTER_PORT, TRAINWATCH_JOB, TRAINWATCH_DIR, TRAINWATCH_GROUP), checked.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+
+#include <sys/types.h>
 
 #include "core/result.h"
 #include "trainwatch/trainwatch.h"
@@ -23,6 +25,7 @@ struct RankOptions {
   int32_t world_size = 1;
   std::string master_addr;
   int32_t master_port = 0;
+  std::optional<gid_t> group;  // TRAINWATCH_GROUP: the group that may read the user's slots
 };
 
 // Reads one variable; nullopt when unset. Injected so tests need not touch the process env.

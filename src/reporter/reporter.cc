@@ -38,7 +38,7 @@ tw_status fail_open(tw_status status, const std::string& why, tw_handle** out) {
 
 tw_status status_of(const trainwatch::Error& e) {
   if (e.code == "version") return TW_ERR_VERSION;
-  if (e.code == "io") return TW_ERR_IO;
+  if (e.code == "io" || e.code == "unsafe") return TW_ERR_IO;
   if (e.code == "argument") return TW_ERR_INVALID_ARGUMENT;
   return TW_ERR_ENVIRONMENT;
 }
@@ -107,7 +107,7 @@ tw_status open_impl(const tw_options* options, tw_handle** out) {
   auto resolved = rp::resolve_options(options, rp::process_env());
   if (!resolved) return fail_open(status_of(resolved.error()), resolved.error().message, out);
   const rp::RankOptions& o = *resolved;
-  auto file = rp::SlotFile::open_for_writing(o.dir, o.job);
+  auto file = rp::SlotFile::open_for_writing(o.dir, o.job, o.group);
   if (!file) return fail_open(status_of(file.error()), file.error().message, out);
 
   auto h = std::make_unique<tw_handle>();

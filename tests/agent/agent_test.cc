@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <iterator>
 
 #include "fakes/manual_clock.h"
+#include "reporter/slot_file.h"
 #include "reporter/temp_dir.h"
 #include "trainwatch/trainwatch.hpp"
 
@@ -307,6 +309,99 @@ TEST_F(AgentTest, DiskWithEnoughSpaceIsFine) {
   options_.thresholds.disk_free_bytes = 1;
   start();
   EXPECT_EQ(status(), 200) << agent_->current()->health_json;
+}
+
+// Someone cuts the slot file to nothing under a running rank and the agent: both go on;
+// the agent says the file is malformed instead of reading zeros as ranks.
+TEST_F(AgentTest, TruncatedSlotFileIsMalformedNotACrash) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  r.step(5, 1.0);
+  start();
+  EXPECT_EQ(status(), 200) << agent_->current()->health_json;
+  std::string path = reporter::slot_file_path(tmp_.path(), "job");
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(::truncate(path.c_str(), 0), 0);
+  EXPECT_EQ(r.step(6, 1.0), TW_OK);  // the rank's store lands in its private copy
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("training continues"), std::string::npos) << err;
+  agent_->sample_once();
+  auto h = health();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(has_reason(h, "slot_file_malformed", path + " is 0 bytes")) << json::serialize(h);
+  EXPECT_EQ(r.step(7, 1.0), TW_OK);
+
+  // The next rank to start replaces the damaged file; the agent reads it again.
+  Reporter next(rank_options(tmp_.path(), 1, 2));
+  ASSERT_TRUE(next.enabled());
+  next.status(TW_STATUS_TRAINING);
+  next.step(1, 1.0);
+  agent_->sample_once();
+  h = health();
+  EXPECT_FALSE(has_reason(h, "slot_file_malformed")) << json::serialize(h);
+  EXPECT_EQ(h.at("ranks").as_array().size(), 1u) << json::serialize(h);
+}
+
+// Ranks of two users on one node each write their own file; the agent (root here) reads both.
+TEST_F(AgentTest, ReadsTheRanksOfEveryUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "running a rank as another user needs root";
+  ASSERT_EQ(::chmod(tmp_.path().c_str(), 0755), 0);  // let the other user reach the slot directory
+  std::string top = tmp_.path() + "/slots";
+  options_.dir = top;
+  mode_t old_mask = ::umask(022);
+  Reporter r0(rank_options(top, 0, 2));
+  ::umask(old_mask);
+  ASSERT_TRUE(r0.enabled());
+  r0.status(TW_STATUS_TRAINING);
+  r0.step(3, 1.0);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::umask(022);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) std::_Exit(1);
+    Reporter r1(rank_options(top, 1, 2));
+    if (!r1.enabled()) std::_Exit(2);
+    r1.status(TW_STATUS_TRAINING);
+    r1.step(3, 0.5);
+    (void)!::write(ready[1], "x", 1);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char c;
+  bool reported = ::read(ready[0], &c, 1) == 1;
+  ::close(ready[0]);
+  if (reported) {
+    start();
+    auto h = health();
+    EXPECT_EQ(h.at("training").as_object().at("workers_alive").as_int64(), 2) << json::serialize(h);
+    EXPECT_EQ(status(), 200) << json::serialize(h);
+  }
+  ::kill(child, SIGKILL);
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  EXPECT_TRUE(reported) << "the second user's rank could not report (exit " << WEXITSTATUS(wstatus) << ")";
+}
+
+// A user directory that is a symlink is named, never followed, and costs no one's health.
+TEST_F(AgentTest, SymlinkedUserDirectoryIsRefused) {
+  TempDir elsewhere;
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  r.step(1, 1.0);
+  std::string fake = tmp_.path() + "/4242";
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), fake.c_str()), 0);
+  start();
+  auto h = health();
+  bool warned = false;
+  for (const auto& w : h.at("warnings").as_array()) {
+    const auto& o = w.as_object();
+    warned = warned || (o.at("code").as_string() == "slot_dir_refused" &&
+                        std::string(o.at("message").as_string()).find(fake + " is a symlink") != std::string::npos);
+  }
+  EXPECT_TRUE(warned) << json::serialize(h);
+  // Anyone may plant such an entry in the shared directory: it must not turn health red.
+  EXPECT_EQ(status(), 200) << json::serialize(h);
 }
 
 }  // namespace
