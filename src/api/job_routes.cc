@@ -39,10 +39,10 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
     return respond(Response::problem(413, "the report is " + std::to_string(request.body.size()) +
                                               " bytes; at most " + std::to_string(jobs::kMaxReportBytes) + " are accepted"));
   }
-  if (!ctx.token.empty()) {
+  if (const std::string token = ctx.token ? ctx.token->get() : std::string(); !token.empty()) {
     std::string_view auth = request.header("authorization");
     constexpr std::string_view kBearer = "Bearer ";
-    if (auth.substr(0, kBearer.size()) != kBearer || !same_token(auth.substr(kBearer.size()), ctx.token)) {
+    if (auth.substr(0, kBearer.size()) != kBearer || !same_token(auth.substr(kBearer.size()), token)) {
       Response r = Response::problem(401, auth.empty() ? "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)"
                                                        : "the bearer token is not the server's");
       r.headers.emplace_back("WWW-Authenticate", "Bearer");

@@ -6,7 +6,10 @@
 //   GET  /api/v1/jobs/{job}/series?metric=step_time|loss|tokens_per_s|gpu_mem
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include "auth/reloadable_secret.h"
 
 #include "engine/engine.h"
 #include "http/server.h"
@@ -17,7 +20,8 @@ namespace trainwatch::api {
 struct JobApiContext {
   Engine& engine;
   jobs::JobRegistry& jobs;
-  std::string token;  // empty: reports need no token
+  // The token agents send (empty: reports need no token); replaced on SIGHUP.
+  std::shared_ptr<const auth::ReloadableSecret> token;
 };
 
 void add_job_routes(http::Router& router, const JobApiContext& context);

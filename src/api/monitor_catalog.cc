@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "config/loader.h"
+#include "heartbeat/tokens.h"
 
 namespace trainwatch::api {
 
@@ -53,17 +54,46 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
 Result<std::vector<std::string>> MonitorCatalog::load() {
   auto stored = store_.api_monitors();
   if (!stored) return stored.error();
+  std::vector<ChannelConfig> channels;
+  {
+    std::lock_guard lock(mu_);
+    channels = yaml_.notifications;
+  }
   std::vector<std::string> skipped;
-  std::lock_guard lock(mu_);
+  std::vector<std::string> jsons;
+  Config loaded;  // the API monitors alone, to resolve their tokens in one pass
   for (const auto& spec : *stored) {
-    auto parsed = parse_api_monitor(spec.spec_json, yaml_.notifications);
+    auto parsed = parse_api_monitor(spec.spec_json, channels);
     if (!parsed) {
       skipped.push_back(spec.name + ": " + parsed.error().message);
       continue;
     }
-    api_[spec.name] = {spec.spec_json, std::move(*parsed)};
+    jsons.push_back(spec.spec_json);
+    loaded.monitors.push_back(std::move(*parsed));
+  }
+  // Heartbeat monitors created before they were given tokens get one now.
+  if (Status resolved = heartbeat::resolve_tokens(loaded, store_, random_); !resolved) return resolved.error();
+  std::lock_guard lock(mu_);
+  for (size_t i = 0; i < loaded.monitors.size(); ++i) {
+    std::string name = loaded.monitors[i].name;
+    api_[name] = {jsons[i], std::move(loaded.monitors[i])};
   }
   return skipped;
+}
+
+std::string MonitorCatalog::token_owner(const std::string& token, const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto owns = [&](const MonitorConfig& m) {
+    const auto* hb = std::get_if<HeartbeatSpec>(&m.spec);
+    return m.name != name && hb != nullptr && hb->token == token;
+  };
+  for (const auto& m : yaml_.monitors) {
+    if (owns(m)) return m.name;
+  }
+  for (const auto& [other, entry] : api_) {
+    if (owns(entry.second)) return other;
+  }
+  return "";
 }
 
 Config MonitorCatalog::merged(const Config& yaml) {
@@ -112,7 +142,11 @@ void MonitorCatalog::apply_to_engine(std::function<void()> applied) {
     std::lock_guard lock(mu_);
     yaml = yaml_;
   }
-  engine_.reload(merged(yaml), std::move(applied));
+  auto next = std::make_shared<const Config>(merged(yaml));
+  engine_.reload(*next, [this, next, applied = std::move(applied)] {
+    if (on_applied_) on_applied_(*next);
+    applied();
+  });
 }
 
 void MonitorCatalog::put(const std::string& name, const std::string& body, bool create, Done done) {
@@ -149,6 +183,32 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
     if (!create && !exists) return done(make_error("monitor.not_found", "no API monitor named '" + monitor + "'"));
   }
   MonitorConfig config = std::move(*parsed);
+  auto* heartbeat = std::get_if<HeartbeatSpec>(&config.spec);
+  if (heartbeat == nullptr) return save(monitor, json_body, std::move(config), std::move(done));
+  if (!heartbeat->token.empty()) {
+    if (std::string owner = token_owner(heartbeat->token, monitor); !owner.empty()) {
+      return done(make_error("monitor.invalid", "token: monitor '" + owner + "' has this token; expected one of its own"));
+    }
+    return save(monitor, json_body, std::move(config), std::move(done));
+  }
+  // The name's generated token, as for the file's heartbeat monitors; a new one is
+  // committed before the monitor, so no restart can give the monitor another URL.
+  auto stored = store_.heartbeat_tokens();
+  if (!stored) return done(stored.error());
+  if (auto it = stored->find(monitor); it != stored->end()) {
+    heartbeat->token = it->second;
+    return save(monitor, json_body, std::move(config), std::move(done));
+  }
+  heartbeat->token = heartbeat::generate_token(random_);
+  const std::string token = heartbeat->token;
+  const bool queued = store_.write(SaveToken{monitor, token}, [this, monitor, json_body, config, done](const Status& status) {
+    if (!status) return done(status.error());
+    save(monitor, json_body, config, done);
+  });
+  if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
+}
+
+void MonitorCatalog::save(const std::string& monitor, const std::string& json_body, MonitorConfig config, Done done) {
   const bool queued = store_.write(SaveApiMonitor{monitor, json_body},
                                    [this, monitor, json_body, config, done](const Status& status) {
                                      if (!status) return done(status.error());

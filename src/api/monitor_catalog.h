@@ -7,6 +7,13 @@
 // (JSON is YAML), so both accept and refuse exactly the same things; ${ENV} references
 // are refused in API specs (they would let an API client read the server's environment).
 //
+// Heartbeat tokens: an API heartbeat monitor without `token` gets the name's generated
+// token (heartbeat/tokens.h: kept in the store, so its ping URL survives restarts), made
+// and committed before the monitor itself when the name has none yet. A replacement
+// without `token` keeps the name's generated token. A `token` in the body must not be
+// another monitor's. The creating admin reads the URL in the answer (or, later, in
+// GET /api/v1/monitors/{name}); it is not kept in the spec, which the dashboard shows.
+//
 // Threading: every call is safe from any thread; changes are applied in the order they
 // commit. A write's `done` runs on the engine's thread once the engine runs the change
 // (errors: on the store's writer thread or the caller's).
@@ -19,6 +26,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "core/random.h"
 #include "core/result.h"
 #include "engine/engine.h"
 #include "storage/store.h"
@@ -27,11 +35,17 @@ namespace trainwatch::api {
 
 class MonitorCatalog {
  public:
-  MonitorCatalog(Engine& engine, Store& store) : engine_(engine), store_(store) {}
+  MonitorCatalog(Engine& engine, Store& store, Random& random) : engine_(engine), store_(store), random_(random) {}
+
+  // Called with the merged config each time the engine has applied an API change, before
+  // the change is answered: how the ping index learns API heartbeat tokens. Set once,
+  // before serving; runs on the engine's thread.
+  void on_applied(std::function<void(const Config&)> hook) { on_applied_ = std::move(hook); }
 
   // Reads the stored API monitors; call once, after set_yaml() (their `notify` must name
   // the file's channels) and before the engine starts. A stored spec that no longer
   // validates (after an upgrade, a channel removed) is skipped and named in the list.
+  // Heartbeat monitors get their stored token, or a new one committed before this returns.
   Result<std::vector<std::string>> load();
 
   // The YAML config plus the API monitors, for Engine::start and reload.
@@ -53,9 +67,15 @@ class MonitorCatalog {
 
  private:
   void apply_to_engine(std::function<void()> applied);
+  // Commits `config` (with `json_body`) as the API monitor `monitor`, then applies it.
+  void save(const std::string& monitor, const std::string& json_body, MonitorConfig config, Done done);
+  // The monitor whose heartbeat token is `token`, other than `name`; "" when none.
+  std::string token_owner(const std::string& token, const std::string& name) const;
 
   Engine& engine_;
   Store& store_;
+  Random& random_;
+  std::function<void(const Config&)> on_applied_;
   mutable std::mutex mu_;
   Config yaml_;
   std::map<std::string, std::pair<std::string, MonitorConfig>> api_;  // name -> (json, parsed)

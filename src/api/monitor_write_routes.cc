@@ -13,7 +13,18 @@ bool allowed(const WriteContext& ctx, const Request& request, const Responder& r
   return write_allowed(ctx.auth, request, respond);
 }
 
-void answer(const Responder& respond, const Result<std::string>& result, int ok_status) {
+// A heartbeat monitor's ping URL, for the admin who just created or replaced it: the one
+// person who needs it now (GET /api/v1/monitors/{name} shows it to admins again). The
+// host is the one this client reached, so the URL can be pasted as is. Empty for others.
+std::string ping_url(const WriteContext& ctx, const std::string& name, const std::string& host) {
+  auto view = ctx.engine.monitor(name);
+  if (!view) return "";
+  const auto* hb = std::get_if<HeartbeatSpec>(&view->config->spec);
+  if (hb == nullptr || hb->token.empty()) return "";
+  return (host.empty() ? std::string() : "http://" + host) + "/ping/" + hb->token;
+}
+
+void answer(const Responder& respond, const Result<std::string>& result, int ok_status, const std::string& url = "") {
   if (!result) return respond(Response::problem(status_for(result.error()), result.error().message));
   if (ok_status == 204) {
     Response r;
@@ -21,7 +32,9 @@ void answer(const Responder& respond, const Result<std::string>& result, int ok_
     r.body = "";
     return respond(std::move(r));
   }
-  Response r = Response::json(ok_status, boost::json::serialize(boost::json::object{{"name", *result}}));
+  boost::json::object body{{"name", *result}};
+  if (!url.empty()) body["ping_url"] = url;
+  Response r = Response::json(ok_status, boost::json::serialize(body));
   r.headers.emplace_back("Location", "/api/v1/monitors/" + *result);
   respond(std::move(r));
 }
@@ -41,11 +54,16 @@ void pause(const WriteContext& ctx, const Request& request, Responder respond, b
 void add_monitor_write_routes(http::Router& router, const WriteContext& ctx) {
   router.add("POST", "/api/v1/monitors", [ctx](const Request& request, Responder respond) {
     if (!allowed(ctx, request, respond)) return;
-    ctx.catalog.put("", request.body, true, [respond](Result<std::string> r) { answer(respond, r, 201); });
+    ctx.catalog.put("", request.body, true, [ctx, respond, host = std::string(request.header("host"))](Result<std::string> r) {
+      answer(respond, r, 201, r ? ping_url(ctx, *r, host) : "");
+    });
   });
   router.add("PUT", "/api/v1/monitors/{name}", [ctx](const Request& request, Responder respond) {
     if (!allowed(ctx, request, respond)) return;
-    ctx.catalog.put(request.params.at("name"), request.body, false, [respond](Result<std::string> r) { answer(respond, r, 200); });
+    ctx.catalog.put(request.params.at("name"), request.body, false,
+                    [ctx, respond, host = std::string(request.header("host"))](Result<std::string> r) {
+                      answer(respond, r, 200, r ? ping_url(ctx, *r, host) : "");
+                    });
   });
   router.add("DELETE", "/api/v1/monitors/{name}", [ctx](const Request& request, Responder respond) {
     if (!allowed(ctx, request, respond)) return;

@@ -1,7 +1,8 @@
 // The write side of /api/v1/monitors: POST (create), PUT /{name} (replace), DELETE /{name},
 // POST /{name}/pause and /{name}/resume. Each needs write access (auth/request_auth.h):
-// 401 without credentials, 403 for a wrong token or CSRF token. Changes answer only after
-// they are committed to the store.
+// 401 without credentials or with a wrong token, 403 for a wrong CSRF token, 429 while the
+// address is out of attempts. Changes answer only after they are committed to the store;
+// the answer to a heartbeat monitor's create or replace carries its `ping_url`.
 #pragma once
 
 #include <memory>

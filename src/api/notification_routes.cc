@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "api/query_params.h"
+#include "api/write_access.h"
 #include "core/time_format.h"
 
 namespace trainwatch::api {
@@ -48,10 +49,14 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, Res
 }
 
 void test_channel(const NotificationContext& ctx, const Request& request, Responder respond) {
+  if (!write_allowed(ctx.auth, request, respond)) return;
   const std::string name = request.params.at("name");
   bool known = false;
   for (const auto& h : ctx.dispatcher.health()) known = known || h.name == name;
   if (!known) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+  if (auto wait = ctx.test_sends->take(name, ctx.clock.monotonic_time())) {
+    return respond(too_many_attempts(*wait, "too many test messages on '" + name + "'"));
+  }
   ctx.dispatcher.test(name, [respond, name](alerting::TestOutcome o) {
     json::object out{{"channel", name},
                      {"delivered", o.ok},

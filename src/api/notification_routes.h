@@ -3,18 +3,36 @@
 //   GET  /api/v1/deliveries                 recent outbox rows: ?channel= &monitor= &status= &limit= &before=
 //   POST /api/v1/notifications/{name}/test  sends a test message now; 200 when delivered, 502 when not
 // and the trainwatch_notifications_* metric families.
+//
+// A test send reaches real people (a PagerDuty trigger pages someone), so it needs write
+// access (api/write_access.h: 401/403/429 like every write) and is limited per channel,
+// whoever asks: kTestSendLimits, 3 at once and one more every 20 s. Beyond that the
+// answer is 429 problem+json with Retry-After and nothing is sent.
 #pragma once
 
+#include <memory>
+
 #include "alerting/dispatcher.h"
+#include "auth/admin_auth.h"
+#include "auth/bucket_table.h"
+#include "core/clock.h"
 #include "core/prometheus.h"
 #include "http/server.h"
 #include "storage/store.h"
 
 namespace trainwatch::api {
 
+// Test sends per channel: 3 at once, then one every 20 s; channels come from the config,
+// so the key bound (1,000) is never the one that binds in practice.
+inline constexpr auth::BucketLimits kTestSendLimits{3, Millis(20'000), 1'000};
+
 struct NotificationContext {
   alerting::Dispatcher& dispatcher;
   Store& store;
+  auth::AdminAuth& auth;
+  const Clock& clock;
+  // Test sends per channel (kTestSendLimits), shared with the dashboard's test button.
+  std::shared_ptr<auth::BucketTable> test_sends;
 };
 
 void add_notification_routes(http::Router& router, const NotificationContext& context);

@@ -1,13 +1,24 @@
 #include "api/write_access.h"
 
+#include <algorithm>
+#include <string>
+
 #include "auth/request_auth.h"
 
 namespace trainwatch::api {
 
 bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const http::Responder& respond) {
   using http::Response;
-  switch (auth::check_write(auth, request.header("authorization"), request.header("cookie"),
-                            request.header("x-csrf-token"))) {
+  const std::string_view authorization = request.header("authorization");
+  const bool presents_token = authorization.rfind("Bearer ", 0) == 0;
+  if (presents_token) {
+    // An address out of attempts is not answered on its token at all, right or wrong.
+    if (auto wait = auth.throttled(request.remote_address)) {
+      respond(too_many_attempts(*wait, "too many wrong tokens from this address"));
+      return false;
+    }
+  }
+  switch (auth::check_write(auth, authorization, request.header("cookie"), request.header("x-csrf-token"))) {
     case auth::WriteAccess::kAllowed: return true;
     case auth::WriteAccess::kNoCredentials: {
       Response r = Response::problem(401, "this needs an admin token: Authorization: Bearer <token>");
@@ -15,10 +26,27 @@ bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const ht
       respond(std::move(r));
       return false;
     }
-    case auth::WriteAccess::kBadToken: respond(Response::problem(403, "that is not an admin token")); return false;
+    case auth::WriteAccess::kBadToken: {
+      auth.record_failure(request.remote_address);
+      // 401 as RFC 6750 has it for a token that is not (or no longer) valid: a revoked
+      // token reads the same as one that never was.
+      Response r = Response::problem(401, "that is not an admin token");
+      r.headers.emplace_back("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+      respond(std::move(r));
+      return false;
+    }
     case auth::WriteAccess::kBadCsrf: respond(Response::problem(403, "the CSRF token is missing or wrong for this session")); return false;
   }
   return false;
+}
+
+http::Response too_many_attempts(Millis wait, std::string_view what) {
+  // Whole seconds, rounded up: a client that waits Retry-After finds its attempt back.
+  const auto seconds = std::max<int64_t>(1, (wait.count() + 999) / 1000);
+  http::Response r = http::Response::problem(
+      429, std::string(what) + "; try again in " + std::to_string(seconds) + " s");
+  r.headers.emplace_back("Retry-After", std::to_string(seconds));
+  return r;
 }
 
 int status_for(const Error& error) {

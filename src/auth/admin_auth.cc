@@ -23,28 +23,78 @@ std::string random_token() {
   return out;
 }
 
-AdminAuth::AdminAuth(const AuthConfig& config, const Clock& clock) : clock_(clock), ttl_(config.session_ttl) {
+namespace {
+
+std::vector<std::string> digests_of(const AuthConfig& config) {
   constexpr std::string_view kPrefix = "sha256:";
+  std::vector<std::string> digests;
   for (const std::string& token : config.admin_tokens) {
-    digests_.push_back(token.rfind(kPrefix, 0) == 0 ? token.substr(kPrefix.size()) : sha256_hex(token));
+    digests.push_back(token.rfind(kPrefix, 0) == 0 ? token.substr(kPrefix.size()) : sha256_hex(token));
   }
+  std::sort(digests.begin(), digests.end());
+  digests.erase(std::unique(digests.begin(), digests.end()), digests.end());
+  return digests;
 }
 
-bool AdminAuth::token_valid(std::string_view token) const {
-  if (token.empty()) return false;
-  const std::string digest = sha256_hex(token);
+}  // namespace
+
+AdminAuth::AdminAuth(const AuthConfig& config, const Clock& clock)
+    : clock_(clock), digests_(digests_of(config)), ttl_(config.session_ttl) {}
+
+bool AdminAuth::reconfigure(const AuthConfig& config) {
+  std::vector<std::string> next = digests_of(config);
+  std::lock_guard lock(mu_);
+  ttl_ = config.session_ttl;
+  if (next == digests_) return false;
+  digests_ = std::move(next);
+  sessions_.clear();
+  return true;
+}
+
+bool AdminAuth::enabled() const {
+  std::lock_guard lock(mu_);
+  return !digests_.empty();
+}
+
+Millis AdminAuth::session_ttl() const {
+  std::lock_guard lock(mu_);
+  return ttl_;
+}
+
+bool AdminAuth::digest_known(const std::string& digest) const {
   bool found = false;
   // Every digest is compared, so the time taken does not say which one matched.
   for (const std::string& d : digests_) found = constant_time_equal(digest, d) || found;
   return found;
 }
 
-std::optional<Session> AdminAuth::login(std::string_view token) {
-  if (!token_valid(token)) return std::nullopt;
-  Session s{random_token(), random_token(), clock_.monotonic_time() + ttl_};
-  if (s.id.empty() || s.csrf_token.empty()) return std::nullopt;
+bool AdminAuth::token_valid(std::string_view token) const {
+  if (token.empty()) return false;
+  const std::string digest = sha256_hex(token);
   std::lock_guard lock(mu_);
+  return digest_known(digest);
+}
+
+std::optional<Millis> AdminAuth::throttled(std::string_view address) const {
+  return failures_.wait_for(address, clock_.monotonic_time());
+}
+
+void AdminAuth::record_failure(std::string_view address) { failures_.take(address, clock_.monotonic_time()); }
+
+std::optional<Session> AdminAuth::login(std::string_view token, std::string_view address) {
+  const std::string digest = sha256_hex(token);
+  Session s{random_token(), random_token(), {}};
+  std::unique_lock lock(mu_);
+  // Checked under the lock that inserts the session: a reload that drops this token
+  // either comes first (refused here) or after (and drops this session too).
+  if (token.empty() || !digest_known(digest)) {
+    lock.unlock();
+    record_failure(address);
+    return std::nullopt;
+  }
+  if (s.id.empty() || s.csrf_token.empty()) return std::nullopt;
   const MonoTime now = clock_.monotonic_time();
+  s.expires = now + ttl_;
   std::erase_if(sessions_, [&](const auto& entry) { return entry.second.expires <= now; });
   if (sessions_.size() >= kMaxSessions) {
     auto oldest = std::min_element(sessions_.begin(), sessions_.end(),

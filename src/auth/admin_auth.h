@@ -11,7 +11,18 @@
 // closest to expiry. Sessions expire after auth.session_ttl and do not survive a restart
 // (everyone logs in again: sessions are cheap, secrets on disk are not).
 //
-// Threading: every call is safe from any thread (one mutex around the session map).
+// Guessing: wrong tokens (bearer or login) are counted per client address in a bucket
+// table (kFailureLimits): 10 at once, then one more every 6 s. An address with no
+// attempts left is answered 429 with Retry-After and what it sends is not checked at all,
+// so even the right token waits. Addresses are the TCP peer's (a reverse proxy in front
+// makes every client one address: they then share one allowance).
+//
+// Reload: reconfigure() replaces the tokens (SIGHUP); a changed token set ends every
+// session, since a session is worth what the token that opened it was worth and which
+// token that was is not kept.
+//
+// Threading: every call is safe from any thread (one mutex around tokens and sessions;
+// the failure table has its own).
 #pragma once
 
 #include <cstddef>
@@ -22,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "auth/bucket_table.h"
 #include "config/web_config.h"
 #include "core/clock.h"
 
@@ -36,25 +48,42 @@ struct Session {
 class AdminAuth {
  public:
   static constexpr size_t kMaxSessions = 1000;
+  // Wrong tokens per client address: 10 at once, one more every 6 s (10 a minute), for
+  // at most 10,000 addresses (bucket_table.h says what happens beyond).
+  static constexpr BucketLimits kFailureLimits{10, Millis(6'000), 10'000};
 
   AdminAuth(const AuthConfig& config, const Clock& clock);
 
-  // False when no admin token is configured: then nothing can be changed through HTTP.
-  bool enabled() const { return !digests_.empty(); }
-  bool token_valid(std::string_view token) const;
-  Millis session_ttl() const { return ttl_; }
+  // Takes the tokens and session TTL of `config`. Returns true when the token set
+  // changed, and then every session has been dropped.
+  bool reconfigure(const AuthConfig& config);
 
-  // A new session for a valid token; nullopt for a wrong one.
-  std::optional<Session> login(std::string_view token);
+  // False when no admin token is configured: then nothing can be changed through HTTP.
+  bool enabled() const;
+  bool token_valid(std::string_view token) const;
+  Millis session_ttl() const;
+
+  // How long `address` must wait before a token it sends is checked again; nullopt: it
+  // may try now. Callers answer 429 with Retry-After without checking the token.
+  std::optional<Millis> throttled(std::string_view address) const;
+  // Counts one wrong token from `address`.
+  void record_failure(std::string_view address);
+
+  // A new session for a valid token; nullopt for a wrong one, which counts as a failure
+  // of `address`.
+  std::optional<Session> login(std::string_view token, std::string_view address);
   void logout(std::string_view session_id);
   std::optional<Session> session(std::string_view session_id) const;
 
  private:
-  std::vector<std::string> digests_;
+  bool digest_known(const std::string& digest) const;  // mu_ held
+
   const Clock& clock_;
-  Millis ttl_;
   mutable std::mutex mu_;
+  std::vector<std::string> digests_;  // sorted, so two token sets compare as sets
+  Millis ttl_;
   std::map<std::string, Session, std::less<>> sessions_;  // by id
+  BucketTable failures_{kFailureLimits};
 };
 
 // 32 random bytes from the OS's CSPRNG, as 64 hex digits.

@@ -28,6 +28,7 @@
 #include "api/job_routes.h"
 #include "api/routes.h"
 #include "auth/admin_auth.h"
+#include "auth/reloadable_secret.h"
 #include "checks/http_checker.h"
 #include "checks/tcp_checker.h"
 #include "cli/checked_config.h"
@@ -188,7 +189,7 @@ int serve(const ServeOptions& options) {
   DefaultCheckers checkers(engine_io, clock, job_registry);
   Engine engine(engine_io, clock, **store, checkers, &planner);
   // Monitors created through the API run beside the file's (api/monitor_catalog.h).
-  api::MonitorCatalog catalog(engine, **store);
+  api::MonitorCatalog catalog(engine, **store, random);
   catalog.set_yaml(config);
   if (auto skipped = catalog.load(); !skipped) {
     spdlog::error("cannot read API monitors: {}", skipped.error().message);
@@ -223,7 +224,10 @@ int serve(const ServeOptions& options) {
   heartbeat::PingIngest pings(clock, [&engine](const std::string& monitor, Ping ping, WriteDone done) {
     engine.record_ping(monitor, std::move(ping), std::move(done));
   });
-  pings.configure(config);
+  // The index holds the file's heartbeat tokens and the API monitors'; the catalog
+  // re-indexes after each API change it has applied.
+  pings.configure(catalog.merged(config));
+  catalog.on_applied([&pings](const Config& merged) { pings.configure(merged); });
 
   auto router = std::make_shared<http::Router>();
   auth::AdminAuth admin_auth(config.auth, clock);
@@ -235,7 +239,9 @@ int serve(const ServeOptions& options) {
     http::write_server_metrics(*http_stats, w);
   };
   api::add_api_routes(*router, api_context);
-  api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
+  // One limit per channel for test sends, whether asked through the API or the dashboard.
+  auto test_sends = std::make_shared<auth::BucketTable>(api::kTestSendLimits);
+  api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store, admin_auth, clock, test_sends});
   api::add_ping_routes(*router, pings);
   api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
   auto status_pages = std::make_shared<web::StatusPageSet>(config.status_pages);
@@ -244,12 +250,13 @@ int serve(const ServeOptions& options) {
   web::add_web_routes(*router, web_context);
   api::add_maintenance_routes(*router, api::MaintenanceContext{maintenance, admin_auth, clock});
   web::add_maintenance_routes(*router, web::MaintenancePageContext{web_context, maintenance});
-  web::add_notifications_routes(*router, web::NotificationsPageContext{web_context, dispatcher});
+  web::add_notifications_routes(*router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
   RetentionPruner pruner(engine_io, clock, **store, config.retention.raw);
   pruner.start();
-  const std::string token = report_token(config);
-  if (token.empty()) spdlog::warn("jobs: no jobs.token or TRAINWATCH_TOKEN; node reports are accepted without a token");
-  api::add_job_routes(*router, api::JobApiContext{engine, job_registry, token});
+  // Replaced by a reload, like the admin tokens: a leaked token is revoked by SIGHUP.
+  auto job_token = std::make_shared<auth::ReloadableSecret>(report_token(config));
+  if (job_token->get().empty()) spdlog::warn("jobs: no jobs.token or TRAINWATCH_TOKEN; node reports are accepted without a token");
+  api::add_job_routes(*router, api::JobApiContext{engine, job_registry, job_token});
   http::ServerOptions http_options;
   http_options.host = config.server.listen.host;
   http_options.port = config.server.listen.port;
@@ -289,8 +296,18 @@ int serve(const ServeOptions& options) {
         } else {
           spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
           job_registry.configure(*next.config);
-          engine.reload(catalog.set_yaml(*next.config));
-          pings.configure(*next.config);
+          const Config merged = catalog.set_yaml(*next.config);
+          engine.reload(merged);
+          pings.configure(merged);
+          // Tokens take effect with this line: later requests with a removed token get
+          // 401, and a changed admin set logs everyone out.
+          if (admin_auth.reconfigure(next.config->auth)) {
+            spdlog::info("reload: admin tokens changed; every login session was ended");
+          }
+          if (job_token->set(report_token(*next.config))) {
+            spdlog::info("reload: the node report token changed");
+            if (job_token->get().empty()) spdlog::warn("jobs: no jobs.token or TRAINWATCH_TOKEN; node reports are accepted without a token");
+          }
           std::vector<ConfigError> ignored;  // load_checked_config reported them
           std::vector<alerting::Channel> next_channels = alerting::build_channels(*next.config, ignored);
           planner.configure(*next.config, channel_names(next_channels));

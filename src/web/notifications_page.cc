@@ -66,6 +66,11 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, Resp
   bool known = false;
   for (const auto& h : ctx.dispatcher.health()) known = known || h.name == name;
   if (!known) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+  if (auto wait = ctx.test_sends->take(name, ctx.web.clock.monotonic_time())) {
+    const std::string seconds = std::to_string((wait->count() + 999) / 1000);
+    return page(ctx, request, respond,
+                json::object{{"ok", false}, {"text", "Too many test messages on " + name + "; try again in " + seconds + " s"}});
+  }
   ctx.dispatcher.test(name, [ctx, request, respond, name](alerting::TestOutcome o) {
     std::string text = o.ok ? "Test message delivered on " + name : "Test message on " + name + " failed";
     if (o.status != 0) text += " (HTTP " + std::to_string(o.status) + ")";

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "api/json_views.h"
 #include "api/monitor_write_routes.h"
@@ -123,7 +124,10 @@ void static_file(const Request& request, Responder respond) {
   respond(std::move(r));
 }
 
-void login_page(const WebContext& ctx, const Request& request, Responder respond, const std::string& error) {
+// `status` is 403 for a wrong token, 429 (with Retry-After from the caller) when the
+// address is out of attempts; the form is shown either way so the person can try later.
+void login_page(const WebContext& ctx, const Request& request, Responder respond, const std::string& error,
+                int status = 403, std::optional<Millis> retry_after = std::nullopt) {
   // Double-submit: before a session exists, the form's token must equal a cookie that
   // only this site could set.
   const std::string csrf = auth::random_token();
@@ -134,8 +138,9 @@ void login_page(const WebContext& ctx, const Request& request, Responder respond
   } else if (!error.empty()) {
     m["error"] = error;
   }
-  Response r = html(error.empty() ? 200 : 403, render_page("login", m));
+  Response r = html(error.empty() ? 200 : status, render_page("login", m));
   r.headers.emplace_back("Set-Cookie", cookie(request, kLoginCsrfCookie, csrf, "3600"));
+  if (retry_after) r.headers.emplace_back("Retry-After", std::to_string((retry_after->count() + 999) / 1000));
   respond(std::move(r));
 }
 
@@ -145,7 +150,13 @@ void login(const WebContext& ctx, const Request& request, Responder respond) {
   if (expected.empty() || !constant_time_equal(form["csrf"], expected)) {
     return respond(Response::problem(403, "the form's CSRF token is missing or wrong; reload the login page"));
   }
-  auto session = ctx.auth.login(form["token"]);
+  // An address out of attempts is not answered on its token at all (auth/admin_auth.h).
+  if (auto wait = ctx.auth.throttled(request.remote_address)) {
+    const auto seconds = std::to_string((wait->count() + 999) / 1000);
+    return login_page(ctx, request, std::move(respond),
+                      "Too many wrong tokens from this address; try again in " + seconds + " s.", 429, *wait);
+  }
+  auto session = ctx.auth.login(form["token"], request.remote_address);
   if (!session) return login_page(ctx, request, std::move(respond), "That token is not an admin token.");
   Response r = redirect("/");
   // The cookie lasts as long as the session (auth.session_ttl); the server expires it too.

@@ -9,6 +9,7 @@ namespace trainwatch::auth {
 namespace {
 
 constexpr const char* kToken = "correct-horse-battery-staple";
+constexpr const char* kAddress = "127.0.0.1";
 
 TEST(Sha256Test, KnownDigest) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
@@ -35,7 +36,7 @@ TEST(AdminAuthTest, NoTokensMeansNobodyLogsIn) {
   testing::ManualClock clock;
   AdminAuth auth(AuthConfig{}, clock);
   EXPECT_FALSE(auth.enabled());
-  EXPECT_FALSE(auth.login("anything-at-all-long").has_value());
+  EXPECT_FALSE(auth.login("anything-at-all-long", kAddress).has_value());
 }
 
 TEST(AdminAuthTest, SessionsCarryTheirOwnCsrfTokenAndExpire) {
@@ -44,9 +45,9 @@ TEST(AdminAuthTest, SessionsCarryTheirOwnCsrfTokenAndExpire) {
   config.admin_tokens = {kToken};
   config.session_ttl = Millis(60'000);
   AdminAuth auth(config, clock);
-  EXPECT_FALSE(auth.login("wrong").has_value());
-  auto a = auth.login(kToken);
-  auto b = auth.login(kToken);
+  EXPECT_FALSE(auth.login("wrong", kAddress).has_value());
+  auto a = auth.login(kToken, kAddress);
+  auto b = auth.login(kToken, kAddress);
   ASSERT_TRUE(a && b);
   EXPECT_EQ(a->id.size(), 64u);
   EXPECT_NE(a->id, b->id);
@@ -63,12 +64,66 @@ TEST(AdminAuthTest, SessionsAreBounded) {
   AuthConfig config;
   config.admin_tokens = {kToken};
   AdminAuth auth(config, clock);
-  auto first = auth.login(kToken);
+  auto first = auth.login(kToken, kAddress);
   for (size_t i = 0; i < AdminAuth::kMaxSessions; ++i) {
     clock.advance(Millis(1));
-    ASSERT_TRUE(auth.login(kToken).has_value());
+    ASSERT_TRUE(auth.login(kToken, kAddress).has_value());
   }
   EXPECT_FALSE(auth.session(first->id).has_value());  // the oldest made room
+}
+
+TEST(AdminAuthTest, ReloadWithOtherTokensRevokesTheOldAndDropsSessions) {
+  testing::ManualClock clock;
+  AuthConfig config;
+  config.admin_tokens = {kToken};
+  AdminAuth auth(config, clock);
+  auto session = auth.login(kToken, kAddress);
+  ASSERT_TRUE(session);
+
+  // The same set again (written in another order, one hashed): nothing changes.
+  config.admin_tokens = {"sha256:" + sha256_hex(kToken), kToken};
+  EXPECT_FALSE(auth.reconfigure(config));
+  EXPECT_TRUE(auth.session(session->id).has_value());
+
+  config.admin_tokens = {"the-new-token-0123456789"};
+  EXPECT_TRUE(auth.reconfigure(config));
+  EXPECT_FALSE(auth.token_valid(kToken));
+  EXPECT_TRUE(auth.token_valid("the-new-token-0123456789"));
+  EXPECT_FALSE(auth.session(session->id).has_value());
+  EXPECT_FALSE(auth.login(kToken, kAddress).has_value());
+
+  // Emptied: nobody may change anything any more.
+  EXPECT_TRUE(auth.reconfigure(AuthConfig{}));
+  EXPECT_FALSE(auth.enabled());
+}
+
+TEST(AdminAuthTest, WrongTokensFromOneAddressAreThrottledNotOthers) {
+  testing::ManualClock clock;
+  AuthConfig config;
+  config.admin_tokens = {kToken};
+  AdminAuth auth(config, clock);
+  const auto burst = static_cast<int>(AdminAuth::kFailureLimits.burst);
+  for (int i = 0; i < burst; ++i) {
+    ASSERT_FALSE(auth.throttled("10.0.0.1")) << i;
+    EXPECT_FALSE(auth.login("wrong-token-" + std::to_string(i), "10.0.0.1"));
+  }
+  // Out of attempts: the caller is told how long to wait, one refill period at most.
+  auto wait = auth.throttled("10.0.0.1");
+  ASSERT_TRUE(wait);
+  EXPECT_GT(*wait, Millis(0));
+  EXPECT_LE(*wait, AdminAuth::kFailureLimits.refill_every);
+  EXPECT_FALSE(auth.throttled("10.0.0.2"));  // another address is not held back
+
+  // One attempt comes back per refill period, and one wrong token spends it again.
+  clock.advance(*wait);
+  EXPECT_FALSE(auth.throttled("10.0.0.1"));
+  auth.record_failure("10.0.0.1");
+  EXPECT_TRUE(auth.throttled("10.0.0.1"));
+
+  // A right token does not spend attempts.
+  clock.advance(AdminAuth::kFailureLimits.refill_every);
+  for (int i = 0; i < 3 * burst; ++i) ASSERT_TRUE(auth.login(kToken, "10.0.0.1"));
+  EXPECT_FALSE(auth.throttled("10.0.0.1"));
 }
 
 }  // namespace

@@ -307,22 +307,30 @@ monitors:{monitor("held", health_target.port)}{damped_monitor}
 
 def test_test_endpoint_and_notify_test_command(start_server, receiver, tmp_path):
     receiver.answer(503, times=1)
+    token = "alerts-test-admin-token-0123456789"
     server = start_server(f"""
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook"}}
 monitors: []
+auth:
+  admin_tokens: ["{token}"]
 """)
     import urllib.request
     import urllib.error
 
-    def post(path):
+    def post(path, authorization=f"Bearer {token}"):
         request = urllib.request.Request(server.base + path, method="POST", data=b"")
+        if authorization:
+            request.add_header("Authorization", authorization)
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
 
+    # A test send reaches people: without an admin token nothing goes out.
+    assert post("/api/v1/notifications/hook/test", authorization=None)[0] == 401
+    assert receiver.all() == []
     status, body = post("/api/v1/notifications/hook/test")
     assert status == 502 and body["error"].startswith("HTTP 503")
     status, body = post("/api/v1/notifications/hook/test")

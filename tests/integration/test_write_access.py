@@ -1,0 +1,128 @@
+"""Who may change things: every write needs an admin token, test sends are limited per
+channel, wrong tokens are throttled per client address, and SIGHUP replaces tokens."""
+import http.client
+import json
+import urllib.parse
+
+from conftest import api_call, wait_for
+from receivers import HttpReceiver
+
+import pytest
+
+TOKEN = "write-access-admin-token-0123456789"
+
+
+@pytest.fixture
+def receiver():
+    r = HttpReceiver()
+    yield r
+    r.close()
+
+
+def request(server, method, path, body=b"", headers=None, source="127.0.0.1"):
+    """(status, parsed body, headers) of one request sent from loopback address `source`."""
+    url = urllib.parse.urlsplit(server.base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10, source_address=(source, 0))
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        text = response.read().decode()
+        kind = response.getheader("Content-Type", "")
+        return response.status, json.loads(text) if "json" in kind and text else text, response
+    finally:
+        conn.close()
+
+
+def bearer(token):
+    return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+
+def test_test_sends_need_a_token_and_are_limited_per_channel(start_server, receiver):
+    server = start_server(f"""
+notifications:
+  - {{name: hook, type: webhook, url: "{receiver.base}/hook"}}
+  - {{name: other, type: webhook, url: "{receiver.base}/other"}}
+monitors: []
+auth:
+  admin_tokens: ["{TOKEN}"]
+""")
+    status, body, _ = request(server, "POST", "/api/v1/notifications/hook/test")
+    assert status == 401 and body["status"] == 401
+    assert request(server, "POST", "/api/v1/notifications/hook/test", headers=bearer("not-the-admin-token"))[0] == 401
+    assert receiver.all() == [], "nothing reaches the channel without a token"
+
+    # A few go through, then the channel is held back whoever asks; the others are not.
+    for _ in range(3):
+        assert request(server, "POST", "/api/v1/notifications/hook/test", headers=bearer(TOKEN))[0] == 200
+    status, body, response = request(server, "POST", "/api/v1/notifications/hook/test", headers=bearer(TOKEN))
+    assert status == 429 and response.getheader("Content-Type").startswith("application/problem+json")
+    assert int(response.getheader("Retry-After")) >= 1 and "hook" in body["detail"]
+    assert len(receiver.all("/hook")) == 3
+    assert request(server, "POST", "/api/v1/notifications/other/test", headers=bearer(TOKEN))[0] == 200
+
+
+def test_wrong_tokens_are_throttled_per_address_even_the_right_one_after(start_server):
+    server = start_server(f"""
+monitors: []
+auth:
+  admin_tokens: ["{TOKEN}"]
+""")
+    spec = json.dumps({"name": "probe", "type": "tcp", "host": "127.0.0.1", "port": 9, "interval": "1h"}).encode()
+    for i in range(10):
+        assert request(server, "POST", "/api/v1/monitors", spec, bearer(f"guess-number-{i:04d}"))[0] == 401, i
+    # Out of attempts: even the right token is not looked at.
+    status, body, response = request(server, "POST", "/api/v1/monitors", spec, bearer(TOKEN))
+    assert status == 429 and int(response.getheader("Retry-After")) >= 1
+    assert server.get("/api/v1/monitors/probe")[0] == 404
+    # Another address is not held back by this one's guesses.
+    assert request(server, "POST", "/api/v1/monitors", spec, bearer(TOKEN), source="127.0.0.2")[0] == 201
+
+    # The login page counts the same way, per address.
+    def login(token, source):
+        form = urllib.parse.urlencode({"token": token, "csrf": "c" * 64}).encode()
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": "tw_login_csrf=" + "c" * 64}
+        return request(server, "POST", "/login", form, headers, source=source)
+
+    for i in range(10):
+        assert login(f"guess-number-{i:04d}", "127.0.0.3")[0] == 403, i
+    status, _, response = login(TOKEN, "127.0.0.3")
+    assert status == 429 and int(response.getheader("Retry-After")) >= 1
+    assert "tw_session=" not in (response.getheader("Set-Cookie") or "")
+    status, _, response = login(TOKEN, "127.0.0.4")
+    assert status == 303 and "tw_session=" in response.getheader("Set-Cookie")
+
+
+def test_sighup_replaces_admin_and_report_tokens_and_ends_sessions(start_server):
+    def config(admin, report):
+        return f"""
+monitors:
+  - {{name: nightly, type: heartbeat, period: 1h, token: nightly-ping-token}}
+auth:
+  admin_tokens: ["{admin}"]
+jobs:
+  token: {report}
+"""
+    old, new = "old-admin-token-0123456789", "new-admin-token-0123456789"
+    server = start_server(config(old, "old-report-token-0123"))
+
+    form = urllib.parse.urlencode({"token": old, "csrf": "c" * 64}).encode()
+    status, _, response = request(server, "POST", "/login", form, {
+        "Content-Type": "application/x-www-form-urlencoded", "Cookie": "tw_login_csrf=" + "c" * 64})
+    assert status == 303
+    session = response.getheader("Set-Cookie").split(";")[0]
+    # A session may read the ping URL; so may the old token.
+    assert request(server, "GET", "/api/v1/monitors/nightly", headers={"Cookie": session})[1]["ping_url"]
+    assert request(server, "POST", "/api/v1/monitors/nightly/pause", headers=bearer(old))[0] == 200
+    assert request(server, "POST", "/api/v1/jobs/train/report", b"{}", bearer("old-report-token-0123"))[0] != 401
+
+    server.config_path.write_text(config(new, "new-report-token-0123"))
+    server.reload()
+    wait_for(lambda: "admin tokens changed" in server.log_path.read_text(), what="the reload in the log")
+
+    assert request(server, "POST", "/api/v1/monitors/nightly/resume", headers=bearer(old))[0] == 401
+    assert request(server, "POST", "/api/v1/monitors/nightly/resume", headers=bearer(new))[0] == 200
+    assert request(server, "GET", "/api/v1/monitors/nightly", headers={"Cookie": session})[1]["ping_url"] is None, \
+        "a changed token set ends the sessions the old tokens opened"
+    assert request(server, "POST", "/api/v1/jobs/train/report", b"{}", bearer("old-report-token-0123"))[0] == 401
+    assert request(server, "POST", "/api/v1/jobs/train/report", b"{}", bearer("new-report-token-0123"))[0] != 401
+    assert api_call(server, "GET", "/api/v1/monitors/nightly")[1]["status"] == "pending"
