@@ -99,7 +99,7 @@ def test_api_windows_survive_a_restart_and_the_files_stay_read_only(start_server
 
     status, body, headers = call(server, "POST", "/api/v1/maintenance", spec, token=None)
     assert status == 401 and headers["Content-Type"].startswith("application/problem+json")
-    assert call(server, "POST", "/api/v1/maintenance", spec, token="wrong-token-wrong-token")[0] == 403
+    assert call(server, "POST", "/api/v1/maintenance", spec, token="wrong-token-wrong-token")[0] == 401
     assert call(server, "DELETE", "/api/v1/maintenance/yaml-0", token=None)[0] == 401
 
     status, body, _ = call(server, "POST", "/api/v1/maintenance", dict(spec, start="next tuesday"))

@@ -26,7 +26,7 @@ def test_create_pause_resume_replace_delete_and_persist(start_server, health_tar
     spec = {"name": "from-api", "type": "http", "url": f"http://127.0.0.1:{health_target.port}/health", "interval": "200ms"}
 
     assert call(server, "POST", "/api/v1/monitors", spec, token=None)[0] == 401
-    assert call(server, "POST", "/api/v1/monitors", spec, token="wrong-token-wrong-token")[0] == 403
+    assert call(server, "POST", "/api/v1/monitors", spec, token="wrong-token-wrong-token")[0] == 401
     status, body = call(server, "POST", "/api/v1/monitors", dict(spec, interval="5x"))
     assert status == 400 and "interval" in body["detail"]
     assert call(server, "POST", "/api/v1/monitors", dict(spec, url="http://x/${HOME}"))[0] == 400  # no env in API specs
