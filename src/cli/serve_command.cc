@@ -276,12 +276,15 @@ int serve(const ServeOptions& options) {
     spdlog::error("{}", server.error().message);
     return 1;
   }
+  // Signals are caught from here on, before the line below says the server is up: a
+  // SIGHUP sent as soon as the line is read would otherwise find no handler and end
+  // the process (its default action). What arrives before async_wait waits for it.
+  asio::signal_set signals(engine_io, SIGINT, SIGTERM, SIGHUP);
   // Tests and scripts read this line to learn the port when listening on port 0.
   std::cout << "trainwatch serving " << config.monitors.size() << " monitors on http://" << http_options.host << ":"
             << (*server)->port() << "/" << std::endl;
   log_ping_urls(config, http_options.host, (*server)->port());
 
-  asio::signal_set signals(engine_io, SIGINT, SIGTERM, SIGHUP);
   std::function<void(boost::system::error_code, int)> on_signal = [&](boost::system::error_code sig_ec, int sig) {
     if (sig_ec) return;
     if (sig == SIGHUP) {
@@ -294,13 +297,8 @@ int serve(const ServeOptions& options) {
           spdlog::error("reload of {} refused: cannot keep heartbeat tokens: {}", options.config_path,
                         resolved.error().message);
         } else {
-          spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
-          job_registry.configure(*next.config);
-          const Config merged = catalog.set_yaml(*next.config);
-          engine.reload(merged);
-          pings.configure(merged);
-          // Tokens take effect with this line: later requests with a removed token get
-          // 401, and a changed admin set logs everyone out.
+          // Tokens first, so that once "reloaded" is logged a removed token gets 401 and
+          // a changed admin set has logged everyone out.
           if (admin_auth.reconfigure(next.config->auth)) {
             spdlog::info("reload: admin tokens changed; every login session was ended");
           }
@@ -308,6 +306,11 @@ int serve(const ServeOptions& options) {
             spdlog::info("reload: the node report token changed");
             if (job_token->get().empty()) spdlog::warn("jobs: no jobs.token or TRAINWATCH_TOKEN; node reports are accepted without a token");
           }
+          spdlog::info("reloaded {}: {} monitors", options.config_path, next.config->monitors.size());
+          job_registry.configure(*next.config);
+          const Config merged = catalog.set_yaml(*next.config);
+          engine.reload(merged);
+          pings.configure(merged);
           std::vector<ConfigError> ignored;  // load_checked_config reported them
           std::vector<alerting::Channel> next_channels = alerting::build_channels(*next.config, ignored);
           planner.configure(*next.config, channel_names(next_channels));

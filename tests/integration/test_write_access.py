@@ -117,7 +117,7 @@ jobs:
 
     server.config_path.write_text(config(new, "new-report-token-0123"))
     server.reload()
-    wait_for(lambda: "admin tokens changed" in server.log_path.read_text(), what="the reload in the log")
+    wait_for(lambda: "reloaded " in server.log_path.read_text(), what="the reload in the log")
 
     assert request(server, "POST", "/api/v1/monitors/nightly/resume", headers=bearer(old))[0] == 401
     assert request(server, "POST", "/api/v1/monitors/nightly/resume", headers=bearer(new))[0] == 200
