@@ -225,7 +225,7 @@ int serve(const ServeOptions& options) {
   api_context.admin = &admin_auth;
   api_context.extra_metrics = [&dispatcher](PrometheusWriter& w) { api::write_notification_metrics(dispatcher, w); };
   api::add_api_routes(*router, api_context);
-  api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store});
+  api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store, admin_auth});
   api::add_ping_routes(*router, pings);
   api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
   auto status_pages = std::make_shared<web::StatusPageSet>(config.status_pages);
