@@ -6,12 +6,15 @@
 #include "alerting/event.h"
 #include "alerting/maintenance.h"
 #include "core/duration.h"
+#include "core/redaction.h"
 
 namespace trainwatch::alerting {
 namespace {
 
+// Alerts go to the team's own channels, but a chat channel is wider than the admins: a
+// URL's credentials and query stay out of it (the monitor's name says which it is).
 std::string target_of(const MonitorConfig& m) {
-  if (const auto* http = std::get_if<HttpCheckSpec>(&m.spec)) return http->url;
+  if (const auto* http = std::get_if<HttpCheckSpec>(&m.spec)) return redact_url(http->url);
   if (const auto* tcp = std::get_if<TcpCheckSpec>(&m.spec)) return tcp->host + ":" + std::to_string(tcp->port);
   return "";
 }
@@ -24,8 +27,10 @@ AlertEvent make_event(EventKind kind, const AppliedResult& a, const Incident& in
   e.target = target_of(a.monitor);
   e.tags = a.monitor.tags;
   e.incident_id = incident.id;
-  // A recovery tells what it was down with; a DOWN or reminder what fails now.
-  e.cause = kind == EventKind::kUp || a.result.cause.empty() ? incident.cause : a.result.cause;
+  // A recovery tells what it was down with; a DOWN or reminder what fails now. Alerts go
+  // to the team, who need what the target answered: the admin's text, without marks.
+  e.cause = cause_for(kind == EventKind::kUp || a.result.cause.empty() ? incident.cause : a.result.cause,
+                      Audience::kAdmin);
   e.at = a.result.at;
   e.since = incident.started;
   e.ended = incident.ended;

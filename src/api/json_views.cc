@@ -10,8 +10,8 @@ boost::json::value time_or_null(const std::optional<SystemTime>& t) {
   return boost::json::string(format_rfc3339(*t));
 }
 
-std::string target_of(const MonitorConfig& config) {
-  if (const auto* http = std::get_if<HttpCheckSpec>(&config.spec)) return http->url;
+std::string target_of(const MonitorConfig& config, Audience audience) {
+  if (const auto* http = std::get_if<HttpCheckSpec>(&config.spec)) return url_for(http->url, audience);
   // The token is a secret (whoever has it can ping): lists show only its start.
   if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec)) return "/ping/" + hb->token.substr(0, 4) + "\u2026";
   if (std::holds_alternative<JobCheckSpec>(config.spec)) return "/api/v1/jobs/" + config.name;
@@ -19,9 +19,14 @@ std::string target_of(const MonitorConfig& config) {
   return tcp.host + ":" + std::to_string(tcp.port);
 }
 
+boost::json::value cause_or_null(const std::string& cause, Audience audience) {
+  if (cause.empty()) return nullptr;
+  return boost::json::string(cause_for(cause, audience));
+}
+
 }  // namespace
 
-boost::json::object monitor_summary(const MonitorView& view) {
+boost::json::object monitor_summary(const MonitorView& view, Audience audience) {
   const MonitorConfig& config = *view.config;
   const MonitorState& state = view.state;
   boost::json::array tags;
@@ -29,23 +34,29 @@ boost::json::object monitor_summary(const MonitorView& view) {
   boost::json::object out;
   out["name"] = config.name;
   out["type"] = to_string(config.type);
-  out["target"] = target_of(config);
+  out["target"] = target_of(config, audience);
   out["status"] = to_string(state.status);
   out["since"] = format_rfc3339(state.since);
   out["last_check"] = time_or_null(state.last_check);
   out["last_latency_ms"] = state.last_check ? boost::json::value(state.last_latency_ms) : boost::json::value(nullptr);
-  out["last_error"] = state.last_error.empty() ? boost::json::value(nullptr) : boost::json::value(state.last_error);
+  out["last_error"] = cause_or_null(state.last_error, audience);
   out["interval_ms"] = config.interval.count();
   out["tags"] = std::move(tags);
   return out;
 }
 
-boost::json::object check_result_json(const CheckResult& r) {
+bool summary_has_secrets(const MonitorView& view) {
+  const auto* http = std::get_if<HttpCheckSpec>(&view.config->spec);
+  const bool url_has_secrets = http != nullptr && redact_url(http->url) != http->url;
+  return url_has_secrets || view.state.last_error.find(kBodyValueOpen) != std::string::npos;
+}
+
+boost::json::object check_result_json(const CheckResult& r, Audience audience) {
   boost::json::object out;
   out["at"] = format_rfc3339(r.at);
   out["ok"] = r.ok;
   out["latency_ms"] = r.latency_ms;
-  out["cause"] = r.cause.empty() ? boost::json::value(nullptr) : boost::json::value(r.cause);
+  out["cause"] = cause_or_null(r.cause, audience);
   if (r.http_status != 0) out["http_status"] = r.http_status;
   out["timings_ms"] = boost::json::object{{"dns", r.timings.dns_ms},
                                           {"connect", r.timings.connect_ms},
@@ -55,42 +66,45 @@ boost::json::object check_result_json(const CheckResult& r) {
   return out;
 }
 
-boost::json::object incident_json(const Incident& incident) {
+boost::json::object incident_json(const Incident& incident, Audience audience) {
   boost::json::object out;
   out["id"] = incident.id;
   out["monitor"] = incident.monitor;
   out["started"] = format_rfc3339(incident.started);
   out["ended"] = time_or_null(incident.ended);
-  out["cause"] = incident.cause;
+  out["cause"] = cause_for(incident.cause, audience);
   if (incident.ended) {
     out["duration_ms"] = std::chrono::duration_cast<Millis>(*incident.ended - incident.started).count();
   }
   return out;
 }
 
-boost::json::object ping_json(const PingRecord& r) {
+boost::json::object ping_json(const PingRecord& r, Audience audience) {
+  // A ping's body is the tail of a job's output (trainwatch run), and where it came from
+  // names hosts and tools: only admins read them.
+  const bool admin = audience == Audience::kAdmin;
   boost::json::object out;
   if (r.id != 0) out["id"] = r.id;
   out["at"] = format_rfc3339(r.ping.at);
   out["kind"] = to_string(r.ping.kind);
   if (r.ping.kind == PingKind::kExitCode) out["exit_code"] = r.ping.exit_code;
-  out["source"] = r.ping.source;
-  out["user_agent"] = r.ping.user_agent;
+  out["source"] = admin ? boost::json::value(r.ping.source) : boost::json::value(nullptr);
+  out["user_agent"] = admin ? boost::json::value(r.ping.user_agent) : boost::json::value(nullptr);
   out["run_ms"] = r.run_ms ? boost::json::value(*r.run_ms) : boost::json::value(nullptr);
   if (r.id != 0) {
-    out["body"] = r.ping.body;
-    out["body_truncated"] = r.ping.body_truncated;
+    out["body"] = admin ? boost::json::value(r.ping.body) : boost::json::value(nullptr);
+    out["body_truncated"] = admin ? boost::json::value(r.ping.body_truncated) : boost::json::value(nullptr);
   }
   return out;
 }
 
-boost::json::object heartbeat_json(const MonitorView& view) {
+boost::json::object heartbeat_json(const MonitorView& view, Audience audience) {
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
   boost::json::object out;
   out["period_ms"] = spec.period.count();
   out["grace_ms"] = spec.grace.count();
   out["ping_body_limit"] = spec.ping_body_limit;
-  out["last_ping"] = view.heartbeat && view.heartbeat->last_ping ? boost::json::value(ping_json(*view.heartbeat->last_ping))
+  out["last_ping"] = view.heartbeat && view.heartbeat->last_ping ? boost::json::value(ping_json(*view.heartbeat->last_ping, audience))
                                                                   : boost::json::value(nullptr);
   out["started"] = view.heartbeat ? time_or_null(view.heartbeat->open_start) : boost::json::value(nullptr);
   out["late"] = view.heartbeat && view.heartbeat->late;

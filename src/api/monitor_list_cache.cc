@@ -4,30 +4,40 @@
 
 namespace trainwatch::api {
 
-std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, MonoTime now) {
+std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, Audience audience, MonoTime now) {
   // render() cannot fail, so neither can get().
-  return *bodies_.get("", now, [this, &engine]() -> Result<std::string> { return render(engine); });
+  const std::string key = audience == Audience::kAdmin ? "admin" : "public";
+  return *bodies_.get(key, now, [this, &engine, audience]() -> Result<std::string> { return render(engine, audience); });
 }
 
-std::string MonitorListCache::render(const Engine& engine) {
+std::string MonitorListCache::render(const Engine& engine, Audience audience) {
   std::lock_guard lock(render_mu_);
   MonitorListDelta delta = engine.monitors_since(seen_revision_);
   seen_revision_ = delta.revision;
-  for (const auto& view : delta.changed) json_by_name_[view.config->name] = boost::json::serialize(monitor_summary(view));
+  // Both forms are brought up to date whichever is asked for: the revision is shared.
+  for (const auto& view : delta.changed) {
+    MonitorJson& json = json_by_name_[view.config->name];
+    json.shown_to_public = boost::json::serialize(monitor_summary(view, Audience::kPublic));
+    json.shown_to_admin = summary_has_secrets(view) ? boost::json::serialize(monitor_summary(view, Audience::kAdmin))
+                                                    : std::string();
+  }
   // A reload that removed monitors leaves entries no name refers to; drop them.
   if (json_by_name_.size() > delta.names.size()) {
-    std::unordered_map<std::string, std::string> kept;
+    std::unordered_map<std::string, MonitorJson> kept;
     for (const auto& name : delta.names) kept[name] = std::move(json_by_name_[name]);
     json_by_name_.swap(kept);
   }
+  auto shown = [audience](const MonitorJson& json) -> const std::string& {
+    return audience == Audience::kAdmin && !json.shown_to_admin.empty() ? json.shown_to_admin : json.shown_to_public;
+  };
   size_t bytes = 16;
-  for (const auto& name : delta.names) bytes += json_by_name_[name].size() + 1;
+  for (const auto& name : delta.names) bytes += shown(json_by_name_[name]).size() + 1;
   std::string body;
   body.reserve(bytes);
   body += "{\"monitors\":[";
   for (size_t i = 0; i < delta.names.size(); ++i) {
     if (i != 0) body += ',';
-    body += json_by_name_[delta.names[i]];
+    body += shown(json_by_name_[delta.names[i]]);
   }
   body += "]}";
   return body;

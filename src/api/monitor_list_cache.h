@@ -6,7 +6,11 @@
 // Even so, assembling 2 MB costs milliseconds, so requests share the last body (no copy)
 // through an http::TtlCache: one that finds it older than kMaxAge has it rebuilt in the
 // background rather than waiting. A list is at most kMaxAge plus one rebuild older than
-// the engine. Thread-safe; memory is one string per monitor plus one body.
+// the engine. Thread-safe; memory is one string per monitor plus one body per audience.
+//
+// Admins and the public read different lists (api/json_views.h): each monitor keeps its
+// public JSON, and an admin's JSON only where the two differ (a URL with credentials, a
+// cause quoting a body), so the second audience costs little.
 #pragma once
 
 #include <memory>
@@ -14,6 +18,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/redaction.h"
 #include "engine/engine.h"
 #include "http/ttl_cache.h"
 
@@ -23,14 +28,18 @@ class MonitorListCache {
  public:
   static constexpr Millis kMaxAge{500};
 
-  std::shared_ptr<const std::string> body(const Engine& engine, MonoTime now);
+  std::shared_ptr<const std::string> body(const Engine& engine, Audience audience, MonoTime now);
 
  private:
-  std::string render(const Engine& engine);
+  struct MonitorJson {
+    std::string shown_to_public;
+    std::string shown_to_admin;  // empty: the same as shown_to_public
+  };
+  std::string render(const Engine& engine, Audience audience);
 
   std::mutex render_mu_;  // one render at a time; guards the two fields below
   uint64_t seen_revision_ = 0;
-  std::unordered_map<std::string, std::string> json_by_name_;
+  std::unordered_map<std::string, MonitorJson> json_by_name_;
 
   http::TtlCache<std::string> bodies_{kMaxAge};  // last: its thread stops first
 };

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/audience.h"
 #include "api/query_params.h"
 #include "api/write_access.h"
 #include "core/time_format.h"
@@ -18,9 +19,10 @@ using http::Response;
 
 constexpr int64_t kMaxPageSize = 1000;
 
-void list_channels(const NotificationContext& ctx, const Request&, Responder respond) {
+void list_channels(const NotificationContext& ctx, const Request& request, Responder respond) {
+  const Audience audience = audience_of(&ctx.auth, request);
   json::array items;
-  for (const auto& h : ctx.dispatcher.health()) items.push_back(channel_json(h));
+  for (const auto& h : ctx.dispatcher.health()) items.push_back(channel_json(h, audience));
   respond(Response::json(200, json::serialize(json::object{{"notifications", std::move(items)}})));
 }
 
@@ -42,7 +44,8 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, Res
   auto rows = ctx.store.deliveries(query);
   if (!rows) return respond(Response::problem(503, "deliveries cannot be read: " + rows.error().message));
   json::array items;
-  for (const auto& d : *rows) items.push_back(delivery_json(d));
+  const Audience audience = audience_of(&ctx.auth, request);
+  for (const auto& d : *rows) items.push_back(delivery_json(d, audience));
   json::object out{{"deliveries", std::move(items)}};
   if (!rows->empty() && static_cast<int>(rows->size()) == page->limit) out["next_before"] = rows->back().id;
   respond(Response::json(200, json::serialize(out)));

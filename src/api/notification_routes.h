@@ -1,5 +1,6 @@
 // The alerting part of the API:
-//   GET  /api/v1/notifications              channels and their health (no secrets)
+//   GET  /api/v1/notifications              channels and their health (targets and
+//                                           errors for admins only)
 //   GET  /api/v1/deliveries                 recent outbox rows: ?channel= &monitor= &status= &limit= &before=
 //   POST /api/v1/notifications/{name}/test  sends a test message now; 200 when delivered, 502 when not
 // and the trainwatch_notifications_* metric families.

@@ -11,6 +11,10 @@ json::value time_or_null(const std::optional<SystemTime>& t) {
   return t ? json::value(format_rfc3339(*t)) : json::value(nullptr);
 }
 
+json::value admin_text_or_null(const std::string& text, Audience audience) {
+  return text.empty() || audience != Audience::kAdmin ? json::value(nullptr) : json::value(text);
+}
+
 }  // namespace
 
 std::string_view health_word(const alerting::ChannelHealth& h) {
@@ -19,11 +23,11 @@ std::string_view health_word(const alerting::ChannelHealth& h) {
   return "unknown";
 }
 
-json::object channel_json(const alerting::ChannelHealth& h) {
+json::object channel_json(const alerting::ChannelHealth& h, Audience audience) {
   const auto& c = h.counters;
   return json::object{{"name", h.name},
                       {"type", h.type},
-                      {"target", h.target},
+                      {"target", admin_text_or_null(h.target, audience)},
                       {"default", h.is_default},
                       {"health", health_word(h)},
                       {"queued", h.queued},
@@ -33,7 +37,7 @@ json::object channel_json(const alerting::ChannelHealth& h) {
                       {"consecutive_failures", h.consecutive_failures},
                       {"last_success", time_or_null(h.last_success)},
                       {"last_failure", time_or_null(h.last_failure)},
-                      {"last_error", h.last_error.empty() ? json::value(nullptr) : json::value(h.last_error)},
+                      {"last_error", admin_text_or_null(h.last_error, audience)},
                       {"next_attempt", time_or_null(h.next_attempt)},
                       {"totals", json::object{{"delivered", c.delivered},
                                               {"error", c.error},
@@ -42,7 +46,7 @@ json::object channel_json(const alerting::ChannelHealth& h) {
                                               {"cancelled", c.cancelled}}}};
 }
 
-json::object delivery_json(const Delivery& d) {
+json::object delivery_json(const Delivery& d, Audience audience) {
   return json::object{{"id", d.id},
                       {"channel", d.spec.channel},
                       {"monitor", d.spec.monitor},
@@ -57,7 +61,7 @@ json::object delivery_json(const Delivery& d) {
                       {"next_attempt", time_or_null(d.next_attempt)},
                       {"finished", time_or_null(d.finished)},
                       {"http_status", d.http_status != 0 ? json::value(d.http_status) : json::value(nullptr)},
-                      {"last_error", d.last_error.empty() ? json::value(nullptr) : json::value(d.last_error)}};
+                      {"last_error", admin_text_or_null(d.last_error, audience)}};
 }
 
 }  // namespace trainwatch::api

@@ -21,7 +21,8 @@ struct ApiContext {
   const Clock& clock;
   SystemTime started_at;
   const jobs::JobRegistry* jobs = nullptr;  // adds per-job families to /metrics when set
-  // Who may see heartbeat ping URLs (auth::may_read_secrets); null: everybody.
+  // Who may read secrets (api/audience.h): ping URLs and bodies, URL credentials, what
+  // targets answered; null: everybody.
   const auth::AdminAuth* admin = nullptr;
   // Appends other components' metric families to /metrics (alerting); may be empty.
   std::function<void(PrometheusWriter&)> extra_metrics = {};

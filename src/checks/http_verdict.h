@@ -11,7 +11,9 @@ namespace trainwatch {
 
 struct HttpVerdict {
   bool ok = true;
-  std::string cause;  // "HTTP 503; [BODY].status == degraded, expected ok"
+  // "HTTP 503; [BODY].status == degraded, expected ok", with each value taken from the
+  // body marked (core/redaction.h): read it through cause_for.
+  std::string cause;
 };
 
 // Without a condition on [STATUS], a status from 200 to 399 is success.

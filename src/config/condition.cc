@@ -21,6 +21,8 @@
 
 #include <boost/json.hpp>
 
+#include "core/redaction.h"
+
 namespace trainwatch {
 namespace {
 
@@ -569,7 +571,11 @@ std::string describe_failure(const Spec& spec, const Value& left, const Body& bo
   else
     out.append(spec.placeholder);
   out.append(" == ");
-  append_truncated(out, left.text);
+  // What the target answered is marked, so that public views can hide it (core/redaction.h):
+  // a monitor of an internal service must not publish what that service returns.
+  std::string found;
+  append_truncated(found, left.text);
+  out.append(spec.source == Source::kBody ? mark_body_value(found) : found);
   out.append(", expected ");
   append_expectation(out, spec, /*explicit_eq=*/false);
   return out;

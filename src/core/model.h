@@ -31,7 +31,9 @@ struct CheckResult {
   SystemTime at{};          // when the check started (wall clock)
   bool ok = false;
   double latency_ms = 0;    // total time of the check
-  std::string cause;        // why it failed, in words; empty when ok
+  // Why it failed, in words; empty when ok. Values quoted from a response body are marked
+  // (core/redaction.h): shown through cause_for, like every cause copied from this one.
+  std::string cause;
   int http_status = 0;      // 0 when not HTTP or no response
   HttpTimings timings{};
   // The start of the response body, at most kBodyExcerptBytes, for alert messages. Kept

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/duration.h"
+#include "core/redaction.h"
 
 namespace trainwatch::heartbeat {
 namespace {
@@ -21,7 +22,8 @@ Millis since(MonoTime then, MonoTime now) { return std::chrono::duration_cast<Mi
 
 std::string failure_cause(const Ping& ping) {
   std::string cause = ping.kind == PingKind::kFail ? "fail ping" : "exit code " + std::to_string(ping.exit_code);
-  if (std::string line = first_line(ping.body); !line.empty()) cause += ": " + line;
+  // The body is the job's own output: marked, so that only admins and alerts read it.
+  if (std::string line = first_line(ping.body); !line.empty()) cause += ": " + mark_body_value(line);
   return cause;
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include "api/audience.h"
 #include "api/json_views.h"
 #include "api/monitor_write_routes.h"
 #include "auth/form.h"
@@ -208,8 +209,8 @@ int status_rank(MonitorStatus s) {
 
 // The monitors table for one filter, rendered (part_monitor_rows): the filtered,
 // sorted views, their sparklines (one store read) and the "showing N of M" line.
-std::string render_monitor_rows(const WebContext& ctx, const std::string& state, const std::string& type,
-                                const std::string& tag) {
+std::string render_monitor_rows(const WebContext& ctx, Audience audience, const std::string& state,
+                                const std::string& type, const std::string& tag) {
   std::vector<MonitorView> views = ctx.engine.monitors();
   std::erase_if(views, [&](const MonitorView& v) {
     const auto& tags = v.config->tags;
@@ -233,7 +234,7 @@ std::string render_monitor_rows(const WebContext& ctx, const std::string& state,
   const std::vector<UptimeBucket> none;
   json::array rows;
   for (const MonitorView& v : views) {
-    json::object row = api::monitor_summary(v);
+    json::object row = api::monitor_summary(v, audience);
     row["status_word"] = status_word(v.state.status);
     row["status_icon"] = status_icon(v.state.status);
     const std::vector<UptimeBucket>* buckets = &none;
@@ -255,10 +256,13 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
     return it == request.query.end() ? std::string() : it->second;
   };
   const std::string state = q("state"), type = q("type"), tag = q("tag");
-  // The table is the same for every visitor with this filter; the page around it carries
-  // the visitor's session (the forms' CSRF token).
-  auto rows = cache.get(state + '\n' + type + '\n' + tag, ctx.clock.monotonic_time(),
-                        [ctx, state, type, tag]() -> Result<std::string> { return render_monitor_rows(ctx, state, type, tag); });
+  // The table is the same for every visitor of one audience with this filter; the page
+  // around it carries the visitor's session (the forms' CSRF token).
+  const Audience audience = api::audience_of(&ctx.auth, request);
+  const std::string key = (audience == Audience::kAdmin ? "admin\n" : "public\n") + state + '\n' + type + '\n' + tag;
+  auto rows = cache.get(key, ctx.clock.monotonic_time(), [ctx, audience, state, type, tag]() -> Result<std::string> {
+    return render_monitor_rows(ctx, audience, state, type, tag);
+  });
   json::object m = layout_model(ctx, request, "Monitors · trainwatch");
   m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
   json::array states, types;
@@ -272,12 +276,13 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
 
 // The heartbeat part of a monitor page: the last ping's age on one bar against period and
 // grace (the bar's scale is period + grace; past that it is full), and the ping log.
-void add_heartbeat(const WebContext& ctx, const Request& request, const MonitorView& view, json::object& m) {
-  json::object hb = api::heartbeat_json(view);
+void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience, const MonitorView& view,
+                   json::object& m) {
+  json::object hb = api::heartbeat_json(view, audience);
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
   // The whole ping URL only for an admin (or a server without admin tokens): whoever has
   // it can keep the monitor up.
-  if (auth::may_read_secrets(ctx.auth, "", request.header("cookie"))) {
+  if (audience == Audience::kAdmin) {
     hb["ping_url"] = "http://" + std::string(request.header("host")) + "/ping/" + spec.token;
   }
   const double scale = static_cast<double>((spec.period + spec.grace).count());
@@ -292,7 +297,7 @@ void add_heartbeat(const WebContext& ctx, const Request& request, const MonitorV
   m["heartbeat"] = std::move(hb);
   json::array pings;
   if (auto p = ctx.store.pings(PingQuery{view.config->name, std::nullopt, 50})) {
-    for (const auto& ping : *p) pings.push_back(api::ping_json(ping));
+    for (const auto& ping : *p) pings.push_back(api::ping_json(ping, audience));
   }
   m["pings"] = std::move(pings);
 }
@@ -302,13 +307,15 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   auto view = ctx.engine.monitor(name);
   if (!view) return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));
   json::object m = layout_model(ctx, request, name + " · trainwatch");
-  json::object summary = api::monitor_summary(*view);
+  const Audience audience = api::audience_of(&ctx.auth, request);
+  json::object summary = api::monitor_summary(*view, audience);
   for (auto& [k, v] : summary) m[k] = v;
   m["status_word"] = status_word(view->state.status);
   m["status_icon"] = status_icon(view->state.status);
   m["paused"] = view->state.status == MonitorStatus::kPaused;
   m["from_api"] = ctx.catalog.is_api(name);
-  if (auto spec = ctx.catalog.api_spec(name)) m["spec_json"] = *spec;
+  // The edit form's JSON holds the whole URL (credentials included): admins only.
+  if (auto spec = ctx.catalog.api_spec(name); spec && audience == Audience::kAdmin) m["spec_json"] = *spec;
   m["is_job"] = view->config->type == MonitorType::kJob;
   const int64_t now = to_unix_ms(ctx.clock.system_time());
   json::array uptime;
@@ -323,14 +330,14 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   m["uptime"] = std::move(uptime);
   json::array results, incidents;
   if (auto r = ctx.store.results(ResultQuery{name, std::nullopt, 50})) {
-    for (const auto& result : *r) results.push_back(api::check_result_json(result));
+    for (const auto& result : *r) results.push_back(api::check_result_json(result, audience));
   }
   if (auto i = ctx.store.incidents(IncidentQuery{name, std::nullopt, 20})) {
-    for (const auto& incident : *i) incidents.push_back(api::incident_json(incident));
+    for (const auto& incident : *i) incidents.push_back(api::incident_json(incident, audience));
   }
   m["results"] = std::move(results);
   m["incidents"] = std::move(incidents);
-  if (view->heartbeat) add_heartbeat(ctx, request, *view, m);
+  if (view->heartbeat) add_heartbeat(ctx, request, audience, *view, m);
   respond(html(200, render_page("monitor", m)));
 }
 

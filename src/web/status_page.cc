@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/duration.h"
+#include "core/redaction.h"
 #include "core/time_format.h"
 #include "web/banner.h"
 #include "core/html_escape.h"
@@ -29,7 +30,8 @@ json::object day_json(const DaySegment& d) {
 json::object incident_row(const Incident& i, SystemTime now) {
   json::object o;
   o["monitor"] = i.monitor;
-  o["cause"] = i.cause.empty() ? std::string("Unknown cause") : i.cause;
+  // A status page is public, whoever looks: what a target answered stays off it.
+  o["cause"] = i.cause.empty() ? std::string("Unknown cause") : cause_for(i.cause, Audience::kPublic);
   o["started"] = format_rfc3339(i.started);
   o["ended"] = i.ended ? json::value(format_rfc3339(*i.ended)) : json::value(nullptr);
   o["ongoing"] = !i.ended.has_value();

@@ -1,5 +1,7 @@
 #include "checks/http_verdict.h"
 
+#include "core/redaction.h"
+
 #include <gtest/gtest.h>
 
 namespace trainwatch {
@@ -25,7 +27,14 @@ TEST(JudgeHttpResponse, CauseLeadsWithTheStatusThenTheFailedConditions) {
   auto spec = spec_with({"[STATUS] == 200", "[BODY].status == ok", "[BODY].training.overflow_steps == 0"});
   auto verdict = judge_http_response(spec, 503, kDegraded, 3);
   EXPECT_FALSE(verdict.ok);
-  EXPECT_EQ(verdict.cause, "HTTP 503; [BODY].status == degraded, expected ok");
+  EXPECT_EQ(cause_for(verdict.cause, Audience::kAdmin), "HTTP 503; [BODY].status == degraded, expected ok");
+}
+
+TEST(JudgeHttpResponse, ThePublicCauseKeepsTheConditionButNotWhatTheTargetAnswered) {
+  auto spec = spec_with({"[STATUS] == 200", "[BODY].status == ok"});
+  auto verdict = judge_http_response(spec, 503, R"({"status":"db password is hunter2"})", 3);
+  EXPECT_EQ(cause_for(verdict.cause, Audience::kPublic), "HTTP 503; [BODY].status == (redacted), expected ok");
+  EXPECT_EQ(cause_for(verdict.cause, Audience::kAdmin), "HTTP 503; [BODY].status == db password is hunter2, expected ok");
 }
 
 TEST(JudgeHttpResponse, WithoutStatusConditionsOnly2xxAnd3xxPass) {

@@ -1,5 +1,7 @@
 #include "config/condition.h"
 
+#include "core/redaction.h"
+
 #include <limits>
 #include <ostream>
 #include <string>
@@ -58,7 +60,7 @@ TEST_P(EvaluateTest, Evaluates) {
       evaluate_conditions({parsed.value()}, ConditionInput{c.status, c.response_time_ms, c.body});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].ok, c.ok) << out[0].description;
-  EXPECT_EQ(out[0].description, c.ok ? "" : c.description);
+  EXPECT_EQ(cause_for(out[0].description, Audience::kAdmin), c.ok ? "" : c.description);
 }
 
 const EvalCase kEvalCases[] = {
@@ -260,7 +262,7 @@ TEST(ConditionTest, OutcomesFollowConditionOrder) {
   const auto out = evaluate_conditions(conditions, {200, 50, kBody});
   ASSERT_EQ(out.size(), 3u);
   EXPECT_TRUE(out[0].ok);
-  EXPECT_EQ(out[1].description, "[BODY].status == ok, expected bad");
+  EXPECT_EQ(cause_for(out[1].description, Audience::kAdmin), "[BODY].status == ok, expected bad");
   EXPECT_EQ(out[2].description, "[RESPONSE_TIME] == 50, expected < 10");
 }
 
@@ -307,8 +309,20 @@ TEST(ConditionTest, LongFoundValuesAreCut) {
   const auto out = evaluate_conditions(parse_all({"[BODY] == z"}), {200, 1, body});
   ASSERT_FALSE(out[0].ok);
   EXPECT_LT(out[0].description.size(), 300u);
-  EXPECT_TRUE(out[0].description.starts_with("[BODY] == xyyy"));
+  EXPECT_TRUE(cause_for(out[0].description, Audience::kAdmin).starts_with("[BODY] == xyyy"));
   EXPECT_NE(out[0].description.find("..., expected z"), std::string::npos);
+}
+
+TEST(ConditionTest, ValuesFromTheBodyAreMarkedForRedaction) {
+  const auto conditions = parse_all({"[BODY].status == bad", "len([BODY].ranks) == 1", "[BODY] == pat(*ok*)",
+                                     "[STATUS] == 200", "[RESPONSE_TIME] < 10"});
+  const auto out = evaluate_conditions(conditions, {503, 50, R"({"status":"SECRET","ranks":[1,2]})"});
+  EXPECT_EQ(cause_for(out[0].description, Audience::kPublic), "[BODY].status == (redacted), expected bad");
+  EXPECT_EQ(cause_for(out[1].description, Audience::kPublic), "len([BODY].ranks) == (redacted), expected == 1");
+  EXPECT_EQ(cause_for(out[2].description, Audience::kPublic), "[BODY] == (redacted), expected pat(*ok*)");
+  // What the server measured itself is no secret of the target's.
+  EXPECT_EQ(cause_for(out[3].description, Audience::kPublic), "[STATUS] == 503, expected 200");
+  EXPECT_EQ(cause_for(out[4].description, Audience::kPublic), "[RESPONSE_TIME] == 50, expected < 10");
 }
 
 TEST(ConditionTest, CutDoesNotSplitUtf8) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/redaction.h"
+
 #include "fakes/manual_clock.h"
 
 namespace trainwatch::heartbeat {
@@ -117,7 +119,8 @@ TEST_F(RulesTest, FailAndNonZeroExitCodesFailAtOnceWithTheFirstLineOfTheBody) {
   auto fail = send(PingKind::kFail, 0, "disk full\nmore detail");
   ASSERT_TRUE(fail.result);
   EXPECT_FALSE(fail.result->ok);
-  EXPECT_EQ(fail.result->cause, "fail ping: disk full");
+  EXPECT_EQ(cause_for(fail.result->cause, Audience::kAdmin), "fail ping: disk full");
+  EXPECT_EQ(cause_for(fail.result->cause, Audience::kPublic), "fail ping: (redacted)") << "the body is the job's output";
   EXPECT_FALSE(next_deadline(hourly, track)) << "already failed: nothing more to wait for";
 
   auto code = send(PingKind::kExitCode, 3, "");

@@ -1,5 +1,6 @@
 // Discord webhook: one embed with the title, the summary, coloured by kind, and the
-// fields.
+// fields. `allowed_mentions` is empty, so "@everyone", "@here" or "<@id>" in a cause or a
+// rank's error text never notifies anyone.
 //   - name: ml-discord
 //     type: discord
 //     webhook_url: ${DISCORD_WEBHOOK_URL}   # https://discord.com/api/webhooks/...
@@ -41,7 +42,9 @@ class DiscordProvider final : public Provider {
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};
-    r.body = json::serialize(json::object{{"username", "trainwatch"}, {"embeds", json::array{std::move(embed)}}});
+    r.body = json::serialize(json::object{{"username", "trainwatch"},
+                                          {"allowed_mentions", json::object{{"parse", json::array{}}}},
+                                          {"embeds", json::array{std::move(embed)}}});
     return r;
   }
 

@@ -15,6 +15,33 @@ std::string url_origin(std::string_view url) {
   return out;
 }
 
+std::string slack_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string slack_text(std::string_view text, size_t max) {
+  std::string escaped = slack_escape(text);
+  if (escaped.size() <= max) return escaped;
+  const std::string_view kEllipsis = "\u2026";
+  size_t end = max > kEllipsis.size() ? max - kEllipsis.size() : 0;
+  while (end > 0 && (static_cast<unsigned char>(escaped[end]) & 0xC0) == 0x80) --end;
+  // An entity is at most "&amp;": an '&' in the last four bytes kept starts a cut one.
+  const size_t amp = escaped.rfind('&', end == 0 ? 0 : end - 1);
+  if (amp != std::string::npos && end - amp < 5 && escaped.find(';', amp) >= end) end = amp;
+  escaped.resize(end);
+  return escaped + std::string(kEllipsis);
+}
+
 std::string join_url(std::string_view base, std::string_view path) {
   while (!base.empty() && base.back() == '/') base.remove_suffix(1);
   return std::string(base) + std::string(path);

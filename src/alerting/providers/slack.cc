@@ -1,5 +1,8 @@
 // Slack incoming webhook, Block Kit: a header, the summary, the fields (ten to a
 // section), and a context line. `text` is the notification fallback (lock screens).
+// Every text is escaped (slack_text), ours included (a monitor name may hold '&'): Slack
+// reads <...> as mentions and links in mrkdwn and in `text`, and a cause, a rank's error
+// text or a job name from a report is not ours to trust.
 //   - name: ml-slack
 //     type: slack
 //     webhook_url: ${SLACK_WEBHOOK_URL}   # https://hooks.slack.com/services/...
@@ -26,16 +29,16 @@ class SlackProvider final : public Provider {
   OutboundRequest build(const AlertEvent&, const Message& m, int64_t delivery_id, SystemTime) const override {
     json::array blocks;
     blocks.push_back(json::object{{"type", "header"},
-                                  {"text", json::object{{"type", "plain_text"}, {"text", cut_text(m.title, kHeaderChars)}}}});
+                                  {"text", json::object{{"type", "plain_text"}, {"text", slack_text(m.title, kHeaderChars)}}}});
     blocks.push_back(json::object{{"type", "section"},
-                                  {"text", json::object{{"type", "mrkdwn"}, {"text", cut_text(m.summary, kSectionChars)}}}});
+                                  {"text", json::object{{"type", "mrkdwn"}, {"text", slack_text(m.summary, kSectionChars)}}}});
     json::array fields;
     for (const auto& [label, value] : m.fields) {
       if (fields.size() == kFieldsPerSection) {
         blocks.push_back(json::object{{"type", "section"}, {"fields", std::move(fields)}});
         fields = json::array();
       }
-      fields.push_back(json::object{{"type", "mrkdwn"}, {"text", cut_text("*" + label + "*\n" + value, kFieldChars)}});
+      fields.push_back(json::object{{"type", "mrkdwn"}, {"text", slack_text("*" + label + "*\n" + value, kFieldChars)}});
     }
     if (!fields.empty()) blocks.push_back(json::object{{"type", "section"}, {"fields", std::move(fields)}});
     std::string context = "trainwatch";
@@ -45,7 +48,7 @@ class SlackProvider final : public Provider {
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};
-    r.body = json::serialize(json::object{{"text", m.title + ": " + m.summary}, {"blocks", std::move(blocks)}});
+    r.body = json::serialize(json::object{{"text", slack_escape(m.title + ": " + m.summary)}, {"blocks", std::move(blocks)}});
     return r;
   }
 
