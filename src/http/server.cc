@@ -14,8 +14,8 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/url/parse.hpp>
 
+#include "http/request_target.h"
 #include "http/server.h"
 
 namespace trainwatch::http {
@@ -31,16 +31,6 @@ struct Shared {
   std::shared_ptr<const Router> router;
   std::atomic<size_t> connections{0};
 };
-
-// Fills path and query from the request target; false when the target is not a valid
-// origin-form URL.
-bool parse_target(Request& request) {
-  auto url = boost::urls::parse_origin_form(request.target);
-  if (!url) return false;
-  request.path = url->path();
-  for (auto param : url->params()) request.query[param.key] = param.value;
-  return true;
-}
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
