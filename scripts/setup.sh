@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config clang-format
+  # fuzzing (scripts/fuzz.sh): clang-15 brings libFuzzer and the sanitizer runtimes
+  clang-15
   # libraries (the design brief's dependency table; libssl-dev for webhook HMAC signatures)
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libcurl4-openssl-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libsqlitecpp-dev

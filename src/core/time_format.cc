@@ -47,6 +47,11 @@ std::optional<SystemTime> parse_rfc3339(std::string_view text) {
   tm.tm_min = minute;
   tm.tm_sec = second;
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+  // SystemTime counts nanoseconds in 64 bits: it holds 1677..2262 only, and a year outside
+  // that overflows on conversion. Years before the epoch or past kMaxYear are no time
+  // trainwatch has to deal with: they read as "not a time" (the caller's 400 or config error).
+  constexpr int kMinYear = 1970, kMaxYear = 2199;
+  if (year < kMinYear || year > kMaxYear) return std::nullopt;
   const std::time_t seconds = timegm(&tm);
   return from_unix_ms(static_cast<int64_t>(seconds) * 1000 + millis);
 }

@@ -21,12 +21,12 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/url/parse.hpp>
 
 #include "http/server.h"
 
 #include "http/accept_backoff.h"
 #include "http/address_counts.h"
+#include "http/request_target.h"
 #include "http/waiting_list.h"
 
 namespace trainwatch::http {
@@ -56,16 +56,6 @@ struct Shared {
   AddressCounts per_address;
   std::vector<std::unique_ptr<ThreadSlot>> threads;
 };
-
-// Fills path and query from the request target; false when the target is not a valid
-// origin-form URL.
-bool parse_target(Request& request) {
-  auto url = boost::urls::parse_origin_form(request.target);
-  if (!url) return false;
-  request.path = url->path();
-  for (auto param : url->params()) request.query[param.key] = param.value;
-  return true;
-}
 
 class Session final : public std::enable_shared_from_this<Session>, public WaitingLink {
  public:

@@ -21,5 +21,14 @@ TEST(Rfc3339, RejectsOtherZonesAndGarbage) {
   }
 }
 
+// A maintenance window starting in 1013 once overflowed the conversion to SystemTime.
+TEST(Rfc3339, RejectsYearsBeforeTheEpochOrPast2199) {
+  for (const char* far : {"1013-05-01T02:00:00Z", "1969-12-31T23:59:59Z", "2200-01-01T00:00:00Z", "9999-12-31T23:59:59Z"}) {
+    EXPECT_EQ(parse_rfc3339(far), std::nullopt) << far;
+  }
+  EXPECT_EQ(parse_rfc3339("1970-01-01T00:00:00Z"), from_unix_ms(0));
+  EXPECT_NE(parse_rfc3339("2199-12-31T23:59:59Z"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace trainwatch
