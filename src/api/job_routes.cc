@@ -1,5 +1,6 @@
 #include "api/job_routes.h"
 
+#include "api/job_view_worker.h"
 #include "api/job_views.h"
 
 #include <algorithm>
@@ -57,15 +58,25 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
   if (!report->job.empty() && report->job != job) {
     return respond(Response::problem(400, "job: the report is for '" + report->job + "' but was sent to '" + job + "'"));
   }
-  switch (ctx.jobs.ingest(job, *report)) {
+  const jobs::IngestResult result = ctx.jobs.ingest(job, *report);
+  switch (result.outcome) {
     case jobs::IngestOutcome::kUnknownJob:
       return respond(Response::problem(404, "no job monitor named '" + job + "' and jobs.auto_create is off"));
     case jobs::IngestOutcome::kTooManyJobs:
       return respond(Response::problem(429, "the server already watches " + std::to_string(jobs::kMaxAutoJobs) +
-                                                " auto-created jobs; declare this one in the config"));
+                                                " auto-created jobs; declare this one in the config, or wait until one "
+                                                "expires (jobs.expire_after)"));
     case jobs::IngestOutcome::kTooManyNodes:
       return respond(Response::problem(429, "job '" + job + "' already has " + std::to_string(jobs::kMaxNodesPerJob) +
                                                 " nodes"));
+    case jobs::IngestOutcome::kTooManyRanks:
+      return respond(Response::problem(
+          422, "job '" + job + "' would have " + std::to_string(result.actual) + " ranks; " + result.bound + " allows " +
+                   std::to_string(result.limit) + " (the report was not applied)"));
+    case jobs::IngestOutcome::kTooManyRanksOnNode:
+      return respond(Response::problem(422, "node '" + report->node + "' reports " + std::to_string(result.actual) +
+                                                " ranks; " + result.bound + " allows " + std::to_string(result.limit) +
+                                                " (the report was not applied)"));
     case jobs::IngestOutcome::kCreated:
       spdlog::info("job {} created by a report from node {}", job, report->node);
       ctx.engine.ensure_monitor(ctx.jobs.auto_monitor(job));
@@ -79,7 +90,7 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
 void list_jobs(const JobApiContext& ctx, const Request&, Responder respond) {
   json::array items;
   for (const auto& name : ctx.jobs.names()) {
-    if (auto s = ctx.jobs.snapshot(name)) items.push_back(job_summary_json(ctx.engine, *s));
+    if (auto s = ctx.jobs.snapshot(name, false)) items.push_back(job_summary_json(ctx.engine, *s));
   }
   respond(Response::json(200, json::serialize(json::object{{"jobs", std::move(items)}})));
 }
@@ -99,12 +110,11 @@ void get_series(const JobApiContext& ctx, const Request& request, Responder resp
   if (it == request.query.end() || kUnits.count(it->second) == 0) {
     return respond(Response::problem(400, "metric: expected step_time, loss, tokens_per_s or gpu_mem"));
   }
-  auto s = ctx.jobs.snapshot(name);
-  if (!s) return respond(Response::problem(404, "no job named '" + name + "'"));
+  auto by_key = ctx.jobs.series(name, it->second);
+  if (!by_key) return respond(Response::problem(404, "no job named '" + name + "'"));
   json::array series;
-  auto metric = s->state->series().find(it->second);
-  if (metric != s->state->series().end()) {
-    for (const auto& [key, points] : metric->second) {
+  {
+    for (const auto& [key, points] : *by_key) {
       json::array pts;
       for (const auto& p : points) pts.push_back(json::array{p.at_ms, p.value});
       series.push_back(json::object{{"key", key}, {"points", std::move(pts)}});
@@ -120,32 +130,55 @@ void add_job_routes(http::Router& router, const JobApiContext& ctx) {
   auto bind = [ctx](void (*fn)(const JobApiContext&, const Request&, Responder)) {
     return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
   };
+  // Reads build their JSON on the worker, off the HTTP threads (job_view_worker.h).
+  auto worker = std::make_shared<JobViewWorker>();
+  auto off_http = [ctx, worker](void (*fn)(const JobApiContext&, const Request&, Responder)) {
+    return [ctx, worker, fn](const Request& request, Responder respond) {
+      worker->post(std::move(respond), [ctx, fn, request](Responder r) { fn(ctx, request, std::move(r)); });
+    };
+  };
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add("POST", "/api/v1/jobs/{job}/report", bind(post_report));
-  router.add(get, "/api/v1/jobs", bind(list_jobs));
-  router.add(get, "/api/v1/jobs/{job}", bind(get_job));
-  router.add(get, "/api/v1/jobs/{job}/series", bind(get_series));
+  router.add(get, "/api/v1/jobs", off_http(list_jobs));
+  router.add(get, "/api/v1/jobs/{job}", off_http(get_job));
+  router.add(get, "/api/v1/jobs/{job}/series", off_http(get_series));
 }
 
 std::string render_job_metrics(const jobs::JobRegistry& registry) {
-  std::vector<JobSnapshot> snaps;
+  std::vector<JobSnapshot> snaps;  // without ranks: at most kMaxMetricRanks are copied below
   for (const auto& name : registry.names()) {
-    if (auto s = registry.snapshot(name)) snaps.push_back(std::move(*s));
+    if (auto s = registry.snapshot(name, false)) snaps.push_back(std::move(*s));
   }
   PrometheusWriter w;
+  const jobs::IngestRefusals refused = registry.refusals();
+  w.family("trainwatch_job_reports_refused_total", "counter", "Node reports refused at a bound, by the bound.");
+  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_ranks"}}, static_cast<double>(refused.too_many_ranks));
+  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_ranks_per_node"}},
+           static_cast<double>(refused.too_many_ranks_on_node));
+  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_nodes"}}, static_cast<double>(refused.too_many_nodes));
+  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_auto_jobs"}}, static_cast<double>(refused.too_many_jobs));
+  w.family("trainwatch_jobs_expired_total", "counter", "Auto-created jobs released after jobs.expire_after without a report.");
+  w.sample("trainwatch_jobs_expired_total", {}, static_cast<double>(registry.expired()));
+  w.family("trainwatch_job_ranks", "gauge", "Ranks by health (the dashboard's grid word), by job.");
+  for (const auto& s : snaps) {
+    for (const auto& [health, count] : s.rank_summary.counts) {
+      w.sample("trainwatch_job_ranks", {{"job", s.state->name()}, {"health", std::string(jobs::to_string(health))}},
+               static_cast<double>(count));
+    }
+  }
   w.family("trainwatch_job_reports_total", "counter", "Node reports received, by job.");
   for (const auto& s : snaps) w.sample("trainwatch_job_reports_total", {{"job", s.state->name()}}, static_cast<double>(s.state->reports()));
   w.family("trainwatch_job_findings", "gauge", "Current findings, by job and severity.");
   for (const auto& s : snaps) {
     double down = 0, warning = 0;
-    for (const auto& f : s.verdict.findings) ++(f.severity == jobs::Severity::kDown ? down : warning);
+    for (const auto& f : s.verdict->findings) ++(f.severity == jobs::Severity::kDown ? down : warning);
     w.sample("trainwatch_job_findings", {{"job", s.state->name()}, {"severity", "down"}}, down);
     w.sample("trainwatch_job_findings", {{"job", s.state->name()}, {"severity", "warning"}}, warning);
   }
   w.family("trainwatch_job_step_timeout_seconds", "gauge", "The step timeout in force (learned or fixed).");
   for (const auto& s : snaps) {
     w.sample("trainwatch_job_step_timeout_seconds", {{"job", s.state->name()}},
-             static_cast<double>(s.verdict.timeouts.step.count()) / 1000.0);
+             static_cast<double>(s.verdict->timeouts.step.count()) / 1000.0);
   }
   w.family("trainwatch_job_node_last_report_age_seconds", "gauge", "Seconds since the node's last report arrived.");
   for (const auto& s : snaps) {
@@ -164,7 +197,7 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return static_cast<double>(r.last.step); }},
       {"trainwatch_job_rank_lag_steps", "Steps behind the most advanced rank.",
        [](const JobSnapshot& s, int rank, const jobs::RankRecord&) {
-         return s.verdict.lag.count(rank) ? static_cast<double>(s.verdict.lag.at(rank)) : 0.0;
+         return s.verdict->lag.count(rank) ? static_cast<double>(s.verdict->lag.at(rank)) : 0.0;
        }},
       {"trainwatch_job_rank_alive", "1 while the rank's process exists.",
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return r.last.alive ? 1.0 : 0.0; }},
@@ -173,9 +206,21 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
          return r.last_step_at ? static_cast<double>(snapshot_age_ms(s, *r.last_step_at)) / 1000.0 : -1.0;
        }},
   };
+  // Per rank only for jobs of at most kMaxDetailedRanks ranks (their snapshot carries the
+  // ranks), and only while the jobs so listed hold at most kMaxMetricRanks ranks together:
+  // the others are summarised by trainwatch_job_ranks above. Jobs go in name order.
+  std::vector<JobSnapshot> detailed;
+  size_t listed = 0;
+  for (const auto& s : snaps) {
+    if (s.rank_count > jobs::kMaxDetailedRanks || listed + s.rank_count > kMaxMetricRanks) continue;
+    auto full = registry.snapshot(s.state->name());
+    if (!full || full->ranks_omitted) continue;
+    listed += full->rank_count;
+    detailed.push_back(std::move(*full));
+  }
   for (const auto& fam : kFamilies) {
     w.family(fam.name, "gauge", fam.help);
-    for (const auto& s : snaps) {
+    for (const JobSnapshot& s : detailed) {
       for (const auto& [rank, r] : s.state->ranks()) {
         std::string rank_text = std::to_string(rank);
         w.sample(fam.name, {{"job", s.state->name()}, {"rank", rank_text}, {"node", r.node}}, fam.get(s, rank, r));

@@ -49,7 +49,7 @@ json::object monitor_part(const Engine& engine, const std::string& name) {
   return out;
 }
 
-json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, MonoTime newest_seen) {
+json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, jobs::RankHealth health) {
   const jobs::RankReport& l = r.last;
   json::object out{{"rank", rank},
                    {"node", r.node},
@@ -59,7 +59,7 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
                    {"alive", l.alive},
                    {"process_state", std::string(1, l.state)},
                    {"step", l.step},
-                   {"lag", s.verdict.lag.count(rank) ? s.verdict.lag.at(rank) : 0},
+                   {"lag", s.verdict->lag.count(rank) ? s.verdict->lag.at(rank) : 0},
                    {"loss", loss_json(l.loss)},
                    {"loss_scale", loss_json(l.loss_scale)},
                    {"overflow_consecutive", l.overflow_consecutive},
@@ -70,7 +70,7 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
                    {"last_step_age_ms", r.last_step_at ? json::value(snapshot_age_ms(s, *r.last_step_at)) : json::value(nullptr)},
                    {"error", l.error.empty() ? json::value(nullptr) : json::value(l.error)},
                    {"checkpoint", jobs::to_string(l.checkpoint.state)},
-                   {"health", jobs::to_string(jobs::rank_health(s.verdict, rank, r, newest_seen))}};
+                   {"health", jobs::to_string(health)}};
   // Step time over the progress window: wall ms a step.
   out["step_time_ms"] = nullptr;
   if (r.window.size() >= 2) {
@@ -126,16 +126,14 @@ int64_t snapshot_age_ms(const JobSnapshot& s, MonoTime t) { return std::chrono::
 json::object job_summary_json(const Engine& engine, const JobSnapshot& s) {
   json::object out = monitor_part(engine, s.state->name());
   out["name"] = s.state->name();
-  out["phase"] = s.verdict.phase;
+  out["phase"] = s.verdict->phase;
   out["world_size"] = s.spec.world_size > 0 ? json::value(s.spec.world_size) : json::value(nullptr);
-  out["ranks"] = s.state->ranks().size();
+  out["ranks"] = s.rank_count;
   out["nodes"] = s.state->nodes().size();
-  int64_t step = -1;
-  for (const auto& [rank, r] : s.state->ranks()) step = std::max(step, r.last.step);
-  out["step"] = step >= 0 ? json::value(step) : json::value(nullptr);
-  out["cause"] = s.verdict.cause.empty() ? json::value(nullptr) : json::value(s.verdict.cause);
+  out["step"] = s.max_step >= 0 ? json::value(s.max_step) : json::value(nullptr);
+  out["cause"] = s.verdict->cause.empty() ? json::value(nullptr) : json::value(s.verdict->cause);
   size_t down = 0, warnings = 0;
-  for (const auto& f : s.verdict.findings) ++(f.severity == jobs::Severity::kDown ? down : warnings);
+  for (const auto& f : s.verdict->findings) ++(f.severity == jobs::Severity::kDown ? down : warnings);
   out["findings"] = json::object{{"down", down}, {"warning", warnings}};
   out["auto_created"] = s.spec.auto_created;
   return out;
@@ -143,7 +141,7 @@ json::object job_summary_json(const Engine& engine, const JobSnapshot& s) {
 
 json::object job_detail_json(const Engine& engine, const JobSnapshot& s) {
   json::object out = job_summary_json(engine, s);
-  const auto& t = s.verdict.timeouts;
+  const auto& t = s.verdict->timeouts;
   out["timeouts"] = json::object{
       {"startup_ms", t.startup.count()},
       {"step_ms", t.step.count()},
@@ -152,14 +150,25 @@ json::object job_detail_json(const Engine& engine, const JobSnapshot& s) {
       {"checkpoint_ms", t.checkpoint.count()},
       {"checkpoint_learned", t.checkpoint_learned}};
   json::array findings, ranks, nodes;
-  for (const auto& f : s.verdict.findings) findings.push_back(finding_json(s, f));
+  for (const auto& f : s.verdict->findings) findings.push_back(finding_json(s, f));
   MonoTime newest_seen{};
   for (const auto& [rank, r] : s.state->ranks()) newest_seen = std::max(newest_seen, r.seen);
-  for (const auto& [rank, r] : s.state->ranks()) ranks.push_back(rank_json(s, rank, r, newest_seen));
+  const jobs::RankHealthIndex health(*s.verdict);
+  for (const auto& [rank, r] : s.state->ranks()) ranks.push_back(rank_json(s, rank, r, health.health(rank, r, newest_seen)));
   for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
   out["findings"] = std::move(findings);
-  out["ranks"] = std::move(ranks);
-  out["nodes"] = std::move(nodes);
+  out["ranks"] = std::move(ranks);  // empty when ranks_omitted: see rank_ranges
+  out["ranks_omitted"] = s.ranks_omitted;
+  out["rank_count"] = s.rank_count;
+  json::array ranges;
+  for (const auto& r : s.rank_summary.ranges) {
+    ranges.push_back(json::object{{"first", r.first}, {"last", r.last}, {"health", jobs::to_string(r.health)}});
+  }
+  out["rank_ranges"] = std::move(ranges);
+  out["rank_ranges_left_out"] = s.rank_summary.ranges_left_out;
+  json::object counts;
+  for (const auto& [h, n] : s.rank_summary.counts) counts[jobs::to_string(h)] = n;
+  out["rank_health"] = std::move(counts);
   return out;
 }
 

@@ -188,6 +188,7 @@ int serve(const ServeOptions& options) {
   job_registry.configure(config);
   DefaultCheckers checkers(engine_io, clock, job_registry);
   Engine engine(engine_io, clock, **store, checkers, &planner);
+  job_registry.set_on_expired([&engine](const std::string& job) { engine.release_monitor(job); });
   // Monitors created through the API run beside the file's (api/monitor_catalog.h).
   api::MonitorCatalog catalog(engine, **store, random);
   catalog.set_yaml(config);

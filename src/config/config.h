@@ -91,6 +91,16 @@ struct JobsConfig {
   std::string token;                // bearer token agents must send; empty: TRAINWATCH_TOKEN, else none
   std::vector<std::string> notify;  // channels for auto-created jobs (their MonitorConfig::notify)
   JobThresholds thresholds;         // thresholds of auto-created jobs
+  // Ranks one job may have when its monitor declares no world_size (a declared world_size
+  // is the cap instead). A report that would add ranks beyond it is refused whole (422).
+  // 16,384-rank jobs exist; the default leaves room for four times that.
+  int max_ranks = 65'536;
+  // Ranks one node's report may carry; a report with more is refused (422). Real nodes run
+  // 8-64 ranks; the report body bounds it at 1,024 anyway (jobs/report.h).
+  int max_ranks_per_node = 1'024;
+  // An auto-created job with no report for this long is released: its monitor and state
+  // go, its slot under the auto-created job cap frees, and a later report creates it anew.
+  Millis expire_after{24 * 3'600'000};
 };
 
 enum class MonitorType { kHttp, kTcp, kHeartbeat, kJob };

@@ -225,6 +225,15 @@ void read_jobs(Diagnostics& diag, const YAML::Node& node, JobsConfig& out) {
   if (auto b = s.boolean("auto_create")) out.auto_create = *b;
   if (auto token = s.string("token")) out.token = *token;
   if (auto notify = s.string_list("notify")) out.notify = *notify;
+  if (auto n = s.integer("max_ranks", 1, 1'000'000)) out.max_ranks = static_cast<int>(*n);
+  if (auto n = s.integer("max_ranks_per_node", 1, 1'024)) out.max_ranks_per_node = static_cast<int>(*n);
+  if (auto d = s.duration("expire_after")) {
+    if (d->count() < 1'000) {
+      s.diag().error(s.raw("expire_after").Mark(), s.key_path("expire_after"), "found less than 1s; expected at least 1s");
+    } else {
+      out.expire_after = *d;
+    }
+  }
   read_job_thresholds(s, out.thresholds);
   s.finish();
 }

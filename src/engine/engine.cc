@@ -499,6 +499,25 @@ void Engine::ensure_monitor(const MonitorConfig& config) {
   });
 }
 
+void Engine::release_monitor(const std::string& name) {
+  asio::post(io_, [this, name] {
+    if (added_at_runtime_.erase(name) == 0) return;
+    std::unique_ptr<Runtime> runtime;
+    {
+      std::lock_guard lock(mu_);
+      auto it = monitors_.find(name);
+      if (it == monitors_.end()) return;
+      runtime = std::move(it->second);
+      by_name_.erase(name);
+      monitors_.erase(it);
+      metrics_.by_monitor.erase(name);  // fresh job names must not grow /metrics for ever
+      stats_.monitors = monitors_.size();
+    }
+    runtime->timer.cancel();
+    if (runtime->state.open_incident_id) write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
+  });
+}
+
 void Engine::stop() {
   std::lock_guard lock(mu_);
   for (auto& [name, runtime] : monitors_) runtime->timer.cancel();

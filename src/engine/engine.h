@@ -119,6 +119,10 @@ class Engine {
   // keeps the state stored under its name (an incident open before a restart stays open)
   // and survives reloads until a config declares a monitor of the same name.
   void ensure_monitor(const MonitorConfig& config);
+  // Removes a monitor that ensure_monitor added (an auto-created job released after
+  // jobs.expire_after), on the io thread, as a reload removes one: its timer stops and its
+  // open incident closes. A monitor a config declares, or none of that name, is left alone.
+  void release_monitor(const std::string& name);
 
   // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
   void stop();

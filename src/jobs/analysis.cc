@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_set>
 
 #include "core/duration.h"
 #include "core/time_format.h"
@@ -406,8 +407,10 @@ std::string consequences(const Context& c, const Finding& head, Millis waiting_a
   std::vector<int> failed, waiting;
   std::string first_error;
   std::optional<MonoTime> waiting_since;
+  // A set, not a scan of head.ranks per rank: a stalled job's finding names every rank.
+  const std::unordered_set<int> blamed(head.ranks.begin(), head.ranks.end());
   for (const auto& [rank, r] : c.job.ranks()) {
-    if (std::find(head.ranks.begin(), head.ranks.end(), rank) != head.ranks.end()) continue;
+    if (blamed.count(rank) != 0) continue;
     if (c.node_silent(r.node)) continue;
     if (r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last))) {
       failed.push_back(rank);

@@ -1,8 +1,27 @@
 #include "jobs/job_registry.h"
 
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
 namespace trainwatch::jobs {
+namespace {
+
+// Ranks the job would have after `report`: its ranks plus the report's new ones.
+size_t ranks_after(const JobState& state, const NodeReport& report) {
+  std::vector<int> fresh;
+  for (const auto& r : report.ranks) {
+    if (state.ranks().count(r.rank) == 0) fresh.push_back(r.rank);
+  }
+  std::sort(fresh.begin(), fresh.end());
+  fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
+  return state.ranks().size() + fresh.size();
+}
+
+}  // namespace
 
 void JobRegistry::configure(const Config& config) {
+  const MonoTime now = clock_.monotonic_time();
   std::lock_guard lock(mu_);
   jobs_config_ = config.jobs;
   declared_.clear();
@@ -11,7 +30,8 @@ void JobRegistry::configure(const Config& config) {
     if (!spec) continue;
     declared_.insert(m.name);
     auto& entry = jobs_[m.name];
-    if (!entry) entry = std::make_unique<Entry>(m.name, clock_.monotonic_time());
+    if (!entry) entry = std::make_shared<Entry>(m.name, now);
+    if (entry->spec.auto_created && !spec->auto_created && auto_created_ > 0) --auto_created_;  // now declared
     entry->spec = *spec;
   }
 }
@@ -31,44 +51,202 @@ MonitorConfig JobRegistry::auto_monitor(const std::string& job) const {
   return m;
 }
 
-IngestOutcome JobRegistry::ingest(const std::string& job, const NodeReport& report) {
+std::vector<std::string> JobRegistry::take_expired(MonoTime now) {
+  std::vector<std::string> names;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const Entry& e = *it->second;
+    if (e.spec.auto_created && declared_.count(it->first) == 0 && now - e.last_report > jobs_config_.expire_after) {
+      names.push_back(it->first);
+      it = jobs_.erase(it);  // readers holding the entry keep it alive until they finish
+      if (auto_created_ > 0) --auto_created_;
+    } else {
+      ++it;
+    }
+  }
+  return names;
+}
+
+void JobRegistry::released(const std::vector<std::string>& names, Millis expire_after) {
+  if (names.empty()) return;
+  {
+    std::lock_guard lock(counters_mu_);
+    expired_ += names.size();
+  }
+  for (const auto& name : names) {
+    spdlog::info("job {} released: no report for {} ms (jobs.expire_after)", name, expire_after.count());
+    if (on_expired_) on_expired_(name);
+  }
+}
+
+void JobRegistry::refused(const std::string& job, const IngestResult& result) {
+  const MonoTime now = clock_.monotonic_time();
+  uint64_t unlogged = 0;
+  {
+    std::lock_guard lock(counters_mu_);
+    switch (result.outcome) {
+      case IngestOutcome::kTooManyJobs: ++refusals_.too_many_jobs; break;
+      case IngestOutcome::kTooManyNodes: ++refusals_.too_many_nodes; break;
+      case IngestOutcome::kTooManyRanks: ++refusals_.too_many_ranks; break;
+      case IngestOutcome::kTooManyRanksOnNode: ++refusals_.too_many_ranks_on_node; break;
+      default: return;
+    }
+    // One line per kRefusalLogEvery: a misconfigured fleet refuses every few seconds per node.
+    if (last_refusal_log_ && now - *last_refusal_log_ < kRefusalLogEvery) {
+      ++refusals_unlogged_;
+      return;
+    }
+    last_refusal_log_ = now;
+    unlogged = std::exchange(refusals_unlogged_, 0);
+  }
+  spdlog::warn("job {}: report refused at {} ({} > {}){}", job, result.bound, result.actual, result.limit,
+               unlogged ? " and " + std::to_string(unlogged) + " more refused since the last such line" : "");
+}
+
+IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& report) {
   const MonoTime now = clock_.monotonic_time();
   const SystemTime wall = clock_.system_time();
-  std::lock_guard lock(mu_);
-  auto it = jobs_.find(job);
-  bool created = false;
-  if (it == jobs_.end()) {
-    if (!jobs_config_.auto_create) return IngestOutcome::kUnknownJob;
-    if (auto_created_ >= kMaxAutoJobs) return IngestOutcome::kTooManyJobs;
-    auto entry = std::make_unique<Entry>(job, now);
-    entry->spec.thresholds = jobs_config_.thresholds;
-    entry->spec.auto_created = true;
-    it = jobs_.emplace(job, std::move(entry)).first;
-    ++auto_created_;
-    created = true;
+  std::shared_ptr<Entry> entry;
+  JobCheckSpec spec;
+  IngestResult result;
+  size_t max_ranks = 0;
+  Millis expire_after{0};
+  std::vector<std::string> expired;
+  {
+    std::lock_guard lock(mu_);
+    max_ranks = static_cast<size_t>(jobs_config_.max_ranks);
+    expire_after = jobs_config_.expire_after;
+    const size_t max_per_node = static_cast<size_t>(jobs_config_.max_ranks_per_node);
+    auto it = jobs_.find(job);
+    if (report.ranks.size() > max_per_node) {
+      result = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(), "jobs.max_ranks_per_node"};
+    } else if (it == jobs_.end()) {
+      if (!jobs_config_.auto_create) return {IngestOutcome::kUnknownJob, 0, 0, ""};
+      if (auto_created_ >= kMaxAutoJobs) expired = take_expired(now);
+      if (auto_created_ >= kMaxAutoJobs) {
+        result = {IngestOutcome::kTooManyJobs, kMaxAutoJobs, auto_created_ + 1, "auto-created jobs"};
+      } else {
+        auto created = std::make_shared<Entry>(job, now);
+        created->spec.thresholds = jobs_config_.thresholds;
+        created->spec.auto_created = true;
+        it = jobs_.emplace(job, std::move(created)).first;
+        ++auto_created_;
+        result.outcome = IngestOutcome::kCreated;
+      }
+    }
+    if (result.outcome == IngestOutcome::kAccepted || result.outcome == IngestOutcome::kCreated) {
+      it->second->last_report = now;
+      entry = it->second;
+      spec = entry->spec;
+    }
   }
-  if (!it->second->state.ingest(report, now, wall)) return IngestOutcome::kTooManyNodes;
-  return created ? IngestOutcome::kCreated : IngestOutcome::kAccepted;
+  released(expired, expire_after);
+  if (!entry) {
+    refused(job, result);
+    return result;
+  }
+  {
+    std::unique_lock lock(entry->state_mu);
+    const size_t limit = spec.world_size > 0 ? static_cast<size_t>(spec.world_size) : max_ranks;
+    const size_t after = ranks_after(entry->state, report);
+    bool over = after > limit;
+    // A declared world_size also names the ranks: 0 to world_size - 1.
+    for (const auto& r : report.ranks) over = over || (spec.world_size > 0 && r.rank >= spec.world_size);
+    if (over) {
+      result = {IngestOutcome::kTooManyRanks, limit, after, spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
+    } else if (!entry->state.ingest(report, now, wall)) {
+      result = {IngestOutcome::kTooManyNodes, kMaxNodesPerJob, entry->state.nodes().size() + 1, "nodes per job"};
+    } else {
+      ++entry->generation;
+    }
+  }
+  if (result.outcome != IngestOutcome::kAccepted && result.outcome != IngestOutcome::kCreated) {
+    std::lock_guard lock(mu_);
+    // A job this refused report created has no monitor yet: it goes again.
+    auto it = jobs_.find(job);
+    if (it != jobs_.end() && it->second == entry && entry->state.reports() == 0 && entry->spec.auto_created &&
+        declared_.count(job) == 0) {
+      jobs_.erase(it);
+      if (auto_created_ > 0) --auto_created_;
+    }
+  }
+  refused(job, result);
+  return result;
+}
+
+std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry, const JobCheckSpec& spec, MonoTime now,
+                                                                   SystemTime wall) const {
+  std::shared_ptr<const JobVerdict> verdict;
+  uint64_t generation = 0;
+  {
+    std::shared_lock lock(entry.state_mu);
+    generation = entry.generation;
+    verdict = std::make_shared<const JobVerdict>(analyze(entry.state, spec, now, wall));
+  }
+  std::lock_guard lock(entry.verdict_mu);
+  // Two analyses may race; the one of the newer state wins (equal: either is current).
+  if (!entry.verdict || generation >= entry.verdict_generation) {
+    entry.verdict = verdict;
+    entry.verdict_generation = generation;
+  }
+  return verdict;
+}
+
+std::shared_ptr<const JobVerdict> JobRegistry::current_verdict(Entry& entry, const JobCheckSpec& spec, MonoTime now,
+                                                               SystemTime wall) const {
+  {
+    std::shared_lock state_lock(entry.state_mu);
+    std::lock_guard lock(entry.verdict_mu);
+    if (entry.verdict && entry.verdict_generation == entry.generation) return entry.verdict;
+  }
+  return analyse_and_publish(entry, spec, now, wall);
 }
 
 CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   const MonoTime now = clock_.monotonic_time();
   const SystemTime wall = clock_.system_time();
-  const auto* spec = std::get_if<JobCheckSpec>(&monitor.spec);
-  std::lock_guard lock(mu_);
-  auto& entry = jobs_[monitor.name];
-  if (!entry) entry = std::make_unique<Entry>(monitor.name, now);
-  if (spec) entry->spec = *spec;
-  JobVerdict v = analyze(entry->state, entry->spec, now, wall);
+  const auto* monitor_spec = std::get_if<JobCheckSpec>(&monitor.spec);
+  std::shared_ptr<Entry> entry;
+  JobCheckSpec spec;
+  std::vector<std::string> expired;
+  Millis expire_after{0};
+  bool gone = false;
+  {
+    std::lock_guard lock(mu_);
+    expire_after = jobs_config_.expire_after;
+    auto it = jobs_.find(monitor.name);
+    if (it != jobs_.end()) {
+      entry = it->second;
+    } else if (!monitor_spec || !monitor_spec->auto_created) {
+      // A declared job: it exists before any report.
+      entry = jobs_.emplace(monitor.name, std::make_shared<Entry>(monitor.name, now)).first->second;
+    }
+    expired = take_expired(now);
+    gone = !entry || std::find(expired.begin(), expired.end(), monitor.name) != expired.end();
+    if (!gone && monitor_spec) entry->spec = *monitor_spec;
+    if (!gone) spec = entry->spec;
+  }
+  released(expired, expire_after);
   CheckResult r;
-  r.at = wall;
-  if (v.undecided && entry->last_result) {
+  if (gone) {
+    // Released: its monitor goes too (on_expired). Until then it holds its last result, so
+    // the release itself is no recovery and no alert.
+    if (entry && entry->last_result) {
+      r = *entry->last_result;
+    } else {
+      r.ok = true;
+    }
+    r.at = wall;
+    return r;
+  }
+  const auto v = analyse_and_publish(*entry, spec, now, wall);
+  if (v->undecided && entry->last_result) {
     r = *entry->last_result;
     r.at = wall;
     return r;
   }
-  r.ok = !v.down;
-  r.cause = v.cause;
+  r.at = wall;
+  r.ok = !v->down;
+  r.cause = v->cause;
   entry->last_result = r;
   return r;
 }
@@ -76,23 +254,58 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
 std::vector<std::string> JobRegistry::names() const {
   std::lock_guard lock(mu_);
   std::vector<std::string> out;
+  out.reserve(jobs_.size());
   for (const auto& [name, entry] : jobs_) out.push_back(name);
   return out;
 }
 
-std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job) const {
+std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job, bool with_ranks) const {
   const MonoTime now = clock_.monotonic_time();
   const SystemTime wall = clock_.system_time();
-  std::lock_guard lock(mu_);
-  auto it = jobs_.find(job);
-  if (it == jobs_.end()) return std::nullopt;
+  std::shared_ptr<Entry> entry;
   JobSnapshot s;
-  s.state = std::make_shared<const JobState>(it->second->state);
-  s.spec = it->second->spec;
-  s.verdict = analyze(it->second->state, s.spec, now, wall);
+  {
+    std::lock_guard lock(mu_);
+    auto it = jobs_.find(job);
+    if (it == jobs_.end()) return std::nullopt;
+    entry = it->second;
+    s.spec = entry->spec;
+  }
+  s.verdict = current_verdict(*entry, s.spec, now, wall);
+  std::shared_lock lock(entry->state_mu);
+  const JobState& state = entry->state;
+  s.rank_count = state.ranks().size();
+  s.ranks_omitted = !with_ranks || s.rank_count > kMaxDetailedRanks;
+  for (const auto& [rank, r] : state.ranks()) s.max_step = std::max(s.max_step, r.last.step);
+  s.rank_summary = summarise_ranks(*s.verdict, state.ranks());
+  s.state = std::make_shared<const JobState>(state.copy_for_reader(!s.ranks_omitted));
   s.at = now;
   s.wall = wall;
   return s;
+}
+
+std::optional<std::map<std::string, Series>> JobRegistry::series(const std::string& job, const std::string& metric) const {
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard lock(mu_);
+    auto it = jobs_.find(job);
+    if (it == jobs_.end()) return std::nullopt;
+    entry = it->second;
+  }
+  std::shared_lock lock(entry->state_mu);
+  auto it = entry->state.series().find(metric);
+  if (it == entry->state.series().end()) return std::map<std::string, Series>{};
+  return it->second;
+}
+
+IngestRefusals JobRegistry::refusals() const {
+  std::lock_guard lock(counters_mu_);
+  return refusals_;
+}
+
+uint64_t JobRegistry::expired() const {
+  std::lock_guard lock(counters_mu_);
+  return expired_;
 }
 
 }  // namespace trainwatch::jobs

@@ -1,16 +1,36 @@
 // JobRegistry: every job the server watches, fed by node reports from HTTP threads and
 // evaluated by the engine's job checker on its io thread.
 //
-// Threading: every public call may come from any thread; one mutex guards the map and the
-// JobStates in it, held for an ingest or an analysis (microseconds), never across I/O.
-// Bounds: at most kMaxAutoJobs jobs created by reports (more answer kTooManyJobs, 429).
+// Threading: every public call may come from any thread. Three locks, always taken in this
+// order and never across I/O:
+//   1. mu_, the map's: held only to find, add or remove an entry and read its spec.
+//   2. an entry's state_mu: unique for an ingest; shared for an analysis and for a reader
+//      copying the state, so an analysis never holds up a reader or another analysis.
+//   3. an entry's verdict_mu: held to publish or read the last verdict (a pointer swap).
+// The engine's evaluate() analyses and publishes; readers take the published verdict
+// while no report has arrived since it was made (so the API shows the verdict the engine
+// applied), and otherwise analyse the newer state themselves and publish that.
+//
+// Bounds, with the behaviour at each (IngestOutcome says which refused a report):
+//   kMaxAutoJobs auto-created jobs: one more answers kTooManyJobs once none has expired.
+//   jobs.expire_after: an auto-created job with no report for this long is released (its
+//     monitor through the on_expired callback, its state here) at its next evaluation or
+//     when the cap above is reached; a later report creates it anew.
+//   jobs.max_ranks_per_node ranks in one report: kTooManyRanksOnNode, nothing applied.
+//   a declared world_size, else jobs.max_ranks, ranks per job: a report that would add
+//     ranks past it answers kTooManyRanks, nothing applied.
+//   kMaxNodesPerJob nodes per job (job_state.h): kTooManyNodes.
+// Every refusal is counted (refusals()) and logged at most once per kRefusalLogEvery.
 #pragma once
 
+#include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -19,25 +39,50 @@
 #include "core/model.h"
 #include "jobs/analysis.h"
 #include "jobs/job_state.h"
+#include "jobs/rank_health.h"
 #include "jobs/report.h"
 
 namespace trainwatch::jobs {
 
 inline constexpr size_t kMaxAutoJobs = 1000;
+// A snapshot copies every rank of a job up to this many; a bigger job's snapshot carries
+// its rank summary only (pages and /metrics then show rank ranges by health).
+inline constexpr size_t kMaxDetailedRanks = 1024;
+inline constexpr Millis kRefusalLogEvery{10'000};
 
 enum class IngestOutcome {
   kAccepted,
-  kCreated,        // the job was unknown and jobs.auto_create made it: add its monitor
-  kUnknownJob,     // 404
-  kTooManyJobs,    // 429: kMaxAutoJobs reached
-  kTooManyNodes,   // 429: kMaxNodesPerJob reached
+  kCreated,             // the job was unknown and jobs.auto_create made it: add its monitor
+  kUnknownJob,          // 404
+  kTooManyJobs,         // 429: kMaxAutoJobs reached and none expired
+  kTooManyNodes,        // 429: kMaxNodesPerJob reached
+  kTooManyRanks,        // 422: world_size or jobs.max_ranks reached
+  kTooManyRanksOnNode,  // 422: the report carries more than jobs.max_ranks_per_node
 };
 
-// A copy of one job for the API: its state, its spec and the analysis at the copy's time.
+struct IngestResult {
+  IngestOutcome outcome = IngestOutcome::kAccepted;
+  size_t limit = 0;   // the bound that refused it
+  size_t actual = 0;  // what the report asked for: ranks the job would have, or ranks in it
+  std::string bound;  // the bound's name for people: "jobs.max_ranks", "world_size"...
+};
+
+// Reports refused, by the bound that refused them.
+struct IngestRefusals {
+  uint64_t too_many_jobs = 0, too_many_nodes = 0, too_many_ranks = 0, too_many_ranks_on_node = 0;
+};
+
+// A copy of one job for readers, bounded whatever the job's size.
 struct JobSnapshot {
-  std::shared_ptr<const JobState> state;  // a copy, safe to read without the lock
+  // A copy without series (series() copies one metric), and without ranks when the job
+  // has more than kMaxDetailedRanks (ranks_omitted).
+  std::shared_ptr<const JobState> state;
   JobCheckSpec spec;
-  JobVerdict verdict;
+  std::shared_ptr<const JobVerdict> verdict;  // the last published one, shared, never null
+  size_t rank_count = 0;
+  bool ranks_omitted = false;
+  int64_t max_step = -1;
+  RankSummary rank_summary;
   MonoTime at{};
   SystemTime wall{};
 };
@@ -49,7 +94,11 @@ class JobRegistry {
   // Declared job monitors and the jobs: section. Call at start and on every reload.
   void configure(const Config& config);
 
-  IngestOutcome ingest(const std::string& job, const NodeReport& report);
+  // Called with the name of each auto-created job released after jobs.expire_after, on
+  // the thread that released it, with no lock held. Set before reports arrive.
+  void set_on_expired(std::function<void(const std::string&)> on_expired) { on_expired_ = std::move(on_expired); }
+
+  IngestResult ingest(const std::string& job, const NodeReport& report);
 
   // The monitor an auto-created job runs as (type job, the jobs: section's notify and
   // thresholds).
@@ -60,22 +109,55 @@ class JobRegistry {
   CheckResult evaluate(const MonitorConfig& monitor);
 
   std::vector<std::string> names() const;
-  std::optional<JobSnapshot> snapshot(const std::string& job) const;
+  // `with_ranks` false: never copy the ranks (a list of jobs needs their summary only).
+  std::optional<JobSnapshot> snapshot(const std::string& job, bool with_ranks = true) const;
+  // One metric's series ("step_time"...) by key, copied; nullopt for an unknown job.
+  std::optional<std::map<std::string, Series>> series(const std::string& job, const std::string& metric) const;
+
+  IngestRefusals refusals() const;
+  uint64_t expired() const;
 
  private:
   struct Entry {
-    JobState state;
+    explicit Entry(const std::string& name, MonoTime created) : last_report(created), state(name, created) {}
+    // Under the registry's mu_:
     JobCheckSpec spec;
+    MonoTime last_report;
+    // Under state_mu (see the top of this file):
+    mutable std::shared_mutex state_mu;
+    JobState state;
+    uint64_t generation = 0;  // reports applied; a verdict made at this generation is current
+    // Under verdict_mu:
+    mutable std::mutex verdict_mu;
+    std::shared_ptr<const JobVerdict> verdict;
+    uint64_t verdict_generation = 0;
+    // The engine's io thread only:
     std::optional<CheckResult> last_result;
-    Entry(const std::string& name, MonoTime created) : state(name, created) {}
   };
+
+  // The verdict readers show: the published one while it is current, else a new analysis.
+  std::shared_ptr<const JobVerdict> current_verdict(Entry& entry, const JobCheckSpec& spec, MonoTime now,
+                                                    SystemTime wall) const;
+  std::shared_ptr<const JobVerdict> analyse_and_publish(Entry& entry, const JobCheckSpec& spec, MonoTime now,
+                                                        SystemTime wall) const;
+  // Removes auto-created jobs idle past expire_after; call with mu_ held. Returns their names.
+  std::vector<std::string> take_expired(MonoTime now);
+  void released(const std::vector<std::string>& names, Millis expire_after);
+  void refused(const std::string& job, const IngestResult& result);
 
   const Clock& clock_;
   mutable std::mutex mu_;
-  std::map<std::string, std::unique_ptr<Entry>> jobs_;
+  std::map<std::string, std::shared_ptr<Entry>> jobs_;
   std::set<std::string> declared_;
   size_t auto_created_ = 0;
   JobsConfig jobs_config_;
+  std::function<void(const std::string&)> on_expired_;
+
+  mutable std::mutex counters_mu_;  // guards the three below
+  IngestRefusals refusals_;
+  uint64_t expired_ = 0;
+  std::optional<MonoTime> last_refusal_log_;
+  uint64_t refusals_unlogged_ = 0;
 };
 
 }  // namespace trainwatch::jobs

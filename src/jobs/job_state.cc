@@ -162,8 +162,28 @@ void JobState::record_throughput(MonoTime now) {
   while (throughput_.size() > kThroughputHistory) throughput_.pop_front();
 }
 
+JobState JobState::copy_for_reader(bool with_ranks) const {
+  JobState copy(name_, created_);
+  copy.nodes_ = nodes_;
+  if (with_ranks) copy.ranks_ = ranks_;
+  copy.learned_ = learned_;
+  copy.first_report_ = first_report_;
+  copy.first_step_ = first_step_;
+  copy.last_ok_checkpoint_at_ = last_ok_checkpoint_at_;
+  copy.last_ok_checkpoint_step_ = last_ok_checkpoint_step_;
+  copy.checkpoint_interval_ = checkpoint_interval_;
+  copy.last_checkpoint_activity_ = last_checkpoint_activity_;
+  copy.throughput_ = throughput_;
+  copy.throughput_unit_ = throughput_unit_;
+  copy.last_throughput_at_ = last_throughput_at_;
+  copy.reports_ = reports_;
+  return copy;
+}
+
 void JobState::add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value) {
-  Series& s = series_[metric][key];
+  auto& by_key = series_[metric];
+  if (by_key.size() >= kMaxSeriesKeys && by_key.count(key) == 0) return;
+  Series& s = by_key[key];
   s.push_back({at_ms, value});
   while (s.size() > kMaxSeriesPoints) s.pop_front();
 }

@@ -67,6 +67,10 @@ inline constexpr size_t kMaxSeriesPoints = 720;   // per series: an hour at 5 s;
 inline constexpr size_t kMaxNodesPerJob = 4096;   // a report from one more node is refused (429)
 inline constexpr size_t kThroughputHistory = 120; // job throughput samples kept for its median
 inline constexpr int kWarmupSteps = 3;            // steps before the step timeout is learned/applied
+// Keys (ranks, or node GPUs) one metric's series keeps: a chart of more lines is unreadable,
+// and 720 points for each of 65,536 ranks would be the server's largest memory. A key past
+// the bound gets no series; the ranks' own state and findings are unaffected.
+inline constexpr size_t kMaxSeriesKeys = 256;
 
 class JobState {
  public:
@@ -92,6 +96,10 @@ class JobState {
   uint64_t reports() const { return reports_; }
   // The last time any rank was seen in or just after a checkpoint: progress, for the stall rule.
   std::optional<MonoTime> last_checkpoint_activity() const { return last_checkpoint_activity_; }
+
+  // A copy for readers: everything but the series (JobRegistry::series copies one metric),
+  // and without the ranks when `with_ranks` is false. Keep in step with the members below.
+  JobState copy_for_reader(bool with_ranks) const;
 
   // Series by metric ("step_time", "loss", "tokens_per_s" per rank; "gpu_mem" per node
   // and GPU), keyed by the series' label ("rank 3", "node-a gpu 0").

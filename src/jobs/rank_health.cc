@@ -1,6 +1,7 @@
 #include "jobs/rank_health.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace trainwatch::jobs {
 
@@ -27,22 +28,60 @@ int64_t report_skew_steps(const JobVerdict& verdict, const RankRecord& record, M
 
 }  // namespace
 
-RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, MonoTime newest_seen) {
-  bool warned = false;
+RankHealthIndex::RankHealthIndex(const JobVerdict& verdict) : verdict_(verdict) {
   for (const Finding& f : verdict.findings) {
-    if (std::find(f.ranks.begin(), f.ranks.end(), rank) == f.ranks.end()) continue;
-    if (f.severity == Severity::kDown) return RankHealth::kDown;
-    warned = true;
+    const bool down = f.severity == Severity::kDown;
+    for (int rank : f.ranks) {
+      auto [it, inserted] = named_.emplace(rank, down);
+      if (!inserted) it->second = it->second || down;
+    }
   }
+}
+
+RankHealth RankHealthIndex::health(int rank, const RankRecord& record, MonoTime newest_seen) const {
+  auto named = named_.find(rank);
+  if (named != named_.end() && named->second) return RankHealth::kDown;
   const RankReport& last = record.last;
   if (last.status == RankStatus::kFailed || (!last.alive && last.status != RankStatus::kFinished)) return RankHealth::kDown;
-  if (warned) return RankHealth::kWarning;
+  if (named != named_.end()) return RankHealth::kWarning;
   if (last.status == RankStatus::kFinished) return RankHealth::kFinished;
-  auto lag = verdict.lag.find(rank);
-  if (lag != verdict.lag.end() && lag->second - report_skew_steps(verdict, record, newest_seen) >= kBehindSteps) {
+  auto lag = verdict_.lag.find(rank);
+  if (lag != verdict_.lag.end() && lag->second - report_skew_steps(verdict_, record, newest_seen) >= kBehindSteps) {
     return RankHealth::kBehind;
   }
   return RankHealth::kOk;
+}
+
+RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, MonoTime newest_seen) {
+  return RankHealthIndex(verdict).health(rank, record, newest_seen);
+}
+
+RankSummary summarise_ranks(const JobVerdict& verdict, const std::map<int, RankRecord>& ranks) {
+  RankSummary out;
+  MonoTime newest_seen{};
+  for (const auto& [rank, r] : ranks) newest_seen = std::max(newest_seen, r.seen);
+  const RankHealthIndex index(verdict);
+  std::optional<RankRange> open;
+  auto close = [&] {
+    if (!open) return;
+    if (out.ranges.size() < kMaxRankRanges) {
+      out.ranges.push_back(*open);
+    } else {
+      ++out.ranges_left_out;
+    }
+  };
+  for (const auto& [rank, r] : ranks) {
+    const RankHealth h = index.health(rank, r, newest_seen);
+    ++out.counts[h];
+    if (open && open->health == h && open->last + 1 == rank) {
+      open->last = rank;
+      continue;
+    }
+    close();
+    open = RankRange{rank, rank, h};
+  }
+  close();
+  return out;
 }
 
 }  // namespace trainwatch::jobs

@@ -14,7 +14,10 @@
 // are forgiven before a rank counts as behind.
 #pragma once
 
+#include <map>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "jobs/analysis.h"
 #include "jobs/job_state.h"
@@ -26,7 +29,39 @@ std::string_view to_string(RankHealth h);
 
 inline constexpr int64_t kBehindSteps = 2;
 
-// `newest_seen`: when the most recently reported rank of the job was seen.
+// The findings of one verdict indexed by rank, built once in time linear in the ranks the
+// findings name: a grid of n ranks costs n look-ups, not n scans of every finding (a
+// stalled 16,384-rank job has one finding naming all of them). Holds a pointer to the
+// verdict, which must outlive it.
+class RankHealthIndex {
+ public:
+  explicit RankHealthIndex(const JobVerdict& verdict);
+  // `newest_seen`: when the most recently reported rank of the job was seen.
+  RankHealth health(int rank, const RankRecord& record, MonoTime newest_seen) const;
+
+ private:
+  const JobVerdict& verdict_;
+  std::unordered_map<int, bool> named_;  // rank -> named by a DOWN finding (else by a warning only)
+};
+
+// One rank's health; for many ranks build a RankHealthIndex once instead.
 RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, MonoTime newest_seen);
+
+// Consecutive ranks of one health, as a summary of a job too big to show rank by rank:
+// "ranks 0-999 ok, 1000 down". Ranks absent from the job break a range.
+struct RankRange {
+  int first = 0, last = 0;
+  RankHealth health = RankHealth::kOk;
+};
+struct RankSummary {
+  std::vector<RankRange> ranges;  // in rank order, at most kMaxRankRanges
+  size_t ranges_left_out = 0;     // ranges past the bound, counted but not listed
+  std::map<RankHealth, size_t> counts;  // ranks by health, over every rank
+};
+// A summary lists at most this many ranges (a job whose health alternates rank by rank
+// would otherwise make one per rank); the rest are counted in ranges_left_out.
+inline constexpr size_t kMaxRankRanges = 256;
+
+RankSummary summarise_ranks(const JobVerdict& verdict, const std::map<int, RankRecord>& ranks);
 
 }  // namespace trainwatch::jobs

@@ -9,6 +9,10 @@ std::string format_rank_set(std::vector<int> ranks) {
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   std::string out;
   for (size_t i = 0; i < ranks.size();) {
+    if (out.size() >= kMaxRankSetChars) {
+      out += ",... and " + std::to_string(ranks.size() - i) + " more ranks";
+      break;
+    }
     size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
     if (!out.empty()) out += ',';

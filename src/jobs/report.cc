@@ -1,5 +1,6 @@
 #include "jobs/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -51,6 +52,23 @@ class Fields {
     }
     return n;
   }
+
+  // An integer clamped into [min, max] instead of refused: ages and steps come from
+  // agents we do not control, and a huge one must neither fail the report nor overflow
+  // the server's time arithmetic later.
+  std::optional<int64_t> clamped(std::string_view key, int64_t min, int64_t max) const {
+    const json::value* v = find(key, false);
+    if (!v) return std::nullopt;
+    if (v->is_int64()) return std::clamp(v->as_int64(), min, max);
+    if (v->is_uint64()) return max;  // only values above INT64_MAX parse as uint64
+    if (v->is_double() && std::isfinite(v->as_double()) && std::nearbyint(v->as_double()) == v->as_double()) {
+      const double d = v->as_double();
+      return d <= static_cast<double>(min) ? min : d >= static_cast<double>(max) ? max : static_cast<int64_t>(d);
+    }
+    fail(at(key), "expected an integer, found " + describe(*v));
+    return std::nullopt;
+  }
+  std::optional<int64_t> age(std::string_view key) const { return clamped(key, 0, kMaxAgeMs); }
 
   Fields child(const json::object& obj, std::string path) const { return Fields(obj, std::move(path), error_); }
 
@@ -178,11 +196,11 @@ void read_checkpoint(const Fields& f, CheckpointReport& c) {
   } else if (!state.empty()) {
     f.fail(f.at("state"), "found '" + state + "'; expected none, in_progress, ok or failed");
   }
-  c.step = f.integer("step", false, -1).value_or(-1);
-  c.begin_age_ms = f.integer("begin_age_ms");
-  c.duration_ms = f.integer("duration_ms");
-  c.last_ok_step = f.integer("last_ok_step", false, -1).value_or(-1);
-  c.last_ok_age_ms = f.integer("last_ok_age_ms");
+  c.step = f.clamped("step", -1, kMaxStep).value_or(-1);
+  c.begin_age_ms = f.age("begin_age_ms");
+  c.duration_ms = f.age("duration_ms");
+  c.last_ok_step = f.clamped("last_ok_step", -1, kMaxStep).value_or(-1);
+  c.last_ok_age_ms = f.age("last_ok_age_ms");
 }
 
 void read_rank(const Fields& f, RankReport& r) {
@@ -200,11 +218,11 @@ void read_rank(const Fields& f, RankReport& r) {
     f.fail(f.at("status"), "found '" + status +
                                "'; expected initializing, training, checkpointing, evaluating, finished or failed");
   }
-  r.step = f.integer("step", false, -1).value_or(-1);
+  r.step = f.clamped("step", -1, kMaxStep).value_or(-1);
   r.step_reports = f.counter("step_reports");
-  r.last_step_age_ms = f.integer("last_step_age_ms");
-  r.max_step_gap_ms = f.integer("max_step_gap_ms").value_or(0);
-  r.gone_age_ms = f.integer("gone_age_ms");
+  r.last_step_age_ms = f.age("last_step_age_ms");
+  r.max_step_gap_ms = f.age("max_step_gap_ms").value_or(0);
+  r.gone_age_ms = f.age("gone_age_ms");
   r.cpu_s = f.number("cpu_s");
   r.loss = f.number("loss");
   r.loss_scale = f.number("loss_scale");
@@ -217,7 +235,7 @@ void read_rank(const Fields& f, RankReport& r) {
   if (const json::object* e = f.object("error")) {
     Fields ef = f.child(*e, f.at("error"));
     r.error = ef.text("message", true);
-    r.error_age_ms = ef.integer("age_ms");
+    r.error_age_ms = ef.age("age_ms");
   }
 }
 

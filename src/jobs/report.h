@@ -25,6 +25,12 @@ inline constexpr size_t kMaxRanksPerReport = 1024;
 inline constexpr size_t kMaxGpusPerReport = 64;
 inline constexpr size_t kMaxDisksPerReport = 16;
 inline constexpr size_t kMaxTextBytes = 1024;  // node names, errors, paths: longer is cut
+// Ages and durations (every *_age_ms, duration_ms, max_step_gap_ms) are clamped into
+// [0, kMaxAgeMs] and steps into [-1, kMaxStep] on parse, never refused: a year is older
+// than any training run, and with both bounds every sum and difference the server forms
+// from them (now - age, 5 x a gap, step lag) stays far inside int64 nanoseconds.
+inline constexpr int64_t kMaxAgeMs = 366LL * 24 * 3'600'000;
+inline constexpr int64_t kMaxStep = int64_t{1} << 53;  // also exact as a double in /metrics
 
 enum class RankStatus { kInitializing, kTraining, kCheckpointing, kEvaluating, kFinished, kFailed };
 std::string_view to_string(RankStatus s);

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <map>
 
+#include "api/job_view_worker.h"
 #include "api/job_views.h"
+#include "jobs/rank_health.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
@@ -46,6 +48,18 @@ std::string rank_label(const json::object& r) {
   return label;
 }
 
+// "ranks 0-999" with its health, one row per range of a job summarised by rank ranges.
+json::array rank_range_rows(const jobs::RankSummary& summary) {
+  json::array rows;
+  for (const auto& r : summary.ranges) {
+    const std::string health(jobs::to_string(r.health));
+    const std::string who = r.first == r.last ? "rank " + std::to_string(r.first)
+                                              : "ranks " + std::to_string(r.first) + "\u2013" + std::to_string(r.last);
+    rows.push_back(json::object{{"who", who}, {"health", health}, {"icon", health_icon(health)}});
+  }
+  return rows;
+}
+
 // The live part's model: the job's detail with its ranks grouped under their nodes.
 json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot) {
   json::object m = api::job_detail_json(ctx.engine, snapshot);
@@ -54,7 +68,7 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     m["status_icon"] = status_icon(view->state.status);
   }
   std::map<std::string, json::array> cells_by_node;
-  std::map<std::string, int> counts;
+  std::map<std::string, int> counts;  // filled from the summary below, which covers every rank
   for (const auto& rv : m.at("ranks").as_array()) {
     const json::object& r = rv.as_object();
     json::object cell = r;
@@ -63,7 +77,6 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     cell["label"] = rank_label(r);
     const int64_t lag = r.at("lag").to_number<int64_t>();
     cell["lag_text"] = lag > 0 && health != "ok" ? json::value("\u2212" + std::to_string(lag)) : json::value(nullptr);
-    ++counts[health];
     cells_by_node[text_of(r.at("node"))].push_back(std::move(cell));
   }
   json::array nodes;
@@ -85,14 +98,23 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     node["gpu_text"] = std::move(gpus);
     nodes.push_back(std::move(node));
   }
-  m["rank_count"] = m.at("ranks").as_array().size();
+  m["rank_count"] = snapshot.rank_count;
   m["node_count"] = nodes.size();
-  m["grid"] = std::move(nodes);
   json::array legend;
+  for (const auto& [health, count] : snapshot.rank_summary.counts) counts[std::string(jobs::to_string(health))] = static_cast<int>(count);
   for (const char* h : {"down", "warning", "behind", "ok", "finished"}) {
     if (counts[h] > 0) legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", counts[h]}});
   }
   m["legend"] = std::move(legend);
+  if (snapshot.ranks_omitted) {
+    // Too many ranks for a cell each: rank ranges by health, and the nodes without cells.
+    m["rank_ranges"] = rank_range_rows(snapshot.rank_summary);
+    m["more_ranges"] = snapshot.rank_summary.ranges_left_out > 0 ? json::value(snapshot.rank_summary.ranges_left_out)
+                                                                  : json::value(nullptr);
+    m["detailed_limit"] = jobs::kMaxDetailedRanks;
+    nodes.clear();
+  }
+  m["grid"] = std::move(nodes);
   return m;
 }
 
@@ -100,7 +122,7 @@ void jobs_list(const WebContext& ctx, const Request& request, Responder respond)
   json::object m = layout_model(ctx, request, "Jobs · trainwatch");
   json::array rows;
   for (const auto& name : ctx.jobs.names()) {
-    auto snapshot = ctx.jobs.snapshot(name);
+    auto snapshot = ctx.jobs.snapshot(name, false);
     if (!snapshot) continue;
     json::object row = api::job_summary_json(ctx.engine, *snapshot);
     if (auto view = ctx.engine.monitor(name)) {
@@ -133,9 +155,18 @@ void job_page(const WebContext& ctx, const Request& request, Responder respond, 
 
 void add_job_pages(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
-  router.add(get, "/jobs", [ctx](const Request& r, Responder respond) { jobs_list(ctx, r, std::move(respond)); });
-  router.add(get, "/jobs/{name}", [ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), false); });
-  router.add(get, "/jobs/{name}/live", [ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), true); });
+  // Pages render on the worker, off the HTTP threads that answer pings (api/job_view_worker.h).
+  auto worker = std::make_shared<api::JobViewWorker>();
+  auto off_http = [worker](std::function<void(const Request&, Responder)> page) {
+    return [worker, page](const Request& r, Responder respond) {
+      worker->post(std::move(respond), [page, r](Responder later) { page(r, std::move(later)); });
+    };
+  };
+  router.add(get, "/jobs", off_http([ctx](const Request& r, Responder respond) { jobs_list(ctx, r, std::move(respond)); }));
+  router.add(get, "/jobs/{name}",
+             off_http([ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), false); }));
+  router.add(get, "/jobs/{name}/live",
+             off_http([ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), true); }));
 }
 
 }  // namespace trainwatch::web

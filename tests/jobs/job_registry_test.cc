@@ -1,0 +1,220 @@
+// The registry's bounds on a manual clock: ranks per job and per node, released idle
+// auto-created jobs, bounded snapshots of huge jobs.
+#include <gtest/gtest.h>
+
+#include "fakes/manual_clock.h"
+#include "jobs/job_registry.h"
+#include "jobs/rank_set.h"
+
+namespace trainwatch::jobs {
+namespace {
+
+using testing::ManualClock;
+
+RankReport training(int rank, int64_t step, int64_t step_age_ms = 0) {
+  RankReport r;
+  r.rank = rank;
+  r.pid = 1000 + rank;
+  r.alive = true;
+  r.state = 'S';
+  r.status = RankStatus::kTraining;
+  r.step = step;
+  r.step_reports = static_cast<uint64_t>(step + 1);
+  r.last_step_age_ms = step_age_ms;
+  return r;
+}
+
+NodeReport node_report(const std::string& node, int first_rank, int count, int64_t step = 10, int64_t step_age_ms = 0) {
+  NodeReport r;
+  r.node = node;
+  r.report_every = Millis(1'000);
+  for (int i = 0; i < count; ++i) r.ranks.push_back(training(first_rank + i, step, step_age_ms));
+  return r;
+}
+
+class Registry : public ::testing::Test {
+ protected:
+  Registry() : registry_(clock_) {
+    config_.jobs.auto_create = true;
+    configure();
+    registry_.set_on_expired([this](const std::string& job) { released_.push_back(job); });
+  }
+  void configure() { registry_.configure(config_); }
+
+  ManualClock clock_;
+  Config config_;
+  JobRegistry registry_;
+  std::vector<std::string> released_;
+};
+
+TEST_F(Registry, AReportPastMaxRanksIsRefusedWholeNamingTheBound) {
+  config_.jobs.max_ranks = 2'000;
+  configure();
+  EXPECT_EQ(registry_.ingest("big", node_report("node-0", 0, 1'000)).outcome, IngestOutcome::kCreated);
+  EXPECT_EQ(registry_.ingest("big", node_report("node-1", 1'000, 1'000)).outcome, IngestOutcome::kAccepted);
+  const IngestResult refused = registry_.ingest("big", node_report("node-2", 2'000, 1));
+  EXPECT_EQ(refused.outcome, IngestOutcome::kTooManyRanks);
+  EXPECT_EQ(refused.bound, "jobs.max_ranks");
+  EXPECT_EQ(refused.limit, 2'000u);
+  EXPECT_EQ(refused.actual, 2'001u);
+  EXPECT_EQ(registry_.snapshot("big")->rank_count, 2'000u) << "nothing of the refused report is applied";
+  EXPECT_EQ(registry_.refusals().too_many_ranks, 1u);
+  EXPECT_EQ(registry_.ingest("big", node_report("node-0", 0, 1'000, 11)).outcome, IngestOutcome::kAccepted)
+      << "known ranks still report";
+}
+
+TEST_F(Registry, ADeclaredWorldSizeIsTheCapAndNamesTheRanks) {
+  MonitorConfig m;
+  m.name = "llama";
+  m.type = MonitorType::kJob;
+  JobCheckSpec spec;
+  spec.world_size = 4;
+  m.spec = spec;
+  config_.monitors.push_back(m);
+  configure();
+  EXPECT_EQ(registry_.ingest("llama", node_report("node-0", 0, 4)).outcome, IngestOutcome::kAccepted);
+  const IngestResult refused = registry_.ingest("llama", node_report("node-1", 4, 1));
+  EXPECT_EQ(refused.outcome, IngestOutcome::kTooManyRanks);
+  EXPECT_EQ(refused.bound, "world_size");
+  EXPECT_EQ(refused.limit, 4u);
+}
+
+TEST_F(Registry, ANodeWithMoreRanksThanMaxRanksPerNodeIsRefusedAndCreatesNoJob) {
+  config_.jobs.max_ranks_per_node = 8;
+  configure();
+  const IngestResult refused = registry_.ingest("wide", node_report("node-0", 0, 9));
+  EXPECT_EQ(refused.outcome, IngestOutcome::kTooManyRanksOnNode);
+  EXPECT_EQ(refused.bound, "jobs.max_ranks_per_node");
+  EXPECT_EQ(refused.actual, 9u);
+  EXPECT_TRUE(registry_.names().empty());
+  EXPECT_EQ(registry_.refusals().too_many_ranks_on_node, 1u);
+}
+
+TEST_F(Registry, AnIdleAutoCreatedJobIsReleasedAndARecreatedOneStartsAfresh) {
+  config_.jobs.expire_after = Millis(60'000);
+  configure();
+  ASSERT_EQ(registry_.ingest("run-1", node_report("node-0", 0, 2)).outcome, IngestOutcome::kCreated);
+  clock_.advance(Millis(59'000));
+  registry_.evaluate(registry_.auto_monitor("run-1"));
+  EXPECT_TRUE(released_.empty()) << "not idle long enough";
+  clock_.advance(Millis(2'000));
+  registry_.evaluate(registry_.auto_monitor("run-1"));
+  EXPECT_EQ(released_, std::vector<std::string>{"run-1"});
+  EXPECT_TRUE(registry_.names().empty());
+  EXPECT_EQ(registry_.expired(), 1u);
+  EXPECT_EQ(registry_.ingest("run-1", node_report("node-0", 0, 2)).outcome, IngestOutcome::kCreated)
+      << "a later report creates it anew";
+}
+
+TEST_F(Registry, TheCapOnAutoCreatedJobsFreesAsJobsExpire) {
+  config_.jobs.expire_after = Millis(60'000);
+  configure();
+  for (size_t i = 0; i < kMaxAutoJobs; ++i) {
+    ASSERT_EQ(registry_.ingest("run-" + std::to_string(i), node_report("node-0", 0, 1)).outcome, IngestOutcome::kCreated);
+  }
+  EXPECT_EQ(registry_.ingest("one-more", node_report("node-0", 0, 1)).outcome, IngestOutcome::kTooManyJobs);
+  clock_.advance(Millis(61'000));
+  EXPECT_EQ(registry_.ingest("one-more", node_report("node-0", 0, 1)).outcome, IngestOutcome::kCreated);
+  EXPECT_EQ(released_.size(), kMaxAutoJobs);
+  EXPECT_EQ(registry_.names(), std::vector<std::string>{"one-more"});
+}
+
+TEST_F(Registry, ADeclaredJobNeverExpires) {
+  MonitorConfig m;
+  m.name = "llama";
+  m.type = MonitorType::kJob;
+  m.spec = JobCheckSpec{};
+  config_.monitors.push_back(m);
+  config_.jobs.expire_after = Millis(1'000);
+  configure();
+  registry_.ingest("llama", node_report("node-0", 0, 1));
+  clock_.advance(Millis(10'000));
+  registry_.evaluate(m);
+  EXPECT_TRUE(released_.empty());
+  EXPECT_EQ(registry_.names(), std::vector<std::string>{"llama"});
+}
+
+// 16,384 ranks that all stopped stepping: one finding names them all. The verdict, the
+// grid's summary and the alert text come out complete and bounded.
+TEST_F(Registry, AStalled16384RankJobIsAnalysedAndSummarised) {
+  config_.jobs.thresholds.step_timeout = Millis(5'000);
+  configure();
+  for (int node = 0; node < 16; ++node) {
+    ASSERT_EQ(registry_.ingest("huge", node_report("node-" + std::to_string(node), node * 1'024, 1'024)).outcome,
+              node == 0 ? IngestOutcome::kCreated : IngestOutcome::kAccepted);
+  }
+  clock_.advance(Millis(8'000));
+  for (int node = 0; node < 16; ++node) {
+    registry_.ingest("huge", node_report("node-" + std::to_string(node), node * 1'024, 1'024, 10, 8'000));
+  }
+  const CheckResult result = registry_.evaluate(registry_.auto_monitor("huge"));
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.cause.find("all running ranks (0-16383) stuck at step 10"), std::string::npos) << result.cause;
+
+  auto s = registry_.snapshot("huge");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->rank_count, 16'384u);
+  EXPECT_TRUE(s->ranks_omitted);
+  EXPECT_TRUE(s->state->ranks().empty()) << "a huge job's snapshot does not copy its ranks";
+  ASSERT_EQ(s->rank_summary.ranges.size(), 1u);
+  EXPECT_EQ(s->rank_summary.ranges[0].first, 0);
+  EXPECT_EQ(s->rank_summary.ranges[0].last, 16'383);
+  EXPECT_EQ(s->rank_summary.ranges[0].health, RankHealth::kDown);
+  EXPECT_EQ(s->verdict->cause, result.cause) << "readers see the verdict the engine applied";
+}
+
+TEST_F(Registry, ASummaryListsAtMostKMaxRankRangesAndCountsTheRest) {
+  for (int node = 0; node < 2; ++node) {
+    NodeReport r = node_report("node-" + std::to_string(node), node * 1'000, 1'000);
+    for (auto& rank : r.ranks) {
+      if (rank.rank % 2) rank.status = RankStatus::kFinished;  // alternate: one range a rank
+    }
+    registry_.ingest("stripes", r);
+  }
+  auto s = registry_.snapshot("stripes");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->rank_summary.ranges.size(), kMaxRankRanges);
+  EXPECT_EQ(s->rank_summary.ranges_left_out, 2'000 - kMaxRankRanges);
+  EXPECT_EQ(s->rank_summary.counts.at(RankHealth::kFinished), 1'000u);
+}
+
+// Ages come from agents: INT64_MAX must read as "very long ago", not overflow the server's
+// time arithmetic into a step in the future (which hid this stall before ages were clamped).
+TEST_F(Registry, AgesUpToInt64MaxAreClampedAndStillMeanLongAgo) {
+  config_.jobs.thresholds.step_timeout = Millis(5'000);
+  configure();
+  auto report = parse_node_report(R"({"schema":1,"node":"node-a","report_every_ms":1000,
+    "ranks":[{"rank":0,"pid":7,"status":"training","step":9223372036854775807,"step_reports":50,
+              "last_step_age_ms":9223372036854775807,"max_step_gap_ms":9223372036854775807,
+              "checkpoint":{"state":"ok","step":9223372036854775807,"duration_ms":9223372036854775807,
+                            "last_ok_step":1,"last_ok_age_ms":18446744073709551615},
+              "error":{"message":"late","age_ms":1e300}},
+             {"rank":1,"pid":8,"status":"training","step":3,"step_reports":50,"last_step_age_ms":9223372036854775807}]})");
+  ASSERT_TRUE(report) << report.error().message;
+  const RankReport& r = report->ranks[0];
+  EXPECT_EQ(r.last_step_age_ms, kMaxAgeMs);
+  EXPECT_EQ(r.max_step_gap_ms, kMaxAgeMs);
+  EXPECT_EQ(r.step, kMaxStep);
+  EXPECT_EQ(r.checkpoint.duration_ms, kMaxAgeMs);
+  EXPECT_EQ(r.checkpoint.last_ok_age_ms, kMaxAgeMs);
+  EXPECT_EQ(r.error_age_ms, kMaxAgeMs);
+  clock_.advance(Millis(1'000));
+  ASSERT_EQ(registry_.ingest("old", *report).outcome, IngestOutcome::kCreated);
+  const CheckResult result = registry_.evaluate(registry_.auto_monitor("old"));
+  EXPECT_FALSE(result.ok) << "no step for a year is a stall";
+  EXPECT_NE(result.cause.find("furthest behind at step 3"), std::string::npos) << result.cause;
+  auto s = registry_.snapshot("old");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->verdict->lag.at(1), kMaxStep - 3);
+}
+
+TEST(RankSet, AHugeScatteredSetIsCutAndCounted) {
+  std::vector<int> ranks;
+  for (int i = 0; i < 20'000; i += 2) ranks.push_back(i);
+  const std::string text = format_rank_set(ranks);
+  EXPECT_LT(text.size(), kMaxRankSetChars + 40);
+  EXPECT_NE(text.find("more ranks"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace trainwatch::jobs
