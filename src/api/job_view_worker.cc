@@ -1,6 +1,9 @@
 #include "api/job_view_worker.h"
 
+#include <exception>
+
 #include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
 
 namespace trainwatch::api {
 
@@ -13,7 +16,14 @@ void JobViewWorker::post(http::Responder respond, std::function<void(http::Respo
     return respond(std::move(r));
   }
   boost::asio::post(pool_, [this, respond = std::move(respond), view = std::move(view)]() mutable {
-    view(std::move(respond));
+    // No exception may leave the worker's thread (it would end the process): a view that
+    // throws answers 500 and the worker goes on.
+    try {
+      view(respond);
+    } catch (const std::exception& e) {
+      spdlog::error("job view failed: {}", e.what());
+      respond(http::Response::problem(500, "the job view could not be built"));
+    }
     pending_.fetch_sub(1);
   });
 }

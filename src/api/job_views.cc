@@ -158,6 +158,7 @@ json::object job_detail_json(const Engine& engine, const JobSnapshot& s) {
   for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
   out["findings"] = std::move(findings);
   out["ranks"] = std::move(ranks);  // empty when ranks_omitted: see rank_ranges
+  out["nodes"] = std::move(nodes);
   out["ranks_omitted"] = s.ranks_omitted;
   out["rank_count"] = s.rank_count;
   json::array ranges;

@@ -57,6 +57,9 @@ std::vector<std::string> JobRegistry::take_expired(MonoTime now) {
     const Entry& e = *it->second;
     if (e.spec.auto_created && declared_.count(it->first) == 0 && now - e.last_report > jobs_config_.expire_after) {
       names.push_back(it->first);
+      // Under mu_, so the release is posted before a report can recreate the job and post
+      // its new monitor: the engine applies them in that order.
+      if (on_expired_) on_expired_(it->first);
       it = jobs_.erase(it);  // readers holding the entry keep it alive until they finish
       if (auto_created_ > 0) --auto_created_;
     } else {
@@ -74,7 +77,6 @@ void JobRegistry::released(const std::vector<std::string>& names, Millis expire_
   }
   for (const auto& name : names) {
     spdlog::info("job {} released: no report for {} ms (jobs.expire_after)", name, expire_after.count());
-    if (on_expired_) on_expired_(name);
   }
 }
 

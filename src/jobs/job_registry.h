@@ -95,7 +95,10 @@ class JobRegistry {
   void configure(const Config& config);
 
   // Called with the name of each auto-created job released after jobs.expire_after, on
-  // the thread that released it, with no lock held. Set before reports arrive.
+  // the thread that released it, with the registry's lock held: it must not call back
+  // into the registry (post, as Engine::release_monitor does). Being under the lock orders
+  // it before the creation of a job of the same name by a later report. Set before
+  // reports arrive.
   void set_on_expired(std::function<void(const std::string&)> on_expired) { on_expired_ = std::move(on_expired); }
 
   IngestResult ingest(const std::string& job, const NodeReport& report);

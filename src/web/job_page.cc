@@ -106,8 +106,10 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     if (counts[h] > 0) legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", counts[h]}});
   }
   m["legend"] = std::move(legend);
+  // The API's rank_ranges become rows of text, shown only instead of the grid: a job with
+  // too many ranks for a cell each gets ranges by health and no node cards (the API has them).
+  m["rank_ranges"] = json::array();
   if (snapshot.ranks_omitted) {
-    // Too many ranks for a cell each: rank ranges by health, and the nodes without cells.
     m["rank_ranges"] = rank_range_rows(snapshot.rank_summary);
     m["more_ranges"] = snapshot.rank_summary.ranges_left_out > 0 ? json::value(snapshot.rank_summary.ranges_left_out)
                                                                   : json::value(nullptr);

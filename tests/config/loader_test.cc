@@ -144,6 +144,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "tw.yaml:6:11: monitors[1].name: found 'a' again; expected a unique name (first used at line 2)"},
         BadCase{"monitors:\n  - name: a\n    type: job\n    world_size: 0\n",
                 "tw.yaml:4:17: monitors[0].world_size: found '0'; expected a whole number from 1 to 1000000"},
+        BadCase{"jobs:\n  max_ranks_per_node: 2000\n",
+                "tw.yaml:2:23: jobs.max_ranks_per_node: found '2000'; expected a whole number from 1 to 1024"},
+        BadCase{"jobs:\n  expire_after: 500ms\n", "tw.yaml:2:17: jobs.expire_after: found less than 1s; expected at least 1s"},
         BadCase{"monitors:\n  - name: a\n    type: job\n    thresholds:\n      straggler_ratio: 0.5\n",
                 "tw.yaml:5:24: monitors[0].thresholds.straggler_ratio: found '0.5'; expected a number from 1 to 100"},
         BadCase{"monitors:\n  - name: a\n    type: job\n    thresholds:\n      step_timeout: 0s\n",
@@ -179,6 +182,9 @@ monitors:
   EXPECT_TRUE(c.jobs.auto_create);
   EXPECT_EQ(c.jobs.token, "s3cret");
   EXPECT_EQ(c.jobs.notify, std::vector<std::string>{"ml-slack"});
+  EXPECT_EQ(c.jobs.max_ranks, 65'536);  // the bounds' defaults
+  EXPECT_EQ(c.jobs.max_ranks_per_node, 1'024);
+  EXPECT_EQ(c.jobs.expire_after, Millis(24 * 3'600'000));
   const MonitorConfig& m = c.monitors.at(0);
   EXPECT_EQ(m.type, MonitorType::kJob);
   EXPECT_EQ(m.interval, Millis(1'000));  // jobs are judged every second unless told otherwise
@@ -189,6 +195,14 @@ monitors:
   EXPECT_FALSE(job.thresholds.step_timeout);  // learned
   EXPECT_EQ(job.thresholds.checkpoint_timeout, Millis(1'200'000));
   EXPECT_EQ(job.thresholds.startup_timeout, Millis(1'800'000));
+}
+
+TEST(LoadConfig, JobBoundsAreRead) {
+  auto loaded = load("jobs:\n  max_ranks: 16384\n  max_ranks_per_node: 64\n  expire_after: 2h\n");
+  ASSERT_TRUE(loaded.config) << loaded.errors.at(0).to_string();
+  EXPECT_EQ(loaded.config->jobs.max_ranks, 16'384);
+  EXPECT_EQ(loaded.config->jobs.max_ranks_per_node, 64);
+  EXPECT_EQ(loaded.config->jobs.expire_after, Millis(7'200'000));
 }
 
 TEST(LoadConfig, ReportsEveryErrorNotJustTheFirst) {
