@@ -4,10 +4,12 @@
 
 namespace trainwatch::api {
 
-std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, Audience audience, MonoTime now) {
+std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, Audience audience,
+                                                          MonoTime now) {
   // render() cannot fail, so neither can get().
   const std::string key = audience == Audience::kAdmin ? "admin" : "public";
-  return *bodies_.get(key, now, [this, &engine, audience]() -> Result<std::string> { return render(engine, audience); });
+  return *bodies_.get(
+      key, now, [this, &engine, audience]() -> Result<std::string> { return render(engine, audience); });
 }
 
 std::string MonitorListCache::render(const Engine& engine, Audience audience) {
@@ -18,8 +20,9 @@ std::string MonitorListCache::render(const Engine& engine, Audience audience) {
   for (const auto& view : delta.changed) {
     MonitorJson& json = json_by_name_[view.config->name];
     json.shown_to_public = boost::json::serialize(monitor_summary(view, Audience::kPublic));
-    json.shown_to_admin = summary_has_secrets(view) ? boost::json::serialize(monitor_summary(view, Audience::kAdmin))
-                                                    : std::string();
+    json.shown_to_admin = summary_has_secrets(view)
+                              ? boost::json::serialize(monitor_summary(view, Audience::kAdmin))
+                              : std::string();
   }
   // A reload that removed monitors leaves entries no name refers to; drop them.
   if (json_by_name_.size() > delta.names.size()) {
@@ -28,7 +31,8 @@ std::string MonitorListCache::render(const Engine& engine, Audience audience) {
     json_by_name_.swap(kept);
   }
   auto shown = [audience](const MonitorJson& json) -> const std::string& {
-    return audience == Audience::kAdmin && !json.shown_to_admin.empty() ? json.shown_to_admin : json.shown_to_public;
+    return audience == Audience::kAdmin && !json.shown_to_admin.empty() ? json.shown_to_admin
+                                                                        : json.shown_to_public;
   };
   size_t bytes = 16;
   for (const auto& name : delta.names) bytes += shown(json_by_name_[name]).size() + 1;

@@ -52,7 +52,8 @@ std::string redact_url(std::string_view url) {
     path_start = authority_end;
   }
   const size_t query = url.find_first_of("?#", path_start);
-  out.append(url.substr(path_start, query == std::string_view::npos ? std::string_view::npos : query - path_start));
+  out.append(
+      url.substr(path_start, query == std::string_view::npos ? std::string_view::npos : query - path_start));
   if (query != std::string_view::npos) out.append(url[query] == '?' ? "?***" : "#***");
   return out;
 }

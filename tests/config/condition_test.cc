@@ -310,7 +310,7 @@ TEST(ConditionTest, LongFoundValuesAreCut) {
   ASSERT_FALSE(out[0].ok);
   EXPECT_LT(out[0].description.size(), 300u);
   EXPECT_TRUE(cause_for(out[0].description, Audience::kAdmin).starts_with("[BODY] == xyyy"));
-  EXPECT_NE(out[0].description.find("..., expected z"), std::string::npos);
+  EXPECT_NE(cause_for(out[0].description, Audience::kAdmin).find("..., expected z"), std::string::npos);
 }
 
 TEST(ConditionTest, ValuesFromTheBodyAreMarkedForRedaction) {
@@ -318,7 +318,7 @@ TEST(ConditionTest, ValuesFromTheBodyAreMarkedForRedaction) {
                                      "[STATUS] == 200", "[RESPONSE_TIME] < 10"});
   const auto out = evaluate_conditions(conditions, {503, 50, R"({"status":"SECRET","ranks":[1,2]})"});
   EXPECT_EQ(cause_for(out[0].description, Audience::kPublic), "[BODY].status == (redacted), expected bad");
-  EXPECT_EQ(cause_for(out[1].description, Audience::kPublic), "len([BODY].ranks) == (redacted), expected == 1");
+  EXPECT_EQ(cause_for(out[1].description, Audience::kPublic), "len([BODY].ranks) == (redacted), expected 1");
   EXPECT_EQ(cause_for(out[2].description, Audience::kPublic), "[BODY] == (redacted), expected pat(*ok*)");
   // What the server measured itself is no secret of the target's.
   EXPECT_EQ(cause_for(out[3].description, Audience::kPublic), "[STATUS] == 503, expected 200");

@@ -12,8 +12,9 @@ TEST(CauseFor, AdminsReadTheValueThePublicReadsRedacted) {
 }
 
 TEST(CauseFor, EveryMarkedValueIsRedactedAndUnmarkedTextIsKept) {
-  const std::string cause = "[BODY].a == " + mark_body_value("x") + ", expected y; len([BODY].b) == " +
-                            mark_body_value("3") + ", expected == 2; [STATUS] == 503, expected 200";
+  const std::string cause = "[BODY].a == " + mark_body_value("x") +
+                            ", expected y; len([BODY].b) == " + mark_body_value("3") +
+                            ", expected == 2; [STATUS] == 503, expected 200";
   EXPECT_EQ(cause_for(cause, Audience::kPublic),
             "[BODY].a == (redacted), expected y; len([BODY].b) == (redacted), expected == 2; "
             "[STATUS] == 503, expected 200");
