@@ -47,7 +47,8 @@ std::optional<Millis> BucketTable::wait_for(std::string_view key, MonoTime now) 
   auto it = buckets_.find(key);
   // A key not in the table has a full bucket, unless the table is full and it would
   // share the overflow one.
-  if (it == buckets_.end()) return buckets_.size() >= limits_.max_keys ? wait_from(units_at(overflow_, now)) : std::nullopt;
+  if (it == buckets_.end())
+    return buckets_.size() >= limits_.max_keys ? wait_from(units_at(overflow_, now)) : std::nullopt;
   return wait_from(units_at(it->second, now));
 }
 

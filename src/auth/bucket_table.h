@@ -24,9 +24,9 @@
 namespace trainwatch::auth {
 
 struct BucketLimits {
-  double burst = 10;                 // units a key may use at once
-  Millis refill_every{6'000};        // one unit comes back this often
-  size_t max_keys = 10'000;          // buckets kept; beyond, the overflow bucket
+  double burst = 10;           // units a key may use at once
+  Millis refill_every{6'000};  // one unit comes back this often
+  size_t max_keys = 10'000;    // buckets kept; beyond, the overflow bucket
 };
 
 class BucketTable {
