@@ -6,9 +6,15 @@ namespace trainwatch::api {
 
 Audience audience_of(const auth::AdminAuth* admin, const http::Request& request) {
   if (admin == nullptr) return Audience::kAdmin;
-  return auth::may_read_secrets(*admin, request.header("authorization"), request.header("cookie"))
-             ? Audience::kAdmin
-             : Audience::kPublic;
+  const std::string_view authorization = request.header("authorization");
+  const bool presents_token = admin->enabled() && authorization.rfind("Bearer ", 0) == 0;
+  // A read that shows more to the right token tells a guesser whether it was right, so a
+  // bearer token on a read is throttled and counted like one on a write: an address out
+  // of attempts reads the public view, whatever it sends.
+  if (presents_token && admin->throttled(request.remote_address)) return Audience::kPublic;
+  if (auth::may_read_secrets(*admin, authorization, request.header("cookie"))) return Audience::kAdmin;
+  if (presents_token) admin->record_failure(request.remote_address);
+  return Audience::kPublic;
 }
 
 }  // namespace trainwatch::api

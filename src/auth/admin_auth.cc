@@ -79,7 +79,7 @@ std::optional<Millis> AdminAuth::throttled(std::string_view address) const {
   return failures_.wait_for(address, clock_.monotonic_time());
 }
 
-void AdminAuth::record_failure(std::string_view address) { failures_.take(address, clock_.monotonic_time()); }
+void AdminAuth::record_failure(std::string_view address) const { failures_.take(address, clock_.monotonic_time()); }
 
 std::optional<Session> AdminAuth::login(std::string_view token, std::string_view address) {
   const std::string digest = sha256_hex(token);

@@ -66,8 +66,9 @@ class AdminAuth {
   // How long `address` must wait before a token it sends is checked again; nullopt: it
   // may try now. Callers answer 429 with Retry-After without checking the token.
   std::optional<Millis> throttled(std::string_view address) const;
-  // Counts one wrong token from `address`.
-  void record_failure(std::string_view address);
+  // Counts one wrong token from `address`. Const: readers that merely look at a token
+  // (api/audience.h) count their failures too, or they would be an unthrottled oracle.
+  void record_failure(std::string_view address) const;
 
   // A new session for a valid token; nullopt for a wrong one, which counts as a failure
   // of `address`.
@@ -83,7 +84,7 @@ class AdminAuth {
   std::vector<std::string> digests_;  // sorted, so two token sets compare as sets
   Millis ttl_;
   std::map<std::string, Session, std::less<>> sessions_;  // by id
-  BucketTable failures_{kFailureLimits};
+  mutable BucketTable failures_{kFailureLimits};  // has its own lock
 };
 
 // 32 random bytes from the OS's CSPRNG, as 64 hex digits.

@@ -92,6 +92,31 @@ auth:
     assert status == 303 and "tw_session=" in response.getheader("Set-Cookie")
 
 
+def test_guessing_a_token_on_reads_is_throttled_too(start_server):
+    """A read shows an admin more than the public (a ping's body), so a bearer token on a
+    read is an oracle unless wrong guesses count there as on writes."""
+    server = start_server(f"""
+monitors:
+  - {{name: nightly, type: heartbeat, period: 1h, token: nightly-ping-token-0123}}
+auth:
+  admin_tokens: ["{TOKEN}"]
+""")
+    assert request(server, "POST", "/ping/nightly-ping-token-0123", b"secret-output-line")[0] == 200
+    path = "/api/v1/monitors/nightly/pings"
+
+    def body_seen(token, source):
+        status, body, _ = request(server, "GET", path, headers=bearer(token), source=source)
+        assert status == 200
+        return [p["body"] for p in body["pings"]] == ["secret-output-line"]
+
+    assert body_seen(TOKEN, "127.0.0.5")
+    for i in range(10):
+        assert not body_seen(f"guess-number-{i:04d}", "127.0.0.6"), i
+    # Out of attempts on reads too: the right token now reads only the public view.
+    assert not body_seen(TOKEN, "127.0.0.6")
+    assert body_seen(TOKEN, "127.0.0.7")
+
+
 def test_sighup_replaces_admin_and_report_tokens_and_ends_sessions(start_server):
     def config(admin, report):
         return f"""
