@@ -171,8 +171,8 @@ struct ServerInProcess {
 };
 
 // The server's bounds (http::ServerOptions' defaults): bigger inputs are refused there.
-constexpr size_t kMaxHeaderBytes = http::ServerOptions{}.max_header_bytes;
-constexpr size_t kMaxBodyBytes = http::ServerOptions{}.max_body_bytes;
+const size_t kMaxHeaderBytes = http::ServerOptions{}.max_header_bytes;
+const size_t kMaxBodyBytes = http::ServerOptions{}.max_body_bytes;
 
 }  // namespace
 
