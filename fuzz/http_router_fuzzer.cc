@@ -17,6 +17,8 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -35,7 +37,10 @@
 #include "api/ping_routes.h"
 #include "api/routes.h"
 #include "auth/admin_auth.h"
+#include "auth/bucket_table.h"
+#include "auth/reloadable_secret.h"
 #include "config/loader.h"
+#include "core/random.h"
 #include "engine/engine.h"
 #include "fuzz_clock.h"
 #include "heartbeat/ingest.h"
@@ -92,6 +97,19 @@ class NoCheckers final : public CheckerSet {
   Checker* for_type(MonitorType) override { return nullptr; }
 };
 
+// Tokens for API-created heartbeat monitors: a counter's bytes, the same in every run.
+class CountingRandom final : public Random {
+ public:
+  void fill(std::span<uint8_t> out) override {
+    std::lock_guard lock(mu_);
+    for (auto& b : out) b = static_cast<uint8_t>(next_++ * 167u + 13u);
+  }
+
+ private:
+  std::mutex mu_;
+  uint32_t next_ = 0;
+};
+
 struct ScratchDir {
   std::filesystem::path path;
   ScratchDir() {
@@ -129,7 +147,8 @@ struct ServerInProcess {
   jobs::JobRegistry jobs{clock};
   NoCheckers checkers;
   Engine engine{engine_io, clock, *store, checkers, &planner};
-  api::MonitorCatalog catalog{engine, *store};
+  CountingRandom random;
+  api::MonitorCatalog catalog{engine, *store, random};
   api::MaintenanceCatalog maintenance{*store, clock,
                                       [this](const std::string& name) { return engine.monitor(name).has_value(); },
                                       [this](const std::vector<MaintenanceWindow>& windows) {
@@ -151,13 +170,15 @@ struct ServerInProcess {
     if (!maintenance.load()) __builtin_trap();
     maintenance.set_yaml(config.maintenance);
     if (!dispatcher.start({}, maintenance.windows())) __builtin_trap();
-    pings.configure(config);
+    pings.configure(catalog.merged(config));
+    catalog.on_applied([this](const Config& merged) { pings.configure(merged); });
 
     api::ApiContext api_context{engine, *store, clock, clock.system_time(), &jobs};
     api_context.admin = &admin;
     api_context.extra_metrics = [this](PrometheusWriter& w) { api::write_notification_metrics(dispatcher, w); };
     api::add_api_routes(router, api_context);
-    api::add_notification_routes(router, api::NotificationContext{dispatcher, *store});
+    auto test_sends = std::make_shared<auth::BucketTable>(api::kTestSendLimits);
+    api::add_notification_routes(router, api::NotificationContext{dispatcher, *store, admin, clock, test_sends});
     api::add_ping_routes(router, pings);
     api::add_monitor_write_routes(router, api::WriteContext{engine, catalog, admin});
     const web::WebContext web_context{engine, *store, clock, admin, catalog, jobs,
@@ -165,14 +186,15 @@ struct ServerInProcess {
     web::add_web_routes(router, web_context);
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
     web::add_maintenance_routes(router, web::MaintenancePageContext{web_context, maintenance});
-    web::add_notifications_routes(router, web::NotificationsPageContext{web_context, dispatcher});
-    api::add_job_routes(router, api::JobApiContext{engine, jobs, config.jobs.token});
+    web::add_notifications_routes(router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
+    api::add_job_routes(router,
+                        api::JobApiContext{engine, jobs, std::make_shared<auth::ReloadableSecret>(config.jobs.token)});
   }
 };
 
 // The server's bounds (http::ServerOptions' defaults): bigger inputs are refused there.
-constexpr size_t kMaxHeaderBytes = http::ServerOptions{}.max_header_bytes;
-constexpr size_t kMaxBodyBytes = http::ServerOptions{}.max_body_bytes;
+const size_t kMaxHeaderBytes = http::ServerOptions{}.max_header_bytes;
+const size_t kMaxBodyBytes = http::ServerOptions{}.max_body_bytes;
 
 }  // namespace
 

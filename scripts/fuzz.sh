@@ -41,8 +41,8 @@ run_one() {
 summary() {
   local t=$1 log=$dir/fuzz-logs/$1.log
   local execs rate last
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   last=$(grep -E '^#[0-9]+' "$log" | tail -n1 | grep -oE 'cov: [0-9]+|corp: [0-9]+/[0-9]+[bKM]*' | tr '\n' ' ' || true)
   printf '%-14s execs %-10s exec/s %-7s %s\n' "$t" "$execs" "$rate" "$last"
 }
