@@ -165,10 +165,7 @@ def test_pings_healthz_and_checks_work_under_10000_slow_clients_at_1024_descript
         server.wait_status("target", "up")
         port = int(urllib.parse.urlsplit(server.base).port)
         clients = SlowClients(port, SLOW_CLIENTS).start()
-        # The load is real once the server has had to close waiting clients for room.
-        wait_for(lambda: (metric(request(server.base, "/metrics")[1],
-                                 r'trainwatch_http_connections_closed_total\{reason="room_for_new"\}') or 0) > 0,
-                 timeout=30, what="the slow clients to fill the server")
+        wait_for(lambda: clients.created >= SLOW_CLIENTS, timeout=60, what="10,000 slow clients to connect")
         _, before = request(server.base, "/metrics")
         successes_before = metric(before, r'trainwatch_checks_total\{monitor="target",result="success"\}')
 
@@ -181,6 +178,8 @@ def test_pings_healthz_and_checks_work_under_10000_slow_clients_at_1024_descript
             status, body = request(server.base, "/healthz")
             if status != 200:
                 failures.append(("healthz", i, status, body))
+            if len(failures) >= 3:
+                break  # a hung server costs 10 s a request: three are proof enough
         assert not failures, failures
 
         # Checks keep running and keep passing: several more successes, no failure.
@@ -191,6 +190,8 @@ def test_pings_healthz_and_checks_work_under_10000_slow_clients_at_1024_descript
         assert status == 200
         assert metric(after, r'trainwatch_checks_total\{monitor="target",result="failure"\}') == 0
         assert server.monitor("target")["status"] == "up"
+        # The load was real: the server had to close waiting clients to make room.
+        assert (metric(after, r'trainwatch_http_connections_closed_total\{reason="room_for_new"\}') or 0) > 0
         log = (tmp_path / "server.log").read_text()
         assert "descriptor limit" in log  # the limit and the bound it led to are logged
     finally:
