@@ -92,6 +92,11 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
     close();
   }
 
+  bool has_unread_bytes() const override {
+    beast::error_code ec;
+    return stream_.socket().available(ec) > 0 && !ec;
+  }
+
  private:
   // Reads a request's header under the deadline already set (at accept, or at the first
   // byte of a keep-alive request); the body shares that deadline.

@@ -19,6 +19,9 @@ class WaitingLink {
   // Closes the connection to make room; called by WaitingList::evict_oldest() after the
   // link was taken off the list.
   virtual void evict() = 0;
+  // True when request bytes have arrived that this thread has not read yet: a client that
+  // has asked and is about to be served, not one to close for room.
+  virtual bool has_unread_bytes() const = 0;
 
  private:
   friend class WaitingList;
@@ -46,13 +49,24 @@ class WaitingList {
     link.linked_ = false;
   }
 
-  // Takes the oldest off the list and evicts it; false when the list is empty.
+  // Takes the oldest that has no unread bytes off the list and evicts it; false when the
+  // list is empty. A burst of new connections can run ahead of this thread's reads, so
+  // the oldest may be a client whose request has arrived and waits to be read: it goes to
+  // the back instead. At most kMaxSkips are passed over per eviction (the work per new
+  // connection stays bounded); after that the oldest is evicted whatever it holds.
+  static constexpr int kMaxSkips = 16;
   bool evict_oldest() {
-    WaitingLink* oldest = head_;
-    if (!oldest) return false;
-    remove(*oldest);
-    oldest->evict();
-    return true;
+    for (int skips = 0; head_; ++skips) {
+      WaitingLink* oldest = head_;
+      remove(*oldest);
+      if (skips < kMaxSkips && oldest->has_unread_bytes()) {
+        push_back(*oldest);
+        continue;
+      }
+      oldest->evict();
+      return true;
+    }
+    return false;
   }
 
  private:
