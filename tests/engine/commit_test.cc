@@ -69,7 +69,10 @@ class CommitTest : public ::testing::Test {
   // runs on real time: at most kCommitRetryFirst away).
   template <typename Pred>
   bool run_until(Pred done) {
-    for (int i = 0; i < 1000 && !done(); ++i) io_.run_one_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 1000 && !done(); ++i) {
+      if (io_.stopped()) io_.restart();  // it stops whenever it runs out of work
+      io_.run_one_for(std::chrono::milliseconds(50));
+    }
     return done();
   }
 

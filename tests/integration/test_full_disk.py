@@ -37,26 +37,18 @@ def small_disk(tmp_path):
 
 
 def fill(disk):
-    """Writes a filler file until the tmpfs is full; returns its path."""
+    """Writes a filler file until the tmpfs has not one byte left."""
     filler = disk / "filler"
-    chunk = b"\0" * 65536
-    with open(filler, "wb") as f:
-        for _ in range(DISK_BYTES // len(chunk) + 16):  # bounded: the disk holds fewer chunks
-            try:
-                f.write(chunk)
-                f.flush()
-            except OSError as error:
-                assert error.errno == errno.ENOSPC
-                break
-    # Fill the last partial chunk's room too.
-    with open(disk / "filler-tail", "wb") as f:
-        for _ in range(64 * 1024):
-            try:
-                f.write(b"\0")
-                f.flush()
-            except OSError:
-                break
-    return [filler, disk / "filler-tail"]
+    with open(filler, "wb", buffering=0) as f:
+        for size in (65536, 4096, 1):
+            for _ in range(DISK_BYTES // size + 1):  # bounded: the disk holds fewer
+                try:
+                    if f.write(b"\0" * size) < size:
+                        break
+                except OSError as error:
+                    assert error.errno == errno.ENOSPC
+                    break
+    return filler
 
 
 def request(server, path, method="GET", body=None):
@@ -156,8 +148,7 @@ def test_full_disk_refuses_pings_says_degraded_and_delivers_the_down_once_space_
             assert request(server, f"/ping/{TOKEN}")[0] == 503
         assert down_deliveries(receiver) == []
 
-        for path in small_disk.glob("filler*"):
-            path.unlink()
+        (small_disk / "filler").unlink()
 
         wait_for(lambda: down_deliveries(receiver), what="the DOWN alert once space returned")
         [incident] = wait_for(lambda: server.get("/api/v1/incidents")[1]["incidents"], what="the stored incident")
@@ -187,8 +178,7 @@ def test_a_down_decided_on_a_full_disk_is_delivered_after_a_restart(tmp_path, sm
         wait_for(lambda: metric(server, "trainwatch_state_changes_waiting") == 1, what="the DOWN to wait for the store")
     finally:
         server.stop()  # with the disk still full
-    for path in small_disk.glob("filler*"):
-        path.unlink()
+    (small_disk / "filler").unlink()
 
     server = Server(server.config_path, small_disk / "data", tmp_path / "server.log").start()
     try:

@@ -10,6 +10,16 @@
 // BEGIN or COMMIT gives every operation of the batch that error. The thread survives
 // both and goes on with the next batch.
 //
+// Failures: every operation that does not commit is counted by reason in write_health()
+// (SQLite's error: a full disk is "disk_full"), and logged at most once per
+// kFailureLogInterval with the count and SQLite's words. Its done gets "store.unavailable"
+// when the same write may succeed later (full, I/O error, read-only, busy, queue full),
+// "store.write" when it cannot (a constraint, a corrupt file). write_health().refusing is
+// set by such a failure and cleared by the next transaction that commits.
+//
+// Files: open() creates the database 0600 (SQLite gives -wal and -shm the same mode) and
+// takes group and other access from files left readable by an older version.
+//
 // Reads: each read borrows a read-only connection from a small pool (a new one is opened
 // when none is idle), so readers never wait for the writer or for each other; in WAL mode
 // they see the last committed transaction.
