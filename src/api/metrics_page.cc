@@ -49,9 +49,36 @@ void write_process_metrics(PrometheusWriter& w) {
   w.sample("process_open_fds", {}, static_cast<double>(fds));
 }
 
+// The store's failed writes and what they cost: pings refused, results not recorded,
+// state changes waiting to be stored.
+void write_store_health(PrometheusWriter& w, const EngineStats& stats, const Store* store) {
+  if (store == nullptr) return;
+  const WriteHealth health = store->write_health();
+  w.family("trainwatch_store_write_failures_total", "counter", "Writes the store did not commit, by reason.");
+  for (const char* reason : {"disk_full", "io_error", "read_only", "busy", "queue_full"}) {
+    auto it = health.failures_by_reason.find(reason);
+    w.sample("trainwatch_store_write_failures_total", {{"reason", reason}},
+             static_cast<double>(it == health.failures_by_reason.end() ? 0 : it->second));
+  }
+  for (const auto& [reason, count] : health.failures_by_reason) {
+    const std::string_view r = reason;
+    if (r == "disk_full" || r == "io_error" || r == "read_only" || r == "busy" || r == "queue_full") continue;
+    w.sample("trainwatch_store_write_failures_total", {{"reason", reason}}, static_cast<double>(count));
+  }
+  w.family("trainwatch_store_writable", "gauge", "0 while the store refuses writes (a full disk), else 1.");
+  w.sample("trainwatch_store_writable", {}, health.refusing ? 0 : 1);
+  w.family("trainwatch_pings_refused_total", "counter", "Pings answered 503 because the store did not commit them.");
+  w.sample("trainwatch_pings_refused_total", {}, static_cast<double>(health.failed_pings + stats.pings_refused));
+  w.family("trainwatch_check_results_dropped_total", "counter", "Check results that were not recorded.");
+  w.sample("trainwatch_check_results_dropped_total", {},
+           static_cast<double>(health.failed_results + stats.results_dropped));
+  w.family("trainwatch_state_changes_waiting", "gauge", "State changes decided and not yet stored (or shown).");
+  w.sample("trainwatch_state_changes_waiting", {}, static_cast<double>(stats.changes_waiting));
+}
+
 }  // namespace
 
-std::string render_metrics(const Engine& engine) {
+std::string render_metrics(const Engine& engine, const Store* store) {
   PrometheusWriter w;
   auto views = engine.monitors();
   w.family("trainwatch_monitor_up", "gauge", "1 when the monitor is up, 0 when down, -1 when pending or paused.");
@@ -94,6 +121,7 @@ std::string render_metrics(const Engine& engine) {
   w.sample("trainwatch_check_max_start_delay_seconds", {}, stats.max_start_delay_ms / 1000.0);
   w.family("trainwatch_store_dropped_writes_total", "counter", "Writes dropped because the store's queue was full.");
   w.sample("trainwatch_store_dropped_writes_total", {}, static_cast<double>(stats.store_dropped_writes));
+  write_store_health(w, stats, store);
 
   write_process_metrics(w);
   return w.take();

@@ -7,6 +7,7 @@
 
 namespace trainwatch::api {
 
-std::string render_metrics(const Engine& engine);
+// `store`, when given, adds its write health (failures by reason, refused pings).
+std::string render_metrics(const Engine& engine, const Store* store = nullptr);
 
 }  // namespace trainwatch::api

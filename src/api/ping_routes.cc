@@ -18,7 +18,8 @@ Response healthchecks_answer(PingOutcome outcome) {
     case PingOutcome::kRateLimited: return Response::text(429, "rate limited");
     case PingOutcome::kUnavailable: break;
   }
-  Response r = Response::text(503, "store unavailable, retry");
+  // Not stored (a full disk, say): a problem the client can act on, and never a 200.
+  Response r = Response::problem(503, "the ping was not stored: the store refuses writes; retry later");
   r.headers.emplace_back("Retry-After", "1");
   return r;
 }
@@ -27,8 +28,8 @@ Response healthchecks_answer(PingOutcome outcome) {
 Response kuma_answer(PingOutcome outcome) {
   Response r = healthchecks_answer(outcome);
   r.content_type = "application/json";
-  r.body = outcome == PingOutcome::kAccepted ? R"({"ok":true})"
-                                             : R"({"ok":false,"msg":")" + r.body + R"("})";
+  const std::string msg = outcome == PingOutcome::kUnavailable ? "store unavailable, retry" : r.body;
+  r.body = outcome == PingOutcome::kAccepted ? R"({"ok":true})" : R"({"ok":false,"msg":")" + msg + R"("})";
   return r;
 }
 

@@ -98,13 +98,20 @@ void list_incidents(const ApiContext& ctx, const Request& request, Responder res
   respond(json_response(out));
 }
 
+// 503 "degraded" while the store refuses writes (a full disk): nothing new is recorded
+// and no state change goes out then, which a load balancer or a person should hear of.
+// Healthy again once a write commits.
 void healthz(const ApiContext& ctx, const Request&, Responder respond) {
   EngineStats stats = ctx.engine.stats();
-  json::object out{{"status", "ok"},
+  const WriteHealth store = ctx.store.write_health();
+  json::object out{{"status", store.refusing ? "degraded" : "ok"},
                    {"monitors", stats.monitors},
                    {"checks_in_flight", stats.checks_in_flight},
                    {"started_at", format_rfc3339(ctx.started_at)}};
-  respond(json_response(out));
+  if (!store.refusing) return respond(json_response(out));
+  out["reason"] = "the store refuses writes: " + store.reason;
+  out["state_changes_waiting"] = stats.changes_waiting;
+  respond(Response::json(503, json::serialize(out)));
 }
 
 }  // namespace
@@ -125,7 +132,7 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));
   router.add(get, "/metrics", [ctx](const Request&, Responder respond) {
-    std::string text = render_metrics(ctx.engine);
+    std::string text = render_metrics(ctx.engine, &ctx.store);
     if (ctx.extra_metrics) {
       PrometheusWriter extra;
       ctx.extra_metrics(extra);

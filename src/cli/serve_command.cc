@@ -46,6 +46,7 @@
 #include "storage/retention.h"
 #include "jobs/job_checker.h"
 #include "jobs/job_registry.h"
+#include "storage/data_dir.h"
 #include "storage/sqlite/sqlite_store.h"
 #include "web/maintenance_page.h"
 #include "web/notifications_page.h"
@@ -145,10 +146,8 @@ int serve(const ServeOptions& options) {
   const FdLimit fd_limit = raise_fd_limit();
   spdlog::info("{}", describe(fd_limit));
 
-  std::error_code ec;
-  std::filesystem::create_directories(config.server.data_dir, ec);
-  if (ec) {
-    spdlog::error("data_dir {}: cannot create it: {}", config.server.data_dir, ec.message());
+  if (Status prepared = prepare_data_dir(config.server.data_dir); !prepared) {
+    spdlog::error("data_dir: {}", prepared.error().message);
     return 1;
   }
   const std::string db_path = (std::filesystem::path(config.server.data_dir) / "trainwatch.db").string();

@@ -5,8 +5,8 @@
 // through Engine::apply() (HTTP, TCP, heartbeat, ...) gets alerts this way.
 //
 // Threading: on_apply() runs on the engine's io thread and must not block; committed()
-// runs on the store's writer thread after an operation with outbox rows committed and
-// must only hand off (post), never block.
+// runs on the engine's io thread once an operation with outbox rows committed and must
+// only hand off (post), never block.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,9 @@
 #include "engine/engine.h"
 
 #include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 #include "engine/schedule.h"
 #include "heartbeat/rules.h"
@@ -23,6 +26,24 @@ void add_quiet_success(SystemTime at, MonitorState& state, std::optional<CheckRe
 }
 
 }  // namespace
+
+// A result or a ping that came while its monitor's change was committing; applied in
+// order once it commits.
+struct Engine::HeldItem {
+  std::optional<CheckResult> result;  // a check's result or a missed deadline, or
+  bool history = true;
+  std::optional<Ping> ping;           // a ping, with its caller's done
+  WriteDone done;
+};
+
+// A state change written to the store and not yet reported committed.
+struct Engine::PendingChange {
+  explicit PendingChange(asio::io_context& io) : retry(io) {}
+  uint64_t id = 0;      // matches the store's answer to this change, not a later one
+  RecordResult record;  // written again as it is until it commits
+  int attempts = 0;     // writes of it the store refused
+  asio::steady_timer retry;
+};
 
 struct Engine::Runtime {
   explicit Runtime(asio::io_context& io) : timer(io) {}
@@ -51,6 +72,8 @@ struct Engine::Runtime {
   bool in_flight = false;
   bool waiting = false;
   std::optional<MonoTime> armed_deadline;  // heartbeat: when the timer fires, if armed
+  std::unique_ptr<PendingChange> committing;  // see "State changes" at the top of engine.h
+  std::deque<HeldItem> held;                 // at most kMaxHeldWhileCommitting
 };
 
 Engine::Engine(asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers, AlertHook* alerts)
@@ -249,6 +272,7 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
     return;
   }
   Runtime& r = *it->second;
+  if (hold_ping(r, ping, done)) return;
   PingRecord record{0, name, std::move(ping), std::nullopt};
   heartbeat::PingEffect effect;
   {
@@ -344,6 +368,7 @@ void Engine::start_waiting_checks() {
 }
 
 void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
+  if (hold_result(r, result, history)) return;
   {
     std::lock_guard lock(mu_);
     if (r.quiet_success_at) add_quiet_success(*r.quiet_success_at, r.state, r.last_result);
@@ -372,24 +397,179 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
     record.outbox = alerts_->on_apply(
         AppliedResult{*r.config, r.state, step.state, step.transition, result, opened, ended, open_after});
   }
+  // A change readers or alerts depend on is shown only once the store holds it; the
+  // rest (a result that changes nothing, a failure below the retries) is bookkeeping,
+  // applied at once and written in the background.
+  if (opened || closed || !record.outbox.empty() || step.transition == Transition::kChanged) {
+    record.opened = std::move(opened);
+    record.closed = closed;
+    return commit_change(r, std::move(record), result);
+  }
   {
     std::lock_guard lock(mu_);
     r.state = step.state;
     r.last_result = result;
     r.revision = next_revision_++;
-    if (opened) r.open_incident = opened;
-    if (closed) r.open_incident.reset();
     count_result(r, result);
   }
-  // Incident rows first, so the state that names the incident never commits before it.
-  if (opened) write(OpenIncident{*opened});
-  if (closed) write(*closed);
-  // A heartbeat's plain success writes nothing (its ping row is its history), unless
-  // it carries alerts (never for an unchanged success today; kept safe if that changes).
-  if (!history && result.ok && step.transition == Transition::kUnchanged && record.outbox.empty()) return;
-  WriteDone done;
-  if (!record.outbox.empty()) done = [hook = alerts_](const Status&) { hook->committed(); };
-  write(std::move(record), std::move(done));
+  // A heartbeat's plain success writes nothing (its ping row is its history).
+  if (!history && result.ok && step.transition == Transition::kUnchanged) return;
+  write(std::move(record));
+}
+
+void Engine::commit_change(Runtime& r, RecordResult record, const CheckResult& result) {
+  auto change = std::make_unique<PendingChange>(io_);
+  change->id = next_change_id_++;
+  change->record = std::move(record);
+  {
+    std::lock_guard lock(mu_);
+    count_result(r, result);
+    // Keeps this monitor's pings off the quiet path until the change is in memory.
+    ++in_io_[r.config->name];
+    ++stats_.changes_waiting;
+  }
+  r.committing = std::move(change);
+  try_commit(r);
+}
+
+void Engine::try_commit(Runtime& r) {
+  PendingChange& c = *r.committing;
+  // The answer comes on the store's writer thread; the change is applied on this one.
+  auto done = [this, name = r.config->name, id = c.id](const Status& status) {
+    asio::post(io_, [this, name, id, status] { on_commit(name, id, status); });
+  };
+  if (store_.write(c.record, std::move(done))) return;
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.store_dropped_writes;
+  }
+  on_commit(r.config->name, c.id, make_error("store.unavailable", "the store's write queue is full"));
+}
+
+void Engine::on_commit(const std::string& name, uint64_t change_id, const Status& status) {
+  auto it = monitors_.find(name);
+  if (it == monitors_.end()) return;  // removed by a reload meanwhile
+  Runtime& r = *it->second;
+  if (!r.committing || r.committing->id != change_id) return;
+  PendingChange& c = *r.committing;
+  const std::string_view to = to_string(c.record.state.status);
+  if (!status && status.error().code == "store.unavailable") {
+    ++c.attempts;
+    // 100 ms, 200 ms, ... 5 s: a disk that frees up is noticed within 5 s, and a full one
+    // costs one write of this change per 5 s.
+    const auto delay = std::min<std::chrono::milliseconds>(kCommitRetryMax, kCommitRetryFirst * (1LL << std::min(c.attempts - 1, 10)));
+    if (auto events = retry_log_.admit(clock_.monotonic_time())) {
+      spdlog::warn("monitor {}: its change to {} is not stored yet ({}); retrying in {} ms ({} refused write(s) "
+                   "of state changes since the last report)",
+                   name, to, status.error().message, delay.count(), *events);
+    }
+    release_held(r, /*refused=*/true);
+    c.retry.expires_after(delay);
+    c.retry.async_wait([this, name, change_id](boost::system::error_code ec) {
+      if (ec) return;
+      auto again = monitors_.find(name);
+      if (again == monitors_.end() || !again->second->committing || again->second->committing->id != change_id) return;
+      try_commit(*again->second);
+    });
+    return;
+  }
+  std::unique_ptr<PendingChange> change = std::move(r.committing);
+  RecordResult& record = change->record;
+  if (status) {
+    MonitorState next = record.state;
+    const bool paused = r.state.status == MonitorStatus::kPaused;  // paused while it committed
+    if (paused) {
+      next.status = MonitorStatus::kPaused;
+      next.since = r.state.since;
+    }
+    {
+      std::lock_guard lock(mu_);
+      r.state = next;
+      r.last_result = record.result;
+      r.revision = next_revision_++;
+      if (record.opened) r.open_incident = record.opened;
+      if (record.closed) r.open_incident.reset();
+      --stats_.changes_waiting;
+    }
+    // The pause's own save may have committed before this change: the pause wins.
+    if (paused) write(SaveState{name, next});
+    if (change->attempts > 0) {
+      spdlog::info("monitor {}: its change to {} is stored, after {} refused write(s)", name, to, change->attempts);
+    }
+    if (!record.outbox.empty() && alerts_ != nullptr) alerts_->committed();
+  } else {
+    // Fails the same way again: drop it; the monitor's next result decides it anew.
+    spdlog::error("monitor {}: its change to {} cannot be stored and is dropped: {}", name, to,
+                  status.error().message);
+    std::lock_guard lock(mu_);
+    --stats_.changes_waiting;
+    ++stats_.results_dropped;
+  }
+  leave_io(name);
+  release_held(r, /*refused=*/false);
+}
+
+bool Engine::hold_result(Runtime& r, const CheckResult& result, bool history) {
+  if (!r.committing) return false;
+  if (r.committing->attempts > 0 || r.held.size() >= kMaxHeldWhileCommitting) {
+    {
+      std::lock_guard lock(mu_);
+      count_result(r, result);
+      ++stats_.results_dropped;
+    }
+    note_drop(r.config->name, "result");
+    return true;
+  }
+  r.held.push_back(HeldItem{result, history, std::nullopt, {}});
+  return true;
+}
+
+bool Engine::hold_ping(Runtime& r, Ping& ping, WriteDone& done) {
+  if (!r.committing) return false;
+  if (r.committing->attempts > 0 || r.held.size() >= kMaxHeldWhileCommitting) {
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.pings_refused;
+    }
+    note_drop(r.config->name, "ping");
+    if (done) done(make_error("store.unavailable", "the monitor's last change is not stored yet: the store refuses writes"));
+    return true;
+  }
+  r.held.push_back(HeldItem{std::nullopt, true, std::move(ping), std::move(done)});
+  return true;
+}
+
+// Committed: what was held goes through apply()/on_ping() in order, until one of them
+// starts a change of its own (the rest then waits for that one). Refused: it is dropped.
+void Engine::release_held(Runtime& r, bool refused) {
+  const std::string name = r.config->name;
+  while (!r.held.empty()) {
+    if (!refused && r.committing) return;
+    HeldItem item = std::move(r.held.front());
+    r.held.pop_front();
+    if (refused) {
+      {
+        std::lock_guard lock(mu_);
+        ++(item.ping ? stats_.pings_refused : stats_.results_dropped);
+      }
+      note_drop(name, item.ping ? "ping" : "result");
+      if (item.done) item.done(make_error("store.unavailable", "the store refuses writes"));
+      continue;
+    }
+    if (item.ping) {
+      on_ping(name, std::move(*item.ping), std::move(item.done));
+    } else {
+      apply(r, *item.result, item.history);
+    }
+  }
+}
+
+void Engine::note_drop(const std::string& name, const char* what) {
+  if (auto events = drop_log_.admit(clock_.monotonic_time())) {
+    spdlog::warn("monitor {}: a {} was refused because its last state change is not stored yet ({} refused since "
+                 "the last report)",
+                 name, what, *events);
+  }
 }
 
 void Engine::write(WriteOp op, WriteDone done) {
@@ -423,6 +603,18 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
       if (runtime->state.open_incident_id) {
         write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
       }
+      if (runtime->committing) {
+        // Its change may still commit: close what it opens, after it (a failed close
+        // means it never committed).
+        if (runtime->committing->record.opened) {
+          write(CloseIncident{runtime->committing->record.opened->id, clock_.system_time()});
+        }
+        runtime->committing.reset();  // cancels its retry
+        leave_io(name);
+        std::lock_guard lock(mu_);
+        --stats_.changes_waiting;
+      }
+      release_held(*runtime, /*refused=*/true);
     }
 
     const size_t count = config.monitors.size();
@@ -520,7 +712,10 @@ void Engine::release_monitor(const std::string& name) {
 
 void Engine::stop() {
   std::lock_guard lock(mu_);
-  for (auto& [name, runtime] : monitors_) runtime->timer.cancel();
+  for (auto& [name, runtime] : monitors_) {
+    runtime->timer.cancel();
+    if (runtime->committing) runtime->committing->retry.cancel();
+  }
 }
 
 std::vector<MonitorView> Engine::monitors() const {

@@ -11,6 +11,19 @@
 // store's write queue is full, the result is dropped and counted
 // (trainwatch_store_dropped_writes_total); the in-memory state stays right.
 //
+// State changes are applied only once committed. A result that changes a monitor's
+// status, opens or closes an incident, or causes a notification is written as one
+// RecordResult (incident, state and outbox rows together); readers keep seeing the state
+// before it until the store reports the commit. Meanwhile (normally about a millisecond)
+// the monitor's next results and pings wait behind it, at most kMaxHeldWhileCommitting. If
+// the store refuses the write for a passing reason (a full disk), the same write is tried
+// again after kCommitRetryFirst, doubling up to kCommitRetryMax, until it commits: an alert
+// whose change was decided is never lost while the process lives, and a restart decides
+// it again from the stored state. While it is refused, that monitor's new results are
+// dropped and its pings answered "store.unavailable" (503), both counted and logged at
+// most once per kDropLogInterval. A write that fails for good (a constraint) is dropped
+// and logged; the next result decides the change again.
+//
 // Heartbeat monitors run no checks: each has a deadline timer (heartbeat/rules.h) armed
 // from its pings, and a finish ping or a missed deadline is a result that goes through
 // apply() like a check's. After a restart the deadlines are rebuilt from the stored pings.
@@ -44,6 +57,7 @@
 #include "core/ping.h"
 #include "engine/metrics.h"
 #include "engine/state_machine.h"
+#include "storage/log_throttle.h"
 #include "storage/store.h"
 
 namespace trainwatch {
@@ -82,6 +96,9 @@ struct EngineStats {
   size_t checks_waiting = 0;
   uint64_t checks_started = 0;
   uint64_t store_dropped_writes = 0;
+  size_t changes_waiting = 0;     // state changes written and not yet committed
+  uint64_t results_dropped = 0;   // results not applied: their monitor's change was refused
+  uint64_t pings_refused = 0;     // pings answered 503 for the same reason, or a full queue
   double max_start_delay_ms = 0;  // worst lateness of a check start against its due time
 };
 
@@ -145,6 +162,13 @@ class Engine {
 
  private:
   struct Runtime;
+  struct PendingChange;
+  struct HeldItem;
+
+  static constexpr size_t kMaxHeldWhileCommitting = 100;
+  static constexpr std::chrono::milliseconds kCommitRetryFirst{100};
+  static constexpr std::chrono::milliseconds kCommitRetryMax{5'000};
+  static constexpr std::chrono::seconds kDropLogInterval{10};
 
   void add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset);
   void schedule(Runtime& runtime, MonoTime due);
@@ -155,6 +179,15 @@ class Engine {
   // success that changes nothing then writes no RecordResult (the hot path of pings).
   void apply(Runtime& runtime, const CheckResult& result, bool history = true);
   void write(WriteOp op, WriteDone done = {});
+  // The commit-gated path of apply(): writes `record`, holds the change until it commits.
+  void commit_change(Runtime& runtime, RecordResult record, const CheckResult& result);
+  void try_commit(Runtime& runtime);
+  void on_commit(const std::string& name, uint64_t change_id, const Status& status);
+  // While `runtime` has a change committing: holds (or, once refused, drops) what comes.
+  bool hold_result(Runtime& runtime, const CheckResult& result, bool history);
+  bool hold_ping(Runtime& runtime, Ping& ping, WriteDone& done);
+  void release_held(Runtime& runtime, bool refused);
+  void note_drop(const std::string& name, const char* what);
   void start_waiting_checks();
   void start_timer(Runtime& runtime, Millis first_offset);
   void arm_deadline(Runtime& runtime);
@@ -177,6 +210,9 @@ class Engine {
   AlertHook* alerts_ = nullptr;
   size_t max_in_flight_ = 256;
   int64_t next_incident_id_ = 1;
+  uint64_t next_change_id_ = 1;  // io thread only
+  LogThrottle drop_log_{kDropLogInterval};
+  LogThrottle retry_log_{kDropLogInterval};
   uint64_t next_generation_ = 1;
   uint64_t next_revision_ = 1;  // under mu_
 

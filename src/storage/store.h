@@ -38,13 +38,24 @@ struct NewDelivery {
   SystemTime due{};  // not sent before (notify_after)
 };
 
-// One check's result and the monitor's state after it, with the notifications the
-// change causes: all of it commits in one transaction, or none of it does.
+struct CloseIncident {
+  int64_t id = 0;
+  SystemTime ended{};
+};
+
+// One check's result and the monitor's state after it, with the incident the change
+// opens or closes and the notifications it causes: all of it commits in one operation,
+// or none of it does, so a stored state never names an incident the store lacks and an
+// incident never lacks its alerts.
 struct RecordResult {
   std::string monitor;
   CheckResult result;
   MonitorState state;
   std::vector<NewDelivery> outbox = {};  // empty for results that notify nobody
+  std::optional<Incident> opened = std::nullopt;  // inserted before the state that names it
+  // Closing an incident the store does not hold (lost before this version) is no error:
+  // the state change still commits.
+  std::optional<CloseIncident> closed = std::nullopt;
 };
 
 // The monitor's state changed without a check (paused, resumed, config reload).
@@ -55,11 +66,6 @@ struct SaveState {
 
 struct OpenIncident {
   Incident incident;  // id chosen by the caller (see Store::next_incident_id)
-};
-
-struct CloseIncident {
-  int64_t id = 0;
-  SystemTime ended{};
 };
 
 // One heartbeat ping (its id is chosen by the store). A ping that changes state is
@@ -219,6 +225,24 @@ struct UptimeQuery {
   int64_t to_ms = 0;    // and before this
 };
 
+// How the store's writes are going, for /healthz and /metrics.
+//
+// Error codes a write's `done` may get: "store.unavailable" when the store could not take
+// the write for a reason that passes (the disk or file system is full, an I/O error, the
+// file is read-only or locked by another process, the queue is full): writing the same
+// operation again later may succeed. Anything else ("store.write", "store.not_found")
+// fails the same way again.
+struct WriteHealth {
+  // True from a transaction that failed for a passing reason until one commits.
+  bool refusing = false;
+  std::string reason;  // of the newest failure, as SQLite words it ("database or disk is full")
+  // Operations that did not commit, by kind: "disk_full", "io_error", "read_only", "busy",
+  // "queue_full", "corrupt", "constraint", "other".
+  std::map<std::string, uint64_t> failures_by_reason;
+  uint64_t failed_pings = 0;    // RecordPing operations among them: pings answered 503
+  uint64_t failed_results = 0;  // RecordResult operations among them: results not stored
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -230,6 +254,9 @@ class Store {
 
   // Blocks until every operation queued before the call is committed. For shutdown.
   virtual void flush() = 0;
+
+  // A copy; any thread.
+  virtual WriteHealth write_health() const = 0;
 
   virtual Result<std::vector<StoredState>> load_states() = 0;
   virtual Result<std::vector<Incident>> incidents(const IncidentQuery& query) = 0;

@@ -4,11 +4,15 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
+#include <spdlog/spdlog.h>
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <utility>
 
+#include "storage/data_dir.h"
 #include "storage/sqlite/checkpointer.h"
 #include "storage/sqlite/migrations.h"
 #include "storage/sqlite/ping_chains.h"
@@ -110,6 +114,36 @@ Delivery delivery_from_row(SQLite::Statement& row) {
 
 constexpr const char* kIncidentColumns = "SELECT id, monitor, started_ms, ended_ms, cause FROM incidents";
 
+// Why a write failed, as counted in WriteHealth::failures_by_reason, and whether the
+// same write may succeed later. Unknown errors count as passing: retrying a write that
+// fails for good costs a log line per interval, dropping one that would have gone
+// through loses an alert.
+struct FailureKind {
+  const char* reason;
+  bool passes;
+};
+
+FailureKind classify(const std::exception& e) {
+  const auto* sqlite = dynamic_cast<const SQLite::Exception*>(&e);
+  if (sqlite == nullptr) return {"other", true};
+  switch (sqlite->getErrorCode() & 0xff) {
+    case SQLITE_FULL: return {"disk_full", true};
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN: return {"io_error", true};
+    case SQLITE_READONLY: return {"read_only", true};
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return {"busy", true};
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return {"corrupt", false};
+    case SQLITE_CONSTRAINT: return {"constraint", false};
+    default: return {"other", true};
+  }
+}
+
+Error write_error(FailureKind kind, std::string message) {
+  return make_error(kind.passes ? "store.unavailable" : "store.write", std::move(message));
+}
+
 }  // namespace
 
 std::string_view to_string(DeliveryStatus s) {
@@ -183,9 +217,9 @@ class SqliteStore::Writer {
                      "DELETE FROM heartbeat_pings WHERE id IN (SELECT id FROM (SELECT id, at_ms FROM "
                      "heartbeat_pings ORDER BY id LIMIT ?) WHERE at_ms < ?)") {}
 
-  // Applies `batch` in one transaction; returns one status per operation, in order.
-  std::vector<Status> apply(const std::vector<Pending>& batch) {
-    std::vector<Status> out;
+  // Applies `batch` in one transaction; returns one outcome per operation, in order.
+  std::vector<Outcome> apply(const std::vector<Pending>& batch) {
+    std::vector<Outcome> out;
     out.reserve(batch.size());
     try {
       SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
@@ -195,11 +229,12 @@ class SqliteStore::Writer {
     } catch (const std::exception& e) {
       chains_.abort();
       // Nothing of the batch is durable, whatever each operation reported on its own.
+      const FailureKind kind = classify(e);
       out.assign(batch.size(),
-                 Status(make_error("store.write", std::string("the write transaction failed: ") + e.what())));
+                 Outcome{write_error(kind, std::string("the write transaction failed: ") + e.what()), kind.reason});
     } catch (...) {
       chains_.abort();
-      out.assign(batch.size(), Status(make_error("store.write", "the write transaction failed")));
+      out.assign(batch.size(), Outcome{make_error("store.unavailable", "the write transaction failed"), "other"});
     }
     return out;
   }
@@ -221,7 +256,7 @@ class SqliteStore::Writer {
   // One operation under a savepoint, so that its failure undoes only its own changes.
   // Throws only when the savepoint itself cannot be undone (the transaction is gone,
   // e.g. SQLite rolled it back on a full disk); the caller then fails the whole batch.
-  Status apply_one(const WriteOp& op) {
+  Outcome apply_one(const WriteOp& op) {
     // Prepared once: compiling these two statements per operation cost more than a ping's
     // INSERT itself.
     fresh(savepoint_).exec();
@@ -230,14 +265,15 @@ class SqliteStore::Writer {
       status = std::visit([this](const auto& o) { return run(o); }, op);
     } catch (const std::exception& e) {
       if (!undo_savepoint()) throw;
-      return make_error("store.write", e.what());
+      const FailureKind kind = classify(e);
+      return Outcome{write_error(kind, e.what()), kind.reason};
     }
     if (status.ok()) {
       fresh(release_).exec();
     } else if (!undo_savepoint()) {
       throw std::runtime_error("cannot undo a failed operation: " + status.error().message);
     }
-    return status;
+    return Outcome{std::move(status), nullptr};
   }
 
   bool undo_savepoint() {
@@ -273,6 +309,13 @@ class SqliteStore::Writer {
     r.bind(10, c.timings.first_byte_ms);
     r.bind(11, c.timings.total_ms);
     r.exec();
+    if (op.opened) (void)run(OpenIncident{*op.opened});  // it throws on failure; it never returns one
+    if (op.closed) {
+      SQLite::Statement& close = fresh(close_incident_);
+      close.bind(1, ms(op.closed->ended));
+      close.bind(2, op.closed->id);
+      close.exec();
+    }
     for (const NewDelivery& d : op.outbox) {
       SQLite::Statement& q = fresh(insert_delivery_);
       q.bind(1, d.channel);
@@ -469,6 +512,7 @@ class SqliteStore::Writer {
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
+  if (Status restricted = restrict_database_files(path); !restricted) return restricted.error();
   std::unique_ptr<SQLite::Database> db;
   try {
     db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
@@ -531,8 +575,12 @@ bool SqliteStore::write(WriteOp op, WriteDone done) {
   const bool prompt = !is_background(op);
   bool wake = false;
   {
-    std::lock_guard lock(queue_mu_);
-    if (queue_.size() >= kMaxQueuedWrites) return false;
+    std::unique_lock lock(queue_mu_);
+    if (queue_.size() >= kMaxQueuedWrites) {
+      lock.unlock();
+      note_queue_full();
+      return false;
+    }
     // The writer sleeps on an empty queue or lingers on a partial batch: it needs waking
     // for the first write, the first prompt one (which cuts a long linger) and the one
     // that fills a batch.
@@ -589,11 +637,13 @@ void SqliteStore::run_writer() {
       // batch is already counted in committed_seq_.
       last_seq = committed_seq_ + n;
     }
-    const std::vector<Status> statuses = writer_->apply(batch);
+    const std::vector<Outcome> outcomes = writer_->apply(batch);
+    // Before the callbacks: a ping answered 503 finds /healthz already degraded.
+    note_outcomes(batch, outcomes);
     for (size_t i = 0; i < batch.size(); ++i) {
       if (!batch[i].done) continue;
       try {
-        batch[i].done(statuses[i]);
+        batch[i].done(outcomes[i].status);
       } catch (...) {
         // A done must not throw; if one does, the writer still has to serve the rest.
       }
@@ -606,6 +656,65 @@ void SqliteStore::run_writer() {
     flushed_cv_.notify_all();
     writer_->save_heads(/*force=*/false);
   }
+}
+
+void SqliteStore::note_outcomes(const std::vector<Pending>& batch, const std::vector<Outcome>& outcomes) {
+  const Outcome* failed = nullptr;
+  uint64_t failures = 0;
+  bool committed = false;
+  bool was_refusing = false;
+  bool refusing = false;
+  {
+    std::lock_guard lock(health_mu_);
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      const Outcome& o = outcomes[i];
+      if (o.status.ok()) {
+        committed = true;
+        continue;
+      }
+      if (o.reason == nullptr) continue;  // the operation's own fault (not found): no store failure
+      ++health_.failures_by_reason[o.reason];
+      if (std::holds_alternative<RecordPing>(batch[i].op)) ++health_.failed_pings;
+      if (std::holds_alternative<RecordResult>(batch[i].op)) ++health_.failed_results;
+      ++failures;
+      failed = &o;
+    }
+    was_refusing = health_.refusing;
+    if (failed != nullptr) {
+      const std::string_view reason = failed->reason;
+      // A constraint names a caller's mistake; the store takes other writes fine.
+      if (reason != "constraint") health_.refusing = true;
+      health_.reason = failed->status.error().message;
+    } else if (committed) {
+      health_.refusing = false;
+    }
+    refusing = health_.refusing;
+  }
+  if (failed != nullptr) {
+    const auto now = std::chrono::steady_clock::now();
+    for (uint64_t i = 1; i < failures; ++i) (void)failure_log_.admit(now);
+    if (auto events = failure_log_.admit(now)) {
+      spdlog::error("store: {} write(s) did not commit since the last report ({}): {}", *events, failed->reason,
+                    failed->status.error().message);
+    }
+  }
+  if (was_refusing && !refusing) spdlog::info("store: writes commit again");
+}
+
+void SqliteStore::note_queue_full() {
+  {
+    std::lock_guard lock(health_mu_);
+    ++health_.failures_by_reason["queue_full"];
+  }
+  if (auto events = failure_log_.admit(std::chrono::steady_clock::now())) {
+    spdlog::error("store: {} write(s) refused since the last report (queue_full): {} writes are queued already",
+                  *events, kMaxQueuedWrites);
+  }
+}
+
+WriteHealth SqliteStore::write_health() const {
+  std::lock_guard lock(health_mu_);
+  return health_;
 }
 
 // --- reads --------------------------------------------------------------------------

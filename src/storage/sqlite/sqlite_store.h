@@ -10,6 +10,16 @@
 // BEGIN or COMMIT gives every operation of the batch that error. The thread survives
 // both and goes on with the next batch.
 //
+// Failures: every operation that does not commit is counted by reason in write_health()
+// (SQLite's error: a full disk is "disk_full"), and logged at most once per
+// kFailureLogInterval with the count and SQLite's words. Its done gets "store.unavailable"
+// when the same write may succeed later (full, I/O error, read-only, busy, queue full),
+// "store.write" when it cannot (a constraint, a corrupt file). write_health().refusing is
+// set by such a failure and cleared by the next transaction that commits.
+//
+// Files: open() creates the database 0600 (SQLite gives -wal and -shm the same mode) and
+// takes group and other access from files left readable by an older version.
+//
 // Reads: each read borrows a read-only connection from a small pool (a new one is opened
 // when none is idle), so readers never wait for the writer or for each other; in WAL mode
 // they see the last committed transaction.
@@ -29,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/log_throttle.h"
 #include "storage/store.h"
 
 namespace SQLite {
@@ -53,6 +64,7 @@ class SqliteStore final : public Store {
 
   bool write(WriteOp op, WriteDone done = {}) override;
   void flush() override;
+  WriteHealth write_health() const override;
 
   Result<std::vector<StoredState>> load_states() override;
   Result<std::vector<Incident>> incidents(const IncidentQuery& query) override;
@@ -88,6 +100,8 @@ class SqliteStore final : public Store {
   static constexpr size_t kMaxIdleReaders = 8;
   // How long a statement waits for a lock held by another process before failing.
   static constexpr int kBusyTimeoutMs = 5000;
+  // Failed writes are logged at most once per this interval; the line counts the rest.
+  static constexpr std::chrono::seconds kFailureLogInterval{10};
 
  private:
   struct Pending {
@@ -95,12 +109,20 @@ class SqliteStore final : public Store {
     WriteDone done;
     bool prompt = true;  // somebody waits on it: see kPromptLinger
   };
+  // One operation's status; `reason` (a WriteHealth reason) when the store failed it.
+  struct Outcome {
+    Status status;
+    const char* reason = nullptr;
+  };
   class Writer;
 
   SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Checkpointer> checkpointer,
               std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader);
 
   void run_writer();
+  // Counts a batch's failures, moves `refusing`, and logs (throttled). Writer thread.
+  void note_outcomes(const std::vector<Pending>& batch, const std::vector<Outcome>& outcomes);
+  void note_queue_full();
   // Runs `query(db)` on a borrowed read connection; turns any exception into "store.read".
   template <typename T, typename Query>
   Result<T> read(const char* what, Query&& query);
@@ -124,6 +146,10 @@ class SqliteStore final : public Store {
   size_t prompt_queued_ = 0;  // queued writes that are not background bookkeeping
   size_t flush_waiters_ = 0;  // flush() calls waiting: commit without lingering
   bool stopping_ = false;
+
+  mutable std::mutex health_mu_;  // guards health_
+  WriteHealth health_;
+  LogThrottle failure_log_{kFailureLogInterval};
 
   // Guards only the idle list; connections are used outside the lock by one thread each.
   std::mutex readers_mu_;

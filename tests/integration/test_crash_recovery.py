@@ -1,0 +1,184 @@
+"""kill -9 at the worst moments: the real binary, a real SQLite file, real peers.
+
+What was acknowledged survives: every ping answered 200 is in the store after a restart,
+and an alert whose delivery was cut off is delivered after the restart, any duplicate
+carrying the same delivery_id.
+"""
+import http.client
+import json
+import signal
+import sqlite3
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import Server, wait_for
+
+TOKEN = "crash-ping-token-0001"
+PINGERS = 4
+MAX_PINGS_PER_PINGER = 2000   # bounded even if the kill never comes
+ACKED_BEFORE_KILL = 400       # the kill comes once this many pings were answered 200
+LOAD_SECONDS = 30             # and the load stops after this long whatever happens
+
+
+def start(tmp_path, text):
+    path = tmp_path / "trainwatch.yaml"
+    path.write_text(text)
+    return Server(path, tmp_path / "data", tmp_path / "server.log").start()
+
+
+def kill(server):
+    server.proc.send_signal(signal.SIGKILL)
+    server.proc.wait(timeout=20)
+    server.log.close()
+
+
+def restart(server, tmp_path):
+    return Server(server.config_path, tmp_path / "data", tmp_path / "server.log").start()
+
+
+def test_kill_9_under_ping_load_loses_no_acknowledged_ping(tmp_path):
+    server = start(tmp_path, f"""
+monitors:
+  - {{name: steps, type: heartbeat, period: 1h, grace: 1h, token: {TOKEN}}}
+""")
+    url = urllib.parse.urlsplit(server.base)
+    acked = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    deadline = time.monotonic() + LOAD_SECONDS
+
+    def pinger(n):
+        conn = None
+        for i in range(MAX_PINGS_PER_PINGER):
+            if stop.is_set() or time.monotonic() > deadline:
+                return
+            body = f"pinger {n} ping {i}"
+            try:
+                conn = conn or http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+                conn.request("POST", f"/ping/{TOKEN}", body=body)
+                response = conn.getresponse()
+                response.read()
+            except (OSError, http.client.HTTPException):
+                return  # the server is gone: what was answered before is what counts
+            if response.status == 200:
+                with lock:
+                    acked.append(body)
+
+    threads = [threading.Thread(target=pinger, args=(n,)) for n in range(PINGERS)]
+    for t in threads:
+        t.start()
+    try:
+        wait_for(lambda: len(acked) >= ACKED_BEFORE_KILL, timeout=LOAD_SECONDS, what="pings under load")
+        kill(server)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=20)
+    with lock:
+        answered = list(acked)
+    assert len(answered) >= ACKED_BEFORE_KILL
+
+    server = restart(server, tmp_path)
+    try:
+        assert server.monitor("steps")["heartbeat"]["last_ping"] is not None
+    finally:
+        server.stop()
+    db = sqlite3.connect(f"file:{tmp_path / 'data' / 'trainwatch.db'}?mode=ro", uri=True)
+    try:
+        stored = {row[0] for row in db.execute("SELECT body FROM heartbeat_pings WHERE monitor = 'steps'")}
+    finally:
+        db.close()
+    lost = [body for body in answered if body not in stored]
+    assert lost == [], f"{len(lost)} of {len(answered)} acknowledged pings lost, e.g. {lost[:5]}"
+
+
+class HoldingReceiver:
+    """A webhook receiver that records each request as it arrives and, while `hold` is
+    clear, keeps it open without answering."""
+
+    def __init__(self):
+        self.arrived = []
+        self.lock = threading.Lock()
+        self.hold = threading.Event()  # set: answer at once; clear: hold
+        self.release = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.lock:
+                    receiver.arrived.append({"headers": dict(self.headers), "body": json.loads(raw)})
+                if not receiver.hold.is_set():
+                    receiver.release.wait(30)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                except OSError:
+                    pass  # the server was killed meanwhile
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def downs(self):
+        with self.lock:
+            return [r for r in self.arrived if r["body"].get("event") == "down"]
+
+    def close(self):
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def holding_receiver():
+    r = HoldingReceiver()
+    yield r
+    r.close()
+
+
+def test_kill_9_during_an_alert_delivery_delivers_it_after_restart_with_the_same_delivery_id(
+        tmp_path, holding_receiver, health_target):
+    server = start(tmp_path, f"""
+notifications:
+  - {{name: hook, type: webhook, url: "{holding_receiver.base}/hook"}}
+monitors:
+  - name: trainer
+    type: http
+    url: http://127.0.0.1:{health_target.port}/health
+    interval: 200ms
+    timeout: 1s
+    conditions: ["[STATUS] == 200"]
+    notify: [hook]
+""")
+    server.wait_status("trainer", "up")
+    health_target.degrade()
+    [first] = wait_for(holding_receiver.downs, what="the DOWN delivery to arrive (and be held)")
+    kill(server)  # while the receiver holds the request open
+    holding_receiver.hold.set()
+    holding_receiver.release.set()
+
+    server = restart(server, tmp_path)
+    try:
+        wait_for(lambda: len(holding_receiver.downs()) >= 2, what="the DOWN delivered again after the restart")
+        wait_for(lambda: [d for d in server.get("/api/v1/deliveries?limit=100")[1]["deliveries"]
+                          if d.get("status") == "delivered"], what="the delivery recorded as delivered")
+        downs = holding_receiver.downs()
+        ids = {d["body"]["delivery_id"] for d in downs}
+        assert ids == {first["body"]["delivery_id"]}, downs
+        assert {d["headers"].get("X-Trainwatch-Delivery") for d in downs} == {str(first["body"]["delivery_id"])}
+        assert {d["body"]["incident_id"] for d in downs} == {first["body"]["incident_id"]}
+        assert server.monitor("trainer")["status"] == "down"
+    finally:
+        server.stop()
