@@ -289,6 +289,14 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
   // The state change is queued first, so the ping's done (after its commit) implies it.
   if (effect.result) apply(r, *effect.result, /*history=*/false);
   arm_deadline(r);
+  if (r.committing && done) {
+    // The ping changed the monitor's state: that change commits first, but it is applied
+    // on this thread, after its commit. Answering from here too means a client that got
+    // 200 for a finish ping reads the monitor up, not the state before its ping.
+    done = [this, done = std::move(done)](const Status& status) {
+      asio::post(io_, [done, status] { done(status); });
+    };
+  }
   write_ping(std::move(record), std::move(done));
 }
 
