@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "tests" / "integration"))  # the slow clients the test uses
 sys.path.insert(0, str(ROOT.parent / "shared" / "peers"))
 from slow_clients import SlowClients  # noqa: E402
 from wrkparse import parse_wrk  # noqa: E402  (the peers' shared wrk parser)

@@ -12,7 +12,6 @@ import re
 import resource
 import socket
 import subprocess
-import threading
 import time
 import urllib.parse
 import http.client
@@ -20,10 +19,10 @@ import http.client
 import pytest
 
 from conftest import BINARY, Server, wait_for
+from slow_clients import SlowClients  # 100 clients from each address: under the per-address cap
 
 TOKEN = "slow-clients-ping-0001"
 SLOW_CLIENTS = 10_000
-SOURCE_ADDRESSES = [f"127.1.{i // 250}.{i % 250 + 1}" for i in range(100)]  # 100 clients each: under the per-address cap
 LOAD_SECONDS = 60          # the load thread's own bound; stop() ends it sooner
 MAX_SOCKETS_CREATED = 400_000  # every reconnect counts; the loop stops here whatever happens
 
@@ -57,72 +56,6 @@ class LimitedServer(Server):
         assert "serving" in line, f"server did not start: {line!r}"
         self.base = line.strip().split(" on ")[1].rstrip("/")
         return self
-
-
-class SlowClients:
-    """`count` clients, each sending its request header one byte a second and never
-    finishing it. A client the server closes is replaced by a new one, so `count` stay
-    connected or connecting until stop(), LOAD_SECONDS or MAX_SOCKETS_CREATED."""
-
-    def __init__(self, port, count):
-        self.port = port
-        self.count = count
-        self.created = 0
-        self.closed_by_server = 0
-        self.connected_peak = 0
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        self.stopping.set()
-        self.thread.join(timeout=30)
-
-    def open_one(self):
-        s = socket.socket()
-        s.setblocking(False)
-        s.bind((SOURCE_ADDRESSES[self.created % len(SOURCE_ADDRESSES)], 0))
-        s.connect_ex(("127.0.0.1", self.port))
-        self.created += 1
-        return s
-
-    def run(self):
-        deadline = time.monotonic() + LOAD_SECONDS
-        clients = []
-        try:
-            while not self.stopping.is_set() and time.monotonic() < deadline:
-                while len(clients) < self.count and self.created < MAX_SOCKETS_CREATED:
-                    clients.append(self.open_one())
-                alive, connected = [], 0
-                for s in clients:
-                    try:
-                        if s.recv(1) == b"":  # the server closed it
-                            raise ConnectionResetError
-                    except BlockingIOError:
-                        pass
-                    except OSError:
-                        s.close()
-                        self.closed_by_server += 1
-                        continue
-                    try:
-                        s.send(b"G")  # one more byte of a header that never ends
-                        connected += 1
-                    except BlockingIOError:
-                        pass  # still connecting
-                    except OSError:
-                        s.close()
-                        self.closed_by_server += 1
-                        continue
-                    alive.append(s)
-                clients = alive
-                self.connected_peak = max(self.connected_peak, connected)
-                self.stopping.wait(1.0)
-        finally:
-            for s in clients:
-                s.close()
 
 
 def request(base, path):
@@ -164,7 +97,7 @@ def test_pings_healthz_and_checks_work_under_10000_slow_clients_at_1024_descript
     try:
         server.wait_status("target", "up")
         port = int(urllib.parse.urlsplit(server.base).port)
-        clients = SlowClients(port, SLOW_CLIENTS).start()
+        clients = SlowClients(port, SLOW_CLIENTS, limit_s=LOAD_SECONDS, max_created=MAX_SOCKETS_CREATED).start()
         wait_for(lambda: clients.created >= SLOW_CLIENTS, timeout=60, what="10,000 slow clients to connect")
         _, before = request(server.base, "/metrics")
         successes_before = metric(before, r'trainwatch_checks_total\{monitor="target",result="success"\}')
