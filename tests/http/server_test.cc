@@ -279,6 +279,12 @@ TEST_F(ServerTest, AtMaxConnectionsANewClientTakesTheOldestWaitingSlot) {
 // EMFILE: the pending connection stays queued, so accepting again at once would fail at
 // once, forever. The server must say so and come back by itself once a descriptor frees.
 TEST_F(ServerTest, AcceptWithoutDescriptorsIsLoggedAndRecovers) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizers check an address through descriptors of their own (UBSan's vptr check
+  // opens a pipe), and this test leaves the process none: they would report their own
+  // failure as the program's. The plain build runs it.
+  GTEST_SKIP() << "the sanitizers need the descriptors this test takes away";
+#endif
   ServerOptions options;
   options.stats = stats_;
   options.warn = [this](const std::string& line) {
