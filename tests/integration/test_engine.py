@@ -1,6 +1,6 @@
 """The server's engine, end to end: real binary, real targets, real SQLite file."""
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 import subprocess
 
 from conftest import BINARY, wait_for
@@ -101,12 +101,19 @@ monitors:
     assert server.wait_status("closed-tcp", "down")["last_error"] == "connect: connection refused"
     # A TCP check only needs the port open, even if nothing is ever said.
     server.wait_status("rendezvous", "up")
-    # A hanging target delays no other monitor: the fast ones keep their 200ms pace.
-    checks = wait_for(lambda: (r := server.monitor("closed-tcp")["results"]) and len(r) >= 6 and r,
-                      what="six checks of closed-tcp")
-    times = sorted(datetime.fromisoformat(c["at"].replace("Z", "+00:00")) for c in checks)
-    gaps = [(b - a).total_seconds() for a, b in zip(times, times[1:])]
-    assert max(gaps) < 0.45, gaps
+    # A hanging target delays no other monitor: fast checks start while a check of "hangs"
+    # is in flight. (Their exact pace is pinned in simulated time by tests/engine; here only
+    # the order of events is asserted, from the server's own start times and latencies.)
+    def at(result):
+        return datetime.fromisoformat(result["at"].replace("Z", "+00:00"))
+
+    def fast_starts_during_a_hang():
+        hangs = [(at(h), at(h) + timedelta(milliseconds=h["latency_ms"]))
+                 for h in server.monitor("hangs")["results"]]
+        fast = [at(c) for c in server.monitor("closed-tcp")["results"]]
+        return sum(1 for start, end in hangs for f in fast if start < f < end) >= 2
+
+    wait_for(fast_starts_during_a_hang, what="fast checks starting while a hanging check is in flight")
 
 
 def test_oversized_body_fails_the_check_and_the_server_stays_up(start_server, health_target):

@@ -66,15 +66,14 @@ def test_pings_then_silence_is_down_within_period_plus_grace_plus_one_second(sta
     assert server.monitor("ckpt")["status"] == "pending"
     for _ in range(3):
         assert ping(server)[:2] == (200, "OK")
-    last_ping = time.monotonic()
     up = server.wait_status("ckpt", "up")
     # The later pings of an up monitor take the quiet path; its last check still follows them.
     assert up["last_check"] == up["heartbeat"]["last_ping"]["at"] == up["last_result"]["at"]
     assert up["last_result"]["ok"] is True
+    # The deadline's exact moment is pinned in simulated time by tests/engine; here the
+    # server's own account says how long the silence was when it called the monitor DOWN.
     down = server.wait_status("ckpt", "down", timeout=10)
-    elapsed = time.monotonic() - last_ping
-    assert elapsed <= 1 + 1 + 1, f"DOWN {elapsed:.2f}s after the last ping"
-    assert re.fullmatch(r"no ping for \d+s \(expected every 1s, grace 1s\)", down["last_error"]), down["last_error"]
+    assert re.fullmatch(r"no ping for [23]s \(expected every 1s, grace 1s\)", down["last_error"]), down["last_error"]
     assert down["incident"]["cause"] == down["last_error"]
     assert ping(server)[0] == 200
     server.wait_status("ckpt", "up")
@@ -133,6 +132,8 @@ def test_restart_keeps_deadlines_and_fires_one_that_passed_while_down(start_serv
     server = start_server(text)
     assert server.monitor("ckpt")["status"] == "up"
     server.wait_status("ckpt", "down", timeout=6)
+    # Justified timing: what is under test is a deadline surviving a real process restart,
+    # which no unit test can cover. Reset at start, it would fire a start-up later than this.
     assert time.monotonic() - last_ping <= 2 + 1 + 1.5
 
     assert ping(server)[0] == 200
@@ -140,6 +141,7 @@ def test_restart_keeps_deadlines_and_fires_one_that_passed_while_down(start_serv
     time.sleep(3.5)  # the deadline passes while no server runs; nothing to poll meanwhile
     restarted_at = time.monotonic()
     server = start_server(text)
+    # Justified timing, as above: a deadline that passed while no server ran fires at start.
     down = server.wait_status("ckpt", "down", timeout=3)
     assert time.monotonic() - restarted_at < 2.0
     assert re.fullmatch(r"no ping for [3-9]s \(expected every 2s, grace 1s\)", down["last_error"]), down["last_error"]
@@ -239,25 +241,25 @@ def test_a_generated_token_stays_the_same_across_restarts(start_server):
     assert ping(server, token=token)[0] == 200
 
 
-def test_a_flood_on_one_token_is_rate_limited_without_slowing_another(start_server):
+def test_a_flood_on_one_token_is_rate_limited_without_refusing_another(start_server):
     server = start_server(config(heartbeat("flood", "flood-token-01", period="1h", grace="1h"),
                                  heartbeat("calm", TOKEN, period="1h", grace="1h")))
     # wrk floods one URL far past its burst of 1,000 and 200/s while the test pings another.
     flood = subprocess.Popen(["wrk", "-t1", "-c32", "-d3s", f"{server.base}/ping/flood-token-01"],
                              stdout=subprocess.PIPE, text=True)
-    time.sleep(0.5)  # let the flood reach full speed; the measurement below polls until it ends
-    calm_latencies = []
+    calm_pings = 0
     while flood.poll() is None:
-        t0 = time.monotonic()
         assert ping(server)[0] == 200
-        calm_latencies.append(time.monotonic() - t0)
+        calm_pings += 1
     out = flood.stdout.read()
     total = int(re.search(r"(\d+) requests in", out).group(1))
     refused = int(re.search(r"Non-2xx or 3xx responses: (\d+)", out).group(1))
     assert refused > total / 2, out
     stored = len(pings_of(server, "flood"))
     assert 1000 <= stored <= 1000 + 200 * 5, stored
-    assert len(calm_latencies) > 10 and max(calm_latencies) < 0.5, max(calm_latencies)
+    # How fast the calm token is answered under the flood is a benchmark's question
+    # (bench/pings); here it is that every one of its pings is taken.
+    assert calm_pings > 10, calm_pings
 
 
 def run_cli(*args, timeout=60):
@@ -275,9 +277,8 @@ def test_trainwatch_ping_command(start_server, closed_port):
     assert pings_of(server, "ckpt")[0]["kind"] == "start"
     rejected = run_cli("ping", f"{server.base}/ping/unknown-token-9")
     assert rejected.returncode == 1 and "404" in rejected.stderr
-    t0 = time.monotonic()
-    unreachable = run_cli("ping", f"http://127.0.0.1:{closed_port}/ping/x")
-    assert unreachable.returncode == 1 and time.monotonic() - t0 < 15
+    unreachable = run_cli("ping", f"http://127.0.0.1:{closed_port}/ping/x", timeout=15)  # a hang raises
+    assert unreachable.returncode == 1
 
 
 def test_trainwatch_run_passes_output_and_exit_codes_through(start_server, closed_port):

@@ -225,7 +225,9 @@ def test_sigstop_is_down_within_the_step_timeout_naming_the_rank_and_sigcont_rec
         j = wait_for(lambda: (j := cluster.job()) and j["status"] == "down" and j, timeout=step_timeout + REPORT_EVERY + 5,
                      what="down after SIGSTOP")
         elapsed = time.monotonic() - stopped
-        assert elapsed <= step_timeout + REPORT_EVERY + 1.5, (elapsed, step_timeout)  # + the 1 s check interval
+        # Justified timing: "DOWN within the learned step timeout" is the behaviour under test,
+        # and the timeout is learned from real ranks; + one report interval and the 1 s check.
+        assert elapsed <= step_timeout + REPORT_EVERY + 1.5, (elapsed, step_timeout)
         cause = j["incident"]["cause"]
         assert cause.startswith(f"rank 1 (node-a, pid {victim.pid}) is stopped (process state T)"), cause
         print(f"SIGSTOP: down after {elapsed:.1f} s (step timeout {step_timeout:.0f} s): {cause}")
@@ -246,7 +248,6 @@ def test_sigkill_is_down_naming_the_killed_rank_not_its_peers(cluster):
     elapsed = time.monotonic() - killed
     cause = j["incident"]["cause"]
     assert cause.startswith(f"rank 2 (node-b, pid {victim.pid}) vanished at step "), cause
-    assert elapsed < 15
     alert = wait_for(lambda: [a for a in cluster.hook.downs() if a["cause"] == cause], timeout=15 - elapsed,
                      what="the DOWN webhook naming rank 2")[0]
     assert alert["monitor"]["type"] == "job"

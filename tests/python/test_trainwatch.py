@@ -158,6 +158,8 @@ def test_ping_never_raises_and_never_blocks():
     t0 = time.perf_counter()
     assert trainwatch.ping("http://127.0.0.1:1/unreachable") is True
     assert trainwatch.ping(None) is False
+    # Justified timing: "never blocks" is the behaviour; a retrying or waiting ping would take
+    # seconds, a refused loopback connect takes microseconds, so 0.1 s cannot be flaky.
     assert time.perf_counter() - t0 < 0.1
 
 
@@ -257,9 +259,7 @@ def test_two_rank_gloo_job_and_a_killed_rank(env, tmp_path):
         victim = procs[1].pid
         procs[1].send_signal(signal.SIGKILL)
         procs[1].wait()
-        killed_at = time.monotonic()
         status, h = wait_for(lambda: (lambda r: r if r[0] == 503 else None)(get_health(health_port)), limit=5)
-        assert time.monotonic() - killed_at < 5
         assert any(r["code"] == "rank_gone" and f"rank 1 (pid {victim}) is gone" in r["message"]
                    for r in h["reasons"]), h["reasons"]
         assert h["training"]["workers_alive"] == 1
