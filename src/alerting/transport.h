@@ -1,5 +1,6 @@
-// Transport: sends one OutboundRequest (HTTP or SMTP) on the shared curl-multi driver
-// (net/curl_multi.h) and reports what came back. Knows nothing about retries.
+// Transport: the Sender of the running program: sends one OutboundRequest (HTTP or SMTP)
+// on the shared curl-multi driver (net/curl_multi.h) and reports what came back. Knows
+// nothing about retries.
 //
 // Threading: construct, send() and destroy on the io_context's thread; `done` runs there,
 // never inline from send(). Destroying the transport abandons requests in flight (their
@@ -17,28 +18,19 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "alerting/provider.h"
+#include "alerting/sender.h"
 
 namespace trainwatch::alerting {
 
-struct SendOutcome {
-  bool transport_ok = false;  // an answer came back (any HTTP status; SMTP accepted)
-  bool permanent = false;     // a transport failure retrying cannot fix (SMTP 5xx, login denied)
-  int status = 0;             // HTTP status, or the last SMTP reply code
-  std::optional<std::string> retry_after;  // the Retry-After header, as sent
-  std::string error;          // for people; empty on success; never holds the URL or a password
-  double latency_ms = 0;
-};
-
-class Transport {
+class Transport final : public Sender {
  public:
   static constexpr size_t kMaxResponseBytes = 64 * 1024;
   static constexpr size_t kMaxErrorChars = 300;
 
   explicit Transport(boost::asio::io_context& io);
-  ~Transport();
+  ~Transport() override;
 
-  void send(const OutboundRequest& request, std::function<void(SendOutcome)> done);
+  void send(const OutboundRequest& request, std::function<void(SendOutcome)> done) override;
   size_t in_flight() const;
 
  private:
