@@ -1,6 +1,8 @@
 // Dispatcher: delivers the outbox. Every row of `deliveries` that is pending is sent to
 // its channel, retried with backoff until it is delivered, rejected (4xx other than
-// 408/429) or given up (24 h), and its outcome written back.
+// 408/429) or given up (24 h), and its outcome written back. It is the I/O shell around
+// pure parts: ChannelQueue (channel_queue.h) decides what leaves when, attempt_outcome.h
+// what an answer does to a row, ChannelHealth (channel_health.h) what is shown of it.
 //
 // Per channel: one FIFO of released deliveries with ONE request in flight, so a
 // channel's messages arrive in order (a DOWN before its recovery), and a slow or dead
@@ -8,6 +10,10 @@
 // deliveries not yet due (notify_after) or in a maintenance window wait in the channel's
 // held set and are released in due order; a recovery whose DOWN was never released
 // cancels both (flap damping: nothing is sent).
+//
+// Waiting: only through the TimerFactory given (a hold timer and a retry timer per
+// channel); requests go out only through the Sender given. In serve these are AsioTimers
+// and the Transport on the dispatcher's io_context.
 //
 // Durability: rows are written by the engine in the same transaction as the state change
 // (RecordResult.outbox). The dispatcher reads pending rows in id order per channel,
@@ -24,10 +30,12 @@
 // request in flight, and sends the next one with its new settings; a new channel loads its
 // pending rows; a removed channel's rows stay pending in the store, sent if it comes back.
 //
-// Threading: all work runs on the io_context given to the constructor (run it on one
-// thread of its own: the engine's thread never waits for a delivery). wake(), test(),
-// set_maintenance() and reconfigure() may be called from any thread; health() and
-// counters() copy under a mutex.
+// Threading: all work runs on the io_context given to the constructor, which must also
+// drive the timers and the sender (run it on one thread of its own: the engine's thread
+// never waits for a delivery). wake(), test(), set_maintenance() and reconfigure() may be
+// called from any thread; health() copies under a mutex. The sender must outlive the
+// dispatcher or be destroyed with its io_context stopped; an answer that comes after the
+// dispatcher is gone is ignored.
 #pragma once
 
 #include <atomic>
@@ -42,39 +50,16 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "alerting/channel_health.h"
+#include "alerting/channel_queue.h"
 #include "alerting/channels.h"
 #include "alerting/retry_policy.h"
-#include "alerting/transport.h"
+#include "alerting/sender.h"
 #include "core/clock.h"
+#include "core/timer.h"
 #include "storage/store.h"
 
 namespace trainwatch::alerting {
-
-// Results counted in trainwatch_notifications_total{channel,result}.
-struct DeliveryCounters {
-  uint64_t delivered = 0;  // accepted by the provider
-  uint64_t error = 0;      // an attempt failed and will be retried
-  uint64_t rejected = 0;   // failed for good: the provider refused it (4xx) or it cannot be sent
-  uint64_t gave_up = 0;    // retried for give_up_after (24 h) without success
-  uint64_t cancelled = 0;  // a DOWN and its recovery both held (notify_after, maintenance)
-};
-
-struct ChannelHealth {
-  std::string name;
-  std::string type;
-  std::string target;  // without secrets
-  bool is_default = false;
-  size_t queued = 0;   // released, waiting or in flight
-  size_t held = 0;     // waiting for notify_after or a maintenance window
-  bool backlog_in_store = false;  // more pending rows than kMaxLoadedPerChannel
-  bool in_flight = false;
-  int consecutive_failures = 0;
-  std::optional<SystemTime> last_success;
-  std::optional<SystemTime> last_failure;
-  std::string last_error;
-  std::optional<SystemTime> next_attempt;
-  DeliveryCounters counters;
-};
 
 struct TestOutcome {
   bool ok = false;
@@ -90,8 +75,8 @@ class Dispatcher {
 
   using RandomUnit = std::function<double()>;  // uniform in [0, 1]: the backoff's jitter
 
-  Dispatcher(boost::asio::io_context& io, const Clock& clock, Store& store, RandomUnit random,
-             RetryPolicy policy = {});
+  Dispatcher(boost::asio::io_context& io, const Clock& clock, TimerFactory& timers, Store& store,
+             Sender& sender, RandomUnit random, RetryPolicy policy = {});
   ~Dispatcher();
 
   // Takes the channels and loads what is pending. Call once, before the io_context runs.
@@ -111,28 +96,26 @@ class Dispatcher {
   std::vector<ChannelHealth> health() const;
 
  private:
-  struct Item;
   struct ChannelState;
 
   void describe(ChannelState& ch);  // its health's name, type, target (call with mu_ held)
-  void load(ChannelState& ch);
-  void admit(ChannelState& ch, Item item);
+  Status load(ChannelState& ch);
   void release_due(ChannelState& ch);
-  void arm_hold_timer(ChannelState& ch);
   void pump(ChannelState& ch);
   void send(ChannelState& ch);
   void on_sent(const std::string& channel, int64_t id, const SendOutcome& outcome);
-  void finish(ChannelState& ch, Item& item, DeliveryStatus status);
-  void record(const Item& item);
-  void count(ChannelState& ch, uint64_t DeliveryCounters::*field);
+  void close(ChannelState& ch, QueuedDelivery& item, DeliveryStatus status, std::string reason);
+  void record(const Delivery& row);
+  void show_sizes(ChannelState& ch);
 
   boost::asio::io_context& io_;
   const Clock& clock_;
+  TimerFactory& timers_;
   Store& store_;
+  Sender& sender_;
   RandomUnit random_;
   RetryPolicy policy_;
-  Transport transport_;
-  std::vector<MaintenanceWindow> maintenance_;  // io thread only
+  std::vector<MaintenanceWindow> maintenance_;                     // io thread only
   std::map<std::string, std::unique_ptr<ChannelState>> channels_;  // io thread; replaced under mu_
   std::atomic<bool> wake_posted_{false};
   size_t tests_in_flight_ = 0;

@@ -19,6 +19,7 @@
 #include "alerting/channels.h"
 #include "alerting/dispatcher.h"
 #include "alerting/planner.h"
+#include "alerting/transport.h"
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
 #include "api/maintenance_catalog.h"
@@ -37,6 +38,7 @@
 #include "cli/listen_address.h"
 #include "cli/serve_connection_limits.h"
 #include "config/loader.h"
+#include "core/asio_timers.h"
 #include "core/random.h"
 #include "engine/engine.h"
 #include "heartbeat/ingest.h"
@@ -177,7 +179,9 @@ int serve(const ServeOptions& options) {
   std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
   std::vector<alerting::Channel> channels = alerting::build_channels(config, channel_errors);
   std::mt19937_64 random_engine{std::random_device{}()};
-  alerting::Dispatcher dispatcher(alert_io, clock, **store, [&random_engine] {
+  AsioTimers alert_timers(alert_io, clock);
+  alerting::Transport transport(alert_io);  // outlives the dispatcher, which sends through it
+  alerting::Dispatcher dispatcher(alert_io, clock, alert_timers, **store, transport, [&random_engine] {
     return std::uniform_real_distribution<double>(0.0, 1.0)(random_engine);  // alert thread only
   });
   alerting::AlertPlanner planner(clock, [&dispatcher] { dispatcher.wake(); });
