@@ -1,7 +1,10 @@
 // FakeStore: a Store that keeps every write waiting until the test answers it, so a test
-// decides when (and whether) each write commits. Reads answer empty.
+// decides when (and whether) each write commits. Reads answer empty, except the outbox:
+// rows a test adds with add_delivery() are read by deliveries(), and an UpdateDelivery
+// that is answered with success changes its row, as a commit would.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 
@@ -33,8 +36,32 @@ class FakeStore final : public Store {
       w = std::move(writes_.front());
       writes_.pop_front();
     }
+    if (status.ok()) {
+      if (const auto* update = std::get_if<UpdateDelivery>(&w.op)) apply(*update);
+    }
     if (w.done) w.done(status);
     return true;
+  }
+  // Answers every waiting write, and those written meanwhile, with `status`.
+  void answer_all(const Status& status) {
+    while (answer(status)) {
+    }
+  }
+
+  // An outbox row as the engine commits it (RecordResult.outbox); returns its id.
+  int64_t add_delivery(NewDelivery spec) {
+    std::lock_guard lock(mu_);
+    Delivery row;
+    row.id = static_cast<int64_t>(outbox_.size()) + 1;
+    row.spec = std::move(spec);
+    outbox_.push_back(row);
+    return row.id;
+  }
+  // A row as it stands, with the answered updates applied; nullopt for an unknown id.
+  std::optional<Delivery> delivery(int64_t id) const {
+    std::lock_guard lock(mu_);
+    if (id < 1 || id > static_cast<int64_t>(outbox_.size())) return std::nullopt;
+    return outbox_[static_cast<size_t>(id - 1)];
   }
   size_t waiting() const {
     std::lock_guard lock(mu_);
@@ -65,11 +92,41 @@ class FakeStore final : public Store {
   Result<std::vector<ApiWindowSpec>> api_windows() override { return std::vector<ApiWindowSpec>{}; }
   Result<int64_t> next_api_window_id() override { return int64_t{1}; }
   Result<int64_t> next_incident_id() override { return int64_t{1}; }
-  Result<std::vector<Delivery>> deliveries(const DeliveryQuery&) override { return std::vector<Delivery>{}; }
+  // Filters like the SQL store: `after_id` oldest first, otherwise newest first.
+  Result<std::vector<Delivery>> deliveries(const DeliveryQuery& q) override {
+    std::lock_guard lock(mu_);
+    std::vector<Delivery> out;
+    for (const auto& row : outbox_) {
+      if (q.channel && row.spec.channel != *q.channel) continue;
+      if (q.monitor && row.spec.monitor != *q.monitor) continue;
+      if (q.status && row.status != *q.status) continue;
+      if (q.after_id && row.id <= *q.after_id) continue;
+      if (q.before_id && row.id >= *q.before_id) continue;
+      out.push_back(row);
+    }
+    if (!q.after_id) std::reverse(out.begin(), out.end());
+    if (out.size() > static_cast<size_t>(q.limit)) out.resize(static_cast<size_t>(q.limit));
+    return out;
+  }
 
  private:
+  void apply(const UpdateDelivery& u) {
+    std::lock_guard lock(mu_);
+    if (u.id < 1 || u.id > static_cast<int64_t>(outbox_.size())) return;
+    Delivery& row = outbox_[static_cast<size_t>(u.id - 1)];
+    row.status = u.status;
+    row.attempts = u.attempts;
+    row.first_attempt = u.first_attempt;
+    row.last_attempt = u.last_attempt;
+    row.next_attempt = u.next_attempt;
+    row.last_error = u.last_error;
+    row.http_status = u.http_status;
+    row.finished = u.finished;
+  }
+
   mutable std::mutex mu_;
   std::deque<Write> writes_;
+  std::vector<Delivery> outbox_;  // row id - 1 is its index
 };
 
 }  // namespace trainwatch::testing

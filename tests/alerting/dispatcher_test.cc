@@ -1,0 +1,361 @@
+// The dispatcher in simulated time: outbox rows in a FakeStore, a FakeSender standing
+// for every provider's endpoint, a ManualClock for its timers. Each test says what
+// leaves, to which channel, and when.
+#include "alerting/dispatcher.h"
+
+#include <gtest/gtest.h>
+#include <boost/asio/io_context.hpp>
+
+#include "alerting/event.h"
+#include "alerting/planner.h"
+#include "config/loader.h"
+#include "fakes/fake_sender.h"
+#include "fakes/fake_store.h"
+#include "fakes/manual_clock.h"
+
+namespace trainwatch::alerting {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+using testing::FakeSender;
+
+// Sends each alert to "fake://<channel>" with "<kind> <monitor>" as the body.
+class FakeProvider final : public Provider {
+ public:
+  explicit FakeProvider(std::string channel) : url_("fake://" + std::move(channel)) {}
+  OutboundRequest build(const AlertEvent& event, const Message&, int64_t, SystemTime) const override {
+    OutboundRequest r;
+    r.url = url_;
+    r.body = std::string(to_string(event.kind)) + " " + event.monitor;
+    return r;
+  }
+  std::string target() const override { return url_; }
+
+ private:
+  std::string url_;
+};
+
+Channel channel(const std::string& name) {
+  return Channel{name, "fake", false, Millis(10'000), std::make_shared<FakeProvider>(name)};
+}
+
+MaintenanceWindow window_for(const std::string& monitor, SystemTime start, SystemTime end) {
+  MaintenanceWindow w;
+  w.monitors = {monitor};
+  w.start = start;
+  w.end = end;
+  return w;
+}
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  void start(std::vector<std::string> names, std::vector<MaintenanceWindow> maintenance = {}) {
+    dispatcher_ = std::make_unique<Dispatcher>(
+        io_, clock_, clock_, store_, sender_, [this] { return random_; }, policy_);
+    std::vector<Channel> channels;
+    for (const auto& n : names) channels.push_back(channel(n));
+    ASSERT_TRUE(dispatcher_->start(std::move(channels), std::move(maintenance)));
+    run();
+  }
+
+  // An outbox row, committed as the engine would, then the commit callback.
+  int64_t add(const std::string& ch, EventKind kind, const std::string& monitor, int64_t incident,
+              Millis due_in = Millis(0)) {
+    AlertEvent e;
+    e.kind = kind;
+    e.monitor = monitor;
+    e.incident_id = incident;
+    e.at = clock_.system_time();
+    const int64_t id =
+        store_.add_delivery(NewDelivery{ch, monitor, incident, std::string(to_string(kind)), event_to_json(e),
+                                        clock_.system_time(), clock_.system_time() + due_in});
+    if (dispatcher_) {
+      dispatcher_->wake();
+      run();
+    }
+    return id;
+  }
+
+  // Runs what was posted to the dispatcher's thread and commits what it wrote.
+  void run() {
+    io_.poll();
+    io_.restart();
+    store_.answer_all(Ok{});
+  }
+  void advance(Millis d) {
+    clock_.advance(d);
+    run();
+  }
+  void answer(const std::string& ch, const SendOutcome& outcome) {
+    ASSERT_TRUE(sender_.answer("fake://" + ch, outcome)) << "nothing in flight to " << ch;
+    run();
+  }
+
+  // The bodies sent to a channel, in order, each with its time since the test began.
+  std::vector<std::pair<std::string, Millis>> sent_to(const std::string& ch) const {
+    std::vector<std::pair<std::string, Millis>> out;
+    for (const auto& s : sender_.sent()) {
+      if (s.url == "fake://" + ch) out.emplace_back(s.body, std::chrono::duration_cast<Millis>(s.at - t0_));
+    }
+    return out;
+  }
+  ChannelHealth health(const std::string& ch) const {
+    for (const auto& h : dispatcher_->health()) {
+      if (h.name == ch) return h;
+    }
+    ADD_FAILURE() << "no channel " << ch;
+    return {};
+  }
+  DeliveryStatus status_of(int64_t id) const { return store_.delivery(id).value().status; }
+
+  testing::ManualClock clock_;
+  const SystemTime t0_ = clock_.system_time();
+  boost::asio::io_context io_;
+  testing::FakeStore store_;
+  FakeSender sender_{clock_};
+  double random_ = 0;  // no jitter: the backoff is exactly 1 s, 2 s, 4 s, ...
+  RetryPolicy policy_;
+  std::unique_ptr<Dispatcher> dispatcher_;  // last: destroyed before what it uses
+};
+
+using Sent = std::vector<std::pair<std::string, Millis>>;
+
+TEST_F(DispatcherTest, ASlowChannelDelaysOnlyItselfAndEachChannelKeepsItsOrder) {
+  add("slack", EventKind::kDown, "a", 1);
+  add("pager", EventKind::kDown, "a", 1);
+  add("slack", EventKind::kDown, "b", 2);
+  add("pager", EventKind::kDown, "b", 2);
+  start({"slack", "pager"});
+  // One request in flight per channel.
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", Millis(0)}}));
+  EXPECT_EQ(sent_to("pager"), (Sent{{"down a", Millis(0)}}));
+
+  // Pager answers while Slack hangs: pager's next alert goes at once.
+  answer("pager", FakeSender::accepted());
+  EXPECT_EQ(sent_to("pager"), (Sent{{"down a", Millis(0)}, {"down b", Millis(0)}}));
+  EXPECT_EQ(sent_to("slack").size(), 1u);
+
+  // Slack fails: its "a" is retried before its "b" goes, one second later.
+  advance(seconds(5));
+  answer("slack", FakeSender::status(503));
+  advance(milliseconds(999));
+  EXPECT_EQ(sent_to("slack").size(), 1u);
+  advance(milliseconds(1));
+  answer("slack", FakeSender::accepted());
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", Millis(0)}, {"down a", seconds(6)}, {"down b", seconds(6)}}));
+}
+
+TEST_F(DispatcherTest, DownThenRecoveryWithinTheHoldSendsNothing) {
+  start({"slack"});
+  const int64_t down = add("slack", EventKind::kDown, "a", 7, minutes(5));
+  advance(minutes(2));
+  const int64_t up = add("slack", EventKind::kUp, "a", 7);
+  advance(hours(1));
+  EXPECT_TRUE(sender_.sent().empty());
+  EXPECT_EQ(status_of(down), DeliveryStatus::kCancelled);
+  EXPECT_EQ(status_of(up), DeliveryStatus::kCancelled);
+  EXPECT_EQ(health("slack").counters.cancelled, 2u);
+}
+
+TEST_F(DispatcherTest, AHeldDownLeavesWhenDueAndItsRecoveryFollowsIt) {
+  start({"slack"});
+  add("slack", EventKind::kDown, "a", 7, minutes(5));
+  EXPECT_EQ(health("slack").held, 1u);
+  advance(minutes(5) - milliseconds(1));
+  EXPECT_TRUE(sender_.sent().empty());
+  advance(milliseconds(1));
+  answer("slack", FakeSender::accepted());
+  advance(minutes(1));
+  add("slack", EventKind::kUp, "a", 7);
+  answer("slack", FakeSender::accepted());
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", minutes(5)}, {"up a", minutes(6)}}));
+}
+
+TEST_F(DispatcherTest, FailedAttemptsAreRetriedWithTheBackoffUntilAccepted) {
+  start({"slack"});
+  const int64_t id = add("slack", EventKind::kDown, "a", 1);
+  for (int i = 0; i < 3; ++i) {
+    answer("slack", FakeSender::status(503));
+    advance(seconds(1 << i));
+  }
+  answer("slack", FakeSender::accepted());
+  // Attempts fail at 0, 1 s and 3 s: the waits double (retry_policy.h).
+  EXPECT_EQ(
+      sent_to("slack"),
+      (Sent{{"down a", Millis(0)}, {"down a", seconds(1)}, {"down a", seconds(3)}, {"down a", seconds(7)}}));
+  const Delivery row = store_.delivery(id).value();
+  EXPECT_EQ(row.status, DeliveryStatus::kDelivered);
+  EXPECT_EQ(row.attempts, 4);
+  EXPECT_EQ(health("slack").counters.error, 3u);
+  EXPECT_EQ(health("slack").consecutive_failures, 0);
+}
+
+TEST_F(DispatcherTest, RetryAfterOnA429IsHonouredOverTheBackoff) {
+  start({"slack"});
+  add("slack", EventKind::kDown, "a", 1);
+  answer("slack", FakeSender::status(429, "120"));
+  EXPECT_EQ(health("slack").next_attempt, t0_ + seconds(120));
+  advance(seconds(119));
+  EXPECT_EQ(sent_to("slack").size(), 1u);
+  advance(seconds(1));
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", Millis(0)}, {"down a", seconds(120)}}));
+}
+
+TEST_F(DispatcherTest, GivesUpAtThePolicysLimitRecordsItAndMovesOn) {
+  policy_.give_up_after = seconds(10);
+  start({"slack"});
+  const int64_t a = add("slack", EventKind::kDown, "a", 1);
+  add("slack", EventKind::kDown, "b", 2);
+  // Attempts at 0, 1, 3 and 7 s; the next would be at 15 s, past the 10 s limit.
+  answer("slack", FakeSender::status(503));
+  advance(seconds(1));
+  answer("slack", FakeSender::status(503));
+  advance(seconds(2));
+  answer("slack", FakeSender::status(503));
+  advance(seconds(4));
+  answer("slack", FakeSender::status(503));
+  const Delivery row = store_.delivery(a).value();
+  EXPECT_EQ(row.status, DeliveryStatus::kFailed);
+  EXPECT_EQ(row.attempts, 4);
+  EXPECT_EQ(row.last_error.rfind("gave up after 10s and 4 attempts: HTTP 503", 0), 0u) << row.last_error;
+  EXPECT_EQ(health("slack").counters.gave_up, 1u);
+  // The next alert goes at once; "a" is never tried again.
+  answer("slack", FakeSender::accepted());
+  advance(hours(2));
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", Millis(0)},
+                                    {"down a", seconds(1)},
+                                    {"down a", seconds(3)},
+                                    {"down a", seconds(7)},
+                                    {"down b", seconds(7)}}));
+}
+
+TEST_F(DispatcherTest, ARefusedAlertIsNotRetried) {
+  start({"slack"});
+  const int64_t a = add("slack", EventKind::kDown, "a", 1);
+  add("slack", EventKind::kDown, "b", 2);
+  answer("slack", FakeSender::status(400));
+  EXPECT_EQ(status_of(a), DeliveryStatus::kFailed);
+  answer("slack", FakeSender::accepted());
+  advance(hours(1));
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", Millis(0)}, {"down b", Millis(0)}}));
+  EXPECT_EQ(health("slack").counters.rejected, 1u);
+}
+
+TEST_F(DispatcherTest, MaintenanceHoldsItsMonitorsAlertsUntilTheWindowEnds) {
+  start({"slack"}, {window_for("a", t0_, t0_ + hours(1))});
+  add("slack", EventKind::kDown, "a", 1);
+  add("slack", EventKind::kDown, "b", 2);
+  answer("slack", FakeSender::accepted());
+  EXPECT_EQ(health("slack").held, 1u);
+  advance(hours(1) - milliseconds(1));
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down b", Millis(0)}}));
+  advance(milliseconds(1));
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down b", Millis(0)}, {"down a", hours(1)}}));
+}
+
+TEST_F(DispatcherTest, ARecoveryInsideTheWindowCancelsTheHeldDown) {
+  start({"slack"}, {window_for("a", t0_, t0_ + hours(1))});
+  const int64_t down = add("slack", EventKind::kDown, "a", 1);
+  advance(minutes(10));
+  add("slack", EventKind::kUp, "a", 1);
+  advance(hours(2));
+  EXPECT_TRUE(sender_.sent().empty());
+  EXPECT_EQ(status_of(down), DeliveryStatus::kCancelled);
+}
+
+TEST_F(DispatcherTest, AWindowDeletedEarlyReleasesWhatItHeld) {
+  start({"slack"}, {window_for("a", t0_, t0_ + hours(1))});
+  add("slack", EventKind::kDown, "a", 1);
+  advance(minutes(10));
+  EXPECT_TRUE(sender_.sent().empty());
+  dispatcher_->set_maintenance({});
+  run();
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", minutes(10)}}));
+}
+
+TEST_F(DispatcherTest, ARestartResumesAPendingRetryAtItsTime) {
+  const int64_t id = add("slack", EventKind::kDown, "a", 1);
+  // Stored by the process before: one failed attempt, next try in 30 s.
+  store_.write(UpdateDelivery{id, DeliveryStatus::kPending, 1, t0_, t0_, t0_ + seconds(30), "HTTP 503", 503,
+                              std::nullopt});
+  store_.answer_all(Ok{});
+  start({"slack"});
+  advance(seconds(29));
+  EXPECT_TRUE(sender_.sent().empty());
+  advance(seconds(1));
+  answer("slack", FakeSender::accepted());
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", seconds(30)}}));
+  EXPECT_EQ(store_.delivery(id).value().attempts, 2);
+}
+
+// The planner writes a reminder into the outbox every remind_every while the incident
+// is open; the dispatcher sends them, and nothing more once the monitor recovered.
+class DispatcherRemindersTest : public DispatcherTest {
+ protected:
+  void SetUp() override {
+    LoadedConfig loaded = load_config_text(
+        "monitors:\n"
+        "  - {name: trainer, type: tcp, host: h, port: 1, notify: [slack], remind_every: 30m}\n"
+        "notifications:\n"
+        "  - {name: slack, type: ntfy, topic: t}\n",
+        "c.yaml");
+    ASSERT_TRUE(loaded.config);
+    config_ = *loaded.config;
+    planner_.configure(config_, {"slack"});
+  }
+
+  // One check result, applied as the engine would: its outbox rows committed, then the
+  // commit callback; every message that leaves is accepted.
+  void check(bool ok) {
+    MonitorState before, after;
+    before.status = down_ ? MonitorStatus::kDown : MonitorStatus::kUp;
+    after.status = ok ? MonitorStatus::kUp : MonitorStatus::kDown;
+    CheckResult r;
+    r.at = clock_.system_time();
+    r.ok = ok;
+    r.cause = ok ? "" : "connect: connection refused";
+    std::optional<Incident> opened, closed;
+    if (!ok && !down_) opened = incident_ = Incident{1, "trainer", r.at, std::nullopt, r.cause};
+    if (ok && down_) {
+      closed = *incident_;
+      closed->ended = r.at;
+      incident_.reset();
+    }
+    down_ = !ok;
+    for (auto& row : planner_.on_apply(AppliedResult{config_.monitors[0], before, after, Transition::kChanged,
+                                                     r, opened, closed, incident_})) {
+      store_.add_delivery(std::move(row));
+    }
+    planner_.committed();
+    run();
+    sender_.answer_all(FakeSender::accepted());
+    run();
+  }
+
+  Config config_;
+  AlertPlanner planner_{clock_, [this] { dispatcher_->wake(); }};
+  bool down_ = false;
+  std::optional<Incident> incident_;
+};
+
+TEST_F(DispatcherRemindersTest, RemindersLeaveEveryPeriodWhileTheIncidentStaysOpen) {
+  start({"slack"});
+  for (int minute = 0; minute < 75; ++minute) {
+    check(false);
+    advance(minutes(1));
+  }
+  for (int minute = 75; minute < 150; ++minute) {
+    check(true);
+    advance(minutes(1));
+  }
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down trainer", Millis(0)},
+                                    {"reminder trainer", minutes(30)},
+                                    {"reminder trainer", minutes(60)},
+                                    {"up trainer", minutes(75)}}));
+}
+
+}  // namespace
+}  // namespace trainwatch::alerting
