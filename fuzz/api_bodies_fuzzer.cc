@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "api/maintenance_catalog.h"
-#include "api/monitor_catalog.h"
+#include "catalog/maintenance_catalog.h"
+#include "catalog/monitor_catalog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string body(reinterpret_cast<const char*>(data), size);
@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       trainwatch::ChannelConfig{.name = "ops", .type = "webhook"},
       trainwatch::ChannelConfig{.name = "oncall", .type = "slack", .is_default = true},
   };
-  auto monitor = trainwatch::api::parse_api_monitor(body, channels);
+  auto monitor = trainwatch::catalog::parse_api_monitor(body, channels);
   if (!monitor) (void)monitor.error().message.size();
-  auto window = trainwatch::api::parse_api_window(body, [](const std::string& name) { return name == "trainer"; });
+  auto window = trainwatch::catalog::parse_api_window(body, [](const std::string& name) { return name == "trainer"; });
   if (!window) (void)window.error().message.size();
   return 0;
 }

@@ -29,9 +29,7 @@
 #include "alerting/dispatcher.h"
 #include "alerting/planner.h"
 #include "api/job_routes.h"
-#include "api/maintenance_catalog.h"
 #include "api/maintenance_routes.h"
-#include "api/monitor_catalog.h"
 #include "api/monitor_write_routes.h"
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
@@ -39,6 +37,8 @@
 #include "auth/admin_auth.h"
 #include "auth/bucket_table.h"
 #include "auth/reloadable_secret.h"
+#include "catalog/maintenance_catalog.h"
+#include "catalog/monitor_catalog.h"
 #include "config/loader.h"
 #include "core/random.h"
 #include "engine/engine.h"
@@ -148,8 +148,8 @@ struct ServerInProcess {
   NoCheckers checkers;
   Engine engine{engine_io, clock, *store, checkers, &planner};
   CountingRandom random;
-  api::MonitorCatalog catalog{engine, *store, random};
-  api::MaintenanceCatalog maintenance{*store, clock,
+  catalog::MonitorCatalog catalog{engine, *store, random};
+  catalog::MaintenanceCatalog maintenance{*store, clock,
                                       [this](const std::string& name) { return engine.monitor(name).has_value(); },
                                       [this](const std::vector<MaintenanceWindow>& windows) {
                                         planner.set_maintenance(windows);
@@ -182,7 +182,7 @@ struct ServerInProcess {
     api::add_ping_routes(router, pings);
     api::add_monitor_write_routes(router, api::WriteContext{engine, catalog, admin});
     const web::WebContext web_context{engine, *store, clock, admin, catalog, jobs,
-                                      std::make_shared<web::StatusPageSet>(config.status_pages)};
+                                      std::make_shared<catalog::StatusPageSet>(config.status_pages)};
     web::add_web_routes(router, web_context);
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
     web::add_maintenance_routes(router, web::MaintenancePageContext{web_context, maintenance});

@@ -34,7 +34,7 @@ class AlertPlanner final : public AlertHook {
   // or a job created by its first report) alert like the file's.
   void configure(const Config& config, const std::vector<std::string>& usable);
   // The windows in which reminders are skipped: the file's and the API's together
-  // (api/maintenance_catalog.h), so they come apart from the rest of the config.
+  // (catalog/maintenance_catalog.h), so they come apart from the rest of the config.
   void set_maintenance(std::vector<MaintenanceWindow> windows);
 
   std::vector<NewDelivery> on_apply(const AppliedResult& applied) override;

@@ -4,15 +4,15 @@
 // monitor API does (api/write_access.h) and answer once committed to the store.
 #pragma once
 
-#include "api/maintenance_catalog.h"
 #include "auth/admin_auth.h"
+#include "catalog/maintenance_catalog.h"
 #include "core/clock.h"
 #include "http/server.h"
 
 namespace trainwatch::api {
 
 struct MaintenanceContext {
-  MaintenanceCatalog& catalog;
+  catalog::MaintenanceCatalog& catalog;
   auth::AdminAuth& auth;
   const Clock& clock;
 };

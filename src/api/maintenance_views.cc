@@ -25,7 +25,7 @@ json::array strings(const std::vector<std::string>& items) {
 
 }  // namespace
 
-json::object window_json(const CatalogWindow& c, SystemTime now) {
+json::object window_json(const catalog::CatalogWindow& c, SystemTime now) {
   static constexpr std::array<const char*, 7> kWeekdays = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
   const MaintenanceWindow& w = c.window;
   json::object o;

@@ -5,7 +5,7 @@
 
 #include <boost/json.hpp>
 
-#include "api/maintenance_catalog.h"
+#include "catalog/maintenance_catalog.h"
 #include "core/clock.h"
 
 namespace trainwatch::api {
@@ -13,6 +13,6 @@ namespace trainwatch::api {
 // {"id", "source": "yaml"|"api", "monitors", "tags", "start"+"end" | "daily" | "weekly",
 //  "active", "active_until" (when active), "ended" (a one-off window that is over),
 //  "created_at" (API windows)}
-boost::json::object window_json(const CatalogWindow& window, SystemTime now);
+boost::json::object window_json(const catalog::CatalogWindow& window, SystemTime now);
 
 }  // namespace trainwatch::api

@@ -7,9 +7,9 @@
 
 #include <memory>
 
-#include "api/monitor_catalog.h"
 #include "api/write_access.h"
 #include "auth/admin_auth.h"
+#include "catalog/monitor_catalog.h"
 #include "engine/engine.h"
 #include "http/server.h"
 
@@ -17,7 +17,7 @@ namespace trainwatch::api {
 
 struct WriteContext {
   Engine& engine;
-  MonitorCatalog& catalog;
+  catalog::MonitorCatalog& catalog;
   auth::AdminAuth& auth;
 };
 

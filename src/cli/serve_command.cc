@@ -22,9 +22,9 @@
 #include "alerting/transport.h"
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
-#include "api/maintenance_catalog.h"
+#include "catalog/maintenance_catalog.h"
 #include "api/maintenance_routes.h"
-#include "api/monitor_catalog.h"
+#include "catalog/monitor_catalog.h"
 #include "api/monitor_write_routes.h"
 #include "api/job_routes.h"
 #include "api/routes.h"
@@ -192,8 +192,8 @@ int serve(const ServeOptions& options) {
   DefaultCheckers checkers(engine_io, clock, job_registry);
   Engine engine(engine_io, clock, **store, checkers, &planner);
   job_registry.set_on_expired([&engine](const std::string& job) { engine.release_monitor(job); });
-  // Monitors created through the API run beside the file's (api/monitor_catalog.h).
-  api::MonitorCatalog catalog(engine, **store, random);
+  // Monitors created through the API run beside the file's (catalog/monitor_catalog.h).
+  catalog::MonitorCatalog catalog(engine, **store, random);
   catalog.set_yaml(config);
   if (auto skipped = catalog.load(); !skipped) {
     spdlog::error("cannot read API monitors: {}", skipped.error().message);
@@ -206,8 +206,8 @@ int serve(const ServeOptions& options) {
     return 1;
   }
   // Maintenance windows created through the API hold notifications beside the file's
-  // (api/maintenance_catalog.h): every change reaches the planner and the dispatcher.
-  api::MaintenanceCatalog maintenance(
+  // (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher.
+  catalog::MaintenanceCatalog maintenance(
       **store, clock, [&engine](const std::string& name) { return engine.monitor(name).has_value(); },
       [&planner, &dispatcher](const std::vector<MaintenanceWindow>& windows) {
         planner.set_maintenance(windows);
@@ -248,7 +248,7 @@ int serve(const ServeOptions& options) {
   api::add_notification_routes(*router, api::NotificationContext{dispatcher, **store, admin_auth, clock, test_sends});
   api::add_ping_routes(*router, pings);
   api::add_monitor_write_routes(*router, api::WriteContext{engine, catalog, admin_auth});
-  auto status_pages = std::make_shared<web::StatusPageSet>(config.status_pages);
+  auto status_pages = std::make_shared<catalog::StatusPageSet>(config.status_pages);
   const web::WebContext web_context{engine, **store, clock, admin_auth, catalog, job_registry,
                                     status_pages};
   web::add_web_routes(*router, web_context);

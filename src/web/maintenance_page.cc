@@ -60,7 +60,7 @@ void page(const MaintenancePageContext& ctx, const Request& request, Responder r
     rows.push_back(std::move(row));
   }
   m["windows"] = std::move(rows);
-  m["max_api_windows"] = api::MaintenanceCatalog::kMaxApiWindows;
+  m["max_api_windows"] = catalog::MaintenanceCatalog::kMaxApiWindows;
   if (!error.empty()) m["error"] = error;
   respond(html(error.empty() ? 200 : 400, render_page("maintenance", m)));
 }

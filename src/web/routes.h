@@ -8,11 +8,10 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
-#include <vector>
 
-#include "api/monitor_catalog.h"
 #include "auth/admin_auth.h"
+#include "catalog/monitor_catalog.h"
+#include "catalog/status_page_set.h"
 #include "config/config.h"
 #include "core/clock.h"
 #include "engine/engine.h"
@@ -22,40 +21,14 @@
 
 namespace trainwatch::web {
 
-// The configured status pages, replaced whole by a SIGHUP reload; readers take a snapshot.
-class StatusPageSet {
- public:
-  explicit StatusPageSet(std::vector<StatusPageConfig> pages) { set(std::move(pages)); }
-  std::shared_ptr<const std::vector<StatusPageConfig>> get() const {
-    std::lock_guard lock(mu_);
-    return pages_;
-  }
-  void set(std::vector<StatusPageConfig> pages) {
-    auto next = std::make_shared<const std::vector<StatusPageConfig>>(std::move(pages));
-    std::lock_guard lock(mu_);
-    pages_ = std::move(next);
-    ++generation_;
-  }
-  // Changes with every set(): part of a built page's cache key, so a reload shows at once.
-  uint64_t generation() const {
-    std::lock_guard lock(mu_);
-    return generation_;
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::shared_ptr<const std::vector<StatusPageConfig>> pages_;
-  uint64_t generation_ = 0;
-};
-
 struct WebContext {
   Engine& engine;
   Store& store;
   const Clock& clock;
   auth::AdminAuth& auth;
-  api::MonitorCatalog& catalog;
+  catalog::MonitorCatalog& catalog;
   jobs::JobRegistry& jobs;
-  std::shared_ptr<StatusPageSet> status_pages;
+  std::shared_ptr<catalog::StatusPageSet> status_pages;
 };
 
 void add_web_routes(http::Router& router, const WebContext& context);

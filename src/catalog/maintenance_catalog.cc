@@ -1,10 +1,10 @@
-#include "api/maintenance_catalog.h"
+#include "catalog/maintenance_catalog.h"
 
 #include <boost/json.hpp>
 
 #include "config/loader.h"
 
-namespace trainwatch::api {
+namespace trainwatch::catalog {
 namespace {
 
 constexpr std::string_view kApiPrefix = "api-";
@@ -185,4 +185,4 @@ void MaintenanceCatalog::remove(const std::string& id, Done done) {
   if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::catalog

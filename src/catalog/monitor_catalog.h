@@ -31,7 +31,7 @@
 #include "engine/engine.h"
 #include "storage/store.h"
 
-namespace trainwatch::api {
+namespace trainwatch::catalog {
 
 class MonitorCatalog {
  public:
@@ -85,4 +85,4 @@ class MonitorCatalog {
 // `notify` must name some of `channels` (the config file's notifications).
 Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vector<ChannelConfig>& channels);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::catalog

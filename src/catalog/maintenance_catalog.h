@@ -32,7 +32,7 @@
 #include "core/result.h"
 #include "storage/store.h"
 
-namespace trainwatch::api {
+namespace trainwatch::catalog {
 
 // One window as listed.
 struct CatalogWindow {
@@ -98,4 +98,4 @@ class MaintenanceCatalog {
 // must satisfy `is_monitor`.
 Result<MaintenanceWindow> parse_api_window(const std::string& body, const MaintenanceCatalog::IsMonitor& is_monitor);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::catalog

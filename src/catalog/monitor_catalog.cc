@@ -1,4 +1,4 @@
-#include "api/monitor_catalog.h"
+#include "catalog/monitor_catalog.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "config/loader.h"
 #include "heartbeat/tokens.h"
 
-namespace trainwatch::api {
+namespace trainwatch::catalog {
 
 Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vector<ChannelConfig>& channels) {
   boost::system::error_code ec;
@@ -240,4 +240,4 @@ void MonitorCatalog::remove(const std::string& name, Done done) {
   if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::catalog
