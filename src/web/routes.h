@@ -5,6 +5,10 @@
 // Access: status pages, badges and static files are public. The dashboard reads like the
 // GET API (public on the listen address); logging in with an admin token is what allows
 // changes. Every form carries a CSRF token and every POST checks it.
+//
+// One file per group of routes: status_page_routes, badge_routes, static_routes,
+// login_routes, monitors_page, monitor_page, monitor_forms and job_page; add_web_routes
+// adds them all. (maintenance_page and notifications_page take contexts of their own.)
 #pragma once
 
 #include <memory>

@@ -1,0 +1,55 @@
+#include "web/badge_routes.h"
+
+#include <string>
+
+#include "core/time_format.h"
+#include "web/badge.h"
+#include "web/banner.h"
+#include "web/uptime_days.h"
+
+namespace trainwatch::web {
+namespace {
+
+using http::Request;
+using http::Responder;
+using http::Response;
+
+constexpr int64_t kDayMs = 86'400'000;
+
+void badge(const WebContext& ctx, const Request& request, Responder respond, bool uptime) {
+  const std::string& name = request.params.at("monitor");
+  auto view = ctx.engine.monitor(name);
+  if (!view) return respond(Response::problem(404, "no monitor named '" + name + "'"));
+  std::string value, colour;
+  if (uptime) {
+    const int64_t now = to_unix_ms(ctx.clock.system_time());
+    auto buckets = ctx.store.uptime(
+        UptimeQuery{name, RollupResolution::kDay, now - now % kDayMs - 29 * kDayMs, now + 1});
+    if (!buckets) return respond(Response::problem(503, buckets.error().message));
+    auto pct = uptime_percent(*buckets);
+    value = pct ? format_percent(*pct) : "no data";
+    colour = !pct ? "#6b7280" : *pct >= 99.9 ? "#1f7a3a" : *pct >= 95 ? "#8a4f00" : "#b3261e";
+  } else {
+    value = std::string(status_word(view->state.status));
+    colour = view->state.status == MonitorStatus::kUp     ? "#1f7a3a"
+             : view->state.status == MonitorStatus::kDown ? "#b3261e"
+                                                          : "#6b7280";
+  }
+  Response r;
+  r.content_type = "image/svg+xml";
+  r.body = render_badge(uptime ? name + " 30d" : name, value, colour);
+  r.headers.emplace_back("Cache-Control", "max-age=60");
+  respond(std::move(r));
+}
+
+}  // namespace
+
+void add_badge_routes(http::Router& router, const WebContext& ctx) {
+  const std::vector<std::string> get = {"GET", "HEAD"};
+  router.add(get, "/badge/{monitor}/status.svg",
+             [ctx](const Request& r, Responder respond) { badge(ctx, r, std::move(respond), false); });
+  router.add(get, "/badge/{monitor}/uptime-30d.svg",
+             [ctx](const Request& r, Responder respond) { badge(ctx, r, std::move(respond), true); });
+}
+
+}  // namespace trainwatch::web

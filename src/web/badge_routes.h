@@ -1,0 +1,13 @@
+// Public badges: GET /badge/{monitor}/status.svg (the monitor's state) and
+// /badge/{monitor}/uptime-30d.svg (30 days of daily rollups, one store read), each
+// cacheable by the client for a minute.
+#pragma once
+
+#include "http/server.h"
+#include "web/routes.h"
+
+namespace trainwatch::web {
+
+void add_badge_routes(http::Router& router, const WebContext& context);
+
+}  // namespace trainwatch::web

@@ -1,0 +1,105 @@
+#include "web/monitor_page.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "api/audience.h"
+#include "api/json_views.h"
+#include "core/duration.h"
+#include "core/time_format.h"
+#include "web/banner.h"
+#include "web/dashboard_common.h"
+#include "web/pages.h"
+#include "web/uptime_days.h"
+
+namespace trainwatch::web {
+namespace {
+
+namespace json = boost::json;
+using http::Request;
+using http::Responder;
+
+constexpr int64_t kDayMs = 86'400'000;
+
+// The heartbeat part of a monitor page: the last ping's age on one bar against period and
+// grace (the bar's scale is period + grace; past that it is full), and the ping log.
+void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience, const MonitorView& view,
+                   json::object& m) {
+  json::object hb = api::heartbeat_json(view, audience);
+  const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
+  // The whole ping URL only for an admin (or a server without admin tokens): whoever has
+  // it can keep the monitor up.
+  if (audience == Audience::kAdmin) {
+    hb["ping_url"] = "http://" + std::string(request.header("host")) + "/ping/" + spec.token;
+  }
+  const double scale = static_cast<double>((spec.period + spec.grace).count());
+  hb["period"] = format_duration(spec.period);
+  hb["grace"] = format_duration(spec.grace);
+  hb["period_pct"] = scale > 0 ? 100.0 * static_cast<double>(spec.period.count()) / scale : 100.0;
+  if (view.heartbeat->last_ping) {
+    const auto age =
+        std::chrono::duration_cast<Millis>(ctx.clock.system_time() - view.heartbeat->last_ping->ping.at);
+    hb["age"] = format_duration(age);
+    hb["age_pct"] = scale > 0 ? std::min(100.0, 100.0 * static_cast<double>(age.count()) / scale) : 100.0;
+  }
+  m["heartbeat"] = std::move(hb);
+  json::array pings;
+  if (auto p = ctx.store.pings(PingQuery{view.config->name, std::nullopt, 50})) {
+    for (const auto& ping : *p) pings.push_back(api::ping_json(ping, audience));
+  }
+  m["pings"] = std::move(pings);
+}
+
+void monitor_page(const WebContext& ctx, const Request& request, Responder respond) {
+  const std::string& name = request.params.at("name");
+  auto view = ctx.engine.monitor(name);
+  if (!view) return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));
+  json::object m = layout_model(ctx, request, name + " · trainwatch");
+  const Audience audience = api::audience_of(&ctx.auth, request);
+  json::object summary = api::monitor_summary(*view, audience);
+  for (auto& [k, v] : summary) m[k] = v;
+  m["status_word"] = status_word(view->state.status);
+  m["status_icon"] = status_icon(view->state.status);
+  m["paused"] = view->state.status == MonitorStatus::kPaused;
+  m["from_api"] = ctx.catalog.is_api(name);
+  // The edit form's JSON holds the whole URL (credentials included): admins only.
+  if (auto spec = ctx.catalog.api_spec(name); spec && audience == Audience::kAdmin) m["spec_json"] = *spec;
+  m["is_job"] = view->config->type == MonitorType::kJob;
+  const int64_t now = to_unix_ms(ctx.clock.system_time());
+  json::array uptime;
+  const std::pair<const char*, int64_t> windows[] = {
+      {"24 hours", kDayMs}, {"7 days", 7 * kDayMs}, {"30 days", 30 * kDayMs}, {"90 days", 90 * kDayMs}};
+  for (const auto& [label, width] : windows) {
+    // Hourly rows for the short windows (at most 168), daily rows for the long ones (at most 90).
+    const bool hourly = width <= 7 * kDayMs;
+    auto buckets = ctx.store.uptime(
+        UptimeQuery{name, hourly ? RollupResolution::kHour : RollupResolution::kDay, now - width, now + 1});
+    auto pct = buckets ? uptime_percent(*buckets) : std::nullopt;
+    uptime.push_back(
+        json::object{{"window", label}, {"text", pct ? format_percent(*pct) : std::string("no data")}});
+  }
+  m["uptime"] = std::move(uptime);
+  json::array results, incidents;
+  if (auto r = ctx.store.results(ResultQuery{name, std::nullopt, 50})) {
+    for (const auto& result : *r) results.push_back(api::check_result_json(result, audience));
+  }
+  if (auto i = ctx.store.incidents(IncidentQuery{name, std::nullopt, 20})) {
+    for (const auto& incident : *i) incidents.push_back(api::incident_json(incident, audience));
+  }
+  m["results"] = std::move(results);
+  m["incidents"] = std::move(incidents);
+  if (view->heartbeat) add_heartbeat(ctx, request, audience, *view, m);
+  respond(html(200, render_page("monitor", m)));
+}
+
+}  // namespace
+
+void add_monitor_page(http::Router& router, const WebContext& ctx) {
+  const std::vector<std::string> get = {"GET", "HEAD"};
+  router.add(get, "/monitors/{name}",
+             [ctx](const Request& r, Responder respond) { monitor_page(ctx, r, std::move(respond)); });
+}
+
+}  // namespace trainwatch::web

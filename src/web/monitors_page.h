@@ -1,0 +1,14 @@
+// The dashboard's home, GET /: every monitor (down ones first) with its state and a 24 h
+// latency sparkline, filtered by state, type and tag. Bounds: at most kMaxListRows rows
+// ("showing N of M" beyond); the table is rebuilt at most every kMonitorRowsTtl per
+// filter and audience (http/ttl_cache.h), the page around it per visitor.
+#pragma once
+
+#include "http/server.h"
+#include "web/routes.h"
+
+namespace trainwatch::web {
+
+void add_monitors_page(http::Router& router, const WebContext& context);
+
+}  // namespace trainwatch::web

@@ -1,0 +1,71 @@
+#include "web/status_page_routes.h"
+
+#include <memory>
+#include <string>
+
+#include "http/ttl_cache.h"
+#include "web/dashboard_common.h"
+#include "web/status_page.h"
+
+namespace trainwatch::web {
+namespace {
+
+namespace json = boost::json;
+using http::Request;
+using http::Responder;
+using http::Response;
+
+// A status page is rebuilt at most this often: a burst of visitors costs one build.
+constexpr Millis kStatusPageTtl{5'000};
+
+// The page of that slug in the current set; it keeps that set alive while in use.
+std::shared_ptr<const StatusPageConfig> find_page(const WebContext& ctx, const std::string& slug) {
+  auto pages = ctx.status_pages->get();
+  for (const auto& p : *pages) {
+    if (p.slug == slug) return std::shared_ptr<const StatusPageConfig>(pages, &p);
+  }
+  return nullptr;
+}
+
+// A status page as the bytes sent, both forms.
+struct BuiltStatusPage {
+  std::string json;
+  std::string html;
+};
+using StatusPageCache = http::TtlCache<BuiltStatusPage>;
+
+void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond,
+                 bool as_json) {
+  std::shared_ptr<const StatusPageConfig> page = find_page(ctx, request.params.at("slug"));
+  if (page == nullptr)
+    return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
+  const std::string key = page->slug + '#' + std::to_string(ctx.status_pages->generation());
+  auto built = cache.get(key, ctx.clock.monotonic_time(), [ctx, page]() -> Result<BuiltStatusPage> {
+    auto model = build_status_page(*page, ctx.engine, ctx.store, ctx.clock.system_time());
+    if (!model) return model.error();
+    return BuiltStatusPage{json::serialize(*model), render_status_page_html(*model)};
+  });
+  if (!built)
+    return respond(Response::problem(503, "the status page cannot be read: " + built.error().message));
+  // The cached bytes go out as they are, shared (aliasing the cache entry), not copied:
+  // the page is 136 KB with 20 monitors, and the copy per request was most of its cost.
+  const std::shared_ptr<const BuiltStatusPage>& entry = *built;
+  Response r = as_json ? Response::json(200, "") : html(200, "");
+  r.shared_body = std::shared_ptr<const std::string>(entry, as_json ? &entry->json : &entry->html);
+  respond(std::move(r));
+}
+
+}  // namespace
+
+void add_status_page_routes(http::Router& router, const WebContext& ctx) {
+  const std::vector<std::string> get = {"GET", "HEAD"};
+  auto cache = std::make_shared<StatusPageCache>(kStatusPageTtl);
+  router.add(get, "/status/{slug}", [ctx, cache](const Request& r, Responder respond) {
+    status_page(ctx, *cache, r, std::move(respond), false);
+  });
+  router.add(get, "/api/v1/status/{slug}", [ctx, cache](const Request& r, Responder respond) {
+    status_page(ctx, *cache, r, std::move(respond), true);
+  });
+}
+
+}  // namespace trainwatch::web
