@@ -1,0 +1,43 @@
+// DefaultCheckers: the checker the engine runs for each monitor type in `trainwatch serve`.
+// A new check type adds its checker here (CONTRIBUTING.md). Heartbeat monitors have none:
+// they are pushed, not checked (Engine::record_ping).
+//
+// Threading: the checkers run on the io_context given, the engine's.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include "checks/http_checker.h"
+#include "checks/tcp_checker.h"
+#include "core/clock.h"
+#include "engine/engine.h"
+#include "jobs/job_checker.h"
+#include "jobs/job_registry.h"
+
+namespace trainwatch::cli {
+
+class DefaultCheckers final : public CheckerSet {
+ public:
+  DefaultCheckers(boost::asio::io_context& io, const Clock& clock, jobs::JobRegistry& jobs)
+      : http_(io, clock), tcp_(io, clock), job_(io, jobs) {}
+  Checker* for_type(MonitorType type) override {
+    switch (type) {
+      case MonitorType::kHttp:
+        return &http_;
+      case MonitorType::kTcp:
+        return &tcp_;
+      case MonitorType::kHeartbeat:
+        return nullptr;  // pushed, not checked: see Engine::record_ping
+      case MonitorType::kJob:
+        return &job_;
+    }
+    return nullptr;
+  }
+
+ private:
+  HttpChecker http_;
+  TcpChecker tcp_;
+  jobs::JobChecker job_;
+};
+
+}  // namespace trainwatch::cli

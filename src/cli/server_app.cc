@@ -1,0 +1,313 @@
+#include "cli/server_app.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/executor_work_guard.hpp>
+
+#include "alerting/channels.h"
+#include "api/job_routes.h"
+#include "api/maintenance_routes.h"
+#include "api/monitor_write_routes.h"
+#include "api/notification_routes.h"
+#include "api/ping_routes.h"
+#include "api/routes.h"
+#include "cli/checked_config.h"
+#include "cli/fd_limit.h"
+#include "cli/listen_address.h"
+#include "cli/serve_connection_limits.h"
+#include "config/loader.h"
+#include "heartbeat/tokens.h"
+#include "storage/data_dir.h"
+#include "web/maintenance_page.h"
+#include "web/notifications_page.h"
+#include "web/routes.h"
+
+namespace trainwatch::cli {
+namespace {
+
+namespace asio = boost::asio;
+
+// The token agents must send: jobs.token, else TRAINWATCH_TOKEN, else none (a warning:
+// anyone who reaches the port can then report).
+std::string report_token(const Config& config) {
+  if (!config.jobs.token.empty()) return config.jobs.token;
+  if (const char* env = std::getenv("TRAINWATCH_TOKEN"); env && *env) return env;
+  return {};
+}
+
+void print_errors(const LoadedConfig& loaded) {
+  for (const auto& error : loaded.errors) spdlog::error("{}", error.to_string());
+}
+
+bool apply_overrides(const ServeOptions& options, Config& config) {
+  if (!options.listen_override.empty()) {
+    auto listen = parse_listen_address(options.listen_override);
+    if (!listen) {
+      spdlog::error("--listen {}", listen.error().message);
+      return false;
+    }
+    config.server.listen.host = listen->host;
+    config.server.listen.port = listen->port;
+  }
+  if (!options.data_dir_override.empty()) config.server.data_dir = options.data_dir_override;
+  return true;
+}
+
+// A new user's first question is where to send pings; generated tokens exist nowhere else.
+// Beyond kMaxLoggedPingUrls heartbeat monitors one line points to the API instead, so a
+// large install does not flood its log at every start.
+void log_ping_urls(const Config& config, const std::string& host, uint16_t port) {
+  constexpr size_t kMaxLoggedPingUrls = 20;
+  std::vector<const MonitorConfig*> heartbeats;
+  for (const auto& m : config.monitors) {
+    if (m.type == MonitorType::kHeartbeat) heartbeats.push_back(&m);
+  }
+  if (heartbeats.size() > kMaxLoggedPingUrls) {
+    spdlog::info("{} heartbeat monitors; each one's ping_url is in GET /api/v1/monitors/NAME",
+                 heartbeats.size());
+    return;
+  }
+  for (const auto* m : heartbeats) {
+    spdlog::info("heartbeat {}: ping http://{}:{}/ping/{}", m->name, host, port,
+                 std::get<HeartbeatSpec>(m->spec).token);
+  }
+}
+
+std::vector<std::string> channel_names(const std::vector<alerting::Channel>& channels) {
+  std::vector<std::string> names;
+  for (const auto& c : channels) names.push_back(c.name);
+  return names;
+}
+
+void warn_without_job_token() {
+  spdlog::warn("jobs: no jobs.token or TRAINWATCH_TOKEN; node reports are accepted without a token");
+}
+
+}  // namespace
+
+ServerApp::ServerApp(ServeOptions options) : options_(std::move(options)) {}
+
+ServerApp::~ServerApp() = default;
+
+bool ServerApp::start() {
+  LoadedConfig loaded = load_checked_config(options_.config_path);
+  if (!loaded.config) {
+    print_errors(loaded);
+    return false;
+  }
+  config_ = std::move(*loaded.config);
+  if (!apply_overrides(options_, config_)) return false;
+  const FdLimit fd_limit = raise_fd_limit();
+  spdlog::info("{}", describe(fd_limit));
+  fd_soft_limit_ = fd_limit.soft;
+
+  if (Status prepared = prepare_data_dir(config_.server.data_dir); !prepared) {
+    spdlog::error("data_dir: {}", prepared.error().message);
+    return false;
+  }
+  const std::string db_path = (std::filesystem::path(config_.server.data_dir) / "trainwatch.db").string();
+  auto store = SqliteStore::open(db_path);
+  if (!store) {
+    spdlog::error("{}: {}", db_path, store.error().message);
+    return false;
+  }
+  store_ = std::move(*store);
+
+  if (auto resolved = heartbeat::resolve_tokens(config_, *store_, random_); !resolved) {
+    spdlog::error("cannot keep heartbeat tokens: {}", resolved.error().message);
+    return false;
+  }
+  for (int i = 0; i < options_.http_threads; ++i) http_ios_.push_back(std::make_unique<asio::io_context>(1));
+
+  // The engine and the dispatcher, and what they run with.
+  std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
+  std::vector<alerting::Channel> channels = alerting::build_channels(config_, channel_errors);
+  alert_timers_ = std::make_unique<AsioTimers>(alert_io_, clock_);
+  transport_ = std::make_unique<alerting::Transport>(alert_io_);
+  auto uniform = [this] {
+    return std::uniform_real_distribution<double>(0.0, 1.0)(random_engine_);  // alert thread only
+  };
+  dispatcher_ = std::make_unique<alerting::Dispatcher>(alert_io_, clock_, *alert_timers_, *store_,
+                                                       *transport_, uniform);
+  planner_ = std::make_unique<alerting::AlertPlanner>(clock_, [this] { dispatcher_->wake(); });
+  planner_->configure(config_, channel_names(channels));
+
+  job_registry_ = std::make_unique<jobs::JobRegistry>(clock_);
+  job_registry_->configure(config_);
+  checkers_ = std::make_unique<DefaultCheckers>(engine_io_, clock_, *job_registry_);
+  engine_ = std::make_unique<Engine>(engine_io_, clock_, *store_, *checkers_, planner_.get());
+  job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });
+  // Monitors created through the API run beside the file's (catalog/monitor_catalog.h).
+  monitors_ = std::make_unique<catalog::MonitorCatalog>(*engine_, *store_, random_);
+  monitors_->set_yaml(config_);
+  if (auto skipped = monitors_->load(); !skipped) {
+    spdlog::error("cannot read API monitors: {}", skipped.error().message);
+    return false;
+  } else {
+    for (const auto& why : *skipped) spdlog::warn("API monitor skipped: {}", why);
+  }
+  if (auto started = engine_->start(monitors_->merged(config_)); !started) {
+    spdlog::error("cannot start: {}", started.error().message);
+    return false;
+  }
+  // Maintenance windows created through the API hold notifications beside the file's
+  // (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher.
+  maintenance_ = std::make_unique<catalog::MaintenanceCatalog>(
+      *store_, clock_, [this](const std::string& name) { return engine_->monitor(name).has_value(); },
+      [this](const std::vector<MaintenanceWindow>& windows) {
+        planner_->set_maintenance(windows);
+        dispatcher_->set_maintenance(windows);
+      });
+  if (auto skipped = maintenance_->load(); !skipped) {
+    spdlog::error("cannot read API maintenance windows: {}", skipped.error().message);
+    return false;
+  } else {
+    for (const auto& why : *skipped) spdlog::warn("API maintenance window skipped: {}", why);
+  }
+  maintenance_->set_yaml(config_.maintenance);
+  if (auto started = dispatcher_->start(std::move(channels), maintenance_->windows()); !started) {
+    spdlog::error("cannot start notifications: {}", started.error().message);
+    return false;
+  }
+
+  pings_ = std::make_unique<heartbeat::PingIngest>(
+      clock_, [this](const std::string& monitor, Ping ping, WriteDone done) {
+        engine_->record_ping(monitor, std::move(ping), std::move(done));
+      });
+  // The index holds the file's heartbeat tokens and the API monitors'; the catalog
+  // re-indexes after each API change it has applied.
+  pings_->configure(monitors_->merged(config_));
+  monitors_->on_applied([this](const Config& merged) { pings_->configure(merged); });
+
+  // The routes. Handlers hold references to the components above, which outlive the
+  // server and the router (members declared before them).
+  router_ = std::make_shared<http::Router>();
+  admin_auth_ = std::make_unique<auth::AdminAuth>(config_.auth, clock_);
+  api::ApiContext api_context{*engine_, *store_, clock_, clock_.system_time(), job_registry_.get()};
+  api_context.admin = admin_auth_.get();
+  http_stats_ = std::make_shared<http::ServerStats>();
+  api_context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_](PrometheusWriter& w) {
+    api::write_notification_metrics(*dispatcher, w);
+    http::write_server_metrics(*stats, w);
+  };
+  api::add_api_routes(*router_, api_context);
+  // One limit per channel for test sends, whether asked through the API or the dashboard.
+  test_sends_ = std::make_shared<auth::BucketTable>(api::kTestSendLimits);
+  api::add_notification_routes(
+      *router_, api::NotificationContext{*dispatcher_, *store_, *admin_auth_, clock_, test_sends_});
+  api::add_ping_routes(*router_, *pings_);
+  api::add_monitor_write_routes(*router_, api::WriteContext{*engine_, *monitors_, *admin_auth_});
+  status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
+  const web::WebContext web_context{*engine_,   *store_,        clock_,       *admin_auth_,
+                                    *monitors_, *job_registry_, status_pages_};
+  web::add_web_routes(*router_, web_context);
+  api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
+  web::add_maintenance_routes(*router_, web::MaintenancePageContext{web_context, *maintenance_});
+  web::add_notifications_routes(*router_,
+                                web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
+  pruner_ = std::make_unique<RetentionPruner>(engine_io_, clock_, *store_, config_.retention.raw);
+  pruner_->start();
+  job_token_ = std::make_shared<auth::ReloadableSecret>(report_token(config_));
+  if (job_token_->get().empty()) warn_without_job_token();
+  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, job_token_});
+
+  http::ServerOptions http_options;
+  http_options.host = config_.server.listen.host;
+  http_options.port = config_.server.listen.port;
+  const ServeConnectionLimits limits =
+      serve_connection_limits(config_, fd_soft_limit_, options_.http_threads);
+  if (limits.starved) {
+    spdlog::warn("{}", limits.log_line);
+  } else {
+    spdlog::info("{}", limits.log_line);
+  }
+  http_options.max_connections = limits.max_connections;
+  http_options.max_connections_per_address = static_cast<size_t>(config_.server.max_connections_per_address);
+  http_options.stats = http_stats_;
+  http_options.warn = [](const std::string& line) { spdlog::warn("{}", line); };
+  http_options.clock = &clock_;
+  std::vector<asio::io_context*> http_contexts;
+  for (auto& io : http_ios_) http_contexts.push_back(io.get());
+  auto server = http::Server::start(http_contexts, http_options, router_);
+  if (!server) {
+    spdlog::error("{}", server.error().message);
+    return false;
+  }
+  server_ = std::move(*server);
+  host_ = http_options.host;
+  return true;
+}
+
+void ServerApp::announce() const {
+  // Tests and scripts read this line to learn the port when listening on port 0.
+  std::cout << "trainwatch serving " << config_.monitors.size() << " monitors on http://" << host_ << ":"
+            << server_->port() << "/" << std::endl;
+  log_ping_urls(config_, host_, server_->port());
+}
+
+void ServerApp::run() {
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> http_guards;
+  std::vector<std::thread> http_threads;
+  for (auto& io : http_ios_) {
+    http_guards.push_back(asio::make_work_guard(*io));
+    http_threads.emplace_back([io = io.get()] { io->run(); });
+  }
+  auto alert_guard = asio::make_work_guard(alert_io_);
+  std::thread alert_thread([this] { alert_io_.run(); });
+  engine_io_.run();
+  for (auto& io : http_ios_) io->stop();
+  alert_io_.stop();
+  for (auto& t : http_threads) t.join();
+  alert_thread.join();
+  store_->flush();
+}
+
+void ServerApp::reload() {
+  const std::string& path = options_.config_path;
+  LoadedConfig next = load_checked_config(path);
+  if (!next.config) {
+    spdlog::error("reload of {} refused; keeping the running config:", path);
+    print_errors(next);
+    return;
+  }
+  if (!apply_overrides(options_, *next.config)) return;
+  if (auto resolved = heartbeat::resolve_tokens(*next.config, *store_, random_); !resolved) {
+    spdlog::error("reload of {} refused: cannot keep heartbeat tokens: {}", path, resolved.error().message);
+    return;
+  }
+  // Tokens first (see the header).
+  if (admin_auth_->reconfigure(next.config->auth)) {
+    spdlog::info("reload: admin tokens changed; every login session was ended");
+  }
+  if (job_token_->set(report_token(*next.config))) {
+    spdlog::info("reload: the node report token changed");
+    if (job_token_->get().empty()) warn_without_job_token();
+  }
+  spdlog::info("reloaded {}: {} monitors", path, next.config->monitors.size());
+  job_registry_->configure(*next.config);
+  const Config merged = monitors_->set_yaml(*next.config);
+  engine_->reload(merged);
+  pings_->configure(merged);
+  std::vector<ConfigError> ignored;  // load_checked_config reported them
+  std::vector<alerting::Channel> next_channels = alerting::build_channels(*next.config, ignored);
+  planner_->configure(*next.config, channel_names(next_channels));
+  dispatcher_->reconfigure(std::move(next_channels));
+  maintenance_->set_yaml(next.config->maintenance);
+  log_ping_urls(*next.config, host_, server_->port());
+  status_pages_->set(next.config->status_pages);
+}
+
+void ServerApp::stop() {
+  server_->stop();
+  pruner_->stop();
+  engine_->stop();
+  for (auto& io : http_ios_) io->stop();
+  engine_io_.stop();
+  alert_io_.stop();
+}
+
+}  // namespace trainwatch::cli

@@ -1,0 +1,146 @@
+// ServerApp: everything `trainwatch serve` runs, built and started by start(), changed
+// by reload() (SIGHUP) and taken down by stop() (SIGINT, SIGTERM). serve_command.cc
+// parses the options, builds one and turns signals into those calls.
+//
+// Threads: every thread the server runs, what it owns and how it ends.
+//
+//   engine        the thread that calls run(); runs engine_io_: the checks (http, tcp,
+//                 job), schedules and retries, heartbeat deadlines, retention pruning,
+//                 the signal set, and so reload() and stop(). Owns the Engine's monitor
+//                 state, the checkers, the pruner. Ends when stop() stops engine_io_.
+//   alert         runs alert_io_: the Dispatcher's deliveries, retries and holds, so a
+//                 slow provider never delays a check (nor a check a delivery). Owns the
+//                 outbox's channel state, its timers and the Transport's curl transfers.
+//                 stop() stops alert_io_ (deliveries in flight stay pending: the next
+//                 start sends them); run() joins it.
+//   http x N      one per --http-threads, each running one of http_ios_ (http/server.h):
+//                 connections and the route handlers, which read the engine's copies and
+//                 the store's read pool and post changes to the engine's thread. stop()
+//                 stops accepting and stops each io_context; run() joins them.
+//   store writer  SqliteStore's only write connection (storage/sqlite/sqlite_store.h):
+//                 commits batches; write `done` callbacks run here. run() flushes it
+//                 after the others have ended; the store's destructor joins it.
+//   checkpointer  copies the WAL into the database on its own connection
+//                 (storage/sqlite/checkpointer.h); joined by the store's destructor.
+//   caches x 3    one http::TtlCache thread each for the status pages, the dashboard's
+//                 monitors table and the API's monitor list: rebuilds off the HTTP
+//                 threads. Owned by their routes; joined when the router is destroyed.
+//   job views x 2 api::JobViewWorker, one for the job API and one for the job pages;
+//                 owned and joined like the caches.
+//   resolvers     asio's resolver thread (started by the first TCP check's lookup, ended
+//                 when engine_io_ is destroyed) and libcurl's threaded resolver (one
+//                 short-lived thread per lookup of an HTTP check or a delivery).
+//
+// Shutdown order (stop(), then the end of run()): stop accepting, stop the pruner and the
+// engine's timers, stop the io_contexts; join the HTTP and alert threads; flush the store,
+// so every result already produced is on disk. Destruction then frees the server, the
+// router (joining the cache and job-view threads) and the components in the reverse of
+// the order start() built them, the store last.
+//
+// Threading: construct, start() and run() on one thread; reload() and stop() on the
+// engine thread (the signal handler's: main_context()) once run() is running.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "alerting/dispatcher.h"
+#include "alerting/planner.h"
+#include "alerting/transport.h"
+#include "auth/admin_auth.h"
+#include "auth/bucket_table.h"
+#include "auth/reloadable_secret.h"
+#include "catalog/maintenance_catalog.h"
+#include "catalog/monitor_catalog.h"
+#include "catalog/status_page_set.h"
+#include "cli/default_checkers.h"
+#include "config/config.h"
+#include "core/asio_timers.h"
+#include "core/clock.h"
+#include "core/random.h"
+#include "engine/engine.h"
+#include "heartbeat/ingest.h"
+#include "http/server.h"
+#include "http/server_stats.h"
+#include "jobs/job_registry.h"
+#include "storage/retention.h"
+#include "storage/sqlite/sqlite_store.h"
+
+namespace trainwatch::cli {
+
+struct ServeOptions {
+  std::string config_path;
+  std::string listen_override;  // HOST:PORT; port 0 picks a free one
+  std::string data_dir_override;
+  int http_threads = 2;
+};
+
+class ServerApp {
+ public:
+  explicit ServerApp(ServeOptions options);
+  ~ServerApp();
+  ServerApp(const ServerApp&) = delete;
+  ServerApp& operator=(const ServerApp&) = delete;
+
+  // Reads the config, opens the store, builds every component, starts the engine and
+  // the dispatcher and binds the listen address; no thread runs yet (connections wait in
+  // the backlog). False: why has been logged and serve exits 1.
+  bool start();
+  // Where signals are delivered: the engine's io_context, which run() runs.
+  boost::asio::io_context& main_context() { return engine_io_; }
+  // Prints "trainwatch serving N monitors on http://HOST:PORT/" (tests and scripts read
+  // the port from it) and the heartbeat monitors' ping URLs.
+  void announce() const;
+  // Starts the alert and HTTP threads and runs the engine's io_context on the calling
+  // thread until stop(); then joins the threads and flushes the store.
+  void run();
+
+  // SIGHUP: re-reads the config file and applies it, or logs why not and keeps the
+  // running config. Tokens change first, so that once "reloaded" is logged a removed
+  // token gets 401 and a changed admin set has logged everyone out.
+  void reload();
+  // SIGINT, SIGTERM: the shutdown order above; run() returns once its threads have ended.
+  void stop();
+
+ private:
+  const ServeOptions options_;
+  Config config_;  // the file's, as started (reloads do not keep theirs)
+  uint64_t fd_soft_limit_ = 0;
+  std::unique_ptr<SqliteStore> store_;
+  SystemRandom random_;
+  SystemClock clock_;
+  boost::asio::io_context engine_io_;
+  // One io_context per HTTP thread (http/server.h); hint 1: each is run by one thread.
+  std::vector<std::unique_ptr<boost::asio::io_context>> http_ios_;
+  boost::asio::io_context alert_io_;
+  std::mt19937_64 random_engine_{std::random_device{}()};  // the alert thread's only
+
+  std::unique_ptr<AsioTimers> alert_timers_;
+  std::unique_ptr<alerting::Transport> transport_;  // outlives the dispatcher, which sends through it
+  std::unique_ptr<alerting::Dispatcher> dispatcher_;
+  std::unique_ptr<alerting::AlertPlanner> planner_;
+  std::unique_ptr<jobs::JobRegistry> job_registry_;
+  std::unique_ptr<DefaultCheckers> checkers_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<catalog::MonitorCatalog> monitors_;
+  std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;
+  std::unique_ptr<heartbeat::PingIngest> pings_;
+
+  std::shared_ptr<http::Router> router_;
+  std::unique_ptr<auth::AdminAuth> admin_auth_;
+  std::shared_ptr<http::ServerStats> http_stats_;
+  std::shared_ptr<auth::BucketTable> test_sends_;
+  std::shared_ptr<catalog::StatusPageSet> status_pages_;
+  std::unique_ptr<RetentionPruner> pruner_;
+  // Replaced by a reload, like the admin tokens: a leaked token is revoked by SIGHUP.
+  std::shared_ptr<auth::ReloadableSecret> job_token_;
+  std::string host_;
+  std::shared_ptr<http::Server> server_;
+};
+
+}  // namespace trainwatch::cli
