@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Installs every Debian package trainwatch needs to build, test and benchmark.
+# Installs every Debian package trainwatch needs to build, test and benchmark, and fetches
+# the dashboard's third-party browser code (uPlot) with `npm ci` into src/web/npm/node_modules:
+# the only step that needs npm and the network; CMake copies what it fetched.
 # Idempotent: packages already present are skipped, so a second run costs seconds.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build ccache pkg-config clang-format
+  build-essential cmake ninja-build ccache pkg-config
+  # conventions (scripts/format.sh, scripts/tidy.sh): one pinned version, called by its
+  # versioned name, so a check's verdict does not change with the machine's default
+  clang-format-15 clang-tidy-15
   # fuzzing (scripts/fuzz.sh): clang-15 brings libFuzzer and the sanitizer runtimes
   clang-15
   # libraries (the design brief's dependency table; libssl-dev for webhook HMAC signatures)
@@ -35,4 +41,25 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm itself: Debian's package, unless another (e.g. NodeSource's nodejs) already provides it.
+if ! command -v npm >/dev/null; then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: npm missing (run as root to install it)" >&2
+    exit 1
+  fi
+  echo "setup: installing npm"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+
+# uPlot for the dashboard, from the committed lock file. Skipped while node_modules matches
+# the lock file (so a machine without the network can run setup again); --prefer-offline
+# takes it from npm's cache when that has it.
+web_npm=src/web/npm
+if ! cmp -s "$web_npm/package-lock.json" "$web_npm/node_modules/.trainwatch-lock.json" \
+   || [[ ! -f $web_npm/node_modules/uplot/dist/uPlot.iife.min.js ]]; then
+  echo "setup: npm ci in $web_npm (uPlot)"
+  npm ci --prefix "$web_npm" --prefer-offline --no-audit --no-fund --ignore-scripts --loglevel=error
+  cp "$web_npm/package-lock.json" "$web_npm/node_modules/.trainwatch-lock.json"
 fi

@@ -1,0 +1,17 @@
+# Run as a script (cmake -P) at build time: copies each file of FILES ("|"-separated), the
+# third-party browser code that scripts/setup.sh fetched with `npm ci` into
+# src/web/npm/node_modules, into DESTINATION for embedding. Never runs npm itself.
+cmake_minimum_required(VERSION 3.25)
+string(REPLACE "|" ";" files "${FILES}")
+foreach(file IN LISTS files)
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "${file} is missing: run `bash scripts/setup.sh`, which fetches the "
+                        "dashboard's uPlot with `npm ci` (once, with the network or a warm npm cache)")
+  endif()
+  get_filename_component(name "${file}" NAME)
+  file(MAKE_DIRECTORY "${DESTINATION}")
+  file(COPY_FILE "${file}" "${DESTINATION}/${name}")
+  # npm dates what it unpacks 1985: a copy dated now is newer than its inputs, so it counts
+  # as done until they change.
+  file(TOUCH_NOCREATE "${DESTINATION}/${name}")
+endforeach()
