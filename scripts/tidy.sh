@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs clang-tidy-15 with the checks of .clang-tidy over the sources of src/, two at a time,
+# using build/compile_commands.json (configured here first when missing). Fails on any finding:
+#   scripts/tidy.sh [FILE...]      every file of src/, or the ones named
+# Fix a finding, or, where the code is right, silence that one line with
+# `// NOLINT(check-name): why` (see .clang-tidy for the checks left out and why).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${TIDY_BUILD:-build}
+if [[ ! -f $dir/compile_commands.json ]]; then
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINWATCH_WERROR=ON >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; exit 1; }
+fi
+
+if (($#)); then
+  files=()
+  for f in "$@"; do files+=("^$(realpath "$f")\$"); done
+else
+  # Every translation unit under src/ (headers are checked through them: HeaderFilterRegex);
+  # not the generated ones of the build folder.
+  files=("^$PWD/src/")
+fi
+log=$dir/tidy.log
+start=$SECONDS
+if ! run-clang-tidy-15 -p "$dir" -j "${TIDY_JOBS:-2}" -quiet -clang-tidy-binary clang-tidy-15 "${files[@]}" >"$log" 2>&1; then
+  # One line per finding, each once (a header's finding repeats for every file including it).
+  grep -E '^/[^ ]+:[0-9]+:[0-9]+: (error|warning):' "$log" | sed "s|^$PWD/||" | sort -u >&2 || cat "$log" >&2
+  echo "tidy: findings above ($((SECONDS - start)) s; full output in $log)" >&2
+  exit 1
+fi
+echo "tidy: no findings ($((SECONDS - start)) s)"
