@@ -21,9 +21,21 @@ else
   # not the generated ones of the build folder.
   files=("^$PWD/src/")
 fi
+# A file compiled into two targets (the reporter: static and shared; the CLI's helpers)
+# is checked once: a copy of the database keeping each file's first entry.
+mkdir -p "$dir/tidy"
+/usr/bin/python3 - "$dir/compile_commands.json" "$dir/tidy/compile_commands.json" <<'PY'
+import json, sys
+seen, out = set(), []
+for entry in json.load(open(sys.argv[1])):
+    if entry["file"] not in seen:
+        seen.add(entry["file"])
+        out.append(entry)
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+PY
 log=$dir/tidy.log
 start=$SECONDS
-if ! run-clang-tidy-15 -p "$dir" -j "${TIDY_JOBS:-2}" -quiet -clang-tidy-binary clang-tidy-15 "${files[@]}" >"$log" 2>&1; then
+if ! run-clang-tidy-15 -p "$dir/tidy" -j "${TIDY_JOBS:-2}" -quiet -clang-tidy-binary clang-tidy-15 "${files[@]}" >"$log" 2>&1; then
   # One line per finding, each once (a header's finding repeats for every file including it).
   grep -E '^/[^ ]+:[0-9]+:[0-9]+: (error|warning):' "$log" | sed "s|^$PWD/||" | sort -u >&2 || cat "$log" >&2
   echo "tidy: findings above ($((SECONDS - start)) s; full output in $log)" >&2
