@@ -246,11 +246,14 @@ TEST(SlotTruncation, ShortFileIsNeverMappedByAReader) {
 // A fault that is not in a slot file still kills the process as it would have.
 // How a bus error outside the slots ends the process: the default action kills it with
 // SIGBUS. Under AddressSanitizer the handler before ours is ASan's own, which reports the
-// fault and exits 1.
+// fault and exits 1; under ThreadSanitizer it is TSan's, which exits with its exitcode
+// (66, its default, which scripts/tsan.sh keeps).
 bool died_of_bus_error(int status) {
   if (WIFSIGNALED(status)) return WTERMSIG(status) == SIGBUS;
 #if defined(__SANITIZE_ADDRESS__)
   return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+#elif defined(__SANITIZE_THREAD__)
+  return WIFEXITED(status) && WEXITSTATUS(status) == 66;
 #else
   return false;
 #endif
