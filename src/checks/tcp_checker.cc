@@ -21,8 +21,8 @@ std::string lower_first(std::string text) {
 // One connection attempt. Whichever finishes first, the connect or the timer, reports;
 // the other sees `finished` and does nothing.
 struct Attempt : std::enable_shared_from_this<Attempt> {
-  Attempt(asio::io_context& io, const Clock& clock, std::shared_ptr<const MonitorConfig> m, CheckDone d)
-      : resolver(io), socket(io), timer(io), monitor(std::move(m)), done(std::move(d)), clock_(clock) {
+  Attempt(asio::io_context& io, const Clock& c, std::shared_ptr<const MonitorConfig> m, CheckDone d)
+      : resolver(io), socket(io), timer(io), monitor(std::move(m)), done(std::move(d)), clock(c) {
     result.at = clock.system_time();
     started = clock.monotonic_time();
   }
@@ -37,13 +37,13 @@ struct Attempt : std::enable_shared_from_this<Attempt> {
     auto address = asio::ip::make_address(spec.host, ec);
     if (!ec) return connect({tcp::endpoint(address, spec.port)});
     resolver.async_resolve(spec.host, std::to_string(spec.port),
-                           [self = shared_from_this()](boost::system::error_code rec, tcp::resolver::results_type found) {
+                           [self = shared_from_this()](boost::system::error_code rec, const tcp::resolver::results_type& found) {
                              if (rec) return self->report(false, "dns: " + lower_first(rec.message()));
                              self->connect({found.begin(), found.end()});
                            });
   }
 
-  void connect(std::vector<tcp::endpoint> endpoints) {
+  void connect(const std::vector<tcp::endpoint>& endpoints) {
     asio::async_connect(socket, endpoints, [self = shared_from_this()](boost::system::error_code ec, const tcp::endpoint&) {
       if (ec == asio::error::operation_aborted) return;
       self->report(!ec, ec ? "connect: " + lower_first(ec.message()) : "");
@@ -59,7 +59,7 @@ struct Attempt : std::enable_shared_from_this<Attempt> {
     socket.close(ignored);
     result.ok = ok;
     result.cause = std::move(cause);
-    result.latency_ms = std::chrono::duration<double, std::milli>(clock_.monotonic_time() - started).count();
+    result.latency_ms = std::chrono::duration<double, std::milli>(clock.monotonic_time() - started).count();
     result.timings.total_ms = result.latency_ms;
     result.timings.connect_ms = result.latency_ms;
     asio::post(socket.get_executor(), [d = std::move(done), r = std::move(result)]() mutable { d(std::move(r)); });
@@ -73,7 +73,7 @@ struct Attempt : std::enable_shared_from_this<Attempt> {
   CheckResult result;
   MonoTime started;
   bool finished = false;
-  const Clock& clock_;
+  const Clock& clock;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 
+// NOLINTNEXTLINE(bugprone-exception-escape): std::terminate prints what escapes; nothing to add.
 int main(int argc, char** argv) {
 #ifdef TRAINWATCH_HAS_AGENT
   // `trainwatch agent ...` is the smaller `trainwatch-agent ...` when it lies beside this

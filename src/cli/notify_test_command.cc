@@ -50,7 +50,7 @@ int notify_test(const NotifyTestOptions& options) {
   auto request = channel->provider->build(event, alerting::render_message(event, event.at), 0, event.at);
   request.timeout = channel->timeout;
   int exit_code = 1;
-  transport.send(request, [&](alerting::SendOutcome o) {
+  transport.send(request, [&](const alerting::SendOutcome& o) {
     const auto verdict = alerting::judge_attempt(o.transport_ok, o.permanent, o.status);
     if (verdict == alerting::AttemptVerdict::kDelivered) {
       std::cout << channel->name << " (" << channel->type << ", " << channel->provider->target()

@@ -84,6 +84,7 @@ Child spawn(const std::vector<std::string>& command, const sigset_t& child_mask)
     return child;
   }
   std::vector<char*> argv;
+  argv.reserve(command.size() + 1);
   for (const auto& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   child.pid = fork();

@@ -216,7 +216,7 @@ void read_job(Section& s, MonitorConfig& m) {
   if (auto n = s.integer("world_size", 1, 1'000'000)) spec.world_size = static_cast<int>(*n);
   read_job_thresholds(s, spec.thresholds);
   if (!s.has("interval")) m.interval = kJobInterval;
-  m.spec = std::move(spec);
+  m.spec = spec;
 }
 
 void read_jobs(Diagnostics& diag, const YAML::Node& node, JobsConfig& out) {

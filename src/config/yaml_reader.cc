@@ -73,8 +73,8 @@ std::string Diagnostics::expand(const YAML::Node& scalar, const std::string& key
   return out;
 }
 
-Section::Section(Diagnostics& diag, YAML::Node node, std::string path)
-    : diag_(diag), node_(std::move(node)), path_(std::move(path)), mark_(node_.Mark()) {
+Section::Section(Diagnostics& diag, const YAML::Node& node, std::string path)
+    : diag_(diag), node_(node), path_(std::move(path)), mark_(node_.Mark()) {
   if (!node_.IsMap() && !node_.IsNull()) {
     diag_.error(mark_, path_, describe(node_) + "; expected a mapping of keys to values");
     valid_ = false;

@@ -36,7 +36,7 @@ class Diagnostics {
 class Section {
  public:
   // `node` must be a map or null (an empty section); `path` prefixes key names.
-  Section(Diagnostics& diag, YAML::Node node, std::string path);
+  Section(Diagnostics& diag, const YAML::Node& node, std::string path);
 
   bool valid() const { return valid_; }
   bool has(const char* key);

@@ -50,7 +50,7 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
 
 }  // namespace
 
-void Router::add(std::string method, std::string pattern, Handler handler) {
+void Router::add(std::string method, const std::string& pattern, Handler handler) {
   routes_.push_back(Route{std::move(method), split_path(pattern), std::move(handler)});
 }
 

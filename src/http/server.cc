@@ -263,8 +263,8 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
 };
 
 const Clock& system_clock() {
-  static const SystemClock clock;
-  return clock;
+  static const SystemClock kClock;
+  return kClock;
 }
 
 class Listener final : public Server, public std::enable_shared_from_this<Listener> {
@@ -364,7 +364,7 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
 
 }  // namespace
 
-Result<std::shared_ptr<Server>> Server::start(std::vector<asio::io_context*> contexts, ServerOptions options,
+Result<std::shared_ptr<Server>> Server::start(const std::vector<asio::io_context*>& contexts, ServerOptions options,
                                               std::shared_ptr<const Router> router) {
   if (contexts.empty()) return make_error("http.bind", "no io_context to serve on");
   auto shared = std::make_shared<Shared>(std::move(options), std::move(router));

@@ -85,7 +85,7 @@ using Handler = std::function<void(const Request&, Responder)>;
 // Unknown paths answer 404 and known paths with another method 405, both as problems.
 class Router {
  public:
-  void add(std::string method, std::string pattern, Handler handler);
+  void add(std::string method, const std::string& pattern, Handler handler);
   // Methods may be a list: add({"GET","HEAD","POST"}, ...).
   void add(const std::vector<std::string>& methods, const std::string& pattern, const Handler& handler);
 
@@ -120,7 +120,7 @@ class Server {
  public:
   // Binds and starts accepting. Fails with a clear message when the address is in use
   // or cannot be bound.
-  static Result<std::shared_ptr<Server>> start(std::vector<boost::asio::io_context*> contexts, ServerOptions options,
+  static Result<std::shared_ptr<Server>> start(const std::vector<boost::asio::io_context*>& contexts, ServerOptions options,
                                                std::shared_ptr<const Router> router);
   static Result<std::shared_ptr<Server>> start(boost::asio::io_context& io, ServerOptions options,
                                                std::shared_ptr<const Router> router) {

@@ -35,6 +35,7 @@ std::once_flag g_installed;
 
 // Async-signal-safe: mmap and write are plain system calls; no lock, no allocation.
 bool replace_with_zero_pages(Entry& e) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): base is an integer so the handler reads it atomically.
   void* got = ::mmap(reinterpret_cast<void*>(e.base.load(std::memory_order_relaxed)), e.size, e.prot,
                      MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (got == MAP_FAILED) return false;
