@@ -26,7 +26,7 @@ if ((check)); then
   # --dry-run -Werror: one warning per differing line, exit 1 when any file differs.
   if ! out=$(printf '%s\0' "${files[@]}" | xargs -0 -n 64 -P 2 "$clang_format" --dry-run -Werror 2>&1); then
     bad=$(grep -oE '^[^:]+\.(c|cc|cpp|cxx|h|hh|hpp):[0-9]+' <<<"$out" | cut -d: -f1 | sort -u)
-    echo "$out" | head -n 40 >&2
+    head -n 40 <<<"$out" >&2
     echo "format: $(wc -l <<<"$bad") of ${#files[@]} files differ from .clang-format:" >&2
     sed 's/^/  /' <<<"$bad" >&2
     echo "format: run bash scripts/format.sh (or scripts/format.sh FILE...) and commit the result" >&2
