@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs clang-tidy-15 with the checks of .clang-tidy over the sources of src/, two at a time,
+# skipping units found clean before with the same input (scripts/tidy_cached.py),
 # using build/compile_commands.json (configured here first when missing). Fails on any finding:
 #   scripts/tidy.sh [FILE...]      every file of src/, or the ones named
 # Fix a finding, or, where the code is right, silence that one line with
@@ -33,12 +34,9 @@ for entry in json.load(open(sys.argv[1])):
         out.append(entry)
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 PY
-log=$dir/tidy.log
 start=$SECONDS
-if ! run-clang-tidy-15 -p "$dir/tidy" -j "${TIDY_JOBS:-2}" -quiet -clang-tidy-binary clang-tidy-15 "${files[@]}" >"$log" 2>&1; then
-  # One line per finding, each once (a header's finding repeats for every file including it).
-  grep -E '^/[^ ]+:[0-9]+:[0-9]+: (error|warning):' "$log" | sed "s|^$PWD/||" | sort -u >&2 || cat "$log" >&2
-  echo "tidy: findings above ($((SECONDS - start)) s; full output in $log)" >&2
+if ! /usr/bin/python3 scripts/tidy_cached.py "$dir/tidy" "$PWD" "${files[@]}"; then
+  echo "tidy: findings above ($((SECONDS - start)) s)" >&2
   exit 1
 fi
-echo "tidy: no findings ($((SECONDS - start)) s)"
+echo "tidy: $((SECONDS - start)) s"
