@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/constant_time.h"
 #include "core/prometheus.h"
 #include "core/time_format.h"
 
@@ -27,13 +28,6 @@ bool valid_job_name(const std::string& name) {
   return !name.empty() && name.size() <= 63 && std::all_of(name.begin(), name.end(), allowed);
 }
 
-// Compares without an early exit, so the time taken says nothing about the token.
-bool same_token(std::string_view a, std::string_view b) {
-  unsigned diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned>(a[i] ^ b[i % (b.empty() ? 1 : b.size())]);
-  return diff == 0 && !b.empty();
-}
-
 void post_report(const JobApiContext& ctx, const Request& request, Responder respond) {
   const std::string& job = request.params.at("job");
   if (request.body.size() > jobs::kMaxReportBytes) {
@@ -43,7 +37,8 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
   if (const std::string token = ctx.token ? ctx.token->get() : std::string(); !token.empty()) {
     std::string_view auth = request.header("authorization");
     constexpr std::string_view kBearer = "Bearer ";
-    if (auth.substr(0, kBearer.size()) != kBearer || !same_token(auth.substr(kBearer.size()), token)) {
+    if (auth.substr(0, kBearer.size()) != kBearer ||
+        !constant_time_equal(auth.substr(kBearer.size()), token)) {
       Response r = Response::problem(401, auth.empty() ? "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)"
                                                        : "the bearer token is not the server's");
       r.headers.emplace_back("WWW-Authenticate", "Bearer");

@@ -5,6 +5,7 @@
 #include <openssl/rand.h>
 
 #include "auth/sha256.h"
+#include "core/constant_time.h"
 
 namespace trainwatch::auth {
 

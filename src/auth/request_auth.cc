@@ -2,6 +2,7 @@
 
 #include "auth/form.h"
 #include "auth/sha256.h"
+#include "core/constant_time.h"
 
 namespace trainwatch::auth {
 

@@ -42,7 +42,4 @@ class TokenIndex {
   std::unordered_map<size_t, std::vector<TokenEntry*>> by_hash_;
 };
 
-// Compares all of both strings whatever they hold; the lengths are not secret.
-bool constant_time_equal(std::string_view a, std::string_view b);
-
 }  // namespace trainwatch::heartbeat

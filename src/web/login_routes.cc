@@ -7,6 +7,7 @@
 #include "auth/form.h"
 #include "auth/request_auth.h"
 #include "auth/sha256.h"
+#include "core/constant_time.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
 

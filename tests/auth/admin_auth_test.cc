@@ -13,9 +13,6 @@ constexpr const char* kAddress = "127.0.0.1";
 
 TEST(Sha256Test, KnownDigest) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_TRUE(constant_time_equal("abc", "abc"));
-  EXPECT_FALSE(constant_time_equal("abc", "abd"));
-  EXPECT_FALSE(constant_time_equal("abc", "ab"));
 }
 
 TEST(AdminAuthTest, AcceptsPlainAndHashedTokensAndNothingElse) {

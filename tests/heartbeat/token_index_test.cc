@@ -43,13 +43,6 @@ TEST(TokenIndex, SkipsMonitorsWithoutATokenAndOtherTypes) {
   EXPECT_EQ(TokenIndex(config, clock.monotonic_time()).size(), 0u);
 }
 
-TEST(ConstantTimeEqual, ComparesWholeStrings) {
-  EXPECT_TRUE(constant_time_equal("abc", "abc"));
-  EXPECT_FALSE(constant_time_equal("abc", "abd"));
-  EXPECT_FALSE(constant_time_equal("abc", "ab"));
-  EXPECT_TRUE(constant_time_equal("", ""));
-}
-
 TEST(RateLimiter, RefusesPastTheBurstAndRefillsWithTime) {
   testing::ManualClock clock;
   RateLimiter limiter(clock.monotonic_time());
