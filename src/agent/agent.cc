@@ -15,6 +15,7 @@
 
 #include "agent/probe_worker.h"
 #include "agent/report_pusher.h"
+#include "core/names.h"
 #include "http/server.h"
 #include "reporter/process_info.h"
 #include "reporter/slot_dir.h"
@@ -317,8 +318,8 @@ Result<std::unique_ptr<Agent>> Agent::start(AgentOptions options, const Clock& c
   if (options.node.empty()) {
     if (const char* node = std::getenv("TRAINWATCH_NODE"); node && *node) options.node = node;
   }
-  if (!reporter::valid_job_name(options.job)) {
-    return make_error("argument", "job name '" + options.job + "' must be 1-63 characters of A-Z a-z 0-9 . _ -");
+  if (std::string problem = name_problem(options.job); !problem.empty()) {
+    return make_error("argument", "job name '" + options.job + "': " + problem);
   }
   auto agent = std::make_unique<AgentImpl>(std::move(options), clock);
   if (auto st = agent->start(serve_http, run_threads); !st) return st.error();

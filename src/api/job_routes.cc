@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/constant_time.h"
+#include "core/names.h"
 #include "core/prometheus.h"
 #include "core/time_format.h"
 
@@ -22,11 +23,6 @@ using http::Request;
 using http::Responder;
 using http::Response;
 using jobs::JobSnapshot;
-
-bool valid_job_name(const std::string& name) {
-  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
-  return !name.empty() && name.size() <= 63 && std::all_of(name.begin(), name.end(), allowed);
-}
 
 void post_report(const JobApiContext& ctx, const Request& request, Responder respond) {
   const std::string& job = request.params.at("job");
@@ -45,8 +41,8 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
       return respond(std::move(r));
     }
   }
-  if (!valid_job_name(job)) {
-    return respond(Response::problem(400, "job name '" + job + "': expected 1-63 lower-case letters, digits, '.', '_' or '-'"));
+  if (std::string problem = name_problem(job); !problem.empty()) {
+    return respond(Response::problem(400, "job name '" + job + "': " + problem));
   }
   auto report = jobs::parse_node_report(request.body);
   if (!report) return respond(Response::problem(400, report.error().message));

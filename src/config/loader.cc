@@ -11,6 +11,7 @@
 #include "config/web_sections.h"
 #include "config/yaml_reader.h"
 #include "core/duration.h"
+#include "core/names.h"
 
 namespace trainwatch {
 namespace {
@@ -18,11 +19,6 @@ namespace {
 using config_detail::describe;
 using config_detail::Diagnostics;
 using config_detail::Section;
-
-bool valid_name(const std::string& name) {
-  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
-  return !name.empty() && std::all_of(name.begin(), name.end(), allowed);
-}
 
 void read_listen(Section& s, ListenAddress& out) {
   auto text = s.string("listen");
@@ -274,9 +270,8 @@ std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& n
   MonitorConfig m;
   m.where = diag.location(node.Mark());
   if (auto name = s.string("name", true)) {
-    if (!valid_name(*name)) {
-      diag.error(s.raw("name").Mark(), s.key_path("name"),
-                 "found '" + *name + "'; expected lower-case letters, digits, '.', '_' or '-'");
+    if (std::string problem = name_problem(*name); !problem.empty()) {
+      diag.error(s.raw("name").Mark(), s.key_path("name"), "found '" + *name + "'; " + problem);
     }
     m.name = *name;
   }

@@ -5,15 +5,11 @@
 #include <charconv>
 #include <set>
 
+#include "core/names.h"
 #include "core/time_format.h"
 
 namespace trainwatch::config_detail {
 namespace {
-
-bool valid_channel_name(const std::string& name) {
-  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
-  return !name.empty() && std::all_of(name.begin(), name.end(), allowed);
-}
 
 // A provider field: scalar, list of scalars or mapping of scalars, `${NAME}` expanded.
 std::optional<ChannelField> read_field(Diagnostics& diag, const YAML::Node& value, const std::string& key) {
@@ -64,9 +60,8 @@ std::optional<ChannelConfig> read_channel(Diagnostics& diag, const YAML::Node& n
   c.where = diag.location(node.Mark());
   Section s(diag, node, path);
   if (auto name = s.string("name", true)) {
-    if (!valid_channel_name(*name)) {
-      diag.error(s.raw("name").Mark(), s.key_path("name"),
-                 "found '" + *name + "'; expected lower-case letters, digits, '.', '_' or '-'");
+    if (std::string problem = name_problem(*name); !problem.empty()) {
+      diag.error(s.raw("name").Mark(), s.key_path("name"), "found '" + *name + "'; " + problem);
     }
     c.name = *name;
   }

@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "core/names.h"
+
 namespace trainwatch::config_detail {
 namespace {
-
-bool valid_slug(const std::string& slug) {
-  auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; };
-  return !slug.empty() && std::all_of(slug.begin(), slug.end(), allowed);
-}
 
 bool is_sha256_form(const std::string& token) {
   constexpr std::string_view kPrefix = "sha256:";
@@ -56,9 +53,8 @@ void read_status_pages(Diagnostics& diag, const YAML::Node& node, const std::vec
     if (!s.valid()) continue;
     StatusPageConfig page;
     if (auto slug = s.string("slug", true)) {
-      if (!valid_slug(*slug)) {
-        diag.error(s.raw("slug").Mark(), s.key_path("slug"),
-                   "found '" + *slug + "'; expected lower-case letters, digits, '.', '_' or '-'");
+      if (std::string problem = name_problem(*slug); !problem.empty()) {
+        diag.error(s.raw("slug").Mark(), s.key_path("slug"), "found '" + *slug + "'; " + problem);
       } else if (!slugs.insert(*slug).second) {
         diag.error(s.raw("slug").Mark(), s.key_path("slug"), "found '" + *slug + "' again; expected a unique slug");
       }

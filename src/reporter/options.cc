@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "core/names.h"
 #include "reporter/slot_dir.h"
 #include "reporter/slot_file.h"
 #include "reporter/slot_layout.h"
@@ -73,8 +74,9 @@ Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& 
   } else if (auto job = env("TRAINWATCH_JOB"); job && !job->empty()) {
     out.job = *job;
   }
-  if (!valid_job_name(out.job)) {
-    return make_error("argument", "job name '" + out.job + "' must be 1-63 characters of A-Z a-z 0-9 . _ -");
+  // The server's rule for job names, so a job the reporter accepts is one the server takes.
+  if (std::string problem = name_problem(out.job); !problem.empty()) {
+    return make_error("argument", "job name '" + out.job + "': " + problem);
   }
   if (options->dir && *options->dir) {
     out.dir = options->dir;

@@ -1,6 +1,7 @@
 #include "reporter/slot_file.h"
 
 #include "reporter/bus_guard.h"
+#include "core/names.h"
 #include "reporter/slot_dir.h"
 
 #include <atomic>
@@ -103,16 +104,6 @@ Status create_file(int dir, const std::string& dir_path, const std::string& name
 
 }  // namespace
 
-bool valid_job_name(std::string_view job) {
-  if (job.empty() || job.size() > 63 || job[0] == '.') return false;
-  for (char c : job) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-              c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 std::string slot_file_path(const std::string& top, const std::string& job) {
   return user_slot_dir(top, ::geteuid()) + "/" + job + ".slots";
 }
@@ -134,8 +125,9 @@ Status validate_header(const FileHeader& header, const std::string& path) {
 
 Result<SlotFile> SlotFile::open_for_writing(const std::string& top, const std::string& job,
                                             std::optional<gid_t> group) {
-  if (!valid_job_name(job)) {
-    return make_error("job", "job name '" + job + "' must be 1-63 characters of A-Z a-z 0-9 . _ -");
+  // The name becomes a file name: checked here too, whoever the caller.
+  if (std::string problem = name_problem(job); !problem.empty()) {
+    return make_error("job", "job name '" + job + "': " + problem);
   }
   auto dir = open_own_slot_dir(top, group);
   if (!dir) return dir.error();

@@ -16,9 +16,6 @@
 
 namespace trainwatch::reporter {
 
-// A job name is 1..63 of [A-Za-z0-9._-]: it becomes a file name.
-bool valid_job_name(std::string_view job);
-
 // The calling user's slot file of job under TOP: TOP/<euid>/<job>.slots.
 std::string slot_file_path(const std::string& top, const std::string& job);
 
