@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "agent/node_metrics.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::agent {
@@ -194,120 +195,6 @@ json::array reasons_json(const std::vector<Reason>& rs) {
   return a;
 }
 
-// Prometheus text exposition: one HELP/TYPE per family, label values escaped.
-class MetricsWriter {
- public:
-  void family(const char* name, const char* type, const char* help) {
-    out_ += "# HELP trainwatch_";
-    out_ += name;
-    out_ += ' ';
-    out_ += help;
-    out_ += "\n# TYPE trainwatch_";
-    out_ += name;
-    out_ += ' ';
-    out_ += type;
-    out_ += '\n';
-  }
-  void sample(const char* name, const std::vector<std::pair<const char*, std::string>>& labels, double value) {
-    out_ += "trainwatch_";
-    out_ += name;
-    if (!labels.empty()) {
-      out_ += '{';
-      for (size_t i = 0; i < labels.size(); ++i) {
-        if (i) out_ += ',';
-        out_ += labels[i].first;
-        out_ += "=\"";
-        for (char c : labels[i].second) {
-          if (c == '\\' || c == '"') out_ += '\\';
-          if (c == '\n') {
-            out_ += "\\n";
-            continue;
-          }
-          out_ += c;
-        }
-        out_ += '"';
-      }
-      out_ += '}';
-    }
-    out_ += ' ';
-    if (std::isnan(value)) {
-      out_ += "NaN";
-    } else if (std::isinf(value)) {
-      out_ += value > 0 ? "+Inf" : "-Inf";
-    } else {
-      out_ += fmt("%.17g", value);
-    }
-    out_ += '\n';
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string out_;
-};
-
-std::string metrics_text(const NodeSnapshot& node, const HealthReport& h) {
-  MetricsWriter m;
-  std::string job = node.job;
-  m.family("agent_healthy", "gauge", "1 when GET /health answers 200.");
-  m.sample("agent_healthy", {{"job", job}}, h.healthy ? 1 : 0);
-  struct RankMetric {
-    const char* name;
-    const char* type;
-    const char* help;
-    double (*get)(const RankView&);
-  };
-  static const RankMetric kRankMetrics[] = {
-      {"rank_alive", "gauge", "1 while the rank's process exists.", [](const RankView& r) { return r.alive ? 1.0 : 0.0; }},
-      {"rank_status", "gauge", "0 initializing 1 training 2 checkpointing 3 evaluating 4 finished 5 failed.",
-       [](const RankView& r) { return static_cast<double>(r.slot.status); }},
-      {"rank_step", "gauge", "Last reported step.", [](const RankView& r) { return static_cast<double>(r.slot.step); }},
-      {"rank_loss", "gauge", "Last reported loss.", [](const RankView& r) { return r.slot.loss; }},
-      {"rank_loss_scale", "gauge", "Last reported fp16 loss scale.", [](const RankView& r) { return r.slot.loss_scale; }},
-      {"rank_overflow_steps_total", "counter", "Steps skipped on fp16 overflow.",
-       [](const RankView& r) { return static_cast<double>(r.slot.overflow_total); }},
-      {"rank_tokens_total", "counter", "Tokens processed.", [](const RankView& r) { return static_cast<double>(r.slot.tokens); }},
-      {"rank_samples_total", "counter", "Samples processed.",
-       [](const RankView& r) { return static_cast<double>(r.slot.samples); }},
-      {"rank_steps_per_second", "gauge", "Step rate seen by the agent.", [](const RankView& r) { return r.steps_per_s; }},
-      {"rank_last_step_timestamp_seconds", "gauge", "When the agent saw the last step.",
-       [](const RankView& r) { return static_cast<double>(r.last_step_ms) / 1000.0; }},
-      {"rank_last_checkpoint_step", "gauge", "Step of the last checkpoint written successfully.",
-       [](const RankView& r) { return static_cast<double>(r.slot.last_ok_checkpoint_step); }},
-  };
-  for (const auto& rm : kRankMetrics) {
-    m.family(rm.name, rm.type, rm.help);
-    for (const auto& r : node.ranks) m.sample(rm.name, {{"job", job}, {"rank", std::to_string(r.slot.rank)}}, rm.get(r));
-  }
-  if (node.nvml.value) {
-    const auto& gpus = node.nvml.value->gpus;
-    m.family("gpu_memory_used_bytes", "gauge", "GPU memory in use.");
-    for (const auto& g : gpus) m.sample("gpu_memory_used_bytes", {{"gpu", std::to_string(g.index)}}, static_cast<double>(g.memory_used));
-    m.family("gpu_memory_total_bytes", "gauge", "GPU memory size.");
-    for (const auto& g : gpus) m.sample("gpu_memory_total_bytes", {{"gpu", std::to_string(g.index)}}, static_cast<double>(g.memory_total));
-    m.family("gpu_utilization_percent", "gauge", "GPU utilisation.");
-    for (const auto& g : gpus) m.sample("gpu_utilization_percent", {{"gpu", std::to_string(g.index)}}, g.utilization_pct);
-    m.family("gpu_temperature_celsius", "gauge", "GPU temperature.");
-    for (const auto& g : gpus) m.sample("gpu_temperature_celsius", {{"gpu", std::to_string(g.index)}}, g.temperature_c);
-    m.family("gpu_power_watts", "gauge", "GPU power draw.");
-    for (const auto& g : gpus) m.sample("gpu_power_watts", {{"gpu", std::to_string(g.index)}}, g.power_w);
-    m.family("gpu_xid_events_total", "counter", "Critical XID events seen since the agent started.");
-    for (const auto& g : gpus) m.sample("gpu_xid_events_total", {{"gpu", std::to_string(g.index)}}, static_cast<double>(g.xid_count));
-  }
-  if (node.disks.value) {
-    m.family("disk_free_bytes", "gauge", "Free space on a watched path.");
-    for (const auto& d : *node.disks.value) m.sample("disk_free_bytes", {{"name", d.name}, {"path", d.path}}, static_cast<double>(d.free_bytes));
-  }
-  if (node.memory.value && node.memory.value->ok) {
-    m.family("host_memory_available_bytes", "gauge", "MemAvailable from /proc/meminfo.");
-    m.sample("host_memory_available_bytes", {}, static_cast<double>(node.memory.value->available_bytes));
-  }
-  if (node.rendezvous.value && node.rendezvous.value->checked) {
-    m.family("rendezvous_up", "gauge", "1 when MASTER_ADDR:MASTER_PORT accepts TCP connections.");
-    m.sample("rendezvous_up", {{"job", job}}, node.rendezvous.value->listening ? 1 : 0);
-  }
-  return m.take();
-}
-
 }  // namespace
 
 Rendered render(const NodeSnapshot& node, const Thresholds& t) {
@@ -396,7 +283,7 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
   Rendered out;
   out.status = h.healthy ? 200 : 503;
   out.health_json = json::serialize(root);
-  out.metrics = metrics_text(node, h);
+  out.metrics = node_metrics(node, h.healthy);
   return out;
 }
 
