@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "agent/node_metrics.h"
+#include "core/rank_rule.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::agent {
@@ -32,6 +33,19 @@ double seconds_since(int64_t now_ms, int64_t then_ms) {
 json::value num_or_null(double v) { return std::isfinite(v) ? json::value(v) : json::value(nullptr); }
 json::value time_or_null(int64_t ms) { return ms > 0 ? json::value(static_cast<double>(ms) / 1000.0) : json::value(nullptr); }
 
+RankFacts rank_facts(const RankView& r, int64_t now_ms) {
+  RankFacts f;
+  f.alive = r.alive;
+  f.finished = r.slot.status == TW_STATUS_FINISHED;
+  f.failed = r.slot.status == TW_STATUS_FAILED;
+  f.checkpointing = r.slot.status == TW_STATUS_CHECKPOINTING;
+  f.state = r.state;
+  // From the last step only, as the server sees it (its report's last_step_age_ms): before
+  // the first step, the start-up rules speak instead.
+  if (r.last_step_ms > 0) f.no_step_for = Millis(now_ms - r.last_step_ms);
+  return f;
+}
+
 }  // namespace
 
 HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
@@ -51,36 +65,40 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
   bool any_running = false;
   for (const auto& r : node.ranks) {
     const auto& s = r.slot;
-    bool done = s.status == TW_STATUS_FINISHED || s.status == TW_STATUS_FAILED;
-    if (!r.alive && !done) {
-      add("rank_gone", rank_name(r) + " is gone while " + status_name(s.status) + " at step " +
-                           std::to_string(s.step));
-      continue;
-    }
-    if (s.status == TW_STATUS_FAILED) {
-      add("rank_failed", "rank " + std::to_string(s.rank) + " failed" + (s.error.empty() ? "" : ": " + s.error));
-      continue;
-    }
-    if (done) continue;
-    any_running = true;
-    // A stopped or uninterruptible rank holds every other rank in its next collective, and
-    // no error will ever come (FAILURE-MODES.md), so it is named on the first sample that
-    // shows it rather than after the stall timeout.
-    double since = seconds_since(node.now_ms, r.last_step_ms > 0 ? r.last_step_ms : s.status_changed_ms);
-    if (r.state == 'T' || r.state == 't') {
-      add("rank_stopped", rank_name(r) + " is stopped (state " + std::string(1, r.state) + "), no step for " +
-                              fmt("%.0f s", since));
-    }
-    if (r.state == 'D') {
-      std::string msg = rank_name(r) + " is in uninterruptible sleep (state D, usually I/O or a driver call), " +
-                        "no step for " + fmt("%.0f s", since);
-      // Writing a checkpoint is I/O: D is expected then, and the checkpoint has its own signals.
-      if (s.status == TW_STATUS_CHECKPOINTING) {
-        warn("rank_blocked", msg + " while checkpointing");
-      } else {
-        add("rank_blocked", msg);
+    // Stopped and blocked ranks are judged by the server's rule (core/rank_rule.h), so this
+    // node's /health and the server's view of the job agree on them.
+    const int64_t step_ms = r.last_step_ms > 0 ? r.last_step_ms : s.status_changed_ms;
+    const double since = seconds_since(node.now_ms, step_ms);
+    const RankRuling ruling = rule_rank(rank_facts(r, node.now_ms));
+    const std::string code(ruling_code(ruling));
+    switch (ruling) {
+      case RankRuling::kGone:
+        add(code,
+            rank_name(r) + " is gone while " + status_name(s.status) + " at step " + std::to_string(s.step));
+        continue;
+      case RankRuling::kFailed:
+        add(code, "rank " + std::to_string(s.rank) + " failed" + (s.error.empty() ? "" : ": " + s.error));
+        continue;
+      case RankRuling::kDone: continue;
+      case RankRuling::kStopped:
+        add(code, rank_name(r) + " is stopped (state " + std::string(1, r.state) + "), no step for " +
+                      fmt("%.0f s", since));
+        break;
+      case RankRuling::kBlocked:
+      case RankRuling::kBlockedCheckpointing: {
+        std::string msg = rank_name(r) +
+                          " is in uninterruptible sleep (state D, usually I/O or a driver call), no step for " +
+                          fmt("%.0f s", since);
+        if (ruling == RankRuling::kBlocked) {
+          add(code, msg);
+        } else {
+          warn(code, msg + " while checkpointing");
+        }
+        break;
       }
+      case RankRuling::kRunning: break;
     }
+    any_running = true;
     if (s.status == TW_STATUS_INITIALIZING) {
       add("initializing", "rank " + std::to_string(s.rank) + " is still initializing");
     }

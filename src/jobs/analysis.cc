@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "core/duration.h"
+#include "core/rank_rule.h"
 #include "core/time_format.h"
 #include "jobs/rank_set.h"
 
@@ -69,6 +70,17 @@ struct Context {
     return it != job.nodes().end() && silent(it->second);
   }
 
+  RankFacts facts(const RankRecord& r) const {
+    RankFacts f;
+    f.alive = r.last.alive;
+    f.finished = r.last.status == RankStatus::kFinished;
+    f.failed = r.last.status == RankStatus::kFailed;
+    f.checkpointing = r.last.status == RankStatus::kCheckpointing;
+    f.state = r.last.state;
+    if (r.last_step_at) f.no_step_for = std::chrono::duration_cast<Millis>(now - *r.last_step_at);
+    return f;
+  }
+
   // "rank 5 (node-2, pid 41231)"
   static std::string who(int rank, const RankRecord& r) {
     return "rank " + std::to_string(rank) + " (" + r.node + ", pid " + std::to_string(r.last.pid) + ")";
@@ -87,29 +99,39 @@ void rank_findings(const Context& c, std::vector<Finding>& out) {
   for (const auto& [rank, r] : c.job.ranks()) {
     if (c.node_silent(r.node)) continue;  // node_silent speaks for it
     const RankReport& l = r.last;
-    if (!l.alive && !done(l)) {
-      out.push_back({"rank_gone", Severity::kDown, {rank}, r.node,
-                     c.who(rank, r) + " vanished" + c.at_step(r) + " while " + std::string(to_string(l.status)) +
-                         ", without reporting an error (exit status unknown to the agent)",
-                     kOrderGone, r.gone_at.value_or(r.seen)});
-      continue;
-    }
-    if (l.status == RankStatus::kFailed) {
-      out.push_back({"rank_failed", Severity::kDown, {rank}, r.node,
-                     c.who(rank, r) + " failed" + c.at_step(r) + (l.error.empty() ? "" : ": " + l.error), kOrderFailed,
-                     r.error_at.value_or(r.seen)});
-      continue;
-    }
-    if (done(l)) continue;
-    if (l.state == 'T' || l.state == 't') {
-      out.push_back({"rank_stopped", Severity::kDown, {rank}, r.node,
-                     c.who(rank, r) + " is stopped (process state " + std::string(1, l.state) + ")" + c.at_step(r),
-                     kOrderStopped, r.last_step_at.value_or(r.seen)});
-    } else if (l.state == 'D' && r.last_step_at && c.now - *r.last_step_at > kBlockedAfter) {
-      out.push_back({"rank_blocked", Severity::kDown, {rank}, r.node,
-                     c.who(rank, r) + " is in uninterruptible sleep (process state D) with no step for " +
-                         ago(c.now, *r.last_step_at) + c.at_step(r),
-                     kOrderStopped, *r.last_step_at});
+    // The agent's /health judges the same facts by the same rule (core/rank_rule.h).
+    const RankRuling ruling = rule_rank(c.facts(r));
+    const std::string code(ruling_code(ruling));
+    switch (ruling) {
+      case RankRuling::kGone:
+        out.push_back({code, Severity::kDown, {rank}, r.node,
+                       c.who(rank, r) + " vanished" + c.at_step(r) + " while " +
+                           std::string(to_string(l.status)) +
+                           ", without reporting an error (exit status unknown to the agent)",
+                       kOrderGone, r.gone_at.value_or(r.seen)});
+        continue;
+      case RankRuling::kFailed:
+        out.push_back({code, Severity::kDown, {rank}, r.node,
+                       c.who(rank, r) + " failed" + c.at_step(r) + (l.error.empty() ? "" : ": " + l.error),
+                       kOrderFailed, r.error_at.value_or(r.seen)});
+        continue;
+      case RankRuling::kDone: continue;
+      case RankRuling::kStopped:
+        out.push_back({code, Severity::kDown, {rank}, r.node,
+                       c.who(rank, r) + " is stopped (process state " + std::string(1, l.state) + ")" +
+                           c.at_step(r),
+                       kOrderStopped, r.last_step_at.value_or(r.seen)});
+        break;
+      case RankRuling::kBlocked:
+      case RankRuling::kBlockedCheckpointing: {
+        const bool down = ruling == RankRuling::kBlocked;
+        out.push_back({code, down ? Severity::kDown : Severity::kWarning, {rank}, r.node,
+                       c.who(rank, r) + " is in uninterruptible sleep (process state D) with no step for " +
+                           ago(c.now, *r.last_step_at) + c.at_step(r) + (down ? "" : " while checkpointing"),
+                       down ? kOrderStopped : kOrderWarning, *r.last_step_at});
+        break;
+      }
+      case RankRuling::kRunning: break;
     }
     if (l.loss && !std::isfinite(*l.loss)) {
       out.push_back({"loss_not_finite", Severity::kDown, {rank}, r.node,

@@ -53,9 +53,6 @@ struct JobVerdict {
   std::map<int, int64_t> lag;     // rank -> steps behind the most advanced rank
 };
 
-// How long a process may sit in uninterruptible sleep (state D) without a step before it
-// counts as hung: D is normal for moments of I/O.
-inline constexpr Millis kBlockedAfter{30'000};
 // Straggler evidence: at least this many steps in the window, and the rank's extra cost a
 // step must exceed this (tiny CPU jobs jitter by fractions of a millisecond).
 inline constexpr uint64_t kStragglerMinSteps = 10;

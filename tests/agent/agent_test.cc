@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/rank_rule.h"
 #include "fakes/manual_clock.h"
 #include "reporter/slot_file.h"
 #include "reporter/temp_dir.h"
@@ -212,7 +213,7 @@ TEST_F(AgentTest, StoppedRankIsNamedAtOnceNotAfterTheStallTimeout) {
 
 // State D cannot be caused on demand, so the agent reads a proc root holding this
 // process's real stat line with the state letter changed (pid and start time stay real).
-TEST_F(AgentTest, UninterruptibleRankIsNamedAtOnceAndOnlyWarnedWhileCheckpointing) {
+TEST_F(AgentTest, UninterruptibleRankIsNamedAfterKBlockedAfterAndOnlyWarnedWhileCheckpointing) {
   std::string proc = tmp_.path() + "/proc";
   std::string self = proc + "/" + std::to_string(::getpid());
   std::filesystem::create_directories(self);
@@ -229,6 +230,10 @@ TEST_F(AgentTest, UninterruptibleRankIsNamedAtOnceAndOnlyWarnedWhileCheckpointin
   r.step(4, 1.0);
   start();
   auto h = health();
+  EXPECT_EQ(status(), 200) << "D for moments is I/O, as the server judges it: " << json::serialize(h);
+  clock_.advance(kBlockedAfter + Millis{1'000});
+  agent_->sample_once();
+  h = health();
   EXPECT_EQ(status(), 503);
   EXPECT_TRUE(has_reason(h, "rank_blocked", "rank 0 (pid " + std::to_string(::getpid()) +
                                                 ") is in uninterruptible sleep (state D")) << json::serialize(h);
