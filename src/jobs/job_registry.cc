@@ -157,8 +157,6 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
       result = {IngestOutcome::kTooManyRanks, limit, after, spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
     } else if (!entry->state.ingest(report, now, wall)) {
       result = {IngestOutcome::kTooManyNodes, kMaxNodesPerJob, entry->state.nodes().size() + 1, "nodes per job"};
-    } else {
-      ++entry->generation;
     }
   }
   if (result.outcome != IngestOutcome::kAccepted && result.outcome != IngestOutcome::kCreated) {
@@ -176,31 +174,27 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
 }
 
 std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry, const JobCheckSpec& spec, MonoTime now,
-                                                                   SystemTime wall) const {
+                                                                   SystemTime wall) {
   std::shared_ptr<const JobVerdict> verdict;
-  uint64_t generation = 0;
   {
     std::shared_lock lock(entry.state_mu);
-    generation = entry.generation;
     verdict = std::make_shared<const JobVerdict>(analyze(entry.state, spec, now, wall));
   }
+  // Ticks of one job run one at a time (the engine checks a monitor once at a time), so the
+  // last one published is the newest.
   std::lock_guard lock(entry.verdict_mu);
-  // Two analyses may race; the one of the newer state wins (equal: either is current).
-  if (!entry.verdict || generation >= entry.verdict_generation) {
-    entry.verdict = verdict;
-    entry.verdict_generation = generation;
-  }
+  entry.verdict = verdict;
   return verdict;
 }
 
-std::shared_ptr<const JobVerdict> JobRegistry::current_verdict(Entry& entry, const JobCheckSpec& spec, MonoTime now,
-                                                               SystemTime wall) const {
-  {
-    std::shared_lock state_lock(entry.state_mu);
-    std::lock_guard lock(entry.verdict_mu);
-    if (entry.verdict && entry.verdict_generation == entry.generation) return entry.verdict;
-  }
-  return analyse_and_publish(entry, spec, now, wall);
+std::shared_ptr<const JobVerdict> JobRegistry::published_verdict(const Entry& entry) {
+  static const auto not_evaluated = [] {
+    JobVerdict v;
+    v.phase = "waiting";
+    return std::make_shared<const JobVerdict>(std::move(v));
+  }();
+  std::lock_guard lock(entry.verdict_mu);
+  return entry.verdict ? entry.verdict : not_evaluated;
 }
 
 CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
@@ -273,7 +267,7 @@ std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job, bool wi
     entry = it->second;
     s.spec = entry->spec;
   }
-  s.verdict = current_verdict(*entry, s.spec, now, wall);
+  s.verdict = published_verdict(*entry);
   std::shared_lock lock(entry->state_mu);
   const JobState& state = entry->state;
   s.rank_count = state.ranks().size();

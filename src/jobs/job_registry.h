@@ -4,12 +4,13 @@
 // Threading: every public call may come from any thread. Three locks, always taken in this
 // order and never across I/O:
 //   1. mu_, the map's: held only to find, add or remove an entry and read its spec.
-//   2. an entry's state_mu: unique for an ingest; shared for an analysis and for a reader
-//      copying the state, so an analysis never holds up a reader or another analysis.
+//   2. an entry's state_mu: unique for an ingest; shared for the analysis and for a reader
+//      copying the state, so the analysis never holds up a reader.
 //   3. an entry's verdict_mu: held to publish or read the last verdict (a pointer swap).
-// The engine's evaluate() analyses and publishes; readers take the published verdict
-// while no report has arrived since it was made (so the API shows the verdict the engine
-// applied), and otherwise analyse the newer state themselves and publish that.
+// The analysis runs once per tick, in the engine's evaluate(), which publishes its verdict.
+// Readers (the API, the job pages, /metrics) show that verdict and never analyse: what
+// they show is what the engine applied, even when reports arrived after the tick. Before
+// the first tick a job's verdict is an empty one in phase `waiting`.
 //
 // Bounds, with the behaviour at each (IngestOutcome says which refused a report):
 //   kMaxAutoJobs auto-created jobs: one more answers kTooManyJobs once none has expired.
@@ -78,7 +79,7 @@ struct JobSnapshot {
   // has more than kMaxDetailedRanks (ranks_omitted).
   std::shared_ptr<const JobState> state;
   JobCheckSpec spec;
-  std::shared_ptr<const JobVerdict> verdict;  // the last published one, shared, never null
+  std::shared_ptr<const JobVerdict> verdict;  // the last tick's, shared, never null
   size_t rank_count = 0;
   bool ranks_omitted = false;
   int64_t max_step = -1;
@@ -129,20 +130,17 @@ class JobRegistry {
     // Under state_mu (see the top of this file):
     mutable std::shared_mutex state_mu;
     JobState state;
-    uint64_t generation = 0;  // reports applied; a verdict made at this generation is current
     // Under verdict_mu:
     mutable std::mutex verdict_mu;
     std::shared_ptr<const JobVerdict> verdict;
-    uint64_t verdict_generation = 0;
     // The engine's io thread only:
     std::optional<CheckResult> last_result;
   };
 
-  // The verdict readers show: the published one while it is current, else a new analysis.
-  std::shared_ptr<const JobVerdict> current_verdict(Entry& entry, const JobCheckSpec& spec, MonoTime now,
-                                                    SystemTime wall) const;
+  // The tick's analysis, published for readers.
   std::shared_ptr<const JobVerdict> analyse_and_publish(Entry& entry, const JobCheckSpec& spec, MonoTime now,
-                                                        SystemTime wall) const;
+                                                        SystemTime wall);
+  static std::shared_ptr<const JobVerdict> published_verdict(const Entry& entry);
   // Removes auto-created jobs idle past expire_after; call with mu_ held. Returns their names.
   std::vector<std::string> take_expired(MonoTime now);
   void released(const std::vector<std::string>& names, Millis expire_after);

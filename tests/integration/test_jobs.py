@@ -312,7 +312,9 @@ def test_bad_reports_are_refused_saying_why(start_server, monkeypatch):
     assert status == 200 and body == {"job": "tiny", "node": "node-x", "accepted": True}
     # The same rank from a second node is a finding, not a crash.
     assert post(server.base, path, report(node="node-y"))[0] == 200
-    status, job, _ = server.get("/api/v1/jobs/tiny")
-    assert [f["ranks"] for f in findings(job, "rank_claimed_twice")] == [[0]]
+    # Readers show the verdict of the job's last check (every second), not of this report.
+    claimed = wait_for(lambda: findings(server.get("/api/v1/jobs/tiny")[1], "rank_claimed_twice"), timeout=10,
+                       what="the next check to name the rank claimed twice")
+    assert [f["ranks"] for f in claimed] == [[0]]
     status, body, _ = server.get("/api/v1/jobs/tiny/series?metric=watts")
     assert status == 400 and body["detail"] == "metric: expected step_time, loss, tokens_per_s or gpu_mem"

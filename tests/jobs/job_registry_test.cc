@@ -163,6 +163,33 @@ TEST_F(Registry, AStalled16384RankJobIsAnalysedAndSummarised) {
   EXPECT_EQ(s->verdict->cause, result.cause) << "readers see the verdict the engine applied";
 }
 
+// Analysis runs once per tick, in evaluate(); a reader shows that tick's verdict, so the
+// API never names a finding the engine has not applied, even after newer reports.
+TEST_F(Registry, AReaderSeesExactlyTheVerdictTheLastTickProduced) {
+  ASSERT_EQ(registry_.ingest("run", node_report("node-a", 0, 2)).outcome, IngestOutcome::kCreated);
+  EXPECT_EQ(registry_.snapshot("run")->verdict->phase, "waiting") << "before the first tick";
+  EXPECT_TRUE(registry_.snapshot("run")->verdict->findings.empty());
+
+  const CheckResult up = registry_.evaluate(registry_.auto_monitor("run"));
+  ASSERT_TRUE(up.ok) << up.cause;
+  NodeReport vanished = node_report("node-a", 0, 2);
+  vanished.ranks[1].alive = false;
+  clock_.advance(Millis(1'000));
+  ASSERT_EQ(registry_.ingest("run", vanished).outcome, IngestOutcome::kAccepted);
+  auto before_tick = registry_.snapshot("run");
+  EXPECT_FALSE(before_tick->verdict->down) << "the engine has not seen the vanished rank yet";
+  EXPECT_TRUE(before_tick->verdict->findings.empty());
+  EXPECT_EQ(before_tick->verdict, registry_.snapshot("run")->verdict) << "readers share the tick's verdict";
+
+  const CheckResult down = registry_.evaluate(registry_.auto_monitor("run"));
+  ASSERT_FALSE(down.ok);
+  auto after_tick = registry_.snapshot("run");
+  EXPECT_TRUE(after_tick->verdict->down);
+  EXPECT_EQ(after_tick->verdict->cause, down.cause);
+  ASSERT_EQ(after_tick->verdict->findings.size(), 1u);
+  EXPECT_EQ(after_tick->verdict->findings[0].code, "rank_gone");
+}
+
 TEST_F(Registry, ASummaryListsAtMostKMaxRankRangesAndCountsTheRest) {
   for (int node = 0; node < 2; ++node) {
     NodeReport r = node_report("node-" + std::to_string(node), node * 1'000, 1'000);
