@@ -174,10 +174,7 @@ bool ServerApp::start() {
     return false;
   }
 
-  pings_ = std::make_unique<heartbeat::PingIngest>(
-      clock_, [this](const std::string& monitor, Ping ping, WriteDone done) {
-        engine_->record_ping(monitor, std::move(ping), std::move(done));
-      });
+  pings_ = std::make_unique<heartbeat::PingIngest>(clock_, *engine_);
   // The index holds the file's heartbeat tokens and the API monitors'; the catalog
   // re-indexes after each API change it has applied.
   pings_->configure(monitors_->merged(config_));

@@ -57,6 +57,7 @@
 #include "core/ping.h"
 #include "engine/metrics.h"
 #include "engine/state_machine.h"
+#include "heartbeat/ping_sink.h"
 #include "storage/log_throttle.h"
 #include "storage/store.h"
 
@@ -109,12 +110,12 @@ class CheckerSet {
   virtual Checker* for_type(MonitorType type) = 0;
 };
 
-class Engine {
+class Engine final : public heartbeat::PingSink {
  public:
   // `alerts` (optional, must outlive the engine) turns applied results into outbox rows.
   Engine(boost::asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers,
          AlertHook* alerts = nullptr);
-  ~Engine();
+  ~Engine() override;
 
   // Loads stored state (an incident open before a restart stays open) and schedules
   // every monitor. Call once, before the io_context runs.
@@ -150,7 +151,7 @@ class Engine {
   // gets the ping's commit status (from the store's writer thread), or an error at once:
   // "engine.not_heartbeat" for an unknown or non-heartbeat monitor, "store.full" when the
   // store's queue is full.
-  void record_ping(std::string name, Ping ping, WriteDone done);
+  void record_ping(std::string name, Ping ping, WriteDone done) override;
 
   std::vector<MonitorView> monitors() const;
   std::optional<MonitorView> monitor(const std::string& name) const;

@@ -2,8 +2,8 @@
 
 namespace trainwatch::heartbeat {
 
-PingIngest::PingIngest(const Clock& clock, PingSink sink)
-    : clock_(clock), sink_(std::move(sink)), index_(std::make_shared<TokenIndex>(Config{}, clock.monotonic_time())) {}
+PingIngest::PingIngest(const Clock& clock, PingSink& sink)
+    : clock_(clock), sink_(sink), index_(std::make_shared<TokenIndex>(Config{}, clock.monotonic_time())) {}
 
 void PingIngest::configure(const Config& config) {
   auto next = std::make_shared<const TokenIndex>(config, clock_.monotonic_time());
@@ -34,7 +34,7 @@ void PingIngest::ingest(const PingRequest& request, PingDone done) {
   // The sink copies the monitor's name before this returns, so a reload that drops
   // `index` meanwhile cannot pull it away.
   // `snapshot` keeps `entry` alive until then.
-  sink_(entry->monitor, std::move(ping), [done = std::move(done)](const Status& status) {
+  sink_.record_ping(entry->monitor, std::move(ping), [done = std::move(done)](const Status& status) {
     done(status ? PingOutcome::kAccepted : PingOutcome::kUnavailable);
   });
 }

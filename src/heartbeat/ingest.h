@@ -1,7 +1,7 @@
 // PingIngest: from a ping request (token, action, body, source) to a stored ping. Looks
 // the token up (constant time), applies the per-URL rate limit, keeps the first
-// `ping_body_limit` bytes of the body, and hands the ping to the sink (the engine), whose
-// `done` reports once the ping is committed. Knows nothing of HTTP.
+// `ping_body_limit` bytes of the body, and hands the ping to the sink (heartbeat/ping_sink.h),
+// whose `done` reports once the ping is committed. Knows nothing of HTTP.
 //
 // Threading: ingest() may be called from any number of threads at once; configure() from
 // any thread. A ping races a reload harmlessly: it uses the index it found.
@@ -18,6 +18,7 @@
 #include "core/ping.h"
 #include "core/result.h"
 #include "heartbeat/ping_request.h"
+#include "heartbeat/ping_sink.h"
 #include "heartbeat/token_index.h"
 
 namespace trainwatch::heartbeat {
@@ -30,8 +31,6 @@ enum class PingOutcome {
 };
 
 using PingDone = std::function<void(PingOutcome)>;
-// Records `ping` for monitor `monitor` and calls `done` with the commit's status.
-using PingSink = std::function<void(const std::string& monitor, Ping ping, std::function<void(const Status&)> done)>;
 
 struct PingRequest {
   std::string_view token;
@@ -46,7 +45,8 @@ class PingIngest {
   // User agents longer than this are cut: it is a label, not a payload.
   static constexpr size_t kMaxUserAgentBytes = 256;
 
-  PingIngest(const Clock& clock, PingSink sink);
+  // `sink` must outlive the ingest.
+  PingIngest(const Clock& clock, PingSink& sink);
 
   // Rebuilds the token index from the heartbeat monitors of `config` (tokens resolved).
   void configure(const Config& config);
@@ -59,7 +59,7 @@ class PingIngest {
   std::shared_ptr<const TokenIndex> index() const;
 
   const Clock& clock_;
-  PingSink sink_;
+  PingSink& sink_;
   mutable std::mutex mu_;  // guards index_ (the pointer, not what it points to)
   std::shared_ptr<const TokenIndex> index_;
 };
