@@ -139,7 +139,9 @@ bool ServerApp::start() {
   job_registry_ = std::make_unique<jobs::JobRegistry>(clock_);
   job_registry_->configure(config_);
   checkers_ = std::make_unique<DefaultCheckers>(engine_io_, clock_, *job_registry_);
-  engine_ = std::make_unique<Engine>(engine_io_, clock_, *store_, *checkers_, planner_.get());
+  engine_timers_ = std::make_unique<AsioTimers>(engine_io_, clock_);
+  engine_ =
+      std::make_unique<Engine>(engine_io_, clock_, *engine_timers_, *store_, *checkers_, planner_.get());
   job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });
   // Monitors created through the API run beside the file's (catalog/monitor_catalog.h).
   monitors_ = std::make_unique<catalog::MonitorCatalog>(*engine_, *store_, random_);
@@ -206,7 +208,7 @@ bool ServerApp::start() {
   web::add_maintenance_routes(*router_, web::MaintenancePageContext{web_context, *maintenance_});
   web::add_notifications_routes(*router_,
                                 web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
-  pruner_ = std::make_unique<RetentionPruner>(engine_io_, clock_, *store_, config_.retention.raw);
+  pruner_ = std::make_unique<RetentionPruner>(clock_, *engine_timers_, *store_, config_.retention.raw);
   pruner_->start();
   job_token_ = std::make_shared<auth::ReloadableSecret>(report_token(config_));
   if (job_token_->get().empty()) warn_without_job_token();

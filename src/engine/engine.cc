@@ -38,15 +38,16 @@ struct Engine::HeldItem {
 
 // A state change written to the store and not yet reported committed.
 struct Engine::PendingChange {
-  explicit PendingChange(asio::io_context& io) : retry(io) {}
+  explicit PendingChange(std::unique_ptr<Timer> retry_timer) : retry(std::move(retry_timer)) {}
   uint64_t id = 0;      // matches the store's answer to this change, not a later one
   RecordResult record;  // written again as it is until it commits
   int attempts = 0;     // writes of it the store refused
-  asio::steady_timer retry;
+  // Destroyed with the change: a dropped change is never retried.
+  std::unique_ptr<Timer> retry;
 };
 
 struct Engine::Runtime {
-  explicit Runtime(asio::io_context& io) : timer(io) {}
+  explicit Runtime(std::unique_ptr<Timer> monitor_timer) : timer(std::move(monitor_timer)) {}
 
   // Read by other threads under mu_.
   std::shared_ptr<const MonitorConfig> config;
@@ -66,9 +67,10 @@ struct Engine::Runtime {
   DurationHistogram* durations = nullptr;
 
   // io thread only.
-  asio::steady_timer timer;
+  // The check schedule or the heartbeat deadline. Destroyed with the Runtime, so its
+  // callback may hold the Runtime by reference (a removed monitor's never runs).
+  std::unique_ptr<Timer> timer;
   MonoTime due{};
-  uint64_t generation = 0;  // bumps on reschedule; stale timers and results are ignored
   bool in_flight = false;
   bool waiting = false;
   std::optional<MonoTime> armed_deadline;  // heartbeat: when the timer fires, if armed
@@ -76,8 +78,9 @@ struct Engine::Runtime {
   std::deque<HeldItem> held;                 // at most kMaxHeldWhileCommitting
 };
 
-Engine::Engine(asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers, AlertHook* alerts)
-    : io_(io), clock_(clock), store_(store), checkers_(checkers), alerts_(alerts) {}
+Engine::Engine(asio::io_context& io, const Clock& clock, TimerFactory& timers, Store& store,
+               CheckerSet& checkers, AlertHook* alerts)
+    : io_(io), clock_(clock), timers_(timers), store_(store), checkers_(checkers), alerts_(alerts) {}
 
 Engine::~Engine() { stop(); }
 
@@ -116,7 +119,7 @@ Status Engine::start(const Config& config) {
 }
 
 void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset) {
-  auto runtime = std::make_unique<Runtime>(io_);
+  auto runtime = std::make_unique<Runtime>(timers_.make_timer());
   runtime->config = std::move(config);
   runtime->state = std::move(state);
   if (runtime->state.open_incident_id) {
@@ -144,8 +147,7 @@ void Engine::start_timer(Runtime& r, Millis first_offset) {
     if (!r.heartbeat) r.heartbeat.emplace();
   }
   // Whatever was armed (a check schedule, or a deadline under the old spec) is void.
-  r.generation = next_generation_++;
-  r.timer.cancel();
+  r.timer->cancel();
   r.armed_deadline.reset();
   arm_deadline(r);
 }
@@ -162,19 +164,14 @@ void Engine::arm_deadline(Runtime& r) {
   }
   if (!deadline) return;
   if (r.armed_deadline && *r.armed_deadline <= *deadline) return;
-  r.generation = next_generation_++;
   r.armed_deadline = deadline;
-  r.timer.expires_after(*deadline - clock_.monotonic_time());
-  r.timer.async_wait([this, name = r.config->name, generation = r.generation](boost::system::error_code ec) {
-    if (!ec) on_deadline(name, generation);
-  });
+  r.timer->arm(*deadline, [this, &r] { on_deadline(r); });
 }
 
-void Engine::on_deadline(const std::string& name, uint64_t generation) {
-  auto it = monitors_.find(name);
-  if (it == monitors_.end() || it->second->generation != generation) return;
-  Runtime& r = *it->second;
+void Engine::on_deadline(Runtime& r) {
   r.armed_deadline.reset();
+  if (!r.heartbeat) return;  // reconfigured as a checked monitor while paused
+  const std::string name = r.config->name;
   std::optional<std::string> cause;
   {
     std::lock_guard lock(mu_);
@@ -301,20 +298,11 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
 }
 
 void Engine::schedule(Runtime& r, MonoTime due) {
-  r.generation = next_generation_++;
   r.due = due;
-  // Steady timers use the real clock; `due` comes from the injected clock, so schedule
-  // by the distance between them.
-  r.timer.expires_after(due - clock_.monotonic_time());
-  r.timer.async_wait([this, name = r.config->name, generation = r.generation](boost::system::error_code ec) {
-    if (!ec) on_due(name, generation);
-  });
+  r.timer->arm(due, [this, &r] { on_due(r); });
 }
 
-void Engine::on_due(const std::string& name, uint64_t generation) {
-  auto it = monitors_.find(name);
-  if (it == monitors_.end() || it->second->generation != generation) return;
-  Runtime& r = *it->second;
+void Engine::on_due(Runtime& r) {
   if (r.state.status == MonitorStatus::kPaused) return;
   const MonoTime now = clock_.monotonic_time();
   if (!r.in_flight && !r.waiting) {
@@ -322,7 +310,7 @@ void Engine::on_due(const std::string& name, uint64_t generation) {
       start_check(r);
     } else {
       r.waiting = true;
-      waiting_.push_back(name);
+      waiting_.push_back(r.config->name);
       std::lock_guard lock(mu_);
       stats_.checks_waiting = waiting_.size();
     }
@@ -426,7 +414,7 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
 }
 
 void Engine::commit_change(Runtime& r, RecordResult record, const CheckResult& result) {
-  auto change = std::make_unique<PendingChange>(io_);
+  auto change = std::make_unique<PendingChange>(timers_.make_timer());
   change->id = next_change_id_++;
   change->record = std::move(record);
   {
@@ -472,13 +460,8 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
                    name, to, status.error().message, delay.count(), *events);
     }
     release_held(r, /*refused=*/true);
-    c.retry.expires_after(delay);
-    c.retry.async_wait([this, name, change_id](boost::system::error_code ec) {
-      if (ec) return;
-      auto again = monitors_.find(name);
-      if (again == monitors_.end() || !again->second->committing || again->second->committing->id != change_id) return;
-      try_commit(*again->second);
-    });
+    // The timer belongs to this change: it fires only while the change is still committing.
+    c.retry->arm_after(clock_, delay, [this, &r] { try_commit(r); });
     return;
   }
   std::unique_ptr<PendingChange> change = std::move(r.committing);
@@ -607,7 +590,7 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
         monitors_.erase(name);
         stats_.monitors = monitors_.size();
       }
-      runtime->timer.cancel();
+      runtime->timer->cancel();
       if (runtime->state.open_incident_id) {
         write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
       }
@@ -672,8 +655,7 @@ void Engine::set_paused(const std::string& name, bool paused, std::function<void
       r.revision = next_revision_++;
     }
     if (paused) {
-      r.generation = next_generation_++;  // a timer already due finds a stale generation
-      r.timer.cancel();
+      r.timer->cancel();
       r.armed_deadline.reset();
     } else {
       if (r.heartbeat) {
@@ -713,7 +695,7 @@ void Engine::release_monitor(const std::string& name) {
       metrics_.by_monitor.erase(name);  // fresh job names must not grow /metrics for ever
       stats_.monitors = monitors_.size();
     }
-    runtime->timer.cancel();
+    runtime->timer->cancel();
     if (runtime->state.open_incident_id) write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
   });
 }
@@ -721,8 +703,8 @@ void Engine::release_monitor(const std::string& name) {
 void Engine::stop() {
   std::lock_guard lock(mu_);
   for (auto& [name, runtime] : monitors_) {
-    runtime->timer.cancel();
-    if (runtime->committing) runtime->committing->retry.cancel();
+    runtime->timer->cancel();
+    if (runtime->committing) runtime->committing->retry->cancel();
   }
 }
 

@@ -2,9 +2,11 @@
 // state machine, opens and closes incidents, and persists all of it through the Store.
 //
 // Threading: everything that changes a monitor runs on the io_context given to the
-// constructor (one thread). Readers on other threads (the API) call monitors()/monitor()/
-// stats(), which copy under `mu_`; the io thread holds `mu_` only while it writes a
-// monitor's fields, never across a check or a store call.
+// constructor (one thread), which also drives the TimerFactory: the engine waits (check
+// schedule, heartbeat deadlines, commit retries) only through its timers. Readers on
+// other threads (the API) call monitors()/monitor()/stats(), which copy under `mu_`; the
+// io thread holds `mu_` only while it writes a monitor's fields, never across a check or
+// a store call.
 //
 // Bounds: at most server.max_checks_in_flight checks run at once; a monitor that becomes
 // due while the bound is reached waits in a FIFO (at most one entry per monitor). If the
@@ -47,7 +49,6 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include "checks/checker.h"
 #include "engine/alert_hook.h"
@@ -55,6 +56,7 @@
 #include "core/clock.h"
 #include "core/model.h"
 #include "core/ping.h"
+#include "core/timer.h"
 #include "engine/metrics.h"
 #include "engine/state_machine.h"
 #include "heartbeat/ping_sink.h"
@@ -112,9 +114,10 @@ class CheckerSet {
 
 class Engine final : public heartbeat::PingSink {
  public:
-  // `alerts` (optional, must outlive the engine) turns applied results into outbox rows.
-  Engine(boost::asio::io_context& io, const Clock& clock, Store& store, CheckerSet& checkers,
-         AlertHook* alerts = nullptr);
+  // `timers` must be driven by the thread that runs `io`. `alerts` (optional, must
+  // outlive the engine) turns applied results into outbox rows.
+  Engine(boost::asio::io_context& io, const Clock& clock, TimerFactory& timers, Store& store,
+         CheckerSet& checkers, AlertHook* alerts = nullptr);
   ~Engine() override;
 
   // Loads stored state (an incident open before a restart stays open) and schedules
@@ -173,7 +176,7 @@ class Engine final : public heartbeat::PingSink {
 
   void add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset);
   void schedule(Runtime& runtime, MonoTime due);
-  void on_due(const std::string& name, uint64_t generation);
+  void on_due(Runtime& runtime);
   void start_check(Runtime& runtime);
   void on_result(const std::string& name, CheckResult result);
   // `history`: false for a heartbeat finish, whose ping row already is its history; a
@@ -192,7 +195,7 @@ class Engine final : public heartbeat::PingSink {
   void start_waiting_checks();
   void start_timer(Runtime& runtime, Millis first_offset);
   void arm_deadline(Runtime& runtime);
-  void on_deadline(const std::string& name, uint64_t generation);
+  void on_deadline(Runtime& runtime);
   void on_ping(const std::string& name, Ping ping, WriteDone done);
   // The caller-thread path of record_ping; false when the ping has to go through the io
   // thread (and then counts it in in_io_).
@@ -206,6 +209,7 @@ class Engine final : public heartbeat::PingSink {
 
   boost::asio::io_context& io_;
   const Clock& clock_;
+  TimerFactory& timers_;
   Store& store_;
   CheckerSet& checkers_;
   AlertHook* alerts_ = nullptr;
@@ -214,7 +218,6 @@ class Engine final : public heartbeat::PingSink {
   uint64_t next_change_id_ = 1;  // io thread only
   LogThrottle drop_log_{kDropLogInterval};
   LogThrottle retry_log_{kDropLogInterval};
-  uint64_t next_generation_ = 1;
   uint64_t next_revision_ = 1;  // under mu_
 
   mutable std::mutex mu_;  // guards monitors_ (the map and each Runtime's view fields), stats_, metrics_

@@ -11,14 +11,14 @@
 // backlog (after retention.raw is shortened) drains over several hours. A full write
 // queue skips a tick; the next tick tries again.
 //
-// Threading: runs on the io_context given; start() and stop() on that context's thread
-// or before it runs.
+// Threading: runs on the thread that drives `timers` (in serve, the engine's io_context);
+// start() and stop() on that thread or before it runs. After stop() no prune is queued.
 #pragma once
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <memory>
 
 #include "core/clock.h"
+#include "core/timer.h"
 #include "storage/store.h"
 
 namespace trainwatch {
@@ -28,7 +28,7 @@ class RetentionPruner {
   static constexpr int kRowsPerPrune = 10'000;
   static constexpr Millis kPruneInterval{10'000};
 
-  RetentionPruner(boost::asio::io_context& io, const Clock& clock, Store& store, Millis keep_raw);
+  RetentionPruner(const Clock& clock, TimerFactory& timers, Store& store, Millis keep_raw);
 
   void start();
   void stop();
@@ -36,11 +36,10 @@ class RetentionPruner {
  private:
   void arm();
 
-  boost::asio::steady_timer timer_;
   const Clock& clock_;
+  std::unique_ptr<Timer> timer_;
   Store& store_;
   Millis keep_raw_;
-  bool stopped_ = false;
 };
 
 }  // namespace trainwatch

@@ -58,20 +58,21 @@ class CountingHook final : public AlertHook {
 
 class CommitTest : public ::testing::Test {
  protected:
-  CommitTest() : checker_(io_), checkers_(checker_), engine_(io_, clock_, store_, checkers_, &hook_) {
+  CommitTest() : checker_(io_), checkers_(checker_), engine_(io_, clock_, clock_, store_, checkers_, &hook_) {
     MonitorConfig m;
     m.name = "trainer";
     m.interval = Millis(3'600'000);  // one check in the test: the first, due at once
     config_.monitors.push_back(m);
   }
 
-  // Runs the io thread until `done()` or a bounded number of handlers (a retry timer
-  // runs on real time: at most kCommitRetryFirst away).
+  // Runs the io thread's handlers and moves simulated time (timers fire) until `done()`,
+  // for at most 100 s of it: retries are at most 5 s apart.
   template <typename Pred>
   bool run_until(Pred done) {
-    for (int i = 0; i < 1000 && !done(); ++i) {
-      if (io_.stopped()) io_.restart();  // it stops whenever it runs out of work
-      io_.run_one_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 2'000 && !done(); ++i) {
+      io_.restart();  // it stops whenever it runs out of work
+      io_.poll();
+      if (!done()) clock_.advance(Millis(50));
     }
     return done();
   }

@@ -1,0 +1,39 @@
+// The pruner queues one bounded prune of results older than retention.raw every 10 s of
+// simulated time, and none after stop().
+#include <gtest/gtest.h>
+
+#include "fakes/fake_store.h"
+#include "fakes/manual_clock.h"
+#include "storage/retention.h"
+
+namespace trainwatch {
+namespace {
+
+TEST(RetentionPruner, QueuesABoundedPruneEveryIntervalUntilStopped) {
+  testing::ManualClock clock;
+  testing::FakeStore store;
+  const Millis keep{7LL * 24 * 3'600'000};
+  RetentionPruner pruner(clock, clock, store, keep);
+  pruner.start();
+
+  clock.advance(RetentionPruner::kPruneInterval - Millis(1));
+  EXPECT_EQ(store.waiting(), 0u);
+  clock.advance(Millis(1));
+  const PruneResults* prune = store.front<PruneResults>();
+  ASSERT_NE(prune, nullptr);
+  EXPECT_EQ(prune->before, clock.system_time() - keep);
+  EXPECT_EQ(prune->max_rows, RetentionPruner::kRowsPerPrune);
+  ASSERT_TRUE(store.answer(Ok{}));
+
+  clock.advance(RetentionPruner::kPruneInterval * 3);
+  EXPECT_EQ(store.waiting(), 3u);
+  while (store.answer(Ok{})) {
+  }
+
+  pruner.stop();
+  clock.advance(RetentionPruner::kPruneInterval * 10);
+  EXPECT_EQ(store.waiting(), 0u);
+}
+
+}  // namespace
+}  // namespace trainwatch
