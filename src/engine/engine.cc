@@ -14,15 +14,13 @@ namespace asio = boost::asio;
 
 namespace {
 
-// What the state machine would have made of a quiet success (an ok result with no run
-// time, on a monitor up with no failures): only the last check moves.
-void add_quiet_success(SystemTime at, MonitorState& state, std::optional<CheckResult>& last_result) {
-  CheckResult result;
-  result.at = at;
-  result.ok = true;
-  state.last_check = at;
-  state.last_latency_ms = 0;
-  last_result = result;
+// Folds a quiet success (recorded off the io thread) into what readers see, through the
+// state machine as apply() would: on a monitor up with no failures only the last check
+// moves, but one rule for both paths keeps them from drifting apart.
+void add_quiet_success(const CheckResult& success, int retries, MonitorState& state,
+                       std::optional<CheckResult>& last_result) {
+  state = next_state(state, success, retries).state;
+  last_result = success;
 }
 
 }  // namespace
@@ -60,7 +58,7 @@ struct Engine::Runtime {
   std::optional<SystemTime> started_at;       // wall time of the open start, for display
   // The newest quiet success (recorded off the io thread), not yet folded into `state`
   // and `last_result`: the io thread alone writes those.
-  std::optional<SystemTime> quiet_success_at;
+  std::optional<CheckResult> quiet_success;
   // This monitor's entries in metrics_ (map nodes do not move), so counting a result
   // looks nothing up.
   CheckCounts* counts = nullptr;
@@ -228,7 +226,8 @@ bool Engine::record_quiet_success(const std::string& name, const Ping& ping) {
   }
   heartbeat::PingEffect effect =
       heartbeat::on_ping(std::get<HeartbeatSpec>(r->config->spec), *r->heartbeat, ping, clock_.monotonic_time());
-  r->quiet_success_at = ping.at;
+  if (effect.result) count_result(*r, *effect.result);
+  r->quiet_success = std::move(effect.result);
   // Field by field, so the strings reuse their buffers: this runs for nearly every ping.
   PingRecord& last = r->last_ping ? *r->last_ping : r->last_ping.emplace();
   last.id = 0;
@@ -242,7 +241,6 @@ bool Engine::record_quiet_success(const std::string& name, const Ping& ping) {
   last.ping.body_truncated = ping.body_truncated;
   last.run_ms.reset();
   r->revision = next_revision_++;
-  if (effect.result) count_result(*r, *effect.result);
   return true;
 }
 
@@ -367,8 +365,8 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   if (hold_result(r, result, history)) return;
   {
     std::lock_guard lock(mu_);
-    if (r.quiet_success_at) add_quiet_success(*r.quiet_success_at, r.state, r.last_result);
-    r.quiet_success_at.reset();
+    if (r.quiet_success) add_quiet_success(*r.quiet_success, r.config->retries, r.state, r.last_result);
+    r.quiet_success.reset();
   }
   StateStep step = next_state(r.state, result, r.config->retries);
   std::optional<Incident> opened;
@@ -737,7 +735,7 @@ std::optional<MonitorView> Engine::monitor(const std::string& name) const {
 
 MonitorView Engine::view_of(const Runtime& r) const {
   MonitorView view{r.config, r.state, r.open_incident, r.last_result, r.revision, std::nullopt};
-  if (r.quiet_success_at) add_quiet_success(*r.quiet_success_at, view.state, view.last_result);
+  if (r.quiet_success) add_quiet_success(*r.quiet_success, r.config->retries, view.state, view.last_result);
   if (r.heartbeat) {
     const auto& spec = std::get<HeartbeatSpec>(r.config->spec);
     HeartbeatView hb;
