@@ -69,8 +69,13 @@ struct Engine::Runtime {
   // callback may hold the Runtime by reference (a removed monitor's never runs).
   std::unique_ptr<Timer> timer;
   MonoTime due{};
-  bool in_flight = false;
+  // The check whose result applies: 0 while none runs, or once a reload changed what is
+  // checked (the old check's result then describes a check that is gone). Unique across
+  // monitors, so a result never applies to a monitor removed and added again meanwhile.
+  uint64_t check_id = 0;
   bool waiting = false;
+  // The slot it waits for (at the in-flight bound), for the lateness of its start.
+  MonoTime waiting_due{};
   std::optional<MonoTime> armed_deadline;  // heartbeat: when the timer fires, if armed
   std::unique_ptr<PendingChange> committing;  // see "State changes" at the top of engine.h
   std::deque<HeldItem> held;                 // at most kMaxHeldWhileCommitting
@@ -303,11 +308,12 @@ void Engine::schedule(Runtime& r, MonoTime due) {
 void Engine::on_due(Runtime& r) {
   if (r.state.status == MonitorStatus::kPaused) return;
   const MonoTime now = clock_.monotonic_time();
-  if (!r.in_flight && !r.waiting) {
+  if (r.check_id == 0 && !r.waiting) {
     if (stats_.checks_in_flight < max_in_flight_) {
-      start_check(r);
+      start_check(r, r.due);
     } else {
       r.waiting = true;
+      r.waiting_due = r.due;
       waiting_.push_back(r.config->name);
       std::lock_guard lock(mu_);
       stats_.checks_waiting = waiting_.size();
@@ -316,21 +322,23 @@ void Engine::on_due(Runtime& r) {
   schedule(r, next_due(r.due, r.config->interval, now));
 }
 
-void Engine::start_check(Runtime& r) {
+void Engine::start_check(Runtime& r, MonoTime due) {
   Checker* checker = checkers_.for_type(r.config->type);
   if (checker == nullptr) return;
-  r.in_flight = true;
-  const double late_ms = std::chrono::duration<double, std::milli>(clock_.monotonic_time() - r.due).count();
+  r.check_id = next_check_id_++;
+  const double late_ms = std::chrono::duration<double, std::milli>(clock_.monotonic_time() - due).count();
   {
     std::lock_guard lock(mu_);
     ++stats_.checks_in_flight;
     ++stats_.checks_started;
     stats_.max_start_delay_ms = std::max(stats_.max_start_delay_ms, late_ms);
   }
-  checker->check(r.config, [this, name = r.config->name](CheckResult result) { on_result(name, std::move(result)); });
+  checker->check(r.config, [this, name = r.config->name, id = r.check_id](CheckResult result) {
+    on_result(name, id, std::move(result));
+  });
 }
 
-void Engine::on_result(const std::string& name, CheckResult result) {
+void Engine::on_result(const std::string& name, uint64_t check_id, CheckResult result) {
   {
     std::lock_guard lock(mu_);
     --stats_.checks_in_flight;
@@ -338,9 +346,9 @@ void Engine::on_result(const std::string& name, CheckResult result) {
   auto it = monitors_.find(name);
   // A result for a monitor that was removed or reconfigured meanwhile still frees its
   // slot above, but is not applied.
-  if (it != monitors_.end()) {
+  if (it != monitors_.end() && it->second->check_id == check_id) {
     Runtime& r = *it->second;
-    r.in_flight = false;
+    r.check_id = 0;
     // A check that was in flight when the monitor was paused does not unpause it.
     if (r.state.status != MonitorStatus::kPaused) apply(r, result);
   }
@@ -355,7 +363,7 @@ void Engine::start_waiting_checks() {
     if (it == monitors_.end()) continue;  // removed by a reload while it waited
     Runtime& r = *it->second;
     r.waiting = false;
-    if (!r.in_flight) start_check(r);
+    if (r.check_id == 0) start_check(r, r.waiting_due);
   }
   std::lock_guard lock(mu_);
   stats_.checks_waiting = waiting_.size();
@@ -621,6 +629,7 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
       // planner reads them from each result's config); the schedule restarts only when
       // what is checked, or how, changed.
       const bool check_changed = !same_check(*r.config, m);
+      if (check_changed) r.check_id = 0;  // a check in flight checks what is no longer asked
       {
         std::lock_guard lock(mu_);
         r.config = std::make_shared<const MonitorConfig>(m);

@@ -125,9 +125,10 @@ class Engine final : public heartbeat::PingSink {
   Status start(const Config& config);
 
   // Applies a new config on the io thread: monitors whose check is unchanged keep their
-  // state and schedule; changed ones keep their state and are rescheduled; removed ones
-  // stop and close their open incident. `applied`, when given, runs on the io thread once
-  // the new set is in place (an API write answers then, so its redirect finds the monitor).
+  // state and schedule; changed ones keep their state and are rescheduled (the result of
+  // a check of the old config still running is not applied); removed ones stop and close
+  // their open incident. `applied`, when given, runs on the io thread once the new set is
+  // in place (an API write answers then, so its redirect finds the monitor).
   void reload(const Config& config, std::function<void()> applied = {});
 
   // Pauses or resumes one monitor on the io thread, then calls `done(found)` there. A
@@ -177,8 +178,9 @@ class Engine final : public heartbeat::PingSink {
   void add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset);
   void schedule(Runtime& runtime, MonoTime due);
   void on_due(Runtime& runtime);
-  void start_check(Runtime& runtime);
-  void on_result(const std::string& name, CheckResult result);
+  // `due`: the slot the check was due in, for the lateness of its start.
+  void start_check(Runtime& runtime, MonoTime due);
+  void on_result(const std::string& name, uint64_t check_id, CheckResult result);
   // `history`: false for a heartbeat finish, whose ping row already is its history; a
   // success that changes nothing then writes no RecordResult (the hot path of pings).
   void apply(Runtime& runtime, const CheckResult& result, bool history = true);
@@ -216,6 +218,7 @@ class Engine final : public heartbeat::PingSink {
   size_t max_in_flight_ = 256;
   int64_t next_incident_id_ = 1;
   uint64_t next_change_id_ = 1;  // io thread only
+  uint64_t next_check_id_ = 1;   // io thread only
   LogThrottle drop_log_{kDropLogInterval};
   LogThrottle retry_log_{kDropLogInterval};
   uint64_t next_revision_ = 1;  // under mu_
