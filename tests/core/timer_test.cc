@@ -96,5 +96,23 @@ TEST(AsioTimers, AHandlerAlreadyQueuedIsDroppedByACancel) {
   EXPECT_EQ(fired, std::vector<int>{1});
 }
 
+TEST(AsioTimers, AHandlerAlreadyQueuedIsDroppedByTheTimersDestruction) {
+  boost::asio::io_context io;
+  SystemClock clock;
+  AsioTimers timers(io, clock);
+  std::vector<int> fired;
+  auto first = timers.make_timer();
+  auto second = timers.make_timer();
+  // As above, but the first destroys the second, as a reload destroys a removed
+  // monitor's timer: its queued handler must not reach into the freed timer.
+  first->arm(clock.monotonic_time() - Millis(2), [&] {
+    fired.push_back(1);
+    second.reset();
+  });
+  second->arm(clock.monotonic_time() - Millis(1), [&] { fired.push_back(2); });
+  io.run();
+  EXPECT_EQ(fired, std::vector<int>{1});
+}
+
 }  // namespace
 }  // namespace trainwatch
