@@ -28,6 +28,7 @@
 
 #include "alerting/dispatcher.h"
 #include "alerting/planner.h"
+#include "alerting/transport.h"
 #include "api/job_routes.h"
 #include "api/maintenance_routes.h"
 #include "api/monitor_write_routes.h"
@@ -40,6 +41,7 @@
 #include "catalog/maintenance_catalog.h"
 #include "catalog/monitor_catalog.h"
 #include "config/loader.h"
+#include "core/asio_timers.h"
 #include "core/random.h"
 #include "engine/engine.h"
 #include "fuzz_clock.h"
@@ -142,11 +144,14 @@ struct ServerInProcess {
   asio::io_context engine_io;
   asio::io_context alert_io;
   std::unique_ptr<SqliteStore> store = open_store(dir);
-  alerting::Dispatcher dispatcher{alert_io, clock, *store, [] { return 0.5; }};
+  AsioTimers alert_timers{alert_io, clock};
+  alerting::Transport transport{alert_io};
+  alerting::Dispatcher dispatcher{alert_io, clock, alert_timers, *store, transport, [] { return 0.5; }};
   alerting::AlertPlanner planner{clock, [this] { dispatcher.wake(); }};
   jobs::JobRegistry jobs{clock};
   NoCheckers checkers;
-  Engine engine{engine_io, clock, *store, checkers, &planner};
+  AsioTimers engine_timers{engine_io, clock};
+  Engine engine{engine_io, clock, engine_timers, *store, checkers, &planner};
   CountingRandom random;
   catalog::MonitorCatalog catalog{engine, *store, random};
   catalog::MaintenanceCatalog maintenance{*store, clock,
@@ -155,9 +160,7 @@ struct ServerInProcess {
                                         planner.set_maintenance(windows);
                                         dispatcher.set_maintenance(windows);
                                       }};
-  heartbeat::PingIngest pings{clock, [this](const std::string& monitor, Ping ping, WriteDone done) {
-                                engine.record_ping(monitor, std::move(ping), std::move(done));
-                              }};
+  heartbeat::PingIngest pings{clock, engine};
   auth::AdminAuth admin{config.auth, clock};
   http::Router router;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 5 benchmarks, side by side with the seeds' versions (../shared/peers) in one run.
+"""The library's and agent's benchmarks, side by side with the seeds' versions (../shared/peers) in one run.
 
 1. per-step: tw.step(step, loss=...) vs the seed's locked dict update (bench_step_overhead.py
    runs in the same invocation; ratios are what count on this noisy host).

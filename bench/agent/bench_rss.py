@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Agent memory with 8 ranks and 8 (fake) GPUs (issue 5 target: RSS <= 10 MB).
+"""Agent memory with 8 ranks and 8 (fake) GPUs (target: RSS <= 10 MB).
 
 Starts 8 real rank processes (trainwatch.init(rank=i, world_size=8), stepping), the
 `trainwatch agent` sidecar with the fake libnvidia-ml.so reporting 8 GPUs (through its real

@@ -1,4 +1,4 @@
-"""Issue 4 benchmark: N monitors go down at once; every notification must reach a local
+"""Alert benchmark: N monitors go down at once; every notification must reach a local
 receiver within 5 s of its monitor's state change, while one more channel hangs (accepts
 connections, never answers) without slowing the others.
 

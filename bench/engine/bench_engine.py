@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Benchmarks of the server's engine (issue 2), each beside its peer in the same run.
+"""Benchmarks of the server's engine, each beside its peer in the same run.
 
 1. HTTP checks per CPU-second: trainwatch checking a local nginx, then Prometheus'
    blackbox_exporter probing the same kind of target through /probe (the peer script

@@ -1,4 +1,4 @@
-"""Issue 6 benchmark: does the job monitor stay quiet on a healthy run, and how fast does it
+"""Job monitor benchmark: does the job monitor stay quiet on a healthy run, and how fast does it
 name the culprit when a rank breaks? Beside each figure, the seeds' rule (rank 0's /health
 polled every 60 s, "no step for 10 minutes") for the same case.
 

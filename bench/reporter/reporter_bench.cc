@@ -1,4 +1,4 @@
-// Per-step report cost of libtrainwatch (issue 5 target: <= 20 ns), through the exported C
+// Per-step report cost of libtrainwatch (target: <= 20 ns), through the exported C
 // ABI of libtrainwatch.so so the figure includes the PLT call a user pays. The slot lives
 // in a private directory under /dev/shm (tmpfs, like the default TRAINWATCH_DIR).
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7's benchmark: 1,000 monitors with 90 days of generated history.
+# The pages' benchmark: 1,000 monitors with 90 days of generated history.
 #   1. p99 of GET /status/{slug}, /api/v1/status/{slug}, /api/v1/monitors, /api/v1/incidents
 #      and the dashboard's monitor list (/) under wrk (2 threads, 16 connections, 10 s);
 #   2. the status page's size;

@@ -1,8 +1,8 @@
 // One HTTP(S) POST, synchronous, bounded by a timeout: how the report pusher talks to the
 // server. Beast over Asio, and OpenSSL for https (the system's CA store, the host name
 // checked), so the agent, which also runs inside training processes, maps neither libcurl
-// nor its dozen dependencies (issue 5's RSS). A fresh connection per call: one every few
-// seconds, and a server restart never leaves a dead keep-alive connection behind.
+// nor its dozen dependencies (the agent's memory target in bench/RESULTS.md). A fresh
+// connection per call, every few seconds: a server restart leaves no dead keep-alive.
 #pragma once
 
 #include <string>

@@ -55,7 +55,7 @@ class NvmlProbe {
   std::map<unsigned, std::pair<unsigned, uint64_t>> xids_;  // gpu -> (last xid, count)
 };
 
-// XIDs that are usually the application's own fault (FAILURE-MODES.md): reported, not paged.
+// XIDs that are usually the application's own fault (docs/failure-modes.md): reported, not paged.
 bool is_application_xid(unsigned xid);
 
 }  // namespace trainwatch::agent

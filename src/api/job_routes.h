@@ -1,4 +1,4 @@
-// The job endpoints (issue 6): agents POST node reports; people and dashboards GET jobs,
+// The job endpoints: agents POST node reports; people and dashboards GET jobs,
 // one job, and its series; /metrics gets per-job and per-rank families.
 //   POST /api/v1/jobs/{job}/report   bearer token; 413 > kMaxReportBytes, 401, 400, 404, 429, 422 past
 //                                    a rank bound (job_registry.h)

@@ -59,7 +59,7 @@ struct HeartbeatSpec {
   size_t ping_body_limit = 10 * 1024;  // bytes of a ping's body kept; the rest is cut, not refused
 };
 
-// What a `type: job` monitor tolerates before it calls a finding (FAILURE-MODES.md). A
+// What a `type: job` monitor tolerates before it calls a finding (docs/failure-modes.md). A
 // fixed timeout always wins over the learned one; unset optionals mean "learn it".
 struct JobThresholds {
   Millis startup_timeout{30 * 60'000};          // no first step for this long: start-up stuck
@@ -85,7 +85,7 @@ struct JobCheckSpec {
   bool auto_created = false;  // created by a first report under jobs.auto_create
 };
 
-// The `jobs:` section: how the server accepts node reports (issue 6).
+// The `jobs:` section: how the server accepts node reports.
 struct JobsConfig {
   bool auto_create = false;         // a report for an unknown job creates a job monitor
   std::string token;                // bearer token agents must send; empty: TRAINWATCH_TOKEN, else none

@@ -1,6 +1,6 @@
 // Result<T>: the return type of every fallible call that crosses a module boundary.
 // Holds either a value or an Error (a stable code plus a sentence for people).
-// No exceptions cross module boundaries; see ARCHITECTURE conventions.
+// No exceptions cross module boundaries; see docs/architecture.md.
 #pragma once
 
 #include <string>

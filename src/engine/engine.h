@@ -33,7 +33,7 @@
 // the monitor's track (up, already awaiting a finish, no start open, nothing of it queued
 // on the io thread) is recorded under `mu_` on the caller's thread and goes straight to
 // the store. That is nearly every ping, and the hop through the io thread cost a fifth of
-// the ping rate (bench/RESULTS.md, issue 3).
+// the ping rate (bench/RESULTS.md, heartbeat pings).
 #pragma once
 
 #include <deque>

@@ -2,7 +2,7 @@
 // named cause, who, and the evidence) and the verdict the engine's state machine receives.
 // Pure: same state, spec and instant, same verdict. Unit-tested on a manual clock.
 //
-// First-failure attribution (FAILURE-MODES.md): findings are ordered so that the rank that
+// First-failure attribution (docs/failure-modes.md): findings are ordered so that the rank that
 // failed first and silently is blamed. With gloo, a SIGKILLed rank's peers raise
 // "Connection closed by peer" within 0.1-0.4 s and report `failed`; the victim reports
 // nothing. So a silent vanish outranks a node gone silent, which outranks a stopped or

@@ -1,4 +1,4 @@
-// Timeouts a job learns from what it does (FAILURE-MODES, "Timeouts that do not cry wolf").
+// Timeouts a job learns from what it does (docs/failure-modes.md, "Timeouts that do not cry wolf").
 //
 // Step: the longest gap between two steps that the agents saw in a report window, taken
 // after warm-up and outside checkpoints, smoothed so that it rises at once and decays

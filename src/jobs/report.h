@@ -3,7 +3,7 @@
 //
 // Times inside a report are ages ("this happened N ms before the report was sent"), never
 // timestamps of the node's clock: the server adds them to its own receive time, so nodes
-// whose clocks disagree are still compared on one clock (FAILURE-MODES: liveness uses the
+// whose clocks disagree are still compared on one clock (docs/failure-modes.md: liveness uses the
 // server's receive time).
 #pragma once
 

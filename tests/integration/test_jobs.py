@@ -1,4 +1,4 @@
-"""Job monitors end to end (issue 6): real PyTorch (CPU, gloo) ranks on 127.0.0.1 reporting
+"""Job monitors end to end: real PyTorch (CPU, gloo) ranks on 127.0.0.1 reporting
 through the trainwatch module, agents pushing node reports, the real server judging them.
 
 The cluster: 4 ranks over 2 "nodes" (two `trainwatch agent` sidecars with different
@@ -40,7 +40,7 @@ monitors:
       startup_timeout: 2m
 """
 
-# The same job, alerting a webhook receiver (issue 4's alerts): what a person is paged with.
+# The same job, alerting a webhook receiver (the alerts' path): what a person is paged with.
 HOOKED = """
 notifications:
   - name: hook
