@@ -21,21 +21,19 @@ Error write_error(FailureKind kind, std::string message) {
 // own (a constraint, bad data). A lost connection or a failure of the savepoint itself
 // is the whole batch's, and is rethrown.
 WriteOutcome apply_one(pqxx::work& tx, const WriteOp& op, const std::string& url) {
-  pqxx::subtransaction savepoint(tx, "op");
+  // Plain SQL savepoints: libpqxx 6's subtransaction did not roll back after a failed
+  // statement, which left the whole transaction aborted.
+  tx.exec("SAVEPOINT op");
   Status status = Ok{};
   try {
-    status = std::visit([&](const auto& o) { return run_op(savepoint, o); }, op);
+    status = std::visit([&](const auto& o) { return run_op(tx, o); }, op);
   } catch (const pqxx::sql_error& e) {
     const FailureKind kind = classify(e);
     if (kind.connection_lost) throw;
-    savepoint.abort();  // throws when even that is impossible: then the batch fails
+    tx.exec("ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op");  // throws when even that is impossible: then the batch fails
     return WriteOutcome{write_error(kind, scrub(e.what(), url)), kind.reason};
   }
-  if (status.ok()) {
-    savepoint.commit();
-  } else {
-    savepoint.abort();
-  }
+  tx.exec(status.ok() ? "RELEASE SAVEPOINT op" : "ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op");
   return WriteOutcome{std::move(status), nullptr};
 }
 
