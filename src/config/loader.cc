@@ -72,8 +72,10 @@ void read_store(Diagnostics& diag, const YAML::Node& node, StoreConfig& out) {
       }
     }
     if (!postgres) {
+      // Text that does not parse is not shown at all: where its password is cannot be told.
+      const std::string found = parsed ? "'" + redact_url(*url) + "'" : "text that is not a URL";
       diag.error(s.raw("url").Mark(), s.key_path("url"),
-                 "found '" + redact_url(*url) + "'; expected postgresql://USER@HOST:PORT/DATABASE, or no url for SQLite");
+                 "found " + found + "; expected postgresql://USER@HOST:PORT/DATABASE, or no url for SQLite");
     } else if (!bad_sslmode.empty()) {
       diag.error(s.raw("url").Mark(), s.key_path("url"),
                  "found sslmode '" + bad_sslmode + "'; expected disable, allow, prefer, require, verify-ca or verify-full");
