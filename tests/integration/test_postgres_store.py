@@ -8,8 +8,10 @@ again without a restart.
 import http.client
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import urllib.parse
 
@@ -31,10 +33,9 @@ def free_port():
 class Postgres:
     """One cluster in a temp dir, run as the postgres user; password auth over TCP."""
 
-    def __init__(self, root):
-        self.dir = root / "pg"
-        self.dir.mkdir()
-        os.chmod(root, 0o755)
+    def __init__(self):
+        # Not under pytest's tmp_path: its parents are root's alone, and the server runs as postgres.
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="tw-pg-"))
         subprocess.run(["chown", "postgres", str(self.dir)], check=True)
         self.port = free_port()
         pwfile = self.dir / "pw"
@@ -63,13 +64,14 @@ class Postgres:
 
 
 @pytest.fixture
-def postgres(tmp_path):
+def postgres():
     if not (PG_BIN / "initdb").exists():
         pytest.fail("PostgreSQL 15 is not installed; scripts/setup.sh installs it")
-    pg = Postgres(tmp_path)
+    pg = Postgres()
     yield pg
     subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(pg.dir / "data"),
                     "-m", "immediate", "-w", "stop"], capture_output=True)
+    shutil.rmtree(pg.dir, ignore_errors=True)
 
 
 CONFIG = f"""
@@ -150,6 +152,7 @@ def test_a_stopped_database_refuses_pings_and_serve_recovers_when_it_returns(tmp
     server = start(tmp_path, postgres.url(), monkeypatch)
     answers = []
     stop = threading.Event()
+    loader = threading.Thread(target=lambda: load())
 
     def load():
         while not stop.is_set():
@@ -157,7 +160,6 @@ def test_a_stopped_database_refuses_pings_and_serve_recovers_when_it_returns(tmp
 
     try:
         assert ping(server) == 200
-        loader = threading.Thread(target=load)
         loader.start()
         wait_for(lambda: len(answers) > 20, what="pings under load")
         postgres.stop()
@@ -176,5 +178,7 @@ def test_a_stopped_database_refuses_pings_and_serve_recovers_when_it_returns(tmp
         wait_for(lambda: server.get("/healthz")[0] == 200, what="/healthz healthy again")
     finally:
         stop.set()
+        if loader.is_alive():
+            loader.join()  # before the server stops: a ping cut off by the stop is no finding
         server.stop()
     assert PASSWORD not in (tmp_path / "server.log").read_text()
