@@ -14,3 +14,7 @@ add_library(trainwatch_boost INTERFACE)
 target_link_libraries(trainwatch_boost INTERFACE Boost::headers Boost::json Boost::url Threads::Threads)
 target_compile_definitions(trainwatch_boost INTERFACE
   BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW)
+
+# libpqxx 6.4 ships no CMake package on Debian 12: pkg-config finds it (and libpq).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)

@@ -18,6 +18,8 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libcurl4-openssl-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libsqlitecpp-dev
   libspdlog-dev libfmt-dev libcli11-dev libkainjow-mustache-dev
+  # the PostgreSQL store (store.url); the server is for the tests, which start their own
+  libpqxx-dev postgresql
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-pytest python3-torch python3-aiosmtpd

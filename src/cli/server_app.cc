@@ -1,7 +1,6 @@
 #include "cli/server_app.h"
 
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -21,7 +20,7 @@
 #include "cli/serve_connection_limits.h"
 #include "config/loader.h"
 #include "heartbeat/tokens.h"
-#include "storage/data_dir.h"
+#include "storage/open_store.h"
 #include "web/maintenance_page.h"
 #include "web/notifications_page.h"
 #include "web/routes.h"
@@ -105,17 +104,13 @@ bool ServerApp::start() {
   spdlog::info("{}", describe(fd_limit));
   fd_soft_limit_ = fd_limit.soft;
 
-  if (Status prepared = prepare_data_dir(config_.server.data_dir); !prepared) {
-    spdlog::error("data_dir: {}", prepared.error().message);
+  auto opened = open_store(config_.store.url, config_.server.data_dir);
+  if (!opened) {
+    spdlog::error("{}", opened.error().message);
     return false;
   }
-  const std::string db_path = (std::filesystem::path(config_.server.data_dir) / "trainwatch.db").string();
-  auto store = SqliteStore::open(db_path);
-  if (!store) {
-    spdlog::error("{}: {}", db_path, store.error().message);
-    return false;
-  }
-  store_ = std::move(*store);
+  spdlog::info("store: {}", opened->description);
+  store_ = std::move(opened->store);
 
   if (auto resolved = heartbeat::resolve_tokens(config_, *store_, random_); !resolved) {
     spdlog::error("cannot keep heartbeat tokens: {}", resolved.error().message);

@@ -17,10 +17,10 @@
 //                 connections and the route handlers, which read the engine's copies and
 //                 the store's read pool and post changes to the engine's thread. stop()
 //                 stops accepting and stops each io_context; run() joins them.
-//   store writer  SqliteStore's only write connection (storage/sqlite/sqlite_store.h):
+//   store writer  the store's only write connection (storage/write_queue.h):
 //                 commits batches; write `done` callbacks run here. run() flushes it
 //                 after the others have ended; the store's destructor joins it.
-//   checkpointer  copies the WAL into the database on its own connection
+//   checkpointer  SQLite only: copies the WAL into the database on its own connection
 //                 (storage/sqlite/checkpointer.h); joined by the store's destructor.
 //   caches x 3    one http::TtlCache thread each for the status pages, the dashboard's
 //                 monitors table and the API's monitor list: rebuilds off the HTTP
@@ -69,7 +69,7 @@
 #include "http/server_stats.h"
 #include "jobs/job_registry.h"
 #include "storage/retention.h"
-#include "storage/sqlite/sqlite_store.h"
+#include "storage/store.h"
 
 namespace trainwatch::cli {
 
@@ -111,7 +111,7 @@ class ServerApp {
   const ServeOptions options_;
   Config config_;  // the file's, as started (reloads do not keep theirs)
   uint64_t fd_soft_limit_ = 0;
-  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<Store> store_;  // SQLite or PostgreSQL, as store.url says (storage/open_store.h)
   SystemRandom random_;
   SystemClock clock_;
   boost::asio::io_context engine_io_;

@@ -33,6 +33,13 @@ struct ServerConfig {
   int max_connections_per_address = 256;  // a new connection over it is closed at once
 };
 
+// Where state lives (`store:`). An empty url: SQLite under server.data_dir.
+struct StoreConfig {
+  // postgresql://user:pass@host:5432/db?sslmode=... (libpq's URL; PGPASSWORD and
+  // PGPASSFILE work too). Holds a secret: log it only through redact_url.
+  std::string url;
+};
+
 struct HttpCheckSpec {
   std::string url;
   std::string method = "GET";
@@ -127,6 +134,7 @@ std::string_view to_string(MonitorType t);
 struct Config {
   std::string path;  // the file it was read from
   ServerConfig server;
+  StoreConfig store;
   std::vector<MonitorConfig> monitors;
   std::vector<ChannelConfig> notifications;
   std::vector<MaintenanceWindow> maintenance;

@@ -12,6 +12,7 @@
 #include "config/yaml_reader.h"
 #include "core/duration.h"
 #include "core/names.h"
+#include "core/redaction.h"
 
 namespace trainwatch {
 namespace {
@@ -51,6 +52,35 @@ void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
   if (auto n = s.integer("max_connections", 1, 1'000'000)) out.max_connections = static_cast<int>(*n);
   if (auto n = s.integer("max_connections_per_address", 1, 1'000'000)) {
     out.max_connections_per_address = static_cast<int>(*n);
+  }
+  s.finish();
+}
+
+// Only the shape is judged here; libpq judges the rest when the store opens. Messages
+// show the URL through redact_url: it may carry a password.
+void read_store(Diagnostics& diag, const YAML::Node& node, StoreConfig& out) {
+  Section s(diag, node, "store");
+  if (!s.valid()) return;
+  if (auto url = s.string("url"); url && !url->empty()) {
+    auto parsed = boost::urls::parse_uri(*url);
+    const bool postgres = parsed && (parsed->scheme() == "postgresql" || parsed->scheme() == "postgres");
+    std::string bad_sslmode;
+    if (postgres) {
+      static const std::set<std::string> kSslModes = {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"};
+      for (const auto& param : parsed->params()) {
+        if (param.key == "sslmode" && kSslModes.count(param.value) == 0) bad_sslmode = param.value;
+      }
+    }
+    if (!postgres) {
+      // Text that does not parse is not shown at all: where its password is cannot be told.
+      const std::string found = parsed ? "'" + redact_url(*url) + "'" : "text that is not a URL";
+      diag.error(s.raw("url").Mark(), s.key_path("url"),
+                 "found " + found + "; expected postgresql://USER@HOST:PORT/DATABASE, or no url for SQLite");
+    } else if (!bad_sslmode.empty()) {
+      diag.error(s.raw("url").Mark(), s.key_path("url"),
+                 "found sslmode '" + bad_sslmode + "'; expected disable, allow, prefer, require, verify-ca or verify-full");
+    }
+    out.url = *url;
   }
   s.finish();
 }
@@ -360,6 +390,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
   if (top.valid()) {
     try {
       read_server(diag, top.raw("server"), config.server);
+      read_store(diag, top.raw("store"), config.store);
       read_monitors(diag, top.raw("monitors"), config.monitors);
       config_detail::read_notifications(diag, top.raw("notifications"), config.notifications);
       config_detail::read_maintenance(diag, top.raw("maintenance"), config.maintenance);

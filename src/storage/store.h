@@ -1,5 +1,5 @@
 // Store: where trainwatch keeps state, results and incidents (SQLite by default,
-// PostgreSQL later). The engine never talks SQL; it talks to this interface.
+// PostgreSQL with store.url; storage/open_store.h chooses). The engine never talks SQL; it talks to this interface.
 //
 // Writes are asynchronous and batched: `write()` queues an operation, one writer thread
 // applies queued operations in order, many per transaction, and calls each operation's
@@ -7,7 +7,7 @@
 // answered only once it is durable without paying one fsync per ping.
 //
 // Reads are synchronous and may be called from any thread; they never wait for the
-// writer (SQLite WAL readers see the last committed state).
+// writer (SQLite WAL readers and PostgreSQL's MVCC see the last committed state).
 #pragma once
 
 #include <cstdint>
@@ -237,7 +237,7 @@ struct WriteHealth {
   bool refusing = false;
   std::string reason;  // of the newest failure, as SQLite words it ("database or disk is full")
   // Operations that did not commit, by kind: "disk_full", "io_error", "read_only", "busy",
-  // "queue_full", "corrupt", "constraint", "other".
+  // "queue_full", "corrupt", "constraint", "unavailable" (PostgreSQL unreachable), "other".
   std::map<std::string, uint64_t> failures_by_reason;
   uint64_t failed_pings = 0;    // RecordPing operations among them: pings answered 503
   uint64_t failed_results = 0;  // RecordResult operations among them: results not stored

@@ -8,7 +8,8 @@ namespace trainwatch {
 namespace {
 
 std::optional<std::string> fake_env(const std::string& name) {
-  static const std::map<std::string, std::string> kEnv = {{"HEALTH_HOST", "10.0.0.7"}, {"TOKEN", "s3cret"}};
+  static const std::map<std::string, std::string> kEnv = {{"HEALTH_HOST", "10.0.0.7"}, {"TOKEN", "s3cret"},
+                                                               {"STORE_URL", "postgresql://tw:pw-from-env@db:5432/tw"}};
   auto it = kEnv.find(name);
   if (it == kEnv.end()) return std::nullopt;
   return it->second;
@@ -136,6 +137,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://${NOPE}/\n",
                 "tw.yaml:4:10: monitors[0].url: environment variable NOPE is not set"},
         BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n", "tw.yaml:2:5: monitors[0].port: missing; expected a port number"},
+        BadCase{"store:\n  url: ${NO_STORE_URL}\n", "tw.yaml:2:8: store.url: environment variable NO_STORE_URL is not set"},
+        BadCase{"store:\n  url: mysql://tw:hunter2@db/tw\n",
+                "tw.yaml:2:8: store.url: found 'mysql://***@db/tw'; expected postgresql://USER@HOST:PORT/DATABASE"},
+        BadCase{"store:\n  url: postgresql://tw:hunter2@db/tw?sslmode=sometimes\n",
+                "tw.yaml:2:8: store.url: found sslmode 'sometimes'; expected disable, allow, prefer"},
         BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 0\n",
                 "tw.yaml:5:11: monitors[0].port: found '0'; expected a whole number from 1 to 65535"},
         BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n    url: http://h/\n",
@@ -226,6 +232,22 @@ TEST(SameCheck, DetectsAnyChangeThatAltersTheCheck) {
   EXPECT_TRUE(same_check(a.config->monitors[0], b.config->monitors[0]));
   EXPECT_FALSE(same_check(a.config->monitors[0], c.config->monitors[0]));
   EXPECT_FALSE(same_check(a.config->monitors[0], d.config->monitors[0]));
+}
+
+TEST(LoadConfig, StoreUrlComesFromTheEnvironmentAndDefaultsToSqlite) {
+  auto none = load("monitors: []\n");
+  ASSERT_TRUE(none.config) << (none.errors.empty() ? "" : none.errors[0].to_string());
+  EXPECT_EQ(none.config->store.url, "");
+  auto pg = load("store:\n  url: ${STORE_URL}\n");
+  ASSERT_TRUE(pg.config) << (pg.errors.empty() ? "" : pg.errors[0].to_string());
+  EXPECT_EQ(pg.config->store.url, "postgresql://tw:pw-from-env@db:5432/tw");
+}
+
+TEST(LoadConfig, AMalformedStoreUrlNeverShowsItsPassword) {
+  for (const auto& line : errors_of("store:\n  url: postgres//tw:hunter2@db/tw\n")) {
+    EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
+  }
+  EXPECT_EQ(errors_of("store:\n  url: postgres//tw:hunter2@db/tw\n").size(), 1u);
 }
 
 }  // namespace

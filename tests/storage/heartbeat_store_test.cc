@@ -1,5 +1,5 @@
-// The heartbeat side of the SQLite store: the ping log, its paging, the marks a restart
-// rebuilds deadlines from, and generated tokens.
+// What only the SQLite store has to show for its ping chains: a crash before the heads are
+// saved loses no ping. Everything else about pings is in conformance_heartbeat_test.cc.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -42,55 +42,6 @@ class HeartbeatStoreTest : public ::testing::Test {
   std::unique_ptr<SqliteStore> store_;
 };
 
-TEST_F(HeartbeatStoreTest, PingsAreStoredWithEveryFieldAndPagedNewestFirst) {
-  RecordPing first = ping("ckpt", PingKind::kExitCode, kT0, "Traceback\nboom");
-  first.record.ping.exit_code = 3;
-  first.record.ping.body_truncated = true;
-  first.record.run_ms = 4200;
-  ASSERT_TRUE(write_and_wait(*store_, first).ok());
-  for (int i = 1; i <= 4; ++i) ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kSuccess, kT0 + i)).ok());
-  ASSERT_TRUE(write_and_wait(*store_, ping("other", PingKind::kSuccess, kT0)).ok());
-
-  auto page = store_->pings(PingQuery{"ckpt", std::nullopt, 3});
-  ASSERT_TRUE(page.ok());
-  ASSERT_EQ(page->size(), 3u);
-  EXPECT_EQ(to_unix_ms(page->front().ping.at), kT0 + 4);
-  auto rest = store_->pings(PingQuery{"ckpt", page->back().id, 3});
-  ASSERT_TRUE(rest.ok());
-  ASSERT_EQ(rest->size(), 2u);
-  const PingRecord& r = rest->back();
-  EXPECT_EQ(r.monitor, "ckpt");
-  EXPECT_EQ(r.ping.kind, PingKind::kExitCode);
-  EXPECT_EQ(r.ping.exit_code, 3);
-  EXPECT_EQ(r.ping.source, "10.0.0.7");
-  EXPECT_EQ(r.ping.user_agent, "curl/7.88.1");
-  EXPECT_EQ(r.ping.body, "Traceback\nboom");
-  EXPECT_TRUE(r.ping.body_truncated);
-  EXPECT_EQ(r.run_ms, 4200);
-}
-
-TEST_F(HeartbeatStoreTest, MarksAreTheLastFinishAndANewerStart) {
-  auto empty = store_->heartbeat_marks("ckpt");
-  ASSERT_TRUE(empty.ok());
-  EXPECT_FALSE(empty->last_ping);
-
-  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kStart, kT0)).ok());
-  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kSuccess, kT0 + 10)).ok());
-  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kStart, kT0 + 20)).ok());
-  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kLog, kT0 + 30)).ok());
-  auto marks = store_->heartbeat_marks("ckpt");
-  ASSERT_TRUE(marks.ok());
-  ASSERT_TRUE(marks->last_ping && marks->last_finish && marks->open_start);
-  EXPECT_EQ(marks->last_ping->ping.kind, PingKind::kLog);
-  EXPECT_EQ(to_unix_ms(marks->last_finish->ping.at), kT0 + 10);
-  EXPECT_EQ(to_unix_ms(*marks->open_start), kT0 + 20);
-
-  ASSERT_TRUE(write_and_wait(*store_, ping("ckpt", PingKind::kFail, kT0 + 40)).ok());
-  marks = store_->heartbeat_marks("ckpt");
-  EXPECT_EQ(marks->last_finish->ping.kind, PingKind::kFail);
-  EXPECT_FALSE(marks->open_start) << "the finish closed the run";
-}
-
 std::vector<int64_t> ping_times(Store& store, const std::string& monitor) {
   std::vector<int64_t> out;
   auto page = store.pings(PingQuery{monitor, std::nullopt, 100});
@@ -106,17 +57,6 @@ void write_interleaved(Store& store, int64_t from_ms, int count) {
   for (int i = 0; i < count; ++i) {
     ASSERT_TRUE(write_and_wait(store, ping(i % 2 == 0 ? "ckpt" : "eval", PingKind::kSuccess, from_ms + i)).ok());
   }
-}
-
-TEST_F(HeartbeatStoreTest, EachMonitorsPingsAreFoundAfterARestart) {
-  write_interleaved(*store_, kT0, 6);
-  store_.reset();  // a clean stop saves every monitor's newest ping
-  auto reopened = SqliteStore::open(dir_.path() + "/trainwatch.db");
-  ASSERT_TRUE(reopened.ok());
-  store_ = std::move(reopened).value();
-  write_interleaved(*store_, kT0 + 100, 2);
-  EXPECT_EQ(ping_times(*store_, "ckpt"), (std::vector<int64_t>{kT0 + 100, kT0 + 4, kT0 + 2, kT0}));
-  EXPECT_EQ(ping_times(*store_, "eval"), (std::vector<int64_t>{kT0 + 101, kT0 + 5, kT0 + 3, kT0 + 1}));
 }
 
 TEST_F(HeartbeatStoreTest, ACrashBeforeTheNewestPingsAreSavedLosesNoneOfThem) {
@@ -136,37 +76,6 @@ TEST_F(HeartbeatStoreTest, ACrashBeforeTheNewestPingsAreSavedLosesNoneOfThem) {
   auto marks = (*recovered)->heartbeat_marks("eval");
   ASSERT_TRUE(marks.ok() && marks->last_ping);
   EXPECT_EQ(to_unix_ms(marks->last_ping->ping.at), kT0 + 5);
-}
-
-TEST_F(HeartbeatStoreTest, APageCursorThatIsNotThisMonitorsPingStillPagesByAge) {
-  write_interleaved(*store_, kT0, 6);
-  auto eval = store_->pings(PingQuery{"eval", std::nullopt, 1});
-  ASSERT_TRUE(eval.ok() && eval->size() == 1u);
-  // eval's newest ping is newer than ckpt's last two; ckpt's older ones follow.
-  auto page = store_->pings(PingQuery{"ckpt", eval->front().id - 2, 10});
-  ASSERT_TRUE(page.ok());
-  ASSERT_EQ(page->size(), 2u);
-  EXPECT_EQ(to_unix_ms(page->front().ping.at), kT0 + 2);
-}
-
-TEST_F(HeartbeatStoreTest, PruningDeletesPingsOlderThanRetentionAndTheChainsEndThere) {
-  write_interleaved(*store_, kT0, 6);
-  ASSERT_TRUE(write_and_wait(*store_, PruneResults{from_unix_ms(kT0 + 3), 2}).ok());  // bounded: 2 of the 3 old ones
-  EXPECT_EQ(ping_times(*store_, "ckpt"), (std::vector<int64_t>{kT0 + 4, kT0 + 2}));
-  ASSERT_TRUE(write_and_wait(*store_, PruneResults{from_unix_ms(kT0 + 3), 100}).ok());
-  EXPECT_EQ(ping_times(*store_, "ckpt"), (std::vector<int64_t>{kT0 + 4}));
-  EXPECT_EQ(ping_times(*store_, "eval"), (std::vector<int64_t>{kT0 + 5, kT0 + 3}));
-  auto marks = store_->heartbeat_marks("ckpt");
-  ASSERT_TRUE(marks.ok() && marks->last_finish);
-  EXPECT_EQ(to_unix_ms(marks->last_finish->ping.at), kT0 + 4);
-}
-
-TEST_F(HeartbeatStoreTest, TheFirstSavedTokenOfAMonitorStays) {
-  ASSERT_TRUE(write_and_wait(*store_, SaveToken{"ckpt", "first-token"}).ok());
-  ASSERT_TRUE(write_and_wait(*store_, SaveToken{"ckpt", "second-token"}).ok());
-  auto tokens = store_->heartbeat_tokens();
-  ASSERT_TRUE(tokens.ok());
-  EXPECT_EQ(tokens->at("ckpt"), "first-token");
 }
 
 }  // namespace

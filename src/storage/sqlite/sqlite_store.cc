@@ -165,7 +165,7 @@ std::optional<DeliveryStatus> delivery_status_from_string(std::string_view s) {
 }
 
 // The write connection and its prepared statements. Used only by the writer thread.
-class SqliteStore::Writer {
+class SqliteStore::Writer final : public BatchApplier {
  public:
   Writer(std::unique_ptr<SQLite::Database> db, PingChains& chains)
       : db_(std::move(db)),
@@ -218,12 +218,12 @@ class SqliteStore::Writer {
                      "heartbeat_pings ORDER BY id LIMIT ?) WHERE at_ms < ?)") {}
 
   // Applies `batch` in one transaction; returns one outcome per operation, in order.
-  std::vector<Outcome> apply(const std::vector<Pending>& batch) {
-    std::vector<Outcome> out;
+  std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override {
+    std::vector<WriteOutcome> out;
     out.reserve(batch.size());
     try {
       SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
-      for (const Pending& p : batch) out.push_back(apply_one(p.op));
+      for (const QueuedWrite& p : batch) out.push_back(apply_one(p.op));
       tx.commit();
       chains_.commit();
     } catch (const std::exception& e) {
@@ -231,17 +231,18 @@ class SqliteStore::Writer {
       // Nothing of the batch is durable, whatever each operation reported on its own.
       const FailureKind kind = classify(e);
       out.assign(batch.size(),
-                 Outcome{write_error(kind, std::string("the write transaction failed: ") + e.what()), kind.reason});
+                 WriteOutcome{write_error(kind, std::string("the write transaction failed: ") + e.what()), kind.reason});
     } catch (...) {
       chains_.abort();
-      out.assign(batch.size(), Outcome{make_error("store.unavailable", "the write transaction failed"), "other"});
+      out.assign(batch.size(), WriteOutcome{make_error("store.unavailable", "the write transaction failed"), "other"});
     }
     return out;
   }
 
   // Saves the ping chains' heads when they changed and the last save is kHeadsSaveInterval
-  // old (or `now` is forced, at shutdown). A failed save is retried at the next one.
-  void save_heads(bool force) {
+  // old (or always at shutdown, so the next start has nothing to replay). A failed save is
+  // retried at the next one.
+  void after_batch(bool force) override {
     const auto now = std::chrono::steady_clock::now();
     if (!chains_.unsaved() || (!force && now - last_heads_save_ < kHeadsSaveInterval)) return;
     last_heads_save_ = now;
@@ -256,7 +257,7 @@ class SqliteStore::Writer {
   // One operation under a savepoint, so that its failure undoes only its own changes.
   // Throws only when the savepoint itself cannot be undone (the transaction is gone,
   // e.g. SQLite rolled it back on a full disk); the caller then fails the whole batch.
-  Outcome apply_one(const WriteOp& op) {
+  WriteOutcome apply_one(const WriteOp& op) {
     // Prepared once: compiling these two statements per operation cost more than a ping's
     // INSERT itself.
     fresh(savepoint_).exec();
@@ -266,14 +267,14 @@ class SqliteStore::Writer {
     } catch (const std::exception& e) {
       if (!undo_savepoint()) throw;
       const FailureKind kind = classify(e);
-      return Outcome{write_error(kind, e.what()), kind.reason};
+      return WriteOutcome{write_error(kind, e.what()), kind.reason};
     }
     if (status.ok()) {
       fresh(release_).exec();
     } else if (!undo_savepoint()) {
       throw std::runtime_error("cannot undo a failed operation: " + status.error().message);
     }
-    return Outcome{std::move(status), nullptr};
+    return WriteOutcome{std::move(status), nullptr};
   }
 
   bool undo_savepoint() {
@@ -549,172 +550,26 @@ SqliteStore::SqliteStore(std::string path, std::unique_ptr<PingChains> chains,
       checkpointer_(std::move(checkpointer)),
       writer_(std::move(writer)) {
   idle_readers_.push_back(std::move(reader));
-  writer_thread_ = std::thread([this] { run_writer(); });
+  queue_ = std::make_unique<WriteQueue>(
+      *writer_, WriteQueueOptions{kMaxOpsPerTransaction, kPromptLinger,
+                                  std::chrono::duration_cast<std::chrono::microseconds>(kBackgroundLinger),
+                                  kFailureLogInterval});
 }
 
 SqliteStore::~SqliteStore() {
-  {
-    std::lock_guard lock(queue_mu_);
-    stopping_ = true;
-  }
-  queue_cv_.notify_all();
-  writer_thread_.join();
+  queue_.reset();  // commits everything queued, then joins the writer
 }
-
-namespace {
-
-// The engine's own bookkeeping: nobody waits on its commit.
-bool is_background(const WriteOp& op) {
-  if (const auto* r = std::get_if<RecordResult>(&op)) return r->outbox.empty();
-  return std::holds_alternative<SaveState>(op) || std::holds_alternative<PruneResults>(op);
-}
-
-}  // namespace
 
 bool SqliteStore::write(WriteOp op, WriteDone done) {
-  const bool prompt = !is_background(op);
-  bool wake = false;
-  {
-    std::unique_lock lock(queue_mu_);
-    if (queue_.size() >= kMaxQueuedWrites) {
-      lock.unlock();
-      note_queue_full();
-      return false;
-    }
-    // The writer sleeps on an empty queue or lingers on a partial batch: it needs waking
-    // for the first write, the first prompt one (which cuts a long linger) and the one
-    // that fills a batch.
-    wake = queue_.empty() || (prompt && prompt_queued_ == 0);
-    queue_.push_back(Pending{std::move(op), std::move(done), prompt});
-    wake = wake || queue_.size() == kMaxOpsPerTransaction;
-    if (prompt) ++prompt_queued_;
-    ++queued_seq_;
-  }
-  if (wake) queue_cv_.notify_one();
-  return true;
+  return queue_->write(std::move(op), std::move(done));
 }
 
 void SqliteStore::flush() {
-  std::unique_lock lock(queue_mu_);
-  const uint64_t target = queued_seq_;
-  ++flush_waiters_;
-  queue_cv_.notify_one();
-  flushed_cv_.wait(lock, [&] { return committed_seq_ >= target; });
-  --flush_waiters_;
-}
-
-// The writer thread: take a batch, commit it, report, repeat; on stop, drain first.
-void SqliteStore::run_writer() {
-  std::vector<Pending> batch;
-  batch.reserve(kMaxOpsPerTransaction);
-  for (;;) {
-    uint64_t last_seq = 0;
-    {
-      std::unique_lock lock(queue_mu_);
-      const bool was_idle = prompt_queued_ == 0;
-      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) {  // stopping, and everything queued is committed
-        lock.unlock();
-        writer_->save_heads(/*force=*/true);  // so the next start has nothing to replay
-        return;
-      }
-      // A prompt write that queued during the last commit has waited for it already: its
-      // batch goes now. Lingering is for a batch that starts from idle.
-      const bool background = prompt_queued_ == 0;
-      if (background || was_idle) {
-        queue_cv_.wait_for(lock, background ? std::chrono::microseconds(kBackgroundLinger) : kPromptLinger, [&] {
-          return stopping_ || flush_waiters_ > 0 || queue_.size() >= kMaxOpsPerTransaction ||
-                 (background && prompt_queued_ > 0);
-        });
-      }
-      const size_t n = std::min(queue_.size(), kMaxOpsPerTransaction);
-      for (size_t i = 0; i < n; ++i) {
-        if (queue_.front().prompt) --prompt_queued_;
-        batch.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
-      // Only this thread pops, one batch at a time, so everything popped before this
-      // batch is already counted in committed_seq_.
-      last_seq = committed_seq_ + n;
-    }
-    const std::vector<Outcome> outcomes = writer_->apply(batch);
-    // Before the callbacks: a ping answered 503 finds /healthz already degraded.
-    note_outcomes(batch, outcomes);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (!batch[i].done) continue;
-      try {
-        batch[i].done(outcomes[i].status);
-      } catch (...) {
-        // A done must not throw; if one does, the writer still has to serve the rest.
-      }
-    }
-    batch.clear();
-    {
-      std::lock_guard lock(queue_mu_);
-      committed_seq_ = last_seq;
-    }
-    flushed_cv_.notify_all();
-    writer_->save_heads(/*force=*/false);
-  }
-}
-
-void SqliteStore::note_outcomes(const std::vector<Pending>& batch, const std::vector<Outcome>& outcomes) {
-  const Outcome* failed = nullptr;
-  uint64_t failures = 0;
-  bool committed = false;
-  bool was_refusing = false;
-  bool refusing = false;
-  {
-    std::lock_guard lock(health_mu_);
-    for (size_t i = 0; i < outcomes.size(); ++i) {
-      const Outcome& o = outcomes[i];
-      if (o.status.ok()) {
-        committed = true;
-        continue;
-      }
-      if (o.reason == nullptr) continue;  // the operation's own fault (not found): no store failure
-      ++health_.failures_by_reason[o.reason];
-      if (std::holds_alternative<RecordPing>(batch[i].op)) ++health_.failed_pings;
-      if (std::holds_alternative<RecordResult>(batch[i].op)) ++health_.failed_results;
-      ++failures;
-      failed = &o;
-    }
-    was_refusing = health_.refusing;
-    if (failed != nullptr) {
-      const std::string_view reason = failed->reason;
-      // A constraint names a caller's mistake; the store takes other writes fine.
-      if (reason != "constraint") health_.refusing = true;
-      health_.reason = failed->status.error().message;
-    } else if (committed) {
-      health_.refusing = false;
-    }
-    refusing = health_.refusing;
-  }
-  if (failed != nullptr) {
-    const auto now = std::chrono::steady_clock::now();
-    for (uint64_t i = 1; i < failures; ++i) (void)failure_log_.admit(now);
-    if (auto events = failure_log_.admit(now)) {
-      spdlog::error("store: {} write(s) did not commit since the last report ({}): {}", *events, failed->reason,
-                    failed->status.error().message);
-    }
-  }
-  if (was_refusing && !refusing) spdlog::info("store: writes commit again");
-}
-
-void SqliteStore::note_queue_full() {
-  {
-    std::lock_guard lock(health_mu_);
-    ++health_.failures_by_reason["queue_full"];
-  }
-  if (auto events = failure_log_.admit(std::chrono::steady_clock::now())) {
-    spdlog::error("store: {} write(s) refused since the last report (queue_full): {} writes are queued already",
-                  *events, kMaxQueuedWrites);
-  }
+  queue_->flush();
 }
 
 WriteHealth SqliteStore::write_health() const {
-  std::lock_guard lock(health_mu_);
-  return health_;
+  return queue_->health();
 }
 
 // --- reads --------------------------------------------------------------------------

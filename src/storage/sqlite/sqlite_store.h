@@ -1,9 +1,9 @@
 // SqliteStore: the Store on one SQLite file in WAL mode (the default storage).
 //
-// Writes: `write` appends to a bounded queue; one writer thread owns the only write
-// connection, lets a batch gather (kPromptLinger, kBackgroundLinger), takes up to kMaxOpsPerTransaction
-// operations at a time, applies them in one
-// transaction with synchronous=FULL, commits, and only then calls each operation's done.
+// Writes: the shared WriteQueue (storage/write_queue.h) gathers batches (kPromptLinger,
+// kBackgroundLinger) of up to kMaxOpsPerTransaction operations; this store's writer owns
+// the only write connection and applies each batch in one transaction with
+// synchronous=FULL; each done runs only after the commit.
 // WAL checkpoints run on their own thread (checkpointer.h), never inside a commit.
 // Each operation runs under its own savepoint: an operation that fails (say, an incident
 // id used twice) gets its own error and the rest of the batch still commits; a failed
@@ -30,17 +30,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "storage/log_throttle.h"
 #include "storage/store.h"
+#include "storage/write_queue.h"
 
 namespace SQLite {
 class Database;
@@ -104,25 +101,11 @@ class SqliteStore final : public Store {
   static constexpr std::chrono::seconds kFailureLogInterval{10};
 
  private:
-  struct Pending {
-    WriteOp op;
-    WriteDone done;
-    bool prompt = true;  // somebody waits on it: see kPromptLinger
-  };
-  // One operation's status; `reason` (a WriteHealth reason) when the store failed it.
-  struct Outcome {
-    Status status;
-    const char* reason = nullptr;
-  };
   class Writer;
 
   SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Checkpointer> checkpointer,
               std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader);
 
-  void run_writer();
-  // Counts a batch's failures, moves `refusing`, and logs (throttled). Writer thread.
-  void note_outcomes(const std::vector<Pending>& batch, const std::vector<Outcome>& outcomes);
-  void note_queue_full();
   // Runs `query(db)` on a borrowed read connection; turns any exception into "store.read".
   template <typename T, typename Query>
   Result<T> read(const char* what, Query&& query);
@@ -134,28 +117,11 @@ class SqliteStore final : public Store {
   std::unique_ptr<Checkpointer> checkpointer_;  // hooked to the writer's connection: outlives it
   std::unique_ptr<Writer> writer_;  // touched only by the writer thread once it runs
 
-  // Guards the write queue and the sequence numbers. A write gets sequence
-  // `queued_seq_ + 1`; `committed_seq_` is the last sequence whose batch committed (or
-  // failed) and whose done callbacks have returned; `flush` waits for it to catch up.
-  std::mutex queue_mu_;
-  std::condition_variable queue_cv_;    // writer waits: work or stop
-  std::condition_variable flushed_cv_;  // flush waits: committed_seq_ moved
-  std::deque<Pending> queue_;
-  uint64_t queued_seq_ = 0;
-  uint64_t committed_seq_ = 0;
-  size_t prompt_queued_ = 0;  // queued writes that are not background bookkeeping
-  size_t flush_waiters_ = 0;  // flush() calls waiting: commit without lingering
-  bool stopping_ = false;
-
-  mutable std::mutex health_mu_;  // guards health_
-  WriteHealth health_;
-  LogThrottle failure_log_{kFailureLogInterval};
-
   // Guards only the idle list; connections are used outside the lock by one thread each.
   std::mutex readers_mu_;
   std::vector<std::unique_ptr<SQLite::Database>> idle_readers_;
 
-  std::thread writer_thread_;  // last: starts after everything above is constructed
+  std::unique_ptr<WriteQueue> queue_;  // last: its thread stops first and uses writer_ until then
 };
 
 }  // namespace trainwatch

@@ -1,0 +1,27 @@
+// open_store: the one place that chooses the Store from the config (`store.url`).
+//
+//   empty url           -> SqliteStore at <data_dir>/trainwatch.db (the directory is
+//                          created owner-only if missing)
+//   postgresql://...    -> PostgresStore (postgres:// too)
+//
+// Errors carry a message that names the store without its password, ready for one log
+// line: the codes of SqliteStore::open and PostgresStore::open, "store.data_dir", and
+// "store.url" for a scheme that names no store.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "storage/store.h"
+
+namespace trainwatch {
+
+struct OpenedStore {
+  std::unique_ptr<Store> store;
+  std::string description;  // for the log: the file, or the URL without its secrets
+};
+
+Result<OpenedStore> open_store(const std::string& url, const std::string& data_dir);
+
+}  // namespace trainwatch

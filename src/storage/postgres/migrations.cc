@@ -1,0 +1,190 @@
+#include "storage/postgres/migrations.h"
+
+#include <pqxx/pqxx>
+
+#include <exception>
+#include <iterator>
+#include <string>
+
+#include "storage/postgres/connection.h"
+
+namespace trainwatch::pg {
+namespace {
+
+constexpr Migration kMigrations[] = {
+    // The whole schema SQLite reached in eight steps, in one: this store started there.
+    {1, "monitor state, results, incidents, pings, tokens, outbox, rollups, API catalog", R"sql(
+      CREATE TABLE monitor_state (
+        monitor              TEXT PRIMARY KEY,
+        status               TEXT NOT NULL,
+        since_ms             BIGINT NOT NULL,
+        last_check_ms        BIGINT,
+        last_latency_ms      DOUBLE PRECISION NOT NULL DEFAULT 0,
+        last_error           TEXT NOT NULL DEFAULT '',
+        consecutive_failures INTEGER NOT NULL DEFAULT 0,
+        open_incident_id     BIGINT,
+        version              BIGINT NOT NULL DEFAULT 1
+      );
+      CREATE TABLE check_results (
+        id            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        monitor       TEXT NOT NULL,
+        at_ms         BIGINT NOT NULL,
+        ok            BOOLEAN NOT NULL,
+        latency_ms    DOUBLE PRECISION NOT NULL,
+        cause         TEXT NOT NULL DEFAULT '',
+        http_status   INTEGER NOT NULL DEFAULT 0,
+        dns_ms        DOUBLE PRECISION NOT NULL DEFAULT 0,
+        connect_ms    DOUBLE PRECISION NOT NULL DEFAULT 0,
+        tls_ms        DOUBLE PRECISION NOT NULL DEFAULT 0,
+        first_byte_ms DOUBLE PRECISION NOT NULL DEFAULT 0,
+        total_ms      DOUBLE PRECISION NOT NULL DEFAULT 0
+      );
+      -- History pages read one monitor newest first; pruning deletes the oldest.
+      CREATE INDEX check_results_monitor_at ON check_results (monitor, at_ms);
+      CREATE INDEX check_results_at ON check_results (at_ms);
+      CREATE TABLE incidents (
+        id         BIGINT PRIMARY KEY,
+        monitor    TEXT NOT NULL,
+        started_ms BIGINT NOT NULL,
+        ended_ms   BIGINT,
+        cause      TEXT NOT NULL DEFAULT ''
+      );
+      CREATE INDEX incidents_monitor_id ON incidents (monitor, id);
+      -- An index, not SQLite's ping chains: PostgreSQL's B-tree pages are written at
+      -- checkpoints and by full-page images, not on every commit as SQLite's WAL does.
+      CREATE TABLE heartbeat_pings (
+        id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        monitor        TEXT NOT NULL,
+        at_ms          BIGINT NOT NULL,
+        kind           TEXT NOT NULL,
+        exit_code      INTEGER NOT NULL DEFAULT 0,
+        source         TEXT NOT NULL DEFAULT '',
+        user_agent     TEXT NOT NULL DEFAULT '',
+        body           TEXT NOT NULL DEFAULT '',
+        body_truncated BOOLEAN NOT NULL DEFAULT FALSE,
+        run_ms         BIGINT
+      );
+      CREATE INDEX heartbeat_pings_monitor_id ON heartbeat_pings (monitor, id);
+      CREATE TABLE heartbeat_tokens (
+        monitor    TEXT PRIMARY KEY,
+        token      TEXT NOT NULL UNIQUE,
+        created_ms BIGINT NOT NULL
+      );
+      CREATE TABLE deliveries (
+        id               BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        channel          TEXT NOT NULL,
+        monitor          TEXT NOT NULL,
+        incident_id      BIGINT,
+        kind             TEXT NOT NULL,
+        event            TEXT NOT NULL,
+        created_ms       BIGINT NOT NULL,
+        due_ms           BIGINT NOT NULL,
+        status           TEXT NOT NULL DEFAULT 'pending',
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        first_attempt_ms BIGINT,
+        last_attempt_ms  BIGINT,
+        next_attempt_ms  BIGINT,
+        last_error       TEXT NOT NULL DEFAULT '',
+        http_status      INTEGER NOT NULL DEFAULT 0,
+        finished_ms      BIGINT,
+        version          BIGINT NOT NULL DEFAULT 1
+      );
+      CREATE INDEX deliveries_status_channel_id ON deliveries (status, channel, id);
+      CREATE INDEX deliveries_channel_id ON deliveries (channel, id);
+      CREATE INDEX deliveries_monitor_id ON deliveries (monitor, id);
+      CREATE TABLE uptime_hourly (
+        monitor        TEXT NOT NULL,
+        start_ms       BIGINT NOT NULL,
+        checks         BIGINT NOT NULL,
+        ok             BIGINT NOT NULL,
+        latency_sum_ms DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (monitor, start_ms)
+      );
+      CREATE INDEX uptime_hourly_start ON uptime_hourly (start_ms);
+      CREATE TABLE uptime_daily (
+        monitor        TEXT NOT NULL,
+        start_ms       BIGINT NOT NULL,
+        checks         BIGINT NOT NULL,
+        ok             BIGINT NOT NULL,
+        latency_sum_ms DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (monitor, start_ms)
+      );
+      CREATE TABLE api_monitors (
+        name      TEXT PRIMARY KEY,
+        spec_json TEXT NOT NULL,
+        version   BIGINT NOT NULL DEFAULT 1
+      );
+      CREATE TABLE api_maintenance (
+        id         BIGINT PRIMARY KEY,
+        spec_json  TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        version    BIGINT NOT NULL DEFAULT 1
+      );
+      -- The highest id ever used per kind, deleted rows included (SQLite's sqlite_sequence):
+      -- a window id is never handed out twice, so a stale DELETE cannot hit a newer window.
+      CREATE TABLE id_high_water (
+        name TEXT PRIMARY KEY,
+        high BIGINT NOT NULL
+      );
+    )sql"},
+};
+
+static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");
+
+// Any constant shared by every trainwatch: the lock that serializes migrations.
+constexpr int64_t kMigrationLock = 0x747261696e776174;  // "trainwat"
+
+int applied_version(pqxx::transaction_base& tx) {
+  pqxx::row exists = tx.exec1("SELECT to_regclass('schema_version') IS NOT NULL");
+  if (!exists[0].as<bool>()) return 0;
+  return tx.exec1("SELECT COALESCE(MAX(version), 0) FROM schema_version")[0].as<int>();
+}
+
+}  // namespace
+
+std::span<const Migration> migrations() {
+  return kMigrations;
+}
+
+Result<int> schema_version(pqxx::connection_base& conn) {
+  try {
+    pqxx::read_transaction tx(conn);
+    return applied_version(tx);
+  } catch (const std::exception& e) {
+    return make_error("store.read", std::string("cannot read the schema version: ") + e.what());
+  }
+}
+
+Status migrate(pqxx::connection_base& conn, int target) {
+  int from = 0;
+  try {
+    pqxx::work tx(conn);
+    tx.exec_params("SELECT pg_advisory_xact_lock($1)", kMigrationLock);
+    tx.exec(
+        "CREATE TABLE IF NOT EXISTS schema_version ("
+        "  version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_ms BIGINT NOT NULL)");
+    from = applied_version(tx);
+    if (from > kSchemaVersion) {
+      return make_error("store.schema_too_new", "the database has schema version " + std::to_string(from) +
+                                                    " but this trainwatch knows only up to " +
+                                                    std::to_string(kSchemaVersion) +
+                                                    "; run a newer trainwatch or use another database");
+    }
+    for (const Migration& m : kMigrations) {
+      if (m.version <= from || m.version > target) continue;
+      tx.exec(std::string(m.sql));
+      tx.exec_params(
+          "INSERT INTO schema_version (version, description, applied_ms) "
+          "VALUES ($1, $2, (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT)",
+          m.version, std::string(m.description));
+    }
+    tx.commit();
+  } catch (const std::exception& e) {
+    const FailureKind kind = classify(e);
+    return make_error(kind.connection_lost ? "store.unavailable" : "store.migrate",
+                      "cannot migrate the database schema from version " + std::to_string(from) + ": " + e.what());
+  }
+  return Ok{};
+}
+
+}  // namespace trainwatch::pg

@@ -1,0 +1,88 @@
+// PostgresStore: the Store on a PostgreSQL database (store.url), with SqliteStore's
+// semantics, held to them by tests/storage's conformance suite.
+//
+// Writes: the shared WriteQueue (storage/write_queue.h) gathers batches of up to
+// kMaxOpsPerTransaction operations (kPromptLinger, kBackgroundLinger); one writer thread
+// applies each batch on its own connection in one transaction, each operation under a
+// savepoint, and each done runs only after COMMIT returned (writer.h). Failures are
+// counted by reason in write_health(); "unavailable" is a lost or refused connection.
+//
+// Connection loss: the writer reconnects with backoff; meanwhile every write fails at
+// once with "store.unavailable" (never acknowledged), write_health().refusing is set
+// until a batch commits again, and reads fail with "store.read". Nothing crashes and
+// nothing waits on the dead server longer than a connect timeout.
+//
+// Reads: a small pool of connections (reader_pool.h), each read one snapshot; they never
+// wait for the writer.
+//
+// Schema: its own versioned migrations (migrations.h); a database from a newer trainwatch
+// is refused at open.
+//
+// Secrets: the URL's password is never logged nor put in an error; describe the store
+// with pg::describe_target.
+//
+// Threading: as SqliteStore: everything may be called from any thread; done callbacks run
+// on the writer thread and must not call flush. The destructor commits everything queued
+// (or fails it, if the database is unreachable), then joins.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "storage/store.h"
+#include "storage/write_queue.h"
+
+namespace trainwatch {
+
+namespace pg {
+class ReaderPool;
+class Writer;
+}  // namespace pg
+
+class PostgresStore final : public Store {
+ public:
+  // Connects, migrates to the current schema and opens the first read connection.
+  // Errors: "store.auth" (credentials refused), "store.unavailable" (cannot reach the
+  // server), "store.open", "store.migrate", "store.schema_too_new".
+  static Result<std::unique_ptr<PostgresStore>> open(const std::string& url);
+
+  ~PostgresStore() override;
+  PostgresStore(const PostgresStore&) = delete;
+  PostgresStore& operator=(const PostgresStore&) = delete;
+
+  bool write(WriteOp op, WriteDone done = {}) override;
+  void flush() override;
+  WriteHealth write_health() const override;
+
+  Result<std::vector<StoredState>> load_states() override;
+  Result<std::vector<Incident>> incidents(const IncidentQuery& query) override;
+  Result<std::optional<Incident>> incident(int64_t id) override;
+  Result<std::vector<CheckResult>> results(const ResultQuery& query) override;
+  Result<std::vector<PingRecord>> pings(const PingQuery& query) override;
+  Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) override;
+  Result<std::map<std::string, std::string>> heartbeat_tokens() override;
+  Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) override;
+  Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(const std::vector<std::string>& monitors,
+                                                                      const UptimeQuery& query) override;
+  Result<std::vector<ApiMonitorSpec>> api_monitors() override;
+  Result<std::vector<ApiWindowSpec>> api_windows() override;
+  Result<int64_t> next_api_window_id() override;
+  Result<int64_t> next_incident_id() override;
+  Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
+
+  // As SqliteStore's: a commit here is a network round trip and an fsync on the server.
+  static constexpr size_t kMaxOpsPerTransaction = 1000;
+  static constexpr std::chrono::microseconds kPromptLinger{1'000};
+  static constexpr std::chrono::milliseconds kBackgroundLinger{100};
+  static constexpr std::chrono::seconds kFailureLogInterval{10};
+
+ private:
+  PostgresStore(std::unique_ptr<pg::Writer> writer, std::unique_ptr<pg::ReaderPool> readers);
+
+  std::unique_ptr<pg::Writer> writer_;  // used only by the queue's thread
+  std::unique_ptr<pg::ReaderPool> readers_;
+  std::unique_ptr<WriteQueue> queue_;  // last: its thread stops first and uses writer_ until then
+};
+
+}  // namespace trainwatch

@@ -1,0 +1,52 @@
+// The alert outbox: see reads.h.
+#include <algorithm>
+
+#include "storage/postgres/reads.h"
+
+namespace trainwatch::pg {
+namespace {
+
+Delivery delivery_from_row(const pqxx::row& row) {
+  Delivery d;
+  d.id = row[0].as<int64_t>();
+  d.spec.channel = row[1].as<std::string>();
+  d.spec.monitor = row[2].as<std::string>();
+  if (!row[3].is_null()) d.spec.incident_id = row[3].as<int64_t>();
+  d.spec.kind = row[4].as<std::string>();
+  d.spec.event = row[5].as<std::string>();
+  d.spec.created = from_unix_ms(row[6].as<int64_t>());
+  d.spec.due = from_unix_ms(row[7].as<int64_t>());
+  // An unknown status (a newer trainwatch wrote it) reads as failed: never re-sent.
+  d.status = delivery_status_from_string(row[8].as<std::string>()).value_or(DeliveryStatus::kFailed);
+  d.attempts = row[9].as<int>();
+  d.first_attempt = optional_time(row[10]);
+  d.last_attempt = optional_time(row[11]);
+  d.next_attempt = optional_time(row[12]);
+  d.last_error = row[13].as<std::string>();
+  d.http_status = row[14].as<int>();
+  d.finished = optional_time(row[15]);
+  return d;
+}
+
+}  // namespace
+
+Result<std::vector<Delivery>> read_deliveries(Tx& tx, const DeliveryQuery& query) {
+  std::optional<std::string> status;
+  if (query.status) status = std::string(to_string(*query.status));
+  const char* order = query.after_id ? " ORDER BY id ASC LIMIT $6" : " ORDER BY id DESC LIMIT $6";
+  std::vector<Delivery> out;
+  for (const pqxx::row& row : tx.exec_params(
+           std::string("SELECT id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
+                       "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms "
+                       "FROM deliveries WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR channel = $2) "
+                       "AND ($3::text IS NULL OR monitor = $3) AND ($4::bigint IS NULL OR id > $4) "
+                       "AND ($5::bigint IS NULL OR id < $5)") +
+               order,
+           status, query.channel, query.monitor, query.after_id, query.before_id,
+           std::clamp(query.limit, 0, kMaxRowsPerRead))) {
+    out.push_back(delivery_from_row(row));
+  }
+  return out;
+}
+
+}  // namespace trainwatch::pg

@@ -1,0 +1,44 @@
+// The SQL of each write operation, run by the writer (writer.h) inside the batch's
+// transaction, each under its own savepoint. One file per group of operations:
+// write_results.cc (results, states, incidents, rollups, pruning), write_heartbeat.cc
+// (pings, tokens), write_outbox.cc (deliveries), write_catalog.cc (API monitors and
+// windows).
+//
+// Contract: each returns the operation's own failure (store.not_found) as a Status and
+// throws pqxx exceptions for the store's failures; the writer classifies those.
+// prepare_write_statements must run once on every new connection before any of them.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include "storage/store.h"
+
+namespace trainwatch::pg {
+
+using Tx = pqxx::transaction_base;
+
+void prepare_write_statements(pqxx::connection_base& conn);
+
+Status run_op(Tx& tx, const RecordResult& op);
+Status run_op(Tx& tx, const SaveState& op);
+Status run_op(Tx& tx, const OpenIncident& op);
+Status run_op(Tx& tx, const CloseIncident& op);
+Status run_op(Tx& tx, const PruneResults& op);
+Status run_op(Tx& tx, const RecordPing& op);
+Status run_op(Tx& tx, const SaveToken& op);
+Status run_op(Tx& tx, const UpdateDelivery& op);
+Status run_op(Tx& tx, const SaveApiMonitor& op);
+Status run_op(Tx& tx, const DeleteApiMonitor& op);
+Status run_op(Tx& tx, const SaveApiWindow& op);
+Status run_op(Tx& tx, const DeleteApiWindow& op);
+
+// Used by RecordResult for its outbox rows (write_outbox.cc).
+void insert_delivery(Tx& tx, const NewDelivery& d);
+
+// Times as stored: ms since the Unix epoch, NULL for none.
+inline int64_t ms(SystemTime t) { return to_unix_ms(t); }
+inline std::optional<int64_t> ms(const std::optional<SystemTime>& t) {
+  return t ? std::optional<int64_t>(to_unix_ms(*t)) : std::nullopt;
+}
+
+}  // namespace trainwatch::pg

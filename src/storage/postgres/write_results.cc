@@ -1,0 +1,104 @@
+// Results, states, incidents, rollups and pruning: see write_ops.h.
+#include "storage/postgres/write_ops.h"
+
+namespace trainwatch::pg {
+namespace {
+
+constexpr int64_t kHourMs = 3'600'000;
+constexpr int64_t kDayMs = 86'400'000;
+
+std::string rollup_upsert(const char* table) {
+  return std::string("INSERT INTO ") + table +
+         " AS r (monitor, start_ms, checks, ok, latency_sum_ms) VALUES ($1, $2, 1, $3, $4) "
+         "ON CONFLICT (monitor, start_ms) DO UPDATE SET checks = r.checks + 1, ok = r.ok + excluded.ok, "
+         "latency_sum_ms = r.latency_sum_ms + excluded.latency_sum_ms";
+}
+
+void add_to_rollup(Tx& tx, const char* statement, const std::string& monitor, const CheckResult& c,
+                   int64_t width_ms) {
+  const int64_t at = ms(c.at);
+  // Floor division: results before 1970 (a broken clock) still land in one bucket.
+  const int64_t start = at - (((at % width_ms) + width_ms) % width_ms);
+  tx.exec_prepared(statement, monitor, start, c.ok ? 1 : 0, c.latency_ms);
+}
+
+}  // namespace
+
+void prepare_write_statements(pqxx::connection_base& conn) {
+  conn.prepare("insert_result",
+               "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, "
+               "tls_ms, first_byte_ms, total_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)");
+  // The version counts updates, for the compare-and-set several writers will need.
+  conn.prepare("upsert_state",
+               "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
+               "last_error, consecutive_failures, open_incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+               "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
+               "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
+               "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
+               "open_incident_id = excluded.open_incident_id, version = s.version + 1");
+  conn.prepare("insert_incident",
+               "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES ($1, $2, $3, $4, $5)");
+  // COALESCE keeps the first end time: closing twice is harmless and changes nothing.
+  conn.prepare("close_incident", "UPDATE incidents SET ended_ms = COALESCE(ended_ms, $1) WHERE id = $2");
+  conn.prepare("add_hourly", rollup_upsert("uptime_hourly"));
+  conn.prepare("add_daily", rollup_upsert("uptime_daily"));
+  conn.prepare("insert_ping",
+               "INSERT INTO heartbeat_pings (monitor, at_ms, kind, exit_code, source, user_agent, body, "
+               "body_truncated, run_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)");
+  conn.prepare("insert_delivery",
+               "INSERT INTO deliveries (channel, monitor, incident_id, kind, event, created_ms, due_ms) "
+               "VALUES ($1, $2, $3, $4, $5, $6, $7)");
+}
+
+Status run_op(Tx& tx, const RecordResult& op) {
+  const CheckResult& c = op.result;
+  tx.exec_prepared("insert_result", op.monitor, ms(c.at), c.ok, c.latency_ms, c.cause, c.http_status,
+                   c.timings.dns_ms, c.timings.connect_ms, c.timings.tls_ms, c.timings.first_byte_ms,
+                   c.timings.total_ms);
+  if (op.opened) (void)run_op(tx, OpenIncident{*op.opened});  // it throws on failure; it never returns one
+  if (op.closed) tx.exec_prepared("close_incident", ms(op.closed->ended), op.closed->id);
+  for (const NewDelivery& d : op.outbox) insert_delivery(tx, d);
+  add_to_rollup(tx, "add_hourly", op.monitor, c, kHourMs);
+  add_to_rollup(tx, "add_daily", op.monitor, c, kDayMs);
+  return run_op(tx, SaveState{op.monitor, op.state});
+}
+
+Status run_op(Tx& tx, const SaveState& op) {
+  const MonitorState& st = op.state;
+  tx.exec_prepared("upsert_state", op.monitor, std::string(to_string(st.status)), ms(st.since), ms(st.last_check),
+                   st.last_latency_ms, st.last_error, st.consecutive_failures, st.open_incident_id);
+  return Ok{};
+}
+
+Status run_op(Tx& tx, const OpenIncident& op) {
+  const Incident& i = op.incident;
+  tx.exec_prepared("insert_incident", i.id, i.monitor, ms(i.started), ms(i.ended), i.cause);
+  return Ok{};
+}
+
+Status run_op(Tx& tx, const CloseIncident& op) {
+  if (tx.exec_prepared("close_incident", ms(op.ended), op.id).affected_rows() == 0) {
+    return make_error("store.not_found", "cannot close incident " + std::to_string(op.id) + ": no such incident");
+  }
+  return Ok{};
+}
+
+Status run_op(Tx& tx, const PruneResults& op) {
+  // Oldest first through the at_ms indexes; LIMIT keeps one prune short.
+  tx.exec_params(
+      "DELETE FROM check_results WHERE id IN (SELECT id FROM check_results WHERE at_ms < $1 ORDER BY at_ms LIMIT $2)",
+      ms(op.before), op.max_rows);
+  tx.exec_params(
+      "DELETE FROM uptime_hourly WHERE (monitor, start_ms) IN (SELECT monitor, start_ms FROM uptime_hourly "
+      "WHERE start_ms < $1 ORDER BY start_ms LIMIT $2)",
+      ms(op.before), op.max_rows);
+  // Pings, as in SQLite: only the oldest `max_rows` by arrival are looked at, so a prune
+  // with nothing to delete reads a chunk, not the log.
+  tx.exec_params(
+      "DELETE FROM heartbeat_pings WHERE id IN (SELECT id FROM (SELECT id, at_ms FROM heartbeat_pings "
+      "ORDER BY id LIMIT $1) AS oldest WHERE at_ms < $2)",
+      op.max_rows, ms(op.before));
+  return Ok{};
+}
+
+}  // namespace trainwatch::pg

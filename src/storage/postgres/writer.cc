@@ -1,0 +1,102 @@
+#include "storage/postgres/writer.h"
+
+#include <pqxx/pqxx>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "storage/postgres/connection.h"
+#include "storage/postgres/write_ops.h"
+
+namespace trainwatch::pg {
+namespace {
+
+Error write_error(FailureKind kind, std::string message) {
+  return make_error(kind.passes ? "store.unavailable" : "store.write", std::move(message));
+}
+
+// A failure inside an operation's savepoint that the savepoint can undo: the operation's
+// own (a constraint, bad data). A lost connection or a failure of the savepoint itself
+// is the whole batch's, and is rethrown.
+WriteOutcome apply_one(pqxx::work& tx, const WriteOp& op, const std::string& url) {
+  // Plain SQL savepoints: libpqxx 6's subtransaction did not roll back after a failed
+  // statement, which left the whole transaction aborted.
+  tx.exec("SAVEPOINT op");
+  Status status = Ok{};
+  try {
+    status = std::visit([&](const auto& o) { return run_op(tx, o); }, op);
+  } catch (const pqxx::sql_error& e) {
+    const FailureKind kind = classify(e);
+    if (kind.connection_lost) throw;
+    tx.exec("ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op");  // throws when even that is impossible: then the batch fails
+    return WriteOutcome{write_error(kind, scrub(e.what(), url)), kind.reason};
+  }
+  tx.exec(status.ok() ? "RELEASE SAVEPOINT op" : "ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op");
+  return WriteOutcome{std::move(status), nullptr};
+}
+
+}  // namespace
+
+Writer::Writer(std::string url, std::unique_ptr<pqxx::connection_base> conn)
+    : url_(std::move(url)), conn_(std::move(conn)) {
+  prepare_write_statements(*conn_);
+}
+
+Writer::~Writer() = default;
+
+bool Writer::ensure_connected() {
+  if (conn_) return true;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_attempt_) return false;
+  auto connected = connect(url_);
+  if (!connected) {
+    unreachable_because_ = connected.error().message;
+    delay_ = std::min(delay_ * 2, kMaxReconnectDelay);
+    next_attempt_ = std::chrono::steady_clock::now() + delay_;
+    return false;
+  }
+  try {
+    prepare_write_statements(**connected);
+  } catch (const std::exception& e) {
+    lose_connection(scrub(e.what(), url_));
+    return false;
+  }
+  conn_ = std::move(*connected);
+  delay_ = kMinReconnectDelay;
+  spdlog::info("store: connected to {} again", describe_target(url_));
+  return true;
+}
+
+void Writer::lose_connection(const std::string& why) {
+  if (conn_) spdlog::warn("store: lost the connection to {}: {}", describe_target(url_), why);
+  conn_.reset();
+  unreachable_because_ = why;
+  next_attempt_ = std::chrono::steady_clock::now() + delay_;
+}
+
+std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
+  std::vector<WriteOutcome> out;
+  if (!ensure_connected()) {
+    out.assign(batch.size(),
+               WriteOutcome{make_error("store.unavailable", "the database is unreachable: " + unreachable_because_),
+                            "unavailable"});
+    return out;
+  }
+  out.reserve(batch.size());
+  try {
+    pqxx::work tx(*conn_);
+    for (const QueuedWrite& p : batch) out.push_back(apply_one(tx, p.op, url_));
+    tx.commit();
+  } catch (const std::exception& e) {
+    // Nothing of the batch is durable, whatever each operation reported on its own.
+    const FailureKind kind = classify(e);
+    const std::string why = scrub(e.what(), url_);
+    if (kind.connection_lost) lose_connection(why);
+    out.assign(batch.size(), WriteOutcome{write_error(kind, "the write transaction failed: " + why), kind.reason});
+  }
+  return out;
+}
+
+}  // namespace trainwatch::pg

@@ -1,0 +1,54 @@
+// Writer: applies the write queue's batches to PostgreSQL on its own connection.
+//
+// One transaction per batch, each operation under a savepoint: an operation that fails
+// (an incident id used twice) gets its own error and the rest of the batch commits; a
+// failed BEGIN or COMMIT, or a lost connection, fails every operation of the batch. Done
+// callbacks run after COMMIT returned (WriteQueue), so `done` means stored.
+//
+// Connection loss: the connection is dropped and a new one tried before a later batch,
+// at most once per backoff delay (kMinReconnectDelay doubling to kMaxReconnectDelay).
+// Batches that come while the database is unreachable fail at once with
+// "store.unavailable" (reason "unavailable"), so nothing waits on a dead server and
+// nothing is acknowledged that is not stored; the first batch after a reconnect commits
+// again. A connect attempt blocks the writer at most kConnectTimeoutSeconds.
+//
+// Threading: the writer thread only, after construction.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "storage/write_queue.h"
+
+namespace pqxx {
+class connection_base;
+}
+
+namespace trainwatch::pg {
+
+class Writer final : public BatchApplier {
+ public:
+  static constexpr std::chrono::milliseconds kMinReconnectDelay{100};
+  static constexpr std::chrono::milliseconds kMaxReconnectDelay{5'000};
+
+  // `conn` is open and its schema current.
+  Writer(std::string url, std::unique_ptr<pqxx::connection_base> conn);
+  ~Writer() override;
+
+  std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override;
+
+ private:
+  // True when a connection is ready; else `why` says what the last attempt met.
+  bool ensure_connected();
+  void lose_connection(const std::string& why);
+
+  const std::string url_;
+  std::unique_ptr<pqxx::connection_base> conn_;  // null while the database is unreachable
+  std::string unreachable_because_;
+  std::chrono::steady_clock::time_point next_attempt_{};
+  std::chrono::milliseconds delay_ = kMinReconnectDelay;
+};
+
+}  // namespace trainwatch::pg

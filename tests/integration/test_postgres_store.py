@@ -1,0 +1,184 @@
+"""The real binary on a real PostgreSQL server (store.url) that this test starts itself.
+
+State, pings and incidents live in the database: a restarted serve finds them. A wrong
+password stops serve with one line that does not show the password. While the server
+is down no ping is acknowledged (503, /healthz degraded); once it is back, serve commits
+again without a restart.
+"""
+import http.client
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import urllib.parse
+
+import pytest
+
+from conftest import BINARY, Server, wait_for
+
+PG_BIN = pathlib.Path("/usr/lib/postgresql/15/bin")
+PASSWORD = "pg-secret-3141"
+TOKEN = "pg-ping-token-0001"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Postgres:
+    """One cluster in a temp dir, run as the postgres user; password auth over TCP."""
+
+    def __init__(self):
+        # Not under pytest's tmp_path: its parents are root's alone, and the server runs as postgres.
+        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="tw-pg-"))
+        subprocess.run(["chown", "postgres", str(self.dir)], check=True)
+        self.port = free_port()
+        pwfile = self.dir / "pw"
+        pwfile.write_text(PASSWORD + "\n")
+        subprocess.run(["chown", "postgres", str(pwfile)], check=True)
+        self.as_postgres([str(PG_BIN / "initdb"), "-D", str(self.dir / "data"), "-U", "postgres", "--no-sync",
+                          "--auth-host=scram-sha-256", "--auth-local=trust", f"--pwfile={pwfile}"])
+        self.start()
+        self.as_postgres(["psql", "-h", str(self.dir), "-p", str(self.port), "-U", "postgres", "-q",
+                          "-c", "CREATE DATABASE trainwatch"])
+
+    def as_postgres(self, argv):
+        done = subprocess.run(["runuser", "-u", "postgres", "--"] + argv, capture_output=True, text=True)
+        assert done.returncode == 0, f"{argv[0]} failed: {done.stdout}{done.stderr}"
+
+    def start(self):
+        self.as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-l", str(self.dir / "log"), "-w",
+                          "-o", f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.dir}",
+                          "start"])
+
+    def stop(self, mode="fast"):
+        self.as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-m", mode, "-w", "stop"])
+
+    def url(self, password=PASSWORD):
+        return f"postgresql://postgres:{password}@127.0.0.1:{self.port}/trainwatch?sslmode=disable"
+
+
+@pytest.fixture
+def postgres():
+    if not (PG_BIN / "initdb").exists():
+        pytest.fail("PostgreSQL 15 is not installed; scripts/setup.sh installs it")
+    pg = Postgres()
+    yield pg
+    subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(pg.dir / "data"),
+                    "-m", "immediate", "-w", "stop"], capture_output=True)
+    shutil.rmtree(pg.dir, ignore_errors=True)
+
+
+CONFIG = f"""
+store:
+  url: ${{TRAINWATCH_STORE_URL}}
+monitors:
+  - name: ckpt
+    type: heartbeat
+    period: 1s
+    grace: 1s
+    token: {TOKEN}
+"""
+
+
+def start(tmp_path, url, monkeypatch):
+    monkeypatch.setenv("TRAINWATCH_STORE_URL", url)
+    path = tmp_path / "trainwatch.yaml"
+    path.write_text(CONFIG)
+    return Server(path, tmp_path / "data", tmp_path / "server.log").start()
+
+
+def request(server, path, method="GET"):
+    url = urllib.parse.urlsplit(server.base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        conn.request(method, path)
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+def ping(server):
+    return request(server, f"/ping/{TOKEN}", method="POST")[0]
+
+
+def test_state_pings_and_incidents_live_in_postgres_across_restarts(tmp_path, postgres, monkeypatch):
+    server = start(tmp_path, postgres.url(), monkeypatch)
+    try:
+        for _ in range(3):
+            assert ping(server) == 200
+        server.wait_status("ckpt", "up")
+        down = server.wait_status("ckpt", "down", timeout=10)
+        incident_id = down["incident"]["id"]
+        [incident] = server.get("/api/v1/incidents")[1]["incidents"]
+        assert incident["id"] == incident_id
+    finally:
+        server.stop()
+    assert not (tmp_path / "data" / "trainwatch.db").exists(), "SQLite was used instead of PostgreSQL"
+    log = (tmp_path / "server.log").read_text()
+    assert PASSWORD not in log
+
+    server = Server(server.config_path, tmp_path / "data", tmp_path / "server.log").start()
+    try:
+        again = server.wait_status("ckpt", "down")
+        assert again["incident"]["id"] == incident_id
+        assert [i["id"] for i in server.get("/api/v1/incidents")[1]["incidents"]] == [incident_id]
+        assert len(server.get("/api/v1/monitors/ckpt/pings")[1]["pings"]) == 3
+    finally:
+        server.stop()
+
+
+def test_a_wrong_password_is_one_line_without_the_password_and_exit_non_zero(tmp_path, postgres):
+    path = tmp_path / "trainwatch.yaml"
+    path.write_text(CONFIG)
+    env = dict(os.environ, TRAINWATCH_STORE_URL=postgres.url("wrong-" + PASSWORD))
+    done = subprocess.run([BINARY, "serve", "-c", str(path), "--listen", "127.0.0.1:0"], env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    output = done.stdout + done.stderr
+    assert PASSWORD not in output
+    errors = [line for line in output.splitlines() if "error" in line]
+    assert len(errors) == 1, output
+    assert "authentication failed" in errors[0] and f"127.0.0.1:{postgres.port}" in errors[0], errors[0]
+
+
+def test_a_stopped_database_refuses_pings_and_serve_recovers_when_it_returns(tmp_path, postgres, monkeypatch):
+    server = start(tmp_path, postgres.url(), monkeypatch)
+    answers = []
+    stop = threading.Event()
+    loader = threading.Thread(target=lambda: load())
+
+    def load():
+        while not stop.is_set():
+            answers.append(ping(server))
+
+    try:
+        assert ping(server) == 200
+        loader.start()
+        wait_for(lambda: len(answers) > 20, what="pings under load")
+        postgres.stop()
+        stopped_at = len(answers)
+        wait_for(lambda: 503 in answers[stopped_at:], what="a ping refused with 503")
+        refused_from = stopped_at + answers[stopped_at:].index(503)
+        health, body, _ = server.get("/healthz")
+        assert health == 503 and body["status"] == "degraded", body
+        wait_for(lambda: len(answers) > refused_from + 20, what="more pings while the database is down")
+        down_answers = answers[refused_from:]
+        assert set(down_answers) == {503}, f"pings answered {set(down_answers)} while the database was down"
+
+        postgres.start()
+        back_from = len(answers)
+        wait_for(lambda: 200 in answers[back_from:], timeout=20, what="pings answered 200 again")
+        wait_for(lambda: server.get("/healthz")[0] == 200, what="/healthz healthy again")
+    finally:
+        stop.set()
+        if loader.is_alive():
+            loader.join()  # before the server stops: a ping cut off by the stop is no finding
+        server.stop()
+    assert PASSWORD not in (tmp_path / "server.log").read_text()

@@ -1,0 +1,90 @@
+// Uptime rollups and retention pruning, the same on every store (conformance.h).
+#include "storage/conformance.h"
+
+namespace trainwatch::testing {
+namespace {
+
+constexpr int64_t kHour = 3'600'000;
+constexpr int64_t kDay = 24 * kHour;
+constexpr int64_t kDay0 = 19'700 * kDay;  // a UTC midnight
+
+template <typename F>
+class StoreRollups : public StoreTest<F> {
+ protected:
+  void record(const std::string& monitor, int64_t at, bool ok, double latency) {
+    CheckResult r;
+    r.at = from_unix_ms(at);
+    r.ok = ok;
+    r.latency_ms = latency;
+    ASSERT_TRUE(this->store_->write(RecordResult{monitor, r, MonitorState{}}));
+  }
+
+  std::vector<UptimeBucket> buckets(RollupResolution res, int64_t from, int64_t to, const std::string& m = "a") {
+    this->store_->flush();
+    auto out = this->store_->uptime(UptimeQuery{m, res, from, to});
+    EXPECT_TRUE(out.ok());
+    return out.ok() ? *out : std::vector<UptimeBucket>{};
+  }
+};
+TYPED_TEST_SUITE(StoreRollups, StoreFactories, FactoryName);
+
+TYPED_TEST(StoreRollups, EachResultAddsToItsHourAndDay) {
+  this->record("a", kDay0 + 10, true, 10);
+  this->record("a", kDay0 + kHour - 1, false, 30);  // same hour, last millisecond
+  this->record("a", kDay0 + kHour, true, 20);       // next hour, same day
+  this->record("a", kDay0 + kDay, true, 5);         // next day
+  this->record("b", kDay0 + 10, false, 1);          // another monitor stays apart
+
+  auto hours = this->buckets(RollupResolution::kHour, kDay0, kDay0 + 2 * kDay);
+  ASSERT_EQ(hours.size(), 3u);
+  EXPECT_EQ(hours[0].start_ms, kDay0);
+  EXPECT_EQ(hours[0].checks, 2);
+  EXPECT_EQ(hours[0].ok, 1);
+  EXPECT_DOUBLE_EQ(hours[0].latency_sum_ms, 40);
+  EXPECT_EQ(hours[1].start_ms, kDay0 + kHour);
+
+  auto days = this->buckets(RollupResolution::kDay, kDay0, kDay0 + 2 * kDay);
+  ASSERT_EQ(days.size(), 2u);
+  EXPECT_EQ(days[0].checks, 3);
+  EXPECT_EQ(days[0].ok, 2);
+  EXPECT_EQ(days[1].start_ms, kDay0 + kDay);
+  EXPECT_EQ(this->buckets(RollupResolution::kDay, kDay0, kDay0 + kDay, "b").at(0).ok, 0);
+}
+
+TYPED_TEST(StoreRollups, TheWindowIsHalfOpen) {
+  this->record("a", kDay0, true, 1);
+  this->record("a", kDay0 + kDay, true, 1);
+  EXPECT_EQ(this->buckets(RollupResolution::kDay, kDay0, kDay0 + kDay).size(), 1u);
+}
+
+TYPED_TEST(StoreRollups, PruningRemovesOldRawResultsButKeepsRollups) {
+  for (int i = 0; i < 5; ++i) this->record("a", kDay0 + i * kHour, true, 1);
+  ASSERT_TRUE(this->store_->write(PruneResults{from_unix_ms(kDay0 + 3 * kHour), 2}));  // bounded: 2 of the 3 old ones
+  this->store_->flush();
+  EXPECT_EQ(this->store_->results(ResultQuery{"a", std::nullopt, 100})->size(), 3u);
+  ASSERT_TRUE(this->store_->write(PruneResults{from_unix_ms(kDay0 + 3 * kHour), 10}));
+  this->store_->flush();
+  auto left = this->store_->results(ResultQuery{"a", std::nullopt, 100});
+  ASSERT_EQ(left->size(), 2u);
+  EXPECT_EQ(to_unix_ms(left->back().at), kDay0 + 3 * kHour);
+  EXPECT_EQ(this->buckets(RollupResolution::kDay, kDay0, kDay0 + kDay).at(0).checks, 5);
+}
+
+TYPED_TEST(StoreRollups, SeveralMonitorsInOneRead) {
+  this->record("a", kDay0, true, 10);
+  this->record("b", kDay0 + kHour, false, 20);
+  this->record("c", kDay0, true, 30);
+  this->store_->flush();
+  auto out = this->store_->uptime_of({"a", "b", "missing"}, UptimeQuery{"", RollupResolution::kHour, kDay0, kDay0 + kDay});
+  ASSERT_TRUE(out.ok());
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ(out->at("a").at(0).checks, 1);
+  EXPECT_EQ(out->at("b").at(0).start_ms, kDay0 + kHour);
+  EXPECT_EQ(out->count("c"), 0u);
+  std::vector<std::string> too_many(Store::kMaxRowsPerBatch + 1, "a");
+  EXPECT_FALSE(this->store_->uptime_of(too_many, UptimeQuery{}).ok());
+}
+
+
+}  // namespace
+}  // namespace trainwatch::testing
