@@ -61,10 +61,10 @@ std::string scrub(std::string message, const std::string& url) {
   return message;
 }
 
-Result<std::unique_ptr<pqxx::connection_base>> connect(const std::string& url) {
+Result<std::unique_ptr<pqxx::connection>> connect(const std::string& url) {
   try {
     auto conn = std::make_unique<pqxx::connection>(with_bounds(url));
-    return std::unique_ptr<pqxx::connection_base>(std::move(conn));
+    return std::unique_ptr<pqxx::connection>(std::move(conn));
   } catch (const std::exception& e) {
     std::string message = scrub(e.what(), url);
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();

@@ -16,9 +16,8 @@
 
 #include "core/result.h"
 
-namespace pqxx {
-class connection_base;
-}
+// pqxx::connection itself, not its base: connection_base has no virtual destructor.
+#include <pqxx/connection>
 
 namespace trainwatch::pg {
 
@@ -30,7 +29,7 @@ std::string describe_target(std::string_view url);
 // Opens one connection. A connection that breaks is dropped by its user, not reused.
 // Errors: "store.auth" (the server refused the credentials), "store.unavailable" (cannot
 // reach it, or it is starting or shutting down), "store.open" (anything else).
-Result<std::unique_ptr<pqxx::connection_base>> connect(const std::string& url);
+Result<std::unique_ptr<pqxx::connection>> connect(const std::string& url);
 
 // Why an operation failed, as counted in WriteHealth::failures_by_reason, and whether the
 // same operation may succeed later ("store.unavailable") or not ("store.write").

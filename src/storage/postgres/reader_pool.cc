@@ -2,7 +2,7 @@
 
 namespace trainwatch::pg {
 
-Result<std::unique_ptr<pqxx::connection_base>> ReaderPool::borrow() {
+Result<std::unique_ptr<pqxx::connection>> ReaderPool::borrow() {
   {
     std::unique_lock lock(mu_);
     if (!freed_.wait_for(lock, kBorrowWait, [&] { return !idle_.empty() || open_ < kMaxConnections; })) {
@@ -20,7 +20,7 @@ Result<std::unique_ptr<pqxx::connection_base>> ReaderPool::borrow() {
   return conn;
 }
 
-void ReaderPool::give_back(std::unique_ptr<pqxx::connection_base> conn) {
+void ReaderPool::give_back(std::unique_ptr<pqxx::connection> conn) {
   {
     std::lock_guard lock(mu_);
     if (conn && conn->is_open()) {

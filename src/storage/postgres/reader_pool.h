@@ -56,14 +56,14 @@ class ReaderPool {
 
  private:
   // An idle connection, or a new one while fewer than kMaxConnections are open.
-  Result<std::unique_ptr<pqxx::connection_base>> borrow();
+  Result<std::unique_ptr<pqxx::connection>> borrow();
   // Null: the borrowed connection was broken and is gone.
-  void give_back(std::unique_ptr<pqxx::connection_base> conn);
+  void give_back(std::unique_ptr<pqxx::connection> conn);
 
   const std::string url_;
   std::mutex mu_;
   std::condition_variable freed_;
-  std::vector<std::unique_ptr<pqxx::connection_base>> idle_;
+  std::vector<std::unique_ptr<pqxx::connection>> idle_;
   size_t open_ = 0;  // idle and borrowed
 };
 

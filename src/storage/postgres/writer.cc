@@ -39,7 +39,7 @@ WriteOutcome apply_one(pqxx::work& tx, const WriteOp& op, const std::string& url
 
 }  // namespace
 
-Writer::Writer(std::string url, std::unique_ptr<pqxx::connection_base> conn)
+Writer::Writer(std::string url, std::unique_ptr<pqxx::connection> conn)
     : url_(std::move(url)), conn_(std::move(conn)) {
   prepare_write_statements(*conn_);
 }

@@ -22,9 +22,8 @@
 
 #include "storage/write_queue.h"
 
-namespace pqxx {
-class connection_base;
-}
+// pqxx::connection itself, not its base: connection_base has no virtual destructor.
+#include <pqxx/connection>
 
 namespace trainwatch::pg {
 
@@ -34,7 +33,7 @@ class Writer final : public BatchApplier {
   static constexpr std::chrono::milliseconds kMaxReconnectDelay{5'000};
 
   // `conn` is open and its schema current.
-  Writer(std::string url, std::unique_ptr<pqxx::connection_base> conn);
+  Writer(std::string url, std::unique_ptr<pqxx::connection> conn);
   ~Writer() override;
 
   std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override;
@@ -45,7 +44,7 @@ class Writer final : public BatchApplier {
   void lose_connection(const std::string& why);
 
   const std::string url_;
-  std::unique_ptr<pqxx::connection_base> conn_;  // null while the database is unreachable
+  std::unique_ptr<pqxx::connection> conn_;  // null while the database is unreachable
   std::string unreachable_because_;
   std::chrono::steady_clock::time_point next_attempt_{};
   std::chrono::milliseconds delay_ = kMinReconnectDelay;
