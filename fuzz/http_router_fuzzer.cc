@@ -94,9 +94,9 @@ jobs:
 )";
 
 // No check runs: the fuzzer must not reach the network.
-class NoCheckers final : public CheckerSet {
+class NoCheckers final : public engine::CheckerSet {
  public:
-  Checker* for_type(MonitorType) override { return nullptr; }
+  checks::Checker* for_type(MonitorType) override { return nullptr; }
 };
 
 // Tokens for API-created heartbeat monitors: a counter's bytes, the same in every run.
@@ -131,8 +131,8 @@ Config load_fixture_config() {
   return std::move(*loaded.config);
 }
 
-std::unique_ptr<SqliteStore> open_store(const ScratchDir& dir) {
-  auto store = SqliteStore::open((dir.path / "trainwatch.db").string());
+std::unique_ptr<sqlite::SqliteStore> open_store(const ScratchDir& dir) {
+  auto store = sqlite::SqliteStore::open((dir.path / "trainwatch.db").string());
   if (!store) __builtin_trap();
   return std::move(*store);
 }
@@ -143,7 +143,7 @@ struct ServerInProcess {
   fuzz::SteppingClock clock;
   asio::io_context engine_io;
   asio::io_context alert_io;
-  std::unique_ptr<SqliteStore> store = open_store(dir);
+  std::unique_ptr<sqlite::SqliteStore> store = open_store(dir);
   AsioTimers alert_timers{alert_io, clock};
   alerting::Transport transport{alert_io};
   alerting::Dispatcher dispatcher{alert_io, clock, alert_timers, *store, transport, [] { return 0.5; }};
@@ -151,7 +151,7 @@ struct ServerInProcess {
   jobs::JobRegistry jobs{clock};
   NoCheckers checkers;
   AsioTimers engine_timers{engine_io, clock};
-  Engine engine{engine_io, clock, engine_timers, *store, checkers, &planner};
+  engine::Engine engine{engine_io, clock, engine_timers, *store, checkers, &planner};
   CountingRandom random;
   catalog::MonitorCatalog catalog{engine, *store, random};
   catalog::MaintenanceCatalog maintenance{*store, clock,

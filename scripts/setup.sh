@@ -25,6 +25,9 @@ packages=(
   python3-dev python3-pytest python3-torch python3-aiosmtpd
   chromium chromium-driver python3-selenium
   wrk curl
+  # monitor types' test peers: a DNS server (dnsmasq), certificates (openssl), the time
+  # zone database and its library for cron schedules, a real Alertmanager
+  dnsmasq-base openssl tzdata libcctz-dev prometheus-alertmanager
   # peers measured beside trainwatch in bench/ (see ../shared/peers)
   nginx-light prometheus-blackbox-exporter python3-prometheus-client hyperfine
 )

@@ -19,7 +19,7 @@ std::string target_of(const MonitorConfig& m) {
   return "";
 }
 
-AlertEvent make_event(EventKind kind, const AppliedResult& a, const Incident& incident) {
+AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Incident& incident) {
   AlertEvent e;
   e.kind = kind;
   e.monitor = a.monitor.name;
@@ -69,7 +69,7 @@ void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
   maintenance_ = std::move(windows);
 }
 
-std::vector<NewDelivery> AlertPlanner::on_apply(const AppliedResult& a) {
+std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) {
   const MonitorConfig& m = a.monitor;
   // Most results open nothing, close nothing and remind of nothing: leave at once.
   const bool may_remind = a.after.status == MonitorStatus::kDown && a.open && m.remind_every;

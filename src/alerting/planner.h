@@ -24,7 +24,7 @@
 
 namespace trainwatch::alerting {
 
-class AlertPlanner final : public AlertHook {
+class AlertPlanner final : public engine::AlertHook {
  public:
   AlertPlanner(const Clock& clock, std::function<void()> on_committed);
 
@@ -37,7 +37,7 @@ class AlertPlanner final : public AlertHook {
   // (catalog/maintenance_catalog.h), so they come apart from the rest of the config.
   void set_maintenance(std::vector<MaintenanceWindow> windows);
 
-  std::vector<NewDelivery> on_apply(const AppliedResult& applied) override;
+  std::vector<NewDelivery> on_apply(const engine::AppliedResult& applied) override;
   void committed() override { on_committed_(); }
 
  private:

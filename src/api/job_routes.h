@@ -19,7 +19,7 @@
 namespace trainwatch::api {
 
 struct JobApiContext {
-  Engine& engine;
+  engine::Engine& engine;
   jobs::JobRegistry& jobs;
   // The token agents send (empty: reports need no token); replaced on SIGHUP.
   std::shared_ptr<const auth::ReloadableSecret> token;

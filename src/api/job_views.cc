@@ -36,7 +36,7 @@ json::object finding_json(const JobSnapshot& s, const jobs::Finding& f) {
                       {"since", wall_of(s, f.since)}};
 }
 
-json::object monitor_part(const Engine& engine, const std::string& name) {
+json::object monitor_part(const engine::Engine& engine, const std::string& name) {
   json::object out;
   auto view = engine.monitor(name);
   out["status"] = view ? json::value(to_string(view->state.status)) : json::value("pending");
@@ -123,7 +123,7 @@ json::object node_json(const JobSnapshot& s, const jobs::NodeRecord& n) {
 
 int64_t snapshot_age_ms(const JobSnapshot& s, MonoTime t) { return std::chrono::duration_cast<Millis>(s.at - t).count(); }
 
-json::object job_summary_json(const Engine& engine, const JobSnapshot& s) {
+json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s) {
   json::object out = monitor_part(engine, s.state->name());
   out["name"] = s.state->name();
   out["phase"] = s.verdict->phase;
@@ -139,7 +139,7 @@ json::object job_summary_json(const Engine& engine, const JobSnapshot& s) {
   return out;
 }
 
-json::object job_detail_json(const Engine& engine, const JobSnapshot& s) {
+json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s) {
   json::object out = job_summary_json(engine, s);
   const auto& t = s.verdict->timeouts;
   out["timeouts"] = json::object{

@@ -16,8 +16,8 @@
 
 namespace trainwatch::api {
 
-boost::json::object job_summary_json(const Engine& engine, const jobs::JobSnapshot& snapshot);
-boost::json::object job_detail_json(const Engine& engine, const jobs::JobSnapshot& snapshot);
+boost::json::object job_summary_json(const engine::Engine& engine, const jobs::JobSnapshot& snapshot);
+boost::json::object job_detail_json(const engine::Engine& engine, const jobs::JobSnapshot& snapshot);
 
 // Milliseconds from `t` to the snapshot's instant, on the server's monotonic clock.
 int64_t snapshot_age_ms(const jobs::JobSnapshot& snapshot, MonoTime t);

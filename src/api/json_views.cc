@@ -26,7 +26,7 @@ boost::json::value cause_or_null(const std::string& cause, Audience audience) {
 
 }  // namespace
 
-boost::json::object monitor_summary(const MonitorView& view, Audience audience) {
+boost::json::object monitor_summary(const engine::MonitorView& view, Audience audience) {
   const MonitorConfig& config = *view.config;
   const MonitorState& state = view.state;
   boost::json::array tags;
@@ -45,7 +45,7 @@ boost::json::object monitor_summary(const MonitorView& view, Audience audience) 
   return out;
 }
 
-bool summary_has_secrets(const MonitorView& view) {
+bool summary_has_secrets(const engine::MonitorView& view) {
   const auto* http = std::get_if<HttpCheckSpec>(&view.config->spec);
   const bool url_has_secrets = http != nullptr && redact_url(http->url) != http->url;
   return url_has_secrets || view.state.last_error.find(kBodyValueOpen) != std::string::npos;
@@ -98,7 +98,7 @@ boost::json::object ping_json(const PingRecord& r, Audience audience) {
   return out;
 }
 
-boost::json::object heartbeat_json(const MonitorView& view, Audience audience) {
+boost::json::object heartbeat_json(const engine::MonitorView& view, Audience audience) {
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
   boost::json::object out;
   out["period_ms"] = spec.period.count();

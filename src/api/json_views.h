@@ -15,14 +15,14 @@
 
 namespace trainwatch::api {
 
-boost::json::object monitor_summary(const MonitorView& view, Audience audience);
+boost::json::object monitor_summary(const engine::MonitorView& view, Audience audience);
 // Whether an admin's monitor_summary differs from the public one (a URL with secrets, a
 // cause quoting a body): lists keep a second copy only for those monitors.
-bool summary_has_secrets(const MonitorView& view);
+bool summary_has_secrets(const engine::MonitorView& view);
 boost::json::object check_result_json(const CheckResult& result, Audience audience);
 boost::json::object incident_json(const Incident& incident, Audience audience);
 boost::json::object ping_json(const PingRecord& ping, Audience audience);
 // A heartbeat monitor's period, grace, last ping, lateness and open start.
-boost::json::object heartbeat_json(const MonitorView& view, Audience audience);
+boost::json::object heartbeat_json(const engine::MonitorView& view, Audience audience);
 
 }  // namespace trainwatch::api

@@ -52,7 +52,7 @@ void write_process_metrics(PrometheusWriter& w) {
 
 // The store's failed writes and what they cost: pings refused, results not recorded,
 // state changes waiting to be stored.
-void write_store_health(PrometheusWriter& w, const EngineStats& stats, const Store* store) {
+void write_store_health(PrometheusWriter& w, const engine::EngineStats& stats, const Store* store) {
   if (store == nullptr) return;
   const WriteHealth health = store->write_health();
   w.family("trainwatch_store_write_failures_total", "counter", "Writes the store did not commit, by reason.");
@@ -79,7 +79,7 @@ void write_store_health(PrometheusWriter& w, const EngineStats& stats, const Sto
 
 }  // namespace
 
-std::string render_metrics(const Engine& engine, const Store* store) {
+std::string render_metrics(const engine::Engine& engine, const Store* store) {
   PrometheusWriter w;
   auto views = engine.monitors();
   w.family("trainwatch_monitor_up", "gauge", "1 when the monitor is up, 0 when down, -1 when pending or paused.");
@@ -100,20 +100,20 @@ std::string render_metrics(const Engine& engine, const Store* store) {
              static_cast<double>(to_unix_ms(v.heartbeat->last_ping->ping.at)) / 1000.0);
   }
 
-  CheckMetrics metrics = engine.metrics();
+  engine::CheckMetrics metrics = engine.metrics();
   w.family("trainwatch_checks_total", "counter", "Checks run, by monitor and result.");
   for (const auto& [name, counts] : metrics.by_monitor) {
     w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "success"}}, static_cast<double>(counts.success));
     w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "failure"}}, static_cast<double>(counts.failure));
   }
   w.family("trainwatch_check_duration_seconds", "histogram", "How long checks took, by monitor type.");
-  const std::vector<double> bounds(DurationHistogram::kBoundsSeconds.begin(), DurationHistogram::kBoundsSeconds.end());
+  const std::vector<double> bounds(engine::DurationHistogram::kBoundsSeconds.begin(), engine::DurationHistogram::kBoundsSeconds.end());
   for (const auto& [type, h] : metrics.duration_by_type) {
     w.histogram("trainwatch_check_duration_seconds", {{"type", type}}, bounds,
                 std::vector<uint64_t>(h.cumulative.begin(), h.cumulative.end()), h.sum_seconds, h.count);
   }
 
-  EngineStats stats = engine.stats();
+  engine::EngineStats stats = engine.stats();
   w.family("trainwatch_checks_in_flight", "gauge", "Checks running now.");
   w.sample("trainwatch_checks_in_flight", {}, static_cast<double>(stats.checks_in_flight));
   w.family("trainwatch_checks_waiting", "gauge", "Checks due but waiting for a free slot (server.max_checks_in_flight).");

@@ -8,6 +8,6 @@
 namespace trainwatch::api {
 
 // `store`, when given, adds its write health (failures by reason, refused pings).
-std::string render_metrics(const Engine& engine, const Store* store = nullptr);
+std::string render_metrics(const engine::Engine& engine, const Store* store = nullptr);
 
 }  // namespace trainwatch::api

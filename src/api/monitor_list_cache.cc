@@ -4,7 +4,7 @@
 
 namespace trainwatch::api {
 
-std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, Audience audience,
+std::shared_ptr<const std::string> MonitorListCache::body(const engine::Engine& engine, Audience audience,
                                                           MonoTime now) {
   // render() cannot fail, so neither can get().
   const std::string key = audience == Audience::kAdmin ? "admin" : "public";
@@ -12,9 +12,9 @@ std::shared_ptr<const std::string> MonitorListCache::body(const Engine& engine, 
       key, now, [this, &engine, audience]() -> Result<std::string> { return render(engine, audience); });
 }
 
-std::string MonitorListCache::render(const Engine& engine, Audience audience) {
+std::string MonitorListCache::render(const engine::Engine& engine, Audience audience) {
   std::lock_guard lock(render_mu_);
-  MonitorListDelta delta = engine.monitors_since(seen_revision_);
+  engine::MonitorListDelta delta = engine.monitors_since(seen_revision_);
   seen_revision_ = delta.revision;
   // Both forms are brought up to date whichever is asked for: the revision is shared.
   for (const auto& view : delta.changed) {

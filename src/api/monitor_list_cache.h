@@ -28,14 +28,14 @@ class MonitorListCache {
  public:
   static constexpr Millis kMaxAge{500};
 
-  std::shared_ptr<const std::string> body(const Engine& engine, Audience audience, MonoTime now);
+  std::shared_ptr<const std::string> body(const engine::Engine& engine, Audience audience, MonoTime now);
 
  private:
   struct MonitorJson {
     std::string shown_to_public;
     std::string shown_to_admin;  // empty: the same as shown_to_public
   };
-  std::string render(const Engine& engine, Audience audience);
+  std::string render(const engine::Engine& engine, Audience audience);
 
   std::mutex render_mu_;  // one render at a time; guards the two fields below
   uint64_t seen_revision_ = 0;

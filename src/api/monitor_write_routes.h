@@ -16,7 +16,7 @@
 namespace trainwatch::api {
 
 struct WriteContext {
-  Engine& engine;
+  engine::Engine& engine;
   catalog::MonitorCatalog& catalog;
   auth::AdminAuth& auth;
 };

@@ -102,7 +102,7 @@ void list_incidents(const ApiContext& ctx, const Request& request, Responder res
 // and no state change goes out then, which a load balancer or a person should hear of.
 // Healthy again once a write commits.
 void healthz(const ApiContext& ctx, const Request&, Responder respond) {
-  EngineStats stats = ctx.engine.stats();
+  engine::EngineStats stats = ctx.engine.stats();
   const WriteHealth store = ctx.store.write_health();
   json::object out{{"status", store.refusing ? "degraded" : "ok"},
                    {"monitors", stats.monitors},

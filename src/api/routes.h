@@ -16,7 +16,7 @@
 namespace trainwatch::api {
 
 struct ApiContext {
-  Engine& engine;
+  engine::Engine& engine;
   Store& store;
   const Clock& clock;
   SystemTime started_at;

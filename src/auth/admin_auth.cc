@@ -30,7 +30,7 @@ std::vector<std::string> digests_of(const AuthConfig& config) {
   constexpr std::string_view kPrefix = "sha256:";
   std::vector<std::string> digests;
   for (const std::string& token : config.admin_tokens) {
-    digests.push_back(token.rfind(kPrefix, 0) == 0 ? token.substr(kPrefix.size()) : sha256_hex(token));
+    digests.push_back(token.rfind(kPrefix, 0) == 0 ? token.substr(kPrefix.size()) : auth::sha256_hex(token));
   }
   std::sort(digests.begin(), digests.end());
   digests.erase(std::unique(digests.begin(), digests.end()), digests.end());
@@ -71,7 +71,7 @@ bool AdminAuth::digest_known(const std::string& digest) const {
 
 bool AdminAuth::token_valid(std::string_view token) const {
   if (token.empty()) return false;
-  const std::string digest = sha256_hex(token);
+  const std::string digest = auth::sha256_hex(token);
   std::lock_guard lock(mu_);
   return digest_known(digest);
 }
@@ -83,7 +83,7 @@ std::optional<Millis> AdminAuth::throttled(std::string_view address) const {
 void AdminAuth::record_failure(std::string_view address) const { failures_.take(address, clock_.monotonic_time()); }
 
 std::optional<Session> AdminAuth::login(std::string_view token, std::string_view address) {
-  const std::string digest = sha256_hex(token);
+  const std::string digest = auth::sha256_hex(token);
   Session s{random_token(), random_token(), {}};
   std::unique_lock lock(mu_);
   // Checked under the lock that inserts the session: a reload that drops this token

@@ -2,7 +2,7 @@
 
 #include <openssl/evp.h>
 
-namespace trainwatch {
+namespace trainwatch::auth {
 
 std::string sha256_hex(std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -18,4 +18,4 @@ std::string sha256_hex(std::string_view data) {
   return out;
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::auth

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-namespace trainwatch {
+namespace trainwatch::auth {
 
 std::string sha256_hex(std::string_view data);
 
-}  // namespace trainwatch
+}  // namespace trainwatch::auth

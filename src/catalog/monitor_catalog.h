@@ -35,7 +35,7 @@ namespace trainwatch::catalog {
 
 class MonitorCatalog {
  public:
-  MonitorCatalog(Engine& engine, Store& store, Random& random) : engine_(engine), store_(store), random_(random) {}
+  MonitorCatalog(engine::Engine& engine, Store& store, Random& random) : engine_(engine), store_(store), random_(random) {}
 
   // Called with the merged config each time the engine has applied an API change, before
   // the change is answered: how the ping index learns API heartbeat tokens. Set once,
@@ -72,7 +72,7 @@ class MonitorCatalog {
   // The monitor whose heartbeat token is `token`, other than `name`; "" when none.
   std::string token_owner(const std::string& token, const std::string& name) const;
 
-  Engine& engine_;
+  engine::Engine& engine_;
   Store& store_;
   Random& random_;
   std::function<void(const Config&)> on_applied_;

@@ -9,7 +9,7 @@
 #include "config/config.h"
 #include "core/model.h"
 
-namespace trainwatch {
+namespace trainwatch::checks {
 
 using CheckDone = std::function<void(CheckResult)>;
 
@@ -19,4 +19,4 @@ class Checker {
   virtual void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) = 0;
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

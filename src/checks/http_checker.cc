@@ -9,7 +9,7 @@
 #include "core/duration.h"
 #include "net/curl_multi.h"
 
-namespace trainwatch {
+namespace trainwatch::checks {
 namespace {
 
 namespace asio = boost::asio;
@@ -193,4 +193,4 @@ void HttpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone 
   impl_->start(std::move(monitor), std::move(done));
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

@@ -20,7 +20,7 @@
 #include "checks/checker.h"
 #include "core/clock.h"
 
-namespace trainwatch {
+namespace trainwatch::checks {
 
 class HttpChecker final : public Checker {
  public:
@@ -36,4 +36,4 @@ class HttpChecker final : public Checker {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

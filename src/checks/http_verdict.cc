@@ -1,6 +1,6 @@
 #include "checks/http_verdict.h"
 
-namespace trainwatch {
+namespace trainwatch::checks {
 namespace {
 
 bool reads_status(const Condition& condition) { return condition.text().find("[STATUS]") != std::string::npos; }
@@ -49,4 +49,4 @@ HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::stri
   return verdict;
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

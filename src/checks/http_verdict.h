@@ -7,7 +7,7 @@
 
 #include "config/config.h"
 
-namespace trainwatch {
+namespace trainwatch::checks {
 
 struct HttpVerdict {
   bool ok = true;
@@ -19,4 +19,4 @@ struct HttpVerdict {
 // Without a condition on [STATUS], a status from 200 to 399 is success.
 HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body, double latency_ms);
 
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

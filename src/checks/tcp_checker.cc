@@ -6,7 +6,7 @@
 
 #include "core/duration.h"
 
-namespace trainwatch {
+namespace trainwatch::checks {
 namespace {
 
 namespace asio = boost::asio;
@@ -83,4 +83,4 @@ void TcpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone d
   asio::post(io_, [attempt] { attempt->start(); });
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

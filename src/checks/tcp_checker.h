@@ -8,7 +8,7 @@
 #include "checks/checker.h"
 #include "core/clock.h"
 
-namespace trainwatch {
+namespace trainwatch::checks {
 
 class TcpChecker final : public Checker {
  public:
@@ -20,4 +20,4 @@ class TcpChecker final : public Checker {
   const Clock& clock_;
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

@@ -16,11 +16,11 @@
 
 namespace trainwatch::cli {
 
-class DefaultCheckers final : public CheckerSet {
+class DefaultCheckers final : public engine::CheckerSet {
  public:
   DefaultCheckers(boost::asio::io_context& io, const Clock& clock, jobs::JobRegistry& jobs)
       : http_(io, clock), tcp_(io, clock), job_(io, jobs) {}
-  Checker* for_type(MonitorType type) override {
+  checks::Checker* for_type(MonitorType type) override {
     switch (type) {
       case MonitorType::kHttp:
         return &http_;
@@ -35,8 +35,8 @@ class DefaultCheckers final : public CheckerSet {
   }
 
  private:
-  HttpChecker http_;
-  TcpChecker tcp_;
+  checks::HttpChecker http_;
+  checks::TcpChecker tcp_;
   jobs::JobChecker job_;
 };
 

@@ -128,7 +128,7 @@ class ServerApp {
   std::unique_ptr<alerting::AlertPlanner> planner_;
   std::unique_ptr<jobs::JobRegistry> job_registry_;
   std::unique_ptr<DefaultCheckers> checkers_;
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<catalog::MonitorCatalog> monitors_;
   std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;
   std::unique_ptr<heartbeat::PingIngest> pings_;

@@ -17,7 +17,7 @@
 #include "engine/state_machine.h"
 #include "storage/store.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 struct AppliedResult {
   const MonitorConfig& monitor;
@@ -37,4 +37,4 @@ class AlertHook {
   virtual void committed() = 0;
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

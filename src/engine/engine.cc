@@ -8,7 +8,7 @@
 #include "engine/schedule.h"
 #include "heartbeat/rules.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 namespace asio = boost::asio;
 
@@ -323,7 +323,7 @@ void Engine::on_due(Runtime& r) {
 }
 
 void Engine::start_check(Runtime& r, MonoTime due) {
-  Checker* checker = checkers_.for_type(r.config->type);
+  checks::Checker* checker = checkers_.for_type(r.config->type);
   if (checker == nullptr) return;
   r.check_id = next_check_id_++;
   const double late_ms = std::chrono::duration<double, std::milli>(clock_.monotonic_time() - due).count();
@@ -766,4 +766,4 @@ CheckMetrics Engine::metrics() const {
   return metrics_;
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -63,7 +63,7 @@
 #include "storage/log_throttle.h"
 #include "storage/store.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 // What readers see of a heartbeat monitor's pings.
 struct HeartbeatView {
@@ -109,7 +109,7 @@ struct EngineStats {
 class CheckerSet {
  public:
   virtual ~CheckerSet() = default;
-  virtual Checker* for_type(MonitorType type) = 0;
+  virtual checks::Checker* for_type(MonitorType type) = 0;
 };
 
 class Engine final : public heartbeat::PingSink {
@@ -240,4 +240,4 @@ class Engine final : public heartbeat::PingSink {
   std::set<std::string> added_at_runtime_;            // by ensure_monitor; io thread only
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

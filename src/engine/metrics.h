@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 struct DurationHistogram {
   static constexpr std::array<double, 11> kBoundsSeconds = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -35,4 +35,4 @@ struct CheckMetrics {
   std::map<std::string, DurationHistogram> duration_by_type;
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 Millis first_check_offset(size_t index, size_t count, Millis interval) {
   if (count == 0) return Millis(0);
@@ -19,4 +19,4 @@ MonoTime next_due(MonoTime due, Millis interval, MonoTime now) {
   return next + interval * (behind / interval.count() + 1);
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

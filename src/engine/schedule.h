@@ -11,7 +11,7 @@
 
 #include "core/clock.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 inline constexpr Millis kFirstCheckWindow{10'000};
 
@@ -21,4 +21,4 @@ Millis first_check_offset(size_t index, size_t count, Millis interval);
 // The next due time after `due`, skipping slots already in the past at `now`.
 MonoTime next_due(MonoTime due, Millis interval, MonoTime now);
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

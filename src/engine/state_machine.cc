@@ -1,6 +1,6 @@
 #include "engine/state_machine.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 StateStep next_state(const MonitorState& current, const CheckResult& result, int retries) {
   StateStep step{current, Transition::kUnchanged};
@@ -31,4 +31,4 @@ StateStep next_state(const MonitorState& current, const CheckResult& result, int
   return step;
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -16,7 +16,7 @@
 
 #include "core/model.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 
 enum class Transition { kUnchanged, kChangePending, kChanged };
 
@@ -27,4 +27,4 @@ struct StateStep {
 
 StateStep next_state(const MonitorState& current, const CheckResult& result, int retries);
 
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -10,10 +10,10 @@
 
 namespace trainwatch::jobs {
 
-class JobChecker final : public Checker {
+class JobChecker final : public checks::Checker {
  public:
   JobChecker(boost::asio::io_context& io, JobRegistry& registry) : io_(io), registry_(registry) {}
-  void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
+  void check(std::shared_ptr<const MonitorConfig> monitor, checks::CheckDone done) override;
 
  private:
   boost::asio::io_context& io_;

@@ -22,16 +22,16 @@ Result<OpenedStore> open_store(const std::string& url, const std::string& data_d
       return make_error(prepared.error().code, "data_dir: " + prepared.error().message);
     }
     const std::string path = (std::filesystem::path(data_dir) / "trainwatch.db").string();
-    auto store = SqliteStore::open(path);
+    auto store = sqlite::SqliteStore::open(path);
     if (!store) return make_error(store.error().code, path + ": " + store.error().message);
     return OpenedStore{std::move(*store), path};
   }
-  const std::string target = pg::describe_target(url);
+  const std::string target = postgres::describe_target(url);
   if (!starts_with(url, "postgresql://") && !starts_with(url, "postgres://")) {
     return make_error("store.url", "store.url " + target + ": expected a postgresql:// URL, or none for SQLite");
   }
-  auto store = PostgresStore::open(url);
-  if (!store) return store.error();  // PostgresStore's messages name the target already
+  auto store = postgres::PostgresStore::open(url);
+  if (!store) return store.error();  // postgres::PostgresStore's messages name the target already
   return OpenedStore{std::move(*store), target};
 }
 

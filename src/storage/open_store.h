@@ -2,10 +2,10 @@
 //
 //   empty url           -> SqliteStore at <data_dir>/trainwatch.db (the directory is
 //                          created owner-only if missing)
-//   postgresql://...    -> PostgresStore (postgres:// too)
+//   postgresql://...    -> postgres::PostgresStore (postgres:// too)
 //
 // Errors carry a message that names the store without its password, ready for one log
-// line: the codes of SqliteStore::open and PostgresStore::open, "store.data_dir", and
+// line: the codes of SqliteStore::open and postgres::PostgresStore::open, "store.data_dir", and
 // "store.url" for a scheme that names no store.
 #pragma once
 

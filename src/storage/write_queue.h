@@ -3,7 +3,7 @@
 // which commits it as one transaction, and only then calls each operation's done. It
 // counts failures by reason for write_health() and logs them throttled.
 //
-// Why shared: SqliteStore and PostgresStore promise the same semantics (store.h), and
+// Why shared: SqliteStore and postgres::PostgresStore promise the same semantics (store.h), and
 // the conformance suite holds them to it; one queue keeps them from drifting apart.
 //
 // Lingering: a batch's first write waits for others to join it, so one commit (and one

@@ -25,7 +25,7 @@ constexpr int64_t kDayMs = 86'400'000;
 
 // The heartbeat part of a monitor page: the last ping's age on one bar against period and
 // grace (the bar's scale is period + grace; past that it is full), and the ping log.
-void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience, const MonitorView& view,
+void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience, const engine::MonitorView& view,
                    json::object& m) {
   json::object hb = api::heartbeat_json(view, audience);
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);

@@ -68,15 +68,15 @@ int status_rank(MonitorStatus s) {
 // sorted views, their sparklines (one store read) and the "showing N of M" line.
 std::string render_monitor_rows(const WebContext& ctx, Audience audience, const std::string& state,
                                 const std::string& type, const std::string& tag) {
-  std::vector<MonitorView> views = ctx.engine.monitors();
-  std::erase_if(views, [&](const MonitorView& v) {
+  std::vector<engine::MonitorView> views = ctx.engine.monitors();
+  std::erase_if(views, [&](const engine::MonitorView& v) {
     const auto& tags = v.config->tags;
     return (!state.empty() && to_string(v.state.status) != state) ||
            (!type.empty() && to_string(v.config->type) != type) ||
            (!tag.empty() && std::find(tags.begin(), tags.end(), tag) == tags.end());
   });
   // What is down comes first; then by name.
-  std::stable_sort(views.begin(), views.end(), [](const MonitorView& a, const MonitorView& b) {
+  std::stable_sort(views.begin(), views.end(), [](const engine::MonitorView& a, const engine::MonitorView& b) {
     return status_rank(a.state.status) < status_rank(b.state.status);
   });
   const int64_t now = to_unix_ms(ctx.clock.system_time());
@@ -86,13 +86,13 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, const 
     views.resize(kMaxListRows);
   }
   std::vector<std::string> names;
-  for (const MonitorView& v : views) names.push_back(v.config->name);
+  for (const engine::MonitorView& v : views) names.push_back(v.config->name);
   // One read for every shown row's sparkline (kMaxListRows is below the store's batch bound).
   auto hourly =
       ctx.store.uptime_of(names, UptimeQuery{"", RollupResolution::kHour, now - 24 * kHourMs, now + 1});
   const std::vector<UptimeBucket> none;
   json::array rows;
-  for (const MonitorView& v : views) {
+  for (const engine::MonitorView& v : views) {
     json::object row = api::monitor_summary(v, audience);
     row["status_word"] = status_word(v.state.status);
     row["status_icon"] = status_icon(v.state.status);

@@ -26,7 +26,7 @@
 namespace trainwatch::web {
 
 struct WebContext {
-  Engine& engine;
+  engine::Engine& engine;
   Store& store;
   const Clock& clock;
   auth::AdminAuth& auth;

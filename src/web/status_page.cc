@@ -42,7 +42,7 @@ json::object incident_row(const Incident& i, SystemTime now) {
 
 }  // namespace
 
-Result<json::object> build_status_page(const StatusPageConfig& page, const Engine& engine, Store& store,
+Result<json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine, Store& store,
                                        SystemTime now) {
   const int64_t now_ms = to_unix_ms(now);
   const int64_t window_from = now_ms - now_ms % kDayMs - static_cast<int64_t>(kStatusDays - 1) * kDayMs;

@@ -40,7 +40,7 @@ class PlannerTest : public ::testing::Test {
     r.at = clock_.system_time();
     r.ok = after == MonitorStatus::kUp;
     r.cause = r.ok ? "" : "connect: connection refused";
-    return planner_.on_apply(AppliedResult{m, b, a, Transition::kChanged, r, opened, std::move(closed), open});
+    return planner_.on_apply(engine::AppliedResult{m, b, a, engine::Transition::kChanged, r, opened, std::move(closed), open});
   }
 
   testing::ManualClock clock_;

@@ -12,13 +12,13 @@ constexpr const char* kToken = "correct-horse-battery-staple";
 constexpr const char* kAddress = "127.0.0.1";
 
 TEST(Sha256Test, KnownDigest) {
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(auth::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(AdminAuthTest, AcceptsPlainAndHashedTokensAndNothingElse) {
   testing::ManualClock clock;
   AuthConfig config;
-  config.admin_tokens = {kToken, "sha256:" + sha256_hex("second-token-0123456789")};
+  config.admin_tokens = {kToken, "sha256:" + auth::sha256_hex("second-token-0123456789")};
   AdminAuth auth(config, clock);
   EXPECT_TRUE(auth.enabled());
   EXPECT_TRUE(auth.token_valid(kToken));
@@ -26,7 +26,7 @@ TEST(AdminAuthTest, AcceptsPlainAndHashedTokensAndNothingElse) {
   EXPECT_FALSE(auth.token_valid("wrong"));
   EXPECT_FALSE(auth.token_valid(""));
   // The digest itself is not a token.
-  EXPECT_FALSE(auth.token_valid(sha256_hex(kToken)));
+  EXPECT_FALSE(auth.token_valid(auth::sha256_hex(kToken)));
 }
 
 TEST(AdminAuthTest, NoTokensMeansNobodyLogsIn) {
@@ -78,7 +78,7 @@ TEST(AdminAuthTest, ReloadWithOtherTokensRevokesTheOldAndDropsSessions) {
   ASSERT_TRUE(session);
 
   // The same set again (written in another order, one hashed): nothing changes.
-  config.admin_tokens = {"sha256:" + sha256_hex(kToken), kToken};
+  config.admin_tokens = {"sha256:" + auth::sha256_hex(kToken), kToken};
   EXPECT_FALSE(auth.reconfigure(config));
   EXPECT_TRUE(auth.session(session->id).has_value());
 

@@ -68,7 +68,7 @@ class MaintenanceCatalogTest : public ::testing::Test {
   void open() {
     catalog_.reset();
     store_.reset();
-    auto store = SqliteStore::open((dir_ / "trainwatch.db").string());
+    auto store = sqlite::SqliteStore::open((dir_ / "trainwatch.db").string());
     ASSERT_TRUE(store.ok()) << store.error().message;
     store_ = std::move(store).value();
     catalog_ = std::make_unique<MaintenanceCatalog>(*store_, clock_, known, [this](const std::vector<MaintenanceWindow>& w) {
@@ -102,7 +102,7 @@ class MaintenanceCatalogTest : public ::testing::Test {
 
   fs::path dir_;
   testing::ManualClock clock_{from_unix_ms(1'777'600'800'000)};  // 2026-05-01T02:00:00Z
-  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<sqlite::SqliteStore> store_;
   std::unique_ptr<MaintenanceCatalog> catalog_;
   std::vector<MaintenanceWindow> applied_;
   int applies_ = 0;

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace trainwatch {
+namespace trainwatch::checks {
 namespace {
 
 HttpCheckSpec spec_with(std::vector<std::string> conditions) {
@@ -69,4 +69,4 @@ TEST(JudgeHttpResponse, ResponseTimeConditionNamesTheMeasuredTime) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::checks

@@ -4,7 +4,7 @@
 
 #include "engine_harness.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 namespace {
 
 class CommitRetryTest : public testing::EngineHarness {};
@@ -42,4 +42,4 @@ TEST_F(CommitRetryTest, ARefusedChangeIsWrittenAgainAfter100msDoublingTo5s) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -9,16 +9,16 @@
 #include "fakes/fake_store.h"
 #include "fakes/manual_clock.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 namespace {
 
 namespace asio = boost::asio;
 
 // Every check fails, on the io thread, as a real checker answers.
-class FailingChecker final : public Checker {
+class FailingChecker final : public checks::Checker {
  public:
   explicit FailingChecker(asio::io_context& io) : io_(io) {}
-  void check(std::shared_ptr<const MonitorConfig>, CheckDone done) override {
+  void check(std::shared_ptr<const MonitorConfig>, checks::CheckDone done) override {
     asio::post(io_, [done = std::move(done)] {
       CheckResult r;
       r.ok = false;
@@ -33,11 +33,11 @@ class FailingChecker final : public Checker {
 
 class OneChecker final : public CheckerSet {
  public:
-  explicit OneChecker(Checker& c) : c_(c) {}
-  Checker* for_type(MonitorType) override { return &c_; }
+  explicit OneChecker(checks::Checker& c) : c_(c) {}
+  checks::Checker* for_type(MonitorType) override { return &c_; }
 
  private:
-  Checker& c_;
+  checks::Checker& c_;
 };
 
 // Notifies one channel of every DOWN, and counts commits reported.
@@ -158,4 +158,4 @@ TEST_F(CommitTest, PingsWhileAChangeIsRefusedAreAnsweredUnavailable) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

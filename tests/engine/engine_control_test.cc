@@ -4,7 +4,7 @@
 
 #include "engine_harness.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 namespace {
 
 using Starts = std::vector<Millis>;
@@ -103,4 +103,4 @@ TEST_F(EngineControlTest, TheResultOfACheckThatAReloadChangedIsNotApplied) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

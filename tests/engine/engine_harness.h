@@ -1,4 +1,4 @@
-// EngineHarness: an Engine in simulated time. The ManualClock is its clock and its
+// EngineHarness: an engine::Engine in simulated time. The ManualClock is its clock and its
 // timers; FakeCheckers answer its checks; FakeStore holds its writes, which the harness
 // commits as they come unless a test answers them itself (auto_commit = false).
 //
@@ -80,17 +80,17 @@ class EngineHarness : public ::testing::Test {
     ASSERT_EQ(found, std::optional<bool>(true));
   }
 
-  MonitorView view(const std::string& name) const {
+  engine::MonitorView view(const std::string& name) const {
     auto v = engine_.monitor(name);
     EXPECT_TRUE(v.has_value()) << name;
-    return v.value_or(MonitorView{});
+    return v.value_or(engine::MonitorView{});
   }
 
   boost::asio::io_context io_;
   ManualClock clock_;
   FakeStore store_;
   FakeCheckers checkers_;
-  Engine engine_;
+  engine::Engine engine_;
   Config config_;
   MonoTime origin_{};
   bool auto_commit_ = true;

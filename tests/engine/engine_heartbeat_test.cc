@@ -5,7 +5,7 @@
 #include "engine/state_machine.h"
 #include "engine_harness.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 namespace {
 
 class EngineHeartbeatTest : public testing::EngineHarness {
@@ -98,4 +98,4 @@ TEST_F(EngineHeartbeatTest, AQuietSuccessIsShownBeforeTheIoThreadRuns) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -4,7 +4,7 @@
 
 #include "engine_harness.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 namespace {
 
 using Starts = std::vector<Millis>;
@@ -77,4 +77,4 @@ TEST_F(EngineScheduleTest, AtTheBoundDueChecksWaitAndStartInTheOrderTheyBecameDu
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

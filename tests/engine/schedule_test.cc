@@ -4,7 +4,7 @@
 
 #include <map>
 
-namespace trainwatch {
+namespace trainwatch::engine {
 namespace {
 
 TEST(FirstCheckOffset, SpreadsTenThousandMonitorsEvenlyOverTheWindow) {
@@ -40,4 +40,4 @@ TEST(NextDue, SkipsSlotsAlreadyMissed) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -4,7 +4,7 @@
 
 #include "fakes/manual_clock.h"
 
-namespace trainwatch {
+namespace trainwatch::engine {
 namespace {
 
 class StateMachineTest : public ::testing::Test {
@@ -83,4 +83,4 @@ TEST_F(StateMachineTest, PausedIgnoresResults) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::engine

@@ -23,7 +23,7 @@
 
 namespace trainwatch::testing {
 
-class FakeCheckers final : public CheckerSet, public Checker {
+class FakeCheckers final : public engine::CheckerSet, public checks::Checker {
  public:
   struct Started {
     std::string monitor;
@@ -62,9 +62,9 @@ class FakeCheckers final : public CheckerSet, public Checker {
   size_t running() const { return running_.size(); }
   size_t max_running() const { return max_running_; }
 
-  Checker* for_type(MonitorType) override { return this; }
+  checks::Checker* for_type(MonitorType) override { return this; }
 
-  void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override {
+  void check(std::shared_ptr<const MonitorConfig> monitor, checks::CheckDone done) override {
     const Answer answer = answers_.count(monitor->name) ? answers_.at(monitor->name) : Answer{};
     started_.push_back(Started{monitor->name, clock_.monotonic_time()});
     CheckResult result;
@@ -93,7 +93,7 @@ class FakeCheckers final : public CheckerSet, public Checker {
   struct Running {
     std::string monitor;
     CheckResult result;
-    CheckDone done;
+    checks::CheckDone done;
     std::unique_ptr<Timer> timer;
     MonoTime started;
   };

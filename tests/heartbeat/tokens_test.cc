@@ -36,7 +36,7 @@ TEST(ResolveTokens, AGeneratedTokenSurvivesARestart) {
   SystemRandom random;
   std::string first;
   {
-    auto store = SqliteStore::open(path);
+    auto store = sqlite::SqliteStore::open(path);
     ASSERT_TRUE(store.ok());
     Config config = heartbeats("");
     ASSERT_TRUE(resolve_tokens(config, **store, random).ok());
@@ -44,7 +44,7 @@ TEST(ResolveTokens, AGeneratedTokenSurvivesARestart) {
     EXPECT_EQ(first.size(), 36u);
     EXPECT_NE(first, token_of(config, "steps"));
   }
-  auto store = SqliteStore::open(path);
+  auto store = sqlite::SqliteStore::open(path);
   ASSERT_TRUE(store.ok());
   Config again = heartbeats("");
   ASSERT_TRUE(resolve_tokens(again, **store, random).ok());

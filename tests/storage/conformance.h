@@ -1,5 +1,5 @@
 // The store conformance suite: the same behavioural tests against every Store
-// (store_factories.h), so SqliteStore and PostgresStore are held to one contract.
+// (store_factories.h), so SqliteStore and postgres::PostgresStore are held to one contract.
 // Each conformance_*_test.cc declares its typed suite with StoreTest as the base.
 #pragma once
 

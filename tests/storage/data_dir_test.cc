@@ -48,7 +48,7 @@ TEST_F(DataDirTest, DatabaseAndItsWalAndShmAreOwnerOnly) {
   ASSERT_TRUE(prepare_data_dir(root_.string()).ok());
   const fs::path db = root_ / "trainwatch.db";
   {
-    auto store = SqliteStore::open(db.string());
+    auto store = sqlite::SqliteStore::open(db.string());
     ASSERT_TRUE(store.ok()) << store.error().message;
     bool committed = false;
     ASSERT_TRUE((*store)->write(SaveToken{"m", "t"}, [&](const Status& s) { committed = s.ok(); }));

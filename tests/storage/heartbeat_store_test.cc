@@ -34,12 +34,12 @@ RecordPing ping(const std::string& monitor, PingKind kind, int64_t at_ms, std::s
 class HeartbeatStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto opened = SqliteStore::open(dir_.path() + "/trainwatch.db");
+    auto opened = sqlite::SqliteStore::open(dir_.path() + "/trainwatch.db");
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     store_ = std::move(opened).value();
   }
   trainwatch::testing::TempDir dir_;
-  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<sqlite::SqliteStore> store_;
 };
 
 std::vector<int64_t> ping_times(Store& store, const std::string& monitor) {
@@ -68,7 +68,7 @@ TEST_F(HeartbeatStoreTest, ACrashBeforeTheNewestPingsAreSavedLosesNoneOfThem) {
   for (const char* file : {"trainwatch.db", "trainwatch.db-wal"}) {
     fs::copy_file(fs::path(dir_.path()) / file, image / file);
   }
-  auto recovered = SqliteStore::open((image / "trainwatch.db").string());
+  auto recovered = sqlite::SqliteStore::open((image / "trainwatch.db").string());
   ASSERT_TRUE(recovered.ok()) << recovered.error().message;
   EXPECT_EQ(ping_times(**recovered, "ckpt"), (std::vector<int64_t>{kT0 + 4, kT0 + 2, kT0}));
   write_interleaved(**recovered, kT0 + 100, 1);

@@ -1,4 +1,4 @@
-// PgServer: a PostgreSQL cluster of the test process's own, for the PostgresStore tests.
+// PgServer: a PostgreSQL cluster of the test process's own, for the postgres::PostgresStore tests.
 //
 // Started on first use (initdb + pg_ctl as the `postgres` user, in a temp dir, on a free
 // loopback port, its unix socket inside the temp dir, trust authentication) and stopped

@@ -26,7 +26,7 @@ class PostgresStoreTest : public ::testing::Test {
 };
 
 TEST_F(PostgresStoreTest, WhileTheServerIsDownWritesFailUnavailableAndCommitAgainWhenItIsBack) {
-  auto opened = PostgresStore::open(url_);
+  auto opened = postgres::PostgresStore::open(url_);
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   Store& store = **opened;
   ASSERT_TRUE(write_and_wait(store, SaveState{"api", up_state(kT0)}).ok());
@@ -64,7 +64,7 @@ TEST_F(PostgresStoreTest, WhileTheServerIsDownWritesFailUnavailableAndCommitAgai
 
 TEST_F(PostgresStoreTest, AnUnreachableServerIsAnErrorThatNeverShowsThePassword) {
   const std::string url = "postgresql://tw:s3cret-pw@127.0.0.1:1/trainwatch";
-  auto opened = PostgresStore::open(url);
+  auto opened = postgres::PostgresStore::open(url);
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.error().code, "store.unavailable");
   EXPECT_EQ(opened.error().message.find("s3cret-pw"), std::string::npos) << opened.error().message;
@@ -90,8 +90,8 @@ TEST_F(PostgresStoreTest, AWrongPasswordIsAnAuthErrorThatNeverShowsThePassword) 
             0);
   tx.exec("SELECT pg_reload_conf()");
   const std::string base = url_.substr(url_.find('@'));  // @127.0.0.1:PORT/DB
-  auto refused = PostgresStore::open("postgresql://tw:wrong-pw" + base);
-  auto accepted = PostgresStore::open("postgresql://tw:right-pw" + base);
+  auto refused = postgres::PostgresStore::open("postgresql://tw:wrong-pw" + base);
+  auto accepted = postgres::PostgresStore::open("postgresql://tw:right-pw" + base);
   ASSERT_EQ(std::system(("mv " + hba + ".trust " + hba).c_str()), 0);
   tx.exec("SELECT pg_reload_conf()");
 
@@ -105,27 +105,27 @@ TEST_F(PostgresStoreTest, AWrongPasswordIsAnAuthErrorThatNeverShowsThePassword) 
 }
 
 TEST_F(PostgresStoreTest, ADatabaseFromANewerTrainwatchIsRefusedNamingBothVersions) {
-  { ASSERT_TRUE(PostgresStore::open(url_).ok()); }
+  { ASSERT_TRUE(postgres::PostgresStore::open(url_).ok()); }
   {
     pqxx::connection raw(url_);
     pqxx::work tx(raw);
     tx.exec("INSERT INTO schema_version (version, description, applied_ms) VALUES (99, 'from the future', 0)");
     tx.commit();
   }
-  auto opened = PostgresStore::open(url_);
+  auto opened = postgres::PostgresStore::open(url_);
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.error().code, "store.schema_too_new");
   EXPECT_NE(opened.error().message.find("99"), std::string::npos);
-  EXPECT_NE(opened.error().message.find(std::to_string(pg::kSchemaVersion)), std::string::npos);
+  EXPECT_NE(opened.error().message.find(std::to_string(postgres::kSchemaVersion)), std::string::npos);
 }
 
 TEST_F(PostgresStoreTest, OpeningTwiceMigratesOnce) {
-  { ASSERT_TRUE(PostgresStore::open(url_).ok()); }
-  auto again = PostgresStore::open(url_);
+  { ASSERT_TRUE(postgres::PostgresStore::open(url_).ok()); }
+  auto again = postgres::PostgresStore::open(url_);
   ASSERT_TRUE(again.ok()) << again.error().message;
   pqxx::connection raw(url_);
   pqxx::read_transaction tx(raw);
-  EXPECT_EQ(tx.exec1("SELECT COUNT(*) FROM schema_version")[0].as<int>(), pg::kSchemaVersion);
+  EXPECT_EQ(tx.exec1("SELECT COUNT(*) FROM schema_version")[0].as<int>(), postgres::kSchemaVersion);
 }
 
 }  // namespace

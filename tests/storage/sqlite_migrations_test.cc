@@ -9,7 +9,7 @@
 
 #include "storage/sqlite/sqlite_store.h"
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 namespace {
 
 namespace fs = std::filesystem;
@@ -136,4 +136,4 @@ TEST_F(SqliteMigrationsTest, AFailedMigrationAppliesNothing) {
 }
 
 }  // namespace
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

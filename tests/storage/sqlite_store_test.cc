@@ -29,8 +29,8 @@ class SqliteStoreTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::unique_ptr<SqliteStore> open_store() {
-    auto store = SqliteStore::open(path_);
+  std::unique_ptr<sqlite::SqliteStore> open_store() {
+    auto store = sqlite::SqliteStore::open(path_);
     EXPECT_TRUE(store.ok()) << (store.ok() ? "" : store.error().message);
     return store.ok() ? std::move(store).value() : nullptr;
   }
@@ -105,7 +105,7 @@ TEST_F(SqliteStoreTest, AFullQueueRefusesWritesUntilItDrains) {
 }
 
 TEST_F(SqliteStoreTest, AMissingDirectoryIsAnErrorNotACrash) {
-  auto store = SqliteStore::open((dir_ / "no" / "such" / "dir" / "trainwatch.db").string());
+  auto store = sqlite::SqliteStore::open((dir_ / "no" / "such" / "dir" / "trainwatch.db").string());
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, "store.open");
   EXPECT_NE(store.error().message.find("no/such/dir"), std::string::npos) << store.error().message;
@@ -113,7 +113,7 @@ TEST_F(SqliteStoreTest, AMissingDirectoryIsAnErrorNotACrash) {
 
 TEST_F(SqliteStoreTest, AFileThatIsNotADatabaseIsAnError) {
   std::ofstream(path_) << std::string(8192, 'x');
-  auto store = SqliteStore::open(path_);
+  auto store = sqlite::SqliteStore::open(path_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, "store.open");
 }

@@ -20,7 +20,7 @@ struct SqliteFactory {
   TempDir dir;
 
   std::unique_ptr<Store> open() {
-    auto store = SqliteStore::open(dir.path() + "/trainwatch.db");
+    auto store = sqlite::SqliteStore::open(dir.path() + "/trainwatch.db");
     EXPECT_TRUE(store.ok()) << store.error().message;
     return store.ok() ? std::unique_ptr<Store>(std::move(store).value()) : nullptr;
   }
@@ -33,7 +33,7 @@ struct PostgresFactory {
   std::unique_ptr<Store> open() {
     EXPECT_TRUE(url.ok()) << url.error().message;
     if (!url.ok()) return nullptr;
-    auto store = PostgresStore::open(*url);
+    auto store = postgres::PostgresStore::open(*url);
     EXPECT_TRUE(store.ok()) << store.error().message;
     return store.ok() ? std::unique_ptr<Store>(std::move(store).value()) : nullptr;
   }

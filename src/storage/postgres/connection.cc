@@ -8,7 +8,7 @@
 
 #include "core/redaction.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 namespace {
 
 // The URL with our bounds added where the user did not choose their own.
@@ -97,4 +97,4 @@ FailureKind classify(const std::exception& e) {
   return {"other", true, false};
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -19,7 +19,7 @@
 // pqxx::connection itself, not its base: connection_base has no virtual destructor.
 #include <pqxx/connection>
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 inline constexpr int kConnectTimeoutSeconds = 5;
 
@@ -44,4 +44,4 @@ FailureKind classify(const std::exception& e);
 // `message` with every occurrence of the URL's password replaced by "***".
 std::string scrub(std::string message, const std::string& url);
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -8,7 +8,7 @@
 
 #include "storage/postgres/connection.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 namespace {
 
 constexpr Migration kMigrations[] = {
@@ -187,4 +187,4 @@ Status migrate(pqxx::connection_base& conn, int target) {
   return Ok{};
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

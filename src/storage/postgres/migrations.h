@@ -23,7 +23,7 @@ namespace pqxx {
 class connection_base;
 }
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 struct Migration {
   int version;
@@ -44,4 +44,4 @@ Result<int> schema_version(pqxx::connection_base& conn);
 // applied then), "store.unavailable" when the connection is lost.
 Status migrate(pqxx::connection_base& conn, int target = kSchemaVersion);
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -10,29 +10,29 @@
 #include "storage/postgres/reads.h"
 #include "storage/postgres/writer.h"
 
-namespace trainwatch {
+namespace trainwatch::postgres {
 
 Result<std::unique_ptr<PostgresStore>> PostgresStore::open(const std::string& url) {
-  auto conn = pg::connect(url);
+  auto conn = connect(url);
   if (!conn) return conn.error();
-  if (Status migrated = pg::migrate(**conn); !migrated) {
-    return make_error(migrated.error().code, pg::scrub(migrated.error().message, url));
+  if (Status migrated = migrate(**conn); !migrated) {
+    return make_error(migrated.error().code, scrub(migrated.error().message, url));
   }
-  auto readers = std::make_unique<pg::ReaderPool>(url);
+  auto readers = std::make_unique<ReaderPool>(url);
   // Fails here, not on the first read, if reading cannot work.
   auto version = readers->read<int>("the schema version", [](pqxx::transaction_base& tx) -> Result<int> {
     return tx.exec1("SELECT MAX(version) FROM schema_version")[0].as<int>();
   });
   if (!version) return make_error("store.open", version.error().message);
   try {
-    auto writer = std::make_unique<pg::Writer>(url, std::move(*conn));
+    auto writer = std::make_unique<Writer>(url, std::move(*conn));
     return std::unique_ptr<PostgresStore>(new PostgresStore(std::move(writer), std::move(readers)));
   } catch (const std::exception& e) {
-    return make_error("store.open", "cannot prepare the write statements: " + pg::scrub(e.what(), url));
+    return make_error("store.open", "cannot prepare the write statements: " + scrub(e.what(), url));
   }
 }
 
-PostgresStore::PostgresStore(std::unique_ptr<pg::Writer> writer, std::unique_ptr<pg::ReaderPool> readers)
+PostgresStore::PostgresStore(std::unique_ptr<Writer> writer, std::unique_ptr<ReaderPool> readers)
     : writer_(std::move(writer)), readers_(std::move(readers)) {
   queue_ = std::make_unique<WriteQueue>(
       *writer_, WriteQueueOptions{kMaxOpsPerTransaction, kPromptLinger,
@@ -57,38 +57,38 @@ WriteHealth PostgresStore::write_health() const {
 }
 
 Result<std::vector<StoredState>> PostgresStore::load_states() {
-  return readers_->read<std::vector<StoredState>>("monitor states", pg::read_states);
+  return readers_->read<std::vector<StoredState>>("monitor states", read_states);
 }
 
 Result<std::vector<Incident>> PostgresStore::incidents(const IncidentQuery& query) {
-  return readers_->read<std::vector<Incident>>("incidents", [&](pg::Tx& tx) { return pg::read_incidents(tx, query); });
+  return readers_->read<std::vector<Incident>>("incidents", [&](Tx& tx) { return read_incidents(tx, query); });
 }
 
 Result<std::optional<Incident>> PostgresStore::incident(int64_t id) {
-  return readers_->read<std::optional<Incident>>("an incident", [&](pg::Tx& tx) { return pg::read_incident(tx, id); });
+  return readers_->read<std::optional<Incident>>("an incident", [&](Tx& tx) { return read_incident(tx, id); });
 }
 
 Result<std::vector<CheckResult>> PostgresStore::results(const ResultQuery& query) {
   return readers_->read<std::vector<CheckResult>>("check results",
-                                                  [&](pg::Tx& tx) { return pg::read_results(tx, query); });
+                                                  [&](Tx& tx) { return read_results(tx, query); });
 }
 
 Result<std::vector<PingRecord>> PostgresStore::pings(const PingQuery& query) {
-  return readers_->read<std::vector<PingRecord>>("pings", [&](pg::Tx& tx) { return pg::read_pings(tx, query); });
+  return readers_->read<std::vector<PingRecord>>("pings", [&](Tx& tx) { return read_pings(tx, query); });
 }
 
 Result<HeartbeatMarks> PostgresStore::heartbeat_marks(const std::string& monitor) {
   return readers_->read<HeartbeatMarks>("heartbeat marks",
-                                        [&](pg::Tx& tx) { return pg::read_heartbeat_marks(tx, monitor); });
+                                        [&](Tx& tx) { return read_heartbeat_marks(tx, monitor); });
 }
 
 Result<std::map<std::string, std::string>> PostgresStore::heartbeat_tokens() {
-  return readers_->read<std::map<std::string, std::string>>("heartbeat tokens", pg::read_heartbeat_tokens);
+  return readers_->read<std::map<std::string, std::string>>("heartbeat tokens", read_heartbeat_tokens);
 }
 
 Result<std::vector<UptimeBucket>> PostgresStore::uptime(const UptimeQuery& query) {
   return readers_->read<std::vector<UptimeBucket>>("uptime rollups",
-                                                   [&](pg::Tx& tx) { return pg::read_uptime(tx, query); });
+                                                   [&](Tx& tx) { return read_uptime(tx, query); });
 }
 
 Result<std::map<std::string, std::vector<UptimeBucket>>> PostgresStore::uptime_of(
@@ -98,27 +98,27 @@ Result<std::map<std::string, std::vector<UptimeBucket>>> PostgresStore::uptime_o
     return make_error("store.too_many", "at most " + std::to_string(kMaxRowsPerBatch) + " monitors per read");
   }
   if (monitors.empty()) return Out{};
-  return readers_->read<Out>("uptime rollups", [&](pg::Tx& tx) { return pg::read_uptime_of(tx, monitors, query); });
+  return readers_->read<Out>("uptime rollups", [&](Tx& tx) { return read_uptime_of(tx, monitors, query); });
 }
 
 Result<std::vector<ApiMonitorSpec>> PostgresStore::api_monitors() {
-  return readers_->read<std::vector<ApiMonitorSpec>>("API monitors", pg::read_api_monitors);
+  return readers_->read<std::vector<ApiMonitorSpec>>("API monitors", read_api_monitors);
 }
 
 Result<std::vector<ApiWindowSpec>> PostgresStore::api_windows() {
-  return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", pg::read_api_windows);
+  return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", read_api_windows);
 }
 
 Result<int64_t> PostgresStore::next_api_window_id() {
-  return readers_->read<int64_t>("the next maintenance window id", pg::read_next_api_window_id);
+  return readers_->read<int64_t>("the next maintenance window id", read_next_api_window_id);
 }
 
 Result<int64_t> PostgresStore::next_incident_id() {
-  return readers_->read<int64_t>("the next incident id", pg::read_next_incident_id);
+  return readers_->read<int64_t>("the next incident id", read_next_incident_id);
 }
 
 Result<std::vector<Delivery>> PostgresStore::deliveries(const DeliveryQuery& query) {
-  return readers_->read<std::vector<Delivery>>("deliveries", [&](pg::Tx& tx) { return pg::read_deliveries(tx, query); });
+  return readers_->read<std::vector<Delivery>>("deliveries", [&](Tx& tx) { return read_deliveries(tx, query); });
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::postgres

@@ -19,7 +19,7 @@
 // is refused at open.
 //
 // Secrets: the URL's password is never logged nor put in an error; describe the store
-// with pg::describe_target.
+// with postgres::describe_target.
 //
 // Threading: as SqliteStore: everything may be called from any thread; done callbacks run
 // on the writer thread and must not call flush. The destructor commits everything queued
@@ -33,12 +33,10 @@
 #include "storage/store.h"
 #include "storage/write_queue.h"
 
-namespace trainwatch {
+namespace trainwatch::postgres {
 
-namespace pg {
 class ReaderPool;
 class Writer;
-}  // namespace pg
 
 class PostgresStore final : public Store {
  public:
@@ -78,11 +76,11 @@ class PostgresStore final : public Store {
   static constexpr std::chrono::seconds kFailureLogInterval{10};
 
  private:
-  PostgresStore(std::unique_ptr<pg::Writer> writer, std::unique_ptr<pg::ReaderPool> readers);
+  PostgresStore(std::unique_ptr<postgres::Writer> writer, std::unique_ptr<postgres::ReaderPool> readers);
 
-  std::unique_ptr<pg::Writer> writer_;  // used only by the queue's thread
-  std::unique_ptr<pg::ReaderPool> readers_;
+  std::unique_ptr<postgres::Writer> writer_;  // used only by the queue's thread
+  std::unique_ptr<postgres::ReaderPool> readers_;
   std::unique_ptr<WriteQueue> queue_;  // last: its thread stops first and uses writer_ until then
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::postgres

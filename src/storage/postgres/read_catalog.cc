@@ -1,7 +1,7 @@
 // Monitors and maintenance windows created through the API: see reads.h.
 #include "storage/postgres/reads.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 Result<std::vector<ApiMonitorSpec>> read_api_monitors(Tx& tx) {
   std::vector<ApiMonitorSpec> out;
@@ -28,4 +28,4 @@ Result<int64_t> read_next_api_window_id(Tx& tx) {
       .as<int64_t>();
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -3,7 +3,7 @@
 
 #include "storage/postgres/reads.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 namespace {
 
 constexpr const char* kPingColumns =
@@ -78,4 +78,4 @@ Result<std::map<std::string, std::string>> read_heartbeat_tokens(Tx& tx) {
   return out;
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -3,7 +3,7 @@
 
 #include "storage/postgres/reads.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 namespace {
 
 Delivery delivery_from_row(const pqxx::row& row) {
@@ -49,4 +49,4 @@ Result<std::vector<Delivery>> read_deliveries(Tx& tx, const DeliveryQuery& query
   return out;
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -3,7 +3,7 @@
 
 #include "storage/postgres/reads.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 namespace {
 
 constexpr const char* kIncidentColumns = "SELECT id, monitor, started_ms, ended_ms, cause FROM incidents";
@@ -125,4 +125,4 @@ Result<std::map<std::string, std::vector<UptimeBucket>>> read_uptime_of(Tx& tx, 
   return out;
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -1,6 +1,6 @@
 #include "storage/postgres/reader_pool.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 Result<std::unique_ptr<pqxx::connection>> ReaderPool::borrow() {
   {
@@ -32,4 +32,4 @@ void ReaderPool::give_back(std::unique_ptr<pqxx::connection> conn) {
   freed_.notify_one();
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

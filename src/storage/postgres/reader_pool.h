@@ -25,7 +25,7 @@
 #include "core/result.h"
 #include "storage/postgres/connection.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 using ReadTx = pqxx::transaction<pqxx::isolation_level::repeatable_read, pqxx::readwrite_policy::read_only>;
 
@@ -67,4 +67,4 @@ class ReaderPool {
   size_t open_ = 0;  // idle and borrowed
 };
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

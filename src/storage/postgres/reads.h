@@ -9,7 +9,7 @@
 
 #include "storage/store.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 using Tx = pqxx::transaction_base;
 
@@ -40,4 +40,4 @@ inline std::optional<SystemTime> optional_time(const pqxx::field& f) {
   return from_unix_ms(f.as<int64_t>());
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

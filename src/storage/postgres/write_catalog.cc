@@ -1,7 +1,7 @@
 // Monitors and maintenance windows created through the API: see write_ops.h.
 #include "storage/postgres/write_ops.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 Status run_op(Tx& tx, const SaveApiMonitor& op) {
   tx.exec_params(
@@ -32,4 +32,4 @@ Status run_op(Tx& tx, const DeleteApiWindow& op) {
   return Ok{};
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

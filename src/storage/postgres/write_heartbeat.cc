@@ -3,7 +3,7 @@
 
 #include "storage/postgres/write_ops.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 Status run_op(Tx& tx, const RecordPing& op) {
   const PingRecord& r = op.record;
@@ -20,4 +20,4 @@ Status run_op(Tx& tx, const SaveToken& op) {
   return Ok{};
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -13,7 +13,7 @@
 
 #include "storage/store.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 using Tx = pqxx::transaction_base;
 
@@ -41,4 +41,4 @@ inline std::optional<int64_t> ms(const std::optional<SystemTime>& t) {
   return t ? std::optional<int64_t>(to_unix_ms(*t)) : std::nullopt;
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

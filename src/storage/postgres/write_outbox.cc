@@ -1,7 +1,7 @@
 // The alert outbox: see write_ops.h.
 #include "storage/postgres/write_ops.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 void insert_delivery(Tx& tx, const NewDelivery& d) {
   tx.exec_prepared("insert_delivery", d.channel, d.monitor, d.incident_id, d.kind, d.event, ms(d.created), ms(d.due));
@@ -20,4 +20,4 @@ Status run_op(Tx& tx, const UpdateDelivery& op) {
   return Ok{};
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

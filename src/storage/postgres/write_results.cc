@@ -1,7 +1,7 @@
 // Results, states, incidents, rollups and pruning: see write_ops.h.
 #include "storage/postgres/write_ops.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 namespace {
 
 constexpr int64_t kHourMs = 3'600'000;
@@ -101,4 +101,4 @@ Status run_op(Tx& tx, const PruneResults& op) {
   return Ok{};
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -10,7 +10,7 @@
 #include "storage/postgres/connection.h"
 #include "storage/postgres/write_ops.h"
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 namespace {
 
 Error write_error(FailureKind kind, std::string message) {
@@ -99,4 +99,4 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   return out;
 }
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -25,7 +25,7 @@
 // pqxx::connection itself, not its base: connection_base has no virtual destructor.
 #include <pqxx/connection>
 
-namespace trainwatch::pg {
+namespace trainwatch::postgres {
 
 class Writer final : public BatchApplier {
  public:
@@ -50,4 +50,4 @@ class Writer final : public BatchApplier {
   std::chrono::milliseconds delay_ = kMinReconnectDelay;
 };
 
-}  // namespace trainwatch::pg
+}  // namespace trainwatch::postgres

@@ -5,7 +5,7 @@
 
 #include <exception>
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 namespace {
 
 int on_wal_commit(void* checkpointer, sqlite3*, const char*, int pages) {
@@ -61,4 +61,4 @@ void Checkpointer::run() {
   }
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

@@ -22,7 +22,7 @@ namespace SQLite {
 class Database;
 }
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 
 class Checkpointer {
  public:
@@ -49,4 +49,4 @@ class Checkpointer {
   std::thread thread_;  // last: starts once the rest is built
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

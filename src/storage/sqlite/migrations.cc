@@ -8,7 +8,7 @@
 #include <iterator>
 #include <string>
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 namespace {
 
 constexpr SqliteMigration kMigrations[] = {
@@ -219,4 +219,4 @@ Status migrate_sqlite(SQLite::Database& db, int target) {
   return Ok{};
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

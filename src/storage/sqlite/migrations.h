@@ -19,7 +19,7 @@ namespace SQLite {
 class Database;
 }
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 
 struct SqliteMigration {
   int version;
@@ -40,4 +40,4 @@ Result<int> sqlite_schema_version(SQLite::Database& db);
 // "store.migrate" when a statement fails (nothing is applied then).
 Status migrate_sqlite(SQLite::Database& db, int target = kSqliteSchemaVersion);
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

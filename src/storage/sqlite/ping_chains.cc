@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 
 PingChains::PingChains(SQLite::Database& db) {
   int64_t saved_through = 0;
@@ -89,4 +89,4 @@ void PingChains::save(SQLite::Database& db) {
   unsaved_ = false;
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

@@ -28,7 +28,7 @@ namespace SQLite {
 class Database;
 }
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 
 class PingChains {
  public:
@@ -67,4 +67,4 @@ class PingChains {
   mutable std::mutex mu_;
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

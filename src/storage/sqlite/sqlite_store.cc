@@ -17,7 +17,7 @@
 #include "storage/sqlite/migrations.h"
 #include "storage/sqlite/ping_chains.h"
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 namespace {
 
 Error open_error(const std::string& path, const std::string& why) {
@@ -145,24 +145,6 @@ Error write_error(FailureKind kind, std::string message) {
 }
 
 }  // namespace
-
-std::string_view to_string(DeliveryStatus s) {
-  switch (s) {
-    case DeliveryStatus::kPending: return "pending";
-    case DeliveryStatus::kDelivered: return "delivered";
-    case DeliveryStatus::kFailed: return "failed";
-    case DeliveryStatus::kCancelled: return "cancelled";
-  }
-  return "pending";
-}
-
-std::optional<DeliveryStatus> delivery_status_from_string(std::string_view s) {
-  for (auto status : {DeliveryStatus::kPending, DeliveryStatus::kDelivered, DeliveryStatus::kFailed,
-                      DeliveryStatus::kCancelled}) {
-    if (to_string(status) == s) return status;
-  }
-  return std::nullopt;
-}
 
 // The write connection and its prepared statements. Used only by the writer thread.
 class SqliteStore::Writer final : public BatchApplier {
@@ -897,4 +879,4 @@ Result<std::vector<Delivery>> SqliteStore::deliveries(const DeliveryQuery& query
   });
 }
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite

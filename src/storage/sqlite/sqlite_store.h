@@ -43,7 +43,7 @@ namespace SQLite {
 class Database;
 }
 
-namespace trainwatch {
+namespace trainwatch::sqlite {
 
 class Checkpointer;
 class PingChains;
@@ -124,4 +124,4 @@ class SqliteStore final : public Store {
   std::unique_ptr<WriteQueue> queue_;  // last: its thread stops first and uses writer_ until then
 };
 
-}  // namespace trainwatch
+}  // namespace trainwatch::sqlite
