@@ -1,7 +1,7 @@
 #include "api/job_routes.h"
 
-#include "api/job_view_worker.h"
-#include "api/job_views.h"
+#include "views/job_view_worker.h"
+#include "views/job_views.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,7 +81,7 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
 void list_jobs(const JobApiContext& ctx, const Request&, Responder respond) {
   json::array items;
   for (const auto& name : ctx.jobs.names()) {
-    if (auto s = ctx.jobs.snapshot(name, false)) items.push_back(job_summary_json(ctx.engine, *s));
+    if (auto s = ctx.jobs.snapshot(name, false)) items.push_back(views::job_summary_json(ctx.engine, *s));
   }
   respond(Response::json(200, json::serialize(json::object{{"jobs", std::move(items)}})));
 }
@@ -90,7 +90,7 @@ void get_job(const JobApiContext& ctx, const Request& request, Responder respond
   const std::string& name = request.params.at("job");
   auto s = ctx.jobs.snapshot(name);
   if (!s) return respond(Response::problem(404, "no job named '" + name + "'"));
-  respond(Response::json(200, json::serialize(job_detail_json(ctx.engine, *s))));
+  respond(Response::json(200, json::serialize(views::job_detail_json(ctx.engine, *s))));
 }
 
 void get_series(const JobApiContext& ctx, const Request& request, Responder respond) {
@@ -122,7 +122,7 @@ void add_job_routes(http::Router& router, const JobApiContext& ctx) {
     return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
   };
   // Reads build their JSON on the worker, off the HTTP threads (job_view_worker.h).
-  auto worker = std::make_shared<JobViewWorker>();
+  auto worker = std::make_shared<views::JobViewWorker>();
   auto off_http = [ctx, worker](void (*fn)(const JobApiContext&, const Request&, Responder)) {
     return [ctx, worker, fn](const Request& request, Responder respond) {
       worker->post(std::move(respond), [ctx, fn, request](Responder r) { fn(ctx, request, std::move(r)); });
@@ -175,7 +175,7 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
   for (const auto& s : snaps) {
     for (const auto& [name, n] : s.state->nodes()) {
       w.sample("trainwatch_job_node_last_report_age_seconds", {{"job", s.state->name()}, {"node", name}},
-               static_cast<double>(snapshot_age_ms(s, n.last_seen)) / 1000.0);
+               static_cast<double>(views::snapshot_age_ms(s, n.last_seen)) / 1000.0);
     }
   }
   struct RankFamily {
@@ -194,7 +194,7 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return r.last.alive ? 1.0 : 0.0; }},
       {"trainwatch_job_rank_last_step_age_seconds", "Seconds since the rank's last step, on the server's clock.",
        [](const JobSnapshot& s, int, const jobs::RankRecord& r) {
-         return r.last_step_at ? static_cast<double>(snapshot_age_ms(s, *r.last_step_at)) / 1000.0 : -1.0;
+         return r.last_step_at ? static_cast<double>(views::snapshot_age_ms(s, *r.last_step_at)) / 1000.0 : -1.0;
        }},
   };
   // Per rank only for jobs of at most kMaxDetailedRanks ranks (their snapshot carries the

@@ -2,8 +2,8 @@
 
 #include <boost/json.hpp>
 
-#include "api/maintenance_views.h"
-#include "api/write_access.h"
+#include "views/maintenance_views.h"
+#include "views/write_access.h"
 
 namespace trainwatch::api {
 namespace {
@@ -17,18 +17,18 @@ void list(const MaintenanceContext& ctx, Responder respond) {
   const SystemTime now = ctx.clock.system_time();
   json::array windows;
   // At most kMaxApiWindows plus the file's: small enough for one answer.
-  for (const auto& w : ctx.catalog.list()) windows.push_back(window_json(w, now));
+  for (const auto& w : ctx.catalog.list()) windows.push_back(views::window_json(w, now));
   respond(Response::json(200, json::serialize(json::object{{"windows", std::move(windows)}})));
 }
 
 void create(const MaintenanceContext& ctx, const Request& request, Responder respond) {
-  if (!write_allowed(ctx.auth, request, respond)) return;
+  if (!views::write_allowed(ctx.auth, request, respond)) return;
   ctx.catalog.create(request.body, [ctx, respond](Result<std::string> r) {
-    if (!r) return respond(Response::problem(status_for(r.error()), r.error().message));
+    if (!r) return respond(Response::problem(views::status_for(r.error()), r.error().message));
     // Answer with the window as listed, so the client sees how it was read.
     json::object body{{"id", *r}};
     for (const auto& w : ctx.catalog.list()) {
-      if (w.id == *r) body = window_json(w, ctx.clock.system_time());
+      if (w.id == *r) body = views::window_json(w, ctx.clock.system_time());
     }
     Response response = Response::json(201, json::serialize(body));
     response.headers.emplace_back("Location", "/api/v1/maintenance/" + *r);
@@ -37,9 +37,9 @@ void create(const MaintenanceContext& ctx, const Request& request, Responder res
 }
 
 void remove(const MaintenanceContext& ctx, const Request& request, Responder respond) {
-  if (!write_allowed(ctx.auth, request, respond)) return;
+  if (!views::write_allowed(ctx.auth, request, respond)) return;
   ctx.catalog.remove(request.params.at("id"), [respond](Result<std::string> r) {
-    if (!r) return respond(Response::problem(status_for(r.error()), r.error().message));
+    if (!r) return respond(Response::problem(views::status_for(r.error()), r.error().message));
     Response response;
     response.status = 204;
     response.body = "";

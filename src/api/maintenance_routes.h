@@ -1,7 +1,7 @@
 // /api/v1/maintenance: GET lists every window (the file's and the API's) with whether it
 // holds notifications now; POST creates an API window (201); DELETE /{id} removes one
 // (204; 404 unknown; 409 for a file's window). Writes need write access exactly as the
-// monitor API does (api/write_access.h) and answer once committed to the store.
+// monitor API does (views/write_access.h) and answer once committed to the store.
 #pragma once
 
 #include "auth/admin_auth.h"

@@ -8,7 +8,7 @@
 // background rather than waiting. A list is at most kMaxAge plus one rebuild older than
 // the engine. Thread-safe; memory is one string per monitor plus one body per audience.
 //
-// Admins and the public read different lists (api/json_views.h): each monitor keeps its
+// Admins and the public read different lists (views/json_views.h): each monitor keeps its
 // public JSON, and an admin's JSON only where the two differ (a URL with credentials, a
 // cause quoting a body), so the second audience costs little.
 #pragma once

@@ -10,7 +10,7 @@ using http::Responder;
 using http::Response;
 
 bool allowed(const WriteContext& ctx, const Request& request, const Responder& respond) {
-  return write_allowed(ctx.auth, request, respond);
+  return views::write_allowed(ctx.auth, request, respond);
 }
 
 // A heartbeat monitor's ping URL, for the admin who just created or replaced it: the one
@@ -25,7 +25,7 @@ std::string ping_url(const WriteContext& ctx, const std::string& name, const std
 }
 
 void answer(const Responder& respond, const Result<std::string>& result, int ok_status, const std::string& url = "") {
-  if (!result) return respond(Response::problem(status_for(result.error()), result.error().message));
+  if (!result) return respond(Response::problem(views::status_for(result.error()), result.error().message));
   if (ok_status == 204) {
     Response r;
     r.status = 204;

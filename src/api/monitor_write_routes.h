@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "api/write_access.h"
+#include "views/write_access.h"
 #include "auth/admin_auth.h"
 #include "catalog/monitor_catalog.h"
 #include "engine/engine.h"

@@ -1,12 +1,12 @@
 #include "api/notification_routes.h"
 
-#include "api/notification_views.h"
+#include "views/notification_views.h"
 
 #include <boost/json.hpp>
 
-#include "api/audience.h"
+#include "views/audience.h"
 #include "api/query_params.h"
-#include "api/write_access.h"
+#include "views/write_access.h"
 #include "core/time_format.h"
 
 namespace trainwatch::api {
@@ -20,9 +20,9 @@ using http::Response;
 constexpr int64_t kMaxPageSize = 1000;
 
 void list_channels(const NotificationContext& ctx, const Request& request, Responder respond) {
-  const Audience audience = audience_of(&ctx.auth, request);
+  const Audience audience = views::audience_of(&ctx.auth, request);
   json::array items;
-  for (const auto& h : ctx.dispatcher.health()) items.push_back(channel_json(h, audience));
+  for (const auto& h : ctx.dispatcher.health()) items.push_back(views::channel_json(h, audience));
   respond(Response::json(200, json::serialize(json::object{{"notifications", std::move(items)}})));
 }
 
@@ -44,21 +44,21 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, Res
   auto rows = ctx.store.deliveries(query);
   if (!rows) return respond(Response::problem(503, "deliveries cannot be read: " + rows.error().message));
   json::array items;
-  const Audience audience = audience_of(&ctx.auth, request);
-  for (const auto& d : *rows) items.push_back(delivery_json(d, audience));
+  const Audience audience = views::audience_of(&ctx.auth, request);
+  for (const auto& d : *rows) items.push_back(views::delivery_json(d, audience));
   json::object out{{"deliveries", std::move(items)}};
   if (!rows->empty() && static_cast<int>(rows->size()) == page->limit) out["next_before"] = rows->back().id;
   respond(Response::json(200, json::serialize(out)));
 }
 
 void test_channel(const NotificationContext& ctx, const Request& request, Responder respond) {
-  if (!write_allowed(ctx.auth, request, respond)) return;
+  if (!views::write_allowed(ctx.auth, request, respond)) return;
   const std::string name = request.params.at("name");
   bool known = false;
   for (const auto& h : ctx.dispatcher.health()) known = known || h.name == name;
   if (!known) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
   if (auto wait = ctx.test_sends->take(name, ctx.clock.monotonic_time())) {
-    return respond(too_many_attempts(*wait, "too many test messages on '" + name + "'"));
+    return respond(views::too_many_attempts(*wait, "too many test messages on '" + name + "'"));
   }
   ctx.dispatcher.test(name, [respond, name](alerting::TestOutcome o) {
     json::object out{{"channel", name},

@@ -6,7 +6,7 @@
 // and the trainwatch_notifications_* metric families.
 //
 // A test send reaches real people (a PagerDuty trigger pages someone), so it needs write
-// access (api/write_access.h: 401/403/429 like every write) and is limited per channel,
+// access (views/write_access.h: 401/403/429 like every write) and is limited per channel,
 // whoever asks: kTestSendLimits, 3 at once and one more every 20 s. Beyond that the
 // answer is 429 problem+json with Retry-After and nothing is sent.
 #pragma once

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "api/audience.h"
+#include "views/audience.h"
 #include "api/job_routes.h"
-#include "api/json_views.h"
+#include "views/json_views.h"
 #include "api/metrics_page.h"
 #include "api/monitor_list_cache.h"
 #include "api/query_params.h"
@@ -24,7 +24,7 @@ Response json_response(const json::value& value) { return Response::json(200, js
 
 void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request& request, Responder respond) {
   Response r = Response::json(200, "");
-  r.shared_body = cache.body(ctx.engine, audience_of(ctx.admin, request), ctx.clock.monotonic_time());
+  r.shared_body = cache.body(ctx.engine, views::audience_of(ctx.admin, request), ctx.clock.monotonic_time());
   respond(std::move(r));
 }
 
@@ -40,15 +40,15 @@ void get_monitor(const ApiContext& ctx, const Request& request, Responder respon
   auto results = ctx.store.results(ResultQuery{name, *before, static_cast<int>(*limit)});
   if (!results) return respond(Response::problem(503, "results cannot be read: " + results.error().message));
 
-  const Audience audience = audience_of(ctx.admin, request);
-  json::object out = monitor_summary(*view, audience);
+  const Audience audience = views::audience_of(ctx.admin, request);
+  json::object out = views::monitor_summary(*view, audience);
   out["retries"] = view->config->retries;
   out["timeout_ms"] = view->config->timeout.count();
   out["consecutive_failures"] = view->state.consecutive_failures;
-  out["last_result"] = view->last_result ? json::value(check_result_json(*view->last_result, audience)) : json::value(nullptr);
-  out["incident"] = view->open_incident ? json::value(incident_json(*view->open_incident, audience)) : json::value(nullptr);
+  out["last_result"] = view->last_result ? json::value(views::check_result_json(*view->last_result, audience)) : json::value(nullptr);
+  out["incident"] = view->open_incident ? json::value(views::incident_json(*view->open_incident, audience)) : json::value(nullptr);
   json::array items;
-  for (const auto& r : *results) items.push_back(check_result_json(r, audience));
+  for (const auto& r : *results) items.push_back(views::check_result_json(r, audience));
   out["results"] = std::move(items);
   if (const auto* hb = std::get_if<HeartbeatSpec>(&view->config->spec)) {
     // The URL as this client reached the server, so it can be pasted as is; only for
@@ -56,7 +56,7 @@ void get_monitor(const ApiContext& ctx, const Request& request, Responder respon
     const std::string_view host = request.header("host");
     out["ping_url"] = audience == Audience::kAdmin ? json::value((host.empty() ? std::string() : "http://" + std::string(host)) + "/ping/" + hb->token)
                               : json::value(nullptr);
-    out["heartbeat"] = heartbeat_json(*view, audience);
+    out["heartbeat"] = views::heartbeat_json(*view, audience);
   }
   respond(json_response(out));
 }
@@ -74,8 +74,8 @@ void list_pings(const ApiContext& ctx, const Request& request, Responder respond
   auto pings = ctx.store.pings(query);
   if (!pings) return respond(Response::problem(503, "pings cannot be read: " + pings.error().message));
   json::array items;
-  const Audience audience = audience_of(ctx.admin, request);
-  for (const auto& ping : *pings) items.push_back(ping_json(ping, audience));
+  const Audience audience = views::audience_of(ctx.admin, request);
+  for (const auto& ping : *pings) items.push_back(views::ping_json(ping, audience));
   json::object out{{"pings", std::move(items)}};
   if (!pings->empty() && static_cast<int>(pings->size()) == page->limit) out["next_before"] = pings->back().id;
   respond(json_response(out));
@@ -91,8 +91,8 @@ void list_incidents(const ApiContext& ctx, const Request& request, Responder res
   auto incidents = ctx.store.incidents(query);
   if (!incidents) return respond(Response::problem(503, "incidents cannot be read: " + incidents.error().message));
   json::array items;
-  const Audience audience = audience_of(ctx.admin, request);
-  for (const auto& incident : *incidents) items.push_back(incident_json(incident, audience));
+  const Audience audience = views::audience_of(ctx.admin, request);
+  for (const auto& incident : *incidents) items.push_back(views::incident_json(incident, audience));
   json::object out{{"incidents", std::move(items)}};
   if (!incidents->empty() && static_cast<int>(incidents->size()) == page->limit) out["next_before"] = incidents->back().id;
   respond(json_response(out));

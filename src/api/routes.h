@@ -21,7 +21,7 @@ struct ApiContext {
   const Clock& clock;
   SystemTime started_at;
   const jobs::JobRegistry* jobs = nullptr;  // adds per-job families to /metrics when set
-  // Who may read secrets (api/audience.h): ping URLs and bodies, URL credentials, what
+  // Who may read secrets (views/audience.h): ping URLs and bodies, URL credentials, what
   // targets answered; null: everybody.
   const auth::AdminAuth* admin = nullptr;
   // Appends other components' metric families to /metrics (alerting); may be empty.

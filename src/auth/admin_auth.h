@@ -67,7 +67,7 @@ class AdminAuth {
   // may try now. Callers answer 429 with Retry-After without checking the token.
   std::optional<Millis> throttled(std::string_view address) const;
   // Counts one wrong token from `address`. Const: readers that merely look at a token
-  // (api/audience.h) count their failures too, or they would be an unthrottled oracle.
+  // (views/audience.h) count their failures too, or they would be an unthrottled oracle.
   void record_failure(std::string_view address) const;
 
   // A new session for a valid token; nullopt for a wrong one, which counts as a failure

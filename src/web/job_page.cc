@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <map>
 
-#include "api/job_view_worker.h"
-#include "api/job_views.h"
+#include "views/job_view_worker.h"
+#include "views/job_views.h"
 #include "jobs/rank_health.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
@@ -62,7 +62,7 @@ json::array rank_range_rows(const jobs::RankSummary& summary) {
 
 // The live part's model: the job's detail with its ranks grouped under their nodes.
 json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot) {
-  json::object m = api::job_detail_json(ctx.engine, snapshot);
+  json::object m = views::job_detail_json(ctx.engine, snapshot);
   if (auto view = ctx.engine.monitor(snapshot.state->name())) {
     m["status_word"] = status_word(view->state.status);
     m["status_icon"] = status_icon(view->state.status);
@@ -126,7 +126,7 @@ void jobs_list(const WebContext& ctx, const Request& request, Responder respond)
   for (const auto& name : ctx.jobs.names()) {
     auto snapshot = ctx.jobs.snapshot(name, false);
     if (!snapshot) continue;
-    json::object row = api::job_summary_json(ctx.engine, *snapshot);
+    json::object row = views::job_summary_json(ctx.engine, *snapshot);
     if (auto view = ctx.engine.monitor(name)) {
       row["status_word"] = status_word(view->state.status);
       row["status_icon"] = status_icon(view->state.status);
@@ -157,8 +157,8 @@ void job_page(const WebContext& ctx, const Request& request, Responder respond, 
 
 void add_job_pages(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
-  // Pages render on the worker, off the HTTP threads that answer pings (api/job_view_worker.h).
-  auto worker = std::make_shared<api::JobViewWorker>();
+  // Pages render on the worker, off the HTTP threads that answer pings (views/job_view_worker.h).
+  auto worker = std::make_shared<views::JobViewWorker>();
   auto off_http = [worker](std::function<void(const Request&, Responder)> page) {
     return [worker, page](const Request& r, Responder respond) {
       worker->post(std::move(respond), [page, r](Responder later) { page(r, std::move(later)); });

@@ -5,7 +5,7 @@
 //                           and charts of step time, loss, tokens/s and GPU memory
 //   GET /jobs/{name}/live   the page's live part alone (header, grid, findings), which
 //                           static/job.js swaps in every few seconds
-// Rendered server-side from the job API's JSON (api/job_views.h): the page reads the same
+// Rendered server-side from the job API's JSON (views/job_views.h): the page reads the same
 // with JavaScript off, and every text is escaped by the template engine.
 #pragma once
 

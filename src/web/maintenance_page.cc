@@ -1,7 +1,7 @@
 #include "web/maintenance_page.h"
 
-#include "api/maintenance_views.h"
-#include "api/write_access.h"
+#include "views/maintenance_views.h"
+#include "views/write_access.h"
 #include "core/duration.h"
 #include "core/time_format.h"
 #include "web/dashboard_common.h"
@@ -43,7 +43,7 @@ void page(const MaintenancePageContext& ctx, const Request& request, Responder r
   json::object m = layout_model(ctx.web, request, "Maintenance · trainwatch");
   json::array rows;
   for (const auto& w : ctx.maintenance.list()) {
-    json::object row = api::window_json(w, now);
+    json::object row = views::window_json(w, now);
     std::string when;
     if (row.contains("daily")) {
       when = "every day " + std::string(row["daily"].as_string()) + " UTC";
@@ -92,8 +92,8 @@ void create_form(const MaintenancePageContext& ctx, const Request& request, Resp
   }
   ctx.maintenance.create(json::serialize(spec), [ctx, request, respond](Result<std::string> r) {
     if (r) return respond(redirect("/maintenance"));
-    if (api::status_for(r.error()) == 400) return page(ctx, request, respond, r.error().message);
-    respond(Response::problem(api::status_for(r.error()), r.error().message));
+    if (views::status_for(r.error()) == 400) return page(ctx, request, respond, r.error().message);
+    respond(Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 
@@ -101,7 +101,7 @@ void delete_form(const MaintenancePageContext& ctx, const Request& request, Resp
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond)) return;
   ctx.maintenance.remove(request.params.at("id"), [respond](Result<std::string> r) {
-    respond(r ? redirect("/maintenance") : Response::problem(api::status_for(r.error()), r.error().message));
+    respond(r ? redirect("/maintenance") : Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 

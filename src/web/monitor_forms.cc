@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "api/write_access.h"
+#include "views/write_access.h"
 #include "web/dashboard_common.h"
 
 namespace trainwatch::web {
@@ -28,7 +28,7 @@ void delete_form(const WebContext& ctx, const Request& request, Responder respon
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx, request, form, respond)) return;
   ctx.catalog.remove(request.params.at("name"), [respond](Result<std::string> r) {
-    respond(r ? redirect("/") : Response::problem(api::status_for(r.error()), r.error().message));
+    respond(r ? redirect("/") : Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 
@@ -50,7 +50,7 @@ void create_form(const WebContext& ctx, const Request& request, Responder respon
   }
   ctx.catalog.put("", json::serialize(spec), true, [respond](Result<std::string> r) {
     respond(r ? redirect("/monitors/" + *r)
-              : Response::problem(api::status_for(r.error()), r.error().message));
+              : Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 
@@ -60,7 +60,7 @@ void edit_form(const WebContext& ctx, const Request& request, Responder respond)
   if (!form_allowed(ctx, request, form, respond)) return;
   ctx.catalog.put(request.params.at("name"), form["spec"], false, [respond](Result<std::string> r) {
     respond(r ? redirect("/monitors/" + *r)
-              : Response::problem(api::status_for(r.error()), r.error().message));
+              : Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
-#include "api/audience.h"
-#include "api/json_views.h"
+#include "views/audience.h"
+#include "views/json_views.h"
 #include "core/duration.h"
 #include "core/time_format.h"
 #include "web/banner.h"
@@ -27,7 +27,7 @@ constexpr int64_t kDayMs = 86'400'000;
 // grace (the bar's scale is period + grace; past that it is full), and the ping log.
 void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience, const engine::MonitorView& view,
                    json::object& m) {
-  json::object hb = api::heartbeat_json(view, audience);
+  json::object hb = views::heartbeat_json(view, audience);
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
   // The whole ping URL only for an admin (or a server without admin tokens): whoever has
   // it can keep the monitor up.
@@ -47,7 +47,7 @@ void add_heartbeat(const WebContext& ctx, const Request& request, Audience audie
   m["heartbeat"] = std::move(hb);
   json::array pings;
   if (auto p = ctx.store.pings(PingQuery{view.config->name, std::nullopt, 50})) {
-    for (const auto& ping : *p) pings.push_back(api::ping_json(ping, audience));
+    for (const auto& ping : *p) pings.push_back(views::ping_json(ping, audience));
   }
   m["pings"] = std::move(pings);
 }
@@ -57,8 +57,8 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   auto view = ctx.engine.monitor(name);
   if (!view) return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));
   json::object m = layout_model(ctx, request, name + " · trainwatch");
-  const Audience audience = api::audience_of(&ctx.auth, request);
-  json::object summary = api::monitor_summary(*view, audience);
+  const Audience audience = views::audience_of(&ctx.auth, request);
+  json::object summary = views::monitor_summary(*view, audience);
   for (auto& [k, v] : summary) m[k] = v;
   m["status_word"] = status_word(view->state.status);
   m["status_icon"] = status_icon(view->state.status);
@@ -83,10 +83,10 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
   m["uptime"] = std::move(uptime);
   json::array results, incidents;
   if (auto r = ctx.store.results(ResultQuery{name, std::nullopt, 50})) {
-    for (const auto& result : *r) results.push_back(api::check_result_json(result, audience));
+    for (const auto& result : *r) results.push_back(views::check_result_json(result, audience));
   }
   if (auto i = ctx.store.incidents(IncidentQuery{name, std::nullopt, 20})) {
-    for (const auto& incident : *i) incidents.push_back(api::incident_json(incident, audience));
+    for (const auto& incident : *i) incidents.push_back(views::incident_json(incident, audience));
   }
   m["results"] = std::move(results);
   m["incidents"] = std::move(incidents);

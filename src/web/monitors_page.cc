@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "api/audience.h"
-#include "api/json_views.h"
+#include "views/audience.h"
+#include "views/json_views.h"
 #include "http/ttl_cache.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
@@ -93,7 +93,7 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, const 
   const std::vector<UptimeBucket> none;
   json::array rows;
   for (const engine::MonitorView& v : views) {
-    json::object row = api::monitor_summary(v, audience);
+    json::object row = views::monitor_summary(v, audience);
     row["status_word"] = status_word(v.state.status);
     row["status_icon"] = status_icon(v.state.status);
     const std::vector<UptimeBucket>* buckets = &none;
@@ -118,7 +118,7 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   const std::string state = q("state"), type = q("type"), tag = q("tag");
   // The table is the same for every visitor of one audience with this filter; the page
   // around it carries the visitor's session (the forms' CSRF token).
-  const Audience audience = api::audience_of(&ctx.auth, request);
+  const Audience audience = views::audience_of(&ctx.auth, request);
   const std::string key =
       (audience == Audience::kAdmin ? "admin\n" : "public\n") + state + '\n' + type + '\n' + tag;
   auto rows =

@@ -1,7 +1,7 @@
 #include "web/notifications_page.h"
 
-#include "api/audience.h"
-#include "api/notification_views.h"
+#include "views/audience.h"
+#include "views/notification_views.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
 
@@ -29,11 +29,11 @@ std::string_view health_icon(std::string_view health) {
 void page(const NotificationsPageContext& ctx, const Request& request, Responder respond, json::object notice) {
   json::object m = layout_model(ctx.web, request, "Notifications · trainwatch");
   const std::string channel = query_value(request, "channel"), status = query_value(request, "status");
-  const Audience audience = api::audience_of(&ctx.web.auth, request);
+  const Audience audience = views::audience_of(&ctx.web.auth, request);
   json::array channels, channel_options;
   for (const auto& health : ctx.dispatcher.health()) {
-    json::object c = api::channel_json(health, audience);
-    c["health_icon"] = health_icon(api::health_word(health));
+    json::object c = views::channel_json(health, audience);
+    c["health_icon"] = health_icon(views::health_word(health));
     channels.push_back(std::move(c));
     channel_options.push_back(json::object{{"value", health.name}, {"selected", health.name == channel}});
   }
@@ -51,7 +51,7 @@ void page(const NotificationsPageContext& ctx, const Request& request, Responder
   query.limit = kLogRows;
   if (auto rows = ctx.web.store.deliveries(query)) {
     json::array log;
-    for (const auto& d : *rows) log.push_back(api::delivery_json(d, audience));
+    for (const auto& d : *rows) log.push_back(views::delivery_json(d, audience));
     m["deliveries"] = std::move(log);
   } else {
     m["log_error"] = rows.error().message;

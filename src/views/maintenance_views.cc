@@ -1,4 +1,4 @@
-#include "api/maintenance_views.h"
+#include "views/maintenance_views.h"
 
 #include <array>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include "alerting/maintenance.h"
 #include "core/time_format.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 namespace {
 
 namespace json = boost::json;
@@ -53,4 +53,4 @@ json::object window_json(const catalog::CatalogWindow& c, SystemTime now) {
   return o;
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -1,4 +1,4 @@
-#include "api/job_views.h"
+#include "views/job_views.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include "core/time_format.h"
 #include "jobs/rank_health.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 namespace {
 
 namespace json = boost::json;
@@ -173,4 +173,4 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
   return out;
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

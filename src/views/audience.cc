@@ -1,8 +1,8 @@
-#include "api/audience.h"
+#include "views/audience.h"
 
 #include "auth/request_auth.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 Audience audience_of(const auth::AdminAuth* admin, const http::Request& request) {
   if (admin == nullptr) return Audience::kAdmin;
@@ -17,4 +17,4 @@ Audience audience_of(const auth::AdminAuth* admin, const http::Request& request)
   return Audience::kPublic;
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -9,7 +9,7 @@
 #include "core/result.h"
 #include "http/server.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 // Answers the request (and returns false) unless it may write (auth/request_auth.h): 401
 // without credentials or with a wrong or revoked bearer token (counted against the
@@ -24,4 +24,4 @@ http::Response too_many_attempts(Millis wait, std::string_view what);
 // 409 exists, read_only or full, 503 otherwise (the store).
 int status_for(const Error& error);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -1,8 +1,8 @@
-#include "api/json_views.h"
+#include "views/json_views.h"
 
 #include "core/time_format.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 namespace {
 
 boost::json::value time_or_null(const std::optional<SystemTime>& t) {
@@ -111,4 +111,4 @@ boost::json::object heartbeat_json(const engine::MonitorView& view, Audience aud
   return out;
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

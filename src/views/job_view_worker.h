@@ -18,7 +18,7 @@
 
 #include "http/server.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 class JobViewWorker {
  public:
@@ -32,4 +32,4 @@ class JobViewWorker {
   boost::asio::thread_pool pool_{1};  // last: joined first, while the counter still exists
 };
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -1,11 +1,11 @@
-#include "api/job_view_worker.h"
+#include "views/job_view_worker.h"
 
 #include <exception>
 
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 void JobViewWorker::post(http::Responder respond, std::function<void(http::Responder)> view) {
   if (pending_.fetch_add(1) >= kMaxPending) {
@@ -28,4 +28,4 @@ void JobViewWorker::post(http::Responder respond, std::function<void(http::Respo
   });
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -1,10 +1,10 @@
-#include "api/maintenance_views.h"
+#include "views/maintenance_views.h"
 
 #include <gtest/gtest.h>
 
 #include "core/time_format.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 namespace {
 
 using catalog::CatalogWindow;
@@ -39,4 +39,4 @@ TEST(WindowJson, ShowsTheFileSpellingAndWhetherItIsActive) {
 }
 
 }  // namespace
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -8,11 +8,11 @@
 #include "catalog/maintenance_catalog.h"
 #include "core/clock.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 // {"id", "source": "yaml"|"api", "monitors", "tags", "start"+"end" | "daily" | "weekly",
 //  "active", "active_until" (when active), "ended" (a one-off window that is over),
 //  "created_at" (API windows)}
 boost::json::object window_json(const catalog::CatalogWindow& window, SystemTime now);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -14,7 +14,7 @@
 #include "engine/engine.h"
 #include "jobs/job_registry.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 boost::json::object job_summary_json(const engine::Engine& engine, const jobs::JobSnapshot& snapshot);
 boost::json::object job_detail_json(const engine::Engine& engine, const jobs::JobSnapshot& snapshot);
@@ -22,4 +22,4 @@ boost::json::object job_detail_json(const engine::Engine& engine, const jobs::Jo
 // Milliseconds from `t` to the snapshot's instant, on the server's monotonic clock.
 int64_t snapshot_age_ms(const jobs::JobSnapshot& snapshot, MonoTime t);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -1,8 +1,8 @@
-#include "api/notification_views.h"
+#include "views/notification_views.h"
 
 #include "core/time_format.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 namespace {
 
 namespace json = boost::json;
@@ -64,4 +64,4 @@ json::object delivery_json(const Delivery& d, Audience audience) {
                       {"last_error", admin_text_or_null(d.last_error, audience)}};
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

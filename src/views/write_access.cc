@@ -1,11 +1,11 @@
-#include "api/write_access.h"
+#include "views/write_access.h"
 
 #include <algorithm>
 #include <string>
 
 #include "auth/request_auth.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const http::Responder& respond) {
   using http::Response;
@@ -59,4 +59,4 @@ int status_for(const Error& error) {
   return 503;
 }
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

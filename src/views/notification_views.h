@@ -14,11 +14,11 @@
 #include "core/redaction.h"
 #include "storage/store.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 // "failing" (its last attempt failed), "ok" (it has delivered since start) or "unknown".
 std::string_view health_word(const alerting::ChannelHealth& health);
 boost::json::object channel_json(const alerting::ChannelHealth& health, Audience audience);
 boost::json::object delivery_json(const Delivery& delivery, Audience audience);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

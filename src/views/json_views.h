@@ -1,7 +1,7 @@
 // The JSON shapes of the API, in one place so every endpoint spells a monitor, a result
 // and an incident the same way. Times are RFC 3339 UTC strings; absent values are null.
 //
-// Each view takes its reader's Audience (core/redaction.h; api/audience.h tells it from a
+// Each view takes its reader's Audience (core/redaction.h; views/audience.h tells it from a
 // request). The public form keeps the shape and leaves out what may be secret: values a
 // target returned in a cause are "(redacted)", a monitor URL loses userinfo and query, a
 // ping's body, source address and user agent are null.
@@ -13,7 +13,7 @@
 #include "core/redaction.h"
 #include "engine/engine.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 boost::json::object monitor_summary(const engine::MonitorView& view, Audience audience);
 // Whether an admin's monitor_summary differs from the public one (a URL with secrets, a
@@ -25,4 +25,4 @@ boost::json::object ping_json(const PingRecord& ping, Audience audience);
 // A heartbeat monitor's period, grace, last ping, lateness and open start.
 boost::json::object heartbeat_json(const engine::MonitorView& view, Audience audience);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views

@@ -8,9 +8,9 @@
 #include "core/redaction.h"
 #include "http/server.h"
 
-namespace trainwatch::api {
+namespace trainwatch::views {
 
 // `admin` null: no admin auth was wired in, so everybody is an admin (as above).
 Audience audience_of(const auth::AdminAuth* admin, const http::Request& request);
 
-}  // namespace trainwatch::api
+}  // namespace trainwatch::views
