@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   auto monitor = trainwatch::catalog::parse_api_monitor(body, channels);
   if (!monitor) (void)monitor.error().message.size();
-  auto window = trainwatch::catalog::parse_api_window(body, [](const std::string& name) { return name == "trainer"; });
+  auto window =
+      trainwatch::catalog::parse_api_window(body, [](const std::string& name) { return name == "trainer"; });
   if (!window) (void)window.error().message.size();
   return 0;
 }

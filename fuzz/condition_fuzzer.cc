@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Two responses: a healthy one and a failing one, so both outcomes' descriptions are built.
   for (int status : {200, 503}) {
     trainwatch::ConditionInput response{status, status == 200 ? 42.0 : 9000.5, body};
-    for (const auto& outcome : trainwatch::evaluate_conditions(conditions, response)) (void)outcome.description.size();
+    for (const auto& outcome : trainwatch::evaluate_conditions(conditions, response))
+      (void)outcome.description.size();
   }
   return 0;
 }

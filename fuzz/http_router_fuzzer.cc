@@ -116,7 +116,8 @@ struct ScratchDir {
   std::filesystem::path path;
   ScratchDir() {
     const char* tmp = std::getenv("TMPDIR");
-    path = std::filesystem::path(tmp && *tmp ? tmp : "/tmp") / ("trainwatch-fuzz-" + std::to_string(::getpid()));
+    path =
+        std::filesystem::path(tmp && *tmp ? tmp : "/tmp") / ("trainwatch-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(path);
   }
   ~ScratchDir() {
@@ -154,12 +155,12 @@ struct ServerInProcess {
   engine::Engine engine{engine_io, clock, engine_timers, *store, checkers, &planner};
   CountingRandom random;
   catalog::MonitorCatalog catalog{engine, *store, random};
-  catalog::MaintenanceCatalog maintenance{*store, clock,
-                                      [this](const std::string& name) { return engine.monitor(name).has_value(); },
-                                      [this](const std::vector<MaintenanceWindow>& windows) {
-                                        planner.set_maintenance(windows);
-                                        dispatcher.set_maintenance(windows);
-                                      }};
+  catalog::MaintenanceCatalog maintenance{
+      *store, clock, [this](const std::string& name) { return engine.monitor(name).has_value(); },
+      [this](const std::vector<MaintenanceWindow>& windows) {
+        planner.set_maintenance(windows);
+        dispatcher.set_maintenance(windows);
+      }};
   heartbeat::PingIngest pings{clock, engine};
   auth::AdminAuth admin{config.auth, clock};
   http::Router router;
@@ -178,20 +179,29 @@ struct ServerInProcess {
 
     api::ApiContext api_context{engine, *store, clock, clock.system_time(), &jobs};
     api_context.admin = &admin;
-    api_context.extra_metrics = [this](PrometheusWriter& w) { api::write_notification_metrics(dispatcher, w); };
+    api_context.extra_metrics = [this](PrometheusWriter& w) {
+      api::write_notification_metrics(dispatcher, w);
+    };
     api::add_api_routes(router, api_context);
     auto test_sends = std::make_shared<auth::BucketTable>(api::kTestSendLimits);
-    api::add_notification_routes(router, api::NotificationContext{dispatcher, *store, admin, clock, test_sends});
+    api::add_notification_routes(router,
+                                 api::NotificationContext{dispatcher, *store, admin, clock, test_sends});
     api::add_ping_routes(router, pings);
     api::add_monitor_write_routes(router, api::WriteContext{engine, catalog, admin});
-    const web::WebContext web_context{engine, *store, clock, admin, catalog, jobs,
+    const web::WebContext web_context{engine,
+                                      *store,
+                                      clock,
+                                      admin,
+                                      catalog,
+                                      jobs,
                                       std::make_shared<catalog::StatusPageSet>(config.status_pages)};
     web::add_web_routes(router, web_context);
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
     web::add_maintenance_routes(router, web::MaintenancePageContext{web_context, maintenance});
     web::add_notifications_routes(router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
-    api::add_job_routes(router,
-                        api::JobApiContext{engine, jobs, std::make_shared<auth::ReloadableSecret>(config.jobs.token)});
+    api::add_job_routes(
+        router,
+        api::JobApiContext{engine, jobs, std::make_shared<auth::ReloadableSecret>(config.jobs.token)});
   }
 };
 

@@ -28,7 +28,8 @@ struct ScratchFile {
   std::string path;
   ScratchFile() {
     const char* tmp = std::getenv("TMPDIR");
-    path = std::string(tmp && *tmp ? tmp : "/tmp") + "/trainwatch-fuzz-" + std::to_string(::getpid()) + ".slots";
+    path =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/trainwatch-fuzz-" + std::to_string(::getpid()) + ".slots";
   }
   ~ScratchFile() { ::unlink(path.c_str()); }
 };
@@ -41,7 +42,8 @@ const std::string& slot_path() {
 void read_every_slot(const trainwatch::reporter::SlotFile& file) {
   trainwatch::reporter::SlotSnapshot snapshot;
   for (uint32_t i = 0; i < kSlotCount; ++i) {
-    if (trainwatch::reporter::read_slot(*file.slot(i), &snapshot, 4) == trainwatch::reporter::ReadResult::kOk) {
+    if (trainwatch::reporter::read_slot(*file.slot(i), &snapshot, 4) ==
+        trainwatch::reporter::ReadResult::kOk) {
       (void)trainwatch::reporter::status_name(snapshot.status);
     }
   }

@@ -19,7 +19,8 @@ namespace {
 class SlotDir {
  public:
   SlotDir() {
-    std::string base = std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path().string();
+    std::string base =
+        std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path().string();
     path_ = base + "/trainwatch-bench-" + std::to_string(::getpid());
     std::filesystem::create_directories(path_);
   }
@@ -73,8 +74,8 @@ void BM_StepEx(benchmark::State& state) {
   reporter.status(TW_STATUS_TRAINING);
   tw_step_info info{};
   info.struct_size = sizeof info;
-  info.fields = TW_FIELD_LOSS | TW_FIELD_LOSS_SCALE | TW_FIELD_OVERFLOW | TW_FIELD_GRAD_NORM | TW_FIELD_SAMPLES |
-                TW_FIELD_TOKENS;
+  info.fields = TW_FIELD_LOSS | TW_FIELD_LOSS_SCALE | TW_FIELD_OVERFLOW | TW_FIELD_GRAD_NORM |
+                TW_FIELD_SAMPLES | TW_FIELD_TOKENS;
   info.loss_scale = 65536;
   info.grad_norm = 1.5;
   info.samples = 32;

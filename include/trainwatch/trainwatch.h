@@ -104,10 +104,10 @@ typedef struct tw_step_info {
   double loss;
   double loss_scale;
   double grad_norm;
-  uint8_t overflow;     /* this step overflowed (fp16): counts total and consecutive */
+  uint8_t overflow; /* this step overflowed (fp16): counts total and consecutive */
   uint8_t reserved[7];
-  uint64_t samples;     /* processed in this step; added to the running total */
-  uint64_t tokens;      /* processed in this step; added to the running total */
+  uint64_t samples; /* processed in this step; added to the running total */
+  uint64_t tokens;  /* processed in this step; added to the running total */
 } tw_step_info;
 
 tw_status tw_step_ex(tw_handle* handle, const tw_step_info* info);
@@ -132,7 +132,7 @@ tw_status tw_add_oom_events(tw_handle* handle, uint64_t count);
 tw_status tw_set_kernels_compiled(tw_handle* handle, int compiled);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* TRAINWATCH_TRAINWATCH_H_ */
+#endif /* TRAINWATCH_TRAINWATCH_H_ */

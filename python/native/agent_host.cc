@@ -16,16 +16,18 @@ std::unique_ptr<agent::Agent> g_agent;
 }  // namespace
 
 PyObject* start_agent(PyObject*, PyObject* args, PyObject* kwargs) {
-  static const char* kwlist[] = {"job", "dir", "host", "port", "checkpoint_dir", "nvme_path", "stall_after_s",
-                                 "gpu_memory_pct", "disk_free_gb", "host_memory_free_gb", "nvml_library",
-                                 "server", "token", "node", "report_every_s", nullptr};
+  static const char* kwlist[] = {
+      "job",          "dir",           "host",           "port",         "checkpoint_dir",
+      "nvme_path",    "stall_after_s", "gpu_memory_pct", "disk_free_gb", "host_memory_free_gb",
+      "nvml_library", "server",        "token",          "node",         "report_every_s",
+      nullptr};
   const char *job = nullptr, *dir = nullptr, *host = "127.0.0.1", *ckpt = nullptr, *nvme = nullptr,
              *nvml = nullptr, *server = nullptr, *token = nullptr, *node = nullptr;
   int port = 8765;
   double stall = 600, gpu_pct = 95, disk_gb = 10, mem_gb = 1, report_every = 5;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|sizzddddzzzzd", const_cast<char**>(kwlist), &job, &dir, &host,
-                                   &port, &ckpt, &nvme, &stall, &gpu_pct, &disk_gb, &mem_gb, &nvml, &server, &token,
-                                   &node, &report_every)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss|sizzddddzzzzd", const_cast<char**>(kwlist), &job, &dir,
+                                   &host, &port, &ckpt, &nvme, &stall, &gpu_pct, &disk_gb, &mem_gb, &nvml,
+                                   &server, &token, &node, &report_every)) {
     return nullptr;
   }
   agent::AgentOptions o;

@@ -14,9 +14,9 @@ struct HandleObject {
   PyObject_HEAD
   tw_handle* h;
   int open_status;
-  long long ping_every;   // 0: no step pings
+  long long ping_every;  // 0: no step pings
   long long ping_countdown;
-  PyObject* on_ping;      // called with no arguments every ping_every steps
+  PyObject* on_ping;  // called with no arguments every ping_every steps
 };
 
 // Interned keyword names, compared by pointer first (CPython interns identifiers in calls).
@@ -27,9 +27,7 @@ PyObject* kw_grad_norm;
 PyObject* kw_samples;
 PyObject* kw_tokens;
 
-bool same_name(PyObject* a, PyObject* b) {
-  return a == b || PyUnicode_Compare(a, b) == 0;
-}
+bool same_name(PyObject* a, PyObject* b) { return a == b || PyUnicode_Compare(a, b) == 0; }
 
 bool as_double(PyObject* o, double* out) {
   if (PyFloat_CheckExact(o)) {
@@ -47,8 +45,8 @@ bool as_u64(PyObject* o, uint64_t* out) {
 
 int Handle_init(PyObject* self_obj, PyObject* args, PyObject* kwargs) {
   auto* self = reinterpret_cast<HandleObject*>(self_obj);
-  static const char* kwlist[] = {"job", "dir", "rank", "local_rank", "world_size", "master_addr",
-                                 "master_port", nullptr};
+  static const char* kwlist[] = {"job",        "dir",         "rank",        "local_rank",
+                                 "world_size", "master_addr", "master_port", nullptr};
   const char *job = nullptr, *dir = nullptr, *master_addr = nullptr;
   PyObject *rank = Py_None, *local_rank = Py_None, *world_size = Py_None;
   int master_port = 0;
@@ -247,8 +245,9 @@ PyMethodDef handle_methods[] = {
      METH_FASTCALL, nullptr},
     {"_set_status", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(Handle_set_status)),
      METH_FASTCALL, nullptr},
-    {"_checkpoint_begin", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(Handle_checkpoint_begin)),
-     METH_FASTCALL, nullptr},
+    {"_checkpoint_begin",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(Handle_checkpoint_begin)), METH_FASTCALL,
+     nullptr},
     {"_checkpoint_end", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(Handle_checkpoint_end)),
      METH_FASTCALL, nullptr},
     {"_error", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(Handle_error)), METH_FASTCALL,
@@ -267,15 +266,22 @@ PyGetSetDef handle_getset[] = {
 PyTypeObject HandleType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 PyMethodDef module_methods[] = {
-    {"start_agent", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(trainwatch::python::start_agent)),
+    {"start_agent",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(trainwatch::python::start_agent)),
      METH_VARARGS | METH_KEYWORDS,
      "start_agent(job, dir, host, port, ...) -> port or None: the node agent on C++ threads"},
     {"stop_agent", trainwatch::python::stop_agent, METH_NOARGS, "stop_agent(): stop the in-process agent"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "trainwatch._native",
-                          "The C binding of libtrainwatch; use the trainwatch package.", -1, module_methods,
-                          nullptr, nullptr, nullptr, nullptr};
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
+                          "trainwatch._native",
+                          "The C binding of libtrainwatch; use the trainwatch package.",
+                          -1,
+                          module_methods,
+                          nullptr,
+                          nullptr,
+                          nullptr,
+                          nullptr};
 
 }  // namespace
 
@@ -302,9 +308,10 @@ PyMODINIT_FUNC PyInit__native(void) {
   struct {
     const char* name;
     long value;
-  } constants[] = {{"STATUS_INITIALIZING", TW_STATUS_INITIALIZING}, {"STATUS_TRAINING", TW_STATUS_TRAINING},
-                   {"STATUS_CHECKPOINTING", TW_STATUS_CHECKPOINTING}, {"STATUS_EVALUATING", TW_STATUS_EVALUATING},
-                   {"STATUS_FINISHED", TW_STATUS_FINISHED}, {"STATUS_FAILED", TW_STATUS_FAILED}};
+  } constants[] = {
+      {"STATUS_INITIALIZING", TW_STATUS_INITIALIZING},   {"STATUS_TRAINING", TW_STATUS_TRAINING},
+      {"STATUS_CHECKPOINTING", TW_STATUS_CHECKPOINTING}, {"STATUS_EVALUATING", TW_STATUS_EVALUATING},
+      {"STATUS_FINISHED", TW_STATUS_FINISHED},           {"STATUS_FAILED", TW_STATUS_FAILED}};
   for (const auto& c : constants) {
     if (PyModule_AddIntConstant(m, c.name, c.value) < 0) return nullptr;
   }

@@ -58,18 +58,20 @@ class AgentImpl final : public Agent {
         rendezvous_target_(std::make_shared<RendezvousTarget>()),
         nvml_worker_(clock, options_.probe_deadline, [p = nvml_] { return p->probe(); }),
         disk_worker_(clock, options_.probe_deadline, [paths = options_.disks] { return probe_disks(paths); }),
-        memory_worker_(clock, options_.probe_deadline, [path = options_.meminfo_path] { return probe_memory(path); }),
-        rendezvous_worker_(clock, options_.probe_deadline, [t = rendezvous_target_, d = options_.probe_deadline] {
-          std::string host;
-          int port = 0;
-          {
-            std::lock_guard lock(t->mu);
-            host = t->host;
-            port = t->port;
-          }
-          if (port == 0) return RendezvousInfo{};
-          return probe_rendezvous(host, port, std::min(d, Millis{2'000}));
-        }) {}
+        memory_worker_(clock, options_.probe_deadline,
+                       [path = options_.meminfo_path] { return probe_memory(path); }),
+        rendezvous_worker_(clock, options_.probe_deadline,
+                           [t = rendezvous_target_, d = options_.probe_deadline] {
+                             std::string host;
+                             int port = 0;
+                             {
+                               std::lock_guard lock(t->mu);
+                               host = t->host;
+                               port = t->port;
+                             }
+                             if (port == 0) return RendezvousInfo{};
+                             return probe_rendezvous(host, port, std::min(d, Millis{2'000}));
+                           }) {}
 
   ~AgentImpl() override { stop(); }
 
@@ -118,8 +120,8 @@ class AgentImpl final : public Agent {
   }
 
   bool wait_probes_idle(Millis limit) override {
-    return nvml_worker_.wait_idle(limit) && disk_worker_.wait_idle(limit) && memory_worker_.wait_idle(limit) &&
-           rendezvous_worker_.wait_idle(limit);
+    return nvml_worker_.wait_idle(limit) && disk_worker_.wait_idle(limit) &&
+           memory_worker_.wait_idle(limit) && rendezvous_worker_.wait_idle(limit);
   }
 
   void stop() override {
@@ -274,7 +276,8 @@ class AgentImpl final : public Agent {
       return !v.alive && newest_live_start > 0 && last_active < newest_live_start - 1000 &&
              v.slot.started_at_ms < newest_live_start - 1000;
     });
-    std::sort(views.begin(), views.end(), [](const RankView& a, const RankView& b) { return a.slot.rank < b.slot.rank; });
+    std::sort(views.begin(), views.end(),
+              [](const RankView& a, const RankView& b) { return a.slot.rank < b.slot.rank; });
     node.ranks = std::move(views);
   }
 
@@ -288,7 +291,7 @@ class AgentImpl final : public Agent {
   ProbeWorker<RendezvousInfo> rendezvous_worker_;
 
   std::unique_ptr<ReportPusher> pusher_;  // set in start(), before any thread runs
-  std::mutex sample_mu_;  // one sample at a time (sampler thread or a test)
+  std::mutex sample_mu_;                  // one sample at a time (sampler thread or a test)
   // Keyed by (uid of the slot file, slot index): each user has a file with its own slots.
   // Entries live as long as the agent; at most kMaxUserDirs * kSlotCount of them.
   std::map<SlotKey, Track> tracks_;

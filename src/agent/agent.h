@@ -23,8 +23,8 @@ class Agent {
  public:
   // Binds the HTTP port (when serve_http) and starts the threads (when run_threads).
   // Fails with one sentence when the port is in use or the address is bad.
-  static Result<std::unique_ptr<Agent>> start(AgentOptions options, const Clock& clock, bool serve_http = true,
-                                              bool run_threads = true);
+  static Result<std::unique_ptr<Agent>> start(AgentOptions options, const Clock& clock,
+                                              bool serve_http = true, bool run_threads = true);
   virtual ~Agent() = default;
 
   virtual uint16_t port() const = 0;

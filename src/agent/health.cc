@@ -31,7 +31,9 @@ double seconds_since(int64_t now_ms, int64_t then_ms) {
   return then_ms > 0 ? static_cast<double>(now_ms - then_ms) / 1000.0 : -1;
 }
 json::value num_or_null(double v) { return std::isfinite(v) ? json::value(v) : json::value(nullptr); }
-json::value time_or_null(int64_t ms) { return ms > 0 ? json::value(static_cast<double>(ms) / 1000.0) : json::value(nullptr); }
+json::value time_or_null(int64_t ms) {
+  return ms > 0 ? json::value(static_cast<double>(ms) / 1000.0) : json::value(nullptr);
+}
 
 RankFacts rank_facts(const RankView& r, int64_t now_ms) {
   RankFacts f;
@@ -50,8 +52,12 @@ RankFacts rank_facts(const RankView& r, int64_t now_ms) {
 
 HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
   HealthReport h;
-  auto add = [&](std::string code, std::string message) { h.reasons.push_back({std::move(code), std::move(message)}); };
-  auto warn = [&](std::string code, std::string message) { h.warnings.push_back({std::move(code), std::move(message)}); };
+  auto add = [&](std::string code, std::string message) {
+    h.reasons.push_back({std::move(code), std::move(message)});
+  };
+  auto warn = [&](std::string code, std::string message) {
+    h.warnings.push_back({std::move(code), std::move(message)});
+  };
 
   if (!node.slot_error.empty()) add("no_slots", node.slot_error);
   for (const auto& m : node.malformed_slots) add("slot_file_malformed", m);
@@ -86,9 +92,10 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
         break;
       case RankRuling::kBlocked:
       case RankRuling::kBlockedCheckpointing: {
-        std::string msg = rank_name(r) +
-                          " is in uninterruptible sleep (state D, usually I/O or a driver call), no step for " +
-                          fmt("%.0f s", since);
+        std::string msg =
+            rank_name(r) +
+            " is in uninterruptible sleep (state D, usually I/O or a driver call), no step for " +
+            fmt("%.0f s", since);
         if (ruling == RankRuling::kBlocked) {
           add(code, msg);
         } else {
@@ -104,15 +111,17 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
     }
     if (s.status == TW_STATUS_TRAINING && since * 1000 > static_cast<double>(t.stall_after.count())) {
       add("stalled", "rank " + std::to_string(s.rank) + " has made no step for " + fmt("%.0f s", since) +
-                         " (threshold " + fmt("%.0f s", static_cast<double>(t.stall_after.count()) / 1000) + ")");
+                         " (threshold " + fmt("%.0f s", static_cast<double>(t.stall_after.count()) / 1000) +
+                         ")");
     }
     if ((s.present & TW_FIELD_LOSS) && !std::isfinite(s.loss)) {
       add("loss_not_finite", "rank " + std::to_string(s.rank) + " reported loss " + fmt("%f", s.loss) +
                                  " at step " + std::to_string(s.step));
     }
     if (s.overflow_consecutive >= t.overflow_streak) {
-      add("overflow_streak", "rank " + std::to_string(s.rank) + " skipped " + std::to_string(s.overflow_consecutive) +
-                                 " steps in a row on fp16 overflow (loss scale " + fmt("%g", s.loss_scale) + ")");
+      add("overflow_streak",
+          "rank " + std::to_string(s.rank) + " skipped " + std::to_string(s.overflow_consecutive) +
+              " steps in a row on fp16 overflow (loss scale " + fmt("%g", s.loss_scale) + ")");
     }
     if (s.checkpoint_state == CheckpointState::kFailed) {
       add("checkpoint_failed", "rank " + std::to_string(s.rank) + " failed to write the checkpoint of step " +
@@ -128,8 +137,8 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
     for (const auto& g : node.nvml.value->gpus) {
       if (g.lost) add("gpu_lost", "GPU " + std::to_string(g.index) + " has fallen off the bus (GPU_IS_LOST)");
       if (g.memory_total && g.memory_pct() >= t.gpu_memory_pct) {
-        add("gpu_memory", "GPU " + std::to_string(g.index) + " memory " + fmt("%.1f%%", g.memory_pct()) + " \u2265 " +
-                              fmt("%g%%", t.gpu_memory_pct));
+        add("gpu_memory", "GPU " + std::to_string(g.index) + " memory " + fmt("%.1f%%", g.memory_pct()) +
+                              " \u2265 " + fmt("%g%%", t.gpu_memory_pct));
       }
       if (g.last_xid) {
         std::string msg = "GPU " + std::to_string(g.index) + " reported XID " + std::to_string(g.last_xid);
@@ -147,19 +156,24 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
       if (!d.ok) {
         add("disk_missing", d.name + " " + d.path + " cannot be read: " + d.error);
       } else if (d.free_bytes < t.disk_free_bytes) {
-        add("disk_low", d.name + " " + d.path + " has " + gb(d.free_bytes) + " free < " + gb(t.disk_free_bytes));
+        add("disk_low",
+            d.name + " " + d.path + " has " + gb(d.free_bytes) + " free < " + gb(t.disk_free_bytes));
       }
     }
   }
-  if (node.memory.value && node.memory.value->ok && node.memory.value->available_bytes < t.host_memory_free_bytes) {
+  if (node.memory.value && node.memory.value->ok &&
+      node.memory.value->available_bytes < t.host_memory_free_bytes) {
     add("memory_low", "host memory available " + gb(node.memory.value->available_bytes) + " < " +
                           gb(t.host_memory_free_bytes));
   }
-  if (node.rendezvous.hung) add("rendezvous_hung", "the rendezvous probe has not answered within its deadline");
-  if (any_running && node.rendezvous.value && node.rendezvous.value->checked && !node.rendezvous.value->listening) {
+  if (node.rendezvous.hung)
+    add("rendezvous_hung", "the rendezvous probe has not answered within its deadline");
+  if (any_running && node.rendezvous.value && node.rendezvous.value->checked &&
+      !node.rendezvous.value->listening) {
     const auto& rv = *node.rendezvous.value;
     add("rendezvous_closed", "rendezvous " + rv.host + ":" + std::to_string(rv.port) +
-                                 " is not accepting connections" + (rv.error.empty() ? "" : " (" + rv.error + ")"));
+                                 " is not accepting connections" +
+                                 (rv.error.empty() ? "" : " (" + rv.error + ")"));
   }
   h.healthy = h.reasons.empty();
   return h;
@@ -181,15 +195,17 @@ json::object training_block(const NodeSnapshot& node, bool stalled) {
     compiled = compiled && (r.slot.kernels_compiled || r.slot.status != TW_STATUS_INITIALIZING);
     last_step_ms = std::max(last_step_ms, r.last_step_ms);
     any_failed = any_failed || r.slot.status == TW_STATUS_FAILED;
-    any_gone = any_gone || (!r.alive && r.slot.status != TW_STATUS_FINISHED && r.slot.status != TW_STATUS_FAILED);
+    any_gone =
+        any_gone || (!r.alive && r.slot.status != TW_STATUS_FINISHED && r.slot.status != TW_STATUS_FAILED);
   }
   std::string status = lead ? status_name(lead->slot.status) : "initializing";
   if (any_failed || any_gone) status = "failed";
   tr["status"] = status;
   tr["step"] = lead && lead->slot.step >= 0 ? json::value(lead->slot.step) : json::value(0);
-  tr["loss"] = lead && (lead->slot.present & TW_FIELD_LOSS) ? num_or_null(lead->slot.loss) : json::value(nullptr);
+  tr["loss"] =
+      lead && (lead->slot.present & TW_FIELD_LOSS) ? num_or_null(lead->slot.loss) : json::value(nullptr);
   tr["loss_scale"] = lead && (lead->slot.present & TW_FIELD_LOSS_SCALE) ? num_or_null(lead->slot.loss_scale)
-                                                                         : json::value(nullptr);
+                                                                        : json::value(nullptr);
   tr["overflow_steps"] = lead ? lead->slot.overflow_total : 0;
   tr["last_checkpoint_step"] = lead && lead->slot.last_ok_checkpoint_step >= 0
                                    ? json::value(lead->slot.last_ok_checkpoint_step)
@@ -198,8 +214,8 @@ json::object training_block(const NodeSnapshot& node, bool stalled) {
   tr["workers_alive"] = alive;
   tr["started_at"] = time_or_null(lead ? lead->slot.started_at_ms : 0);
   tr["last_step_time"] = time_or_null(last_step_ms);
-  tr["pipeline_stage"] = lead && lead->slot.pipeline_stage >= 0 ? json::value(lead->slot.pipeline_stage)
-                                                                : json::value(nullptr);
+  tr["pipeline_stage"] =
+      lead && lead->slot.pipeline_stage >= 0 ? json::value(lead->slot.pipeline_stage) : json::value(nullptr);
   tr["gemini_oom_events"] = oom;
   tr["world_size"] = lead ? lead->slot.world_size : 0;
   tr["kernels_compiled"] = compiled;
@@ -217,7 +233,8 @@ json::array reasons_json(const std::vector<Reason>& rs) {
 
 Rendered render(const NodeSnapshot& node, const Thresholds& t) {
   HealthReport h = evaluate(node, t);
-  bool stalled = std::any_of(h.reasons.begin(), h.reasons.end(), [](const Reason& r) { return r.code == "stalled"; });
+  bool stalled =
+      std::any_of(h.reasons.begin(), h.reasons.end(), [](const Reason& r) { return r.code == "stalled"; });
   json::object root;
   root["status"] = h.healthy ? "ok" : "degraded";
   root["job"] = node.job;
@@ -227,19 +244,27 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
   json::array ranks;
   for (const auto& r : node.ranks) {
     const auto& s = r.slot;
-    json::object o{{"rank", s.rank}, {"local_rank", s.local_rank}, {"pid", s.pid}, {"alive", r.alive},
-                   {"process_state", std::string(1, r.state)}, {"status", status_name(s.status)},
-                   {"step", s.step}, {"steps_per_second", r.steps_per_s},
-                   {"seconds_since_step", r.last_step_ms ? json::value(seconds_since(node.now_ms, r.last_step_ms))
-                                                         : json::value(nullptr)},
-                   {"loss", (s.present & TW_FIELD_LOSS) ? num_or_null(s.loss) : json::value(nullptr)},
-                   {"loss_scale", (s.present & TW_FIELD_LOSS_SCALE) ? num_or_null(s.loss_scale) : json::value(nullptr)},
-                   {"grad_norm", (s.present & TW_FIELD_GRAD_NORM) ? num_or_null(s.grad_norm) : json::value(nullptr)},
-                   {"overflow_steps", s.overflow_total}, {"overflow_consecutive", s.overflow_consecutive},
-                   {"samples", s.samples}, {"tokens", s.tokens},
-                   {"last_checkpoint_step", s.last_ok_checkpoint_step >= 0 ? json::value(s.last_ok_checkpoint_step)
-                                                                           : json::value(nullptr)},
-                   {"error", s.error.empty() ? json::value(nullptr) : json::value(s.error)}};
+    json::object o{
+        {"rank", s.rank},
+        {"local_rank", s.local_rank},
+        {"pid", s.pid},
+        {"alive", r.alive},
+        {"process_state", std::string(1, r.state)},
+        {"status", status_name(s.status)},
+        {"step", s.step},
+        {"steps_per_second", r.steps_per_s},
+        {"seconds_since_step",
+         r.last_step_ms ? json::value(seconds_since(node.now_ms, r.last_step_ms)) : json::value(nullptr)},
+        {"loss", (s.present & TW_FIELD_LOSS) ? num_or_null(s.loss) : json::value(nullptr)},
+        {"loss_scale", (s.present & TW_FIELD_LOSS_SCALE) ? num_or_null(s.loss_scale) : json::value(nullptr)},
+        {"grad_norm", (s.present & TW_FIELD_GRAD_NORM) ? num_or_null(s.grad_norm) : json::value(nullptr)},
+        {"overflow_steps", s.overflow_total},
+        {"overflow_consecutive", s.overflow_consecutive},
+        {"samples", s.samples},
+        {"tokens", s.tokens},
+        {"last_checkpoint_step",
+         s.last_ok_checkpoint_step >= 0 ? json::value(s.last_ok_checkpoint_step) : json::value(nullptr)},
+        {"error", s.error.empty() ? json::value(nullptr) : json::value(s.error)}};
     json::object gauges;
     for (const auto& g : s.gauges) gauges[g.name] = num_or_null(g.value);
     o["gauges"] = std::move(gauges);
@@ -252,13 +277,18 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
   if (node.nvml.value) {
     for (const auto& g : node.nvml.value->gpus) {
       oom_risk = oom_risk || (g.memory_total && g.memory_pct() >= t.gpu_memory_pct);
-      gpus.push_back(json::object{{"index", g.index}, {"name", g.name}, {"lost", g.lost},
+      gpus.push_back(json::object{{"index", g.index},
+                                  {"name", g.name},
+                                  {"lost", g.lost},
                                   {"memory_used_gb", static_cast<double>(g.memory_used) / 1e9},
                                   {"memory_total_gb", static_cast<double>(g.memory_total) / 1e9},
                                   {"memory_pct", std::round(g.memory_pct() * 10) / 10},
-                                  {"gpu_utilization_pct", g.utilization_pct}, {"temperature_c", g.temperature_c},
-                                  {"power_w", g.power_w}, {"ecc_uncorrected", g.ecc_uncorrected},
-                                  {"throttle_reasons", g.throttle_reasons}, {"last_xid", g.last_xid},
+                                  {"gpu_utilization_pct", g.utilization_pct},
+                                  {"temperature_c", g.temperature_c},
+                                  {"power_w", g.power_w},
+                                  {"ecc_uncorrected", g.ecc_uncorrected},
+                                  {"throttle_reasons", g.throttle_reasons},
+                                  {"last_xid", g.last_xid},
                                   {"xid_events", g.xid_count}});
     }
   }
@@ -267,14 +297,17 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
   json::object nvml{{"enabled", node.nvml_enabled}, {"hung", node.nvml.hung}};
   if (node.nvml.value) {
     nvml["library_loaded"] = node.nvml.value->library_loaded;
-    nvml["note"] = node.nvml.value->library_loaded ? "" : "no NVML library: " + node.nvml.value->library_error;
+    nvml["note"] =
+        node.nvml.value->library_loaded ? "" : "no NVML library: " + node.nvml.value->library_error;
   }
   root["nvml"] = std::move(nvml);
 
   json::array disks;
   if (node.disks.value) {
     for (const auto& d : *node.disks.value) {
-      disks.push_back(json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok && d.free_bytes >= t.disk_free_bytes},
+      disks.push_back(json::object{{"name", d.name},
+                                   {"path", d.path},
+                                   {"ok", d.ok && d.free_bytes >= t.disk_free_bytes},
                                    {"free_gb", static_cast<double>(d.free_bytes) / 1e9},
                                    {"total_gb", static_cast<double>(d.total_bytes) / 1e9},
                                    {"error", d.error.empty() ? json::value(nullptr) : json::value(d.error)}});

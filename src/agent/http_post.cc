@@ -56,7 +56,8 @@ asio::awaitable<int> send_request(Stream& stream, const bhttp::request<bhttp::st
 
 }  // namespace
 
-Result<int> http_post(const std::string& url, const std::string& body, const HttpHeaders& headers, Millis timeout) {
+Result<int> http_post(const std::string& url, const std::string& body, const HttpHeaders& headers,
+                      Millis timeout) {
   auto target = parse_target(url);
   if (!target) return target.error();
   bhttp::request<bhttp::string_body> request{bhttp::verb::post, target->path, 11};
@@ -101,7 +102,8 @@ Result<int> http_post(const std::string& url, const std::string& body, const Htt
   asio::co_spawn(io, run, asio::detached);
   // One bound for the whole call; what is still pending then is abandoned with `io`.
   io.run_for(timeout);
-  if (!outcome) return make_error("push.failed", "no answer within " + std::to_string(timeout.count()) + " ms");
+  if (!outcome)
+    return make_error("push.failed", "no answer within " + std::to_string(timeout.count()) + " ms");
   return *outcome;
 }
 

@@ -19,6 +19,7 @@ using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 // POSTs `body` to `url` (http:// or https://) and returns the response's status. Errors:
 // "push.url" for a URL it cannot use, "push.failed" for resolve, connect, TLS or
 // exchange failures and for `timeout` passing first (the whole call, DNS included).
-Result<int> http_post(const std::string& url, const std::string& body, const HttpHeaders& headers, Millis timeout);
+Result<int> http_post(const std::string& url, const std::string& body, const HttpHeaders& headers,
+                      Millis timeout);
 
 }  // namespace trainwatch::agent

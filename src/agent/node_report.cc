@@ -58,15 +58,18 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
   if (s.present & TW_FIELD_LOSS) out["loss"] = number(s.loss);
   if (s.present & TW_FIELD_LOSS_SCALE) out["loss_scale"] = number(s.loss_scale);
   if (s.present & TW_FIELD_GRAD_NORM) out["grad_norm"] = number(s.grad_norm);
-  json::object ck{{"state", checkpoint_name(s.checkpoint_state)}, {"step", s.checkpoint_step},
-                  {"begin_age_ms", age(now_ms, s.checkpoint_begin_ms)}, {"last_ok_step", s.last_ok_checkpoint_step},
+  json::object ck{{"state", checkpoint_name(s.checkpoint_state)},
+                  {"step", s.checkpoint_step},
+                  {"begin_age_ms", age(now_ms, s.checkpoint_begin_ms)},
+                  {"last_ok_step", s.last_ok_checkpoint_step},
                   {"last_ok_age_ms", age(now_ms, s.last_ok_checkpoint_ms)}};
   if ((s.checkpoint_state == CheckpointState::kOk || s.checkpoint_state == CheckpointState::kFailed) &&
       s.checkpoint_end_ms >= s.checkpoint_begin_ms && s.checkpoint_begin_ms > 0) {
     ck["duration_ms"] = s.checkpoint_end_ms - s.checkpoint_begin_ms;
   }
   out["checkpoint"] = std::move(ck);
-  if (!s.error.empty()) out["error"] = json::object{{"message", s.error}, {"age_ms", age(now_ms, s.error_ms)}};
+  if (!s.error.empty())
+    out["error"] = json::object{{"message", s.error}, {"age_ms", age(now_ms, s.error_ms)}};
   return out;
 }
 
@@ -97,8 +100,12 @@ std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t
   json::array disks;
   if (node.disks.value) {
     for (const auto& d : *node.disks.value) {
-      disks.push_back(json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok}, {"error", d.error},
-                                   {"free_bytes", d.free_bytes}, {"total_bytes", d.total_bytes}});
+      disks.push_back(json::object{{"name", d.name},
+                                   {"path", d.path},
+                                   {"ok", d.ok},
+                                   {"error", d.error},
+                                   {"free_bytes", d.free_bytes},
+                                   {"total_bytes", d.total_bytes}});
     }
   }
   json::object out{{"schema", kNodeReportSchema},
@@ -117,7 +124,8 @@ std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t
   }
   if (node.rendezvous.value && node.rendezvous.value->checked) {
     const auto& rv = *node.rendezvous.value;
-    out["rendezvous"] = json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}, {"error", rv.error}};
+    out["rendezvous"] =
+        json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}, {"error", rv.error}};
   }
   return json::serialize(out);
 }

@@ -19,8 +19,8 @@ inline constexpr int kNodeReportSchema = 1;
 
 // What the pusher learned about one rank (keyed by slot owner) since its last report.
 struct RankTrack {
-  int64_t max_step_gap_ms = 0;             // longest time between two steps seen in the window
-  std::optional<int64_t> gone_since_ms;    // wall ms when the process was first seen gone
+  int64_t max_step_gap_ms = 0;           // longest time between two steps seen in the window
+  std::optional<int64_t> gone_since_ms;  // wall ms when the process was first seen gone
 };
 
 struct ReportMeta {

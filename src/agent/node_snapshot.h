@@ -17,10 +17,10 @@ namespace trainwatch::agent {
 struct RankView {
   reporter::SlotSnapshot slot;
   bool alive = false;
-  char state = '?';             // /proc/<pid>/stat state letter; '?' when gone
-  int64_t last_step_ms = 0;     // wall time the agent first saw the current step (0: none yet)
+  char state = '?';          // /proc/<pid>/stat state letter; '?' when gone
+  int64_t last_step_ms = 0;  // wall time the agent first saw the current step (0: none yet)
   double steps_per_s = 0;
-  uint64_t cpu_ticks = 0;       // the process's user + system CPU time, clock ticks
+  uint64_t cpu_ticks = 0;  // the process's user + system CPU time, clock ticks
 };
 
 template <typename T>
@@ -32,7 +32,7 @@ struct ProbeView {
 
 struct NodeSnapshot {
   std::string job;
-  std::string slot_error;       // why the slot file could not be read ("" when fine)
+  std::string slot_error;  // why the slot file could not be read ("" when fine)
   // Slot files that exist but are not whole (shrunk, wrong size, another layout): the ranks
   // writing them cannot be seen. One sentence each, naming the file.
   std::vector<std::string> malformed_slots;

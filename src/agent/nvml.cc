@@ -141,9 +141,11 @@ NvmlInfo NvmlProbe::probe() {
       }
     }
     nvmlUtilization_t util{};
-    if (api_->utilization && api_->utilization(d, &util) == kSuccess) g.utilization_pct = static_cast<int>(util.gpu);
+    if (api_->utilization && api_->utilization(d, &util) == kSuccess)
+      g.utilization_pct = static_cast<int>(util.gpu);
     unsigned temp = 0;
-    if (api_->temperature && api_->temperature(d, 0, &temp) == kSuccess) g.temperature_c = static_cast<int>(temp);
+    if (api_->temperature && api_->temperature(d, 0, &temp) == kSuccess)
+      g.temperature_c = static_cast<int>(temp);
     unsigned mw = 0;
     if (api_->power && api_->power(d, &mw) == kSuccess) g.power_w = mw / 1000.0;
     unsigned long long ecc = 0;

@@ -13,14 +13,14 @@ namespace trainwatch::agent {
 struct GpuInfo {
   unsigned index = 0;
   std::string name;
-  bool lost = false;           // NVML_ERROR_GPU_IS_LOST
+  bool lost = false;  // NVML_ERROR_GPU_IS_LOST
   uint64_t memory_used = 0, memory_total = 0;
-  int utilization_pct = -1;    // -1: not supported
+  int utilization_pct = -1;  // -1: not supported
   int temperature_c = -1;
   double power_w = -1;
   int64_t ecc_uncorrected = -1;
   uint64_t throttle_reasons = 0;
-  unsigned last_xid = 0;       // 0: none seen since the agent started
+  unsigned last_xid = 0;  // 0: none seen since the agent started
   uint64_t xid_count = 0;
   double memory_pct() const {
     return memory_total ? 100.0 * static_cast<double>(memory_used) / static_cast<double>(memory_total) : 0;
@@ -29,7 +29,7 @@ struct GpuInfo {
 
 struct NvmlInfo {
   bool library_loaded = false;
-  std::string library_error;   // why not (dlopen's text), or why init failed
+  std::string library_error;  // why not (dlopen's text), or why init failed
   std::vector<GpuInfo> gpus;
 };
 

@@ -16,32 +16,32 @@ struct DiskPath {
 };
 
 struct Thresholds {
-  Millis stall_after{600'000};               // no step for this long while training
-  double gpu_memory_pct = 95.0;              // used/total at or above: OOM risk
-  uint64_t disk_free_bytes = 10ull << 30;    // each watched path
+  Millis stall_after{600'000};                   // no step for this long while training
+  double gpu_memory_pct = 95.0;                  // used/total at or above: OOM risk
+  uint64_t disk_free_bytes = 10ull << 30;        // each watched path
   uint64_t host_memory_free_bytes = 1ull << 30;  // MemAvailable
-  uint64_t overflow_streak = 50;             // consecutive fp16 overflow steps
+  uint64_t overflow_streak = 50;                 // consecutive fp16 overflow steps
 };
 
 struct AgentOptions {
   std::string job = "default";
   std::string dir = "/dev/shm/trainwatch";
   std::string host = "127.0.0.1";
-  uint16_t port = 8765;                       // 0: any free port
+  uint16_t port = 8765;  // 0: any free port
   std::string proc_root = "/proc";
   std::string meminfo_path = "/proc/meminfo";
   std::string nvml_library = "libnvidia-ml.so.1";  // TRAINWATCH_NVML_LIBRARY overrides
   bool nvml = true;
-  bool rendezvous = true;                     // probe MASTER_ADDR:MASTER_PORT from the slots
+  bool rendezvous = true;  // probe MASTER_ADDR:MASTER_PORT from the slots
   std::vector<DiskPath> disks;
   Thresholds thresholds;
-  Millis sample_interval{200};                // slots and procfs; /health serves the last sample
-  Millis probe_interval{5'000};               // NVML, disks, memory, rendezvous
-  Millis probe_deadline{5'000};               // a probe in flight longer is reported as hung
+  Millis sample_interval{200};   // slots and procfs; /health serves the last sample
+  Millis probe_interval{5'000};  // NVML, disks, memory, rendezvous
+  Millis probe_deadline{5'000};  // a probe in flight longer is reported as hung
   // Pushing node reports to `trainwatch serve` (report_pusher.h); off while server_url is empty.
-  std::string server_url;                     // --server / TRAINWATCH_SERVER
-  std::string token;                          // TRAINWATCH_TOKEN
-  std::string node;                           // TRAINWATCH_NODE; empty: the host name
+  std::string server_url;  // --server / TRAINWATCH_SERVER
+  std::string token;       // TRAINWATCH_TOKEN
+  std::string node;        // TRAINWATCH_NODE; empty: the host name
   Millis report_every{5'000};
 };
 

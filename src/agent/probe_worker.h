@@ -22,8 +22,8 @@ template <typename T>
 class ProbeWorker {
  public:
   struct Snapshot {
-    std::optional<T> last;      // nullopt until the first run finishes
-    bool hung = false;          // a run has been in flight longer than the deadline
+    std::optional<T> last;  // nullopt until the first run finishes
+    bool hung = false;      // a run has been in flight longer than the deadline
     Millis in_flight_for{0};
   };
 

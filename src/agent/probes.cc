@@ -48,7 +48,7 @@ std::vector<DiskInfo> probe_disks(const std::vector<DiskPath>& paths) {
     DiskInfo d;
     d.name = p.name;
     d.path = p.path;
-    struct statvfs st{};
+    struct statvfs st {};
     if (::statvfs(p.path.c_str(), &st) != 0) {
       d.error = std::strerror(errno);
     } else {

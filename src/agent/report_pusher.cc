@@ -37,7 +37,8 @@ Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, c
   return p;
 }
 
-ReportPusher::ReportPusher(PushOptions options, const Clock& clock) : options_(std::move(options)), clock_(clock) {}
+ReportPusher::ReportPusher(PushOptions options, const Clock& clock)
+    : options_(std::move(options)), clock_(clock) {}
 
 ReportPusher::~ReportPusher() { finish(); }
 
@@ -55,7 +56,8 @@ void ReportPusher::offer(const NodeSnapshot& node) {
   }
   // Forget ranks whose slot now has another owner (a restart): the maps stay as small as the node.
   std::erase_if(tracks_, [&](const auto& kv) {
-    return std::none_of(node.ranks.begin(), node.ranks.end(), [&](const RankView& r) { return r.slot.owner == kv.first; });
+    return std::none_of(node.ranks.begin(), node.ranks.end(),
+                        [&](const RankView& r) { return r.slot.owner == kv.first; });
   });
   std::erase_if(last_steps_, [&](const auto& kv) { return tracks_.count(kv.first) == 0; });
   std::string f = fingerprint(node);
@@ -124,8 +126,10 @@ void ReportPusher::run() {
     lock.lock();
     ++(ok ? sent_ : failed_);
     // One line when pushing starts failing and one when it recovers, not one per report.
-    if (!ok && !last_failed_) std::fprintf(stderr, "trainwatch agent: report to %s failed: %s\n", url.c_str(), error.c_str());
-    if (ok && last_failed_) std::fprintf(stderr, "trainwatch agent: reports to %s go through again\n", url.c_str());
+    if (!ok && !last_failed_)
+      std::fprintf(stderr, "trainwatch agent: report to %s failed: %s\n", url.c_str(), error.c_str());
+    if (ok && last_failed_)
+      std::fprintf(stderr, "trainwatch agent: reports to %s go through again\n", url.c_str());
     last_failed_ = !ok;
     if (final) break;
   }

@@ -30,7 +30,7 @@ struct PushOptions {
   std::string token;       // bearer token; empty: none
   std::string node;        // this node's name
   Millis report_every{5'000};
-  Millis timeout{3'000};   // per POST
+  Millis timeout{3'000};  // per POST
 };
 
 inline constexpr Millis kMinPushGap{200};
@@ -64,9 +64,9 @@ class ReportPusher {
   mutable std::mutex mu_;  // guards everything below
   std::condition_variable cv_;
   std::optional<NodeSnapshot> latest_;
-  std::map<uint64_t, RankTrack> tracks_;     // by slot owner
+  std::map<uint64_t, RankTrack> tracks_;                         // by slot owner
   std::map<uint64_t, std::pair<uint64_t, int64_t>> last_steps_;  // owner -> (step_reports, wall ms seen)
-  std::string fingerprint_;                  // statuses, liveness, states: a change pushes at once
+  std::string fingerprint_;  // statuses, liveness, states: a change pushes at once
   bool urgent_ = false;
   bool finishing_ = false;
   uint64_t seq_ = 0, sent_ = 0, failed_ = 0;

@@ -28,8 +28,7 @@ AttemptEnd settle_attempt(Delivery& row, const SendOutcome& o, const RetryPolicy
     case AttemptVerdict::kPermanent:
       close_row(row, DeliveryStatus::kFailed, o.error, now);
       return AttemptEnd::kRejected;
-    case AttemptVerdict::kRetry:
-      break;
+    case AttemptVerdict::kRetry: break;
   }
   // Retry-After only means "come back then" on the statuses that define it.
   std::optional<Millis> retry_after;

@@ -50,7 +50,8 @@ std::optional<std::string> ChannelFields::string(const char* key, bool required)
   return f->text;
 }
 
-std::optional<std::string> ChannelFields::url(const char* key, bool required, std::initializer_list<const char*> schemes) {
+std::optional<std::string> ChannelFields::url(const char* key, bool required,
+                                              std::initializer_list<const char*> schemes) {
   auto text = string(key, required);
   if (!text) return std::nullopt;
   auto parsed = boost::urls::parse_absolute_uri(*text);
@@ -97,7 +98,8 @@ std::vector<std::pair<std::string, std::string>> ChannelFields::map(const char* 
 std::optional<bool> ChannelFields::boolean(const char* key) {
   const ChannelField* f = find(key, false);
   if (f == nullptr) return std::nullopt;
-  if (f->kind == ChannelField::Kind::kScalar && (f->text == "true" || f->text == "false")) return f->text == "true";
+  if (f->kind == ChannelField::Kind::kScalar && (f->text == "true" || f->text == "false"))
+    return f->text == "true";
   error(key, shown(*f) + "; expected true or false");
   return std::nullopt;
 }
@@ -112,7 +114,8 @@ std::optional<Millis> ChannelFields::duration(const char* key) {
   return std::nullopt;
 }
 
-std::optional<std::string> ChannelFields::choice(const char* key, std::initializer_list<const char*> choices) {
+std::optional<std::string> ChannelFields::choice(const char* key,
+                                                 std::initializer_list<const char*> choices) {
   auto text = string(key);
   if (!text) return std::nullopt;
   std::string expected;
@@ -130,8 +133,8 @@ void ChannelFields::finish() {
   for (const auto& [key, field] : channel_.fields) {
     if (known_.count(key) != 0) continue;
     errors_.push_back(ConfigError{field.where, path(key),
-                                  "unknown key for a " + channel_.type + " channel; expected one of: name, type, default, " +
-                                      expected});
+                                  "unknown key for a " + channel_.type +
+                                      " channel; expected one of: name, type, default, " + expected});
   }
 }
 

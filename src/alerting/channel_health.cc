@@ -4,18 +4,10 @@ namespace trainwatch::alerting {
 
 void DeliveryCounters::add(AttemptEnd end) {
   switch (end) {
-    case AttemptEnd::kDelivered:
-      ++delivered;
-      return;
-    case AttemptEnd::kRejected:
-      ++rejected;
-      return;
-    case AttemptEnd::kRetry:
-      ++error;
-      return;
-    case AttemptEnd::kGaveUp:
-      ++gave_up;
-      return;
+    case AttemptEnd::kDelivered: ++delivered; return;
+    case AttemptEnd::kRejected: ++rejected; return;
+    case AttemptEnd::kRetry: ++error; return;
+    case AttemptEnd::kGaveUp: ++gave_up; return;
   }
 }
 

@@ -9,8 +9,8 @@ std::vector<Channel> build_channels(const Config& config, std::vector<ConfigErro
   std::vector<Channel> out;
   if (config.notifications.size() > kMaxChannels) {
     errors.push_back(ConfigError{config.notifications[kMaxChannels].where, "notifications",
-                                 "found " + std::to_string(config.notifications.size()) + " channels; expected at most " +
-                                     std::to_string(kMaxChannels)});
+                                 "found " + std::to_string(config.notifications.size()) +
+                                     " channels; expected at most " + std::to_string(kMaxChannels)});
     return out;
   }
   for (const ChannelConfig& c : config.notifications) {
@@ -31,7 +31,8 @@ std::vector<Channel> build_channels(const Config& config, std::vector<ConfigErro
     auto timeout = fields.duration("timeout");
     auto provider = type->make(fields);  // calls fields.finish()
     if (provider == nullptr) continue;
-    out.push_back(Channel{c.name, c.type, c.is_default, timeout.value_or(Millis(10'000)), std::move(provider)});
+    out.push_back(
+        Channel{c.name, c.type, c.is_default, timeout.value_or(Millis(10'000)), std::move(provider)});
   }
   return out;
 }
@@ -42,7 +43,8 @@ std::vector<ConfigError> check_channels(const Config& config) {
   return errors;
 }
 
-std::vector<std::string> channels_for(const MonitorConfig& monitor, const std::vector<ChannelConfig>& channels) {
+std::vector<std::string> channels_for(const MonitorConfig& monitor,
+                                      const std::vector<ChannelConfig>& channels) {
   if (!monitor.notify.empty()) return monitor.notify;
   std::vector<std::string> out;
   for (const auto& c : channels) {

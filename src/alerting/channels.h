@@ -31,6 +31,7 @@ std::vector<Channel> build_channels(const Config& config, std::vector<ConfigErro
 std::vector<ConfigError> check_channels(const Config& config);
 
 // The channels a monitor notifies: its `notify` list, or the default channels.
-std::vector<std::string> channels_for(const MonitorConfig& monitor, const std::vector<ChannelConfig>& channels);
+std::vector<std::string> channels_for(const MonitorConfig& monitor,
+                                      const std::vector<ChannelConfig>& channels);
 
 }  // namespace trainwatch::alerting

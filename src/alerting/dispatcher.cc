@@ -49,9 +49,7 @@ Dispatcher::Dispatcher(asio::io_context& io, const Clock& clock, TimerFactory& t
       random_(std::move(random)),
       policy_(policy) {}
 
-Dispatcher::~Dispatcher() {
-  stop();
-}
+Dispatcher::~Dispatcher() { stop(); }
 
 void Dispatcher::describe(ChannelState& ch) {
   ch.health.name = ch.channel.name;
@@ -217,14 +215,11 @@ void Dispatcher::pump(ChannelState& ch) {
   }
   switch (next.kind) {
     case ChannelQueue::Next::Kind::kIdle:
-    case ChannelQueue::Next::Kind::kBusy:
-      return;
+    case ChannelQueue::Next::Kind::kBusy: return;
     case ChannelQueue::Next::Kind::kWait:
       ch.retry_timer->arm_after(clock_, until(next.at, now), [this, &ch] { pump(ch); });
       return;
-    case ChannelQueue::Next::Kind::kSend:
-      send(ch);
-      return;
+    case ChannelQueue::Next::Kind::kSend: send(ch); return;
   }
 }
 

@@ -46,7 +46,8 @@ std::string event_to_json(const AlertEvent& e) {
   json::array tags;
   for (const auto& t : e.tags) tags.emplace_back(t);
   json::array details;
-  for (const auto& [label, value] : e.details) details.push_back(json::array{json::string(label), json::string(value)});
+  for (const auto& [label, value] : e.details)
+    details.push_back(json::array{json::string(label), json::string(value)});
   json::object o{{"kind", to_string(e.kind)},
                  {"monitor", e.monitor},
                  {"monitor_type", e.monitor_type},
@@ -81,7 +82,8 @@ Result<AlertEvent> event_from_json(std::string_view text) {
       if (t.is_string()) e.tags.emplace_back(t.as_string());
     }
   }
-  if (const json::value* id = o.if_contains("incident_id"); id != nullptr && id->is_int64()) e.incident_id = id->as_int64();
+  if (const json::value* id = o.if_contains("incident_id"); id != nullptr && id->is_int64())
+    e.incident_id = id->as_int64();
   e.cause = read_string(o, "cause");
   e.at = read_ms(o, "at_ms").value_or(SystemTime{});
   e.since = read_ms(o, "since_ms");
@@ -90,14 +92,16 @@ Result<AlertEvent> event_from_json(std::string_view text) {
     e.http_status = static_cast<int>(s->as_int64());
   }
   e.body_excerpt = read_string(o, "body_excerpt");
-  if (const json::value* l = o.if_contains("latency_ms"); l != nullptr && l->is_number()) e.latency_ms = l->to_number<double>();
+  if (const json::value* l = o.if_contains("latency_ms"); l != nullptr && l->is_number())
+    e.latency_ms = l->to_number<double>();
   if (const json::value* d = o.if_contains("details"); d != nullptr && d->is_array()) {
     for (const auto& pair : d->as_array()) {
       if (!pair.is_array() || pair.as_array().size() != 2 || !pair.as_array()[0].is_string() ||
           !pair.as_array()[1].is_string()) {
         continue;
       }
-      e.details.emplace_back(std::string(pair.as_array()[0].as_string()), std::string(pair.as_array()[1].as_string()));
+      e.details.emplace_back(std::string(pair.as_array()[0].as_string()),
+                             std::string(pair.as_array()[1].as_string()));
     }
   }
   return e;

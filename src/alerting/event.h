@@ -27,12 +27,12 @@ struct AlertEvent {
   std::string target;        // what is checked: a URL, host:port
   std::vector<std::string> tags;
   std::optional<int64_t> incident_id;
-  std::string cause;                 // why it is (was) down
-  SystemTime at{};                   // when the event happened
-  std::optional<SystemTime> since;   // when the incident started
-  std::optional<SystemTime> ended;   // when it ended (kUp)
+  std::string cause;                // why it is (was) down
+  SystemTime at{};                  // when the event happened
+  std::optional<SystemTime> since;  // when the incident started
+  std::optional<SystemTime> ended;  // when it ended (kUp)
   int http_status = 0;
-  std::string body_excerpt;          // bounded by kBodyExcerptBytes
+  std::string body_excerpt;  // bounded by kBodyExcerptBytes
   double latency_ms = 0;
   // More facts, label then value, shown as message fields: other monitor kinds add
   // theirs here ("Last ping", "97m ago").

@@ -16,10 +16,12 @@ int64_t ms_into_week(int64_t unix_ms) {
 
 }  // namespace
 
-bool window_covers(const MaintenanceWindow& w, const std::string& monitor, const std::vector<std::string>& tags) {
+bool window_covers(const MaintenanceWindow& w, const std::string& monitor,
+                   const std::vector<std::string>& tags) {
   if (std::find(w.monitors.begin(), w.monitors.end(), monitor) != w.monitors.end()) return true;
-  return std::any_of(tags.begin(), tags.end(),
-                     [&](const std::string& t) { return std::find(w.tags.begin(), w.tags.end(), t) != w.tags.end(); });
+  return std::any_of(tags.begin(), tags.end(), [&](const std::string& t) {
+    return std::find(w.tags.begin(), w.tags.end(), t) != w.tags.end();
+  });
 }
 
 std::optional<SystemTime> window_active_until(const MaintenanceWindow& w, SystemTime now) {
@@ -38,8 +40,9 @@ std::optional<SystemTime> window_active_until(const MaintenanceWindow& w, System
   return std::nullopt;
 }
 
-std::optional<SystemTime> held_until(const std::vector<MaintenanceWindow>& windows, const std::string& monitor,
-                                     const std::vector<std::string>& tags, SystemTime now) {
+std::optional<SystemTime> held_until(const std::vector<MaintenanceWindow>& windows,
+                                     const std::string& monitor, const std::vector<std::string>& tags,
+                                     SystemTime now) {
   std::optional<SystemTime> until;
   // Follow chains of overlapping windows; bounded by the number of windows.
   for (size_t round = 0; round <= windows.size(); ++round) {

@@ -15,14 +15,16 @@
 
 namespace trainwatch::alerting {
 
-bool window_covers(const MaintenanceWindow& window, const std::string& monitor, const std::vector<std::string>& tags);
+bool window_covers(const MaintenanceWindow& window, const std::string& monitor,
+                   const std::vector<std::string>& tags);
 
 // When the window, if active at `now`, ends; nullopt when it is not active.
 std::optional<SystemTime> window_active_until(const MaintenanceWindow& window, SystemTime now);
 
 // When every window covering the monitor and active at `now` has ended (windows that
 // overlap or touch are followed through); nullopt when none is active.
-std::optional<SystemTime> held_until(const std::vector<MaintenanceWindow>& windows, const std::string& monitor,
-                                     const std::vector<std::string>& tags, SystemTime now);
+std::optional<SystemTime> held_until(const std::vector<MaintenanceWindow>& windows,
+                                     const std::string& monitor, const std::vector<std::string>& tags,
+                                     SystemTime now);
 
 }  // namespace trainwatch::alerting

@@ -36,7 +36,8 @@ Message render_message(const AlertEvent& e, SystemTime now) {
   Message m;
   m.kind = e.kind;
   const std::string duration =
-      e.since ? format_duration(std::chrono::duration_cast<Millis>((e.ended ? *e.ended : now) - *e.since)) : "";
+      e.since ? format_duration(std::chrono::duration_cast<Millis>((e.ended ? *e.ended : now) - *e.since))
+              : "";
   switch (e.kind) {
     case EventKind::kDown:
       m.headline = "DOWN: " + e.monitor;
@@ -61,7 +62,9 @@ Message render_message(const AlertEvent& e, SystemTime now) {
       break;
   }
 
-  auto add = [&](std::string label, std::string value) { m.fields.emplace_back(std::move(label), std::move(value)); };
+  auto add = [&](std::string label, std::string value) {
+    m.fields.emplace_back(std::move(label), std::move(value));
+  };
   if (e.kind != EventKind::kTest) {
     add("Monitor", e.monitor + (e.target.empty() ? "" : " (" + e.monitor_type + " " + e.target + ")"));
     add("State", e.kind == EventKind::kUp ? "up" : "down");
@@ -95,7 +98,9 @@ std::string message_text(const Message& m) {
 }
 
 std::string message_html(const Message& m) {
-  const char* color = m.kind == EventKind::kUp ? "#1a7f37" : m.kind == EventKind::kTest ? "#555555" : "#cf222e";
+  const char* color = m.kind == EventKind::kUp     ? "#1a7f37"
+                      : m.kind == EventKind::kTest ? "#555555"
+                                                   : "#cf222e";
   std::string out = "<!DOCTYPE html><html><body style=\"font-family:sans-serif\">";
   out += "<h2 style=\"color:" + std::string(color) + "\">" + html_escape(m.title) + "</h2>";
   out += "<p>" + html_escape(m.summary) + "</p><table cellpadding=\"4\">";

@@ -23,9 +23,9 @@ namespace trainwatch::alerting {
 
 struct Message {
   EventKind kind = EventKind::kDown;
-  std::string title;    // one line, starts with an emoji for the kind
-  std::string headline; // the title without the emoji, for plain-ASCII places (email subject fallback)
-  std::string summary;  // one or two sentences: the cause, or how long it was down
+  std::string title;     // one line, starts with an emoji for the kind
+  std::string headline;  // the title without the emoji, for plain-ASCII places (email subject fallback)
+  std::string summary;   // one or two sentences: the cause, or how long it was down
   std::vector<std::pair<std::string, std::string>> fields;  // label, value; in display order
 };
 

@@ -15,7 +15,8 @@ namespace {
 // URL's credentials and query stay out of it (the monitor's name says which it is).
 std::string target_of(const MonitorConfig& m) {
   if (const auto* http = std::get_if<HttpCheckSpec>(&m.spec)) return redact_url(http->url);
-  if (const auto* tcp = std::get_if<TcpCheckSpec>(&m.spec)) return tcp->host + ":" + std::to_string(tcp->port);
+  if (const auto* tcp = std::get_if<TcpCheckSpec>(&m.spec))
+    return tcp->host + ":" + std::to_string(tcp->port);
   return "";
 }
 
@@ -39,8 +40,9 @@ AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Inci
   e.latency_ms = a.result.latency_ms;
   // A heartbeat has no target to show (its token is a secret); say what it expects.
   if (const auto* hb = std::get_if<HeartbeatSpec>(&a.monitor.spec)) {
-    e.details.emplace_back("Expected every", format_duration(hb->period) +
-                                                 (hb->grace.count() > 0 ? " (+" + format_duration(hb->grace) + " grace)" : ""));
+    e.details.emplace_back("Expected every",
+                           format_duration(hb->period) +
+                               (hb->grace.count() > 0 ? " (+" + format_duration(hb->grace) + " grace)" : ""));
   }
   return e;
 }
@@ -102,8 +104,8 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
   std::vector<NewDelivery> out;
   out.reserve(channels.size());
   for (const auto& channel : channels) {
-    out.push_back(NewDelivery{channel, a.monitor.name, event->incident_id, std::string(to_string(event->kind)), json,
-                              now, due});
+    out.push_back(NewDelivery{channel, a.monitor.name, event->incident_id,
+                              std::string(to_string(event->kind)), json, now, due});
   }
   return out;
 }

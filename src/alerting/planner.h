@@ -8,8 +8,8 @@
 // It never sends anything itself; the committed() callback wakes the dispatcher.
 //
 // Threading: on_apply() on the engine's thread, configure() and set_maintenance() from
-// any thread (a reload, an API write); a mutex guards the settings. Reminder times live in memory: after a restart the first
-// reminder comes one remind_every after the first result.
+// any thread (a reload, an API write); a mutex guards the settings. Reminder times live in memory: after a
+// restart the first reminder comes one remind_every after the first result.
 #pragma once
 
 #include <functional>

@@ -19,7 +19,7 @@ namespace trainwatch::alerting {
 struct OutboundRequest {
   enum class Protocol { kHttp, kSmtp };
   Protocol protocol = Protocol::kHttp;
-  std::string url;                   // may hold a secret (Telegram token, Slack hook): never logged
+  std::string url;  // may hold a secret (Telegram token, Slack hook): never logged
   std::string method = "POST";
   std::vector<std::string> headers;  // "Name: value"
   std::string body;                  // at most kMaxRequestBytes

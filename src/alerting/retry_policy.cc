@@ -26,7 +26,8 @@ AttemptVerdict judge_attempt(bool transport_ok, bool permanent_transport, int ht
 
 RetryDecision decide_retry(const RetryPolicy& policy, int attempts, SystemTime first_attempt, SystemTime now,
                            std::optional<Millis> retry_after, double random_unit) {
-  Millis wait = retry_after ? std::min(*retry_after, policy.max_delay) : policy.backoff(attempts, random_unit);
+  Millis wait =
+      retry_after ? std::min(*retry_after, policy.max_delay) : policy.backoff(attempts, random_unit);
   RetryDecision d;
   d.next_attempt = now + wait;
   d.give_up = d.next_attempt > first_attempt + policy.give_up_after;

@@ -104,7 +104,8 @@ struct Transport::Impl {
     if (r.protocol == OutboundRequest::Protocol::kSmtp) {
       curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
       curl_easy_setopt(easy, CURLOPT_MAIL_FROM, ("<" + r.mail_from + ">").c_str());
-      for (const auto& to : r.recipients) t->recipients = curl_slist_append(t->recipients, ("<" + to + ">").c_str());
+      for (const auto& to : r.recipients)
+        t->recipients = curl_slist_append(t->recipients, ("<" + to + ">").c_str());
       curl_easy_setopt(easy, CURLOPT_MAIL_RCPT, t->recipients);
       curl_easy_setopt(easy, CURLOPT_UPLOAD, 1L);
       curl_easy_setopt(easy, CURLOPT_READFUNCTION, &Impl::on_read);

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <map>
 
-#include <boost/json.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/json.hpp>
 
 #include "core/constant_time.h"
 #include "core/names.h"
@@ -28,15 +28,17 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
   const std::string& job = request.params.at("job");
   if (request.body.size() > jobs::kMaxReportBytes) {
     return respond(Response::problem(413, "the report is " + std::to_string(request.body.size()) +
-                                              " bytes; at most " + std::to_string(jobs::kMaxReportBytes) + " are accepted"));
+                                              " bytes; at most " + std::to_string(jobs::kMaxReportBytes) +
+                                              " are accepted"));
   }
   if (const std::string token = ctx.token ? ctx.token->get() : std::string(); !token.empty()) {
     std::string_view auth = request.header("authorization");
     constexpr std::string_view kBearer = "Bearer ";
     if (auth.substr(0, kBearer.size()) != kBearer ||
         !constant_time_equal(auth.substr(kBearer.size()), token)) {
-      Response r = Response::problem(401, auth.empty() ? "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)"
-                                                       : "the bearer token is not the server's");
+      Response r =
+          Response::problem(401, auth.empty() ? "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)"
+                                              : "the bearer token is not the server's");
       r.headers.emplace_back("WWW-Authenticate", "Bearer");
       return respond(std::move(r));
     }
@@ -47,35 +49,39 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
   auto report = jobs::parse_node_report(request.body);
   if (!report) return respond(Response::problem(400, report.error().message));
   if (!report->job.empty() && report->job != job) {
-    return respond(Response::problem(400, "job: the report is for '" + report->job + "' but was sent to '" + job + "'"));
+    return respond(
+        Response::problem(400, "job: the report is for '" + report->job + "' but was sent to '" + job + "'"));
   }
   const jobs::IngestResult result = ctx.jobs.ingest(job, *report);
   switch (result.outcome) {
     case jobs::IngestOutcome::kUnknownJob:
-      return respond(Response::problem(404, "no job monitor named '" + job + "' and jobs.auto_create is off"));
+      return respond(
+          Response::problem(404, "no job monitor named '" + job + "' and jobs.auto_create is off"));
     case jobs::IngestOutcome::kTooManyJobs:
-      return respond(Response::problem(429, "the server already watches " + std::to_string(jobs::kMaxAutoJobs) +
-                                                " auto-created jobs; declare this one in the config, or wait until one "
-                                                "expires (jobs.expire_after)"));
+      return respond(
+          Response::problem(429, "the server already watches " + std::to_string(jobs::kMaxAutoJobs) +
+                                     " auto-created jobs; declare this one in the config, or wait until one "
+                                     "expires (jobs.expire_after)"));
     case jobs::IngestOutcome::kTooManyNodes:
-      return respond(Response::problem(429, "job '" + job + "' already has " + std::to_string(jobs::kMaxNodesPerJob) +
-                                                " nodes"));
+      return respond(Response::problem(
+          429, "job '" + job + "' already has " + std::to_string(jobs::kMaxNodesPerJob) + " nodes"));
     case jobs::IngestOutcome::kTooManyRanks:
       return respond(Response::problem(
-          422, "job '" + job + "' would have " + std::to_string(result.actual) + " ranks; " + result.bound + " allows " +
-                   std::to_string(result.limit) + " (the report was not applied)"));
+          422, "job '" + job + "' would have " + std::to_string(result.actual) + " ranks; " + result.bound +
+                   " allows " + std::to_string(result.limit) + " (the report was not applied)"));
     case jobs::IngestOutcome::kTooManyRanksOnNode:
-      return respond(Response::problem(422, "node '" + report->node + "' reports " + std::to_string(result.actual) +
-                                                " ranks; " + result.bound + " allows " + std::to_string(result.limit) +
+      return respond(Response::problem(422, "node '" + report->node + "' reports " +
+                                                std::to_string(result.actual) + " ranks; " + result.bound +
+                                                " allows " + std::to_string(result.limit) +
                                                 " (the report was not applied)"));
     case jobs::IngestOutcome::kCreated:
       spdlog::info("job {} created by a report from node {}", job, report->node);
       ctx.engine.ensure_monitor(ctx.jobs.auto_monitor(job));
       break;
-    case jobs::IngestOutcome::kAccepted:
-      break;
+    case jobs::IngestOutcome::kAccepted: break;
   }
-  respond(Response::json(200, json::serialize(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})));
+  respond(Response::json(
+      200, json::serialize(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})));
 }
 
 void list_jobs(const JobApiContext& ctx, const Request&, Responder respond) {
@@ -111,8 +117,10 @@ void get_series(const JobApiContext& ctx, const Request& request, Responder resp
       series.push_back(json::object{{"key", key}, {"points", std::move(pts)}});
     }
   }
-  respond(Response::json(200, json::serialize(json::object{
-                                  {"job", name}, {"metric", it->second}, {"unit", kUnits.at(it->second)}, {"series", std::move(series)}})));
+  respond(Response::json(200, json::serialize(json::object{{"job", name},
+                                                           {"metric", it->second},
+                                                           {"unit", kUnits.at(it->second)},
+                                                           {"series", std::move(series)}})));
 }
 
 }  // namespace
@@ -142,23 +150,31 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
   }
   PrometheusWriter w;
   const jobs::IngestRefusals refused = registry.refusals();
-  w.family("trainwatch_job_reports_refused_total", "counter", "Node reports refused at a bound, by the bound.");
-  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_ranks"}}, static_cast<double>(refused.too_many_ranks));
+  w.family("trainwatch_job_reports_refused_total", "counter",
+           "Node reports refused at a bound, by the bound.");
+  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_ranks"}},
+           static_cast<double>(refused.too_many_ranks));
   w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_ranks_per_node"}},
            static_cast<double>(refused.too_many_ranks_on_node));
-  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_nodes"}}, static_cast<double>(refused.too_many_nodes));
-  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_auto_jobs"}}, static_cast<double>(refused.too_many_jobs));
-  w.family("trainwatch_jobs_expired_total", "counter", "Auto-created jobs released after jobs.expire_after without a report.");
+  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_nodes"}},
+           static_cast<double>(refused.too_many_nodes));
+  w.sample("trainwatch_job_reports_refused_total", {{"bound", "max_auto_jobs"}},
+           static_cast<double>(refused.too_many_jobs));
+  w.family("trainwatch_jobs_expired_total", "counter",
+           "Auto-created jobs released after jobs.expire_after without a report.");
   w.sample("trainwatch_jobs_expired_total", {}, static_cast<double>(registry.expired()));
   w.family("trainwatch_job_ranks", "gauge", "Ranks by health (the dashboard's grid word), by job.");
   for (const auto& s : snaps) {
     for (const auto& [health, count] : s.rank_summary.counts) {
-      w.sample("trainwatch_job_ranks", {{"job", s.state->name()}, {"health", std::string(jobs::to_string(health))}},
+      w.sample("trainwatch_job_ranks",
+               {{"job", s.state->name()}, {"health", std::string(jobs::to_string(health))}},
                static_cast<double>(count));
     }
   }
   w.family("trainwatch_job_reports_total", "counter", "Node reports received, by job.");
-  for (const auto& s : snaps) w.sample("trainwatch_job_reports_total", {{"job", s.state->name()}}, static_cast<double>(s.state->reports()));
+  for (const auto& s : snaps)
+    w.sample("trainwatch_job_reports_total", {{"job", s.state->name()}},
+             static_cast<double>(s.state->reports()));
   w.family("trainwatch_job_findings", "gauge", "Current findings, by job and severity.");
   for (const auto& s : snaps) {
     double down = 0, warning = 0;
@@ -171,7 +187,8 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
     w.sample("trainwatch_job_step_timeout_seconds", {{"job", s.state->name()}},
              static_cast<double>(s.verdict->timeouts.step.count()) / 1000.0);
   }
-  w.family("trainwatch_job_node_last_report_age_seconds", "gauge", "Seconds since the node's last report arrived.");
+  w.family("trainwatch_job_node_last_report_age_seconds", "gauge",
+           "Seconds since the node's last report arrived.");
   for (const auto& s : snaps) {
     for (const auto& [name, n] : s.state->nodes()) {
       w.sample("trainwatch_job_node_last_report_age_seconds", {{"job", s.state->name()}, {"node", name}},
@@ -192,9 +209,11 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
        }},
       {"trainwatch_job_rank_alive", "1 while the rank's process exists.",
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return r.last.alive ? 1.0 : 0.0; }},
-      {"trainwatch_job_rank_last_step_age_seconds", "Seconds since the rank's last step, on the server's clock.",
+      {"trainwatch_job_rank_last_step_age_seconds",
+       "Seconds since the rank's last step, on the server's clock.",
        [](const JobSnapshot& s, int, const jobs::RankRecord& r) {
-         return r.last_step_at ? static_cast<double>(views::snapshot_age_ms(s, *r.last_step_at)) / 1000.0 : -1.0;
+         return r.last_step_at ? static_cast<double>(views::snapshot_age_ms(s, *r.last_step_at)) / 1000.0
+                               : -1.0;
        }},
   };
   // Per rank only for jobs of at most kMaxDetailedRanks ranks (their snapshot carries the
@@ -214,7 +233,8 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
     for (const JobSnapshot& s : detailed) {
       for (const auto& [rank, r] : s.state->ranks()) {
         std::string rank_text = std::to_string(rank);
-        w.sample(fam.name, {{"job", s.state->name()}, {"rank", rank_text}, {"node", r.node}}, fam.get(s, rank, r));
+        w.sample(fam.name, {{"job", s.state->name()}, {"rank", rank_text}, {"node", r.node}},
+                 fam.get(s, rank, r));
       }
     }
   }

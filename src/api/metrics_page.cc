@@ -20,7 +20,8 @@ void write_process_metrics(PrometheusWriter& w) {
   auto close = stat.rfind(')');
   if (close == std::string::npos) return;
   std::istringstream fields(stat.substr(close + 2));
-  std::vector<std::string> f((std::istream_iterator<std::string>(fields)), std::istream_iterator<std::string>());
+  std::vector<std::string> f((std::istream_iterator<std::string>(fields)),
+                             std::istream_iterator<std::string>());
   if (f.size() < 22) return;
   const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
   const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
@@ -35,8 +36,8 @@ void write_process_metrics(PrometheusWriter& w) {
   }
   size_t fds = 0;
   std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec)) {
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     ++fds;
   }
 
@@ -68,12 +69,15 @@ void write_store_health(PrometheusWriter& w, const engine::EngineStats& stats, c
   }
   w.family("trainwatch_store_writable", "gauge", "0 while the store refuses writes (a full disk), else 1.");
   w.sample("trainwatch_store_writable", {}, health.refusing ? 0 : 1);
-  w.family("trainwatch_pings_refused_total", "counter", "Pings answered 503 because the store did not commit them.");
-  w.sample("trainwatch_pings_refused_total", {}, static_cast<double>(health.failed_pings + stats.pings_refused));
+  w.family("trainwatch_pings_refused_total", "counter",
+           "Pings answered 503 because the store did not commit them.");
+  w.sample("trainwatch_pings_refused_total", {},
+           static_cast<double>(health.failed_pings + stats.pings_refused));
   w.family("trainwatch_check_results_dropped_total", "counter", "Check results that were not recorded.");
   w.sample("trainwatch_check_results_dropped_total", {},
            static_cast<double>(health.failed_results + stats.results_dropped));
-  w.family("trainwatch_state_changes_waiting", "gauge", "State changes decided and not yet stored (or shown).");
+  w.family("trainwatch_state_changes_waiting", "gauge",
+           "State changes decided and not yet stored (or shown).");
   w.sample("trainwatch_state_changes_waiting", {}, static_cast<double>(stats.changes_waiting));
 }
 
@@ -82,18 +86,22 @@ void write_store_health(PrometheusWriter& w, const engine::EngineStats& stats, c
 std::string render_metrics(const engine::Engine& engine, const Store* store) {
   PrometheusWriter w;
   auto views = engine.monitors();
-  w.family("trainwatch_monitor_up", "gauge", "1 when the monitor is up, 0 when down, -1 when pending or paused.");
+  w.family("trainwatch_monitor_up", "gauge",
+           "1 when the monitor is up, 0 when down, -1 when pending or paused.");
   for (const auto& v : views) {
     double value = v.state.status == MonitorStatus::kUp ? 1 : v.state.status == MonitorStatus::kDown ? 0 : -1;
-    w.sample("trainwatch_monitor_up", {{"monitor", v.config->name}, {"type", to_string(v.config->type)}}, value);
+    w.sample("trainwatch_monitor_up", {{"monitor", v.config->name}, {"type", to_string(v.config->type)}},
+             value);
   }
-  w.family("trainwatch_monitor_status_since_timestamp_seconds", "gauge", "When the monitor entered its current status.");
+  w.family("trainwatch_monitor_status_since_timestamp_seconds", "gauge",
+           "When the monitor entered its current status.");
   for (const auto& v : views) {
     w.sample("trainwatch_monitor_status_since_timestamp_seconds", {{"monitor", v.config->name}},
              static_cast<double>(to_unix_ms(v.state.since)) / 1000.0);
   }
 
-  w.family("trainwatch_heartbeat_last_ping_timestamp_seconds", "gauge", "When the heartbeat monitor's newest ping arrived.");
+  w.family("trainwatch_heartbeat_last_ping_timestamp_seconds", "gauge",
+           "When the heartbeat monitor's newest ping arrived.");
   for (const auto& v : views) {
     if (!v.heartbeat || !v.heartbeat->last_ping) continue;
     w.sample("trainwatch_heartbeat_last_ping_timestamp_seconds", {{"monitor", v.config->name}},
@@ -103,11 +111,14 @@ std::string render_metrics(const engine::Engine& engine, const Store* store) {
   engine::CheckMetrics metrics = engine.metrics();
   w.family("trainwatch_checks_total", "counter", "Checks run, by monitor and result.");
   for (const auto& [name, counts] : metrics.by_monitor) {
-    w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "success"}}, static_cast<double>(counts.success));
-    w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "failure"}}, static_cast<double>(counts.failure));
+    w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "success"}},
+             static_cast<double>(counts.success));
+    w.sample("trainwatch_checks_total", {{"monitor", name}, {"result", "failure"}},
+             static_cast<double>(counts.failure));
   }
   w.family("trainwatch_check_duration_seconds", "histogram", "How long checks took, by monitor type.");
-  const std::vector<double> bounds(engine::DurationHistogram::kBoundsSeconds.begin(), engine::DurationHistogram::kBoundsSeconds.end());
+  const std::vector<double> bounds(engine::DurationHistogram::kBoundsSeconds.begin(),
+                                   engine::DurationHistogram::kBoundsSeconds.end());
   for (const auto& [type, h] : metrics.duration_by_type) {
     w.histogram("trainwatch_check_duration_seconds", {{"type", type}}, bounds,
                 std::vector<uint64_t>(h.cumulative.begin(), h.cumulative.end()), h.sum_seconds, h.count);
@@ -116,11 +127,14 @@ std::string render_metrics(const engine::Engine& engine, const Store* store) {
   engine::EngineStats stats = engine.stats();
   w.family("trainwatch_checks_in_flight", "gauge", "Checks running now.");
   w.sample("trainwatch_checks_in_flight", {}, static_cast<double>(stats.checks_in_flight));
-  w.family("trainwatch_checks_waiting", "gauge", "Checks due but waiting for a free slot (server.max_checks_in_flight).");
+  w.family("trainwatch_checks_waiting", "gauge",
+           "Checks due but waiting for a free slot (server.max_checks_in_flight).");
   w.sample("trainwatch_checks_waiting", {}, static_cast<double>(stats.checks_waiting));
-  w.family("trainwatch_check_max_start_delay_seconds", "gauge", "Worst lateness of a check's start against its schedule.");
+  w.family("trainwatch_check_max_start_delay_seconds", "gauge",
+           "Worst lateness of a check's start against its schedule.");
   w.sample("trainwatch_check_max_start_delay_seconds", {}, stats.max_start_delay_ms / 1000.0);
-  w.family("trainwatch_store_dropped_writes_total", "counter", "Writes dropped because the store's queue was full.");
+  w.family("trainwatch_store_dropped_writes_total", "counter",
+           "Writes dropped because the store's queue was full.");
   w.sample("trainwatch_store_dropped_writes_total", {}, static_cast<double>(stats.store_dropped_writes));
   write_store_health(w, stats, store);
 

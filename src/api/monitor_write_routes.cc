@@ -24,7 +24,8 @@ std::string ping_url(const WriteContext& ctx, const std::string& name, const std
   return (host.empty() ? std::string() : "http://" + host) + "/ping/" + hb->token;
 }
 
-void answer(const Responder& respond, const Result<std::string>& result, int ok_status, const std::string& url = "") {
+void answer(const Responder& respond, const Result<std::string>& result, int ok_status,
+            const std::string& url = "") {
   if (!result) return respond(Response::problem(views::status_for(result.error()), result.error().message));
   if (ok_status == 204) {
     Response r;
@@ -44,8 +45,8 @@ void pause(const WriteContext& ctx, const Request& request, Responder respond, b
   const std::string name = request.params.at("name");
   ctx.engine.set_paused(name, paused, [respond, name, paused](bool found) {
     if (!found) return respond(Response::problem(404, "no monitor named '" + name + "'"));
-    respond(Response::json(200, boost::json::serialize(
-                                    boost::json::object{{"name", name}, {"status", paused ? "paused" : "pending"}})));
+    respond(Response::json(200, boost::json::serialize(boost::json::object{
+                                    {"name", name}, {"status", paused ? "paused" : "pending"}})));
   });
 }
 
@@ -54,9 +55,10 @@ void pause(const WriteContext& ctx, const Request& request, Responder respond, b
 void add_monitor_write_routes(http::Router& router, const WriteContext& ctx) {
   router.add("POST", "/api/v1/monitors", [ctx](const Request& request, Responder respond) {
     if (!allowed(ctx, request, respond)) return;
-    ctx.catalog.put("", request.body, true, [ctx, respond, host = std::string(request.header("host"))](Result<std::string> r) {
-      answer(respond, r, 201, r ? ping_url(ctx, *r, host) : "");
-    });
+    ctx.catalog.put("", request.body, true,
+                    [ctx, respond, host = std::string(request.header("host"))](Result<std::string> r) {
+                      answer(respond, r, 201, r ? ping_url(ctx, *r, host) : "");
+                    });
   });
   router.add("PUT", "/api/v1/monitors/{name}", [ctx](const Request& request, Responder respond) {
     if (!allowed(ctx, request, respond)) return;
@@ -67,12 +69,15 @@ void add_monitor_write_routes(http::Router& router, const WriteContext& ctx) {
   });
   router.add("DELETE", "/api/v1/monitors/{name}", [ctx](const Request& request, Responder respond) {
     if (!allowed(ctx, request, respond)) return;
-    ctx.catalog.remove(request.params.at("name"), [respond](Result<std::string> r) { answer(respond, r, 204); });
+    ctx.catalog.remove(request.params.at("name"),
+                       [respond](Result<std::string> r) { answer(respond, r, 204); });
   });
-  router.add("POST", "/api/v1/monitors/{name}/pause",
-             [ctx](const Request& request, Responder respond) { pause(ctx, request, std::move(respond), true); });
-  router.add("POST", "/api/v1/monitors/{name}/resume",
-             [ctx](const Request& request, Responder respond) { pause(ctx, request, std::move(respond), false); });
+  router.add("POST", "/api/v1/monitors/{name}/pause", [ctx](const Request& request, Responder respond) {
+    pause(ctx, request, std::move(respond), true);
+  });
+  router.add("POST", "/api/v1/monitors/{name}/resume", [ctx](const Request& request, Responder respond) {
+    pause(ctx, request, std::move(respond), false);
+  });
 }
 
 }  // namespace trainwatch::api

@@ -7,11 +7,11 @@
 
 #include <memory>
 
-#include "views/write_access.h"
 #include "auth/admin_auth.h"
 #include "catalog/monitor_catalog.h"
 #include "engine/engine.h"
 #include "http/server.h"
+#include "views/write_access.h"
 
 namespace trainwatch::api {
 

@@ -4,10 +4,10 @@
 
 #include <boost/json.hpp>
 
-#include "views/audience.h"
 #include "api/query_params.h"
-#include "views/write_access.h"
 #include "core/time_format.h"
+#include "views/audience.h"
+#include "views/write_access.h"
 
 namespace trainwatch::api {
 namespace {
@@ -33,8 +33,8 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, Res
   if (auto it = request.query.find("status"); it != request.query.end()) {
     query.status = delivery_status_from_string(it->second);
     if (!query.status) {
-      return respond(Response::problem(400, "status: found '" + it->second +
-                                                "'; expected pending, delivered, failed or cancelled"));
+      return respond(Response::problem(
+          400, "status: found '" + it->second + "'; expected pending, delivered, failed or cancelled"));
     }
   }
   auto page = page_params(request, kMaxPageSize);
@@ -84,22 +84,28 @@ void add_notification_routes(http::Router& router, const NotificationContext& ct
 
 void write_notification_metrics(const alerting::Dispatcher& dispatcher, PrometheusWriter& w) {
   const auto channels = dispatcher.health();
-  w.family("trainwatch_notifications_total", "counter",
-           "Notification attempts by channel and result: delivered, error (will retry), rejected, gave_up, cancelled.");
+  w.family(
+      "trainwatch_notifications_total", "counter",
+      "Notification attempts by channel and result: delivered, error (will retry), rejected, gave_up, cancelled.");
   for (const auto& h : channels) {
     const auto& c = h.counters;
-    const std::pair<const char*, uint64_t> results[] = {{"delivered", c.delivered}, {"error", c.error},
-                                                        {"rejected", c.rejected},   {"gave_up", c.gave_up},
+    const std::pair<const char*, uint64_t> results[] = {{"delivered", c.delivered},
+                                                        {"error", c.error},
+                                                        {"rejected", c.rejected},
+                                                        {"gave_up", c.gave_up},
                                                         {"cancelled", c.cancelled}};
     for (const auto& [result, value] : results) {
-      w.sample("trainwatch_notifications_total", {{"channel", h.name}, {"result", result}}, static_cast<double>(value));
+      w.sample("trainwatch_notifications_total", {{"channel", h.name}, {"result", result}},
+               static_cast<double>(value));
     }
   }
-  w.family("trainwatch_notifications_queued", "gauge", "Deliveries waiting per channel (released, not yet delivered).");
+  w.family("trainwatch_notifications_queued", "gauge",
+           "Deliveries waiting per channel (released, not yet delivered).");
   for (const auto& h : channels) {
     w.sample("trainwatch_notifications_queued", {{"channel", h.name}}, static_cast<double>(h.queued));
   }
-  w.family("trainwatch_notifications_held", "gauge", "Deliveries held per channel by notify_after or maintenance.");
+  w.family("trainwatch_notifications_held", "gauge",
+           "Deliveries held per channel by notify_after or maintenance.");
   for (const auto& h : channels) {
     w.sample("trainwatch_notifications_held", {{"channel", h.name}}, static_cast<double>(h.held));
   }

@@ -37,7 +37,8 @@ void submit(heartbeat::PingIngest& ingest, const Request& request, PingAction ac
             Responder respond, Response (*answer)(PingOutcome)) {
   heartbeat::PingRequest ping{request.params.at("token"), action, body, request.remote_address,
                               std::string(request.header("user-agent"))};
-  ingest.ingest(ping, [respond = std::move(respond), answer](PingOutcome outcome) { respond(answer(outcome)); });
+  ingest.ingest(ping,
+                [respond = std::move(respond), answer](PingOutcome outcome) { respond(answer(outcome)); });
 }
 
 }  // namespace
@@ -66,7 +67,8 @@ void add_ping_routes(http::Router& router, heartbeat::PingIngest& pings) {
     }
     // Kuma sends its message as `msg`; a POST body is kept when there is none.
     auto msg = request.query.find("msg");
-    std::string_view body = msg != request.query.end() ? std::string_view(msg->second) : std::string_view(request.body);
+    std::string_view body =
+        msg != request.query.end() ? std::string_view(msg->second) : std::string_view(request.body);
     submit(*in, request, *action, body, std::move(respond), kuma_answer);
   });
 }

@@ -16,8 +16,8 @@ std::optional<int64_t> parse_int(const std::string& text) {
 
 }  // namespace
 
-Result<int64_t> int_param(const http::Request& request, const std::string& name, int64_t fallback, int64_t min,
-                          int64_t max) {
+Result<int64_t> int_param(const http::Request& request, const std::string& name, int64_t fallback,
+                          int64_t min, int64_t max) {
   auto it = request.query.find(name);
   if (it == request.query.end()) return fallback;
   auto value = parse_int(it->second);

@@ -11,8 +11,8 @@
 namespace trainwatch::api {
 
 // The parameter as an integer in [min, max]; `fallback` when absent.
-Result<int64_t> int_param(const http::Request& request, const std::string& name, int64_t fallback, int64_t min,
-                          int64_t max);
+Result<int64_t> int_param(const http::Request& request, const std::string& name, int64_t fallback,
+                          int64_t min, int64_t max);
 // A page of a newest-first list: ?limit= (1..max_limit, default 50) and ?before= (an id).
 struct PageParams {
   int limit = 50;

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "views/audience.h"
 #include "api/job_routes.h"
-#include "views/json_views.h"
 #include "api/metrics_page.h"
 #include "api/monitor_list_cache.h"
 #include "api/query_params.h"
 #include "core/time_format.h"
+#include "views/audience.h"
+#include "views/json_views.h"
 
 namespace trainwatch::api {
 namespace {
@@ -22,7 +22,8 @@ constexpr int64_t kMaxPageSize = 1000;
 
 Response json_response(const json::value& value) { return Response::json(200, json::serialize(value)); }
 
-void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request& request, Responder respond) {
+void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request& request,
+                   Responder respond) {
   Response r = Response::json(200, "");
   r.shared_body = cache.body(ctx.engine, views::audience_of(ctx.admin, request), ctx.clock.monotonic_time());
   respond(std::move(r));
@@ -45,8 +46,10 @@ void get_monitor(const ApiContext& ctx, const Request& request, Responder respon
   out["retries"] = view->config->retries;
   out["timeout_ms"] = view->config->timeout.count();
   out["consecutive_failures"] = view->state.consecutive_failures;
-  out["last_result"] = view->last_result ? json::value(views::check_result_json(*view->last_result, audience)) : json::value(nullptr);
-  out["incident"] = view->open_incident ? json::value(views::incident_json(*view->open_incident, audience)) : json::value(nullptr);
+  out["last_result"] = view->last_result ? json::value(views::check_result_json(*view->last_result, audience))
+                                         : json::value(nullptr);
+  out["incident"] = view->open_incident ? json::value(views::incident_json(*view->open_incident, audience))
+                                        : json::value(nullptr);
   json::array items;
   for (const auto& r : *results) items.push_back(views::check_result_json(r, audience));
   out["results"] = std::move(items);
@@ -54,8 +57,10 @@ void get_monitor(const ApiContext& ctx, const Request& request, Responder respon
     // The URL as this client reached the server, so it can be pasted as is; only for
     // those allowed to see it, since whoever has it can keep the monitor up.
     const std::string_view host = request.header("host");
-    out["ping_url"] = audience == Audience::kAdmin ? json::value((host.empty() ? std::string() : "http://" + std::string(host)) + "/ping/" + hb->token)
-                              : json::value(nullptr);
+    out["ping_url"] = audience == Audience::kAdmin
+                          ? json::value((host.empty() ? std::string() : "http://" + std::string(host)) +
+                                        "/ping/" + hb->token)
+                          : json::value(nullptr);
     out["heartbeat"] = views::heartbeat_json(*view, audience);
   }
   respond(json_response(out));
@@ -77,7 +82,8 @@ void list_pings(const ApiContext& ctx, const Request& request, Responder respond
   const Audience audience = views::audience_of(ctx.admin, request);
   for (const auto& ping : *pings) items.push_back(views::ping_json(ping, audience));
   json::object out{{"pings", std::move(items)}};
-  if (!pings->empty() && static_cast<int>(pings->size()) == page->limit) out["next_before"] = pings->back().id;
+  if (!pings->empty() && static_cast<int>(pings->size()) == page->limit)
+    out["next_before"] = pings->back().id;
   respond(json_response(out));
 }
 
@@ -89,12 +95,14 @@ void list_incidents(const ApiContext& ctx, const Request& request, Responder res
   query.limit = page->limit;
   query.before_id = page->before_id;
   auto incidents = ctx.store.incidents(query);
-  if (!incidents) return respond(Response::problem(503, "incidents cannot be read: " + incidents.error().message));
+  if (!incidents)
+    return respond(Response::problem(503, "incidents cannot be read: " + incidents.error().message));
   json::array items;
   const Audience audience = views::audience_of(ctx.admin, request);
   for (const auto& incident : *incidents) items.push_back(views::incident_json(incident, audience));
   json::object out{{"incidents", std::move(items)}};
-  if (!incidents->empty() && static_cast<int>(incidents->size()) == page->limit) out["next_before"] = incidents->back().id;
+  if (!incidents->empty() && static_cast<int>(incidents->size()) == page->limit)
+    out["next_before"] = incidents->back().id;
   respond(json_response(out));
 }
 

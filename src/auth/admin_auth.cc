@@ -80,7 +80,9 @@ std::optional<Millis> AdminAuth::throttled(std::string_view address) const {
   return failures_.wait_for(address, clock_.monotonic_time());
 }
 
-void AdminAuth::record_failure(std::string_view address) const { failures_.take(address, clock_.monotonic_time()); }
+void AdminAuth::record_failure(std::string_view address) const {
+  failures_.take(address, clock_.monotonic_time());
+}
 
 std::optional<Session> AdminAuth::login(std::string_view token, std::string_view address) {
   const std::string digest = auth::sha256_hex(token);
@@ -98,8 +100,9 @@ std::optional<Session> AdminAuth::login(std::string_view token, std::string_view
   s.expires = now + ttl_;
   std::erase_if(sessions_, [&](const auto& entry) { return entry.second.expires <= now; });
   if (sessions_.size() >= kMaxSessions) {
-    auto oldest = std::min_element(sessions_.begin(), sessions_.end(),
-                                   [](const auto& a, const auto& b) { return a.second.expires < b.second.expires; });
+    auto oldest = std::min_element(sessions_.begin(), sessions_.end(), [](const auto& a, const auto& b) {
+      return a.second.expires < b.second.expires;
+    });
     sessions_.erase(oldest);
   }
   sessions_.emplace(s.id, s);

@@ -84,7 +84,7 @@ class AdminAuth {
   std::vector<std::string> digests_;  // sorted, so two token sets compare as sets
   Millis ttl_;
   std::map<std::string, Session, std::less<>> sessions_;  // by id
-  mutable BucketTable failures_{kFailureLimits};  // has its own lock
+  mutable BucketTable failures_{kFailureLimits};          // has its own lock
 };
 
 // 32 random bytes from the OS's CSPRNG, as 64 hex digits.

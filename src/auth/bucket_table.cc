@@ -5,9 +5,7 @@
 
 namespace trainwatch::auth {
 
-BucketTable::BucketTable(BucketLimits limits) : limits_(limits) {
-  overflow_.units = limits_.burst;
-}
+BucketTable::BucketTable(BucketLimits limits) : limits_(limits) { overflow_.units = limits_.burst; }
 
 double BucketTable::units_at(const Bucket& b, MonoTime now) const {
   if (now <= b.updated) return b.units;

@@ -16,8 +16,7 @@ std::string decode(std::string_view in) {
   for (size_t i = 0; i < in.size(); ++i) {
     if (in[i] == '+') {
       out += ' ';
-    } else if (in[i] == '%' && i + 2 < in.size() &&
-               hex_digit(in[i + 1]) >= 0 && hex_digit(in[i + 2]) >= 0) {
+    } else if (in[i] == '%' && i + 2 < in.size() && hex_digit(in[i + 1]) >= 0 && hex_digit(in[i + 2]) >= 0) {
       out += static_cast<char>(hex_digit(in[i + 1]) * 16 + hex_digit(in[i + 2]));
       i += 2;
     } else {

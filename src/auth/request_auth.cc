@@ -10,7 +10,8 @@ WriteAccess check_write(const AdminAuth& auth, std::string_view authorization, s
                         std::string_view csrf) {
   constexpr std::string_view kBearer = "Bearer ";
   if (authorization.rfind(kBearer, 0) == 0) {
-    return auth.token_valid(authorization.substr(kBearer.size())) ? WriteAccess::kAllowed : WriteAccess::kBadToken;
+    return auth.token_valid(authorization.substr(kBearer.size())) ? WriteAccess::kAllowed
+                                                                  : WriteAccess::kBadToken;
   }
   auto session = auth.session(cookie_value(cookie_header, kSessionCookie));
   if (!session) return WriteAccess::kNoCredentials;

@@ -22,16 +22,19 @@ std::optional<int64_t> api_id(const std::string& id) {
   return n;
 }
 
-Result<MaintenanceWindow> parse_window(const std::string& body, const MaintenanceCatalog::IsMonitor* is_monitor,
+Result<MaintenanceWindow> parse_window(const std::string& body,
+                                       const MaintenanceCatalog::IsMonitor* is_monitor,
                                        std::string* canonical) {
   boost::system::error_code ec;
   boost::json::value parsed = boost::json::parse(body, ec);
   if (ec || !parsed.is_object()) {
-    return make_error("maintenance.invalid", "the body must be one JSON object describing a maintenance window");
+    return make_error("maintenance.invalid",
+                      "the body must be one JSON object describing a maintenance window");
   }
   const std::string text = boost::json::serialize(parsed);
   // No environment: an API client must not be able to read the server's.
-  LoadedWindow loaded = load_window_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });
+  LoadedWindow loaded =
+      load_window_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });
   if (!loaded.window) {
     std::string message;
     for (const auto& e : loaded.errors) {
@@ -55,7 +58,8 @@ Result<MaintenanceWindow> parse_window(const std::string& body, const Maintenanc
 
 }  // namespace
 
-Result<MaintenanceWindow> parse_api_window(const std::string& body, const MaintenanceCatalog::IsMonitor& is_monitor) {
+Result<MaintenanceWindow> parse_api_window(const std::string& body,
+                                           const MaintenanceCatalog::IsMonitor& is_monitor) {
   return parse_window(body, &is_monitor, nullptr);
 }
 
@@ -101,8 +105,10 @@ std::vector<CatalogWindow> MaintenanceCatalog::list() const {
   std::lock_guard lock(mu_);
   std::vector<CatalogWindow> out;
   out.reserve(yaml_.size() + api_.size());
-  for (size_t i = 0; i < yaml_.size(); ++i) out.push_back(CatalogWindow{"yaml-" + std::to_string(i), false, yaml_[i], std::nullopt});
-  for (const auto& [id, w] : api_) out.push_back(CatalogWindow{"api-" + std::to_string(id), true, w.window, w.created});
+  for (size_t i = 0; i < yaml_.size(); ++i)
+    out.push_back(CatalogWindow{"yaml-" + std::to_string(i), false, yaml_[i], std::nullopt});
+  for (const auto& [id, w] : api_)
+    out.push_back(CatalogWindow{"api-" + std::to_string(id), true, w.window, w.created});
   return out;
 }
 
@@ -120,8 +126,9 @@ void MaintenanceCatalog::create(const std::string& body, Done done) {
   }
   // (`done` never runs under the lock: it may well read the catalog.)
   if (id == 0) {
-    return done(make_error("maintenance.full", "there are already " + std::to_string(kMaxApiWindows) +
-                                                   " API maintenance windows, the most kept; delete some first"));
+    return done(
+        make_error("maintenance.full", "there are already " + std::to_string(kMaxApiWindows) +
+                                           " API maintenance windows, the most kept; delete some first"));
   }
   const SystemTime created = clock_.system_time();
   auto on_commit = [this, id, created, window = std::move(*parsed), done](const Status& status) {
@@ -172,7 +179,9 @@ void MaintenanceCatalog::remove(const std::string& id, Done done) {
     }
   }
   if (!known) return done(make_error("maintenance.not_found", "no maintenance window '" + id + "'"));
-  if (!n) return done(make_error("maintenance.read_only", "'" + id + "' comes from the config file; edit it there"));
+  if (!n)
+    return done(
+        make_error("maintenance.read_only", "'" + id + "' comes from the config file; edit it there"));
   const bool queued = store_.write(DeleteApiWindow{*n}, [this, number = *n, id, done](const Status& status) {
     if (!status) return done(status.error());
     {

@@ -96,6 +96,7 @@ class MaintenanceCatalog {
 // Validates one window's JSON object with the config loader; errors name the key
 // ("start: found 'tomorrow'; expected an RFC 3339 time ..."). Each name in `monitors`
 // must satisfy `is_monitor`.
-Result<MaintenanceWindow> parse_api_window(const std::string& body, const MaintenanceCatalog::IsMonitor& is_monitor);
+Result<MaintenanceWindow> parse_api_window(const std::string& body,
+                                           const MaintenanceCatalog::IsMonitor& is_monitor);
 
 }  // namespace trainwatch::catalog

@@ -12,7 +12,8 @@ namespace trainwatch::catalog {
 Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vector<ChannelConfig>& channels) {
   boost::system::error_code ec;
   boost::json::value parsed = boost::json::parse(body, ec);
-  if (ec || !parsed.is_object()) return make_error("monitor.invalid", "the body must be one JSON object describing a monitor");
+  if (ec || !parsed.is_object())
+    return make_error("monitor.invalid", "the body must be one JSON object describing a monitor");
   // `notify` names the file's channels, which the loader cannot see from here: checked
   // against them apart, then taken out of what the loader reads.
   std::vector<std::string> notify;
@@ -25,9 +26,11 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
       const std::string at = "notify[" + std::to_string(i) + "]: ";
       if (!item.is_string()) return make_error("monitor.invalid", at + "expected a channel name");
       std::string name(item.as_string());
-      const bool found = std::any_of(channels.begin(), channels.end(), [&](const ChannelConfig& c) { return c.name == name; });
+      const bool found = std::any_of(channels.begin(), channels.end(),
+                                     [&](const ChannelConfig& c) { return c.name == name; });
       if (!found) {
-        return make_error("monitor.invalid", at + "found '" + name + "'; expected one of the config's channels (" +
+        return make_error("monitor.invalid", at + "found '" + name +
+                                                 "'; expected one of the config's channels (" +
                                                  (known.empty() ? "none defined" : known) + ")");
       }
       notify.push_back(std::move(name));
@@ -36,7 +39,8 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
   }
   // One line, so the loader's column points into the body (less the wrapper's width).
   const std::string text = "monitors: [" + boost::json::serialize(parsed) + "]";
-  LoadedConfig loaded = load_config_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });
+  LoadedConfig loaded =
+      load_config_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });
   if (!loaded.config) {
     std::string message;
     for (const auto& e : loaded.errors) {
@@ -45,7 +49,8 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
     }
     return make_error("monitor.invalid", message);
   }
-  if (loaded.config->monitors.size() != 1) return make_error("monitor.invalid", "the body must describe one monitor");
+  if (loaded.config->monitors.size() != 1)
+    return make_error("monitor.invalid", "the body must describe one monitor");
   MonitorConfig monitor = std::move(loaded.config->monitors.front());
   monitor.notify = std::move(notify);
   return monitor;
@@ -72,7 +77,8 @@ Result<std::vector<std::string>> MonitorCatalog::load() {
     loaded.monitors.push_back(std::move(*parsed));
   }
   // Heartbeat monitors created before they were given tokens get one now.
-  if (Status resolved = heartbeat::resolve_tokens(loaded, store_, random_); !resolved) return resolved.error();
+  if (Status resolved = heartbeat::resolve_tokens(loaded, store_, random_); !resolved)
+    return resolved.error();
   std::lock_guard lock(mu_);
   for (size_t i = 0; i < loaded.monitors.size(); ++i) {
     std::string name = loaded.monitors[i].name;
@@ -133,7 +139,7 @@ bool MonitorCatalog::is_yaml(const std::string& name) const {
 bool MonitorCatalog::is_api(const std::string& name) const {
   std::lock_guard lock(mu_);
   return api_.count(name) != 0 && !std::any_of(yaml_.monitors.begin(), yaml_.monitors.end(),
-                                                [&](const MonitorConfig& m) { return m.name == name; });
+                                               [&](const MonitorConfig& m) { return m.name == name; });
 }
 
 void MonitorCatalog::apply_to_engine(std::function<void()> applied) {
@@ -175,19 +181,24 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
   auto parsed = parse_api_monitor(json_body, channels);
   if (!parsed) return done(parsed.error());
   const std::string monitor = parsed->name;
-  if (is_yaml(monitor)) return done(make_error("monitor.read_only", "'" + monitor + "' comes from the config file; edit it there"));
+  if (is_yaml(monitor))
+    return done(
+        make_error("monitor.read_only", "'" + monitor + "' comes from the config file; edit it there"));
   {
     std::lock_guard lock(mu_);
     const bool exists = api_.count(monitor) != 0;
-    if (create && exists) return done(make_error("monitor.exists", "a monitor named '" + monitor + "' exists"));
-    if (!create && !exists) return done(make_error("monitor.not_found", "no API monitor named '" + monitor + "'"));
+    if (create && exists)
+      return done(make_error("monitor.exists", "a monitor named '" + monitor + "' exists"));
+    if (!create && !exists)
+      return done(make_error("monitor.not_found", "no API monitor named '" + monitor + "'"));
   }
   MonitorConfig config = std::move(*parsed);
   auto* heartbeat = std::get_if<HeartbeatSpec>(&config.spec);
   if (heartbeat == nullptr) return save(monitor, json_body, std::move(config), std::move(done));
   if (!heartbeat->token.empty()) {
     if (std::string owner = token_owner(heartbeat->token, monitor); !owner.empty()) {
-      return done(make_error("monitor.invalid", "token: monitor '" + owner + "' has this token; expected one of its own"));
+      return done(make_error("monitor.invalid",
+                             "token: monitor '" + owner + "' has this token; expected one of its own"));
     }
     return save(monitor, json_body, std::move(config), std::move(done));
   }
@@ -201,14 +212,16 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
   }
   heartbeat->token = heartbeat::generate_token(random_);
   const std::string token = heartbeat->token;
-  const bool queued = store_.write(SaveToken{monitor, token}, [this, monitor, json_body, config, done](const Status& status) {
-    if (!status) return done(status.error());
-    save(monitor, json_body, config, done);
-  });
+  const bool queued =
+      store_.write(SaveToken{monitor, token}, [this, monitor, json_body, config, done](const Status& status) {
+        if (!status) return done(status.error());
+        save(monitor, json_body, config, done);
+      });
   if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
 }
 
-void MonitorCatalog::save(const std::string& monitor, const std::string& json_body, MonitorConfig config, Done done) {
+void MonitorCatalog::save(const std::string& monitor, const std::string& json_body, MonitorConfig config,
+                          Done done) {
   const bool queued = store_.write(SaveApiMonitor{monitor, json_body},
                                    [this, monitor, json_body, config, done](const Status& status) {
                                      if (!status) return done(status.error());
@@ -224,10 +237,12 @@ void MonitorCatalog::save(const std::string& monitor, const std::string& json_bo
 }
 
 void MonitorCatalog::remove(const std::string& name, Done done) {
-  if (is_yaml(name)) return done(make_error("monitor.read_only", "'" + name + "' comes from the config file; edit it there"));
+  if (is_yaml(name))
+    return done(make_error("monitor.read_only", "'" + name + "' comes from the config file; edit it there"));
   {
     std::lock_guard lock(mu_);
-    if (api_.count(name) == 0) return done(make_error("monitor.not_found", "no API monitor named '" + name + "'"));
+    if (api_.count(name) == 0)
+      return done(make_error("monitor.not_found", "no API monitor named '" + name + "'"));
   }
   const bool queued = store_.write(DeleteApiMonitor{name}, [this, name, done](const Status& status) {
     if (!status) return done(status.error());

@@ -35,7 +35,8 @@ namespace trainwatch::catalog {
 
 class MonitorCatalog {
  public:
-  MonitorCatalog(engine::Engine& engine, Store& store, Random& random) : engine_(engine), store_(store), random_(random) {}
+  MonitorCatalog(engine::Engine& engine, Store& store, Random& random)
+      : engine_(engine), store_(store), random_(random) {}
 
   // Called with the merged config each time the engine has applied an API change, before
   // the change is answered: how the ping index learns API heartbeat tokens. Set once,

@@ -27,7 +27,7 @@ struct HttpChecker::Impl {
     CURL* easy = nullptr;
     curl_slist* headers = nullptr;
     std::shared_ptr<const MonitorConfig> monitor;  // kept alive while the check runs
-    const HttpCheckSpec* spec = nullptr;            // points into `monitor`
+    const HttpCheckSpec* spec = nullptr;           // points into `monitor`
     Millis timeout{};
     CheckDone done;
     CheckResult result;
@@ -167,7 +167,8 @@ struct HttpChecker::Impl {
         return "tls: " + std::string(t.error[0] ? t.error : curl_easy_strerror(code));
       case CURLE_TOO_MANY_REDIRECTS: return "too many redirects";
       case CURLE_WEIRD_SERVER_REPLY:
-      case CURLE_UNSUPPORTED_PROTOCOL: return "invalid response: " + std::string(t.error[0] ? t.error : curl_easy_strerror(code));
+      case CURLE_UNSUPPORTED_PROTOCOL:
+        return "invalid response: " + std::string(t.error[0] ? t.error : curl_easy_strerror(code));
       default: break;
     }
     return lower_first(t.error[0] ? t.error : curl_easy_strerror(code));
@@ -186,7 +187,8 @@ struct HttpChecker::Impl {
   net::CurlMulti multi;
 };
 
-HttpChecker::HttpChecker(asio::io_context& io, const Clock& clock) : impl_(std::make_unique<Impl>(io, clock)) {}
+HttpChecker::HttpChecker(asio::io_context& io, const Clock& clock)
+    : impl_(std::make_unique<Impl>(io, clock)) {}
 HttpChecker::~HttpChecker() = default;
 
 void HttpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) {

@@ -3,7 +3,9 @@
 namespace trainwatch::checks {
 namespace {
 
-bool reads_status(const Condition& condition) { return condition.text().find("[STATUS]") != std::string::npos; }
+bool reads_status(const Condition& condition) {
+  return condition.text().find("[STATUS]") != std::string::npos;
+}
 
 void append(std::string& cause, std::string_view part) {
   if (!cause.empty()) cause += "; ";
@@ -12,7 +14,8 @@ void append(std::string& cause, std::string_view part) {
 
 }  // namespace
 
-HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body, double latency_ms) {
+HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body,
+                                double latency_ms) {
   HttpVerdict verdict;
   bool status_judged = false;
   bool status_failed = false;

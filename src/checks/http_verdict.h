@@ -17,6 +17,7 @@ struct HttpVerdict {
 };
 
 // Without a condition on [STATUS], a status from 200 to 399 is success.
-HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body, double latency_ms);
+HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body,
+                                double latency_ms);
 
 }  // namespace trainwatch::checks

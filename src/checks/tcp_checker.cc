@@ -36,18 +36,20 @@ struct Attempt : std::enable_shared_from_this<Attempt> {
     boost::system::error_code ec;
     auto address = asio::ip::make_address(spec.host, ec);
     if (!ec) return connect({tcp::endpoint(address, spec.port)});
-    resolver.async_resolve(spec.host, std::to_string(spec.port),
-                           [self = shared_from_this()](boost::system::error_code rec, const tcp::resolver::results_type& found) {
-                             if (rec) return self->report(false, "dns: " + lower_first(rec.message()));
-                             self->connect({found.begin(), found.end()});
-                           });
+    resolver.async_resolve(
+        spec.host, std::to_string(spec.port),
+        [self = shared_from_this()](boost::system::error_code rec, const tcp::resolver::results_type& found) {
+          if (rec) return self->report(false, "dns: " + lower_first(rec.message()));
+          self->connect({found.begin(), found.end()});
+        });
   }
 
   void connect(const std::vector<tcp::endpoint>& endpoints) {
-    asio::async_connect(socket, endpoints, [self = shared_from_this()](boost::system::error_code ec, const tcp::endpoint&) {
-      if (ec == asio::error::operation_aborted) return;
-      self->report(!ec, ec ? "connect: " + lower_first(ec.message()) : "");
-    });
+    asio::async_connect(socket, endpoints,
+                        [self = shared_from_this()](boost::system::error_code ec, const tcp::endpoint&) {
+                          if (ec == asio::error::operation_aborted) return;
+                          self->report(!ec, ec ? "connect: " + lower_first(ec.message()) : "");
+                        });
   }
 
   void report(bool ok, std::string cause) {
@@ -62,7 +64,8 @@ struct Attempt : std::enable_shared_from_this<Attempt> {
     result.latency_ms = std::chrono::duration<double, std::milli>(clock.monotonic_time() - started).count();
     result.timings.total_ms = result.latency_ms;
     result.timings.connect_ms = result.latency_ms;
-    asio::post(socket.get_executor(), [d = std::move(done), r = std::move(result)]() mutable { d(std::move(r)); });
+    asio::post(socket.get_executor(),
+               [d = std::move(done), r = std::move(result)]() mutable { d(std::move(r)); });
   }
 
   tcp::resolver resolver;

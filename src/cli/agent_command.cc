@@ -39,16 +39,19 @@ Command add_agent_options(CLI::App& sub) {
   sub.add_option("--dir", args->o.dir, "Slot directory (TRAINWATCH_DIR of the ranks)");
   sub.add_option("--checkpoint-dir", args->checkpoint_dir, "Watch free space here");
   sub.add_option("--nvme-path", args->nvme_path, "Watch free space here (ZeRO-Infinity offload)");
-  sub.add_option("--nvml-library", args->o.nvml_library, "Path of libnvidia-ml.so.1 (or TRAINWATCH_NVML_LIBRARY)");
+  sub.add_option("--nvml-library", args->o.nvml_library,
+                 "Path of libnvidia-ml.so.1 (or TRAINWATCH_NVML_LIBRARY)");
   sub.add_option("--stall-after", args->stall_after_s, "Seconds without a step before 'stalled'");
   sub.add_option("--gpu-memory-pct", args->o.thresholds.gpu_memory_pct, "GPU memory % that is an OOM risk");
   sub.add_option("--disk-free-gb", args->disk_free_gb, "Minimum free GB on watched paths");
   sub.add_option("--host-memory-free-gb", args->host_memory_free_gb, "Minimum available host memory, GB");
   sub.add_option("--server", args->o.server_url,
-                  "Push node reports to this trainwatch server, http(s)://HOST:PORT (or TRAINWATCH_SERVER); "
-                  "the token comes from TRAINWATCH_TOKEN");
-  sub.add_option("--node", args->o.node, "This node's name in reports (or TRAINWATCH_NODE; default: the host name)");
-  sub.add_option("--report-every", args->report_every_s, "Seconds between node reports")->check(CLI::Range(0.1, 3600.0));
+                 "Push node reports to this trainwatch server, http(s)://HOST:PORT (or TRAINWATCH_SERVER); "
+                 "the token comes from TRAINWATCH_TOKEN");
+  sub.add_option("--node", args->o.node,
+                 "This node's name in reports (or TRAINWATCH_NODE; default: the host name)");
+  sub.add_option("--report-every", args->report_every_s, "Seconds between node reports")
+      ->check(CLI::Range(0.1, 3600.0));
   Command cmd;
   cmd.app = &sub;
   cmd.run = [args]() -> int {
@@ -78,8 +81,9 @@ Command add_agent_options(CLI::App& sub) {
       std::fprintf(stderr, "trainwatch agent: %s\n", started.error().message.c_str());
       return 1;
     }
-    std::fprintf(stderr, "trainwatch agent: job %s on http://%s:%u/health%s%s\n", o.job.c_str(), o.host.c_str(),
-                 (*started)->port(), o.server_url.empty() ? "" : ", reporting to ", o.server_url.c_str());
+    std::fprintf(stderr, "trainwatch agent: job %s on http://%s:%u/health%s%s\n", o.job.c_str(),
+                 o.host.c_str(), (*started)->port(), o.server_url.empty() ? "" : ", reporting to ",
+                 o.server_url.c_str());
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     sigset_t none;
@@ -92,7 +96,8 @@ Command add_agent_options(CLI::App& sub) {
 }
 
 Command add_agent_command(CLI::App& app) {
-  return add_agent_options(*app.add_subcommand("agent", "Serve /health and /metrics for the training ranks on this node"));
+  return add_agent_options(
+      *app.add_subcommand("agent", "Serve /health and /metrics for the training ranks on this node"));
 }
 
 void exec_agent_program(int argc, char** argv) {

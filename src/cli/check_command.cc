@@ -1,13 +1,14 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/commands.h"
 #include "cli/checked_config.h"
+#include "cli/commands.h"
 
 namespace trainwatch::cli {
 
 Command add_check_command(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("check", "Validate a config file: exit 0 when good, else one line per error");
+  CLI::App* sub =
+      app.add_subcommand("check", "Validate a config file: exit 0 when good, else one line per error");
   auto path = std::make_shared<std::string>();
   sub->add_option("config", *path, "The YAML config file")->required();
   return Command{sub, [path] {

@@ -10,8 +10,8 @@
 namespace trainwatch::cli {
 
 struct Command {
-  CLI::App* app = nullptr;     // the subcommand, to see whether it was chosen
-  std::function<int()> run;    // returns the process exit code
+  CLI::App* app = nullptr;   // the subcommand, to see whether it was chosen
+  std::function<int()> run;  // returns the process exit code
 };
 
 Command add_version_command(CLI::App& app);

@@ -22,14 +22,10 @@ class DefaultCheckers final : public engine::CheckerSet {
       : http_(io, clock), tcp_(io, clock), job_(io, jobs) {}
   checks::Checker* for_type(MonitorType type) override {
     switch (type) {
-      case MonitorType::kHttp:
-        return &http_;
-      case MonitorType::kTcp:
-        return &tcp_;
-      case MonitorType::kHeartbeat:
-        return nullptr;  // pushed, not checked: see Engine::record_ping
-      case MonitorType::kJob:
-        return &job_;
+      case MonitorType::kHttp: return &http_;
+      case MonitorType::kTcp: return &tcp_;
+      case MonitorType::kHeartbeat: return nullptr;  // pushed, not checked: see Engine::record_ping
+      case MonitorType::kJob: return &job_;
     }
     return nullptr;
   }

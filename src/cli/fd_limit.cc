@@ -36,12 +36,15 @@ FdLimit raise_fd_limit() {
 std::string describe(const FdLimit& limit) {
   const std::string hard = limit.hard == RLIM_INFINITY ? "unlimited" : std::to_string(limit.hard);
   if (!limit.error.empty()) {
-    return "descriptor limit stays at " + std::to_string(limit.soft) + " (hard " + hard + "): cannot raise it: " + limit.error;
+    return "descriptor limit stays at " + std::to_string(limit.soft) + " (hard " + hard +
+           "): cannot raise it: " + limit.error;
   }
   if (limit.soft != limit.before) {
-    return "descriptor limit raised from " + std::to_string(limit.before) + " to " + std::to_string(limit.soft);
+    return "descriptor limit raised from " + std::to_string(limit.before) + " to " +
+           std::to_string(limit.soft);
   }
-  return "descriptor limit " + std::to_string(limit.soft) + " (the hard limit; raise it with LimitNOFILE= or ulimit -Hn)";
+  return "descriptor limit " + std::to_string(limit.soft) +
+         " (the hard limit; raise it with LimitNOFILE= or ulimit -Hn)";
 }
 
 }  // namespace trainwatch::cli

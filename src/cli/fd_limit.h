@@ -15,7 +15,7 @@ struct FdLimit {
   uint64_t before = 0;  // the soft limit found
   uint64_t soft = 0;    // the soft limit in force now
   uint64_t hard = 0;
-  std::string error;    // why raising failed; empty when it worked or was not needed
+  std::string error;  // why raising failed; empty when it worked or was not needed
 };
 
 FdLimit raise_fd_limit();

@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
 #ifdef TRAINWATCH_HAS_AGENT
   // `trainwatch agent ...` is the smaller `trainwatch-agent ...` when it lies beside this
   // binary: the sidecar then maps none of the server's libraries (agent_command.cc).
-  if (argc > 1 && std::string_view(argv[1]) == "agent") trainwatch::cli::exec_agent_program(argc - 2, argv + 2);
+  if (argc > 1 && std::string_view(argv[1]) == "agent")
+    trainwatch::cli::exec_agent_program(argc - 2, argv + 2);
 #endif
   // Logs go to stderr: stdout carries what scripts read (the serving URL, check results).
   spdlog::set_default_logger(spdlog::stderr_color_mt("trainwatch"));
@@ -20,12 +21,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", TRAINWATCH_VERSION);
   std::vector<trainwatch::cli::Command> commands = {
-      trainwatch::cli::add_version_command(app),
-      trainwatch::cli::add_check_command(app),
-      trainwatch::cli::add_serve_command(app),
-      trainwatch::cli::add_ping_command(app),
-      trainwatch::cli::add_run_command(app),
-      trainwatch::cli::add_notify_test_command(app),
+      trainwatch::cli::add_version_command(app), trainwatch::cli::add_check_command(app),
+      trainwatch::cli::add_serve_command(app),   trainwatch::cli::add_ping_command(app),
+      trainwatch::cli::add_run_command(app),     trainwatch::cli::add_notify_test_command(app),
 #ifdef TRAINWATCH_HAS_AGENT
       trainwatch::cli::add_agent_command(app),
 #endif

@@ -35,8 +35,8 @@ int notify_test(const NotifyTestOptions& options) {
     names += (names.empty() ? "" : ", ") + c.name;
   }
   if (channel == nullptr) {
-    std::cerr << "no channel named '" << options.channel << "'; the config has: " << (names.empty() ? "none" : names)
-              << "\n";
+    std::cerr << "no channel named '" << options.channel
+              << "'; the config has: " << (names.empty() ? "none" : names) << "\n";
     return 2;
   }
 

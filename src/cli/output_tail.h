@@ -30,7 +30,8 @@ class OutputTail {
       cut = true;
     }
     if (cut) {
-      if (size_t nl = view.find('\n'); nl != std::string_view::npos && nl + 1 < view.size()) view.remove_prefix(nl + 1);
+      if (size_t nl = view.find('\n'); nl != std::string_view::npos && nl + 1 < view.size())
+        view.remove_prefix(nl + 1);
     }
     return std::string(view);
   }

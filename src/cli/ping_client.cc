@@ -94,7 +94,8 @@ Result<int> send_ping(const std::string& url, const std::string* body, const Pin
                                              (a.status == 404 ? " (unknown token)" : ""));
     }
   }
-  return make_error("ping.unreachable", url + ": " + last_error + " after " + std::to_string(options.attempts) +
+  return make_error("ping.unreachable", url + ": " + last_error + " after " +
+                                            std::to_string(options.attempts) +
                                             (options.attempts == 1 ? " attempt" : " attempts"));
 }
 

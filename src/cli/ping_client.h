@@ -13,10 +13,10 @@
 namespace trainwatch::cli {
 
 struct PingClientOptions {
-  int attempts = 3;                  // transport errors, 5xx and 429 are retried; other answers are not
+  int attempts = 3;  // transport errors, 5xx and 429 are retried; other answers are not
   Millis connect_timeout{3000};
-  Millis total_timeout{10'000};      // per attempt
-  Millis first_backoff{500};         // doubles after each failed attempt
+  Millis total_timeout{10'000};  // per attempt
+  Millis first_backoff{500};     // doubles after each failed attempt
 };
 
 // The Healthchecks URL for a kind: "", "/start", "/fail", "/log" or "/{exit_code}" added to

@@ -60,7 +60,8 @@ Command add_ping_command(CLI::App& app) {
                    ->check(CLI::Range(0, 255));
   start->excludes(fail, code);
   fail->excludes(code);
-  auto* body = sub->add_option("--body", args->body, "Text sent with the ping (the server keeps the first 10 KB)");
+  auto* body =
+      sub->add_option("--body", args->body, "Text sent with the ping (the server keeps the first 10 KB)");
   sub->add_option("--body-file", args->body_file, "Send this file's content as the body")->excludes(body);
   return Command{sub, [args] { return run_ping(*args); }};
 }

@@ -231,7 +231,8 @@ int run_job(const RunArgs& args) {
 Command add_run_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("run", "Run a command between start and finish heartbeat pings");
   auto args = std::make_shared<RunArgs>();
-  sub->add_option("--ping", args->url, "The monitor's ping URL, e.g. http://host:8080/ping/TOKEN")->required();
+  sub->add_option("--ping", args->url, "The monitor's ping URL, e.g. http://host:8080/ping/TOKEN")
+      ->required();
   sub->add_option("command", args->command, "The command and its arguments, after --")->required();
   return Command{sub, [args] { return run_job(*args); }};
 }

@@ -36,7 +36,8 @@ ServeConnectionLimits serve_connection_limits(const Config& config, uint64_t fd_
                  " descriptors kept for checks (server.max_checks_in_flight " +
                  std::to_string(config.server.max_checks_in_flight) + "), the store and alerts";
   if (out.starved) {
-    out.log_line += "; too few left for clients: checks may fail for lack of descriptors until the limit is raised";
+    out.log_line +=
+        "; too few left for clients: checks may fail for lack of descriptors until the limit is raised";
   }
   return out;
 }

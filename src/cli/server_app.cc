@@ -135,8 +135,8 @@ bool ServerApp::start() {
   job_registry_->configure(config_);
   checkers_ = std::make_unique<DefaultCheckers>(engine_io_, clock_, *job_registry_);
   engine_timers_ = std::make_unique<AsioTimers>(engine_io_, clock_);
-  engine_ =
-      std::make_unique<engine::Engine>(engine_io_, clock_, *engine_timers_, *store_, *checkers_, planner_.get());
+  engine_ = std::make_unique<engine::Engine>(engine_io_, clock_, *engine_timers_, *store_, *checkers_,
+                                             planner_.get());
   job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });
   // Monitors created through the API run beside the file's (catalog/monitor_catalog.h).
   monitors_ = std::make_unique<catalog::MonitorCatalog>(*engine_, *store_, random_);

@@ -69,9 +69,7 @@ std::optional<double> parse_number(std::string_view s) {
   return d;
 }
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -89,18 +87,12 @@ bool is_key_char(char c) {
 
 std::string_view operator_text(Operator op) {
   switch (op) {
-    case Operator::kEq:
-      return "==";
-    case Operator::kNe:
-      return "!=";
-    case Operator::kLt:
-      return "<";
-    case Operator::kLe:
-      return "<=";
-    case Operator::kGt:
-      return ">";
-    case Operator::kGe:
-      return ">=";
+    case Operator::kEq: return "==";
+    case Operator::kNe: return "!=";
+    case Operator::kLt: return "<";
+    case Operator::kLe: return "<=";
+    case Operator::kGt: return ">";
+    case Operator::kGe: return ">=";
   }
   return "==";
 }
@@ -352,18 +344,10 @@ struct Value {
       case boost::json::kind::string:
         set_text(std::string_view(v.get_string().data(), v.get_string().size()));
         break;
-      case boost::json::kind::int64:
-        set_integer(v.get_int64());
-        break;
-      case boost::json::kind::uint64:
-        set_integer(v.get_uint64());
-        break;
-      case boost::json::kind::double_:
-        set_double(v.get_double());
-        break;
-      case boost::json::kind::bool_:
-        set_bool(v.get_bool());
-        break;
+      case boost::json::kind::int64: set_integer(v.get_int64()); break;
+      case boost::json::kind::uint64: set_integer(v.get_uint64()); break;
+      case boost::json::kind::double_: set_double(v.get_double()); break;
+      case boost::json::kind::bool_: set_bool(v.get_bool()); break;
       case boost::json::kind::null:
         text = "null";
         number.reset();
@@ -455,18 +439,12 @@ int compare(const Value& left, const Literal& right) {
 
 bool holds(Operator op, int c) {
   switch (op) {
-    case Operator::kEq:
-      return c == 0;
-    case Operator::kNe:
-      return c != 0;
-    case Operator::kLt:
-      return c < 0;
-    case Operator::kLe:
-      return c <= 0;
-    case Operator::kGt:
-      return c > 0;
-    case Operator::kGe:
-      return c >= 0;
+    case Operator::kEq: return c == 0;
+    case Operator::kNe: return c != 0;
+    case Operator::kLt: return c < 0;
+    case Operator::kLe: return c <= 0;
+    case Operator::kGt: return c > 0;
+    case Operator::kGe: return c >= 0;
   }
   return false;
 }
@@ -495,15 +473,13 @@ bool glob_match(std::string_view s, std::string_view p) {
 
 bool satisfied(const Spec& spec, const Value& left) {
   switch (spec.matcher) {
-    case Matcher::kLiteral:
-      return holds(spec.op, compare(left, spec.values[0]));
+    case Matcher::kLiteral: return holds(spec.op, compare(left, spec.values[0]));
     case Matcher::kAny: {
       const bool found = std::any_of(spec.values.begin(), spec.values.end(),
                                      [&](const Literal& v) { return compare(left, v) == 0; });
       return found == (spec.op == Operator::kEq);
     }
-    case Matcher::kPat:
-      return glob_match(left.text, spec.values[0].text) == (spec.op == Operator::kEq);
+    case Matcher::kPat: return glob_match(left.text, spec.values[0].text) == (spec.op == Operator::kEq);
   }
   return false;
 }

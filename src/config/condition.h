@@ -18,9 +18,9 @@ namespace trainwatch {
 
 // What a condition is evaluated against.
 struct ConditionInput {
-  int status = 0;                 // HTTP status code
+  int status = 0;  // HTTP status code
   double response_time_ms = 0;
-  std::string_view body;          // raw body
+  std::string_view body;  // raw body
 };
 
 struct ConditionOutcome {
@@ -47,7 +47,8 @@ class Condition {
   Condition& operator=(Condition&&) noexcept;
 
  private:
-  friend std::vector<ConditionOutcome> evaluate_conditions(const std::vector<Condition>&, const ConditionInput&);
+  friend std::vector<ConditionOutcome> evaluate_conditions(const std::vector<Condition>&,
+                                                           const ConditionInput&);
   struct Impl;
   explicit Condition(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

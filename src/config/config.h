@@ -60,8 +60,8 @@ struct TcpCheckSpec {
 // A push monitor: nothing is checked; jobs ping /ping/{token} and a missed deadline is a
 // failure (see heartbeat/rules.h for the rules).
 struct HeartbeatSpec {
-  Millis period{0};  // expected time between pings
-  Millis grace{0};   // extra time after a missed period, and the limit on a start's run
+  Millis period{0};   // expected time between pings
+  Millis grace{0};    // extra time after a missed period, and the limit on a start's run
   std::string token;  // empty: generated at start and kept in the store under the monitor's name
   size_t ping_body_limit = 10 * 1024;  // bytes of a ping's body kept; the rest is cut, not refused
 };
@@ -69,19 +69,19 @@ struct HeartbeatSpec {
 // What a `type: job` monitor tolerates before it calls a finding (docs/failure-modes.md). A
 // fixed timeout always wins over the learned one; unset optionals mean "learn it".
 struct JobThresholds {
-  Millis startup_timeout{30 * 60'000};          // no first step for this long: start-up stuck
-  std::optional<Millis> step_timeout;           // fixed; else max(step_timeout_min, 5 x learned)
+  Millis startup_timeout{30 * 60'000};  // no first step for this long: start-up stuck
+  std::optional<Millis> step_timeout;   // fixed; else max(step_timeout_min, 5 x learned)
   Millis step_timeout_min{60'000};
-  std::optional<Millis> checkpoint_timeout;     // fixed; else max(checkpoint_timeout_min, 5 x longest seen)
+  std::optional<Millis> checkpoint_timeout;  // fixed; else max(checkpoint_timeout_min, 5 x longest seen)
   Millis checkpoint_timeout_min{10 * 60'000};
-  int missed_reports = 3;                       // a node is silent after this many report intervals
-  std::optional<Millis> node_silent_after;      // fixed; else missed_reports x the node's report_every
-  double straggler_ratio = 1.5;                 // a rank's step cost >= this x the job median: warning
-  double throughput_drop = 0.5;                 // job throughput below this x its recent median: warning
-  int overflow_streak = 50;                     // consecutive fp16 overflow steps: down
-  double min_loss_scale = 1;                    // loss scale at or below: down
-  double gpu_memory_pct = 95;                   // GPU memory used at or above: warning
-  uint64_t disk_free_bytes = 10'000'000'000;    // free space on a watched path below: warning
+  int missed_reports = 3;                           // a node is silent after this many report intervals
+  std::optional<Millis> node_silent_after;          // fixed; else missed_reports x the node's report_every
+  double straggler_ratio = 1.5;                     // a rank's step cost >= this x the job median: warning
+  double throughput_drop = 0.5;                     // job throughput below this x its recent median: warning
+  int overflow_streak = 50;                         // consecutive fp16 overflow steps: down
+  double min_loss_scale = 1;                        // loss scale at or below: down
+  double gpu_memory_pct = 95;                       // GPU memory used at or above: warning
+  uint64_t disk_free_bytes = 10'000'000'000;        // free space on a watched path below: warning
   uint64_t host_memory_free_bytes = 1'000'000'000;  // available host memory below: warning
 };
 
@@ -125,8 +125,8 @@ struct MonitorConfig {
   // Alerting (config/notifications.h). Channel names, checked against `notifications`;
   // empty: the channels marked `default: true`.
   std::vector<std::string> notify;
-  Millis notify_after{0};               // hold a DOWN alert this long; a recovery before sends nothing
-  std::optional<Millis> remind_every;   // repeat while down; unset: never
+  Millis notify_after{0};              // hold a DOWN alert this long; a recovery before sends nothing
+  std::optional<Millis> remind_every;  // repeat while down; unset: never
 };
 
 std::string_view to_string(MonitorType t);

@@ -1,7 +1,7 @@
 #include "config/loader.h"
 
-#include <fstream>
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -66,7 +66,8 @@ void read_store(Diagnostics& diag, const YAML::Node& node, StoreConfig& out) {
     const bool postgres = parsed && (parsed->scheme() == "postgresql" || parsed->scheme() == "postgres");
     std::string bad_sslmode;
     if (postgres) {
-      static const std::set<std::string> kSslModes = {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"};
+      static const std::set<std::string> kSslModes = {"disable", "allow",     "prefer",
+                                                      "require", "verify-ca", "verify-full"};
       for (const auto& param : parsed->params()) {
         if (param.key == "sslmode" && kSslModes.count(param.value) == 0) bad_sslmode = param.value;
       }
@@ -78,7 +79,8 @@ void read_store(Diagnostics& diag, const YAML::Node& node, StoreConfig& out) {
                  "found " + found + "; expected postgresql://USER@HOST:PORT/DATABASE, or no url for SQLite");
     } else if (!bad_sslmode.empty()) {
       diag.error(s.raw("url").Mark(), s.key_path("url"),
-                 "found sslmode '" + bad_sslmode + "'; expected disable, allow, prefer, require, verify-ca or verify-full");
+                 "found sslmode '" + bad_sslmode +
+                     "'; expected disable, allow, prefer, require, verify-ca or verify-full");
     }
     out.url = *url;
   }
@@ -96,7 +98,8 @@ void read_http(Section& s, MonitorConfig& m) {
     spec.url = *url;
   }
   if (auto method = s.string("method")) {
-    static const std::set<std::string> kMethods = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+    static const std::set<std::string> kMethods = {"GET",   "HEAD",   "POST",   "PUT",
+                                                   "PATCH", "DELETE", "OPTIONS"};
     if (kMethods.count(*method) == 0) {
       s.diag().error(s.raw("method").Mark(), s.key_path("method"),
                      "found '" + *method + "'; expected GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS");
@@ -105,7 +108,8 @@ void read_http(Section& s, MonitorConfig& m) {
   }
   if (YAML::Node headers = s.raw("headers"); headers.IsDefined() && !headers.IsNull()) {
     if (!headers.IsMap()) {
-      s.diag().error(headers.Mark(), s.key_path("headers"), describe(headers) + "; expected a mapping of header names to values");
+      s.diag().error(headers.Mark(), s.key_path("headers"),
+                     describe(headers) + "; expected a mapping of header names to values");
     } else {
       for (auto it = headers.begin(); it != headers.end(); ++it) {
         std::string key = s.key_path("headers") + "." + it->first.Scalar();
@@ -152,8 +156,8 @@ void read_tcp(Section& s, MonitorConfig& m) {
 // not to be guessed when chosen by hand (generated ones are 128-bit).
 bool valid_token(const std::string& token) {
   auto allowed = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == '-' || c == '~';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-' || c == '~';
   };
   return token.size() >= 8 && token.size() <= 128 && std::all_of(token.begin(), token.end(), allowed);
 }
@@ -196,7 +200,8 @@ void read_heartbeat(Section& s, MonitorConfig& m) {
     spec.token = *token;
   }
   constexpr int64_t kMaxPingBodyLimit = 1024 * 1024;  // the HTTP server's body bound
-  if (auto limit = s.integer("ping_body_limit", 0, kMaxPingBodyLimit)) spec.ping_body_limit = static_cast<size_t>(*limit);
+  if (auto limit = s.integer("ping_body_limit", 0, kMaxPingBodyLimit))
+    spec.ping_body_limit = static_cast<size_t>(*limit);
   m.spec = std::move(spec);
 }
 
@@ -229,7 +234,8 @@ void read_job_thresholds(Section& parent, JobThresholds& t) {
   if (auto x = s.number("min_loss_scale", 0.0, 1e30)) t.min_loss_scale = *x;
   if (auto x = s.number("gpu_memory_pct", 1.0, 100.0)) t.gpu_memory_pct = *x;
   if (auto x = s.number("disk_free_gb", 0.0, 1e9)) t.disk_free_bytes = static_cast<uint64_t>(*x * 1e9);
-  if (auto x = s.number("host_memory_free_gb", 0.0, 1e9)) t.host_memory_free_bytes = static_cast<uint64_t>(*x * 1e9);
+  if (auto x = s.number("host_memory_free_gb", 0.0, 1e9))
+    t.host_memory_free_bytes = static_cast<uint64_t>(*x * 1e9);
   s.finish();
 }
 
@@ -255,7 +261,8 @@ void read_jobs(Diagnostics& diag, const YAML::Node& node, JobsConfig& out) {
   if (auto n = s.integer("max_ranks_per_node", 1, 1'024)) out.max_ranks_per_node = static_cast<int>(*n);
   if (auto d = s.duration("expire_after")) {
     if (d->count() < 1'000) {
-      s.diag().error(s.raw("expire_after").Mark(), s.key_path("expire_after"), "found less than 1s; expected at least 1s");
+      s.diag().error(s.raw("expire_after").Mark(), s.key_path("expire_after"),
+                     "found less than 1s; expected at least 1s");
     } else {
       out.expire_after = *d;
     }
@@ -277,7 +284,8 @@ void check_jobs_notify(Diagnostics& diag, const YAML::Node& root, const Config& 
     bool known = std::any_of(config.notifications.begin(), config.notifications.end(),
                              [&](const ChannelConfig& c) { return c.name == name; });
     if (known) continue;
-    diag.error(list.IsSequence() && j < list.size() ? list[j].Mark() : root.Mark(), "jobs.notify[" + std::to_string(j) + "]",
+    diag.error(list.IsSequence() && j < list.size() ? list[j].Mark() : root.Mark(),
+               "jobs.notify[" + std::to_string(j) + "]",
                "found '" + name + "'; expected a channel from notifications");
   }
 }
@@ -307,12 +315,14 @@ std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& n
   }
   if (auto interval = s.duration("interval")) {
     if (interval->count() < 100) {
-      diag.error(s.raw("interval").Mark(), s.key_path("interval"), "found " + format_duration_config(*interval) + "; expected at least 100ms");
+      diag.error(s.raw("interval").Mark(), s.key_path("interval"),
+                 "found " + format_duration_config(*interval) + "; expected at least 100ms");
     }
     m.interval = *interval;
   }
   if (auto timeout = s.duration("timeout")) m.timeout = *timeout;
-  if (m.timeout.count() == 0) diag.error(s.raw("timeout").Mark(), s.key_path("timeout"), "found 0s; expected more than 0");
+  if (m.timeout.count() == 0)
+    diag.error(s.raw("timeout").Mark(), s.key_path("timeout"), "found 0s; expected more than 0");
   if (auto retries = s.integer("retries", 0, 100)) m.retries = static_cast<int>(*retries);
   if (auto tags = s.string_list("tags")) m.tags = *tags;
 
@@ -323,8 +333,10 @@ std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& n
   }
   if (type && info == nullptr) {
     std::string expected;
-    for (const auto& candidate : kMonitorTypes) expected += (expected.empty() ? "" : ", ") + std::string(candidate.name);
-    diag.error(s.raw("type").Mark(), s.key_path("type"), "found '" + *type + "'; expected one of: " + expected);
+    for (const auto& candidate : kMonitorTypes)
+      expected += (expected.empty() ? "" : ", ") + std::string(candidate.name);
+    diag.error(s.raw("type").Mark(), s.key_path("type"),
+               "found '" + *type + "'; expected one of: " + expected);
   }
   if (info == nullptr) return std::nullopt;  // without a type the other keys can't be judged
   m.type = info->type;
@@ -397,7 +409,8 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
       config_detail::read_status_pages(diag, top.raw("status_pages"), config.monitors, config.status_pages);
       config_detail::read_auth(diag, top.raw("auth"), config.auth);
       config_detail::read_retention(diag, top.raw("retention"), config.retention);
-      if (auto token = env("TRAINWATCH_ADMIN_TOKEN"); token && !token->empty()) config.auth.admin_tokens.push_back(*token);
+      if (auto token = env("TRAINWATCH_ADMIN_TOKEN"); token && !token->empty())
+        config.auth.admin_tokens.push_back(*token);
       read_jobs(diag, top.raw("jobs"), config.jobs);
       top.finish();
       config_detail::check_alerting_references(diag, root, config);
@@ -426,7 +439,8 @@ LoadedWindow load_window_text(const std::string& text, const std::string& path, 
   } catch (const YAML::Exception& e) {
     diag.error(e.mark, "yaml", e.msg + "; expected valid YAML");
   }
-  if (!diag.has_errors() && windows.size() != 1) diag.error(YAML::Mark(), "maintenance", "expected one window");
+  if (!diag.has_errors() && windows.size() != 1)
+    diag.error(YAML::Mark(), "maintenance", "expected one window");
   if (diag.has_errors()) {
     loaded.errors = diag.take();
   } else {
@@ -439,7 +453,8 @@ LoadedConfig load_config_file(const std::string& path, const EnvLookup& env) {
   std::ifstream in(path);
   if (!in) {
     LoadedConfig loaded;
-    loaded.errors.push_back(ConfigError{SourceLocation{path, 0, 0}, "file", "cannot be read; expected a readable YAML file"});
+    loaded.errors.push_back(
+        ConfigError{SourceLocation{path, 0, 0}, "file", "cannot be read; expected a readable YAML file"});
     return loaded;
   }
   std::stringstream buffer;
@@ -472,12 +487,12 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
     const JobThresholds& y = jb.thresholds;
     return ja->world_size == jb.world_size && x.startup_timeout == y.startup_timeout &&
            x.step_timeout == y.step_timeout && x.step_timeout_min == y.step_timeout_min &&
-           x.checkpoint_timeout == y.checkpoint_timeout && x.checkpoint_timeout_min == y.checkpoint_timeout_min &&
-           x.missed_reports == y.missed_reports && x.node_silent_after == y.node_silent_after &&
-           x.straggler_ratio == y.straggler_ratio && x.throughput_drop == y.throughput_drop &&
-           x.overflow_streak == y.overflow_streak && x.min_loss_scale == y.min_loss_scale &&
-           x.gpu_memory_pct == y.gpu_memory_pct && x.disk_free_bytes == y.disk_free_bytes &&
-           x.host_memory_free_bytes == y.host_memory_free_bytes;
+           x.checkpoint_timeout == y.checkpoint_timeout &&
+           x.checkpoint_timeout_min == y.checkpoint_timeout_min && x.missed_reports == y.missed_reports &&
+           x.node_silent_after == y.node_silent_after && x.straggler_ratio == y.straggler_ratio &&
+           x.throughput_drop == y.throughput_drop && x.overflow_streak == y.overflow_streak &&
+           x.min_loss_scale == y.min_loss_scale && x.gpu_memory_pct == y.gpu_memory_pct &&
+           x.disk_free_bytes == y.disk_free_bytes && x.host_memory_free_bytes == y.host_memory_free_bytes;
   }
   const auto& ta = std::get<TcpCheckSpec>(a.spec);
   const auto& tb = std::get<TcpCheckSpec>(b.spec);

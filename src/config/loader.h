@@ -21,7 +21,7 @@ struct ConfigError {
 };
 
 struct LoadedConfig {
-  std::optional<Config> config;     // set only when errors is empty
+  std::optional<Config> config;  // set only when errors is empty
   std::vector<ConfigError> errors;
 };
 
@@ -31,7 +31,8 @@ std::optional<std::string> process_env(const std::string& name);
 
 LoadedConfig load_config_file(const std::string& path, const EnvLookup& env = process_env);
 // `path` only names the source in messages.
-LoadedConfig load_config_text(const std::string& text, const std::string& path, const EnvLookup& env = process_env);
+LoadedConfig load_config_text(const std::string& text, const std::string& path,
+                              const EnvLookup& env = process_env);
 
 struct LoadedWindow {
   std::optional<MaintenanceWindow> window;  // set only when errors is empty
@@ -41,6 +42,7 @@ struct LoadedWindow {
 // One `maintenance:` entry on its own (a window created through the API; JSON is YAML):
 // the file's checks, less the one that its `monitors` exist, because the file's monitors
 // are not all there is (the caller checks the names against the running monitors).
-LoadedWindow load_window_text(const std::string& text, const std::string& path, const EnvLookup& env = process_env);
+LoadedWindow load_window_text(const std::string& text, const std::string& path,
+                              const EnvLookup& env = process_env);
 
 }  // namespace trainwatch

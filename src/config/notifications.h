@@ -21,17 +21,17 @@ namespace trainwatch {
 struct ChannelField {
   enum class Kind { kScalar, kList, kMap };
   Kind kind = Kind::kScalar;
-  std::string text;                                         // kScalar
-  std::vector<std::string> list;                            // kList
-  std::vector<std::pair<std::string, std::string>> map;     // kMap, in file order
-  bool from_env = false;  // the value used ${NAME}: never echo it in a message
+  std::string text;                                      // kScalar
+  std::vector<std::string> list;                         // kList
+  std::vector<std::pair<std::string, std::string>> map;  // kMap, in file order
+  bool from_env = false;                                 // the value used ${NAME}: never echo it in a message
   SourceLocation where;
 };
 
 struct ChannelConfig {
-  std::string name;        // unique, [a-z0-9._-]+
-  std::string type;        // provider name: slack, email, webhook, ...
-  bool is_default = false; // used by monitors that name no channel
+  std::string name;                            // unique, [a-z0-9._-]+
+  std::string type;                            // provider name: slack, email, webhook, ...
+  bool is_default = false;                     // used by monitors that name no channel
   std::map<std::string, ChannelField> fields;  // every other key
   SourceLocation where;
   SourceLocation type_where;

@@ -125,9 +125,11 @@ std::optional<MaintenanceWindow> read_window(Diagnostics& diag, const YAML::Node
     return std::nullopt;
   }
   if (start || end) {
-    auto read_time = [&](const std::optional<std::string>& text, const char* key) -> std::optional<SystemTime> {
+    auto read_time = [&](const std::optional<std::string>& text,
+                         const char* key) -> std::optional<SystemTime> {
       if (!text) {
-        diag.error(s.mark(), s.key_path(key), "missing; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
+        diag.error(s.mark(), s.key_path(key),
+                   "missing; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
         return std::nullopt;
       }
       auto t = parse_rfc3339(*text);
@@ -140,7 +142,8 @@ std::optional<MaintenanceWindow> read_window(Diagnostics& diag, const YAML::Node
     w.start = read_time(start, "start");
     w.end = read_time(end, "end");
     if (w.start && w.end && *w.end <= *w.start) {
-      diag.error(s.raw("end").Mark(), s.key_path("end"), "found an end not after the start; expected a later time");
+      diag.error(s.raw("end").Mark(), s.key_path("end"),
+                 "found an end not after the start; expected a later time");
     }
   } else {
     std::string text = daily ? *daily : *weekly;
@@ -152,7 +155,8 @@ std::optional<MaintenanceWindow> read_window(Diagnostics& diag, const YAML::Node
       auto it = std::find_if(kWeekdays.begin(), kWeekdays.end(), [&](const char* d) { return day == d; });
       if (space == std::string::npos || it == kWeekdays.end()) {
         diag.error(s.raw(key).Mark(), s.key_path(key),
-                   "found '" + text + "'; expected a day (sun, mon, tue, wed, thu, fri, sat) and HH:MM-HH:MM in UTC");
+                   "found '" + text +
+                       "'; expected a day (sun, mon, tue, wed, thu, fri, sat) and HH:MM-HH:MM in UTC");
         s.finish();
         return std::nullopt;
       }
@@ -230,13 +234,15 @@ void check_alerting_references(Diagnostics& diag, const YAML::Node& root, const 
   // Positions come from the YAML list by index: only when every entry was read (an
   // entry left out after an error would shift them; that error is reported already).
   const YAML::Node monitors = root["monitors"];
-  const bool monitors_aligned = monitors.IsDefined() && monitors.IsSequence() && monitors.size() == config.monitors.size();
+  const bool monitors_aligned =
+      monitors.IsDefined() && monitors.IsSequence() && monitors.size() == config.monitors.size();
   for (size_t i = 0; i < config.monitors.size() && monitors_aligned; ++i) {
     const YAML::Node notify = monitors[i]["notify"];
     const auto& names = config.monitors[i].notify;
     for (size_t j = 0; j < names.size(); ++j) {
       if (channels.count(names[j]) != 0) continue;
-      diag.error(notify.IsDefined() && notify.IsSequence() && j < notify.size() ? notify[j].Mark() : monitors[i].Mark(),
+      diag.error(notify.IsDefined() && notify.IsSequence() && j < notify.size() ? notify[j].Mark()
+                                                                                : monitors[i].Mark(),
                  "monitors[" + std::to_string(i) + "].notify[" + std::to_string(j) + "]",
                  "found '" + names[j] + "'; expected a channel from notifications (" +
                      (known.empty() ? std::string("none defined") : known) + ")");
@@ -245,13 +251,15 @@ void check_alerting_references(Diagnostics& diag, const YAML::Node& root, const 
   std::set<std::string> monitor_names;
   for (const auto& m : config.monitors) monitor_names.insert(m.name);
   const YAML::Node windows = root["maintenance"];
-  const bool windows_aligned = windows.IsDefined() && windows.IsSequence() && windows.size() == config.maintenance.size();
+  const bool windows_aligned =
+      windows.IsDefined() && windows.IsSequence() && windows.size() == config.maintenance.size();
   for (size_t i = 0; i < config.maintenance.size() && windows_aligned; ++i) {
     const YAML::Node listed = windows[i]["monitors"];
     const auto& names = config.maintenance[i].monitors;
     for (size_t j = 0; j < names.size(); ++j) {
       if (monitor_names.count(names[j]) != 0) continue;
-      diag.error(listed.IsDefined() && listed.IsSequence() && j < listed.size() ? listed[j].Mark() : windows[i].Mark(),
+      diag.error(listed.IsDefined() && listed.IsSequence() && j < listed.size() ? listed[j].Mark()
+                                                                                : windows[i].Mark(),
                  "maintenance[" + std::to_string(i) + "].monitors[" + std::to_string(j) + "]",
                  "found '" + names[j] + "'; expected the name of a monitor");
     }

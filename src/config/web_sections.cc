@@ -56,7 +56,8 @@ void read_status_pages(Diagnostics& diag, const YAML::Node& node, const std::vec
       if (std::string problem = name_problem(*slug); !problem.empty()) {
         diag.error(s.raw("slug").Mark(), s.key_path("slug"), "found '" + *slug + "'; " + problem);
       } else if (!slugs.insert(*slug).second) {
-        diag.error(s.raw("slug").Mark(), s.key_path("slug"), "found '" + *slug + "' again; expected a unique slug");
+        diag.error(s.raw("slug").Mark(), s.key_path("slug"),
+                   "found '" + *slug + "' again; expected a unique slug");
       }
       page.slug = *slug;
     }
@@ -67,7 +68,8 @@ void read_status_pages(Diagnostics& diag, const YAML::Node& node, const std::vec
         diag.error(groups.Mark(), s.key_path("groups"), describe(groups) + "; expected a list of groups");
       } else {
         for (size_t g = 0; g < groups.size(); ++g) {
-          auto group = read_group(diag, groups[g], s.key_path("groups") + "[" + std::to_string(g) + "]", known);
+          auto group =
+              read_group(diag, groups[g], s.key_path("groups") + "[" + std::to_string(g) + "]", known);
           if (group) page.groups.push_back(std::move(*group));
         }
       }
@@ -104,7 +106,8 @@ void read_auth(Diagnostics& diag, const YAML::Node& node, AuthConfig& out) {
     }
   }
   if (auto ttl = s.duration("session_ttl")) {
-    if (ttl->count() < 60'000) diag.error(s.raw("session_ttl").Mark(), "auth.session_ttl", "found less than 1m; expected at least 1m");
+    if (ttl->count() < 60'000)
+      diag.error(s.raw("session_ttl").Mark(), "auth.session_ttl", "found less than 1m; expected at least 1m");
     out.session_ttl = *ttl;
   }
   s.finish();
@@ -115,7 +118,9 @@ void read_retention(Diagnostics& diag, const YAML::Node& node, RetentionConfig& 
   if (auto raw = s.duration("raw")) {
     // Hourly rollups are pruned with raw results, and the 7-day uptime reads them.
     if (raw->count() < 7LL * 24 * 3'600'000) {
-      diag.error(s.raw("raw").Mark(), "retention.raw", "found less than 7d; expected at least 7d (the 7-day uptime reads hourly rollups kept as long)");
+      diag.error(
+          s.raw("raw").Mark(), "retention.raw",
+          "found less than 7d; expected at least 7d (the 7-day uptime reads hourly rollups kept as long)");
     }
     out.raw = *raw;
   }

@@ -10,8 +10,8 @@
 namespace trainwatch {
 
 std::string ConfigError::to_string() const {
-  return where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " + key + ": " +
-         message;
+  return where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ": " + key +
+         ": " + message;
 }
 
 std::optional<std::string> process_env(const std::string& name) {
@@ -31,7 +31,6 @@ std::string format_number(double v) {
 }
 
 }  // namespace
-
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
@@ -65,7 +64,8 @@ std::string Diagnostics::expand(const YAML::Node& scalar, const std::string& key
     if (auto value = env_(name)) {
       out += *value;
     } else {
-      error(scalar.Mark(), key, "environment variable " + name + " is not set; expected it to be set for ${" + name + "}");
+      error(scalar.Mark(), key,
+            "environment variable " + name + " is not set; expected it to be set for ${" + name + "}");
     }
     pos = end + 1;
   }
@@ -128,10 +128,12 @@ std::optional<int64_t> Section::integer(const char* key, int64_t min, int64_t ma
     const std::string& text = value.Scalar();
     int64_t number = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (ec == std::errc() && end == text.data() + text.size() && number >= min && number <= max) return number;
+    if (ec == std::errc() && end == text.data() + text.size() && number >= min && number <= max)
+      return number;
   }
   diag_.error(value.Mark(), key_path(key),
-              describe(value) + "; expected a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+              describe(value) + "; expected a whole number from " + std::to_string(min) + " to " +
+                  std::to_string(max));
   return std::nullopt;
 }
 
@@ -142,10 +144,12 @@ std::optional<double> Section::number(const char* key, double min, double max) {
     const std::string& text = value.Scalar();
     double number = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (ec == std::errc() && end == text.data() + text.size() && number >= min && number <= max) return number;
+    if (ec == std::errc() && end == text.data() + text.size() && number >= min && number <= max)
+      return number;
   }
-  diag_.error(value.Mark(), key_path(key),
-              describe(value) + "; expected a number from " + format_number(min) + " to " + format_number(max));
+  diag_.error(
+      value.Mark(), key_path(key),
+      describe(value) + "; expected a number from " + format_number(min) + " to " + format_number(max));
   return std::nullopt;
 }
 
@@ -155,7 +159,8 @@ std::optional<Millis> Section::duration(const char* key) {
   if (value.IsScalar()) {
     if (auto d = parse_duration(value.Scalar())) return d;
   }
-  diag_.error(value.Mark(), key_path(key), describe(value) + "; expected a duration such as 500ms, 30s, 5m, 1h or 1d");
+  diag_.error(value.Mark(), key_path(key),
+              describe(value) + "; expected a duration such as 500ms, 30s, 5m, 1h or 1d");
   return std::nullopt;
 }
 

@@ -33,8 +33,10 @@ std::string format_duration(Millis d) {
   int64_t ms = d.count();
   if (ms < 0) ms = -ms;
   if (ms < 1000) return ms == 0 ? "0s" : std::to_string(ms) + "ms";
-  static constexpr struct { const char* name; int64_t ms; } kParts[] = {
-      {"d", 86'400'000}, {"h", 3'600'000}, {"m", 60'000}, {"s", 1000}};
+  static constexpr struct {
+    const char* name;
+    int64_t ms;
+  } kParts[] = {{"d", 86'400'000}, {"h", 3'600'000}, {"m", 60'000}, {"s", 1000}};
   std::string out;
   int shown = 0;
   for (const auto& part : kParts) {

@@ -13,7 +13,8 @@ std::string_view to_string(MonitorStatus s) {
 }
 
 std::optional<MonitorStatus> monitor_status_from_string(std::string_view s) {
-  for (auto status : {MonitorStatus::kPending, MonitorStatus::kUp, MonitorStatus::kDown, MonitorStatus::kPaused}) {
+  for (auto status :
+       {MonitorStatus::kPending, MonitorStatus::kUp, MonitorStatus::kDown, MonitorStatus::kPaused}) {
     if (to_string(status) == s) return status;
   }
   return std::nullopt;

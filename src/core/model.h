@@ -28,13 +28,13 @@ struct HttpTimings {
 
 // The outcome of one check of one monitor.
 struct CheckResult {
-  SystemTime at{};          // when the check started (wall clock)
+  SystemTime at{};  // when the check started (wall clock)
   bool ok = false;
-  double latency_ms = 0;    // total time of the check
+  double latency_ms = 0;  // total time of the check
   // Why it failed, in words; empty when ok. Values quoted from a response body are marked
   // (core/redaction.h): shown through cause_for, like every cause copied from this one.
   std::string cause;
-  int http_status = 0;      // 0 when not HTTP or no response
+  int http_status = 0;  // 0 when not HTTP or no response
   HttpTimings timings{};
   // The start of the response body, at most kBodyExcerptBytes, for alert messages. Kept
   // in memory only (not stored with the result).
@@ -46,10 +46,10 @@ inline constexpr size_t kBodyExcerptBytes = 512;
 // What the server remembers about a monitor between checks and across restarts.
 struct MonitorState {
   MonitorStatus status = MonitorStatus::kPending;
-  SystemTime since{};               // when `status` began
+  SystemTime since{};  // when `status` began
   std::optional<SystemTime> last_check;
   double last_latency_ms = 0;
-  std::string last_error;           // cause of the last failed check; empty after a success
+  std::string last_error;  // cause of the last failed check; empty after a success
   int consecutive_failures = 0;
   std::optional<int64_t> open_incident_id;
 };

@@ -19,8 +19,6 @@ std::string name_problem(std::string_view name) {
   return {};
 }
 
-bool valid_name(std::string_view name) {
-  return name_problem(name).empty();
-}
+bool valid_name(std::string_view name) { return name_problem(name).empty(); }
 
 }  // namespace trainwatch

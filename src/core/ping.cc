@@ -14,7 +14,8 @@ std::string_view to_string(PingKind kind) {
 }
 
 std::optional<PingKind> ping_kind_from_string(std::string_view text) {
-  for (auto kind : {PingKind::kSuccess, PingKind::kStart, PingKind::kFail, PingKind::kLog, PingKind::kExitCode}) {
+  for (auto kind :
+       {PingKind::kSuccess, PingKind::kStart, PingKind::kFail, PingKind::kLog, PingKind::kExitCode}) {
     if (to_string(kind) == text) return kind;
   }
   return std::nullopt;

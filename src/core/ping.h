@@ -20,9 +20,9 @@ std::optional<PingKind> ping_kind_from_string(std::string_view text);
 
 struct Ping {
   PingKind kind = PingKind::kSuccess;
-  int exit_code = 0;            // meaningful for kExitCode only: 0..255, 0 is a success
-  SystemTime at{};              // when the server received it
-  std::string source;           // remote address
+  int exit_code = 0;   // meaningful for kExitCode only: 0..255, 0 is a success
+  SystemTime at{};     // when the server received it
+  std::string source;  // remote address
   std::string user_agent;
   std::string body;             // already cut to the monitor's body limit
   bool body_truncated = false;  // the request body was longer than what is kept

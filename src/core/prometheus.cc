@@ -1,7 +1,7 @@
 #include "core/prometheus.h"
 
-#include <cmath>
 #include <charconv>
+#include <cmath>
 
 namespace trainwatch {
 namespace {
@@ -43,10 +43,14 @@ std::string escape_label_value(std::string_view value) {
   std::string out;
   out.reserve(value.size());
   for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -71,7 +75,8 @@ void PrometheusWriter::sample(std::string_view name, const Labels& labels, doubl
   out_ += '\n';
 }
 
-void PrometheusWriter::histogram(std::string_view name, const Labels& labels, const std::vector<double>& bounds,
+void PrometheusWriter::histogram(std::string_view name, const Labels& labels,
+                                 const std::vector<double>& bounds,
                                  const std::vector<uint64_t>& cumulative_counts, double sum, uint64_t count) {
   std::string bucket_name = std::string(name) + "_bucket";
   for (size_t i = 0; i <= bounds.size(); ++i) {

@@ -27,11 +27,11 @@ namespace trainwatch {
 inline constexpr Millis kBlockedAfter{30'000};
 
 struct RankFacts {
-  bool alive = false;           // the process exists
-  bool finished = false;        // its last reported status
+  bool alive = false;     // the process exists
+  bool finished = false;  // its last reported status
   bool failed = false;
-  bool checkpointing = false;   // writing a checkpoint now
-  char state = '?';             // /proc/<pid>/stat state letter
+  bool checkpointing = false;         // writing a checkpoint now
+  char state = '?';                   // /proc/<pid>/stat state letter
   std::optional<Millis> no_step_for;  // since its last step; nullopt when none was seen
 };
 

@@ -12,8 +12,8 @@ std::string format_rfc3339(SystemTime t) {
   std::tm tm{};
   gmtime_r(&seconds, &tm);
   char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
   return buffer;
 }
 
@@ -24,7 +24,8 @@ std::optional<SystemTime> parse_rfc3339(std::string_view text) {
   std::string copy(text);
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   int used = 0;
-  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second, &used) != 6) {
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second,
+                  &used) != 6) {
     return std::nullopt;
   }
   std::string_view rest = std::string_view(copy).substr(static_cast<size_t>(used));
@@ -46,7 +47,8 @@ std::optional<SystemTime> parse_rfc3339(std::string_view text) {
   tm.tm_hour = hour;
   tm.tm_min = minute;
   tm.tm_sec = second;
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
+    return std::nullopt;
   // SystemTime counts nanoseconds in 64 bits: it holds 1677..2262 only, and a year outside
   // that overflows on conversion. Years before the epoch or past kMaxYear are no time
   // trainwatch has to deal with: they read as "not a time" (the caller's 400 or config error).

@@ -1,7 +1,7 @@
 #include "engine/engine.h"
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
 
@@ -30,7 +30,7 @@ void add_quiet_success(const CheckResult& success, int retries, MonitorState& st
 struct Engine::HeldItem {
   std::optional<CheckResult> result;  // a check's result or a missed deadline, or
   bool history = true;
-  std::optional<Ping> ping;           // a ping, with its caller's done
+  std::optional<Ping> ping;  // a ping, with its caller's done
   WriteDone done;
 };
 
@@ -76,9 +76,9 @@ struct Engine::Runtime {
   bool waiting = false;
   // The slot it waits for (at the in-flight bound), for the lateness of its start.
   MonoTime waiting_due{};
-  std::optional<MonoTime> armed_deadline;  // heartbeat: when the timer fires, if armed
+  std::optional<MonoTime> armed_deadline;     // heartbeat: when the timer fires, if armed
   std::unique_ptr<PendingChange> committing;  // see "State changes" at the top of engine.h
-  std::deque<HeldItem> held;                 // at most kMaxHeldWhileCommitting
+  std::deque<HeldItem> held;                  // at most kMaxHeldWhileCommitting
 };
 
 Engine::Engine(asio::io_context& io, const Clock& clock, TimerFactory& timers, Store& store,
@@ -110,7 +110,8 @@ Status Engine::start(const Config& config) {
       Runtime& r = *monitors_.at(monitor->name);
       {
         std::lock_guard lock(mu_);
-        r.heartbeat = heartbeat::restore_track(*spec, *marks, r.state, clock_.system_time(), clock_.monotonic_time());
+        r.heartbeat =
+            heartbeat::restore_track(*spec, *marks, r.state, clock_.system_time(), clock_.monotonic_time());
         r.last_ping = marks->last_ping;
         if (r.last_ping) r.last_ping->ping.body.clear();
         r.started_at = marks->open_start;
@@ -121,7 +122,8 @@ Status Engine::start(const Config& config) {
   return Ok{};
 }
 
-void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset) {
+void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state,
+                         Millis first_offset) {
   auto runtime = std::make_unique<Runtime>(timers_.make_timer());
   runtime->config = std::move(config);
   runtime->state = std::move(state);
@@ -222,15 +224,16 @@ bool Engine::record_quiet_success(const std::string& name, const Ping& ping) {
   Runtime* r = it == by_name_.end() ? nullptr : it->second;
   // Awaiting a finish already means its deadline timer is armed: a success only moves
   // that deadline later, and the timer re-arms itself when it fires early.
-  const bool quiet = r != nullptr && r->heartbeat && ping.kind == PingKind::kSuccess && pending == in_io_.end() &&
-                     r->state.status == MonitorStatus::kUp && r->state.consecutive_failures == 0 &&
-                     r->heartbeat->last_finish && !r->heartbeat->open_start;
+  const bool quiet = r != nullptr && r->heartbeat && ping.kind == PingKind::kSuccess &&
+                     pending == in_io_.end() && r->state.status == MonitorStatus::kUp &&
+                     r->state.consecutive_failures == 0 && r->heartbeat->last_finish &&
+                     !r->heartbeat->open_start;
   if (!quiet) {
     ++in_io_[name];
     return false;
   }
-  heartbeat::PingEffect effect =
-      heartbeat::on_ping(std::get<HeartbeatSpec>(r->config->spec), *r->heartbeat, ping, clock_.monotonic_time());
+  heartbeat::PingEffect effect = heartbeat::on_ping(std::get<HeartbeatSpec>(r->config->spec), *r->heartbeat,
+                                                    ping, clock_.monotonic_time());
   if (effect.result) count_result(*r, *effect.result);
   r->quiet_success = std::move(effect.result);
   // Field by field, so the strings reuse their buffers: this runs for nearly every ping.
@@ -395,7 +398,8 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
       ended = *r.open_incident;
       ended->ended = closed->ended;
     }
-    const std::optional<Incident>& open_after = opened ? opened : (closed ? std::optional<Incident>() : r.open_incident);
+    const std::optional<Incident>& open_after =
+        opened ? opened : (closed ? std::optional<Incident>() : r.open_incident);
     record.outbox = alerts_->on_apply(
         AppliedResult{*r.config, r.state, step.state, step.transition, result, opened, ended, open_after});
   }
@@ -459,11 +463,13 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
     ++c.attempts;
     // 100 ms, 200 ms, ... 5 s: a disk that frees up is noticed within 5 s, and a full one
     // costs one write of this change per 5 s.
-    const auto delay = std::min<std::chrono::milliseconds>(kCommitRetryMax, kCommitRetryFirst * (1LL << std::min(c.attempts - 1, 10)));
+    const auto delay = std::min<std::chrono::milliseconds>(
+        kCommitRetryMax, kCommitRetryFirst * (1LL << std::min(c.attempts - 1, 10)));
     if (auto events = retry_log_.admit(clock_.monotonic_time())) {
-      spdlog::warn("monitor {}: its change to {} is not stored yet ({}); retrying in {} ms ({} refused write(s) "
-                   "of state changes since the last report)",
-                   name, to, status.error().message, delay.count(), *events);
+      spdlog::warn(
+          "monitor {}: its change to {} is not stored yet ({}); retrying in {} ms ({} refused write(s) "
+          "of state changes since the last report)",
+          name, to, status.error().message, delay.count(), *events);
     }
     release_held(r, /*refused=*/true);
     // The timer belongs to this change: it fires only while the change is still committing.
@@ -491,7 +497,8 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
     // The pause's own save may have committed before this change: the pause wins.
     if (paused) write(SaveState{name, next});
     if (change->attempts > 0) {
-      spdlog::info("monitor {}: its change to {} is stored, after {} refused write(s)", name, to, change->attempts);
+      spdlog::info("monitor {}: its change to {} is stored, after {} refused write(s)", name, to,
+                   change->attempts);
     }
     if (!record.outbox.empty() && alerts_ != nullptr) alerts_->committed();
   } else {
@@ -529,7 +536,9 @@ bool Engine::hold_ping(Runtime& r, Ping& ping, WriteDone& done) {
       ++stats_.pings_refused;
     }
     note_drop(r.config->name, "ping");
-    if (done) done(make_error("store.unavailable", "the monitor's last change is not stored yet: the store refuses writes"));
+    if (done)
+      done(make_error("store.unavailable",
+                      "the monitor's last change is not stored yet: the store refuses writes"));
     return true;
   }
   r.held.push_back(HeldItem{std::nullopt, true, std::move(ping), std::move(done)});
@@ -563,9 +572,10 @@ void Engine::release_held(Runtime& r, bool refused) {
 
 void Engine::note_drop(const std::string& name, const char* what) {
   if (auto events = drop_log_.admit(clock_.monotonic_time())) {
-    spdlog::warn("monitor {}: a {} was refused because its last state change is not stored yet ({} refused since "
-                 "the last report)",
-                 name, what, *events);
+    spdlog::warn(
+        "monitor {}: a {} was refused because its last state change is not stored yet ({} refused since "
+        "the last report)",
+        name, what, *events);
   }
 }
 
@@ -621,7 +631,8 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
       if (it == monitors_.end()) {
         MonitorState state;
         state.since = clock_.system_time();
-        add_monitor(std::make_shared<const MonitorConfig>(m), state, first_check_offset(i, count, m.interval));
+        add_monitor(std::make_shared<const MonitorConfig>(m), state,
+                    first_check_offset(i, count, m.interval));
         continue;
       }
       Runtime& r = *it->second;
@@ -703,7 +714,8 @@ void Engine::release_monitor(const std::string& name) {
       stats_.monitors = monitors_.size();
     }
     runtime->timer->cancel();
-    if (runtime->state.open_incident_id) write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
+    if (runtime->state.open_incident_id)
+      write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
   });
 }
 
@@ -750,7 +762,8 @@ MonitorView Engine::view_of(const Runtime& r) const {
     HeartbeatView hb;
     hb.last_ping = r.last_ping;
     hb.open_start = r.started_at;
-    hb.late = r.state.status == MonitorStatus::kUp && heartbeat::is_late(spec, *r.heartbeat, clock_.monotonic_time());
+    hb.late = r.state.status == MonitorStatus::kUp &&
+              heartbeat::is_late(spec, *r.heartbeat, clock_.monotonic_time());
     view.heartbeat = std::move(hb);
   }
   return view;

@@ -51,12 +51,12 @@
 #include <boost/asio/io_context.hpp>
 
 #include "checks/checker.h"
-#include "engine/alert_hook.h"
 #include "config/config.h"
 #include "core/clock.h"
 #include "core/model.h"
 #include "core/ping.h"
 #include "core/timer.h"
+#include "engine/alert_hook.h"
 #include "engine/metrics.h"
 #include "engine/state_machine.h"
 #include "heartbeat/ping_sink.h"
@@ -88,9 +88,9 @@ struct MonitorView {
 
 // What changed in the monitor list since a revision a reader saw before.
 struct MonitorListDelta {
-  uint64_t revision = 0;              // pass back as `since` next time
-  std::vector<std::string> names;     // every monitor, in list order
-  std::vector<MonitorView> changed;   // monitors whose revision is above `since`
+  uint64_t revision = 0;             // pass back as `since` next time
+  std::vector<std::string> names;    // every monitor, in list order
+  std::vector<MonitorView> changed;  // monitors whose revision is above `since`
 };
 
 struct EngineStats {
@@ -203,7 +203,7 @@ class Engine final : public heartbeat::PingSink {
   // thread (and then counts it in in_io_).
   bool record_quiet_success(const std::string& name, const Ping& ping);
   void count_result(const Runtime& runtime, const CheckResult& result);  // call with mu_ held
-  void bind_metrics(Runtime& runtime);  // call with mu_ held, whenever its config changes
+  void bind_metrics(Runtime& runtime);     // call with mu_ held, whenever its config changes
   void leave_io(const std::string& name);  // a result counted in in_io_ is applied
   // Queues a ping row; a full queue answers `done` with "store.full" at once.
   void write_ping(PingRecord record, WriteDone done);
@@ -235,9 +235,9 @@ class Engine final : public heartbeat::PingSink {
   std::unordered_map<std::string, int> in_io_;
   EngineStats stats_;
   CheckMetrics metrics_;
-  std::deque<std::string> waiting_;  // monitors due while at the bound; io thread only
+  std::deque<std::string> waiting_;                    // monitors due while at the bound; io thread only
   std::map<std::string, MonitorState> stored_states_;  // as loaded at start; io thread only
-  std::set<std::string> added_at_runtime_;            // by ensure_monitor; io thread only
+  std::set<std::string> added_at_runtime_;             // by ensure_monitor; io thread only
 };
 
 }  // namespace trainwatch::engine

@@ -47,14 +47,16 @@ Result<PingAction> parse_ping_action(std::string_view suffix) {
     for (char c : suffix) code = code * 10 + (c - '0');
     if (code <= 255) return PingAction{PingKind::kExitCode, code};
   }
-  return make_error("ping.bad_action", "'" + std::string(suffix.substr(0, 64)) +
-                                           "' is not a ping action; expected start, fail, log or an exit code 0-255");
+  return make_error("ping.bad_action",
+                    "'" + std::string(suffix.substr(0, 64)) +
+                        "' is not a ping action; expected start, fail, log or an exit code 0-255");
 }
 
 Result<PingAction> parse_push_status(const std::optional<std::string>& status) {
   if (!status || *status == "up") return PingAction{PingKind::kSuccess, 0};
   if (*status == "down") return PingAction{PingKind::kFail, 0};
-  return make_error("ping.bad_status", "status '" + status->substr(0, 64) + "' is not known; expected up or down");
+  return make_error("ping.bad_status",
+                    "status '" + status->substr(0, 64) + "' is not known; expected up or down");
 }
 
 KeptBody keep_body(std::string_view body, size_t limit) {

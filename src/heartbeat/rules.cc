@@ -21,7 +21,8 @@ std::optional<MonoTime> start_deadline(const HeartbeatSpec& spec, const Track& t
 Millis since(MonoTime then, MonoTime now) { return std::chrono::duration_cast<Millis>(now - then); }
 
 std::string failure_cause(const Ping& ping) {
-  std::string cause = ping.kind == PingKind::kFail ? "fail ping" : "exit code " + std::to_string(ping.exit_code);
+  std::string cause =
+      ping.kind == PingKind::kFail ? "fail ping" : "exit code " + std::to_string(ping.exit_code);
   // The body is the job's own output: marked, so that only admins and alerts read it.
   if (std::string line = first_line(ping.body); !line.empty()) cause += ": " + mark_body_value(line);
   return cause;

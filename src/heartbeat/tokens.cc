@@ -46,8 +46,10 @@ Status resolve_tokens(Config& config, Store& store, Random& random) {
     missing[i]->token = generate_token(random);
     auto promise = std::make_shared<std::promise<Status>>();
     saved.push_back(promise->get_future());
-    if (!store.write(SaveToken{*names[i], missing[i]->token}, [promise](const Status& s) { promise->set_value(s); })) {
-      return make_error("store.full", "cannot save the token of monitor '" + *names[i] + "': the store's queue is full");
+    if (!store.write(SaveToken{*names[i], missing[i]->token},
+                     [promise](const Status& s) { promise->set_value(s); })) {
+      return make_error("store.full",
+                        "cannot save the token of monitor '" + *names[i] + "': the store's queue is full");
     }
   }
   for (auto& f : saved) {

@@ -54,7 +54,8 @@ void Router::add(std::string method, const std::string& pattern, Handler handler
   routes_.push_back(Route{std::move(method), split_path(pattern), std::move(handler)});
 }
 
-void Router::add(const std::vector<std::string>& methods, const std::string& pattern, const Handler& handler) {
+void Router::add(const std::vector<std::string>& methods, const std::string& pattern,
+                 const Handler& handler) {
   for (const auto& method : methods) add(method, pattern, handler);
 }
 

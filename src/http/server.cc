@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <exception>
 
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -62,7 +62,10 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
   // The listener has counted the connection in stats->connections and per_address; the
   // destructor releases both.
   Session(tcp::socket socket, std::string remote_address, ThreadSlot& thread, std::shared_ptr<Shared> shared)
-      : stream_(std::move(socket)), thread_(thread), shared_(std::move(shared)), remote_address_(std::move(remote_address)) {}
+      : stream_(std::move(socket)),
+        thread_(thread),
+        shared_(std::move(shared)),
+        remote_address_(std::move(remote_address)) {}
 
   ~Session() override {
     shared_->stats->connections.fetch_sub(1, std::memory_order_relaxed);
@@ -105,8 +108,9 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
     parser_->header_limit(static_cast<uint32_t>(shared_->options.max_header_bytes));
     parser_->body_limit(shared_->options.max_body_bytes);
     thread_.waiting.push_back(*this);
-    bhttp::async_read_header(stream_, buffer_, *parser_,
-                             [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
+    bhttp::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
 
   // After a keep-alive response: up to idle_timeout for the next request's first byte,
@@ -118,18 +122,19 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
     stream_.expires_after(shared_->options.idle_timeout);
     thread_.waiting.push_back(*this);
     constexpr size_t kFirstRead = 4096;  // what one read takes in; the header parser reads on
-    stream_.async_read_some(buffer_.prepare(kFirstRead), [self = shared_from_this()](beast::error_code ec, size_t n) {
-      self->thread_.waiting.remove(*self);
-      self->buffer_.commit(n);
-      if (ec) {
-        if (ec == beast::error::timeout) {
-          self->shared_->stats->closed_idle_timeout.fetch_add(1, std::memory_order_relaxed);
-        }
-        return self->close();
-      }
-      self->stream_.expires_after(self->shared_->options.request_timeout);
-      self->read_header();
-    });
+    stream_.async_read_some(
+        buffer_.prepare(kFirstRead), [self = shared_from_this()](beast::error_code ec, size_t n) {
+          self->thread_.waiting.remove(*self);
+          self->buffer_.commit(n);
+          if (ec) {
+            if (ec == beast::error::timeout) {
+              self->shared_->stats->closed_idle_timeout.fetch_add(1, std::memory_order_relaxed);
+            }
+            return self->close();
+          }
+          self->stream_.expires_after(self->shared_->options.request_timeout);
+          self->read_header();
+        });
   }
 
   void on_header(beast::error_code ec) {
@@ -150,8 +155,8 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
     }
     if (ec == bhttp::error::body_limit) return reply_and_close(413, "request body over the limit");
     if (ec == bhttp::error::header_limit) return reply_and_close(431, "request header over the limit");
-    if (ec.category() == beast::error_code(bhttp::error::end_of_stream).category() && ec != bhttp::error::end_of_stream &&
-        ec != bhttp::error::partial_message) {
+    if (ec.category() == beast::error_code(bhttp::error::end_of_stream).category() &&
+        ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
       return reply_and_close(400, "malformed HTTP request");
     }
     close();
@@ -187,7 +192,8 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
     // dispatch: a handler that answers at once (on this connection's thread) writes inline
     // instead of queueing one more completion; an answer from another thread is posted here.
     Responder respond([self = shared_from_this()](Response response) {
-      asio::dispatch(self->stream_.get_executor(), [self, r = std::move(response)]() mutable { self->write(std::move(r)); });
+      asio::dispatch(self->stream_.get_executor(),
+                     [self, r = std::move(response)]() mutable { self->write(std::move(r)); });
     });
     try {
       shared_->router->dispatch(request, respond);
@@ -220,8 +226,8 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
     body_out_ = head_ ? std::string() : std::move(response.body);
     shared_out_ = head_ ? nullptr : std::move(response.shared_body);
     stream_.expires_after(shared_->options.request_timeout);
-    std::array<asio::const_buffer, 2> buffers = {asio::buffer(head_out_),
-                                                 shared_out_ ? asio::buffer(*shared_out_) : asio::buffer(body_out_)};
+    std::array<asio::const_buffer, 2> buffers = {
+        asio::buffer(head_out_), shared_out_ ? asio::buffer(*shared_out_) : asio::buffer(body_out_)};
     asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
       std::string().swap(self->body_out_);
       self->shared_out_.reset();
@@ -281,9 +287,11 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
     if (ec) return make_error("http.bad_address", "'" + shared_->options.host + "' is not an IP address");
     tcp::endpoint endpoint(address, shared_->options.port);
     auto where = shared_->options.host + ":" + std::to_string(shared_->options.port);
-    if (acceptor_.open(endpoint.protocol(), ec); ec) return make_error("http.bind", "cannot open " + where + ": " + ec.message());
+    if (acceptor_.open(endpoint.protocol(), ec); ec)
+      return make_error("http.bind", "cannot open " + where + ": " + ec.message());
     acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (acceptor_.bind(endpoint, ec); ec) return make_error("http.bind", "cannot listen on " + where + ": " + ec.message());
+    if (acceptor_.bind(endpoint, ec); ec)
+      return make_error("http.bind", "cannot listen on " + where + ": " + ec.message());
     if (acceptor_.listen(asio::socket_base::max_listen_connections, ec); ec) {
       return make_error("http.bind", "cannot listen on " + where + ": " + ec.message());
     }
@@ -294,17 +302,18 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
   // One accept at a time; each new connection goes to the next thread in turn.
   void accept() {
     ThreadSlot& thread = *shared_->threads[next_thread_++ % shared_->threads.size()];
-    acceptor_.async_accept(*thread.io, peer_, [self = shared_from_this(), &thread](beast::error_code ec, tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
-      // A client that gave up before the accept is no reason to pause; anything else is
-      // (EMFILE and ENFILE above all: retried at once they fail at once, forever).
-      if (ec && ec != asio::error::connection_aborted) return self->pause_after(ec);
-      if (!ec) {
-        self->backoff_.succeeded();
-        self->admit(std::move(socket), thread);
-      }
-      self->accept();
-    });
+    acceptor_.async_accept(*thread.io, peer_,
+                           [self = shared_from_this(), &thread](beast::error_code ec, tcp::socket socket) {
+                             if (ec == asio::error::operation_aborted || !self->acceptor_.is_open()) return;
+                             // A client that gave up before the accept is no reason to pause; anything else
+                             // is (EMFILE and ENFILE above all: retried at once they fail at once, forever).
+                             if (ec && ec != asio::error::connection_aborted) return self->pause_after(ec);
+                             if (!ec) {
+                               self->backoff_.succeeded();
+                               self->admit(std::move(socket), thread);
+                             }
+                             self->accept();
+                           });
   }
 
   uint16_t port() const override { return port_; }
@@ -344,8 +353,8 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
       socket.close(ec);
       return;
     }
-    const bool over_capacity =
-        shared_->stats->connections.fetch_add(1, std::memory_order_relaxed) >= shared_->options.max_connections;
+    const bool over_capacity = shared_->stats->connections.fetch_add(1, std::memory_order_relaxed) >=
+                               shared_->options.max_connections;
     // Every response is one gathered write and the next request waits for all of it, so
     // Nagle would only hold a large body's last segment for the client's delayed ACK
     // (40 ms on Linux): the p99 of every answer over a few segments.
@@ -358,14 +367,14 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
   asio::steady_timer pause_;  // between a failed accept and the next
   AcceptBackoff backoff_;     // accept()'s chain only, like the two below
   size_t next_thread_ = 0;
-  tcp::endpoint peer_;        // the pending accept's peer
+  tcp::endpoint peer_;  // the pending accept's peer
   uint16_t port_ = 0;
 };
 
 }  // namespace
 
-Result<std::shared_ptr<Server>> Server::start(const std::vector<asio::io_context*>& contexts, ServerOptions options,
-                                              std::shared_ptr<const Router> router) {
+Result<std::shared_ptr<Server>> Server::start(const std::vector<asio::io_context*>& contexts,
+                                              ServerOptions options, std::shared_ptr<const Router> router) {
   if (contexts.empty()) return make_error("http.bind", "no io_context to serve on");
   auto shared = std::make_shared<Shared>(std::move(options), std::move(router));
   shared->stats->max_connections.store(shared->options.max_connections, std::memory_order_relaxed);

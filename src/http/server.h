@@ -19,9 +19,9 @@
 // and close is counted in ServerStats.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,12 +37,12 @@
 namespace trainwatch::http {
 
 struct Request {
-  std::string method;   // "GET", "POST", ...
-  std::string target;   // as sent: path plus query
-  std::string path;     // decoded path, no query
-  std::map<std::string, std::string> query;   // decoded query parameters (last one wins)
-  std::map<std::string, std::string> params;  // from the route pattern: "/x/{name}" -> name
-  std::map<std::string, std::string> headers; // names lower-cased
+  std::string method;                          // "GET", "POST", ...
+  std::string target;                          // as sent: path plus query
+  std::string path;                            // decoded path, no query
+  std::map<std::string, std::string> query;    // decoded query parameters (last one wins)
+  std::map<std::string, std::string> params;   // from the route pattern: "/x/{name}" -> name
+  std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
   std::string remote_address;
 
@@ -102,26 +102,26 @@ class Router {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 0;                         // 0: pick a free port (see Server::port)
+  uint16_t port = 0;  // 0: pick a free port (see Server::port)
   size_t max_header_bytes = 16 * 1024;
   size_t max_body_bytes = 1024 * 1024;
-  size_t max_connections = 10'000;           // see the bounds above; fit it to the fd limit (connection_budget.h)
-  size_t max_connections_per_address = 256;  // a new connection over it is closed at once
-  Millis request_timeout{10'000};            // header and body, from accept or the first byte
-  Millis idle_timeout{60'000};               // keep-alive connection with no request
+  size_t max_connections = 10'000;  // see the bounds above; fit it to the fd limit (connection_budget.h)
+  size_t max_connections_per_address = 256;      // a new connection over it is closed at once
+  Millis request_timeout{10'000};                // header and body, from accept or the first byte
+  Millis idle_timeout{60'000};                   // keep-alive connection with no request
   std::shared_ptr<ServerStats> stats = nullptr;  // counters for /metrics; null: counted and not shown
   // Where warnings go (an accept failing for lack of descriptors), rate-limited by the
   // server; null: standard error.
   std::function<void(const std::string&)> warn = nullptr;
-  const Clock* clock = nullptr;              // paces those warnings; null: the system clock
+  const Clock* clock = nullptr;  // paces those warnings; null: the system clock
 };
 
 class Server {
  public:
   // Binds and starts accepting. Fails with a clear message when the address is in use
   // or cannot be bound.
-  static Result<std::shared_ptr<Server>> start(const std::vector<boost::asio::io_context*>& contexts, ServerOptions options,
-                                               std::shared_ptr<const Router> router);
+  static Result<std::shared_ptr<Server>> start(const std::vector<boost::asio::io_context*>& contexts,
+                                               ServerOptions options, std::shared_ptr<const Router> router);
   static Result<std::shared_ptr<Server>> start(boost::asio::io_context& io, ServerOptions options,
                                                std::shared_ptr<const Router> router) {
     return start(std::vector<boost::asio::io_context*>{&io}, std::move(options), std::move(router));

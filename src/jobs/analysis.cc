@@ -45,7 +45,9 @@ std::string number_text(double v) {
   return fmt("%g", v);
 }
 
-bool done(const RankReport& r) { return r.status == RankStatus::kFinished || r.status == RankStatus::kFailed; }
+bool done(const RankReport& r) {
+  return r.status == RankStatus::kFinished || r.status == RankStatus::kFailed;
+}
 
 struct Context {
   const JobState& job;
@@ -53,7 +55,9 @@ struct Context {
   MonoTime now;
   SystemTime wall_now;
 
-  SystemTime wall(MonoTime t_) const { return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - t_); }
+  SystemTime wall(MonoTime t_) const {
+    return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - t_);
+  }
 
   Millis silent_after(const NodeRecord& n) const {
     return t.node_silent_after.value_or(Millis(n.report_every.count() * t.missed_reports));
@@ -63,7 +67,8 @@ struct Context {
   // stale, so it is not evidence that they hung; silence (later) speaks for them.
   bool node_overdue(const std::string& name) const {
     auto it = job.nodes().find(name);
-    return it != job.nodes().end() && !it->second.final && now - it->second.last_seen > it->second.report_every * 3 / 2;
+    return it != job.nodes().end() && !it->second.final &&
+           now - it->second.last_seen > it->second.report_every * 3 / 2;
   }
   bool node_silent(const std::string& name) const {
     auto it = job.nodes().find(name);
@@ -104,83 +109,126 @@ void rank_findings(const Context& c, std::vector<Finding>& out) {
     const std::string code(ruling_code(ruling));
     switch (ruling) {
       case RankRuling::kGone:
-        out.push_back({code, Severity::kDown, {rank}, r.node,
+        out.push_back({code,
+                       Severity::kDown,
+                       {rank},
+                       r.node,
                        c.who(rank, r) + " vanished" + c.at_step(r) + " while " +
                            std::string(to_string(l.status)) +
                            ", without reporting an error (exit status unknown to the agent)",
-                       kOrderGone, r.gone_at.value_or(r.seen)});
+                       kOrderGone,
+                       r.gone_at.value_or(r.seen)});
         continue;
       case RankRuling::kFailed:
-        out.push_back({code, Severity::kDown, {rank}, r.node,
+        out.push_back({code,
+                       Severity::kDown,
+                       {rank},
+                       r.node,
                        c.who(rank, r) + " failed" + c.at_step(r) + (l.error.empty() ? "" : ": " + l.error),
-                       kOrderFailed, r.error_at.value_or(r.seen)});
+                       kOrderFailed,
+                       r.error_at.value_or(r.seen)});
         continue;
       case RankRuling::kDone: continue;
       case RankRuling::kStopped:
-        out.push_back({code, Severity::kDown, {rank}, r.node,
-                       c.who(rank, r) + " is stopped (process state " + std::string(1, l.state) + ")" +
-                           c.at_step(r),
-                       kOrderStopped, r.last_step_at.value_or(r.seen)});
+        out.push_back(
+            {code,
+             Severity::kDown,
+             {rank},
+             r.node,
+             c.who(rank, r) + " is stopped (process state " + std::string(1, l.state) + ")" + c.at_step(r),
+             kOrderStopped,
+             r.last_step_at.value_or(r.seen)});
         break;
       case RankRuling::kBlocked:
       case RankRuling::kBlockedCheckpointing: {
         const bool down = ruling == RankRuling::kBlocked;
-        out.push_back({code, down ? Severity::kDown : Severity::kWarning, {rank}, r.node,
+        out.push_back({code,
+                       down ? Severity::kDown : Severity::kWarning,
+                       {rank},
+                       r.node,
                        c.who(rank, r) + " is in uninterruptible sleep (process state D) with no step for " +
                            ago(c.now, *r.last_step_at) + c.at_step(r) + (down ? "" : " while checkpointing"),
-                       down ? kOrderStopped : kOrderWarning, *r.last_step_at});
+                       down ? kOrderStopped : kOrderWarning,
+                       *r.last_step_at});
         break;
       }
       case RankRuling::kRunning: break;
     }
     if (l.loss && !std::isfinite(*l.loss)) {
-      out.push_back({"loss_not_finite", Severity::kDown, {rank}, r.node,
-                     c.who(rank, r) + " reported loss " + number_text(*l.loss) + c.at_step(r), kOrderNumbers, r.seen});
+      out.push_back({"loss_not_finite",
+                     Severity::kDown,
+                     {rank},
+                     r.node,
+                     c.who(rank, r) + " reported loss " + number_text(*l.loss) + c.at_step(r),
+                     kOrderNumbers,
+                     r.seen});
     }
     if (l.overflow_consecutive >= static_cast<uint64_t>(c.t.overflow_streak)) {
-      out.push_back({"overflow_streak", Severity::kDown, {rank}, r.node,
+      out.push_back({"overflow_streak",
+                     Severity::kDown,
+                     {rank},
+                     r.node,
                      c.who(rank, r) + " skipped " + std::to_string(l.overflow_consecutive) +
                          " steps in a row on fp16 overflow" + c.at_step(r) +
                          (l.loss_scale ? " (loss scale " + number_text(*l.loss_scale) + ")" : ""),
-                     kOrderNumbers + 1, r.seen});
+                     kOrderNumbers + 1,
+                     r.seen});
     } else if (l.loss_scale && *l.loss_scale <= c.t.min_loss_scale && l.overflow_consecutive > 0) {
-      out.push_back({"loss_scale_min", Severity::kDown, {rank}, r.node,
+      out.push_back({"loss_scale_min",
+                     Severity::kDown,
+                     {rank},
+                     r.node,
                      c.who(rank, r) + " loss scale is at its minimum (" + number_text(*l.loss_scale) +
                          ") and still overflowing" + c.at_step(r),
-                     kOrderNumbers + 2, r.seen});
+                     kOrderNumbers + 2,
+                     r.seen});
     }
     if (l.checkpoint.state == CheckpointState::kFailed) {
-      out.push_back({"checkpoint_failed", Severity::kDown, {rank}, r.node,
-                     c.who(rank, r) + " failed to write the checkpoint of step " + std::to_string(l.checkpoint.step) +
-                         (l.error.empty() ? "" : ": " + l.error),
-                     kOrderCheckpoint + 1, r.seen});
+      out.push_back({"checkpoint_failed",
+                     Severity::kDown,
+                     {rank},
+                     r.node,
+                     c.who(rank, r) + " failed to write the checkpoint of step " +
+                         std::to_string(l.checkpoint.step) + (l.error.empty() ? "" : ": " + l.error),
+                     kOrderCheckpoint + 1,
+                     r.seen});
     }
   }
 }
 
-void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeout, std::vector<Finding>& out) {
+void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeout,
+                         std::vector<Finding>& out) {
   for (const auto& [rank, r] : c.job.ranks()) {
     if (!running(c, r) || !r.checkpoint_begin_at) continue;
     if (c.now - *r.checkpoint_begin_at <= timeout.value) continue;
-    out.push_back({"checkpoint_too_long", Severity::kDown, {rank}, r.node,
+    out.push_back({"checkpoint_too_long",
+                   Severity::kDown,
+                   {rank},
+                   r.node,
                    c.who(rank, r) + " has been writing the checkpoint of step " +
                        std::to_string(r.last.checkpoint.step) + " for " + ago(c.now, *r.checkpoint_begin_at) +
                        " (checkpoint timeout " + format_duration(timeout.value) +
                        (timeout.learned ? ", learned" : "") + ")",
-                   kOrderCheckpoint, *r.checkpoint_begin_at});
+                   kOrderCheckpoint,
+                   *r.checkpoint_begin_at});
   }
   auto interval = c.job.checkpoint_interval();
   auto last_ok = c.job.last_ok_checkpoint_at();
   if (interval && last_ok && c.now - *last_ok > 2 * *interval) {
-    out.push_back({"checkpoint_overdue", Severity::kWarning, {}, "",
-                   "the last good checkpoint is " + ago(c.now, *last_ok) + " old, more than twice the observed interval (" +
-                       format_duration(*interval) + ")",
-                   kOrderWarning, *last_ok + 2 * *interval});
+    out.push_back({"checkpoint_overdue",
+                   Severity::kWarning,
+                   {},
+                   "",
+                   "the last good checkpoint is " + ago(c.now, *last_ok) +
+                       " old, more than twice the observed interval (" + format_duration(*interval) + ")",
+                   kOrderWarning,
+                   *last_ok + 2 * *interval});
   }
 }
 
 // No rank advanced within the step timeout, or one rank lags while others advance.
-void stall_findings(const Context& c, bool starting, Millis step_timeout, bool learned, std::vector<Finding>& out) {
+void stall_findings(const Context& c, bool starting, Millis step_timeout, bool learned,
+                    std::vector<Finding>& out) {
   std::optional<MonoTime> newest;
   std::vector<std::pair<int, const RankRecord*>> active;
   for (const auto& [rank, r] : c.job.ranks()) {
@@ -195,14 +243,15 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
     std::vector<int> ranks;
     for (const auto& [rank, r] : active) ranks.push_back(rank);
     out.push_back({"startup_stuck", Severity::kDown, ranks, "",
-                   ranks_phrase(ranks) + " made too few steps in " + ago(c.now, since) + " of start-up (start-up timeout " +
-                       format_duration(c.t.startup_timeout) + ")",
+                   ranks_phrase(ranks) + " made too few steps in " + ago(c.now, since) +
+                       " of start-up (start-up timeout " + format_duration(c.t.startup_timeout) + ")",
                    kOrderStartup, since + c.t.startup_timeout});
     return;
   }
   MonoTime progress = newest.value_or(c.now);
   if (auto ck = c.job.last_checkpoint_activity(); ck && *ck > progress) progress = *ck;
-  const std::string timeout_text = " (step timeout " + format_duration(step_timeout) + (learned ? ", learned" : "") + ")";
+  const std::string timeout_text =
+      " (step timeout " + format_duration(step_timeout) + (learned ? ", learned" : "") + ")";
   int64_t min_step = INT64_MAX, max_step = -1;
   for (const auto& [rank, r] : active) {
     min_step = std::min(min_step, r->last.step);
@@ -215,8 +264,9 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
   if (c.now - progress > step_timeout) {
     std::string message;
     if (min_step == max_step) {
-      message = "all running ranks (" + format_rank_set(behind) + ") stuck at step " + std::to_string(min_step) +
-                " in a collective: no step for " + ago(c.now, progress) + timeout_text;
+      message = "all running ranks (" + format_rank_set(behind) + ") stuck at step " +
+                std::to_string(min_step) + " in a collective: no step for " + ago(c.now, progress) +
+                timeout_text;
     } else {
       std::string detail;
       if (behind.size() == 1) {
@@ -228,17 +278,22 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
       message = detail + " furthest behind at step " + std::to_string(min_step) + " (others at step " +
                 std::to_string(max_step) + "): no rank advanced for " + ago(c.now, progress) + timeout_text;
     }
-    out.push_back({"job_stalled", Severity::kDown, behind, "", message, kOrderStalled, progress + step_timeout});
+    out.push_back(
+        {"job_stalled", Severity::kDown, behind, "", message, kOrderStalled, progress + step_timeout});
     return;
   }
   // One rank stuck while the others advance (asynchronous work, or not yet blocked on it).
   for (const auto& [rank, r] : active) {
     if (!r->last_step_at || c.now - *r->last_step_at <= step_timeout || c.node_overdue(r->node)) continue;
-    out.push_back({"rank_hung", Severity::kDown, {rank}, r->node,
-                   Context::who(rank, *r) + " has made no step for " + ago(c.now, *r->last_step_at) + " at step " +
-                       std::to_string(r->last.step) + " while others reached step " + std::to_string(max_step) +
-                       timeout_text,
-                   kOrderHung, *r->last_step_at + step_timeout});
+    out.push_back({"rank_hung",
+                   Severity::kDown,
+                   {rank},
+                   r->node,
+                   Context::who(rank, *r) + " has made no step for " + ago(c.now, *r->last_step_at) +
+                       " at step " + std::to_string(r->last.step) + " while others reached step " +
+                       std::to_string(max_step) + timeout_text,
+                   kOrderHung,
+                   *r->last_step_at + step_timeout});
   }
 }
 
@@ -262,10 +317,16 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
     }
     for (const auto& g : n.gpus) {
       std::string gpu = "GPU " + std::to_string(g.index) + " on " + name;
-      if (g.lost) out.push_back({"gpu_lost", Severity::kDown, {}, name, gpu + " has fallen off the bus", kOrderGpu, n.last_seen});
+      if (g.lost)
+        out.push_back(
+            {"gpu_lost", Severity::kDown, {}, name, gpu + " has fallen off the bus", kOrderGpu, n.last_seen});
       if (g.ecc_uncorrected > 0) {
-        out.push_back({"gpu_ecc", Severity::kDown, {}, name,
-                       gpu + " has " + std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors", kOrderGpu + 1,
+        out.push_back({"gpu_ecc",
+                       Severity::kDown,
+                       {},
+                       name,
+                       gpu + " has " + std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors",
+                       kOrderGpu + 1,
                        n.last_seen});
       }
       if (g.last_xid) {
@@ -273,34 +334,57 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
         if (g.last_xid_critical) {
           out.push_back({"gpu_xid", Severity::kDown, {}, name, text, kOrderGpu + 2, n.last_seen});
         } else {
-          out.push_back({"gpu_xid", Severity::kWarning, {}, name, text + " (usually the application's own fault)",
-                         kOrderWarning, n.last_seen});
+          out.push_back({"gpu_xid",
+                         Severity::kWarning,
+                         {},
+                         name,
+                         text + " (usually the application's own fault)",
+                         kOrderWarning,
+                         n.last_seen});
         }
       }
       if (g.memory_total && g.memory_pct() >= c.t.gpu_memory_pct) {
-        out.push_back({"gpu_memory", Severity::kWarning, {}, name,
-                       gpu + " memory " + fmt("%.1f%%", g.memory_pct()) + " >= " + fmt("%g%%", c.t.gpu_memory_pct) +
-                           " (out-of-memory risk)",
-                       kOrderWarning, n.last_seen});
+        out.push_back({"gpu_memory",
+                       Severity::kWarning,
+                       {},
+                       name,
+                       gpu + " memory " + fmt("%.1f%%", g.memory_pct()) +
+                           " >= " + fmt("%g%%", c.t.gpu_memory_pct) + " (out-of-memory risk)",
+                       kOrderWarning,
+                       n.last_seen});
       }
     }
     for (const auto& d : n.disks) {
       if (!d.ok) {
-        out.push_back({"disk_missing", Severity::kWarning, {}, name,
-                       d.name + " " + d.path + " on " + name + " cannot be read: " + d.error, kOrderWarning, n.last_seen});
+        out.push_back({"disk_missing",
+                       Severity::kWarning,
+                       {},
+                       name,
+                       d.name + " " + d.path + " on " + name + " cannot be read: " + d.error,
+                       kOrderWarning,
+                       n.last_seen});
       } else if (d.free_bytes < c.t.disk_free_bytes) {
-        out.push_back({"disk_low", Severity::kWarning, {}, name,
-                       d.name + " " + d.path + " on " + name + " has " + fmt("%.1f GB", static_cast<double>(d.free_bytes) / 1e9) +
-                           " free < " + fmt("%.1f GB", static_cast<double>(c.t.disk_free_bytes) / 1e9),
-                       kOrderWarning, n.last_seen});
+        out.push_back({"disk_low",
+                       Severity::kWarning,
+                       {},
+                       name,
+                       d.name + " " + d.path + " on " + name + " has " +
+                           fmt("%.1f GB", static_cast<double>(d.free_bytes) / 1e9) + " free < " +
+                           fmt("%.1f GB", static_cast<double>(c.t.disk_free_bytes) / 1e9),
+                       kOrderWarning,
+                       n.last_seen});
       }
     }
     if (n.memory_available_bytes && *n.memory_available_bytes < c.t.host_memory_free_bytes) {
-      out.push_back({"memory_low", Severity::kWarning, {}, name,
+      out.push_back({"memory_low",
+                     Severity::kWarning,
+                     {},
+                     name,
                      "host memory available on " + name + " is " +
                          fmt("%.1f GB", static_cast<double>(*n.memory_available_bytes) / 1e9) + " < " +
                          fmt("%.1f GB", static_cast<double>(c.t.host_memory_free_bytes) / 1e9),
-                     kOrderWarning, n.last_seen});
+                     kOrderWarning,
+                     n.last_seen});
     }
     bool any_running = false;
     for (int rank : n.ranks) {
@@ -308,10 +392,14 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
       any_running = any_running || (it != c.job.ranks().end() && running(c, it->second));
     }
     if (any_running && n.rendezvous && !n.rendezvous->listening && n.rendezvous->port > 0) {
-      out.push_back({"rendezvous_closed", Severity::kWarning, {}, name,
+      out.push_back({"rendezvous_closed",
+                     Severity::kWarning,
+                     {},
+                     name,
                      "rendezvous " + n.rendezvous->host + ":" + std::to_string(n.rendezvous->port) +
                          " is not accepting connections (seen from " + name + ")",
-                     kOrderWarning, n.last_seen});
+                     kOrderWarning,
+                     n.last_seen});
     }
   }
   // A rank that two reporting nodes both carry: a mislabelled launch or a stale agent.
@@ -324,8 +412,13 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
     if (names.size() < 2) continue;
     std::string list;
     for (const auto& name : names) list += (list.empty() ? "" : " and ") + name;
-    out.push_back({"rank_claimed_twice", Severity::kWarning, {rank}, "",
-                   "rank " + std::to_string(rank) + " is reported by two nodes: " + list, kOrderWarning, c.now});
+    out.push_back({"rank_claimed_twice",
+                   Severity::kWarning,
+                   {rank},
+                   "",
+                   "rank " + std::to_string(rank) + " is reported by two nodes: " + list,
+                   kOrderWarning,
+                   c.now});
   }
 }
 
@@ -366,7 +459,8 @@ void straggler_findings(const Context& c, std::vector<Finding>& out) {
       }
     }
     if (steps < kStragglerMinSteps) continue;
-    costs.push_back({rank, &r, cpu_known ? cpu / static_cast<double>(steps) : -1.0, wall / static_cast<double>(steps), wall});
+    costs.push_back({rank, &r, cpu_known ? cpu / static_cast<double>(steps) : -1.0,
+                     wall / static_cast<double>(steps), wall});
   }
   if (costs.size() < 2) return;
   auto judge = [&](bool use_cpu) {
@@ -380,11 +474,16 @@ void straggler_findings(const Context& c, std::vector<Finding>& out) {
     for (const auto& x : costs) {
       double v = use_cpu ? x.cpu_per_step : x.wall_per_step;
       if (med <= 0 || v < c.t.straggler_ratio * med || v - med < kStragglerMinExcessS) continue;
-      out.push_back({"straggler", Severity::kWarning, {x.rank}, x.r->node,
+      out.push_back({"straggler",
+                     Severity::kWarning,
+                     {x.rank},
+                     x.r->node,
                      Context::who(x.rank, *x.r) + " is a straggler: " + fmt("%.1f ms", v * 1000) +
-                         (use_cpu ? " of CPU" : "") + " a step, " + fmt("%.1f", v / med) + "x the job median (" +
-                         fmt("%.1f ms", med * 1000) + ") over the last " + fmt("%.0f s", x.window_s),
-                     kOrderWarning, c.now});
+                         (use_cpu ? " of CPU" : "") + " a step, " + fmt("%.1f", v / med) +
+                         "x the job median (" + fmt("%.1f ms", med * 1000) + ") over the last " +
+                         fmt("%.0f s", x.window_s),
+                     kOrderWarning,
+                     c.now});
     }
   };
   judge(false);
@@ -403,10 +502,14 @@ void throughput_findings(const Context& c, std::vector<Finding>& out) {
     if (tp[i] >= c.t.throughput_drop * med) return;
     worst = std::max(worst, tp[i]);
   }
-  out.push_back({"throughput_drop", Severity::kWarning, {}, "",
+  out.push_back({"throughput_drop",
+                 Severity::kWarning,
+                 {},
+                 "",
                  "throughput " + fmt("%.3g", tp.back()) + " " + c.job.throughput_unit() + " is below " +
                      fmt("%g", c.t.throughput_drop) + "x the job's recent median (" + fmt("%.3g", med) + ")",
-                 kOrderWarning, c.now});
+                 kOrderWarning,
+                 c.now});
 }
 
 void missing_findings(const Context& c, int world_size, std::vector<Finding>& out) {
@@ -419,8 +522,8 @@ void missing_findings(const Context& c, int world_size, std::vector<Finding>& ou
   }
   if (missing.empty()) return;
   out.push_back({"ranks_missing", Severity::kDown, missing, "",
-                 ranks_phrase(missing) + " of " + std::to_string(world_size) + " never reported (start-up timeout " +
-                     format_duration(c.t.startup_timeout) + ")",
+                 ranks_phrase(missing) + " of " + std::to_string(world_size) +
+                     " never reported (start-up timeout " + format_duration(c.t.startup_timeout) + ")",
                  kOrderMissing, *first + c.t.startup_timeout});
 }
 
@@ -470,8 +573,8 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
   Context c{job, t, now, wall_now};
   const auto step_timeout = job.learned().step_timeout(t);
   const auto checkpoint_timeout = job.learned().checkpoint_timeout(t);
-  v.timeouts = {t.startup_timeout, step_timeout.value, checkpoint_timeout.value, step_timeout.learned,
-                checkpoint_timeout.learned, job.learned().smoothed_step_gap()};
+  v.timeouts = {t.startup_timeout,    step_timeout.value,         checkpoint_timeout.value,
+                step_timeout.learned, checkpoint_timeout.learned, job.learned().smoothed_step_gap()};
 
   int64_t max_step = -1;
   bool all_finished = !job.ranks().empty(), any_failed = false, checkpointing = false;
@@ -486,16 +589,21 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
       fewest_steps = std::min(fewest_steps, r.last.step_reports);
     }
   }
-  for (const auto& [rank, r] : job.ranks()) v.lag[rank] = r.last.step >= 0 ? max_step - r.last.step : max_step + 1;
+  for (const auto& [rank, r] : job.ranks())
+    v.lag[rank] = r.last.step >= 0 ? max_step - r.last.step : max_step + 1;
   if (spec.world_size > 0 && static_cast<int>(job.ranks().size()) < spec.world_size) all_finished = false;
 
   if (job.ranks().empty()) {
     v.phase = "waiting";
     if (now - job.created() > t.startup_timeout) {
-      v.findings.push_back({"no_reports", Severity::kDown, {}, "",
+      v.findings.push_back({"no_reports",
+                            Severity::kDown,
+                            {},
+                            "",
                             "no node has reported a rank of this job in " + ago(now, job.created()) +
                                 " (start-up timeout " + format_duration(t.startup_timeout) + ")",
-                            kOrderMissing, job.created() + t.startup_timeout});
+                            kOrderMissing,
+                            job.created() + t.startup_timeout});
       v.down = true;
       v.cause = v.findings.front().message;
     }
@@ -535,7 +643,8 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
         bool had_running = false;
         for (int rank : n.ranks) {
           auto it = job.ranks().find(rank);
-          had_running = had_running || (it != job.ranks().end() && it->second.node == name && !done(it->second.last));
+          had_running =
+              had_running || (it != job.ranks().end() && it->second.node == name && !done(it->second.last));
         }
         if (had_running && !n.final && n.last_seen < head.since && !c.silent(n)) v.undecided = true;
       }

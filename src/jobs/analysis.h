@@ -28,13 +28,13 @@ enum class Severity { kDown, kWarning };
 std::string_view to_string(Severity s);
 
 struct Finding {
-  std::string code;          // stable: rank_gone, node_silent, rank_stopped, job_stalled, straggler...
+  std::string code;  // stable: rank_gone, node_silent, rank_stopped, job_stalled, straggler...
   Severity severity = Severity::kDown;
-  std::vector<int> ranks;    // who (may be empty for node-level findings)
-  std::string node;          // where ("" when job-wide)
-  std::string message;       // who and the evidence, one sentence
-  int order = 0;             // attribution order: lower is blamed first
-  MonoTime since{};          // when it began, on the server's clock
+  std::vector<int> ranks;  // who (may be empty for node-level findings)
+  std::string node;        // where ("" when job-wide)
+  std::string message;     // who and the evidence, one sentence
+  int order = 0;           // attribution order: lower is blamed first
+  MonoTime since{};        // when it began, on the server's clock
 };
 
 struct JobTimeouts {
@@ -48,9 +48,9 @@ struct JobVerdict {
   std::vector<Finding> findings;  // down first, in attribution order; then warnings
   bool down = false;
   bool undecided = false;
-  std::string cause;              // down: the alert text; else the warnings joined by "; "
+  std::string cause;  // down: the alert text; else the warnings joined by "; "
   JobTimeouts timeouts;
-  std::map<int, int64_t> lag;     // rank -> steps behind the most advanced rank
+  std::map<int, int64_t> lag;  // rank -> steps behind the most advanced rank
 };
 
 // Straggler evidence: at least this many steps in the window, and the rank's extra cost a

@@ -31,7 +31,8 @@ void JobRegistry::configure(const Config& config) {
     declared_.insert(m.name);
     auto& entry = jobs_[m.name];
     if (!entry) entry = std::make_shared<Entry>(m.name, now);
-    if (entry->spec.auto_created && !spec->auto_created && auto_created_ > 0) --auto_created_;  // now declared
+    if (entry->spec.auto_created && !spec->auto_created && auto_created_ > 0)
+      --auto_created_;  // now declared
     entry->spec = *spec;
   }
 }
@@ -55,7 +56,8 @@ std::vector<std::string> JobRegistry::take_expired(MonoTime now) {
   std::vector<std::string> names;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const Entry& e = *it->second;
-    if (e.spec.auto_created && declared_.count(it->first) == 0 && now - e.last_report > jobs_config_.expire_after) {
+    if (e.spec.auto_created && declared_.count(it->first) == 0 &&
+        now - e.last_report > jobs_config_.expire_after) {
       names.push_back(it->first);
       // Under mu_, so the release is posted before a report can recreate the job and post
       // its new monitor: the engine applies them in that order.
@@ -120,7 +122,8 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
     const size_t max_per_node = static_cast<size_t>(jobs_config_.max_ranks_per_node);
     auto it = jobs_.find(job);
     if (report.ranks.size() > max_per_node) {
-      result = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(), "jobs.max_ranks_per_node"};
+      result = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(),
+                "jobs.max_ranks_per_node"};
     } else if (it == jobs_.end()) {
       if (!jobs_config_.auto_create) return {IngestOutcome::kUnknownJob, 0, 0, ""};
       if (auto_created_ >= kMaxAutoJobs) expired = take_expired(now);
@@ -154,9 +157,11 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
     // A declared world_size also names the ranks: 0 to world_size - 1.
     for (const auto& r : report.ranks) over = over || (spec.world_size > 0 && r.rank >= spec.world_size);
     if (over) {
-      result = {IngestOutcome::kTooManyRanks, limit, after, spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
+      result = {IngestOutcome::kTooManyRanks, limit, after,
+                spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
     } else if (!entry->state.ingest(report, now, wall)) {
-      result = {IngestOutcome::kTooManyNodes, kMaxNodesPerJob, entry->state.nodes().size() + 1, "nodes per job"};
+      result = {IngestOutcome::kTooManyNodes, kMaxNodesPerJob, entry->state.nodes().size() + 1,
+                "nodes per job"};
     }
   }
   if (result.outcome != IngestOutcome::kAccepted && result.outcome != IngestOutcome::kCreated) {
@@ -173,8 +178,8 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
   return result;
 }
 
-std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry, const JobCheckSpec& spec, MonoTime now,
-                                                                   SystemTime wall) {
+std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry, const JobCheckSpec& spec,
+                                                                   MonoTime now, SystemTime wall) {
   std::shared_ptr<const JobVerdict> verdict;
   {
     std::shared_lock lock(entry.state_mu);
@@ -280,7 +285,8 @@ std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job, bool wi
   return s;
 }
 
-std::optional<std::map<std::string, Series>> JobRegistry::series(const std::string& job, const std::string& metric) const {
+std::optional<std::map<std::string, Series>> JobRegistry::series(const std::string& job,
+                                                                 const std::string& metric) const {
   std::shared_ptr<Entry> entry;
   {
     std::lock_guard lock(mu_);

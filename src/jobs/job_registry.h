@@ -100,7 +100,9 @@ class JobRegistry {
   // into the registry (post, as Engine::release_monitor does). Being under the lock orders
   // it before the creation of a job of the same name by a later report. Set before
   // reports arrive.
-  void set_on_expired(std::function<void(const std::string&)> on_expired) { on_expired_ = std::move(on_expired); }
+  void set_on_expired(std::function<void(const std::string&)> on_expired) {
+    on_expired_ = std::move(on_expired);
+  }
 
   IngestResult ingest(const std::string& job, const NodeReport& report);
 
@@ -116,7 +118,8 @@ class JobRegistry {
   // `with_ranks` false: never copy the ranks (a list of jobs needs their summary only).
   std::optional<JobSnapshot> snapshot(const std::string& job, bool with_ranks = true) const;
   // One metric's series ("step_time"...) by key, copied; nullopt for an unknown job.
-  std::optional<std::map<std::string, Series>> series(const std::string& job, const std::string& metric) const;
+  std::optional<std::map<std::string, Series>> series(const std::string& job,
+                                                      const std::string& metric) const;
 
   IngestRefusals refusals() const;
   uint64_t expired() const;

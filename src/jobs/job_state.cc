@@ -44,7 +44,8 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   // A checkpoint anywhere holds every rank (the others wait for it in the next collective),
   // so a window with checkpoint activity teaches nothing about step gaps or throughput.
   for (const auto& r : report.ranks) {
-    bool recent_end = r.checkpoint.last_ok_age_ms && *r.checkpoint.last_ok_age_ms <= 2 * report.report_every.count();
+    bool recent_end =
+        r.checkpoint.last_ok_age_ms && *r.checkpoint.last_ok_age_ms <= 2 * report.report_every.count();
     if (in_checkpoint(r) || recent_end) last_checkpoint_activity_ = now;
   }
   for (const auto& [rank, rec] : ranks_) {
@@ -59,7 +60,8 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
 
   const int64_t wall_ms = to_unix_ms(wall);
   for (const auto& g : report.gpus) {
-    if (g.memory_total) add_point("gpu_mem", report.node + " gpu " + std::to_string(g.index), wall_ms, g.memory_pct());
+    if (g.memory_total)
+      add_point("gpu_mem", report.node + " gpu " + std::to_string(g.index), wall_ms, g.memory_pct());
   }
   return true;
 }
@@ -91,10 +93,12 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
 
   const CheckpointReport& c = r.checkpoint;
   rec.checkpoint_begin_at.reset();
-  if (c.state == CheckpointState::kInProgress && c.begin_age_ms) rec.checkpoint_begin_at = minus(now, *c.begin_age_ms);
+  if (c.state == CheckpointState::kInProgress && c.begin_age_ms)
+    rec.checkpoint_begin_at = minus(now, *c.begin_age_ms);
   if (c.last_ok_step >= 0 && c.last_ok_step != last_ok_checkpoint_step_ && c.last_ok_age_ms) {
     MonoTime ok_at = minus(now, *c.last_ok_age_ms);
-    if (last_ok_checkpoint_at_ && ok_at > *last_ok_checkpoint_at_) checkpoint_interval_ = std::chrono::duration_cast<Millis>(ok_at - *last_ok_checkpoint_at_);
+    if (last_ok_checkpoint_at_ && ok_at > *last_ok_checkpoint_at_)
+      checkpoint_interval_ = std::chrono::duration_cast<Millis>(ok_at - *last_ok_checkpoint_at_);
     last_ok_checkpoint_at_ = ok_at;
     last_ok_checkpoint_step_ = c.last_ok_step;
     if (c.duration_ms) learned_.observe_checkpoint(Millis(*c.duration_ms));
@@ -109,10 +113,12 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
     if (r.step_reports > prev.step_reports && dt > 0 && !checkpointing) {
       const double steps = static_cast<double>(r.step_reports - prev.step_reports);
       add_point("step_time", key, wall_ms, 1000.0 * dt / steps);
-      if (r.tokens > prev.tokens) add_point("tokens_per_s", key, wall_ms, static_cast<double>(r.tokens - prev.tokens) / dt);
+      if (r.tokens > prev.tokens)
+        add_point("tokens_per_s", key, wall_ms, static_cast<double>(r.tokens - prev.tokens) / dt);
     }
   }
-  if (r.loss && std::isfinite(*r.loss) && r.step_reports != previous_reports) add_point("loss", key, wall_ms, *r.loss);
+  if (r.loss && std::isfinite(*r.loss) && r.step_reports != previous_reports)
+    add_point("loss", key, wall_ms, *r.loss);
   rec.window.push_back(sample);
   while (rec.window.size() > kProgressWindow) rec.window.pop_front();
   rec.last = r;
@@ -123,7 +129,9 @@ void JobState::learn_step_gap(const NodeReport& report, bool checkpointing) {
   int64_t longest = 0;
   for (const auto& r : report.ranks) {
     // The first steps are slow (compilation, warm-up): learn only after a few.
-    if (!r.alive || r.status != RankStatus::kTraining || r.step_reports <= static_cast<uint64_t>(kWarmupSteps)) continue;
+    if (!r.alive || r.status != RankStatus::kTraining ||
+        r.step_reports <= static_cast<uint64_t>(kWarmupSteps))
+      continue;
     longest = std::max(longest, r.max_step_gap_ms);
   }
   if (longest > 0) learned_.observe_step_gap(Millis(longest));

@@ -37,7 +37,7 @@ struct RankRecord {
   std::optional<MonoTime> gone_at;       // when its process was first seen gone
   std::optional<MonoTime> error_at;      // when it recorded its last error
   std::optional<MonoTime> checkpoint_begin_at;
-  std::deque<ProgressSample> window;     // newest last, at most kProgressWindow
+  std::deque<ProgressSample> window;  // newest last, at most kProgressWindow
 };
 
 struct NodeRecord {
@@ -62,11 +62,11 @@ struct SeriesPoint {
 };
 using Series = std::deque<SeriesPoint>;
 
-inline constexpr size_t kProgressWindow = 12;     // reports kept per rank for rates (1 min at 5 s)
-inline constexpr size_t kMaxSeriesPoints = 720;   // per series: an hour at 5 s; older points dropped
-inline constexpr size_t kMaxNodesPerJob = 4096;   // a report from one more node is refused (429)
-inline constexpr size_t kThroughputHistory = 120; // job throughput samples kept for its median
-inline constexpr int kWarmupSteps = 3;            // steps before the step timeout is learned/applied
+inline constexpr size_t kProgressWindow = 12;      // reports kept per rank for rates (1 min at 5 s)
+inline constexpr size_t kMaxSeriesPoints = 720;    // per series: an hour at 5 s; older points dropped
+inline constexpr size_t kMaxNodesPerJob = 4096;    // a report from one more node is refused (429)
+inline constexpr size_t kThroughputHistory = 120;  // job throughput samples kept for its median
+inline constexpr int kWarmupSteps = 3;             // steps before the step timeout is learned/applied
 // Keys (ranks, or node GPUs) one metric's series keeps: a chart of more lines is unreadable,
 // and 720 points for each of 65,536 ranks would be the server's largest memory. A key past
 // the bound gets no series; the ranks' own state and findings are unaffected.
@@ -74,7 +74,8 @@ inline constexpr size_t kMaxSeriesKeys = 256;
 
 class JobState {
  public:
-  explicit JobState(std::string name, MonoTime created = MonoTime{}) : name_(std::move(name)), created_(created) {}
+  explicit JobState(std::string name, MonoTime created = MonoTime{})
+      : name_(std::move(name)), created_(created) {}
 
   // Takes one node report received at (now, wall). Returns false, changing nothing, when
   // the report is from a new node and the job already has kMaxNodesPerJob nodes.
@@ -106,7 +107,8 @@ class JobState {
   const std::map<std::string, std::map<std::string, Series>>& series() const { return series_; }
 
  private:
-  void update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall, bool checkpointing);
+  void update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
+                   bool checkpointing);
   void learn_step_gap(const NodeReport& report, bool checkpointing);
   void record_throughput(MonoTime now);
   void add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value);

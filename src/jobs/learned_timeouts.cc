@@ -5,7 +5,9 @@
 namespace trainwatch::jobs {
 namespace {
 
-Millis scaled(Millis m, double factor) { return Millis(static_cast<int64_t>(static_cast<double>(m.count()) * factor)); }
+Millis scaled(Millis m, double factor) {
+  return Millis(static_cast<int64_t>(static_cast<double>(m.count()) * factor));
+}
 
 }  // namespace
 

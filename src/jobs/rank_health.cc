@@ -42,11 +42,13 @@ RankHealth RankHealthIndex::health(int rank, const RankRecord& record, MonoTime 
   auto named = named_.find(rank);
   if (named != named_.end() && named->second) return RankHealth::kDown;
   const RankReport& last = record.last;
-  if (last.status == RankStatus::kFailed || (!last.alive && last.status != RankStatus::kFinished)) return RankHealth::kDown;
+  if (last.status == RankStatus::kFailed || (!last.alive && last.status != RankStatus::kFinished))
+    return RankHealth::kDown;
   if (named != named_.end()) return RankHealth::kWarning;
   if (last.status == RankStatus::kFinished) return RankHealth::kFinished;
   auto lag = verdict_.lag.find(rank);
-  if (lag != verdict_.lag.end() && lag->second - report_skew_steps(verdict_, record, newest_seen) >= kBehindSteps) {
+  if (lag != verdict_.lag.end() &&
+      lag->second - report_skew_steps(verdict_, record, newest_seen) >= kBehindSteps) {
     return RankHealth::kBehind;
   }
   return RankHealth::kOk;

@@ -54,8 +54,8 @@ struct RankRange {
   RankHealth health = RankHealth::kOk;
 };
 struct RankSummary {
-  std::vector<RankRange> ranges;  // in rank order, at most kMaxRankRanges
-  size_t ranges_left_out = 0;     // ranges past the bound, counted but not listed
+  std::vector<RankRange> ranges;        // in rank order, at most kMaxRankRanges
+  size_t ranges_left_out = 0;           // ranges past the bound, counted but not listed
   std::map<RankHealth, size_t> counts;  // ranks by health, over every rank
 };
 // A summary lists at most this many ranges (a job whose health alternates rank by rank

@@ -16,9 +16,12 @@ namespace json = boost::json;
 // failed() once at the end.
 class Fields {
  public:
-  Fields(const json::object& obj, std::string path, std::string* error) : obj_(obj), path_(std::move(path)), error_(error) {}
+  Fields(const json::object& obj, std::string path, std::string* error)
+      : obj_(obj), path_(std::move(path)), error_(error) {}
 
-  std::string at(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+  std::string at(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
 
   void fail(const std::string& where, const std::string& what) const {
     if (error_->empty()) *error_ = where + ": " + what;
@@ -42,12 +45,13 @@ class Fields {
     if (v->is_uint64() && v->as_uint64() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       n = static_cast<int64_t>(v->as_uint64());
     }
-    if (v->is_double() && std::nearbyint(v->as_double()) == v->as_double() && std::abs(v->as_double()) < 9e18) {
+    if (v->is_double() && std::nearbyint(v->as_double()) == v->as_double() &&
+        std::abs(v->as_double()) < 9e18) {
       n = static_cast<int64_t>(v->as_double());
     }
     if (!n || *n < min || *n > max) {
-      fail(at(key), "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", found " +
-                        describe(*v));
+      fail(at(key), "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                        ", found " + describe(*v));
       return std::nullopt;
     }
     return n;
@@ -63,18 +67,20 @@ class Fields {
     if (v->is_uint64()) return max;  // only values above INT64_MAX parse as uint64
     if (v->is_double() && std::isfinite(v->as_double()) && std::nearbyint(v->as_double()) == v->as_double()) {
       const double d = v->as_double();
-      return d <= static_cast<double>(min) ? min : d >= static_cast<double>(max) ? max : static_cast<int64_t>(d);
+      return d <= static_cast<double>(min)   ? min
+             : d >= static_cast<double>(max) ? max
+                                             : static_cast<int64_t>(d);
     }
     fail(at(key), "expected an integer, found " + describe(*v));
     return std::nullopt;
   }
   std::optional<int64_t> age(std::string_view key) const { return clamped(key, 0, kMaxAgeMs); }
 
-  Fields child(const json::object& obj, std::string path) const { return Fields(obj, std::move(path), error_); }
-
-  uint64_t counter(std::string_view key) const {
-    return static_cast<uint64_t>(integer(key).value_or(0));
+  Fields child(const json::object& obj, std::string path) const {
+    return Fields(obj, std::move(path), error_);
   }
+
+  uint64_t counter(std::string_view key) const { return static_cast<uint64_t>(integer(key).value_or(0)); }
 
   // A number, or one of the strings "NaN", "Infinity", "-Infinity" (JSON has no spelling
   // for them, and a NaN loss is exactly what must get through).
@@ -134,8 +140,8 @@ class Fields {
       return nullptr;
     }
     if (v->as_array().size() > max) {
-      fail(at(key), "has " + std::to_string(v->as_array().size()) + " entries; at most " + std::to_string(max) +
-                        " are accepted");
+      fail(at(key), "has " + std::to_string(v->as_array().size()) + " entries; at most " +
+                        std::to_string(max) + " are accepted");
       return nullptr;
     }
     return &v->as_array();
@@ -173,15 +179,16 @@ void each_object(const Fields& parent, std::string_view key, const json::array* 
 }
 
 std::optional<RankStatus> rank_status_from(std::string_view s) {
-  for (auto st : {RankStatus::kInitializing, RankStatus::kTraining, RankStatus::kCheckpointing, RankStatus::kEvaluating,
-                  RankStatus::kFinished, RankStatus::kFailed}) {
+  for (auto st : {RankStatus::kInitializing, RankStatus::kTraining, RankStatus::kCheckpointing,
+                  RankStatus::kEvaluating, RankStatus::kFinished, RankStatus::kFailed}) {
     if (to_string(st) == s) return st;
   }
   return std::nullopt;
 }
 
 std::optional<CheckpointState> checkpoint_state_from(std::string_view s) {
-  for (auto st : {CheckpointState::kNone, CheckpointState::kInProgress, CheckpointState::kOk, CheckpointState::kFailed}) {
+  for (auto st : {CheckpointState::kNone, CheckpointState::kInProgress, CheckpointState::kOk,
+                  CheckpointState::kFailed}) {
     if (to_string(st) == s) return st;
   }
   return std::nullopt;
@@ -215,8 +222,9 @@ void read_rank(const Fields& f, RankReport& r) {
   if (auto st = rank_status_from(status)) {
     r.status = *st;
   } else if (!status.empty()) {
-    f.fail(f.at("status"), "found '" + status +
-                               "'; expected initializing, training, checkpointing, evaluating, finished or failed");
+    f.fail(f.at("status"),
+           "found '" + status +
+               "'; expected initializing, training, checkpointing, evaluating, finished or failed");
   }
   r.step = f.clamped("step", -1, kMaxStep).value_or(-1);
   r.step_reports = f.counter("step_reports");
@@ -231,7 +239,8 @@ void read_rank(const Fields& f, RankReport& r) {
   r.overflow_consecutive = f.counter("overflow_consecutive");
   r.samples = f.counter("samples");
   r.tokens = f.counter("tokens");
-  if (const json::object* ck = f.object("checkpoint")) read_checkpoint(f.child(*ck, f.at("checkpoint")), r.checkpoint);
+  if (const json::object* ck = f.object("checkpoint"))
+    read_checkpoint(f.child(*ck, f.at("checkpoint")), r.checkpoint);
   if (const json::object* e = f.object("error")) {
     Fields ef = f.child(*e, f.at("error"));
     r.error = ef.text("message", true);
@@ -266,7 +275,8 @@ Result<NodeReport> parse_node_report(std::string_view body) {
   boost::system::error_code ec;
   json::value doc = json::parse(body, ec);
   if (ec) return make_error("report.json", "the body is not valid JSON: " + ec.message());
-  if (!doc.is_object()) return make_error("report.json", "the body must be a JSON object, found " + Fields::describe(doc));
+  if (!doc.is_object())
+    return make_error("report.json", "the body must be a JSON object, found " + Fields::describe(doc));
   std::string error;
   Fields f(doc.as_object(), "", &error);
   NodeReport report;
@@ -274,7 +284,8 @@ Result<NodeReport> parse_node_report(std::string_view body) {
   if (!schema) return make_error("report.schema", error);
   if (*schema != kReportSchemaVersion) {
     return make_error("report.schema", "schema: unknown version " + std::to_string(*schema) +
-                                           "; this server reads version " + std::to_string(kReportSchemaVersion));
+                                           "; this server reads version " +
+                                           std::to_string(kReportSchemaVersion));
   }
   report.schema = static_cast<int>(*schema);
   report.job = f.text("job");
@@ -284,15 +295,12 @@ Result<NodeReport> parse_node_report(std::string_view body) {
   report.final = f.flag("final", false);
   report.agent_pid = f.integer("agent_pid", false, 0, INT32_MAX).value_or(0);
   report.report_every = Millis(f.integer("report_every_ms", false, 100, 3'600'000).value_or(5'000));
-  each_object(f, "ranks", f.array("ranks", kMaxRanksPerReport), [&](const Fields& rf) {
-    read_rank(rf, report.ranks.emplace_back());
-  });
-  each_object(f, "gpus", f.array("gpus", kMaxGpusPerReport), [&](const Fields& gf) {
-    read_gpu(gf, report.gpus.emplace_back());
-  });
-  each_object(f, "disks", f.array("disks", kMaxDisksPerReport), [&](const Fields& df) {
-    read_disk(df, report.disks.emplace_back());
-  });
+  each_object(f, "ranks", f.array("ranks", kMaxRanksPerReport),
+              [&](const Fields& rf) { read_rank(rf, report.ranks.emplace_back()); });
+  each_object(f, "gpus", f.array("gpus", kMaxGpusPerReport),
+              [&](const Fields& gf) { read_gpu(gf, report.gpus.emplace_back()); });
+  each_object(f, "disks", f.array("disks", kMaxDisksPerReport),
+              [&](const Fields& df) { read_disk(df, report.disks.emplace_back()); });
   if (const json::object* m = f.object("memory")) {
     Fields mf = f.child(*m, "memory");
     report.memory_available_bytes = mf.counter("available_bytes");

@@ -41,8 +41,8 @@ std::string_view to_string(CheckpointState s);
 struct CheckpointReport {
   CheckpointState state = CheckpointState::kNone;
   int64_t step = -1;
-  std::optional<int64_t> begin_age_ms;    // since the current or last checkpoint began
-  std::optional<int64_t> duration_ms;     // of the last one that ended
+  std::optional<int64_t> begin_age_ms;  // since the current or last checkpoint began
+  std::optional<int64_t> duration_ms;   // of the last one that ended
   int64_t last_ok_step = -1;
   std::optional<int64_t> last_ok_age_ms;  // since the last good checkpoint ended
 };
@@ -53,14 +53,14 @@ struct RankReport {
   int world_size = 0;
   int64_t pid = 0;
   bool alive = true;
-  char state = '?';                         // /proc state letter: R S D T t Z; '?' when gone
+  char state = '?';  // /proc state letter: R S D T t Z; '?' when gone
   RankStatus status = RankStatus::kInitializing;
-  int64_t step = -1;                        // -1: no step yet
-  uint64_t step_reports = 0;                // step calls so far: progress even when step repeats
-  std::optional<int64_t> last_step_age_ms;  // since the agent saw the current step
-  int64_t max_step_gap_ms = 0;              // longest time between steps seen since the last report
-  std::optional<int64_t> gone_age_ms;       // since the agent first saw the process gone
-  std::optional<double> cpu_s;              // the process's user + system CPU time
+  int64_t step = -1;                                  // -1: no step yet
+  uint64_t step_reports = 0;                          // step calls so far: progress even when step repeats
+  std::optional<int64_t> last_step_age_ms;            // since the agent saw the current step
+  int64_t max_step_gap_ms = 0;                        // longest time between steps seen since the last report
+  std::optional<int64_t> gone_age_ms;                 // since the agent first saw the process gone
+  std::optional<double> cpu_s;                        // the process's user + system CPU time
   std::optional<double> loss, loss_scale, grad_norm;  // may be NaN or infinite
   uint64_t overflow_total = 0, overflow_consecutive = 0, samples = 0, tokens = 0;
   CheckpointReport checkpoint;
@@ -73,8 +73,8 @@ struct GpuReport {
   std::string name;
   bool lost = false;
   uint64_t memory_used = 0, memory_total = 0;
-  int64_t ecc_uncorrected = -1;  // -1: not supported
-  int last_xid = 0;              // 0: none seen
+  int64_t ecc_uncorrected = -1;    // -1: not supported
+  int last_xid = 0;                // 0: none seen
   bool last_xid_critical = false;  // false for XIDs that are usually the application's own fault
   uint64_t xid_count = 0;
   double memory_pct() const {
@@ -98,11 +98,11 @@ struct RendezvousReport {
 
 struct NodeReport {
   int schema = kReportSchemaVersion;
-  std::string job;                  // may be empty: the URL names the job
+  std::string job;  // may be empty: the URL names the job
   std::string node;
   int64_t agent_pid = 0;
-  uint64_t seq = 0;                 // the agent's report counter
-  bool final = false;               // the agent's last report: its host is exiting
+  uint64_t seq = 0;    // the agent's report counter
+  bool final = false;  // the agent's last report: its host is exiting
   Millis report_every{5'000};
   std::vector<RankReport> ranks;
   std::vector<GpuReport> gpus;

@@ -125,13 +125,15 @@ struct CurlMulti::Impl {
   void arm(int fd, Watch& watch) {
     if ((watch.wanted & CURL_POLL_IN) && !watch.reading) {
       watch.reading = true;
-      watch.descriptor.async_wait(asio::posix::descriptor_base::wait_read,
-                                  [this, fd](boost::system::error_code ec) { on_ready(fd, ec, CURL_CSELECT_IN); });
+      watch.descriptor.async_wait(
+          asio::posix::descriptor_base::wait_read,
+          [this, fd](boost::system::error_code ec) { on_ready(fd, ec, CURL_CSELECT_IN); });
     }
     if ((watch.wanted & CURL_POLL_OUT) && !watch.writing) {
       watch.writing = true;
-      watch.descriptor.async_wait(asio::posix::descriptor_base::wait_write,
-                                  [this, fd](boost::system::error_code ec) { on_ready(fd, ec, CURL_CSELECT_OUT); });
+      watch.descriptor.async_wait(
+          asio::posix::descriptor_base::wait_write,
+          [this, fd](boost::system::error_code ec) { on_ready(fd, ec, CURL_CSELECT_OUT); });
     }
   }
 
@@ -145,7 +147,8 @@ struct CurlMulti::Impl {
     collect_finished();
     // The action may have closed the socket; look it up again before re-arming.
     it = watches.find(fd);
-    if (it != watches.end() && it->second.get() == watch && watch->wanted != CURL_POLL_REMOVE) arm(fd, *watch);
+    if (it != watches.end() && it->second.get() == watch && watch->wanted != CURL_POLL_REMOVE)
+      arm(fd, *watch);
   }
 
   void collect_finished() {

@@ -41,8 +41,8 @@ Result<int32_t> pick_int(bool set, int32_t explicit_value, const char* var, cons
                          std::optional<int32_t> fallback, int64_t min) {
   if (set) {
     if (explicit_value < min) {
-      return make_error("argument", std::string(var) + " argument " + std::to_string(explicit_value) +
-                                        " is out of range");
+      return make_error(
+          "argument", std::string(var) + " argument " + std::to_string(explicit_value) + " is out of range");
     }
     return explicit_value;
   }
@@ -52,7 +52,8 @@ Result<int32_t> pick_int(bool set, int32_t explicit_value, const char* var, cons
     return make_error("environment", std::string(var) + " is not set");
   }
   auto value = parse_int(*text, min, 1 << 24);
-  if (!value) return make_error("environment", std::string(var) + "='" + *text + "' is not a number in range");
+  if (!value)
+    return make_error("environment", std::string(var) + "='" + *text + "' is not a number in range");
   return static_cast<int32_t>(*value);
 }
 
@@ -98,8 +99,8 @@ Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& 
                                          std::to_string(out.world_size));
   }
   if (out.local_rank >= static_cast<int32_t>(kSlotCount)) {
-    return make_error("environment", "LOCAL_RANK " + std::to_string(out.local_rank) +
-                                         " is beyond the " + std::to_string(kSlotCount) + " slots of a node");
+    return make_error("environment", "LOCAL_RANK " + std::to_string(out.local_rank) + " is beyond the " +
+                                         std::to_string(kSlotCount) + " slots of a node");
   }
 
   if (options->master_addr && *options->master_addr) {

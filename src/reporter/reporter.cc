@@ -117,8 +117,8 @@ tw_status open_impl(const tw_options* options, tw_handle** out) {
   if (int32_t holder = claim(h->slot, me); holder != 0) {
     return fail_open(TW_ERR_CLAIMED,
                      "rank " + std::to_string(o.rank) + " (local rank " + std::to_string(o.local_rank) +
-                         ") of job '" + o.job + "' is already reported by live pid " + std::to_string(holder) +
-                         " in " + h->file->path(),
+                         ") of job '" + o.job + "' is already reported by live pid " +
+                         std::to_string(holder) + " in " + h->file->path(),
                      out);
   }
   reset_slot(h.get(), o);

@@ -15,9 +15,7 @@
 namespace trainwatch::reporter {
 namespace {
 
-std::string errno_text() {
-  return std::strerror(errno);
-}
+std::string errno_text() { return std::strerror(errno); }
 
 std::string octal(mode_t mode) {
   char buf[8];
@@ -93,9 +91,7 @@ DirFd::~DirFd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::string user_slot_dir(const std::string& top, uid_t uid) {
-  return top + "/" + std::to_string(uid);
-}
+std::string user_slot_dir(const std::string& top, uid_t uid) { return top + "/" + std::to_string(uid); }
 
 Status check_entry(int fd, const std::string& path, uid_t owner, bool directory) {
   struct stat link {};

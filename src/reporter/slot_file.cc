@@ -1,7 +1,7 @@
 #include "reporter/slot_file.h"
 
-#include "reporter/bus_guard.h"
 #include "core/names.h"
+#include "reporter/bus_guard.h"
 #include "reporter/slot_dir.h"
 
 #include <atomic>
@@ -32,11 +32,12 @@ void init_header(void* base, const std::string& job) {
 // Maps a slot file after checking its size with fstat: a short file is never mapped, so no
 // page beyond its end is ever touched here. The guard covers a shrink after the check.
 Result<void*> map_fd(int fd, bool writable, const std::string& path, const char* lost_line) {
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error("io", "cannot stat " + path + ": " + errno_text());
   if (static_cast<size_t>(st.st_size) != kFileSize) {
-    return make_error("version", path + " is " + std::to_string(st.st_size) + " bytes, a trainwatch slot file is " +
-                                     std::to_string(kFileSize) + " (truncated, or not a slot file)");
+    return make_error("version", path + " is " + std::to_string(st.st_size) +
+                                     " bytes, a trainwatch slot file is " + std::to_string(kFileSize) +
+                                     " (truncated, or not a slot file)");
   }
   int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
   void* base = ::mmap(nullptr, kFileSize, prot, MAP_SHARED, fd, 0);
@@ -143,14 +144,15 @@ Result<SlotFile> SlotFile::open_for_writing(const std::string& top, const std::s
       fd = ::openat(dir->get(), name.c_str(), kOpen);  // ours, or the one another rank won with
     }
     if (fd < 0) {
-      if (errno == ELOOP) return make_error("unsafe", path + " is a symlink; trainwatch does not use it (remove it)");
+      if (errno == ELOOP)
+        return make_error("unsafe", path + " is a symlink; trainwatch does not use it (remove it)");
       return make_error("io", "cannot open " + path + ": " + errno_text());
     }
     if (auto ok = check_entry(fd, path, ::geteuid(), false); !ok) {
       ::close(fd);
       return ok.error();
     }
-    struct stat st{};
+    struct stat st {};
     if (round == 0 && ::fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) != kFileSize) {
       // Complete files are linked into place, so a file of another size in our own private
       // directory was cut short after it was made (`truncate`). Ranks that still map it
@@ -202,8 +204,9 @@ Result<SlotFile> SlotFile::open_for_reading(const std::string& path, std::option
 bool SlotFile::lost() const { return base_ != nullptr && mapping_lost(base_); }
 
 bool SlotFile::intact() const {
-  struct stat st{};
-  return base_ != nullptr && !lost() && ::fstat(fd_, &st) == 0 && static_cast<size_t>(st.st_size) == kFileSize;
+  struct stat st {};
+  return base_ != nullptr && !lost() && ::fstat(fd_, &st) == 0 &&
+         static_cast<size_t>(st.st_size) == kFileSize;
 }
 
 void SlotFile::release() {
@@ -216,7 +219,8 @@ void SlotFile::release() {
   fd_ = -1;
 }
 
-SlotFile::SlotFile(SlotFile&& other) noexcept : base_(other.base_), fd_(other.fd_), path_(std::move(other.path_)) {
+SlotFile::SlotFile(SlotFile&& other) noexcept
+    : base_(other.base_), fd_(other.fd_), path_(std::move(other.path_)) {
   other.base_ = nullptr;
   other.fd_ = -1;
 }

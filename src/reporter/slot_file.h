@@ -27,7 +27,8 @@ class SlotFile {
   static Result<SlotFile> open_for_writing(const std::string& top, const std::string& job,
                                            std::optional<gid_t> group = std::nullopt);
   // owner: the uid the file must belong to (default: this process's effective uid).
-  static Result<SlotFile> open_for_reading(const std::string& path, std::optional<uid_t> owner = std::nullopt);
+  static Result<SlotFile> open_for_reading(const std::string& path,
+                                           std::optional<uid_t> owner = std::nullopt);
 
   SlotFile(SlotFile&& other) noexcept;
   SlotFile& operator=(SlotFile&& other) noexcept;

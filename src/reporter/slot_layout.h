@@ -83,7 +83,7 @@ struct Slot {
   std::atomic<int32_t> local_rank;
   std::atomic<int32_t> world_size;
   std::atomic<int32_t> master_port;
-  std::atomic<int64_t> started_at_ms;     // wall clock at open
+  std::atomic<int64_t> started_at_ms;  // wall clock at open
   std::atomic<int64_t> status_changed_ms;
   AtomicText<8> master_addr;
 

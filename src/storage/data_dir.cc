@@ -23,7 +23,8 @@ Status prepare_data_dir(const std::string& dir) {
   const std::filesystem::path path(dir);
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return make_error("store.data_dir", "cannot create " + path.parent_path().string() + ": " + ec.message());
+  if (ec)
+    return make_error("store.data_dir", "cannot create " + path.parent_path().string() + ": " + ec.message());
   if (::mkdir(dir.c_str(), kDirMode) != 0) {
     if (errno == EEXIST) return Ok{};
     return make_error("store.data_dir", "cannot create " + dir + ": " + errno_text());

@@ -28,7 +28,8 @@ Result<OpenedStore> open_store(const std::string& url, const std::string& data_d
   }
   const std::string target = postgres::describe_target(url);
   if (!starts_with(url, "postgresql://") && !starts_with(url, "postgres://")) {
-    return make_error("store.url", "store.url " + target + ": expected a postgresql:// URL, or none for SQLite");
+    return make_error("store.url",
+                      "store.url " + target + ": expected a postgresql:// URL, or none for SQLite");
   }
   auto store = postgres::PostgresStore::open(url);
   if (!store) return store.error();  // postgres::PostgresStore's messages name the target already

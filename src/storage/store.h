@@ -1,5 +1,6 @@
 // Store: where trainwatch keeps state, results and incidents (SQLite by default,
-// PostgreSQL with store.url; storage/open_store.h chooses). The engine never talks SQL; it talks to this interface.
+// PostgreSQL with store.url; storage/open_store.h chooses). The engine never talks SQL; it talks to this
+// interface.
 //
 // Writes are asynchronous and batched: `write()` queues an operation, one writer thread
 // applies queued operations in order, many per transaction, and calls each operation's
@@ -51,7 +52,7 @@ struct RecordResult {
   std::string monitor;
   CheckResult result;
   MonitorState state;
-  std::vector<NewDelivery> outbox = {};  // empty for results that notify nobody
+  std::vector<NewDelivery> outbox = {};           // empty for results that notify nobody
   std::optional<Incident> opened = std::nullopt;  // inserted before the state that names it
   // Closing an incident the store does not hold (lost before this version) is no error:
   // the state change still commits.
@@ -82,7 +83,6 @@ struct SaveToken {
   std::string token;
 };
 
-
 enum class DeliveryStatus { kPending, kDelivered, kFailed, kCancelled };
 std::string_view to_string(DeliveryStatus s);
 std::optional<DeliveryStatus> delivery_status_from_string(std::string_view s);
@@ -97,9 +97,8 @@ struct UpdateDelivery {
   std::optional<SystemTime> next_attempt;  // pending only: when the next try is due
   std::string last_error;                  // never contains a secret
   int http_status = 0;
-  std::optional<SystemTime> finished;      // delivered, failed or cancelled
+  std::optional<SystemTime> finished;  // delivered, failed or cancelled
 };
-
 
 // Deletes up to `max_rows` raw results, up to `max_rows` hourly rollup rows and up to
 // `max_rows` heartbeat pings older than `before` (oldest first). Daily rollups stay.
@@ -133,9 +132,9 @@ struct DeleteApiWindow {
   int64_t id = 0;
 };
 
-using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
-                             UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
-                             DeleteApiWindow>;
+using WriteOp =
+    std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken, UpdateDelivery,
+                 PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow, DeleteApiWindow>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -274,8 +273,8 @@ class Store {
   virtual Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) = 0;
   // The same for several monitors in one read (query.monitor is ignored): a list page's
   // sparklines cost one statement instead of one per row. At most kMaxRowsPerBatch names.
-  virtual Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(const std::vector<std::string>& monitors,
-                                                                              const UptimeQuery& query) = 0;
+  virtual Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(
+      const std::vector<std::string>& monitors, const UptimeQuery& query) = 0;
   static constexpr size_t kMaxRowsPerBatch = 500;
 
   // Every monitor created through the API, by name.

@@ -117,7 +117,8 @@ void WriteQueue::run() {
   }
 }
 
-void WriteQueue::note_outcomes(const std::vector<QueuedWrite>& batch, const std::vector<WriteOutcome>& outcomes) {
+void WriteQueue::note_outcomes(const std::vector<QueuedWrite>& batch,
+                               const std::vector<WriteOutcome>& outcomes) {
   const WriteOutcome* failed = nullptr;
   uint64_t failures = 0;
   bool committed = false;
@@ -153,8 +154,8 @@ void WriteQueue::note_outcomes(const std::vector<QueuedWrite>& batch, const std:
     const auto now = std::chrono::steady_clock::now();
     for (uint64_t i = 1; i < failures; ++i) (void)failure_log_.admit(now);
     if (auto events = failure_log_.admit(now)) {
-      spdlog::error("store: {} write(s) did not commit since the last report ({}): {}", *events, failed->reason,
-                    failed->status.error().message);
+      spdlog::error("store: {} write(s) did not commit since the last report ({}): {}", *events,
+                    failed->reason, failed->status.error().message);
     }
   }
   if (was_refusing && !refusing) spdlog::info("store: writes commit again");
@@ -166,8 +167,9 @@ void WriteQueue::note_queue_full() {
     ++health_.failures_by_reason["queue_full"];
   }
   if (auto events = failure_log_.admit(std::chrono::steady_clock::now())) {
-    spdlog::error("store: {} write(s) refused since the last report (queue_full): {} writes are queued already",
-                  *events, Store::kMaxQueuedWrites);
+    spdlog::error(
+        "store: {} write(s) refused since the last report (queue_full): {} writes are queued already",
+        *events, Store::kMaxQueuedWrites);
   }
 }
 

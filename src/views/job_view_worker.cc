@@ -2,16 +2,16 @@
 
 #include <exception>
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 namespace trainwatch::views {
 
 void JobViewWorker::post(http::Responder respond, std::function<void(http::Responder)> view) {
   if (pending_.fetch_add(1) >= kMaxPending) {
     pending_.fetch_sub(1);
-    http::Response r = http::Response::problem(
-        503, "the server is building " + std::to_string(kMaxPending) + " job views already; retry in a second");
+    http::Response r = http::Response::problem(503, "the server is building " + std::to_string(kMaxPending) +
+                                                        " job views already; retry in a second");
     r.headers.emplace_back("Retry-After", "1");
     return respond(std::move(r));
   }

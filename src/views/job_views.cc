@@ -51,26 +51,28 @@ json::object monitor_part(const engine::Engine& engine, const std::string& name)
 
 json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, jobs::RankHealth health) {
   const jobs::RankReport& l = r.last;
-  json::object out{{"rank", rank},
-                   {"node", r.node},
-                   {"pid", l.pid},
-                   {"local_rank", l.local_rank},
-                   {"status", jobs::to_string(l.status)},
-                   {"alive", l.alive},
-                   {"process_state", std::string(1, l.state)},
-                   {"step", l.step},
-                   {"lag", s.verdict->lag.count(rank) ? s.verdict->lag.at(rank) : 0},
-                   {"loss", loss_json(l.loss)},
-                   {"loss_scale", loss_json(l.loss_scale)},
-                   {"overflow_consecutive", l.overflow_consecutive},
-                   {"tokens", l.tokens},
-                   {"samples", l.samples},
-                   {"last_seen", wall_of(s, r.seen)},
-                   {"last_step", r.last_step_at ? json::value(wall_of(s, *r.last_step_at)) : json::value(nullptr)},
-                   {"last_step_age_ms", r.last_step_at ? json::value(snapshot_age_ms(s, *r.last_step_at)) : json::value(nullptr)},
-                   {"error", l.error.empty() ? json::value(nullptr) : json::value(l.error)},
-                   {"checkpoint", jobs::to_string(l.checkpoint.state)},
-                   {"health", jobs::to_string(health)}};
+  json::object out{
+      {"rank", rank},
+      {"node", r.node},
+      {"pid", l.pid},
+      {"local_rank", l.local_rank},
+      {"status", jobs::to_string(l.status)},
+      {"alive", l.alive},
+      {"process_state", std::string(1, l.state)},
+      {"step", l.step},
+      {"lag", s.verdict->lag.count(rank) ? s.verdict->lag.at(rank) : 0},
+      {"loss", loss_json(l.loss)},
+      {"loss_scale", loss_json(l.loss_scale)},
+      {"overflow_consecutive", l.overflow_consecutive},
+      {"tokens", l.tokens},
+      {"samples", l.samples},
+      {"last_seen", wall_of(s, r.seen)},
+      {"last_step", r.last_step_at ? json::value(wall_of(s, *r.last_step_at)) : json::value(nullptr)},
+      {"last_step_age_ms",
+       r.last_step_at ? json::value(snapshot_age_ms(s, *r.last_step_at)) : json::value(nullptr)},
+      {"error", l.error.empty() ? json::value(nullptr) : json::value(l.error)},
+      {"checkpoint", jobs::to_string(l.checkpoint.state)},
+      {"health", jobs::to_string(health)}};
   // Step time over the progress window: wall ms a step.
   out["step_time_ms"] = nullptr;
   if (r.window.size() >= 2) {
@@ -97,7 +99,8 @@ json::object node_json(const JobSnapshot& s, const jobs::NodeRecord& n) {
                                 {"last_xid", g.last_xid}});
   }
   for (const auto& d : n.disks) {
-    disks.push_back(json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok}, {"free_bytes", d.free_bytes}});
+    disks.push_back(
+        json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok}, {"free_bytes", d.free_bytes}});
   }
   for (int r : n.ranks) ranks.push_back(r);
   json::object out{{"name", n.name},
@@ -110,7 +113,8 @@ json::object node_json(const JobSnapshot& s, const jobs::NodeRecord& n) {
                    {"ranks", std::move(ranks)},
                    {"gpus", std::move(gpus)},
                    {"disks", std::move(disks)}};
-  out["memory_available_bytes"] = n.memory_available_bytes ? json::value(*n.memory_available_bytes) : json::value(nullptr);
+  out["memory_available_bytes"] =
+      n.memory_available_bytes ? json::value(*n.memory_available_bytes) : json::value(nullptr);
   out["rendezvous"] = nullptr;
   if (n.rendezvous) {
     out["rendezvous"] = json::object{
@@ -121,7 +125,9 @@ json::object node_json(const JobSnapshot& s, const jobs::NodeRecord& n) {
 
 }  // namespace
 
-int64_t snapshot_age_ms(const JobSnapshot& s, MonoTime t) { return std::chrono::duration_cast<Millis>(s.at - t).count(); }
+int64_t snapshot_age_ms(const JobSnapshot& s, MonoTime t) {
+  return std::chrono::duration_cast<Millis>(s.at - t).count();
+}
 
 json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s) {
   json::object out = monitor_part(engine, s.state->name());
@@ -142,19 +148,21 @@ json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s
 json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s) {
   json::object out = job_summary_json(engine, s);
   const auto& t = s.verdict->timeouts;
-  out["timeouts"] = json::object{
-      {"startup_ms", t.startup.count()},
-      {"step_ms", t.step.count()},
-      {"step_learned", t.step_learned},
-      {"smoothed_step_gap_ms", t.smoothed_step_gap ? json::value(t.smoothed_step_gap->count()) : json::value(nullptr)},
-      {"checkpoint_ms", t.checkpoint.count()},
-      {"checkpoint_learned", t.checkpoint_learned}};
+  out["timeouts"] =
+      json::object{{"startup_ms", t.startup.count()},
+                   {"step_ms", t.step.count()},
+                   {"step_learned", t.step_learned},
+                   {"smoothed_step_gap_ms",
+                    t.smoothed_step_gap ? json::value(t.smoothed_step_gap->count()) : json::value(nullptr)},
+                   {"checkpoint_ms", t.checkpoint.count()},
+                   {"checkpoint_learned", t.checkpoint_learned}};
   json::array findings, ranks, nodes;
   for (const auto& f : s.verdict->findings) findings.push_back(finding_json(s, f));
   MonoTime newest_seen{};
   for (const auto& [rank, r] : s.state->ranks()) newest_seen = std::max(newest_seen, r.seen);
   const jobs::RankHealthIndex health(*s.verdict);
-  for (const auto& [rank, r] : s.state->ranks()) ranks.push_back(rank_json(s, rank, r, health.health(rank, r, newest_seen)));
+  for (const auto& [rank, r] : s.state->ranks())
+    ranks.push_back(rank_json(s, rank, r, health.health(rank, r, newest_seen)));
   for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
   out["findings"] = std::move(findings);
   out["ranks"] = std::move(ranks);  // empty when ranks_omitted: see rank_ranges
@@ -163,7 +171,8 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
   out["rank_count"] = s.rank_count;
   json::array ranges;
   for (const auto& r : s.rank_summary.ranges) {
-    ranges.push_back(json::object{{"first", r.first}, {"last", r.last}, {"health", jobs::to_string(r.health)}});
+    ranges.push_back(
+        json::object{{"first", r.first}, {"last", r.last}, {"health", jobs::to_string(r.health)}});
   }
   out["rank_ranges"] = std::move(ranges);
   out["rank_ranges_left_out"] = s.rank_summary.ranges_left_out;

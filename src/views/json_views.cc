@@ -13,7 +13,8 @@ boost::json::value time_or_null(const std::optional<SystemTime>& t) {
 std::string target_of(const MonitorConfig& config, Audience audience) {
   if (const auto* http = std::get_if<HttpCheckSpec>(&config.spec)) return url_for(http->url, audience);
   // The token is a secret (whoever has it can ping): lists show only its start.
-  if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec)) return "/ping/" + hb->token.substr(0, 4) + "\u2026";
+  if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec))
+    return "/ping/" + hb->token.substr(0, 4) + "\u2026";
   if (std::holds_alternative<JobCheckSpec>(config.spec)) return "/api/v1/jobs/" + config.name;
   const auto& tcp = std::get<TcpCheckSpec>(config.spec);
   return tcp.host + ":" + std::to_string(tcp.port);
@@ -38,7 +39,8 @@ boost::json::object monitor_summary(const engine::MonitorView& view, Audience au
   out["status"] = to_string(state.status);
   out["since"] = format_rfc3339(state.since);
   out["last_check"] = time_or_null(state.last_check);
-  out["last_latency_ms"] = state.last_check ? boost::json::value(state.last_latency_ms) : boost::json::value(nullptr);
+  out["last_latency_ms"] =
+      state.last_check ? boost::json::value(state.last_latency_ms) : boost::json::value(nullptr);
   out["last_error"] = cause_or_null(state.last_error, audience);
   out["interval_ms"] = config.interval.count();
   out["tags"] = std::move(tags);
@@ -104,8 +106,9 @@ boost::json::object heartbeat_json(const engine::MonitorView& view, Audience aud
   out["period_ms"] = spec.period.count();
   out["grace_ms"] = spec.grace.count();
   out["ping_body_limit"] = spec.ping_body_limit;
-  out["last_ping"] = view.heartbeat && view.heartbeat->last_ping ? boost::json::value(ping_json(*view.heartbeat->last_ping, audience))
-                                                                  : boost::json::value(nullptr);
+  out["last_ping"] = view.heartbeat && view.heartbeat->last_ping
+                         ? boost::json::value(ping_json(*view.heartbeat->last_ping, audience))
+                         : boost::json::value(nullptr);
   out["started"] = view.heartbeat ? time_or_null(view.heartbeat->open_start) : boost::json::value(nullptr);
   out["late"] = view.heartbeat && view.heartbeat->late;
   return out;

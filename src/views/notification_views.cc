@@ -47,21 +47,22 @@ json::object channel_json(const alerting::ChannelHealth& h, Audience audience) {
 }
 
 json::object delivery_json(const Delivery& d, Audience audience) {
-  return json::object{{"id", d.id},
-                      {"channel", d.spec.channel},
-                      {"monitor", d.spec.monitor},
-                      {"incident_id", d.spec.incident_id ? json::value(*d.spec.incident_id) : json::value(nullptr)},
-                      {"kind", d.spec.kind},
-                      {"status", to_string(d.status)},
-                      {"attempts", d.attempts},
-                      {"created", format_rfc3339(d.spec.created)},
-                      {"due", format_rfc3339(d.spec.due)},
-                      {"first_attempt", time_or_null(d.first_attempt)},
-                      {"last_attempt", time_or_null(d.last_attempt)},
-                      {"next_attempt", time_or_null(d.next_attempt)},
-                      {"finished", time_or_null(d.finished)},
-                      {"http_status", d.http_status != 0 ? json::value(d.http_status) : json::value(nullptr)},
-                      {"last_error", admin_text_or_null(d.last_error, audience)}};
+  return json::object{
+      {"id", d.id},
+      {"channel", d.spec.channel},
+      {"monitor", d.spec.monitor},
+      {"incident_id", d.spec.incident_id ? json::value(*d.spec.incident_id) : json::value(nullptr)},
+      {"kind", d.spec.kind},
+      {"status", to_string(d.status)},
+      {"attempts", d.attempts},
+      {"created", format_rfc3339(d.spec.created)},
+      {"due", format_rfc3339(d.spec.due)},
+      {"first_attempt", time_or_null(d.first_attempt)},
+      {"last_attempt", time_or_null(d.last_attempt)},
+      {"next_attempt", time_or_null(d.next_attempt)},
+      {"finished", time_or_null(d.finished)},
+      {"http_status", d.http_status != 0 ? json::value(d.http_status) : json::value(nullptr)},
+      {"last_error", admin_text_or_null(d.last_error, audience)}};
 }
 
 }  // namespace trainwatch::views

@@ -35,7 +35,9 @@ bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const ht
       respond(std::move(r));
       return false;
     }
-    case auth::WriteAccess::kBadCsrf: respond(Response::problem(403, "the CSRF token is missing or wrong for this session")); return false;
+    case auth::WriteAccess::kBadCsrf:
+      respond(Response::problem(403, "the CSRF token is missing or wrong for this session"));
+      return false;
   }
   return false;
 }
@@ -43,15 +45,16 @@ bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const ht
 http::Response too_many_attempts(Millis wait, std::string_view what) {
   // Whole seconds, rounded up: a client that waits Retry-After finds its attempt back.
   const auto seconds = std::max<int64_t>(1, (wait.count() + 999) / 1000);
-  http::Response r = http::Response::problem(
-      429, std::string(what) + "; try again in " + std::to_string(seconds) + " s");
+  http::Response r =
+      http::Response::problem(429, std::string(what) + "; try again in " + std::to_string(seconds) + " s");
   r.headers.emplace_back("Retry-After", std::to_string(seconds));
   return r;
 }
 
 int status_for(const Error& error) {
   auto ends_with = [&](std::string_view suffix) {
-    return error.code.size() > suffix.size() && error.code.compare(error.code.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return error.code.size() > suffix.size() &&
+           error.code.compare(error.code.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   if (ends_with(".invalid")) return 400;
   if (ends_with(".not_found")) return 404;

@@ -20,7 +20,8 @@ std::string render_badge(std::string_view label, std::string_view value, std::st
   svg += "<rect width=\"" + std::to_string(lw) + "\" height=\"20\" fill=\"#555\"/>";
   svg += "<rect x=\"" + std::to_string(lw) + "\" width=\"" + std::to_string(vw) + "\" height=\"20\" fill=\"" +
          std::string(colour) + "\"/>";
-  svg += "<g fill=\"#fff\" font-family=\"Verdana,DejaVu Sans,sans-serif\" font-size=\"11\" text-anchor=\"middle\">";
+  svg +=
+      "<g fill=\"#fff\" font-family=\"Verdana,DejaVu Sans,sans-serif\" font-size=\"11\" text-anchor=\"middle\">";
   svg += "<text x=\"" + std::to_string(lw / 2) + "\" y=\"14\">" + l + "</text>";
   svg += "<text x=\"" + std::to_string(lw + vw / 2) + "\" y=\"14\">" + v + "</text></g></svg>";
   return svg;

@@ -13,8 +13,9 @@ http::Response html(int status, std::string body) {
   r.content_type = "text/html; charset=utf-8";
   r.body = std::move(body);
   // Pages load nothing from elsewhere and run only our own scripts.
-  r.headers.emplace_back("Content-Security-Policy",
-                         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+  r.headers.emplace_back(
+      "Content-Security-Policy",
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
   r.headers.emplace_back("Referrer-Policy", "same-origin");
   return r;
@@ -37,14 +38,15 @@ json::object layout_model(const WebContext& ctx, const http::Request& request, s
   m["page_title"] = std::move(title);
   m["dashboard"] = true;
   json::array pages;
-  for (const auto& p : *ctx.status_pages->get()) pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
+  for (const auto& p : *ctx.status_pages->get())
+    pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
   m["status_pages"] = std::move(pages);
   if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
   return m;
 }
 
-bool form_allowed(const WebContext& ctx, const http::Request& request, std::map<std::string, std::string>& form,
-                  const http::Responder& respond) {
+bool form_allowed(const WebContext& ctx, const http::Request& request,
+                  std::map<std::string, std::string>& form, const http::Responder& respond) {
   form = auth::parse_form(request.body);
   auto access = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
   if (access == auth::WriteAccess::kAllowed) return true;

@@ -26,7 +26,7 @@ boost::json::object layout_model(const WebContext& ctx, const http::Request& req
 // Form posts from the dashboard: the session cookie plus the form's CSRF token. Parses
 // the form into `form`; otherwise answers (to /login without a session, 403 for a bad
 // token) and returns false.
-bool form_allowed(const WebContext& ctx, const http::Request& request, std::map<std::string, std::string>& form,
-                  const http::Responder& respond);
+bool form_allowed(const WebContext& ctx, const http::Request& request,
+                  std::map<std::string, std::string>& form, const http::Responder& respond);
 
 }  // namespace trainwatch::web

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <map>
 
+#include "jobs/rank_health.h"
 #include "views/job_view_worker.h"
 #include "views/job_views.h"
-#include "jobs/rank_health.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
@@ -35,8 +35,10 @@ std::string text_of(const json::value& v) {
 
 // The cell's hover text and accessible name: who, health, and the numbers behind it.
 std::string rank_label(const json::object& r) {
-  std::string label = "rank " + text_of(r.at("rank")) + " on " + text_of(r.at("node")) + ": " + text_of(r.at("health"));
-  if (const int64_t lag = r.at("lag").to_number<int64_t>(); lag > 0) label += ", " + std::to_string(lag) + (lag == 1 ? " step" : " steps") + " behind";
+  std::string label =
+      "rank " + text_of(r.at("rank")) + " on " + text_of(r.at("node")) + ": " + text_of(r.at("health"));
+  if (const int64_t lag = r.at("lag").to_number<int64_t>(); lag > 0)
+    label += ", " + std::to_string(lag) + (lag == 1 ? " step" : " steps") + " behind";
   label += "; step " + text_of(r.at("step"));
   if (r.at("step_time_ms").is_number()) {
     char buffer[48];
@@ -53,8 +55,9 @@ json::array rank_range_rows(const jobs::RankSummary& summary) {
   json::array rows;
   for (const auto& r : summary.ranges) {
     const std::string health(jobs::to_string(r.health));
-    const std::string who = r.first == r.last ? "rank " + std::to_string(r.first)
-                                              : "ranks " + std::to_string(r.first) + "\u2013" + std::to_string(r.last);
+    const std::string who = r.first == r.last
+                                ? "rank " + std::to_string(r.first)
+                                : "ranks " + std::to_string(r.first) + "\u2013" + std::to_string(r.last);
     rows.push_back(json::object{{"who", who}, {"health", health}, {"icon", health_icon(health)}});
   }
   return rows;
@@ -76,7 +79,8 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     cell["icon"] = health_icon(health);
     cell["label"] = rank_label(r);
     const int64_t lag = r.at("lag").to_number<int64_t>();
-    cell["lag_text"] = lag > 0 && health != "ok" ? json::value("\u2212" + std::to_string(lag)) : json::value(nullptr);
+    cell["lag_text"] =
+        lag > 0 && health != "ok" ? json::value("\u2212" + std::to_string(lag)) : json::value(nullptr);
     cells_by_node[text_of(r.at("node"))].push_back(std::move(cell));
   }
   json::array nodes;
@@ -101,9 +105,11 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
   m["rank_count"] = snapshot.rank_count;
   m["node_count"] = nodes.size();
   json::array legend;
-  for (const auto& [health, count] : snapshot.rank_summary.counts) counts[std::string(jobs::to_string(health))] = static_cast<int>(count);
+  for (const auto& [health, count] : snapshot.rank_summary.counts)
+    counts[std::string(jobs::to_string(health))] = static_cast<int>(count);
   for (const char* h : {"down", "warning", "behind", "ok", "finished"}) {
-    if (counts[h] > 0) legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", counts[h]}});
+    if (counts[h] > 0)
+      legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", counts[h]}});
   }
   m["legend"] = std::move(legend);
   // The API's rank_ranges become rows of text, shown only instead of the grid: a job with
@@ -111,8 +117,9 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
   m["rank_ranges"] = json::array();
   if (snapshot.ranks_omitted) {
     m["rank_ranges"] = rank_range_rows(snapshot.rank_summary);
-    m["more_ranges"] = snapshot.rank_summary.ranges_left_out > 0 ? json::value(snapshot.rank_summary.ranges_left_out)
-                                                                  : json::value(nullptr);
+    m["more_ranges"] = snapshot.rank_summary.ranges_left_out > 0
+                           ? json::value(snapshot.rank_summary.ranges_left_out)
+                           : json::value(nullptr);
     m["detailed_limit"] = jobs::kMaxDetailedRanks;
     nodes.clear();
   }
@@ -164,11 +171,14 @@ void add_job_pages(http::Router& router, const WebContext& ctx) {
       worker->post(std::move(respond), [page, r](Responder later) { page(r, std::move(later)); });
     };
   };
-  router.add(get, "/jobs", off_http([ctx](const Request& r, Responder respond) { jobs_list(ctx, r, std::move(respond)); }));
-  router.add(get, "/jobs/{name}",
-             off_http([ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), false); }));
-  router.add(get, "/jobs/{name}/live",
-             off_http([ctx](const Request& r, Responder respond) { job_page(ctx, r, std::move(respond), true); }));
+  router.add(get, "/jobs",
+             off_http([ctx](const Request& r, Responder respond) { jobs_list(ctx, r, std::move(respond)); }));
+  router.add(get, "/jobs/{name}", off_http([ctx](const Request& r, Responder respond) {
+               job_page(ctx, r, std::move(respond), false);
+             }));
+  router.add(get, "/jobs/{name}/live", off_http([ctx](const Request& r, Responder respond) {
+               job_page(ctx, r, std::move(respond), true);
+             }));
 }
 
 }  // namespace trainwatch::web

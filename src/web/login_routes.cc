@@ -22,9 +22,7 @@ using http::Response;
 using auth::kSessionCookie;
 constexpr const char* kLoginCsrfCookie = "tw_login_csrf";
 
-bool behind_https(const Request& request) {
-  return request.header("x-forwarded-proto") == "https";
-}
+bool behind_https(const Request& request) { return request.header("x-forwarded-proto") == "https"; }
 
 std::string cookie(const Request& request, std::string_view name, std::string_view value,
                    std::string_view max_age) {

@@ -1,9 +1,9 @@
 #include "web/maintenance_page.h"
 
-#include "views/maintenance_views.h"
-#include "views/write_access.h"
 #include "core/duration.h"
 #include "core/time_format.h"
+#include "views/maintenance_views.h"
+#include "views/write_access.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
 
@@ -38,7 +38,8 @@ std::string as_utc(const std::string& text) {
   return text;
 }
 
-void page(const MaintenancePageContext& ctx, const Request& request, Responder respond, const std::string& error) {
+void page(const MaintenancePageContext& ctx, const Request& request, Responder respond,
+          const std::string& error) {
   const SystemTime now = ctx.web.clock.system_time();
   json::object m = layout_model(ctx.web, request, "Maintenance · trainwatch");
   json::array rows;
@@ -54,8 +55,10 @@ void page(const MaintenancePageContext& ctx, const Request& request, Responder r
     }
     row["when"] = when;
     std::string covers;
-    for (const auto& name : row["monitors"].as_array()) covers += (covers.empty() ? "" : ", ") + std::string(name.as_string());
-    for (const auto& tag : row["tags"].as_array()) covers += (covers.empty() ? "tag " : ", tag ") + std::string(tag.as_string());
+    for (const auto& name : row["monitors"].as_array())
+      covers += (covers.empty() ? "" : ", ") + std::string(name.as_string());
+    for (const auto& tag : row["tags"].as_array())
+      covers += (covers.empty() ? "tag " : ", tag ") + std::string(tag.as_string());
     row["covers"] = covers;
     rows.push_back(std::move(row));
   }
@@ -71,13 +74,15 @@ void create_form(const MaintenancePageContext& ctx, const Request& request, Resp
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond)) return;
   json::object spec;
-  if (auto monitors = split_names(form["monitors"]); !monitors.empty()) spec["monitors"] = std::move(monitors);
+  if (auto monitors = split_names(form["monitors"]); !monitors.empty())
+    spec["monitors"] = std::move(monitors);
   if (auto tags = split_names(form["tags"]); !tags.empty()) spec["tags"] = std::move(tags);
   if (!form["daily"].empty()) spec["daily"] = form["daily"];
   if (!form["weekly"].empty()) spec["weekly"] = form["weekly"];
   const std::string& duration = form["duration"];
   if (!form["start"].empty() || !form["end"].empty() || !duration.empty()) {
-    const std::string start = form["start"].empty() ? format_rfc3339(ctx.web.clock.system_time()) : as_utc(form["start"]);
+    const std::string start =
+        form["start"].empty() ? format_rfc3339(ctx.web.clock.system_time()) : as_utc(form["start"]);
     spec["start"] = start;
     if (!form["end"].empty()) {
       spec["end"] = as_utc(form["end"]);
@@ -101,7 +106,8 @@ void delete_form(const MaintenancePageContext& ctx, const Request& request, Resp
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond)) return;
   ctx.maintenance.remove(request.params.at("id"), [respond](Result<std::string> r) {
-    respond(r ? redirect("/maintenance") : Response::problem(views::status_for(r.error()), r.error().message));
+    respond(r ? redirect("/maintenance")
+              : Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 
@@ -110,7 +116,8 @@ void delete_form(const MaintenancePageContext& ctx, const Request& request, Resp
 void add_maintenance_routes(http::Router& router, const MaintenancePageContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/maintenance",
              [ctx](const Request& r, Responder respond) { page(ctx, r, std::move(respond), ""); });
-  router.add("POST", "/maintenance", [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
+  router.add("POST", "/maintenance",
+             [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
   router.add("POST", "/maintenance/{id}/delete",
              [ctx](const Request& r, Responder respond) { delete_form(ctx, r, std::move(respond)); });
 }

@@ -5,10 +5,10 @@
 #include <string>
 #include <utility>
 
-#include "views/audience.h"
-#include "views/json_views.h"
 #include "core/duration.h"
 #include "core/time_format.h"
+#include "views/audience.h"
+#include "views/json_views.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
@@ -25,8 +25,8 @@ constexpr int64_t kDayMs = 86'400'000;
 
 // The heartbeat part of a monitor page: the last ping's age on one bar against period and
 // grace (the bar's scale is period + grace; past that it is full), and the ping log.
-void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience, const engine::MonitorView& view,
-                   json::object& m) {
+void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience,
+                   const engine::MonitorView& view, json::object& m) {
   json::object hb = views::heartbeat_json(view, audience);
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
   // The whole ping URL only for an admin (or a server without admin tokens): whoever has

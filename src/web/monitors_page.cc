@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "http/ttl_cache.h"
 #include "views/audience.h"
 #include "views/json_views.h"
-#include "http/ttl_cache.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
@@ -52,14 +52,10 @@ std::pair<std::string, std::string> sparkline(const std::vector<UptimeBucket>& b
 
 int status_rank(MonitorStatus s) {
   switch (s) {
-    case MonitorStatus::kDown:
-      return 0;
-    case MonitorStatus::kPending:
-      return 1;
-    case MonitorStatus::kUp:
-      return 2;
-    case MonitorStatus::kPaused:
-      return 3;
+    case MonitorStatus::kDown: return 0;
+    case MonitorStatus::kPending: return 1;
+    case MonitorStatus::kUp: return 2;
+    case MonitorStatus::kPaused: return 3;
   }
   return 4;
 }
@@ -76,9 +72,10 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, const 
            (!tag.empty() && std::find(tags.begin(), tags.end(), tag) == tags.end());
   });
   // What is down comes first; then by name.
-  std::stable_sort(views.begin(), views.end(), [](const engine::MonitorView& a, const engine::MonitorView& b) {
-    return status_rank(a.state.status) < status_rank(b.state.status);
-  });
+  std::stable_sort(views.begin(), views.end(),
+                   [](const engine::MonitorView& a, const engine::MonitorView& b) {
+                     return status_rank(a.state.status) < status_rank(b.state.status);
+                   });
   const int64_t now = to_unix_ms(ctx.clock.system_time());
   json::object m;
   if (views.size() > kMaxListRows) {

@@ -26,7 +26,8 @@ std::string_view health_icon(std::string_view health) {
   return "\u2026";
 }
 
-void page(const NotificationsPageContext& ctx, const Request& request, Responder respond, json::object notice) {
+void page(const NotificationsPageContext& ctx, const Request& request, Responder respond,
+          json::object notice) {
   json::object m = layout_model(ctx.web, request, "Notifications · trainwatch");
   const std::string channel = query_value(request, "channel"), status = query_value(request, "status");
   const Audience audience = views::audience_of(&ctx.web.auth, request);
@@ -70,8 +71,10 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, Resp
   if (!known) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
   if (auto wait = ctx.test_sends->take(name, ctx.web.clock.monotonic_time())) {
     const std::string seconds = std::to_string((wait->count() + 999) / 1000);
-    return page(ctx, request, respond,
-                json::object{{"ok", false}, {"text", "Too many test messages on " + name + "; try again in " + seconds + " s"}});
+    return page(
+        ctx, request, respond,
+        json::object{{"ok", false},
+                     {"text", "Too many test messages on " + name + "; try again in " + seconds + " s"}});
   }
   ctx.dispatcher.test(name, [ctx, request, respond, name](alerting::TestOutcome o) {
     std::string text = o.ok ? "Test message delivered on " + name : "Test message on " + name + " failed";

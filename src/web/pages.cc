@@ -58,7 +58,8 @@ std::string render_page(std::string_view name, const boost::json::object& model)
   constexpr std::string_view kPrefix = "templates/", kSuffix = ".mustache";
   for (const EmbeddedFile& file : embedded_files()) {
     if (!file.name.starts_with(kPrefix) || !file.name.ends_with(kSuffix)) continue;
-    const std::string_view partial = file.name.substr(kPrefix.size(), file.name.size() - kPrefix.size() - kSuffix.size());
+    const std::string_view partial =
+        file.name.substr(kPrefix.size(), file.name.size() - kPrefix.size() - kSuffix.size());
     if (!partial.starts_with("layout_") && !partial.starts_with("part_")) continue;
     const std::string_view text = file.data;
     data.set(std::string(partial), mustache::partial([text] { return std::string(text); }));

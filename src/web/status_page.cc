@@ -4,10 +4,10 @@
 #include <map>
 
 #include "core/duration.h"
+#include "core/html_escape.h"
 #include "core/redaction.h"
 #include "core/time_format.h"
 #include "web/banner.h"
-#include "core/html_escape.h"
 #include "web/pages.h"
 #include "web/uptime_days.h"
 
@@ -42,8 +42,8 @@ json::object incident_row(const Incident& i, SystemTime now) {
 
 }  // namespace
 
-Result<json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine, Store& store,
-                                       SystemTime now) {
+Result<json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine,
+                                       Store& store, SystemTime now) {
   const int64_t now_ms = to_unix_ms(now);
   const int64_t window_from = now_ms - now_ms % kDayMs - static_cast<int64_t>(kStatusDays - 1) * kDayMs;
   const int64_t history_from = now_ms - static_cast<int64_t>(kIncidentHistoryDays) * kDayMs;
@@ -63,11 +63,13 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
       std::vector<IncidentStart> starts;
       for (const Incident& i : *incidents) {
         starts.push_back(IncidentStart{to_unix_ms(i.started)});
-        const bool recent = to_unix_ms(i.started) >= history_from || !i.ended || to_unix_ms(*i.ended) >= history_from;
+        const bool recent =
+            to_unix_ms(i.started) >= history_from || !i.ended || to_unix_ms(*i.ended) >= history_from;
         if (recent) history.push_back(i);
       }
       json::array days;
-      for (const DaySegment& d : day_segments(*buckets, starts, now_ms, kStatusDays)) days.push_back(day_json(d));
+      for (const DaySegment& d : day_segments(*buckets, starts, now_ms, kStatusDays))
+        days.push_back(day_json(d));
       auto pct = uptime_percent(*buckets);
       json::object m;
       m["name"] = name;
@@ -85,7 +87,8 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
   }
 
   // Newest first, grouped by the UTC day each incident started.
-  std::sort(history.begin(), history.end(), [](const Incident& a, const Incident& b) { return a.started > b.started; });
+  std::sort(history.begin(), history.end(),
+            [](const Incident& a, const Incident& b) { return a.started > b.started; });
   json::array incident_days;
   std::string current_day;
   for (const Incident& i : history) {

@@ -19,8 +19,8 @@ inline constexpr int kStatusDays = 90;
 inline constexpr int kIncidentHistoryDays = 30;
 inline constexpr int kMaxIncidentsRead = 100;
 
-Result<boost::json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine, Store& store,
-                                              SystemTime now);
+Result<boost::json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine,
+                                              Store& store, SystemTime now);
 
 // The page's HTML from the model above. The 90 day bars of each monitor are written here,
 // not by the template engine (1,800 list items through mustache took ~0.5 s a page); every

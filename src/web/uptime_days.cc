@@ -39,8 +39,8 @@ std::optional<double> uptime_percent(std::span<const UptimeBucket> buckets) {
   return 100.0 * static_cast<double>(ok) / static_cast<double>(checks);
 }
 
-std::vector<DaySegment> day_segments(std::span<const UptimeBucket> buckets, std::span<const IncidentStart> incidents,
-                                     int64_t now_ms, int days) {
+std::vector<DaySegment> day_segments(std::span<const UptimeBucket> buckets,
+                                     std::span<const IncidentStart> incidents, int64_t now_ms, int days) {
   std::vector<DaySegment> out;
   if (days <= 0) return out;
   const int64_t first = day_start(now_ms) - static_cast<int64_t>(days - 1) * kDayMs;
@@ -66,8 +66,10 @@ std::vector<DaySegment> day_segments(std::span<const UptimeBucket> buckets, std:
     d.date = format_rfc3339(from_unix_ms(d.day_ms)).substr(0, 10);
     if (checks[i] > 0) d.uptime_pct = 100.0 * static_cast<double>(ok[i]) / static_cast<double>(checks[i]);
     d.level = level_for(d.uptime_pct);
-    d.label = d.date + ": " + (d.uptime_pct ? format_percent(*d.uptime_pct) + " uptime" : std::string("no data"));
-    if (d.incidents > 0) d.label += ", " + std::to_string(d.incidents) + (d.incidents == 1 ? " incident" : " incidents");
+    d.label =
+        d.date + ": " + (d.uptime_pct ? format_percent(*d.uptime_pct) + " uptime" : std::string("no data"));
+    if (d.incidents > 0)
+      d.label += ", " + std::to_string(d.incidents) + (d.incidents == 1 ? " incident" : " incidents");
   }
   return out;
 }

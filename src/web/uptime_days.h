@@ -17,11 +17,11 @@ namespace trainwatch::web {
 
 struct DaySegment {
   int64_t day_ms = 0;
-  std::string date;            // "2026-11-29"
+  std::string date;  // "2026-11-29"
   std::optional<double> uptime_pct;
-  std::string level;           // ok, warn, bad, none
-  int incidents = 0;           // incidents that started that day
-  std::string label;           // "2026-11-29: 99.50% uptime, 1 incident" (tooltip and screen readers)
+  std::string level;  // ok, warn, bad, none
+  int incidents = 0;  // incidents that started that day
+  std::string label;  // "2026-11-29: 99.50% uptime, 1 incident" (tooltip and screen readers)
 };
 
 struct IncidentStart {
@@ -30,8 +30,8 @@ struct IncidentStart {
 
 // `days` segments ending with the day holding `now_ms`, oldest first. `buckets` are daily
 // buckets oldest first; any outside the window are ignored.
-std::vector<DaySegment> day_segments(std::span<const UptimeBucket> buckets, std::span<const IncidentStart> incidents,
-                                     int64_t now_ms, int days);
+std::vector<DaySegment> day_segments(std::span<const UptimeBucket> buckets,
+                                     std::span<const IncidentStart> incidents, int64_t now_ms, int days);
 
 // Uptime over the buckets (ok / checks) in percent; nullopt when there were no checks.
 std::optional<double> uptime_percent(std::span<const UptimeBucket> buckets);

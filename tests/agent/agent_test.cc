@@ -100,16 +100,18 @@ TEST_F(AgentTest, HealthyTrainingRankAndSeedFields) {
   EXPECT_EQ(h.at("status").as_string(), "ok");
   const auto& t = h.at("training").as_object();
   for (const char* key : {"status", "step", "loss", "loss_scale", "overflow_steps", "last_checkpoint_step",
-                          "last_checkpoint_time", "workers_alive", "started_at", "last_step_time", "pipeline_stage",
-                          "gemini_oom_events", "world_size", "kernels_compiled"}) {
+                          "last_checkpoint_time", "workers_alive", "started_at", "last_step_time",
+                          "pipeline_stage", "gemini_oom_events", "world_size", "kernels_compiled"}) {
     EXPECT_TRUE(t.contains(key)) << key;
   }
   EXPECT_EQ(t.at("step").as_int64(), 5);
   EXPECT_EQ(t.at("loss").as_double(), 1.25);
   EXPECT_EQ(t.at("workers_alive").as_int64(), 1);
   EXPECT_FALSE(h.at("stalled").as_bool());
-  for (const char* key : {"ranks", "gpus", "disks", "memory", "rendezvous", "reasons"}) EXPECT_TRUE(h.contains(key)) << key;
-  EXPECT_NE(agent_->current()->metrics.find("trainwatch_rank_step{job=\"job\",rank=\"0\"} 5\n"), std::string::npos)
+  for (const char* key : {"ranks", "gpus", "disks", "memory", "rendezvous", "reasons"})
+    EXPECT_TRUE(h.contains(key)) << key;
+  EXPECT_NE(agent_->current()->metrics.find("trainwatch_rank_step{job=\"job\",rank=\"0\"} 5\n"),
+            std::string::npos)
       << agent_->current()->metrics;
 }
 
@@ -164,7 +166,8 @@ TEST_F(AgentTest, KilledRankIs503NamingItsRankAndPid) {
   agent_->sample_once();
   auto h = health();
   EXPECT_EQ(status(), 503);
-  EXPECT_TRUE(has_reason(h, "rank_gone", "rank 1 (pid " + std::to_string(child) + ") is gone")) << json::serialize(h);
+  EXPECT_TRUE(has_reason(h, "rank_gone", "rank 1 (pid " + std::to_string(child) + ") is gone"))
+      << json::serialize(h);
   EXPECT_EQ(h.at("training").as_object().at("workers_alive").as_int64(), 1);
   ::close(ready[0]);
   ::close(ready[1]);
@@ -203,7 +206,8 @@ TEST_F(AgentTest, StoppedRankIsNamedAtOnceNotAfterTheStallTimeout) {
   agent_->sample_once();  // same clock instant: the stall timeout is far away
   auto h = health();
   EXPECT_EQ(status(), 503);
-  EXPECT_TRUE(has_reason(h, "rank_stopped", "rank 1 (pid " + std::to_string(child) + ") is stopped (state T)"))
+  EXPECT_TRUE(
+      has_reason(h, "rank_stopped", "rank 1 (pid " + std::to_string(child) + ") is stopped (state T)"))
       << json::serialize(h);
   EXPECT_FALSE(h.at("stalled").as_bool());
   ::kill(child, SIGCONT);
@@ -235,8 +239,10 @@ TEST_F(AgentTest, UninterruptibleRankIsNamedAfterKBlockedAfterAndOnlyWarnedWhile
   agent_->sample_once();
   h = health();
   EXPECT_EQ(status(), 503);
-  EXPECT_TRUE(has_reason(h, "rank_blocked", "rank 0 (pid " + std::to_string(::getpid()) +
-                                                ") is in uninterruptible sleep (state D")) << json::serialize(h);
+  EXPECT_TRUE(
+      has_reason(h, "rank_blocked",
+                 "rank 0 (pid " + std::to_string(::getpid()) + ") is in uninterruptible sleep (state D"))
+      << json::serialize(h);
 
   r.checkpoint_begin(4, tmp_.path() + "/ckpt");
   agent_->sample_once();
@@ -401,8 +407,9 @@ TEST_F(AgentTest, SymlinkedUserDirectoryIsRefused) {
   bool warned = false;
   for (const auto& w : h.at("warnings").as_array()) {
     const auto& o = w.as_object();
-    warned = warned || (o.at("code").as_string() == "slot_dir_refused" &&
-                        std::string(o.at("message").as_string()).find(fake + " is a symlink") != std::string::npos);
+    warned = warned ||
+             (o.at("code").as_string() == "slot_dir_refused" &&
+              std::string(o.at("message").as_string()).find(fake + " is a symlink") != std::string::npos);
   }
   EXPECT_TRUE(warned) << json::serialize(h);
   // Anyone may plant such an entry in the shared directory: it must not turn health red.

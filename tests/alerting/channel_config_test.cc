@@ -9,11 +9,12 @@ namespace trainwatch::alerting {
 namespace {
 
 std::vector<std::string> errors_of(const std::string& notifications, const EnvLookup& env = process_env) {
-  LoadedConfig loaded = load_config_text("monitors:\n"
-                                         "  - {name: a, type: tcp, host: h, port: 1, notify: [n0]}\n"
-                                         "notifications:\n" +
-                                             notifications,
-                                         "c.yaml", env);
+  LoadedConfig loaded = load_config_text(
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1, notify: [n0]}\n"
+      "notifications:\n" +
+          notifications,
+      "c.yaml", env);
   std::vector<std::string> out;
   for (const auto& e : loaded.errors) out.push_back(e.to_string());
   if (loaded.config) {
@@ -37,30 +38,34 @@ TEST(ChannelConfigTest, EveryProviderAcceptsItsDocumentedExample) {
 }
 
 TEST(ChannelConfigTest, UnknownTypeNamesTheChoices) {
-  EXPECT_EQ(errors_of("  - {name: n0, type: pager}\n"),
-            std::vector<std::string>{"c.yaml:4:22: notifications.n0.type: found 'pager'; expected one of: slack, "
-                                     "discord, webhook, email, pagerduty, alertmanager, ntfy, telegram"});
+  EXPECT_EQ(
+      errors_of("  - {name: n0, type: pager}\n"),
+      std::vector<std::string>{"c.yaml:4:22: notifications.n0.type: found 'pager'; expected one of: slack, "
+                               "discord, webhook, email, pagerduty, alertmanager, ntfy, telegram"});
 }
 
 TEST(ChannelConfigTest, MissingAndUnknownKeys) {
-  EXPECT_EQ(errors_of("  - name: n0\n"
-                      "    type: email\n"
-                      "    smtp_url: smtp://mail:25\n"
-                      "    to: [a@example.com]\n"
-                      "    cc: b@example.com\n"),
-            (std::vector<std::string>{
-                "c.yaml:4:5: notifications.n0.from: missing; expected a value",
-                "c.yaml:8:9: notifications.n0.cc: unknown key for a email channel; expected one of: name, type, "
-                "default, from, password, smtp_url, starttls, timeout, tls_verify, to, username"}));
+  EXPECT_EQ(
+      errors_of("  - name: n0\n"
+                "    type: email\n"
+                "    smtp_url: smtp://mail:25\n"
+                "    to: [a@example.com]\n"
+                "    cc: b@example.com\n"),
+      (std::vector<std::string>{
+          "c.yaml:4:5: notifications.n0.from: missing; expected a value",
+          "c.yaml:8:9: notifications.n0.cc: unknown key for a email channel; expected one of: name, type, "
+          "default, from, password, smtp_url, starttls, timeout, tls_verify, to, username"}));
 }
 
 TEST(ChannelConfigTest, BadValuesPointAtTheValue) {
-  EXPECT_EQ(errors_of("  - {name: n0, type: webhook, url: 'ftp://x/y'}\n"),
-            std::vector<std::string>{
-                "c.yaml:4:36: notifications.n0.url: found 'ftp://x/y'; expected a http:// or https:// URL with a host"});
+  EXPECT_EQ(
+      errors_of("  - {name: n0, type: webhook, url: 'ftp://x/y'}\n"),
+      std::vector<std::string>{
+          "c.yaml:4:36: notifications.n0.url: found 'ftp://x/y'; expected a http:// or https:// URL with a host"});
   EXPECT_EQ(errors_of("  - {name: n0, type: pagerduty, routing_key: k, severity: loud}\n"),
-            std::vector<std::string>{"c.yaml:4:59: notifications.n0.severity: found 'loud'; expected one of: critical, "
-                                     "error, warning, info"});
+            std::vector<std::string>{
+                "c.yaml:4:59: notifications.n0.severity: found 'loud'; expected one of: critical, "
+                "error, warning, info"});
 }
 
 TEST(ChannelConfigTest, SecretsFromTheEnvironmentAreNeverEchoed) {
@@ -75,27 +80,32 @@ TEST(ChannelConfigTest, SecretsFromTheEnvironmentAreNeverEchoed) {
 }
 
 TEST(ChannelConfigTest, NotifyMustNameAChannel) {
-  LoadedConfig loaded = load_config_text("monitors:\n"
-                                         "  - {name: a, type: tcp, host: h, port: 1, notify: [slak]}\n"
-                                         "notifications:\n"
-                                         "  - {name: slack, type: slack, webhook_url: 'https://h/x'}\n",
-                                         "c.yaml");
+  LoadedConfig loaded = load_config_text(
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1, notify: [slak]}\n"
+      "notifications:\n"
+      "  - {name: slack, type: slack, webhook_url: 'https://h/x'}\n",
+      "c.yaml");
   ASSERT_EQ(loaded.errors.size(), 1u);
-  EXPECT_EQ(loaded.errors[0].to_string(),
-            "c.yaml:2:53: monitors[0].notify[0]: found 'slak'; expected a channel from notifications (slack)");
+  EXPECT_EQ(
+      loaded.errors[0].to_string(),
+      "c.yaml:2:53: monitors[0].notify[0]: found 'slak'; expected a channel from notifications (slack)");
 }
 
 TEST(ChannelConfigTest, MonitorsWithoutNotifyUseTheDefaultChannels) {
-  LoadedConfig loaded = load_config_text("monitors:\n"
-                                         "  - {name: a, type: tcp, host: h, port: 1}\n"
-                                         "  - {name: b, type: tcp, host: h, port: 1, notify: [x]}\n"
-                                         "notifications:\n"
-                                         "  - {name: x, type: ntfy, topic: t}\n"
-                                         "  - {name: y, type: ntfy, topic: t, default: true}\n",
-                                         "c.yaml");
+  LoadedConfig loaded = load_config_text(
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1}\n"
+      "  - {name: b, type: tcp, host: h, port: 1, notify: [x]}\n"
+      "notifications:\n"
+      "  - {name: x, type: ntfy, topic: t}\n"
+      "  - {name: y, type: ntfy, topic: t, default: true}\n",
+      "c.yaml");
   ASSERT_TRUE(loaded.config);
-  EXPECT_EQ(channels_for(loaded.config->monitors[0], loaded.config->notifications), std::vector<std::string>{"y"});
-  EXPECT_EQ(channels_for(loaded.config->monitors[1], loaded.config->notifications), std::vector<std::string>{"x"});
+  EXPECT_EQ(channels_for(loaded.config->monitors[0], loaded.config->notifications),
+            std::vector<std::string>{"y"});
+  EXPECT_EQ(channels_for(loaded.config->monitors[1], loaded.config->notifications),
+            std::vector<std::string>{"x"});
 }
 
 }  // namespace

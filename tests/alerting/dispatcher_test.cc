@@ -325,8 +325,9 @@ class DispatcherRemindersTest : public DispatcherTest {
       incident_.reset();
     }
     down_ = !ok;
-    for (auto& row : planner_.on_apply(engine::AppliedResult{config_.monitors[0], before, after, engine::Transition::kChanged,
-                                                     r, opened, closed, incident_})) {
+    for (auto& row : planner_.on_apply(engine::AppliedResult{config_.monitors[0], before, after,
+                                                             engine::Transition::kChanged, r, opened, closed,
+                                                             incident_})) {
       store_.add_delivery(std::move(row));
     }
     planner_.committed();

@@ -11,11 +11,13 @@ namespace {
 SystemTime at(const char* text) { return *parse_rfc3339(text); }
 
 std::vector<MaintenanceWindow> windows(const std::string& yaml) {
-  LoadedConfig loaded = load_config_text("monitors:\n"
-                                         "  - {name: a, type: tcp, host: h, port: 1, tags: [gpu]}\n"
-                                         "  - {name: b, type: tcp, host: h, port: 2}\n"
-                                         "maintenance:\n" + yaml,
-                                         "test.yaml");
+  LoadedConfig loaded = load_config_text(
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1, tags: [gpu]}\n"
+      "  - {name: b, type: tcp, host: h, port: 2}\n"
+      "maintenance:\n" +
+          yaml,
+      "test.yaml");
   EXPECT_TRUE(loaded.config.has_value()) << (loaded.errors.empty() ? "" : loaded.errors[0].to_string());
   return loaded.config ? loaded.config->maintenance : std::vector<MaintenanceWindow>{};
 }
@@ -47,25 +49,29 @@ TEST(MaintenanceTest, WeeklyWindowIsOnItsDayOnly) {
 }
 
 TEST(MaintenanceTest, OverlappingWindowsAreFollowedToTheLastEnd) {
-  auto w = windows("  - {monitors: [a], start: '2026-05-01T02:00:00Z', end: '2026-05-01T03:00:00Z'}\n"
-                   "  - {monitors: [a], start: '2026-05-01T02:30:00Z', end: '2026-05-01T05:00:00Z'}\n");
+  auto w = windows(
+      "  - {monitors: [a], start: '2026-05-01T02:00:00Z', end: '2026-05-01T03:00:00Z'}\n"
+      "  - {monitors: [a], start: '2026-05-01T02:30:00Z', end: '2026-05-01T05:00:00Z'}\n");
   EXPECT_EQ(held_until(w, "a", {}, at("2026-05-01T02:10:00Z")), at("2026-05-01T05:00:00Z"));
 }
 
 TEST(MaintenanceTest, BadWindowsAreConfigErrorsWithPositions) {
-  LoadedConfig loaded = load_config_text("monitors:\n"
-                                         "  - {name: a, type: tcp, host: h, port: 1}\n"
-                                         "maintenance:\n"
-                                         "  - {monitors: [a], daily: '25:00-26:00'}\n"
-                                         "  - {monitors: [nope], weekly: 'someday 01:00-02:00'}\n"
-                                         "  - {daily: '01:00-02:00'}\n",
-                                         "c.yaml");
+  LoadedConfig loaded = load_config_text(
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1}\n"
+      "maintenance:\n"
+      "  - {monitors: [a], daily: '25:00-26:00'}\n"
+      "  - {monitors: [nope], weekly: 'someday 01:00-02:00'}\n"
+      "  - {daily: '01:00-02:00'}\n",
+      "c.yaml");
   ASSERT_EQ(loaded.errors.size(), 3u);
-  EXPECT_EQ(loaded.errors[0].to_string(),
-            "c.yaml:4:28: maintenance[0].daily: found '25:00-26:00'; expected HH:MM-HH:MM in UTC such as 02:00-03:30");
-  EXPECT_EQ(loaded.errors[1].to_string(),
-            "c.yaml:5:32: maintenance[1].weekly: found 'someday 01:00-02:00'; expected a day (sun, mon, tue, wed, thu, "
-            "fri, sat) and HH:MM-HH:MM in UTC");
+  EXPECT_EQ(
+      loaded.errors[0].to_string(),
+      "c.yaml:4:28: maintenance[0].daily: found '25:00-26:00'; expected HH:MM-HH:MM in UTC such as 02:00-03:30");
+  EXPECT_EQ(
+      loaded.errors[1].to_string(),
+      "c.yaml:5:32: maintenance[1].weekly: found 'someday 01:00-02:00'; expected a day (sun, mon, tue, wed, thu, "
+      "fri, sat) and HH:MM-HH:MM in UTC");
   EXPECT_EQ(loaded.errors[2].to_string(),
             "c.yaml:6:5: maintenance[2].monitors: missing; expected `monitors: [names]` or `tags: [tags]`");
 }

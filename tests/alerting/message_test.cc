@@ -56,7 +56,8 @@ TEST(MessageTest, RecoverySaysHowLongItWasDownAndWhy) {
   e.body_excerpt.clear();
   const Message m = render_message(e, at("2026-05-01T10:03:08.000Z"));
   EXPECT_EQ(m.title, "✅ UP: rank0-health after 22m down");
-  EXPECT_EQ(m.summary, "Recovered after 22m; it was down with: HTTP 503; [BODY].status == degraded, expected ok");
+  EXPECT_EQ(m.summary,
+            "Recovered after 22m; it was down with: HTTP 503; [BODY].status == degraded, expected ok");
   EXPECT_EQ(field(m, "State"), "up");
   EXPECT_EQ(field(m, "Duration"), "22m");
   EXPECT_EQ(field(m, "Recovered"), "2026-05-01T10:03:07.250Z (750ms ago)");

@@ -40,7 +40,8 @@ class PlannerTest : public ::testing::Test {
     r.at = clock_.system_time();
     r.ok = after == MonitorStatus::kUp;
     r.cause = r.ok ? "" : "connect: connection refused";
-    return planner_.on_apply(engine::AppliedResult{m, b, a, engine::Transition::kChanged, r, opened, std::move(closed), open});
+    return planner_.on_apply(
+        engine::AppliedResult{m, b, a, engine::Transition::kChanged, r, opened, std::move(closed), open});
   }
 
   testing::ManualClock clock_;
@@ -51,7 +52,8 @@ class PlannerTest : public ::testing::Test {
 
 TEST_F(PlannerTest, DownIsDueAfterNotifyAfterOnEveryChannel) {
   Incident incident{3, "a", clock_.system_time(), std::nullopt, "connect: connection refused"};
-  auto rows = apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
+  auto rows =
+      apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].channel, "x");
   EXPECT_EQ(rows[1].channel, "y");
@@ -69,13 +71,18 @@ TEST_F(PlannerTest, RecoveryIsDueNowAndRemindersComeEveryPeriodAfterTheAlert) {
   apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
   const std::optional<Incident> none;
   clock_.advance(minutes(34));  // 5m hold + 30m period not reached yet
-  EXPECT_TRUE(apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident).empty());
+  EXPECT_TRUE(
+      apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident)
+          .empty());
   clock_.advance(minutes(1));
-  auto reminders = apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident);
+  auto reminders =
+      apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident);
   ASSERT_EQ(reminders.size(), 2u);
   EXPECT_EQ(reminders[0].kind, "reminder");
   clock_.advance(minutes(29));
-  EXPECT_TRUE(apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident).empty());
+  EXPECT_TRUE(
+      apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident)
+          .empty());
 
   Incident ended = incident;
   ended.ended = clock_.system_time();
@@ -87,7 +94,9 @@ TEST_F(PlannerTest, RecoveryIsDueNowAndRemindersComeEveryPeriodAfterTheAlert) {
 
 TEST_F(PlannerTest, MonitorsWithNoChannelWriteNothing) {
   Incident incident{4, "quiet", clock_.system_time(), std::nullopt, "x"};
-  EXPECT_TRUE(apply(config_.monitors[1], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident).empty());
+  EXPECT_TRUE(
+      apply(config_.monitors[1], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident)
+          .empty());
 }
 
 }  // namespace

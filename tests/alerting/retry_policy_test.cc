@@ -26,8 +26,8 @@ TEST(RetryPolicyTest, JitterAddsUpToHalfTheDelayWithinTheBounds) {
   EXPECT_EQ(p.backoff(1, 1.0), Millis(1500));  // never under 1 s
   EXPECT_EQ(p.backoff(3, 0.5), seconds(5));
   EXPECT_EQ(p.backoff(12, 1.0), seconds(3072));  // 2048 s + 1024 s
-  EXPECT_EQ(p.backoff(13, 1.0), hours(1));   // never over 1 h
-  EXPECT_EQ(p.backoff(1, -3.0), seconds(1));  // out-of-range randomness is clamped
+  EXPECT_EQ(p.backoff(13, 1.0), hours(1));       // never over 1 h
+  EXPECT_EQ(p.backoff(1, -3.0), seconds(1));     // out-of-range randomness is clamped
 }
 
 TEST(RetryPolicyTest, FourHundredsArePermanentExceptTimeoutAndTooManyRequests) {

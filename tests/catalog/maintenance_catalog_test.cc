@@ -17,10 +17,14 @@ namespace fs = std::filesystem;
 
 bool known(const std::string& name) { return name == "rank0-health" || name == "chat-server"; }
 
-std::string error_of(const Result<MaintenanceWindow>& r) { return r ? std::string("(valid)") : r.error().message; }
+std::string error_of(const Result<MaintenanceWindow>& r) {
+  return r ? std::string("(valid)") : r.error().message;
+}
 
 TEST(ParseApiWindow, ReadsTheSameKeysAsTheFile) {
-  auto w = parse_api_window(R"({"monitors": ["rank0-health"], "start": "2026-05-01T02:00:00Z", "end": "2026-05-01T04:00:00Z"})", known);
+  auto w = parse_api_window(
+      R"({"monitors": ["rank0-health"], "start": "2026-05-01T02:00:00Z", "end": "2026-05-01T04:00:00Z"})",
+      known);
   ASSERT_TRUE(w) << error_of(w);
   EXPECT_EQ(w->monitors, std::vector<std::string>{"rank0-health"});
   EXPECT_EQ(format_rfc3339(*w->end), "2026-05-01T04:00:00.000Z");
@@ -32,19 +36,25 @@ TEST(ParseApiWindow, ReadsTheSameKeysAsTheFile) {
 }
 
 TEST(ParseApiWindow, ErrorsNameTheKey) {
-  EXPECT_EQ(error_of(parse_api_window(R"({"monitors": ["rank0-health"], "start": "tomorrow", "end": "2026-05-01T04:00:00Z"})", known)),
-            "start: found 'tomorrow'; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
+  EXPECT_EQ(
+      error_of(parse_api_window(
+          R"({"monitors": ["rank0-health"], "start": "tomorrow", "end": "2026-05-01T04:00:00Z"})", known)),
+      "start: found 'tomorrow'; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
   EXPECT_EQ(error_of(parse_api_window(R"({"monitors": ["rank0-health"], "daily": "25:00-26:00"})", known)),
             "daily: found '25:00-26:00'; expected HH:MM-HH:MM in UTC such as 02:00-03:30");
-  EXPECT_NE(error_of(parse_api_window(R"({"monitors": ["rank0-health"], "daily": "01:00-02:00", "colour": "red"})", known))
+  EXPECT_NE(error_of(parse_api_window(
+                         R"({"monitors": ["rank0-health"], "daily": "01:00-02:00", "colour": "red"})", known))
                 .find("colour"),
             std::string::npos);
-  EXPECT_EQ(error_of(parse_api_window(R"({"monitors": ["rank0-health", "typo"], "daily": "01:00-02:00"})", known)),
-            "monitors[1]: found 'typo'; expected the name of a monitor");
+  EXPECT_EQ(
+      error_of(parse_api_window(R"({"monitors": ["rank0-health", "typo"], "daily": "01:00-02:00"})", known)),
+      "monitors[1]: found 'typo'; expected the name of a monitor");
   EXPECT_EQ(error_of(parse_api_window(R"({"daily": "01:00-02:00"})", known)),
             "monitors: missing; expected `monitors: [names]` or `tags: [tags]`");
-  EXPECT_EQ(error_of(parse_api_window("[1, 2]", known)), "the body must be one JSON object describing a maintenance window");
-  EXPECT_EQ(error_of(parse_api_window("{not json", known)), "the body must be one JSON object describing a maintenance window");
+  EXPECT_EQ(error_of(parse_api_window("[1, 2]", known)),
+            "the body must be one JSON object describing a maintenance window");
+  EXPECT_EQ(error_of(parse_api_window("{not json", known)),
+            "the body must be one JSON object describing a maintenance window");
   // The server's environment is not the client's to read.
   EXPECT_NE(error_of(parse_api_window(R"({"tags": ["${HOME}"], "daily": "01:00-02:00"})", known)), "(valid)");
 }
@@ -71,10 +81,11 @@ class MaintenanceCatalogTest : public ::testing::Test {
     auto store = sqlite::SqliteStore::open((dir_ / "trainwatch.db").string());
     ASSERT_TRUE(store.ok()) << store.error().message;
     store_ = std::move(store).value();
-    catalog_ = std::make_unique<MaintenanceCatalog>(*store_, clock_, known, [this](const std::vector<MaintenanceWindow>& w) {
-      applied_ = w;
-      ++applies_;
-    });
+    catalog_ = std::make_unique<MaintenanceCatalog>(*store_, clock_, known,
+                                                    [this](const std::vector<MaintenanceWindow>& w) {
+                                                      applied_ = w;
+                                                      ++applies_;
+                                                    });
     auto skipped = catalog_->load();
     ASSERT_TRUE(skipped.ok());
     EXPECT_TRUE(skipped->empty());
@@ -108,7 +119,8 @@ class MaintenanceCatalogTest : public ::testing::Test {
   int applies_ = 0;
 };
 
-constexpr const char* kNow = R"({"monitors": ["rank0-health"], "start": "2026-05-01T01:00:00Z", "end": "2026-05-01T03:00:00Z"})";
+constexpr const char* kNow =
+    R"({"monitors": ["rank0-health"], "start": "2026-05-01T01:00:00Z", "end": "2026-05-01T03:00:00Z"})";
 
 TEST_F(MaintenanceCatalogTest, APIWindowsJoinTheFilesAndEveryChangeIsApplied) {
   catalog_->set_yaml(yaml_windows());
@@ -191,7 +203,8 @@ TEST_F(MaintenanceCatalogTest, AtTheBoundANewWindowReplacesTheOneThatEndedFirst)
   constexpr const char* kLater =
       R"({"monitors": ["rank0-health"], "start": "2026-05-01T01:00:00Z", "end": "2026-05-01T05:00:00Z"})";
   ASSERT_TRUE(create(kLater));  // api-1 ends last
-  for (size_t i = 1; i < MaintenanceCatalog::kMaxApiWindows; ++i) catalog_->create(kNow, [](Result<std::string>) {});
+  for (size_t i = 1; i < MaintenanceCatalog::kMaxApiWindows; ++i)
+    catalog_->create(kNow, [](Result<std::string>) {});
   store_->flush();
   EXPECT_FALSE(create(kNow)) << "every window is still in force";
   clock_.advance(Millis(2 * 3'600'000));  // 04:00: all but api-1 have ended

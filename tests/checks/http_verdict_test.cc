@@ -33,8 +33,10 @@ TEST(JudgeHttpResponse, CauseLeadsWithTheStatusThenTheFailedConditions) {
 TEST(JudgeHttpResponse, ThePublicCauseKeepsTheConditionButNotWhatTheTargetAnswered) {
   auto spec = spec_with({"[STATUS] == 200", "[BODY].status == ok"});
   auto verdict = judge_http_response(spec, 503, R"({"status":"db password is hunter2"})", 3);
-  EXPECT_EQ(cause_for(verdict.cause, Audience::kPublic), "HTTP 503; [BODY].status == (redacted), expected ok");
-  EXPECT_EQ(cause_for(verdict.cause, Audience::kAdmin), "HTTP 503; [BODY].status == db password is hunter2, expected ok");
+  EXPECT_EQ(cause_for(verdict.cause, Audience::kPublic),
+            "HTTP 503; [BODY].status == (redacted), expected ok");
+  EXPECT_EQ(cause_for(verdict.cause, Audience::kAdmin),
+            "HTTP 503; [BODY].status == db password is hunter2, expected ok");
 }
 
 TEST(JudgeHttpResponse, WithoutStatusConditionsOnly2xxAnd3xxPass) {

@@ -46,9 +46,7 @@ struct EvalCase {
   std::string_view body = kBody;
 };
 
-void PrintTo(const EvalCase& c, std::ostream* os) {
-  *os << c.condition;
-}
+void PrintTo(const EvalCase& c, std::ostream* os) { *os << c.condition; }
 
 class EvaluateTest : public ::testing::TestWithParam<EvalCase> {};
 
@@ -186,9 +184,7 @@ struct ParseErrorCase {
   const char* message;
 };
 
-void PrintTo(const ParseErrorCase& c, std::ostream* os) {
-  *os << c.condition;
-}
+void PrintTo(const ParseErrorCase& c, std::ostream* os) { *os << c.condition; }
 
 class ParseErrorTest : public ::testing::TestWithParam<ParseErrorCase> {};
 
@@ -266,9 +262,7 @@ TEST(ConditionTest, OutcomesFollowConditionOrder) {
   EXPECT_EQ(out[2].description, "[RESPONSE_TIME] == 50, expected < 10");
 }
 
-TEST(ConditionTest, NoConditionsNoOutcomes) {
-  EXPECT_TRUE(evaluate_conditions({}, {200, 1, kBody}).empty());
-}
+TEST(ConditionTest, NoConditionsNoOutcomes) { EXPECT_TRUE(evaluate_conditions({}, {200, 1, kBody}).empty()); }
 
 TEST(ConditionTest, CopiesAndMovesKeepBehaviour) {
   auto parsed = Condition::parse("[STATUS] == 200");

@@ -8,8 +8,10 @@ namespace trainwatch {
 namespace {
 
 std::optional<std::string> fake_env(const std::string& name) {
-  static const std::map<std::string, std::string> kEnv = {{"HEALTH_HOST", "10.0.0.7"}, {"TOKEN", "s3cret"},
-                                                               {"STORE_URL", "postgresql://tw:pw-from-env@db:5432/tw"}};
+  static const std::map<std::string, std::string> kEnv = {
+      {"HEALTH_HOST", "10.0.0.7"},
+      {"TOKEN", "s3cret"},
+      {"STORE_URL", "postgresql://tw:pw-from-env@db:5432/tw"}};
   auto it = kEnv.find(name);
   if (it == kEnv.end()) return std::nullopt;
   return it->second;
@@ -103,23 +105,33 @@ constexpr const char* kHead = "monitors:\n  - name: a\n    type: http\n    url: 
 INSTANTIATE_TEST_SUITE_P(
     EveryMessage, LoadConfigErrors,
     ::testing::Values(
-        BadCase{"server: [1, 2]\n", "tw.yaml:1:9: server: found a list; expected a mapping of keys to values"},
-        BadCase{"server:\n  listen: localhost\n", "tw.yaml:2:11: server.listen: found 'localhost'; expected HOST:PORT"},
-        BadCase{"server:\n  listen: h:99999\n", "tw.yaml:2:11: server.listen: found 'h:99999'; expected HOST:PORT"},
+        BadCase{"server: [1, 2]\n",
+                "tw.yaml:1:9: server: found a list; expected a mapping of keys to values"},
+        BadCase{"server:\n  listen: localhost\n",
+                "tw.yaml:2:11: server.listen: found 'localhost'; expected HOST:PORT"},
+        BadCase{"server:\n  listen: h:99999\n",
+                "tw.yaml:2:11: server.listen: found 'h:99999'; expected HOST:PORT"},
         BadCase{"server:\n  datadir: x\n", "tw.yaml:2:3: server.datadir: unknown key; expected one of:"},
-        BadCase{"monitorz: []\n", "tw.yaml:1:1: monitorz: unknown key; expected one of: auth, jobs, maintenance, "
-                                   "monitors, notifications, retention, server, status_pages"},
+        BadCase{"monitorz: []\n",
+                "tw.yaml:1:1: monitorz: unknown key; expected one of: auth, jobs, maintenance, "
+                "monitors, notifications, retention, server, status_pages"},
         BadCase{"monitors: {a: 1}\n", "tw.yaml:1:11: monitors: found a mapping; expected a list of monitors"},
-        BadCase{"monitors:\n  - type: http\n    url: http://h/\n", "tw.yaml:2:5: monitors[0].name: missing; expected a value"},
+        BadCase{"monitors:\n  - type: http\n    url: http://h/\n",
+                "tw.yaml:2:5: monitors[0].name: missing; expected a value"},
         BadCase{"monitors:\n  - name: A b\n    type: tcp\n    host: h\n    port: 1\n",
                 "tw.yaml:2:11: monitors[0].name: found 'A b'; expected lower-case letters"},
-        BadCase{"monitors:\n  - name: a\n    type: ping\n", "tw.yaml:3:11: monitors[0].type: found 'ping'; expected one of: http, tcp"},
-        BadCase{"monitors:\n  - name: a\n    url: http://h/\n", "tw.yaml:2:5: monitors[0].type: missing; expected a value"},
-        BadCase{"monitors:\n  - name: a\n    type: http\n", "tw.yaml:2:5: monitors[0].url: missing; expected a value"},
-        BadCase{"monitors:\n  - name: a\n    type: http\n    url: ftp://h/\n",
-                "tw.yaml:4:10: monitors[0].url: found 'ftp://h/'; expected an http:// or https:// URL with a host"},
-        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    interval: 5\n",
-                "tw.yaml:5:15: monitors[0].interval: found '5'; expected a duration such as 500ms, 30s, 5m, 1h or 1d"},
+        BadCase{"monitors:\n  - name: a\n    type: ping\n",
+                "tw.yaml:3:11: monitors[0].type: found 'ping'; expected one of: http, tcp"},
+        BadCase{"monitors:\n  - name: a\n    url: http://h/\n",
+                "tw.yaml:2:5: monitors[0].type: missing; expected a value"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n",
+                "tw.yaml:2:5: monitors[0].url: missing; expected a value"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: http\n    url: ftp://h/\n",
+            "tw.yaml:4:10: monitors[0].url: found 'ftp://h/'; expected an http:// or https:// URL with a host"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: http\n    url: http://h/\n    interval: 5\n",
+            "tw.yaml:5:15: monitors[0].interval: found '5'; expected a duration such as 500ms, 30s, 5m, 1h or 1d"},
         BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    interval: 10ms\n",
                 "tw.yaml:5:15: monitors[0].interval: found 10ms; expected at least 100ms"},
         BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    retries: -1\n",
@@ -128,38 +140,50 @@ INSTANTIATE_TEST_SUITE_P(
                 "tw.yaml:5:13: monitors[0].method: found 'FETCH'; expected GET, HEAD"},
         BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    tls_verify: yes\n",
                 "tw.yaml:5:17: monitors[0].tls_verify: found 'yes'; expected true or false"},
-        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    conditions: \"[STATUS] == 200\"\n",
-                "tw.yaml:5:17: monitors[0].conditions: found '[STATUS] == 200'; expected a list of strings"},
-        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    conditions:\n      - \"[BOD] == 1\"\n",
-                "tw.yaml:6:9: monitors[0].conditions[0]: unknown placeholder [BOD]"},
-        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n    headers: [x]\n",
-                "tw.yaml:5:14: monitors[0].headers: found a list; expected a mapping of header names to values"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: http\n    url: http://h/\n    conditions: \"[STATUS] == 200\"\n",
+            "tw.yaml:5:17: monitors[0].conditions: found '[STATUS] == 200'; expected a list of strings"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: http\n    url: http://h/\n    conditions:\n      - \"[BOD] == 1\"\n",
+            "tw.yaml:6:9: monitors[0].conditions[0]: unknown placeholder [BOD]"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: http\n    url: http://h/\n    headers: [x]\n",
+            "tw.yaml:5:14: monitors[0].headers: found a list; expected a mapping of header names to values"},
         BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://${NOPE}/\n",
                 "tw.yaml:4:10: monitors[0].url: environment variable NOPE is not set"},
-        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n", "tw.yaml:2:5: monitors[0].port: missing; expected a port number"},
-        BadCase{"store:\n  url: ${NO_STORE_URL}\n", "tw.yaml:2:8: store.url: environment variable NO_STORE_URL is not set"},
-        BadCase{"store:\n  url: mysql://tw:hunter2@db/tw\n",
-                "tw.yaml:2:8: store.url: found 'mysql://***@db/tw'; expected postgresql://USER@HOST:PORT/DATABASE"},
+        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n",
+                "tw.yaml:2:5: monitors[0].port: missing; expected a port number"},
+        BadCase{"store:\n  url: ${NO_STORE_URL}\n",
+                "tw.yaml:2:8: store.url: environment variable NO_STORE_URL is not set"},
+        BadCase{
+            "store:\n  url: mysql://tw:hunter2@db/tw\n",
+            "tw.yaml:2:8: store.url: found 'mysql://***@db/tw'; expected postgresql://USER@HOST:PORT/DATABASE"},
         BadCase{"store:\n  url: postgresql://tw:hunter2@db/tw?sslmode=sometimes\n",
                 "tw.yaml:2:8: store.url: found sslmode 'sometimes'; expected disable, allow, prefer"},
         BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 0\n",
                 "tw.yaml:5:11: monitors[0].port: found '0'; expected a whole number from 1 to 65535"},
         BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n    url: http://h/\n",
                 "tw.yaml:6:5: monitors[0].url: unknown key"},
-        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n  - name: a\n    type: tcp\n    host: h\n    port: 2\n",
-                "tw.yaml:6:11: monitors[1].name: found 'a' again; expected a unique name (first used at line 2)"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n  - name: a\n    type: tcp\n    host: h\n    port: 2\n",
+            "tw.yaml:6:11: monitors[1].name: found 'a' again; expected a unique name (first used at line 2)"},
         BadCase{"monitors:\n  - name: a\n    type: job\n    world_size: 0\n",
                 "tw.yaml:4:17: monitors[0].world_size: found '0'; expected a whole number from 1 to 1000000"},
-        BadCase{"jobs:\n  max_ranks_per_node: 2000\n",
-                "tw.yaml:2:23: jobs.max_ranks_per_node: found '2000'; expected a whole number from 1 to 1024"},
-        BadCase{"jobs:\n  expire_after: 500ms\n", "tw.yaml:2:17: jobs.expire_after: found less than 1s; expected at least 1s"},
-        BadCase{"monitors:\n  - name: a\n    type: job\n    thresholds:\n      straggler_ratio: 0.5\n",
-                "tw.yaml:5:24: monitors[0].thresholds.straggler_ratio: found '0.5'; expected a number from 1 to 100"},
+        BadCase{
+            "jobs:\n  max_ranks_per_node: 2000\n",
+            "tw.yaml:2:23: jobs.max_ranks_per_node: found '2000'; expected a whole number from 1 to 1024"},
+        BadCase{"jobs:\n  expire_after: 500ms\n",
+                "tw.yaml:2:17: jobs.expire_after: found less than 1s; expected at least 1s"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: job\n    thresholds:\n      straggler_ratio: 0.5\n",
+            "tw.yaml:5:24: monitors[0].thresholds.straggler_ratio: found '0.5'; expected a number from 1 to 100"},
         BadCase{"monitors:\n  - name: a\n    type: job\n    thresholds:\n      step_timeout: 0s\n",
                 "tw.yaml:5:21: monitors[0].thresholds.step_timeout: found 0s; expected more than 0"},
-        BadCase{"jobs:\n  auto_create: maybe\n", "tw.yaml:2:16: jobs.auto_create: found 'maybe'; expected true or false"},
+        BadCase{"jobs:\n  auto_create: maybe\n",
+                "tw.yaml:2:16: jobs.auto_create: found 'maybe'; expected true or false"},
         BadCase{"jobs:\n  tokens: x\n", "tw.yaml:2:3: jobs.tokens: unknown key; expected one of:"},
-        BadCase{"jobs:\n  notify: [nope]\n", "tw.yaml:2:12: jobs.notify[0]: found 'nope'; expected a channel from notifications"},
+        BadCase{"jobs:\n  notify: [nope]\n",
+                "tw.yaml:2:12: jobs.notify[0]: found 'nope'; expected a channel from notifications"},
         BadCase{"monitors:\n  - name: a\n   bad indent: [\n", "tw.yaml:"}));
 
 TEST(LoadConfig, TheJobIssueExampleLoadsAsWritten) {

@@ -86,7 +86,8 @@ retention:
 }
 
 TEST(WebSections, DuplicateSlugsAreRefused) {
-  auto errors = errors_of(std::string(kMonitors) + "status_pages:\n  - {slug: a, title: A}\n  - {slug: a, title: B}\n");
+  auto errors =
+      errors_of(std::string(kMonitors) + "status_pages:\n  - {slug: a, title: A}\n  - {slug: a, title: B}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("found 'a' again; expected a unique slug"), std::string::npos);
 }

@@ -15,7 +15,8 @@ TEST(ParseDuration, AcceptsEveryUnit) {
 }
 
 TEST(ParseDuration, RejectsWhatIsNotOneNumberAndOneUnit) {
-  for (const char* bad : {"", "s", "10", "10x", "-5s", "1.5s", "5 s", "5sec", "1m30s", "400d", "99999999999999999999s"}) {
+  for (const char* bad :
+       {"", "s", "10", "10x", "-5s", "1.5s", "5 s", "5sec", "1m30s", "400d", "99999999999999999999s"}) {
     EXPECT_EQ(parse_duration(bad), std::nullopt) << bad;
   }
 }

@@ -16,14 +16,16 @@ TEST(Rfc3339, ParsesWhatItFormatsAndPlainSeconds) {
 }
 
 TEST(Rfc3339, RejectsOtherZonesAndGarbage) {
-  for (const char* bad : {"", "yesterday", "2026-11-29", "2026-11-29T09:41:07+01:00", "2026-13-29T09:41:07Z"}) {
+  for (const char* bad :
+       {"", "yesterday", "2026-11-29", "2026-11-29T09:41:07+01:00", "2026-13-29T09:41:07Z"}) {
     EXPECT_EQ(parse_rfc3339(bad), std::nullopt) << bad;
   }
 }
 
 // A maintenance window starting in 1013 once overflowed the conversion to SystemTime.
 TEST(Rfc3339, RejectsYearsBeforeTheEpochOrPast2199) {
-  for (const char* far : {"1013-05-01T02:00:00Z", "1969-12-31T23:59:59Z", "2200-01-01T00:00:00Z", "9999-12-31T23:59:59Z"}) {
+  for (const char* far :
+       {"1013-05-01T02:00:00Z", "1969-12-31T23:59:59Z", "2200-01-01T00:00:00Z", "9999-12-31T23:59:59Z"}) {
     EXPECT_EQ(parse_rfc3339(far), std::nullopt) << far;
   }
   EXPECT_EQ(parse_rfc3339("1970-01-01T00:00:00Z"), from_unix_ms(0));

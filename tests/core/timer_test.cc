@@ -2,8 +2,8 @@
 // the manual one that unit tests drive.
 #include <vector>
 
-#include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
+#include <boost/asio/io_context.hpp>
 
 #include "core/asio_timers.h"
 #include "fakes/manual_clock.h"

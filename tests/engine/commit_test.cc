@@ -146,7 +146,8 @@ TEST_F(CommitTest, PingsWhileAChangeIsRefusedAreAnsweredUnavailable) {
   }
   ASSERT_TRUE(run_until([&] { return fail_answer.has_value(); }));
   EXPECT_FALSE(fail_answer->ok());
-  ASSERT_TRUE(run_until([&] { return store_.front<RecordResult>() != nullptr; })) << "the change is written again";
+  ASSERT_TRUE(run_until([&] { return store_.front<RecordResult>() != nullptr; }))
+      << "the change is written again";
 
   // A ping now cannot be stored behind it: it gets an error, never an acknowledgement.
   std::optional<Status> answer;

@@ -83,9 +83,11 @@ class FakeStore final : public Store {
   Result<std::map<std::string, std::string>> heartbeat_tokens() override {
     return std::map<std::string, std::string>{};
   }
-  Result<std::vector<UptimeBucket>> uptime(const UptimeQuery&) override { return std::vector<UptimeBucket>{}; }
+  Result<std::vector<UptimeBucket>> uptime(const UptimeQuery&) override {
+    return std::vector<UptimeBucket>{};
+  }
   Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(const std::vector<std::string>&,
-                                                                      const UptimeQuery&) override {
+                                                                     const UptimeQuery&) override {
     return std::map<std::string, std::vector<UptimeBucket>>{};
   }
   Result<std::vector<ApiMonitorSpec>> api_monitors() override { return std::vector<ApiMonitorSpec>{}; }

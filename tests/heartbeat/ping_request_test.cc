@@ -43,8 +43,13 @@ TEST(KeepBody, CutsAtTheLimitOnACharacterBoundary) {
 }
 
 TEST(KeepBody, InvalidUtf8BecomesTheReplacementCharacter) {
-  auto kept = keep_body(std::string("a\xff" "b\xc3", 4), 100);
-  EXPECT_EQ(kept.text, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+  auto kept = keep_body(std::string("a\xff"
+                                    "b\xc3",
+                                    4),
+                        100);
+  EXPECT_EQ(kept.text,
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD");
   EXPECT_EQ(keep_body("\xED\xA0\x80", 100).text.size(), 9u) << "a surrogate is three bad bytes";
 }
 

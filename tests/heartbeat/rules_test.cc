@@ -40,7 +40,8 @@ class RulesTest : public ::testing::Test {
   std::optional<std::string> fire_next() {
     auto d = next_deadline(hourly, track);
     if (!d) return std::nullopt;
-    if (*d > clock.monotonic_time()) clock.advance(std::chrono::duration_cast<Millis>(*d - clock.monotonic_time()));
+    if (*d > clock.monotonic_time())
+      clock.advance(std::chrono::duration_cast<Millis>(*d - clock.monotonic_time()));
     return check_deadlines(hourly, track, clock.monotonic_time());
   }
 
@@ -120,7 +121,8 @@ TEST_F(RulesTest, FailAndNonZeroExitCodesFailAtOnceWithTheFirstLineOfTheBody) {
   ASSERT_TRUE(fail.result);
   EXPECT_FALSE(fail.result->ok);
   EXPECT_EQ(cause_for(fail.result->cause, Audience::kAdmin), "fail ping: disk full");
-  EXPECT_EQ(cause_for(fail.result->cause, Audience::kPublic), "fail ping: (redacted)") << "the body is the job's output";
+  EXPECT_EQ(cause_for(fail.result->cause, Audience::kPublic), "fail ping: (redacted)")
+      << "the body is the job's output";
   EXPECT_FALSE(next_deadline(hourly, track)) << "already failed: nothing more to wait for";
 
   auto code = send(PingKind::kExitCode, 3, "");

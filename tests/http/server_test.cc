@@ -3,13 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <poll.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <boost/asio/write.hpp>
 #include <chrono>
@@ -42,7 +42,8 @@ class ServerTest : public ::testing::Test {
       // Answered from another thread, as a handler waiting for a commit would.
       waiter_ = std::thread([respond] { respond(Response::text(202, "done")); });
     });
-    router->add("GET", "/throws", [](const Request&, Responder) -> void { throw std::runtime_error("boom"); });
+    router->add("GET", "/throws",
+                [](const Request&, Responder) -> void { throw std::runtime_error("boom"); });
     auto server = Server::start(io_, options, router);
     ASSERT_TRUE(server.ok()) << server.error().message;
     server_ = *server;
@@ -56,7 +57,8 @@ class ServerTest : public ::testing::Test {
     if (thread_.joinable()) thread_.join();
   }
 
-  bhttp::response<bhttp::string_body> send(bhttp::verb verb, const std::string& target, std::string body = {}) {
+  bhttp::response<bhttp::string_body> send(bhttp::verb verb, const std::string& target,
+                                           std::string body = {}) {
     asio::io_context client_io;
     beast::tcp_stream stream(client_io);
     stream.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server_->port()));
@@ -217,7 +219,8 @@ TEST_F(ServerTest, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
   socket.read_some(asio::buffer(&byte, 1), ec);
   EXPECT_EQ(ec, asio::error::eof);
   // Counted by the read's completion, which may run just after the client sees the close.
-  EXPECT_TRUE(poll_until(std::chrono::seconds(10), [this] { return stats_->closed_idle_timeout.load() == 1; }));
+  EXPECT_TRUE(
+      poll_until(std::chrono::seconds(10), [this] { return stats_->closed_idle_timeout.load() == 1; }));
 }
 
 // A client that trickles its header (slowloris) must lose the connection at the request

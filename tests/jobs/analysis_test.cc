@@ -106,12 +106,13 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
   EXPECT_EQ(v.phase, "failed");
   EXPECT_EQ(v.findings.front().code, "rank_gone");
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
-  EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) vanished at step " + std::to_string(step) +
-                              " while training, without reporting an error (exit status unknown to the agent); "
-                              "ranks 0-1,3 failed after it (RuntimeError: [/gloo/transport/tcp/pair.cc:598] "
-                              "Connection closed by peer",
-                          0),
-            0u)
+  EXPECT_EQ(
+      v.cause.rfind("rank 2 (node-b, pid 102) vanished at step " + std::to_string(step) +
+                        " while training, without reporting an error (exit status unknown to the agent); "
+                        "ranks 0-1,3 failed after it (RuntimeError: [/gloo/transport/tcp/pair.cc:598] "
+                        "Connection closed by peer",
+                    0),
+      0u)
       << v.cause;
 }
 
@@ -144,8 +145,8 @@ TEST_F(JobAnalysis, AStoppedProcessIsNamedAtOnceWithTheRanksWaitingForIt) {
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_EQ(v.findings.front().code, "rank_stopped");
-  EXPECT_EQ(v.cause.rfind("rank 1 (node-a, pid 101) is stopped (process state T) at step " + std::to_string(step) +
-                              "; ranks 0,2-3 waiting since ",
+  EXPECT_EQ(v.cause.rfind("rank 1 (node-a, pid 101) is stopped (process state T) at step " +
+                              std::to_string(step) + "; ranks 0,2-3 waiting since ",
                           0),
             0u)
       << v.cause;
@@ -173,8 +174,9 @@ TEST_F(JobAnalysis, NoRankAdvancingWithinTheStepTimeoutIsAStallNamingTheRanksBeh
   ASSERT_TRUE(v.down) << v.cause;
   EXPECT_EQ(v.findings.front().code, "job_stalled");
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
-  EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) furthest behind at step " + std::to_string(step) + " (others at step " +
-                              std::to_string(step + 1) + "): no rank advanced for 3s (step timeout 2s)",
+  EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) furthest behind at step " + std::to_string(step) +
+                              " (others at step " + std::to_string(step + 1) +
+                              "): no rank advanced for 3s (step timeout 2s)",
                           0),
             0u)
       << v.cause;
@@ -220,7 +222,9 @@ TEST_F(JobAnalysis, NonFiniteLossIsDown) {
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_EQ(v.findings.front().code, "loss_not_finite");
-  EXPECT_EQ(v.cause.rfind("rank 0 (node-a, pid 100) reported loss NaN at step " + std::to_string(step + 10), 0), 0u);
+  EXPECT_EQ(
+      v.cause.rfind("rank 0 (node-a, pid 100) reported loss NaN at step " + std::to_string(step + 10), 0),
+      0u);
 }
 
 // Synchronous training: every rank steps at the slowest one's pace, so the step interval
@@ -243,7 +247,9 @@ TEST_F(JobAnalysis, AStragglerIsAWarningNamedByItsCostAStep) {
   EXPECT_EQ(v.findings[0].code, "straggler");
   EXPECT_EQ(v.findings[0].severity, Severity::kWarning);
   EXPECT_EQ(v.findings[0].ranks, std::vector<int>{3});
-  EXPECT_EQ(v.cause.rfind("rank 3 (node-b, pid 103) is a straggler: 30.0 ms of CPU a step, 3.0x the job median", 0), 0u)
+  EXPECT_EQ(
+      v.cause.rfind("rank 3 (node-b, pid 103) is a straggler: 30.0 ms of CPU a step, 3.0x the job median", 0),
+      0u)
       << v.cause;
 }
 
@@ -252,7 +258,8 @@ TEST_F(JobAnalysis, ARankClaimedByTwoNodesIsAFinding) {
   report("node-c", {training(3, step)});
   JobVerdict v = verdict();
   bool found = false;
-  for (const auto& f : v.findings) found = found || (f.code == "rank_claimed_twice" && f.ranks == std::vector<int>{3});
+  for (const auto& f : v.findings)
+    found = found || (f.code == "rank_claimed_twice" && f.ranks == std::vector<int>{3});
   EXPECT_TRUE(found) << v.cause;
 }
 
@@ -284,8 +291,10 @@ TEST_F(JobAnalysis, AFailedRankAloneIsDownWithItsError) {
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_FALSE(v.undecided);
-  EXPECT_EQ(v.cause.rfind("rank 1 (node-a, pid 101) failed at step " + std::to_string(step) + ": ValueError: bad batch", 0),
-            0u);
+  EXPECT_EQ(
+      v.cause.rfind(
+          "rank 1 (node-a, pid 101) failed at step " + std::to_string(step) + ": ValueError: bad batch", 0),
+      0u);
 }
 
 // All ranks stop progressing (say, starved of CPU) while still alive and reporting: the job's
@@ -319,7 +328,8 @@ TEST_F(JobAnalysis, AThroughputDropIsAWarningInTheJobsOwnUnit) {
   EXPECT_FALSE(v.down);
   ASSERT_FALSE(v.findings.empty());
   EXPECT_EQ(v.findings[0].code, "throughput_drop");
-  EXPECT_EQ(v.cause.rfind("throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)", 0), 0u) << v.cause;
+  EXPECT_EQ(v.cause.rfind("throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)", 0), 0u)
+      << v.cause;
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ RankReport training(int rank, int64_t step, int64_t step_age_ms = 0) {
   return r;
 }
 
-NodeReport node_report(const std::string& node, int first_rank, int count, int64_t step = 10, int64_t step_age_ms = 0) {
+NodeReport node_report(const std::string& node, int first_rank, int count, int64_t step = 10,
+                       int64_t step_age_ms = 0) {
   NodeReport r;
   r.node = node;
   r.report_every = Millis(1'000);
@@ -110,7 +111,8 @@ TEST_F(Registry, TheCapOnAutoCreatedJobsFreesAsJobsExpire) {
   config_.jobs.expire_after = Millis(60'000);
   configure();
   for (size_t i = 0; i < kMaxAutoJobs; ++i) {
-    ASSERT_EQ(registry_.ingest("run-" + std::to_string(i), node_report("node-0", 0, 1)).outcome, IngestOutcome::kCreated);
+    ASSERT_EQ(registry_.ingest("run-" + std::to_string(i), node_report("node-0", 0, 1)).outcome,
+              IngestOutcome::kCreated);
   }
   EXPECT_EQ(registry_.ingest("one-more", node_report("node-0", 0, 1)).outcome, IngestOutcome::kTooManyJobs);
   clock_.advance(Millis(61'000));
@@ -140,8 +142,9 @@ TEST_F(Registry, AStalled16384RankJobIsAnalysedAndSummarised) {
   config_.jobs.thresholds.step_timeout = Millis(5'000);
   configure();
   for (int node = 0; node < 16; ++node) {
-    ASSERT_EQ(registry_.ingest("huge", node_report("node-" + std::to_string(node), node * 1'024, 1'024)).outcome,
-              node == 0 ? IngestOutcome::kCreated : IngestOutcome::kAccepted);
+    ASSERT_EQ(
+        registry_.ingest("huge", node_report("node-" + std::to_string(node), node * 1'024, 1'024)).outcome,
+        node == 0 ? IngestOutcome::kCreated : IngestOutcome::kAccepted);
   }
   clock_.advance(Millis(8'000));
   for (int node = 0; node < 16; ++node) {
@@ -149,7 +152,8 @@ TEST_F(Registry, AStalled16384RankJobIsAnalysedAndSummarised) {
   }
   const CheckResult result = registry_.evaluate(registry_.auto_monitor("huge"));
   EXPECT_FALSE(result.ok);
-  EXPECT_NE(result.cause.find("all running ranks (0-16383) stuck at step 10"), std::string::npos) << result.cause;
+  EXPECT_NE(result.cause.find("all running ranks (0-16383) stuck at step 10"), std::string::npos)
+      << result.cause;
 
   auto s = registry_.snapshot("huge");
   ASSERT_TRUE(s);

@@ -13,10 +13,10 @@ TEST(LearnedTimeouts, FloorUntilLearnedThenFiveTimesTheSmoothedLongestGap) {
   EXPECT_FALSE(l.step_timeout(t).learned);
   l.observe_step_gap(Millis(200));
   EXPECT_EQ(l.step_timeout(t).value, Millis(2'000));  // 5 x 200ms is under the floor
-  l.observe_step_gap(Millis(1'000));                 // rises at once
+  l.observe_step_gap(Millis(1'000));                  // rises at once
   EXPECT_EQ(l.step_timeout(t).value, Millis(5'000));
   EXPECT_TRUE(l.step_timeout(t).learned);
-  l.observe_step_gap(Millis(200));                   // decays by 5% of the difference
+  l.observe_step_gap(Millis(200));  // decays by 5% of the difference
   EXPECT_EQ(*l.smoothed_step_gap(), Millis(960));
   EXPECT_EQ(l.step_timeout(t).value, Millis(4'800));
 }

@@ -25,7 +25,8 @@ TEST(RankHealth, InStepWithTheOthersIsOk) {
   JobVerdict v;
   v.lag = {{0, 0}, {1, 1}};
   EXPECT_EQ(rank_health(v, 0, training_rank(), {}), RankHealth::kOk);
-  EXPECT_EQ(rank_health(v, 1, training_rank(), {}), RankHealth::kOk) << "one step of lag is normal in sync training";
+  EXPECT_EQ(rank_health(v, 1, training_rank(), {}), RankHealth::kOk)
+      << "one step of lag is normal in sync training";
 }
 
 TEST(RankHealth, TwoStepsBehindIsBehind) {
@@ -50,7 +51,8 @@ TEST(RankHealth, NamedByADownFindingIsDownEvenWhenInStep) {
   JobVerdict v;
   v.findings = {finding(Severity::kWarning, {2}), finding(Severity::kDown, {1, 2})};
   EXPECT_EQ(rank_health(v, 2, training_rank(), {}), RankHealth::kDown);
-  EXPECT_EQ(rank_health(v, 0, training_rank(), {}), RankHealth::kOk) << "a finding about others leaves this rank alone";
+  EXPECT_EQ(rank_health(v, 0, training_rank(), {}), RankHealth::kOk)
+      << "a finding about others leaves this rank alone";
 }
 
 TEST(RankHealth, AStragglerWarningOutranksLag) {

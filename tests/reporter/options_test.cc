@@ -25,9 +25,13 @@ TEST(ResolveOptions, DefaultsWithEmptyEnvironment) {
 }
 
 TEST(ResolveOptions, TorchrunEnvironment) {
-  auto r = resolve_options(nullptr, env_of({{"RANK", "5"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"},
-                                            {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29500"},
-                                            {"TRAINWATCH_JOB", "llama-7b"}, {"TRAINWATCH_DIR", "/x"}}));
+  auto r = resolve_options(nullptr, env_of({{"RANK", "5"},
+                                            {"LOCAL_RANK", "1"},
+                                            {"WORLD_SIZE", "8"},
+                                            {"MASTER_ADDR", "10.0.0.1"},
+                                            {"MASTER_PORT", "29500"},
+                                            {"TRAINWATCH_JOB", "llama-7b"},
+                                            {"TRAINWATCH_DIR", "/x"}}));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->rank, 5);
   EXPECT_EQ(r->local_rank, 1);

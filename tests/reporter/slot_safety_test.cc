@@ -43,9 +43,7 @@ mode_t mode_of(const std::string& path) {
 }
 
 // The documented layout (docs/training.md): the agent relies on it, so the test spells it out.
-std::string own_dir(const std::string& top) {
-  return top + "/" + std::to_string(::geteuid());
-}
+std::string own_dir(const std::string& top) { return top + "/" + std::to_string(::geteuid()); }
 
 // What tw_open printed, and whether it gave a working handle.
 struct Opened {

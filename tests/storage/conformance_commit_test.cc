@@ -73,7 +73,7 @@ TYPED_TEST(StoreCommit, FlushWithNothingQueuedReturns) {
 TYPED_TEST(StoreCommit, ReadersRunConcurrentlyWithTheWriter) {
   Store* store = &this->store();
   constexpr int kWrites = 3'000;  // several batches; a round trip each op on PostgreSQL
-  constexpr int kPage = 500;  // small enough that readers do not starve the writer on two cores
+  constexpr int kPage = 500;      // small enough that readers do not starve the writer on two cores
   std::atomic<bool> writing{true};
   std::atomic<int> read_errors{0};
   std::atomic<int> went_backwards{0};
@@ -109,7 +109,8 @@ TYPED_TEST(StoreCommit, ReadersRunConcurrentlyWithTheWriter) {
   EXPECT_EQ(read_errors, 0);
   EXPECT_EQ(went_backwards, 0);
   EXPECT_GT(reads, 0);
-  EXPECT_EQ(store->results(ResultQuery{"api", std::nullopt, kWrites + 1})->size(), static_cast<size_t>(kWrites));
+  EXPECT_EQ(store->results(ResultQuery{"api", std::nullopt, kWrites + 1})->size(),
+            static_cast<size_t>(kWrites));
 }
 
 // Group commit: many writes in flight at once, and each done comes only once its write

@@ -32,7 +32,8 @@ std::vector<int64_t> ping_times(Store& store, const std::string& monitor) {
 // Two monitors' pings interleaved, so each monitor's chain skips the other's rows.
 void write_interleaved(Store& store, int64_t from_ms, int count) {
   for (int i = 0; i < count; ++i) {
-    ASSERT_TRUE(write_and_wait(store, ping(i % 2 == 0 ? "ckpt" : "eval", PingKind::kSuccess, from_ms + i)).ok());
+    ASSERT_TRUE(
+        write_and_wait(store, ping(i % 2 == 0 ? "ckpt" : "eval", PingKind::kSuccess, from_ms + i)).ok());
   }
 }
 
@@ -42,7 +43,8 @@ TYPED_TEST(StoreHeartbeat, PingsAreStoredWithEveryFieldAndPagedNewestFirst) {
   first.record.ping.body_truncated = true;
   first.record.run_ms = 4200;
   ASSERT_TRUE(write_and_wait(*this->store_, first).ok());
-  for (int i = 1; i <= 4; ++i) ASSERT_TRUE(write_and_wait(*this->store_, ping("ckpt", PingKind::kSuccess, kT0 + i)).ok());
+  for (int i = 1; i <= 4; ++i)
+    ASSERT_TRUE(write_and_wait(*this->store_, ping("ckpt", PingKind::kSuccess, kT0 + i)).ok());
   ASSERT_TRUE(write_and_wait(*this->store_, ping("other", PingKind::kSuccess, kT0)).ok());
 
   auto page = this->store_->pings(PingQuery{"ckpt", std::nullopt, 3});
@@ -106,7 +108,8 @@ TYPED_TEST(StoreHeartbeat, APageCursorThatIsNotThisMonitorsPingStillPagesByAge) 
 
 TYPED_TEST(StoreHeartbeat, PruningDeletesTheOldestPingsOlderThanRetention) {
   write_interleaved(*this->store_, kT0, 6);
-  ASSERT_TRUE(write_and_wait(*this->store_, PruneResults{from_unix_ms(kT0 + 3), 2}).ok());  // bounded: 2 of the 3 old ones
+  ASSERT_TRUE(write_and_wait(*this->store_, PruneResults{from_unix_ms(kT0 + 3), 2})
+                  .ok());  // bounded: 2 of the 3 old ones
   EXPECT_EQ(ping_times(*this->store_, "ckpt"), (std::vector<int64_t>{kT0 + 4, kT0 + 2}));
   ASSERT_TRUE(write_and_wait(*this->store_, PruneResults{from_unix_ms(kT0 + 3), 100}).ok());
   EXPECT_EQ(ping_times(*this->store_, "ckpt"), (std::vector<int64_t>{kT0 + 4}));

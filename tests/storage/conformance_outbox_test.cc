@@ -10,7 +10,12 @@ class StoreOutbox : public StoreTest<F> {};
 TYPED_TEST_SUITE(StoreOutbox, StoreFactories, FactoryName);
 
 NewDelivery delivery(const std::string& channel, const std::string& monitor, int64_t created_ms) {
-  return NewDelivery{channel, monitor, 1, "down", R"({"event":"down"})", from_unix_ms(created_ms),
+  return NewDelivery{channel,
+                     monitor,
+                     1,
+                     "down",
+                     R"({"event":"down"})",
+                     from_unix_ms(created_ms),
                      from_unix_ms(created_ms + 500)};
 }
 
@@ -20,16 +25,23 @@ RecordResult down_with_alerts(int64_t incident_id, std::vector<NewDelivery> outb
   down.status = MonitorStatus::kDown;
   down.since = from_unix_ms(kT0);
   down.open_incident_id = incident_id;
-  return RecordResult{"api", result_at(kT0, false), down, std::move(outbox), incident_of(incident_id, "api", kT0)};
+  return RecordResult{"api", result_at(kT0, false), down, std::move(outbox),
+                      incident_of(incident_id, "api", kT0)};
 }
 
 TYPED_TEST(StoreOutbox, AlertsCommitWithTheirIncidentAndComePendingOldestFirst) {
   Store& store = this->store();
-  ASSERT_TRUE(write_and_wait(store, down_with_alerts(1, {delivery("hook", "api", kT0), delivery("mail", "api", kT0)})).ok());
-  ASSERT_TRUE(write_and_wait(store, RecordResult{"db", result_at(kT0 + 1, false), up_state(kT0), {delivery("hook", "db", kT0 + 1)}})
-                  .ok());
+  ASSERT_TRUE(
+      write_and_wait(store, down_with_alerts(1, {delivery("hook", "api", kT0), delivery("mail", "api", kT0)}))
+          .ok());
+  ASSERT_TRUE(
+      write_and_wait(
+          store,
+          RecordResult{"db", result_at(kT0 + 1, false), up_state(kT0), {delivery("hook", "db", kT0 + 1)}})
+          .ok());
 
-  auto pending = store.deliveries(DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kPending, 0, std::nullopt, 50});
+  auto pending = store.deliveries(
+      DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kPending, 0, std::nullopt, 50});
   ASSERT_TRUE(pending.ok()) << pending.error().message;
   ASSERT_EQ(pending->size(), 3u);
   EXPECT_LT((*pending)[0].id, (*pending)[1].id);
@@ -48,35 +60,49 @@ TYPED_TEST(StoreOutbox, AlertsCommitWithTheirIncidentAndComePendingOldestFirst) 
   ASSERT_TRUE(incident.ok() && incident->has_value());
 
   // The dispatcher's cursor: after an id, oldest first, by channel.
-  auto hook = store.deliveries(DeliveryQuery{"hook", std::nullopt, DeliveryStatus::kPending, first.id, std::nullopt, 50});
+  auto hook = store.deliveries(
+      DeliveryQuery{"hook", std::nullopt, DeliveryStatus::kPending, first.id, std::nullopt, 50});
   ASSERT_TRUE(hook.ok());
   ASSERT_EQ(hook->size(), 1u);
   EXPECT_EQ(hook->front().spec.monitor, "db");
   // API paging: newest first, before an id, by monitor.
-  auto api = store.deliveries(DeliveryQuery{std::nullopt, "api", std::nullopt, std::nullopt, std::nullopt, 1});
+  auto api =
+      store.deliveries(DeliveryQuery{std::nullopt, "api", std::nullopt, std::nullopt, std::nullopt, 1});
   ASSERT_EQ(api->size(), 1u);
   EXPECT_EQ(api->front().spec.channel, "mail");
-  auto older = store.deliveries(DeliveryQuery{std::nullopt, "api", std::nullopt, std::nullopt, api->front().id, 50});
+  auto older =
+      store.deliveries(DeliveryQuery{std::nullopt, "api", std::nullopt, std::nullopt, api->front().id, 50});
   ASSERT_EQ(older->size(), 1u);
   EXPECT_EQ(older->front().spec.channel, "hook");
 }
 
 TYPED_TEST(StoreOutbox, UpdatesMoveADeliveryOutOfPending) {
   Store& store = this->store();
-  ASSERT_TRUE(write_and_wait(store, down_with_alerts(1, {delivery("hook", "api", kT0), delivery("mail", "api", kT0)})).ok());
+  ASSERT_TRUE(
+      write_and_wait(store, down_with_alerts(1, {delivery("hook", "api", kT0), delivery("mail", "api", kT0)}))
+          .ok());
   auto rows = store.deliveries(DeliveryQuery{std::nullopt, std::nullopt, std::nullopt, 0, std::nullopt, 50});
   ASSERT_TRUE(rows.ok() && rows->size() == 2u);
   const int64_t hook = (*rows)[0].id;
   const int64_t mail = (*rows)[1].id;
 
-  UpdateDelivery retry{hook, DeliveryStatus::kPending, 1, from_unix_ms(kT0 + 1), from_unix_ms(kT0 + 1),
-                       from_unix_ms(kT0 + 30'000), "HTTP 502", 502, std::nullopt};
+  UpdateDelivery retry{hook,
+                       DeliveryStatus::kPending,
+                       1,
+                       from_unix_ms(kT0 + 1),
+                       from_unix_ms(kT0 + 1),
+                       from_unix_ms(kT0 + 30'000),
+                       "HTTP 502",
+                       502,
+                       std::nullopt};
   ASSERT_TRUE(write_and_wait(store, retry).ok());
-  UpdateDelivery sent{mail, DeliveryStatus::kDelivered, 1, from_unix_ms(kT0 + 2), from_unix_ms(kT0 + 2), std::nullopt,
-                      "", 250, from_unix_ms(kT0 + 2)};
+  UpdateDelivery sent{
+      mail, DeliveryStatus::kDelivered, 1, from_unix_ms(kT0 + 2), from_unix_ms(kT0 + 2), std::nullopt, "",
+      250,  from_unix_ms(kT0 + 2)};
   ASSERT_TRUE(write_and_wait(store, sent).ok());
 
-  auto pending = store.deliveries(DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kPending, 0, std::nullopt, 50});
+  auto pending = store.deliveries(
+      DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kPending, 0, std::nullopt, 50});
   ASSERT_EQ(pending->size(), 1u);
   const Delivery& d = pending->front();
   EXPECT_EQ(d.id, hook);
@@ -85,8 +111,8 @@ TYPED_TEST(StoreOutbox, UpdatesMoveADeliveryOutOfPending) {
   EXPECT_EQ(d.last_error, "HTTP 502");
   EXPECT_EQ(d.http_status, 502);
   EXPECT_FALSE(d.finished);
-  auto delivered =
-      store.deliveries(DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kDelivered, std::nullopt, std::nullopt, 50});
+  auto delivered = store.deliveries(
+      DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kDelivered, std::nullopt, std::nullopt, 50});
   ASSERT_EQ(delivered->size(), 1u);
   EXPECT_EQ(to_unix_ms(*delivered->front().finished), kT0 + 2);
   EXPECT_FALSE(delivered->front().next_attempt);

@@ -19,7 +19,8 @@ class StoreRollups : public StoreTest<F> {
     ASSERT_TRUE(this->store_->write(RecordResult{monitor, r, MonitorState{}}));
   }
 
-  std::vector<UptimeBucket> buckets(RollupResolution res, int64_t from, int64_t to, const std::string& m = "a") {
+  std::vector<UptimeBucket> buckets(RollupResolution res, int64_t from, int64_t to,
+                                    const std::string& m = "a") {
     this->store_->flush();
     auto out = this->store_->uptime(UptimeQuery{m, res, from, to});
     EXPECT_TRUE(out.ok());
@@ -59,7 +60,8 @@ TYPED_TEST(StoreRollups, TheWindowIsHalfOpen) {
 
 TYPED_TEST(StoreRollups, PruningRemovesOldRawResultsButKeepsRollups) {
   for (int i = 0; i < 5; ++i) this->record("a", kDay0 + i * kHour, true, 1);
-  ASSERT_TRUE(this->store_->write(PruneResults{from_unix_ms(kDay0 + 3 * kHour), 2}));  // bounded: 2 of the 3 old ones
+  ASSERT_TRUE(
+      this->store_->write(PruneResults{from_unix_ms(kDay0 + 3 * kHour), 2}));  // bounded: 2 of the 3 old ones
   this->store_->flush();
   EXPECT_EQ(this->store_->results(ResultQuery{"a", std::nullopt, 100})->size(), 3u);
   ASSERT_TRUE(this->store_->write(PruneResults{from_unix_ms(kDay0 + 3 * kHour), 10}));
@@ -75,7 +77,8 @@ TYPED_TEST(StoreRollups, SeveralMonitorsInOneRead) {
   this->record("b", kDay0 + kHour, false, 20);
   this->record("c", kDay0, true, 30);
   this->store_->flush();
-  auto out = this->store_->uptime_of({"a", "b", "missing"}, UptimeQuery{"", RollupResolution::kHour, kDay0, kDay0 + kDay});
+  auto out = this->store_->uptime_of({"a", "b", "missing"},
+                                     UptimeQuery{"", RollupResolution::kHour, kDay0, kDay0 + kDay});
   ASSERT_TRUE(out.ok());
   ASSERT_EQ(out->size(), 2u);
   EXPECT_EQ(out->at("a").at(0).checks, 1);
@@ -84,7 +87,6 @@ TYPED_TEST(StoreRollups, SeveralMonitorsInOneRead) {
   std::vector<std::string> too_many(Store::kMaxRowsPerBatch + 1, "a");
   EXPECT_FALSE(this->store_->uptime_of(too_many, UptimeQuery{}).ok());
 }
-
 
 }  // namespace
 }  // namespace trainwatch::testing

@@ -55,7 +55,8 @@ std::vector<int64_t> ping_times(Store& store, const std::string& monitor) {
 // Two monitors' pings interleaved, so each monitor's chain skips the other's rows.
 void write_interleaved(Store& store, int64_t from_ms, int count) {
   for (int i = 0; i < count; ++i) {
-    ASSERT_TRUE(write_and_wait(store, ping(i % 2 == 0 ? "ckpt" : "eval", PingKind::kSuccess, from_ms + i)).ok());
+    ASSERT_TRUE(
+        write_and_wait(store, ping(i % 2 == 0 ? "ckpt" : "eval", PingKind::kSuccess, from_ms + i)).ok());
   }
 }
 

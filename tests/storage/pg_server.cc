@@ -79,8 +79,8 @@ Status PgServer::ensure_started() {
 Status PgServer::start() {
   const std::string log = dir_ + "/server.log";
   // fsync off: these tests check what a store does, not what the disk keeps after a crash.
-  auto started = run("runuser -u postgres -- " + std::string(kBin) + "/pg_ctl -D " + dir_ + "/data -l " + log +
-                         " -w -o \"-p " + std::to_string(port_) +
+  auto started = run("runuser -u postgres -- " + std::string(kBin) + "/pg_ctl -D " + dir_ + "/data -l " +
+                         log + " -w -o \"-p " + std::to_string(port_) +
                          " -c listen_addresses=127.0.0.1 -c unix_socket_directories=" + dir_ +
                          " -c fsync=off\" start >/dev/null",
                      "pg_ctl start", log);
@@ -90,7 +90,8 @@ Status PgServer::start() {
 
 Status PgServer::stop() {
   running_ = false;
-  return run("runuser -u postgres -- " + std::string(kBin) + "/pg_ctl -D " + dir_ + "/data -m fast -w stop >/dev/null",
+  return run("runuser -u postgres -- " + std::string(kBin) + "/pg_ctl -D " + dir_ +
+                 "/data -m fast -w stop >/dev/null",
              "pg_ctl stop", dir_ + "/server.log");
 }
 

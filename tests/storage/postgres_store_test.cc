@@ -75,16 +75,18 @@ TEST_F(PostgresStoreTest, AWrongPasswordIsAnAuthErrorThatNeverShowsThePassword) 
   {
     pqxx::connection admin(url_);
     pqxx::nontransaction tx(admin);
-    tx.exec("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tw') THEN "
-            "CREATE ROLE tw LOGIN PASSWORD 'right-pw'; END IF; END $$");
+    tx.exec(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tw') THEN "
+        "CREATE ROLE tw LOGIN PASSWORD 'right-pw'; END IF; END $$");
   }
   // The cluster trusts every loopback connection (initdb -A trust), so a password is
   // checked only where pg_hba says so: put a line for tw first for this test and reload.
   pqxx::connection admin(url_);
   pqxx::nontransaction tx(admin);
   const std::string hba = tx.exec1("SHOW hba_file")[0].as<std::string>();
-  ASSERT_EQ(std::system(("cp " + hba + " " + hba + ".trust && printf 'host all tw 127.0.0.1/32 scram-sha-256\\n' > " +
-                         hba + ".new && cat " + hba + ".trust >> " + hba + ".new && mv " + hba + ".new " + hba +
+  ASSERT_EQ(std::system(("cp " + hba + " " + hba +
+                         ".trust && printf 'host all tw 127.0.0.1/32 scram-sha-256\\n' > " + hba +
+                         ".new && cat " + hba + ".trust >> " + hba + ".new && mv " + hba + ".new " + hba +
                          " && chown postgres " + hba)
                             .c_str()),
             0);
@@ -109,7 +111,8 @@ TEST_F(PostgresStoreTest, ADatabaseFromANewerTrainwatchIsRefusedNamingBothVersio
   {
     pqxx::connection raw(url_);
     pqxx::work tx(raw);
-    tx.exec("INSERT INTO schema_version (version, description, applied_ms) VALUES (99, 'from the future', 0)");
+    tx.exec(
+        "INSERT INTO schema_version (version, description, applied_ms) VALUES (99, 'from the future', 0)");
     tx.commit();
   }
   auto opened = postgres::PostgresStore::open(url_);

@@ -25,7 +25,8 @@ TEST(WindowJson, ShowsTheFileSpellingAndWhetherItIsActive) {
 
   MaintenanceWindow weekly = daily;
   weekly.weekday = 6;  // sat 23:00-01:00
-  EXPECT_EQ(window_json(CatalogWindow{"api-4", true, weekly, now}, now)["weekly"].as_string(), "sat 23:00-01:00");
+  EXPECT_EQ(window_json(CatalogWindow{"api-4", true, weekly, now}, now)["weekly"].as_string(),
+            "sat 23:00-01:00");
 
   MaintenanceWindow once;
   once.monitors = {"rank0-health"};

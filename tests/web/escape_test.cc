@@ -1,8 +1,8 @@
 // Every text placed into a page reads as text: by hand (badges) and through templates.
 #include <gtest/gtest.h>
 
-#include "web/badge.h"
 #include "core/html_escape.h"
+#include "web/badge.h"
 #include "web/pages.h"
 
 namespace trainwatch::web {
@@ -29,12 +29,18 @@ TEST(EscapeTest, StatusPageTemplateEscapesEveryText) {
   model["description"] = kXss;
   model["updated_at"] = "2026-01-01T00:00:00.000Z";
   model["banner"] = boost::json::object{{"code", "operational"}, {"text", "All systems operational"}};
-  boost::json::object monitor{{"name", kXss}, {"status", "up"}, {"status_word", "Up"}, {"status_icon", "x"},
-                              {"uptime_90d_text", "100.00%"}, {"days", boost::json::array()}};
-  model["groups"] = boost::json::array{boost::json::object{{"name", kXss}, {"monitors", boost::json::array{monitor}}}};
-  boost::json::object incident{{"monitor", kXss}, {"cause", kXss}, {"started", "s"}, {"ended", nullptr},
-                               {"ongoing", true}, {"duration", "1m"}};
-  model["incident_days"] = boost::json::array{boost::json::object{{"date", "d"}, {"incidents", boost::json::array{incident}}}};
+  boost::json::object monitor{{"name", kXss},
+                              {"status", "up"},
+                              {"status_word", "Up"},
+                              {"status_icon", "x"},
+                              {"uptime_90d_text", "100.00%"},
+                              {"days", boost::json::array()}};
+  model["groups"] =
+      boost::json::array{boost::json::object{{"name", kXss}, {"monitors", boost::json::array{monitor}}}};
+  boost::json::object incident{{"monitor", kXss},  {"cause", kXss},   {"started", "s"},
+                               {"ended", nullptr}, {"ongoing", true}, {"duration", "1m"}};
+  model["incident_days"] =
+      boost::json::array{boost::json::object{{"date", "d"}, {"incidents", boost::json::array{incident}}}};
   std::string page = render_page("status_page", model);
   EXPECT_NE(page.find("All systems operational"), std::string::npos);
   EXPECT_EQ(page.find("<script>"), std::string::npos) << page;

@@ -30,8 +30,9 @@ class DiscordProvider final : public Provider {
     json::array fields;
     for (const auto& [label, value] : m.fields) {
       if (fields.size() == kMaxFields) break;
-      fields.push_back(json::object{
-          {"name", cut_text(label, kNameChars)}, {"value", cut_text(value, kValueChars)}, {"inline", value.size() < 40}});
+      fields.push_back(json::object{{"name", cut_text(label, kNameChars)},
+                                    {"value", cut_text(value, kValueChars)},
+                                    {"inline", value.size() < 40}});
     }
     const int color = m.kind == EventKind::kUp ? 0x1A7F37 : m.kind == EventKind::kTest ? 0x555555 : 0xCF222E;
     json::object embed{{"title", cut_text(m.title, kTitleChars)},

@@ -66,7 +66,8 @@ std::string rfc5322_date(SystemTime t) {
 
 bool plausible_address(const std::string& a) {
   const size_t at = a.find('@');
-  return at != std::string::npos && at > 0 && at + 1 < a.size() && a.find_first_of(" <>\r\n,") == std::string::npos;
+  return at != std::string::npos && at > 0 && at + 1 < a.size() &&
+         a.find_first_of(" <>\r\n,") == std::string::npos;
 }
 
 class EmailProvider final : public Provider {
@@ -81,8 +82,10 @@ class EmailProvider final : public Provider {
         starttls_(starttls),
         tls_verify_(tls_verify) {}
 
-  OutboundRequest build(const AlertEvent&, const Message& m, int64_t delivery_id, SystemTime now) const override {
-    const std::string boundary = "trainwatch-" + std::to_string(delivery_id) + "-" + std::to_string(to_unix_ms(now));
+  OutboundRequest build(const AlertEvent&, const Message& m, int64_t delivery_id,
+                        SystemTime now) const override {
+    const std::string boundary =
+        "trainwatch-" + std::to_string(delivery_id) + "-" + std::to_string(to_unix_ms(now));
     std::string to_header;
     for (const auto& a : to_) to_header += (to_header.empty() ? "" : ", ") + a;
     const std::string domain = from_.substr(from_.find('@') + 1);
@@ -94,9 +97,11 @@ class EmailProvider final : public Provider {
     mail += "Message-ID: <" + boundary + "@" + domain + ">\r\n";
     mail += "MIME-Version: 1.0\r\n";
     mail += "Content-Type: multipart/alternative; boundary=\"" + boundary + "\"\r\n\r\n";
-    mail += "--" + boundary + "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n";
+    mail += "--" + boundary +
+            "\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n";
     mail += base64_lines(message_text(m));
-    mail += "--" + boundary + "\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n";
+    mail += "--" + boundary +
+            "\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n";
     mail += base64_lines(message_html(m));
     mail += "--" + boundary + "--\r\n";
 
@@ -139,10 +144,12 @@ std::unique_ptr<Provider> make_email(ChannelFields& f) {
   auto to = f.list("to", true);
   auto starttls = f.choice("starttls", {"required", "try", "off"});
   auto tls_verify = f.boolean("tls_verify");
-  if (from && !plausible_address(*from)) f.error("from", "found '" + *from + "'; expected an address such as trainwatch@example.com");
+  if (from && !plausible_address(*from))
+    f.error("from", "found '" + *from + "'; expected an address such as trainwatch@example.com");
   if (to) {
     for (const auto& a : *to) {
-      if (!plausible_address(a)) f.error("to", "found '" + a + "'; expected addresses such as oncall@example.com");
+      if (!plausible_address(a))
+        f.error("to", "found '" + a + "'; expected addresses such as oncall@example.com");
     }
   }
   if (password && !username) f.error("password", "set without a username; expected both or neither");

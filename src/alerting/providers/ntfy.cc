@@ -31,7 +31,9 @@ class NtfyProvider final : public Provider {
                       {"title", m.title},
                       {"message", cut_text(text, kMessageBytes)},
                       {"priority", up || m.kind == EventKind::kTest ? 3 : 5},
-                      {"tags", json::array{up ? "white_check_mark" : m.kind == EventKind::kTest ? "test_tube" : "rotating_light"}}};
+                      {"tags", json::array{up                           ? "white_check_mark"
+                                           : m.kind == EventKind::kTest ? "test_tube"
+                                                                        : "rotating_light"}}};
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};

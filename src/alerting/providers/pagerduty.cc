@@ -28,19 +28,21 @@ class PagerDutyProvider final : public Provider {
   OutboundRequest build(const AlertEvent& e, const Message& m, int64_t, SystemTime) const override {
     json::object details;
     for (const auto& [label, value] : m.fields) details[label] = value;
-    const std::string dedup_key =
-        e.incident_id ? std::to_string(*e.incident_id) : "trainwatch-" + std::string(to_string(e.kind)) + "-" + e.monitor;
-    json::object body{{"routing_key", routing_key_},
-                      {"event_action", e.kind == EventKind::kUp ? "resolve" : "trigger"},
-                      {"dedup_key", dedup_key},
-                      {"client", "trainwatch"},
-                      {"payload", json::object{{"summary", cut_text(m.headline + ": " + m.summary, kSummaryChars)},
-                                               {"source", e.target.empty() ? e.monitor : e.target},
-                                               {"severity", e.kind == EventKind::kTest ? "info" : severity_},
-                                               {"timestamp", format_rfc3339(e.at)},
-                                               {"component", e.monitor},
-                                               {"class", e.monitor_type},
-                                               {"custom_details", std::move(details)}}}};
+    const std::string dedup_key = e.incident_id
+                                      ? std::to_string(*e.incident_id)
+                                      : "trainwatch-" + std::string(to_string(e.kind)) + "-" + e.monitor;
+    json::object body{
+        {"routing_key", routing_key_},
+        {"event_action", e.kind == EventKind::kUp ? "resolve" : "trigger"},
+        {"dedup_key", dedup_key},
+        {"client", "trainwatch"},
+        {"payload", json::object{{"summary", cut_text(m.headline + ": " + m.summary, kSummaryChars)},
+                                 {"source", e.target.empty() ? e.monitor : e.target},
+                                 {"severity", e.kind == EventKind::kTest ? "info" : severity_},
+                                 {"timestamp", format_rfc3339(e.at)},
+                                 {"component", e.monitor},
+                                 {"class", e.monitor_type},
+                                 {"custom_details", std::move(details)}}}};
     OutboundRequest r;
     r.url = join_url(url_, "/v2/enqueue");
     r.headers = {"Content-Type: application/json"};

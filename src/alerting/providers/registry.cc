@@ -5,9 +5,9 @@ namespace trainwatch::alerting {
 
 namespace {
 constexpr ProviderType kProviderTypes[] = {
-    {"slack", make_slack},         {"discord", make_discord}, {"webhook", make_webhook},
-    {"email", make_email},         {"pagerduty", make_pagerduty}, {"alertmanager", make_alertmanager},
-    {"ntfy", make_ntfy},           {"telegram", make_telegram},
+    {"slack", make_slack}, {"discord", make_discord},     {"webhook", make_webhook},
+    {"email", make_email}, {"pagerduty", make_pagerduty}, {"alertmanager", make_alertmanager},
+    {"ntfy", make_ntfy},   {"telegram", make_telegram},
 };
 }  // namespace
 

@@ -28,17 +28,20 @@ class SlackProvider final : public Provider {
 
   OutboundRequest build(const AlertEvent&, const Message& m, int64_t delivery_id, SystemTime) const override {
     json::array blocks;
-    blocks.push_back(json::object{{"type", "header"},
-                                  {"text", json::object{{"type", "plain_text"}, {"text", slack_text(m.title, kHeaderChars)}}}});
-    blocks.push_back(json::object{{"type", "section"},
-                                  {"text", json::object{{"type", "mrkdwn"}, {"text", slack_text(m.summary, kSectionChars)}}}});
+    blocks.push_back(json::object{
+        {"type", "header"},
+        {"text", json::object{{"type", "plain_text"}, {"text", slack_text(m.title, kHeaderChars)}}}});
+    blocks.push_back(json::object{
+        {"type", "section"},
+        {"text", json::object{{"type", "mrkdwn"}, {"text", slack_text(m.summary, kSectionChars)}}}});
     json::array fields;
     for (const auto& [label, value] : m.fields) {
       if (fields.size() == kFieldsPerSection) {
         blocks.push_back(json::object{{"type", "section"}, {"fields", std::move(fields)}});
         fields = json::array();
       }
-      fields.push_back(json::object{{"type", "mrkdwn"}, {"text", slack_text("*" + label + "*\n" + value, kFieldChars)}});
+      fields.push_back(
+          json::object{{"type", "mrkdwn"}, {"text", slack_text("*" + label + "*\n" + value, kFieldChars)}});
     }
     if (!fields.empty()) blocks.push_back(json::object{{"type", "section"}, {"fields", std::move(fields)}});
     std::string context = "trainwatch";
@@ -48,7 +51,8 @@ class SlackProvider final : public Provider {
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};
-    r.body = json::serialize(json::object{{"text", slack_escape(m.title + ": " + m.summary)}, {"blocks", std::move(blocks)}});
+    r.body = json::serialize(
+        json::object{{"text", slack_escape(m.title + ": " + m.summary)}, {"blocks", std::move(blocks)}});
     return r;
   }
 

@@ -26,7 +26,8 @@ class TelegramProvider final : public Provider {
       : url_(std::move(url)), token_(std::move(token)), chat_id_(std::move(chat_id)) {}
 
   OutboundRequest build(const AlertEvent&, const Message& m, int64_t, SystemTime) const override {
-    std::string text = "<b>" + html_escape(m.title) + "</b>\n" + html_escape(cut_text(m.summary, kSummaryChars)) + "\n";
+    std::string text =
+        "<b>" + html_escape(m.title) + "</b>\n" + html_escape(cut_text(m.summary, kSummaryChars)) + "\n";
     for (const auto& [label, value] : m.fields) {
       text += "\n<b>" + html_escape(label) + ":</b> " + html_escape(cut_text(value, kValueChars));
     }

@@ -27,31 +27,40 @@ json::value time_or_null(const std::optional<SystemTime>& t) {
 
 class WebhookProvider final : public Provider {
  public:
-  WebhookProvider(std::string url, std::string secret, std::vector<std::pair<std::string, std::string>> headers)
+  WebhookProvider(std::string url, std::string secret,
+                  std::vector<std::pair<std::string, std::string>> headers)
       : url_(std::move(url)), secret_(std::move(secret)), headers_(std::move(headers)) {}
 
-  OutboundRequest build(const AlertEvent& e, const Message& m, int64_t delivery_id, SystemTime now) const override {
+  OutboundRequest build(const AlertEvent& e, const Message& m, int64_t delivery_id,
+                        SystemTime now) const override {
     json::array tags;
     for (const auto& t : e.tags) tags.emplace_back(t);
     json::array fields;
-    for (const auto& [label, value] : m.fields) fields.push_back(json::object{{"label", label}, {"value", value}});
+    for (const auto& [label, value] : m.fields)
+      fields.push_back(json::object{{"label", label}, {"value", value}});
     json::value duration_ms = nullptr;
-    if (e.since) duration_ms = std::chrono::duration_cast<Millis>((e.ended ? *e.ended : now) - *e.since).count();
+    if (e.since)
+      duration_ms = std::chrono::duration_cast<Millis>((e.ended ? *e.ended : now) - *e.since).count();
     json::object body{
         {"schema", kSchema},
         {"event", to_string(e.kind)},
         {"delivery_id", delivery_id},
         {"incident_id", e.incident_id ? json::value(*e.incident_id) : json::value(nullptr)},
-        {"monitor", json::object{{"name", e.monitor}, {"type", e.monitor_type}, {"target", e.target}, {"tags", std::move(tags)}}},
-        {"state", e.kind == EventKind::kUp ? "up" : e.kind == EventKind::kTest ? "test" : "down"},
+        {"monitor",
+         json::object{
+             {"name", e.monitor}, {"type", e.monitor_type}, {"target", e.target}, {"tags", std::move(tags)}}},
+        {"state", e.kind == EventKind::kUp     ? "up"
+                  : e.kind == EventKind::kTest ? "test"
+                                               : "down"},
         {"cause", e.cause},
         {"at", format_rfc3339(e.at)},
         {"started_at", time_or_null(e.since)},
         {"ended_at", time_or_null(e.ended)},
         {"duration_ms", duration_ms},
-        {"check", json::object{{"http_status", e.http_status != 0 ? json::value(e.http_status) : json::value(nullptr)},
-                               {"latency_ms", e.latency_ms},
-                               {"body_excerpt", e.body_excerpt}}},
+        {"check",
+         json::object{{"http_status", e.http_status != 0 ? json::value(e.http_status) : json::value(nullptr)},
+                      {"latency_ms", e.latency_ms},
+                      {"body_excerpt", e.body_excerpt}}},
         {"title", m.title},
         {"summary", m.summary},
         {"fields", std::move(fields)},
@@ -61,7 +70,8 @@ class WebhookProvider final : public Provider {
     r.body = json::serialize(body);
     r.headers = {"Content-Type: application/json", "X-Trainwatch-Event: " + std::string(to_string(e.kind)),
                  "X-Trainwatch-Delivery: " + std::to_string(delivery_id)};
-    if (!secret_.empty()) r.headers.push_back("X-Trainwatch-Signature: sha256=" + hmac_sha256_hex(secret_, r.body));
+    if (!secret_.empty())
+      r.headers.push_back("X-Trainwatch-Signature: sha256=" + hmac_sha256_hex(secret_, r.body));
     for (const auto& [name, value] : headers_) r.headers.push_back(name + ": " + value);
     return r;
   }
@@ -83,7 +93,9 @@ std::unique_ptr<Provider> make_webhook(ChannelFields& f) {
   for (const auto& [name, value] : headers) {
     const bool token = !name.empty() && name.find_first_of(" :\r\n\t") == std::string::npos;
     if (!token || value.find_first_of("\r\n") != std::string::npos) {
-      f.error("headers", "found header '" + name + "' that cannot be sent; expected a name without spaces or ':' and a one-line value");
+      f.error("headers",
+              "found header '" + name +
+                  "' that cannot be sent; expected a name without spaces or ':' and a one-line value");
     }
   }
   f.finish();

@@ -35,9 +35,7 @@ std::string password_of(const std::string& url) {
   return parsed->password();
 }
 
-bool contains(const std::string& text, std::string_view part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 // libpq words the refusal of credentials in a few ways; all are an operator's to fix.
 bool is_auth_failure(const std::string& message) {
@@ -48,9 +46,7 @@ bool is_auth_failure(const std::string& message) {
 
 }  // namespace
 
-std::string describe_target(std::string_view url) {
-  return redact_url(url);
-}
+std::string describe_target(std::string_view url) { return redact_url(url); }
 
 std::string scrub(std::string message, const std::string& url) {
   const std::string password = password_of(url);
@@ -90,8 +86,10 @@ FailureKind classify(const std::exception& e) {
   if (state == "53100") return {"disk_full", true, false};
   if (cls == "23") return {"constraint", false, false};
   if (state == "25006") return {"read_only", true, false};  // a standby, or default_transaction_read_only
-  if (cls == "08" || cls == "57") return {"unavailable", true, true};  // connection lost, server shutting down
-  if (cls == "40" || cls == "53" || state == "55P03") return {"busy", true, false};  // conflicts, no resources, locks
+  if (cls == "08" || cls == "57")
+    return {"unavailable", true, true};  // connection lost, server shutting down
+  if (cls == "40" || cls == "53" || state == "55P03")
+    return {"busy", true, false};  // conflicts, no resources, locks
   if (cls == "58") return {"io_error", true, false};
   if (cls == "XX") return {"corrupt", false, false};
   return {"other", true, false};

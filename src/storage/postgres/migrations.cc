@@ -142,9 +142,7 @@ int applied_version(pqxx::transaction_base& tx) {
 
 }  // namespace
 
-std::span<const Migration> migrations() {
-  return kMigrations;
-}
+std::span<const Migration> migrations() { return kMigrations; }
 
 Result<int> schema_version(pqxx::connection_base& conn) {
   try {
@@ -181,8 +179,9 @@ Status migrate(pqxx::connection_base& conn, int target) {
     tx.commit();
   } catch (const std::exception& e) {
     const FailureKind kind = classify(e);
-    return make_error(kind.connection_lost ? "store.unavailable" : "store.migrate",
-                      "cannot migrate the database schema from version " + std::to_string(from) + ": " + e.what());
+    return make_error(
+        kind.connection_lost ? "store.unavailable" : "store.migrate",
+        "cannot migrate the database schema from version " + std::to_string(from) + ": " + e.what());
   }
   return Ok{};
 }

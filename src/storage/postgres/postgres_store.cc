@@ -48,24 +48,22 @@ bool PostgresStore::write(WriteOp op, WriteDone done) {
   return queue_->write(std::move(op), std::move(done));
 }
 
-void PostgresStore::flush() {
-  queue_->flush();
-}
+void PostgresStore::flush() { queue_->flush(); }
 
-WriteHealth PostgresStore::write_health() const {
-  return queue_->health();
-}
+WriteHealth PostgresStore::write_health() const { return queue_->health(); }
 
 Result<std::vector<StoredState>> PostgresStore::load_states() {
   return readers_->read<std::vector<StoredState>>("monitor states", read_states);
 }
 
 Result<std::vector<Incident>> PostgresStore::incidents(const IncidentQuery& query) {
-  return readers_->read<std::vector<Incident>>("incidents", [&](Tx& tx) { return read_incidents(tx, query); });
+  return readers_->read<std::vector<Incident>>("incidents",
+                                               [&](Tx& tx) { return read_incidents(tx, query); });
 }
 
 Result<std::optional<Incident>> PostgresStore::incident(int64_t id) {
-  return readers_->read<std::optional<Incident>>("an incident", [&](Tx& tx) { return read_incident(tx, id); });
+  return readers_->read<std::optional<Incident>>("an incident",
+                                                 [&](Tx& tx) { return read_incident(tx, id); });
 }
 
 Result<std::vector<CheckResult>> PostgresStore::results(const ResultQuery& query) {
@@ -118,7 +116,8 @@ Result<int64_t> PostgresStore::next_incident_id() {
 }
 
 Result<std::vector<Delivery>> PostgresStore::deliveries(const DeliveryQuery& query) {
-  return readers_->read<std::vector<Delivery>>("deliveries", [&](Tx& tx) { return read_deliveries(tx, query); });
+  return readers_->read<std::vector<Delivery>>("deliveries",
+                                               [&](Tx& tx) { return read_deliveries(tx, query); });
 }
 
 }  // namespace trainwatch::postgres

@@ -62,7 +62,7 @@ class PostgresStore final : public Store {
   Result<std::map<std::string, std::string>> heartbeat_tokens() override;
   Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) override;
   Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(const std::vector<std::string>& monitors,
-                                                                      const UptimeQuery& query) override;
+                                                                     const UptimeQuery& query) override;
   Result<std::vector<ApiMonitorSpec>> api_monitors() override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
   Result<int64_t> next_api_window_id() override;

@@ -14,7 +14,8 @@ Result<std::vector<ApiMonitorSpec>> read_api_monitors(Tx& tx) {
 Result<std::vector<ApiWindowSpec>> read_api_windows(Tx& tx) {
   std::vector<ApiWindowSpec> out;
   for (const pqxx::row& row : tx.exec("SELECT id, spec_json, created_ms FROM api_maintenance ORDER BY id")) {
-    out.push_back(ApiWindowSpec{row[0].as<int64_t>(), row[1].as<std::string>(), from_unix_ms(row[2].as<int64_t>())});
+    out.push_back(
+        ApiWindowSpec{row[0].as<int64_t>(), row[1].as<std::string>(), from_unix_ms(row[2].as<int64_t>())});
   }
   return out;
 }

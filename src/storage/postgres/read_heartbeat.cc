@@ -16,7 +16,8 @@ Result<PingRecord> ping_from_row(const pqxx::row& row) {
   r.ping.at = from_unix_ms(row[2].as<int64_t>());
   const std::string kind = row[3].as<std::string>();
   auto parsed = ping_kind_from_string(kind);
-  if (!parsed) return make_error("store.corrupt", "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
+  if (!parsed)
+    return make_error("store.corrupt", "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
   r.ping.kind = *parsed;
   r.ping.exit_code = row[4].as<int>();
   r.ping.source = row[5].as<std::string>();
@@ -28,7 +29,8 @@ Result<PingRecord> ping_from_row(const pqxx::row& row) {
 }
 
 // One page of `monitor`'s pings older than `before_id` (all when unset), newest first.
-Result<std::vector<PingRecord>> page(Tx& tx, const std::string& monitor, std::optional<int64_t> before_id, int limit) {
+Result<std::vector<PingRecord>> page(Tx& tx, const std::string& monitor, std::optional<int64_t> before_id,
+                                     int limit) {
   std::vector<PingRecord> out;
   for (const pqxx::row& row :
        tx.exec_params(std::string(kPingColumns) +

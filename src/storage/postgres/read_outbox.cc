@@ -35,15 +35,17 @@ Result<std::vector<Delivery>> read_deliveries(Tx& tx, const DeliveryQuery& query
   if (query.status) status = std::string(to_string(*query.status));
   const char* order = query.after_id ? " ORDER BY id ASC LIMIT $6" : " ORDER BY id DESC LIMIT $6";
   std::vector<Delivery> out;
-  for (const pqxx::row& row : tx.exec_params(
-           std::string("SELECT id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
-                       "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms "
-                       "FROM deliveries WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR channel = $2) "
-                       "AND ($3::text IS NULL OR monitor = $3) AND ($4::bigint IS NULL OR id > $4) "
-                       "AND ($5::bigint IS NULL OR id < $5)") +
-               order,
-           status, query.channel, query.monitor, query.after_id, query.before_id,
-           std::clamp(query.limit, 0, kMaxRowsPerRead))) {
+  for (
+      const pqxx::row& row : tx.exec_params(
+          std::string(
+              "SELECT id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
+              "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms "
+              "FROM deliveries WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR channel = $2) "
+              "AND ($3::text IS NULL OR monitor = $3) AND ($4::bigint IS NULL OR id > $4) "
+              "AND ($5::bigint IS NULL OR id < $5)") +
+              order,
+          status, query.channel, query.monitor, query.after_id, query.before_id,
+          std::clamp(query.limit, 0, kMaxRowsPerRead))) {
     out.push_back(delivery_from_row(row));
   }
   return out;

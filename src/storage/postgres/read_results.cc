@@ -13,9 +13,7 @@ Incident incident_from_row(const pqxx::row& row) {
                   optional_time(row[3]), row[4].as<std::string>()};
 }
 
-int clamped(int limit) {
-  return std::clamp(limit, 0, kMaxRowsPerRead);
-}
+int clamped(int limit) { return std::clamp(limit, 0, kMaxRowsPerRead); }
 
 UptimeBucket bucket_from(const pqxx::row& row, int first) {
   return UptimeBucket{row[first].as<int64_t>(), row[first + 1].as<int64_t>(), row[first + 2].as<int64_t>(),
@@ -30,9 +28,10 @@ const char* rollup_table(RollupResolution r) {
 
 Result<std::vector<StoredState>> read_states(Tx& tx) {
   std::vector<StoredState> out;
-  for (const pqxx::row& row :
-       tx.exec("SELECT monitor, status, since_ms, last_check_ms, last_latency_ms, last_error, consecutive_failures, "
-               "open_incident_id FROM monitor_state ORDER BY monitor")) {
+  for (
+      const pqxx::row& row : tx.exec(
+          "SELECT monitor, status, since_ms, last_check_ms, last_latency_ms, last_error, consecutive_failures, "
+          "open_incident_id FROM monitor_state ORDER BY monitor")) {
     StoredState s;
     s.monitor = row[0].as<std::string>();
     const std::string status = row[1].as<std::string>();
@@ -75,19 +74,20 @@ Result<std::optional<Incident>> read_incident(Tx& tx, int64_t id) {
 
 Result<std::vector<CheckResult>> read_results(Tx& tx, const ResultQuery& query) {
   std::vector<CheckResult> out;
-  for (const pqxx::row& row : tx.exec_params(
-           "SELECT at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, tls_ms, first_byte_ms, total_ms "
-           "FROM check_results WHERE monitor = $1 AND ($2::bigint IS NULL OR at_ms < $2) "
-           "ORDER BY at_ms DESC, id DESC LIMIT $3",
-           query.monitor, query.before_ms, clamped(query.limit))) {
+  for (
+      const pqxx::row& row : tx.exec_params(
+          "SELECT at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, tls_ms, first_byte_ms, total_ms "
+          "FROM check_results WHERE monitor = $1 AND ($2::bigint IS NULL OR at_ms < $2) "
+          "ORDER BY at_ms DESC, id DESC LIMIT $3",
+          query.monitor, query.before_ms, clamped(query.limit))) {
     CheckResult r;
     r.at = from_unix_ms(row[0].as<int64_t>());
     r.ok = row[1].as<bool>();
     r.latency_ms = row[2].as<double>();
     r.cause = row[3].as<std::string>();
     r.http_status = row[4].as<int>();
-    r.timings = HttpTimings{row[5].as<double>(), row[6].as<double>(), row[7].as<double>(), row[8].as<double>(),
-                            row[9].as<double>()};
+    r.timings = HttpTimings{row[5].as<double>(), row[6].as<double>(), row[7].as<double>(),
+                            row[8].as<double>(), row[9].as<double>()};
     out.push_back(std::move(r));
   }
   return out;
@@ -99,27 +99,28 @@ Result<int64_t> read_next_incident_id(Tx& tx) {
 
 Result<std::vector<UptimeBucket>> read_uptime(Tx& tx, const UptimeQuery& query) {
   std::vector<UptimeBucket> out;
-  for (const pqxx::row& row :
-       tx.exec_params(std::string("SELECT start_ms, checks, ok, latency_sum_ms FROM ") + rollup_table(query.resolution) +
-                          " WHERE monitor = $1 AND start_ms >= $2 AND start_ms < $3 ORDER BY start_ms LIMIT $4",
-                      query.monitor, query.from_ms, query.to_ms, kMaxRowsPerRead)) {
+  for (const pqxx::row& row : tx.exec_params(
+           std::string("SELECT start_ms, checks, ok, latency_sum_ms FROM ") + rollup_table(query.resolution) +
+               " WHERE monitor = $1 AND start_ms >= $2 AND start_ms < $3 ORDER BY start_ms LIMIT $4",
+           query.monitor, query.from_ms, query.to_ms, kMaxRowsPerRead)) {
     out.push_back(bucket_from(row, 0));
   }
   return out;
 }
 
-Result<std::map<std::string, std::vector<UptimeBucket>>> read_uptime_of(Tx& tx, const std::vector<std::string>& monitors,
-                                                                         const UptimeQuery& query) {
+Result<std::map<std::string, std::vector<UptimeBucket>>> read_uptime_of(
+    Tx& tx, const std::vector<std::string>& monitors, const UptimeQuery& query) {
   // Names are quoted by libpq (libpqxx 6 cannot bind an array); at most
   // Store::kMaxRowsPerBatch of them, checked by the caller.
   std::string names;
   for (const auto& m : monitors) names += (names.empty() ? "" : ", ") + tx.quote(m);
   std::map<std::string, std::vector<UptimeBucket>> out;
-  for (const pqxx::row& row : tx.exec_params(
-           std::string("SELECT monitor, start_ms, checks, ok, latency_sum_ms FROM ") + rollup_table(query.resolution) +
-               " WHERE monitor IN (" + names + ") AND start_ms >= $1 AND start_ms < $2 ORDER BY monitor, start_ms "
-               "LIMIT $3",
-           query.from_ms, query.to_ms, kMaxRowsPerRead)) {
+  for (const pqxx::row& row :
+       tx.exec_params(std::string("SELECT monitor, start_ms, checks, ok, latency_sum_ms FROM ") +
+                          rollup_table(query.resolution) + " WHERE monitor IN (" + names +
+                          ") AND start_ms >= $1 AND start_ms < $2 ORDER BY monitor, start_ms "
+                          "LIMIT $3",
+                      query.from_ms, query.to_ms, kMaxRowsPerRead)) {
     out[row[0].as<std::string>()].push_back(bucket_from(row, 1));
   }
   return out;

@@ -40,7 +40,8 @@ class ReaderPool {
   template <typename T, typename Query>
   Result<T> read(const char* what, Query&& query) {
     auto conn = borrow();
-    if (!conn) return make_error(conn.error().code, std::string("cannot read ") + what + ": " + conn.error().message);
+    if (!conn)
+      return make_error(conn.error().code, std::string("cannot read ") + what + ": " + conn.error().message);
     try {
       Result<T> out = [&] {
         ReadTx tx(**conn);

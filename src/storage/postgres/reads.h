@@ -21,8 +21,8 @@ Result<std::optional<Incident>> read_incident(Tx& tx, int64_t id);
 Result<std::vector<CheckResult>> read_results(Tx& tx, const ResultQuery& query);
 Result<int64_t> read_next_incident_id(Tx& tx);
 Result<std::vector<UptimeBucket>> read_uptime(Tx& tx, const UptimeQuery& query);
-Result<std::map<std::string, std::vector<UptimeBucket>>> read_uptime_of(Tx& tx, const std::vector<std::string>& monitors,
-                                                                         const UptimeQuery& query);
+Result<std::map<std::string, std::vector<UptimeBucket>>> read_uptime_of(
+    Tx& tx, const std::vector<std::string>& monitors, const UptimeQuery& query);
 
 Result<std::vector<PingRecord>> read_pings(Tx& tx, const PingQuery& query);
 Result<HeartbeatMarks> read_heartbeat_marks(Tx& tx, const std::string& monitor);

@@ -17,8 +17,8 @@ Status run_op(Tx& tx, const DeleteApiMonitor& op) {
 }
 
 Status run_op(Tx& tx, const SaveApiWindow& op) {
-  tx.exec_params("INSERT INTO api_maintenance (id, spec_json, created_ms) VALUES ($1, $2, $3)", op.id, op.spec_json,
-                 ms(op.created));
+  tx.exec_params("INSERT INTO api_maintenance (id, spec_json, created_ms) VALUES ($1, $2, $3)", op.id,
+                 op.spec_json, ms(op.created));
   // Remembered beyond the row's life: next_api_window_id never hands this id out again.
   tx.exec_params(
       "INSERT INTO id_high_water AS h (name, high) VALUES ('api_maintenance', $1) "

@@ -7,8 +7,9 @@ namespace trainwatch::postgres {
 
 Status run_op(Tx& tx, const RecordPing& op) {
   const PingRecord& r = op.record;
-  tx.exec_prepared("insert_ping", r.monitor, ms(r.ping.at), std::string(to_string(r.ping.kind)), r.ping.exit_code,
-                   r.ping.source, r.ping.user_agent, r.ping.body, r.ping.body_truncated, r.run_ms);
+  tx.exec_prepared("insert_ping", r.monitor, ms(r.ping.at), std::string(to_string(r.ping.kind)),
+                   r.ping.exit_code, r.ping.source, r.ping.user_agent, r.ping.body, r.ping.body_truncated,
+                   r.run_ms);
   return Ok{};
 }
 
@@ -16,7 +17,8 @@ Status run_op(Tx& tx, const SaveToken& op) {
   // DO NOTHING: the first generated token stays, so a URL once shown keeps working.
   tx.exec_params(
       "INSERT INTO heartbeat_tokens (monitor, token, created_ms) VALUES ($1, $2, $3) ON CONFLICT (monitor) DO NOTHING",
-      op.monitor, op.token, ms(std::chrono::system_clock::now()));  // the time is for people reading the table
+      op.monitor, op.token,
+      ms(std::chrono::system_clock::now()));  // the time is for people reading the table
   return Ok{};
 }
 

@@ -25,9 +25,10 @@ void add_to_rollup(Tx& tx, const char* statement, const std::string& monitor, co
 }  // namespace
 
 void prepare_write_statements(pqxx::connection_base& conn) {
-  conn.prepare("insert_result",
-               "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, "
-               "tls_ms, first_byte_ms, total_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)");
+  conn.prepare(
+      "insert_result",
+      "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, "
+      "tls_ms, first_byte_ms, total_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)");
   // The version counts updates, for the compare-and-set several writers will need.
   conn.prepare("upsert_state",
                "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
@@ -36,8 +37,9 @@ void prepare_write_statements(pqxx::connection_base& conn) {
                "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
                "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
                "open_incident_id = excluded.open_incident_id, version = s.version + 1");
-  conn.prepare("insert_incident",
-               "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES ($1, $2, $3, $4, $5)");
+  conn.prepare(
+      "insert_incident",
+      "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES ($1, $2, $3, $4, $5)");
   // COALESCE keeps the first end time: closing twice is harmless and changes nothing.
   conn.prepare("close_incident", "UPDATE incidents SET ended_ms = COALESCE(ended_ms, $1) WHERE id = $2");
   conn.prepare("add_hourly", rollup_upsert("uptime_hourly"));
@@ -65,8 +67,9 @@ Status run_op(Tx& tx, const RecordResult& op) {
 
 Status run_op(Tx& tx, const SaveState& op) {
   const MonitorState& st = op.state;
-  tx.exec_prepared("upsert_state", op.monitor, std::string(to_string(st.status)), ms(st.since), ms(st.last_check),
-                   st.last_latency_ms, st.last_error, st.consecutive_failures, st.open_incident_id);
+  tx.exec_prepared("upsert_state", op.monitor, std::string(to_string(st.status)), ms(st.since),
+                   ms(st.last_check), st.last_latency_ms, st.last_error, st.consecutive_failures,
+                   st.open_incident_id);
   return Ok{};
 }
 
@@ -78,7 +81,8 @@ Status run_op(Tx& tx, const OpenIncident& op) {
 
 Status run_op(Tx& tx, const CloseIncident& op) {
   if (tx.exec_prepared("close_incident", ms(op.ended), op.id).affected_rows() == 0) {
-    return make_error("store.not_found", "cannot close incident " + std::to_string(op.id) + ": no such incident");
+    return make_error("store.not_found",
+                      "cannot close incident " + std::to_string(op.id) + ": no such incident");
   }
   return Ok{};
 }

@@ -1,7 +1,7 @@
 #include "storage/postgres/writer.h"
 
-#include <pqxx/pqxx>
 #include <spdlog/spdlog.h>
+#include <pqxx/pqxx>
 
 #include <algorithm>
 #include <exception>
@@ -30,7 +30,8 @@ WriteOutcome apply_one(pqxx::work& tx, const WriteOp& op, const std::string& url
   } catch (const pqxx::sql_error& e) {
     const FailureKind kind = classify(e);
     if (kind.connection_lost) throw;
-    tx.exec("ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op");  // throws when even that is impossible: then the batch fails
+    tx.exec("ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op");  // throws when even that is impossible: then
+                                                                // the batch fails
     return WriteOutcome{write_error(kind, scrub(e.what(), url)), kind.reason};
   }
   tx.exec(status.ok() ? "RELEASE SAVEPOINT op" : "ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op");
@@ -79,9 +80,9 @@ void Writer::lose_connection(const std::string& why) {
 std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   std::vector<WriteOutcome> out;
   if (!ensure_connected()) {
-    out.assign(batch.size(),
-               WriteOutcome{make_error("store.unavailable", "the database is unreachable: " + unreachable_because_),
-                            "unavailable"});
+    out.assign(batch.size(), WriteOutcome{make_error("store.unavailable",
+                                                     "the database is unreachable: " + unreachable_because_),
+                                          "unavailable"});
     return out;
   }
   out.reserve(batch.size());
@@ -94,7 +95,8 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
     const FailureKind kind = classify(e);
     const std::string why = scrub(e.what(), url_);
     if (kind.connection_lost) lose_connection(why);
-    out.assign(batch.size(), WriteOutcome{write_error(kind, "the write transaction failed: " + why), kind.reason});
+    out.assign(batch.size(),
+               WriteOutcome{write_error(kind, "the write transaction failed: " + why), kind.reason});
   }
   return out;
 }

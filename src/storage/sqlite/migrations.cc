@@ -177,9 +177,7 @@ int applied_version(SQLite::Database& db) {
 
 }  // namespace
 
-std::span<const SqliteMigration> sqlite_migrations() {
-  return kMigrations;
-}
+std::span<const SqliteMigration> sqlite_migrations() { return kMigrations; }
 
 Result<int> sqlite_schema_version(SQLite::Database& db) {
   try {

@@ -28,9 +28,7 @@ std::unique_ptr<SQLite::Database> open_reader(const std::string& path) {
   return std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY, SqliteStore::kBusyTimeoutMs);
 }
 
-int64_t ms(SystemTime t) {
-  return to_unix_ms(t);
-}
+int64_t ms(SystemTime t) { return to_unix_ms(t); }
 
 void bind_optional(SQLite::Statement& s, int index, const std::optional<SystemTime>& t) {
   if (t) {
@@ -75,7 +73,8 @@ Result<PingRecord> ping_from_row(SQLite::Statement& row) {
   r.ping.at = from_unix_ms(row.getColumn(2).getInt64());
   const std::string kind = row.getColumn(3).getString();
   auto parsed = ping_kind_from_string(kind);
-  if (!parsed) return make_error("store.corrupt", "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
+  if (!parsed)
+    return make_error("store.corrupt", "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
   r.ping.kind = *parsed;
   r.ping.exit_code = row.getColumn(4).getInt();
   r.ping.source = row.getColumn(5).getString();
@@ -168,21 +167,24 @@ class SqliteStore::Writer final : public BatchApplier {
             *db_, "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES (?, ?, ?, ?, ?)"),
         // COALESCE keeps the first end time: closing twice is harmless and changes nothing.
         close_incident_(*db_, "UPDATE incidents SET ended_ms = COALESCE(ended_ms, ?) WHERE id = ?"),
-        insert_ping_(*db_,
-                     "INSERT INTO heartbeat_pings (monitor, at_ms, kind, exit_code, source, user_agent, body, "
-                     "body_truncated, run_ms, prev_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        insert_ping_(
+            *db_,
+            "INSERT INTO heartbeat_pings (monitor, at_ms, kind, exit_code, source, user_agent, body, "
+            "body_truncated, run_ms, prev_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         // DO NOTHING: the first generated token stays, so a URL once shown keeps working.
         savepoint_(*db_, "SAVEPOINT op"),
         release_(*db_, "RELEASE op"),
         insert_token_(*db_,
                       "INSERT INTO heartbeat_tokens (monitor, token, created_ms) VALUES (?, ?, ?) "
                       "ON CONFLICT (monitor) DO NOTHING"),
-        insert_delivery_(*db_,
-                         "INSERT INTO deliveries (channel, monitor, incident_id, kind, event, created_ms, due_ms) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?)"),
-        update_delivery_(*db_,
-                         "UPDATE deliveries SET status = ?, attempts = ?, first_attempt_ms = ?, last_attempt_ms = ?, "
-                         "next_attempt_ms = ?, last_error = ?, http_status = ?, finished_ms = ? WHERE id = ?"),
+        insert_delivery_(
+            *db_,
+            "INSERT INTO deliveries (channel, monitor, incident_id, kind, event, created_ms, due_ms) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        update_delivery_(
+            *db_,
+            "UPDATE deliveries SET status = ?, attempts = ?, first_attempt_ms = ?, last_attempt_ms = ?, "
+            "next_attempt_ms = ?, last_error = ?, http_status = ?, finished_ms = ? WHERE id = ?"),
         add_hourly_(*db_, rollup_upsert("uptime_hourly")),
         add_daily_(*db_, rollup_upsert("uptime_daily")),
         // Oldest first through the at_ms index; LIMIT keeps one prune short.
@@ -213,10 +215,12 @@ class SqliteStore::Writer final : public BatchApplier {
       // Nothing of the batch is durable, whatever each operation reported on its own.
       const FailureKind kind = classify(e);
       out.assign(batch.size(),
-                 WriteOutcome{write_error(kind, std::string("the write transaction failed: ") + e.what()), kind.reason});
+                 WriteOutcome{write_error(kind, std::string("the write transaction failed: ") + e.what()),
+                              kind.reason});
     } catch (...) {
       chains_.abort();
-      out.assign(batch.size(), WriteOutcome{make_error("store.unavailable", "the write transaction failed"), "other"});
+      out.assign(batch.size(),
+                 WriteOutcome{make_error("store.unavailable", "the write transaction failed"), "other"});
     }
     return out;
   }
@@ -327,7 +331,8 @@ class SqliteStore::Writer final : public BatchApplier {
     bind_optional(s, 8, op.finished);
     s.bind(9, op.id);
     if (s.exec() == 0) {
-      return make_error("store.not_found", "cannot update delivery " + std::to_string(op.id) + ": no such delivery");
+      return make_error("store.not_found",
+                        "cannot update delivery " + std::to_string(op.id) + ": no such delivery");
     }
     return Ok{};
   }
@@ -542,17 +547,11 @@ SqliteStore::~SqliteStore() {
   queue_.reset();  // commits everything queued, then joins the writer
 }
 
-bool SqliteStore::write(WriteOp op, WriteDone done) {
-  return queue_->write(std::move(op), std::move(done));
-}
+bool SqliteStore::write(WriteOp op, WriteDone done) { return queue_->write(std::move(op), std::move(done)); }
 
-void SqliteStore::flush() {
-  queue_->flush();
-}
+void SqliteStore::flush() { queue_->flush(); }
 
-WriteHealth SqliteStore::write_health() const {
-  return queue_->health();
-}
+WriteHealth SqliteStore::write_health() const { return queue_->health(); }
 
 // --- reads --------------------------------------------------------------------------
 
@@ -691,7 +690,8 @@ std::optional<int64_t> optional_id(const SQLite::Column& c) {
 // `visit` until it returns false or the chain ends (at its first ping, or where
 // older pings were deleted).
 template <typename Visit>
-Status walk_pings(SQLite::Database& db, const std::string& monitor, std::optional<int64_t> from, Visit&& visit) {
+Status walk_pings(SQLite::Database& db, const std::string& monitor, std::optional<int64_t> from,
+                  Visit&& visit) {
   SQLite::Statement q(db, kPingById);
   while (from) {
     q.reset();
@@ -720,7 +720,8 @@ Result<std::vector<PingRecord>> SqliteStore::pings(const PingQuery& query) {
       // it. Any other id: walk from the newest and skip what is not older.
       SQLite::Statement at(db, kPingById);
       at.bind(1, *query.before_id);
-      if (at.executeStep() && at.getColumn(1).getString() == query.monitor) from = optional_id(at.getColumn(10));
+      if (at.executeStep() && at.getColumn(1).getString() == query.monitor)
+        from = optional_id(at.getColumn(10));
     }
     std::vector<PingRecord> out;
     if (limit == 0) return out;
@@ -767,23 +768,24 @@ Result<std::vector<UptimeBucket>> SqliteStore::uptime(const UptimeQuery& query) 
   return read<std::vector<UptimeBucket>>(
       "uptime rollups", [&](SQLite::Database& db) -> Result<std::vector<UptimeBucket>> {
         const char* table = query.resolution == RollupResolution::kHour ? "uptime_hourly" : "uptime_daily";
-        SQLite::Statement q(db, std::string("SELECT start_ms, checks, ok, latency_sum_ms FROM ") + table +
-                                    " WHERE monitor = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms LIMIT ?");
+        SQLite::Statement q(
+            db, std::string("SELECT start_ms, checks, ok, latency_sum_ms FROM ") + table +
+                    " WHERE monitor = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms LIMIT ?");
         q.bind(1, query.monitor);
         q.bind(2, query.from_ms);
         q.bind(3, query.to_ms);
         q.bind(4, kMaxRowsPerRead);
         std::vector<UptimeBucket> out;
         while (q.executeStep()) {
-          out.push_back(UptimeBucket{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
-                                     q.getColumn(3).getDouble()});
+          out.push_back(UptimeBucket{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(),
+                                     q.getColumn(2).getInt64(), q.getColumn(3).getDouble()});
         }
         return out;
       });
 }
 
-Result<std::map<std::string, std::vector<UptimeBucket>>> SqliteStore::uptime_of(const std::vector<std::string>& monitors,
-                                                                                const UptimeQuery& query) {
+Result<std::map<std::string, std::vector<UptimeBucket>>> SqliteStore::uptime_of(
+    const std::vector<std::string>& monitors, const UptimeQuery& query) {
   using Out = std::map<std::string, std::vector<UptimeBucket>>;
   if (monitors.size() > kMaxRowsPerBatch) {
     return make_error("store.too_many", "at most " + std::to_string(kMaxRowsPerBatch) + " monitors per read");
@@ -803,8 +805,9 @@ Result<std::map<std::string, std::vector<UptimeBucket>>> SqliteStore::uptime_of(
     q.bind(index, kMaxRowsPerRead);
     Out out;
     while (q.executeStep()) {
-      out[q.getColumn(0).getString()].push_back(UptimeBucket{q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
-                                                             q.getColumn(3).getInt64(), q.getColumn(4).getDouble()});
+      out[q.getColumn(0).getString()].push_back(
+          UptimeBucket{q.getColumn(1).getInt64(), q.getColumn(2).getInt64(), q.getColumn(3).getInt64(),
+                       q.getColumn(4).getDouble()});
     }
     return out;
   });
@@ -815,7 +818,8 @@ Result<std::vector<ApiMonitorSpec>> SqliteStore::api_monitors() {
       "API monitors", [](SQLite::Database& db) -> Result<std::vector<ApiMonitorSpec>> {
         SQLite::Statement q(db, "SELECT name, spec_json FROM api_monitors ORDER BY name");
         std::vector<ApiMonitorSpec> out;
-        while (q.executeStep()) out.push_back(ApiMonitorSpec{q.getColumn(0).getString(), q.getColumn(1).getString()});
+        while (q.executeStep())
+          out.push_back(ApiMonitorSpec{q.getColumn(0).getString(), q.getColumn(1).getString()});
         return out;
       });
 }
@@ -838,8 +842,9 @@ Result<int64_t> SqliteStore::next_api_window_id() {
     // AUTOINCREMENT keeps the highest id ever inserted in sqlite_sequence, even once its
     // row is deleted; MAX(id) covers a table that never had one.
     return db
-        .execAndGet("SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'api_maintenance'), 0), "
-                    "COALESCE((SELECT MAX(id) FROM api_maintenance), 0)) + 1")
+        .execAndGet(
+            "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'api_maintenance'), 0), "
+            "COALESCE((SELECT MAX(id) FROM api_maintenance), 0)) + 1")
         .getInt64();
   });
 }
@@ -851,32 +856,33 @@ Result<int64_t> SqliteStore::next_incident_id() {
 }
 
 Result<std::vector<Delivery>> SqliteStore::deliveries(const DeliveryQuery& query) {
-  return read<std::vector<Delivery>>("deliveries", [&](SQLite::Database& db) -> Result<std::vector<Delivery>> {
-    std::string sql = kDeliveryColumns;
-    const char* glue = " WHERE ";
-    auto where = [&](const char* condition) {
-      sql += glue;
-      sql += condition;
-      glue = " AND ";
-    };
-    if (query.status) where("status = ?");
-    if (query.channel) where("channel = ?");
-    if (query.monitor) where("monitor = ?");
-    if (query.after_id) where("id > ?");
-    if (query.before_id) where("id < ?");
-    sql += query.after_id ? " ORDER BY id ASC LIMIT ?" : " ORDER BY id DESC LIMIT ?";
-    SQLite::Statement q(db, sql);
-    int index = 1;
-    if (query.status) q.bind(index++, std::string(to_string(*query.status)));
-    if (query.channel) q.bind(index++, *query.channel);
-    if (query.monitor) q.bind(index++, *query.monitor);
-    if (query.after_id) q.bind(index++, *query.after_id);
-    if (query.before_id) q.bind(index++, *query.before_id);
-    q.bind(index, std::clamp(query.limit, 0, kMaxRowsPerRead));
-    std::vector<Delivery> out;
-    while (q.executeStep()) out.push_back(delivery_from_row(q));
-    return out;
-  });
+  return read<std::vector<Delivery>>(
+      "deliveries", [&](SQLite::Database& db) -> Result<std::vector<Delivery>> {
+        std::string sql = kDeliveryColumns;
+        const char* glue = " WHERE ";
+        auto where = [&](const char* condition) {
+          sql += glue;
+          sql += condition;
+          glue = " AND ";
+        };
+        if (query.status) where("status = ?");
+        if (query.channel) where("channel = ?");
+        if (query.monitor) where("monitor = ?");
+        if (query.after_id) where("id > ?");
+        if (query.before_id) where("id < ?");
+        sql += query.after_id ? " ORDER BY id ASC LIMIT ?" : " ORDER BY id DESC LIMIT ?";
+        SQLite::Statement q(db, sql);
+        int index = 1;
+        if (query.status) q.bind(index++, std::string(to_string(*query.status)));
+        if (query.channel) q.bind(index++, *query.channel);
+        if (query.monitor) q.bind(index++, *query.monitor);
+        if (query.after_id) q.bind(index++, *query.after_id);
+        if (query.before_id) q.bind(index++, *query.before_id);
+        q.bind(index, std::clamp(query.limit, 0, kMaxRowsPerRead));
+        std::vector<Delivery> out;
+        while (q.executeStep()) out.push_back(delivery_from_row(q));
+        return out;
+      });
 }
 
 }  // namespace trainwatch::sqlite

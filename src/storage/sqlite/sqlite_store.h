@@ -72,7 +72,7 @@ class SqliteStore final : public Store {
   Result<std::map<std::string, std::string>> heartbeat_tokens() override;
   Result<std::vector<UptimeBucket>> uptime(const UptimeQuery& query) override;
   Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(const std::vector<std::string>& monitors,
-                                                                      const UptimeQuery& query) override;
+                                                                     const UptimeQuery& query) override;
   Result<std::vector<ApiMonitorSpec>> api_monitors() override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
   Result<int64_t> next_api_window_id() override;
@@ -103,8 +103,9 @@ class SqliteStore final : public Store {
  private:
   class Writer;
 
-  SqliteStore(std::string path, std::unique_ptr<PingChains> chains, std::unique_ptr<Checkpointer> checkpointer,
-              std::unique_ptr<Writer> writer, std::unique_ptr<SQLite::Database> reader);
+  SqliteStore(std::string path, std::unique_ptr<PingChains> chains,
+              std::unique_ptr<Checkpointer> checkpointer, std::unique_ptr<Writer> writer,
+              std::unique_ptr<SQLite::Database> reader);
 
   // Runs `query(db)` on a borrowed read connection; turns any exception into "store.read".
   template <typename T, typename Query>
@@ -115,7 +116,7 @@ class SqliteStore final : public Store {
   const std::string path_;
   std::unique_ptr<PingChains> chains_;  // written by the writer, read by pings() and heartbeat_marks()
   std::unique_ptr<Checkpointer> checkpointer_;  // hooked to the writer's connection: outlives it
-  std::unique_ptr<Writer> writer_;  // touched only by the writer thread once it runs
+  std::unique_ptr<Writer> writer_;              // touched only by the writer thread once it runs
 
   // Guards only the idle list; connections are used outside the lock by one thread each.
   std::mutex readers_mu_;

@@ -12,8 +12,12 @@
 #include <time.h>
 
 typedef int nvmlReturn_t;
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
-typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+  unsigned int gpu, memory;
+} nvmlUtilization_t;
 typedef struct {
   void* device;
   unsigned long long event_type, event_data;
@@ -74,7 +78,10 @@ static void maybe_hang(const char* fn) {
 
 static int index_of(void* dev) { return (int)((char*)dev - devices); }
 
-nvmlReturn_t nvmlInit_v2(void) { maybe_hang("nvmlInit_v2"); return 0; }
+nvmlReturn_t nvmlInit_v2(void) {
+  maybe_hang("nvmlInit_v2");
+  return 0;
+}
 nvmlReturn_t nvmlShutdown(void) { return 0; }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* n) {
   maybe_hang("nvmlDeviceGetCount_v2");
