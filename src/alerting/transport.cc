@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <strings.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -81,7 +82,7 @@ struct Transport::Impl {
   static size_t on_read(char* buffer, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     const size_t n = std::min(size * count, t->request.body.size() - t->upload_offset);
-    std::memcpy(buffer, t->request.body.data() + t->upload_offset, n);
+    std::copy_n(t->request.body.data() + t->upload_offset, n, buffer);
     t->upload_offset += n;
     return n;
   }
