@@ -18,3 +18,10 @@ target_compile_definitions(trainwatch_boost INTERFACE
 # libpqxx 6.4 ships no CMake package on Debian 12: pkg-config finds it (and libpq).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
+
+# cctz (libcctz-dev) ships neither a CMake package nor a pkg-config file on Debian 12.
+find_path(CCTZ_INCLUDE_DIR cctz/time_zone.h REQUIRED)
+find_library(CCTZ_LIBRARY cctz REQUIRED)
+add_library(trainwatch_cctz INTERFACE)
+target_include_directories(trainwatch_cctz SYSTEM INTERFACE ${CCTZ_INCLUDE_DIR})
+target_link_libraries(trainwatch_cctz INTERFACE ${CCTZ_LIBRARY})

@@ -39,7 +39,10 @@ AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Inci
   e.body_excerpt = a.result.body_excerpt;
   e.latency_ms = a.result.latency_ms;
   // A heartbeat has no target to show (its token is a secret); say what it expects.
-  if (const auto* hb = std::get_if<HeartbeatSpec>(&a.monitor.spec)) {
+  if (const auto* hb = std::get_if<HeartbeatSpec>(&a.monitor.spec); hb && hb->schedule) {
+    e.details.emplace_back("Expected on schedule", hb->schedule->text + " (" + hb->schedule->zone_name +
+                                                       "), +" + format_duration(hb->grace) + " grace");
+  } else if (hb != nullptr) {
     e.details.emplace_back("Expected every",
                            format_duration(hb->period) +
                                (hb->grace.count() > 0 ? " (+" + format_duration(hb->grace) + " grace)" : ""));

@@ -15,6 +15,7 @@
 #include "config/source_location.h"
 #include "config/web_config.h"
 #include "core/clock.h"
+#include "cron/schedule.h"
 
 namespace trainwatch {
 
@@ -58,10 +59,12 @@ struct TcpCheckSpec {
 };
 
 // A push monitor: nothing is checked; jobs ping /ping/{token} and a missed deadline is a
-// failure (see heartbeat/rules.h for the rules).
+// failure (see heartbeat/rules.h for the rules). Exactly one of period and schedule says
+// when pings are due.
 struct HeartbeatSpec {
-  Millis period{0};   // expected time between pings
-  Millis grace{0};    // extra time after a missed period, and the limit on a start's run
+  Millis period{0};                        // expected time between pings; 0 with a schedule
+  std::optional<cron::Schedule> schedule;  // pings due at its fire times, instead of a period
+  Millis grace{0};    // extra time after a missed due time, and the limit on a start's run
   std::string token;  // empty: generated at start and kept in the store under the monitor's name
   size_t ping_body_limit = 10 * 1024;  // bytes of a ping's body kept; the rest is cut, not refused
 };

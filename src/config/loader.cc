@@ -13,6 +13,8 @@
 #include "core/duration.h"
 #include "core/names.h"
 #include "core/redaction.h"
+#include "cron/expression.h"
+#include "cron/zone.h"
 
 namespace trainwatch {
 namespace {
@@ -162,6 +164,49 @@ bool valid_token(const std::string& token) {
   return token.size() >= 8 && token.size() <= 128 && std::all_of(token.begin(), token.end(), allowed);
 }
 
+// A heartbeat's `schedule` and `tz`: a five-field cron expression that fires on some
+// date, in a zone of the system's tz database.
+constexpr Millis kDefaultScheduleGrace{3'600'000};
+
+std::optional<cron::Schedule> read_schedule(Section& s) {
+  cron::Schedule schedule;
+  bool ok = true;
+  if (auto text = s.string("schedule")) {
+    schedule.text = *text;
+    auto parsed = cron::parse_expression(*text);
+    if (!parsed) {
+      s.diag().error(s.raw("schedule").Mark(), s.key_path("schedule"),
+                     "found '" + *text + "': " + parsed.error().message);
+      ok = false;
+    } else if (std::string why = cron::never_fires(*parsed); !why.empty()) {
+      s.diag().error(s.raw("schedule").Mark(), s.key_path("schedule"),
+                     "found '" + *text + "', which never fires (" + why +
+                         "); expected a schedule with at least one date that exists");
+      ok = false;
+    } else {
+      schedule.expression = *parsed;
+    }
+  } else {
+    ok = false;  // s.string reported the wrong type
+  }
+  if (auto tz = s.string("tz")) {
+    auto zone = cron::load_zone(*tz);
+    if (!zone) {
+      s.diag().error(
+          s.raw("tz").Mark(), s.key_path("tz"),
+          "found '" + *tz +
+              "'; expected a time zone of the tz database, such as Europe/Berlin, America/New_York "
+              "or UTC");
+      ok = false;
+    } else {
+      schedule.zone_name = *tz;
+      schedule.zone = *zone;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return schedule;
+}
+
 void read_heartbeat(Section& s, MonitorConfig& m) {
   HeartbeatSpec spec;
   // The checked monitors' timing keys mean nothing here; accepting them would let
@@ -169,22 +214,37 @@ void read_heartbeat(Section& s, MonitorConfig& m) {
   for (const char* key : {"interval", "timeout", "retries"}) {
     if (s.has(key)) {
       s.diag().error(s.raw(key).Mark(), s.key_path(key),
-                     "is not used by heartbeat monitors; expected period and grace");
+                     "is not used by heartbeat monitors; expected period or schedule, and grace");
     }
   }
   constexpr Millis kMinPeriod{1000};
+  s.raw("schedule");  // known even when empty: the checks below say what it lacks
+  const bool has_period = s.has("period");
+  const bool has_schedule = s.has("schedule");
+  if (has_period && has_schedule) {
+    s.diag().error(s.raw("schedule").Mark(), s.key_path("schedule"),
+                   "found both schedule and period; expected exactly one of them");
+  } else if (!has_period && !has_schedule) {
+    s.diag().error(s.mark(), s.key_path("period"),
+                   "missing; expected the time between pings, such as 60m, or a cron schedule, such as "
+                   "\"0 3 * * *\"");
+  }
   if (auto period = s.duration("period")) {
     if (*period < kMinPeriod) {
       s.diag().error(s.raw("period").Mark(), s.key_path("period"),
                      "found " + format_duration_config(*period) + "; expected at least 1s");
     }
     spec.period = *period;
-  } else if (!s.has("period")) {
-    s.diag().error(s.mark(), s.key_path("period"), "missing; expected the time between pings, such as 60m");
   }
-  // Without a grace the monitor is DOWN after two missed periods, the seeds' rule
-  // ("alert when no ping arrives within twice the checkpoint interval").
-  spec.grace = spec.period;
+  if (has_schedule) spec.schedule = read_schedule(s);
+  if (s.has("tz") && !has_schedule) {
+    s.diag().error(s.raw("tz").Mark(), s.key_path("tz"),
+                   "is used only with schedule; expected a cron schedule beside it, or no tz");
+  }
+  // Without a grace a period monitor is DOWN after two missed periods, the seeds' rule
+  // ("alert when no ping arrives within twice the checkpoint interval"). A schedule has
+  // no period to double: an hour, as in Healthchecks.
+  spec.grace = spec.schedule ? kDefaultScheduleGrace : spec.period;
   if (auto grace = s.duration("grace")) {
     if (*grace < kMinPeriod) {
       s.diag().error(s.raw("grace").Mark(), s.key_path("grace"),
@@ -478,8 +538,8 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
   }
   if (const auto* ba = std::get_if<HeartbeatSpec>(&a.spec)) {
     const auto& bb = std::get<HeartbeatSpec>(b.spec);
-    return ba->period == bb.period && ba->grace == bb.grace && ba->token == bb.token &&
-           ba->ping_body_limit == bb.ping_body_limit;
+    return ba->period == bb.period && ba->schedule == bb.schedule && ba->grace == bb.grace &&
+           ba->token == bb.token && ba->ping_body_limit == bb.ping_body_limit;
   }
   if (const auto* ja = std::get_if<JobCheckSpec>(&a.spec)) {
     const auto& jb = std::get<JobCheckSpec>(b.spec);

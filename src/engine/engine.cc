@@ -148,8 +148,12 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
 void Engine::start_timer(Runtime& r, Millis first_offset) {
   if (r.config->type != MonitorType::kHeartbeat) return schedule(r, clock_.monotonic_time() + first_offset);
   {
+    // Its due time under the current spec: a new track, a resumed one or a changed spec.
     std::lock_guard lock(mu_);
     if (!r.heartbeat) r.heartbeat.emplace();
+    heartbeat::reschedule(std::get<HeartbeatSpec>(r.config->spec), *r.heartbeat, clock_.system_time(),
+                          clock_.monotonic_time());
+    r.revision = next_revision_++;  // readers show the due time
   }
   // Whatever was armed (a check schedule, or a deadline under the old spec) is void.
   r.timer->cancel();
@@ -764,6 +768,7 @@ MonitorView Engine::view_of(const Runtime& r) const {
     hb.open_start = r.started_at;
     hb.late = r.state.status == MonitorStatus::kUp &&
               heartbeat::is_late(spec, *r.heartbeat, clock_.monotonic_time());
+    hb.next_expected = r.heartbeat->due_at;
     view.heartbeat = std::move(hb);
   }
   return view;

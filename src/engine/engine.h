@@ -69,7 +69,10 @@ namespace trainwatch::engine {
 struct HeartbeatView {
   std::optional<PingRecord> last_ping;   // without its body (bodies stay in the store)
   std::optional<SystemTime> open_start;  // a start with no finish yet
-  bool late = false;                     // past the period, within grace
+  bool late = false;                     // past the due time, within grace
+  // When the next finish is (or was, if it is late or missed) due: a period after the
+  // last success, or a schedule's next fire time. Moves only with pings and reloads.
+  std::optional<SystemTime> next_expected;
 };
 
 // What readers see of one monitor.

@@ -4,13 +4,41 @@
 
 #include "core/duration.h"
 #include "core/redaction.h"
+#include "cron/zone.h"
 
 namespace trainwatch::heartbeat {
 namespace {
 
 std::optional<MonoTime> finish_deadline(const HeartbeatSpec& spec, const Track& t) {
-  if (!t.last_finish || t.last_finish_failed || t.finish_overdue_reported) return std::nullopt;
-  return *t.last_finish + spec.period + spec.grace;
+  if (!t.due || t.last_finish_failed || t.finish_overdue_reported) return std::nullopt;
+  return *t.due + spec.grace;
+}
+
+// Due one period, or the schedule's next fire time, after the anchor (a finish, or the
+// moment watching began), on both time lines.
+void set_due_after(const HeartbeatSpec& spec, Track& t, SystemTime anchor_system, MonoTime anchor_mono) {
+  t.due.reset();
+  t.due_at.reset();
+  if (!spec.schedule) {
+    t.due = anchor_mono + spec.period;
+    t.due_at = anchor_system + spec.period;
+    return;
+  }
+  const std::optional<SystemTime> fire = spec.schedule->next_after(anchor_system);
+  if (!fire) return;  // the loader refuses schedules that never fire
+  t.due_at = *fire;
+  t.due = anchor_mono + std::chrono::duration_cast<MonoTime::duration>(*fire - anchor_system);
+}
+
+// "expected every 60m, grace 60m" or "expected at 2024-03-31 03:00 CEST, schedule
+// '0 3 * * *' in Europe/Berlin, grace 30m".
+std::string expectation(const HeartbeatSpec& spec, const Track& t) {
+  if (!spec.schedule || !t.due_at) {
+    return "expected every " + format_elapsed(spec.period) + ", grace " + format_elapsed(spec.grace);
+  }
+  const cron::Schedule& s = *spec.schedule;
+  return "expected at " + cron::format_local(*t.due_at, s.zone) + ", schedule '" + s.text + "' in " +
+         s.zone_name + ", grace " + format_elapsed(spec.grace);
 }
 
 std::optional<MonoTime> start_deadline(const HeartbeatSpec& spec, const Track& t) {
@@ -56,19 +84,30 @@ std::optional<std::string> check_deadlines(const HeartbeatSpec& spec, Track& tra
   }
   if (auto d = finish_deadline(spec, track); d && now >= *d) {
     track.finish_overdue_reported = true;
-    return "no ping for " + format_elapsed(since(*track.last_finish, now)) + " (expected every " +
-           format_elapsed(spec.period) + ", grace " + format_elapsed(spec.grace) + ")";
+    const std::string silence =
+        track.last_finish ? "no ping for " + format_elapsed(since(*track.last_finish, now)) : "no ping yet";
+    return silence + " (" + expectation(spec, track) + ")";
   }
   return std::nullopt;
 }
 
 bool is_late(const HeartbeatSpec& spec, const Track& track, MonoTime now) {
-  if (!track.last_finish || track.last_finish_failed) return false;
-  return now >= *track.last_finish + spec.period;
+  (void)spec;
+  if (!track.due || track.last_finish_failed) return false;
+  return now >= *track.due;
+}
+
+void reschedule(const HeartbeatSpec& spec, Track& track, SystemTime now_system, MonoTime now_mono) {
+  track.due.reset();
+  track.due_at.reset();
+  if (track.last_finish && track.last_finish_at) {
+    if (!track.last_finish_failed) set_due_after(spec, track, *track.last_finish_at, *track.last_finish);
+  } else if (spec.schedule) {
+    set_due_after(spec, track, now_system, now_mono);
+  }
 }
 
 PingEffect on_ping(const HeartbeatSpec& spec, Track& track, const Ping& ping, MonoTime now) {
-  (void)spec;
   PingEffect effect;
   if (ping.kind == PingKind::kLog) return effect;
   if (ping.kind == PingKind::kStart) {
@@ -80,8 +119,10 @@ PingEffect on_ping(const HeartbeatSpec& spec, Track& track, const Ping& ping, Mo
   track.open_start.reset();
   track.start_overdue_reported = false;
   track.last_finish = now;
+  track.last_finish_at = ping.at;
   track.last_finish_failed = is_failure(ping);
   track.finish_overdue_reported = false;
+  reschedule(spec, track, ping.at, now);
 
   CheckResult result;
   result.at = ping.at;
@@ -104,9 +145,11 @@ Track restore_track(const HeartbeatSpec& spec, const HeartbeatMarks& marks, cons
   if (marks.last_finish) {
     const Ping& finish = marks.last_finish->ping;
     track.last_finish = to_mono(finish.at);
+    track.last_finish_at = finish.at;
     track.last_finish_failed = is_failure(finish);
-    track.finish_overdue_reported = reported(finish.at + spec.period + spec.grace);
   }
+  reschedule(spec, track, now_system, now_mono);
+  if (track.due_at) track.finish_overdue_reported = reported(*track.due_at + spec.grace);
   if (marks.open_start) {
     track.open_start = to_mono(*marks.open_start);
     track.start_overdue_reported = reported(*marks.open_start + spec.grace);

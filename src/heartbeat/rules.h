@@ -3,20 +3,28 @@
 // next_deadline() and calls check_deadlines() when it fires; tests do the same on a
 // manual clock.
 //
-// Healthchecks' rule, with period P and grace G:
-//   last finish at T (success)   up until T+P, late until T+P+G, then overdue:
+// Healthchecks' rule, with period P (or a cron schedule) and grace G:
+//   last finish at T (success)   up until it is due (T+P, or the schedule's first fire
+//                                time after T), late until due+G, then overdue:
 //                                "no ping for 2h 1m (expected every 60m, grace 60m)"
 //   start at S, no finish        overdue at S+G: "started 61m ago, no finish"
 //   fail / exit code != 0        a failed result at once (DOWN), with the code and the
 //                                body's first line: "exit code 3: CUDA error: out of memory"
-//   no ping yet                  nothing is awaited (the monitor stays pending)
+//   no ping yet                  a period awaits nothing (the monitor stays pending); a
+//                                schedule promises a time, so its first fire time after
+//                                the monitor is watched (start, resume, reload) is due
 //
 // Worked example, P = 60m, G = 60m:
-//   09:00 success       -> ok result; deadline 11:00
+//   09:00 success       -> ok result; due 10:00, deadline 11:00
 //   10:30 start         -> deadline min(11:00, 10:30+60m=11:30) = 11:00
 //   11:00 (timer)       -> overdue "no ping for 2h (expected every 60m, grace 60m)";
 //                          next deadline 11:30 (the start's)
-//   11:10 exit code 0   -> ok result, run time 40m; deadline 13:10
+//   11:10 exit code 0   -> ok result, run time 40m; due 12:10, deadline 13:10
+//
+// With schedule "0 3 * * *" in Europe/Berlin and G = 30m, a success at 03:02 on a Monday
+// is due at 03:00 on Tuesday, late from then, overdue at 03:30. Due times are wall times
+// (the schedule's, in its zone) placed on the monotonic line by their distance from the
+// ping that set them, so a clock step after that ping does not move the deadline.
 //
 // Each deadline is reported once: after check_deadlines() reports it, next_deadline()
 // moves past it until a new ping sets a new one.
@@ -34,12 +42,22 @@
 namespace trainwatch::heartbeat {
 
 struct Track {
-  std::optional<MonoTime> last_finish;  // newest success, fail or exit code
-  bool last_finish_failed = false;      // a failed finish awaits nothing: it is DOWN already
-  std::optional<MonoTime> open_start;   // a start not yet followed by a finish
+  std::optional<MonoTime> last_finish;       // newest success, fail or exit code
+  std::optional<SystemTime> last_finish_at;  // its wall time: schedules count from it
+  bool last_finish_failed = false;           // a failed finish awaits nothing: it is DOWN already
+  std::optional<MonoTime> open_start;        // a start not yet followed by a finish
   bool finish_overdue_reported = false;
   bool start_overdue_reported = false;
+  // When the next finish is due, on the timers' line and on the wall clock (for readers
+  // and causes). Set by on_ping, reschedule and restore_track; nullopt: none is awaited.
+  std::optional<MonoTime> due;
+  std::optional<SystemTime> due_at;
 };
+
+// Sets when the next finish is due under `spec`: counted from the last successful
+// finish, or, for a schedule that has none, from `now` (watching begins). Call on a new
+// track and whenever the spec changed.
+void reschedule(const HeartbeatSpec& spec, Track& track, SystemTime now_system, MonoTime now_mono);
 
 // The earliest deadline not yet reported; nullopt when nothing is awaited.
 std::optional<MonoTime> next_deadline(const HeartbeatSpec& spec, const Track& track);
@@ -48,7 +66,7 @@ std::optional<MonoTime> next_deadline(const HeartbeatSpec& spec, const Track& tr
 // nullopt when nothing is overdue.
 std::optional<std::string> check_deadlines(const HeartbeatSpec& spec, Track& track, MonoTime now);
 
-// Past the period but within grace: shown, not a failure.
+// Past the due time but within grace: shown, not a failure.
 bool is_late(const HeartbeatSpec& spec, const Track& track, MonoTime now);
 
 struct PingEffect {

@@ -44,6 +44,8 @@ boost::json::object monitor_summary(const engine::MonitorView& view, Audience au
   out["last_error"] = cause_or_null(state.last_error, audience);
   out["interval_ms"] = config.interval.count();
   out["tags"] = std::move(tags);
+  // Heartbeats only: when the next ping is due, for lists that show it.
+  if (view.heartbeat) out["next_expected"] = time_or_null(view.heartbeat->next_expected);
   return out;
 }
 
@@ -103,7 +105,10 @@ boost::json::object ping_json(const PingRecord& r, Audience audience) {
 boost::json::object heartbeat_json(const engine::MonitorView& view, Audience audience) {
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
   boost::json::object out;
+  // A period monitor has period_ms and null schedule; a cron one 0 and its schedule.
   out["period_ms"] = spec.period.count();
+  out["schedule"] = spec.schedule ? boost::json::value(spec.schedule->text) : boost::json::value(nullptr);
+  out["tz"] = spec.schedule ? boost::json::value(spec.schedule->zone_name) : boost::json::value(nullptr);
   out["grace_ms"] = spec.grace.count();
   out["ping_body_limit"] = spec.ping_body_limit;
   out["last_ping"] = view.heartbeat && view.heartbeat->last_ping
@@ -111,6 +116,8 @@ boost::json::object heartbeat_json(const engine::MonitorView& view, Audience aud
                          : boost::json::value(nullptr);
   out["started"] = view.heartbeat ? time_or_null(view.heartbeat->open_start) : boost::json::value(nullptr);
   out["late"] = view.heartbeat && view.heartbeat->late;
+  out["next_expected"] =
+      view.heartbeat ? time_or_null(view.heartbeat->next_expected) : boost::json::value(nullptr);
   return out;
 }
 

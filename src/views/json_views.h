@@ -22,7 +22,8 @@ bool summary_has_secrets(const engine::MonitorView& view);
 boost::json::object check_result_json(const CheckResult& result, Audience audience);
 boost::json::object incident_json(const Incident& incident, Audience audience);
 boost::json::object ping_json(const PingRecord& ping, Audience audience);
-// A heartbeat monitor's period, grace, last ping, lateness and open start.
+// A heartbeat monitor's period or schedule, grace, last ping, lateness, open start and
+// when the next ping is due.
 boost::json::object heartbeat_json(const engine::MonitorView& view, Audience audience);
 
 }  // namespace trainwatch::views

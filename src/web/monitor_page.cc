@@ -7,6 +7,7 @@
 
 #include "core/duration.h"
 #include "core/time_format.h"
+#include "cron/zone.h"
 #include "views/audience.h"
 #include "views/json_views.h"
 #include "web/banner.h"
@@ -24,7 +25,9 @@ using http::Responder;
 constexpr int64_t kDayMs = 86'400'000;
 
 // The heartbeat part of a monitor page: the last ping's age on one bar against period and
-// grace (the bar's scale is period + grace; past that it is full), and the ping log.
+// grace (the bar's scale is period + grace; past that it is full), when the next ping is
+// due, and the ping log. A schedule's "period" on the bar is the span from the last ping
+// to the fire time it awaits.
 void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience,
                    const engine::MonitorView& view, json::object& m) {
   json::object hb = views::heartbeat_json(view, audience);
@@ -34,10 +37,20 @@ void add_heartbeat(const WebContext& ctx, const Request& request, Audience audie
   if (audience == Audience::kAdmin) {
     hb["ping_url"] = "http://" + std::string(request.header("host")) + "/ping/" + spec.token;
   }
-  const double scale = static_cast<double>((spec.period + spec.grace).count());
+  Millis period = spec.period;
+  if (spec.schedule && view.heartbeat->last_ping && view.heartbeat->next_expected) {
+    period = std::max(Millis(0), std::chrono::duration_cast<Millis>(*view.heartbeat->next_expected -
+                                                                    view.heartbeat->last_ping->ping.at));
+  }
+  if (view.heartbeat->next_expected) {
+    // In the schedule's own zone, as its author reads "0 3 * * *"; UTC for a period.
+    hb["next_expected_text"] = cron::format_local(
+        *view.heartbeat->next_expected, spec.schedule ? spec.schedule->zone : cctz::utc_time_zone());
+  }
+  const double scale = static_cast<double>((period + spec.grace).count());
   hb["period"] = format_duration(spec.period);
   hb["grace"] = format_duration(spec.grace);
-  hb["period_pct"] = scale > 0 ? 100.0 * static_cast<double>(spec.period.count()) / scale : 100.0;
+  hb["period_pct"] = scale > 0 ? 100.0 * static_cast<double>(period.count()) / scale : 100.0;
   if (view.heartbeat->last_ping) {
     const auto age =
         std::chrono::duration_cast<Millis>(ctx.clock.system_time() - view.heartbeat->last_ping->ping.at);

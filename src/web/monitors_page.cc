@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cron/zone.h"
 #include "http/ttl_cache.h"
 #include "views/audience.h"
 #include "views/json_views.h"
@@ -96,6 +97,11 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, const 
     const std::vector<UptimeBucket>* buckets = &none;
     if (hourly) {
       if (auto it = hourly->find(v.config->name); it != hourly->end()) buckets = &it->second;
+    }
+    if (v.heartbeat && v.heartbeat->next_expected) {
+      const auto& spec = std::get<HeartbeatSpec>(v.config->spec);
+      row["next_expected_text"] = cron::format_local(
+          *v.heartbeat->next_expected, spec.schedule ? spec.schedule->zone : cctz::utc_time_zone());
     }
     auto [path, label] = sparkline(*buckets, now);
     row["spark_path"] = path;
