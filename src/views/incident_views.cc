@@ -55,10 +55,10 @@ Result<PostedUpdate> parse_update_body(std::string_view body) {
         "the body is not a JSON object; expected {\"status\": \"investigating\", \"text\": \"...\"}");
   }
   const json::object& o = value.as_object();
-  for (const auto& [key, _] : o) {
-    if (key != "status" && key != "text") {
-      return invalid("unknown key '" + std::string(key.substr(0, 64)) + "'; expected only status and text");
-    }
+  for (const auto& entry : o) {
+    const std::string key(entry.key().data(), std::min<size_t>(entry.key().size(), 64));
+    if (key != "status" && key != "text")
+      return invalid("unknown key '" + key + "'; expected only status and text");
   }
   const json::value* status = o.if_contains("status");
   if (status == nullptr || !status->is_string()) {
@@ -66,7 +66,9 @@ Result<PostedUpdate> parse_update_body(std::string_view body) {
   }
   const json::value* text = o.if_contains("text");
   if (text == nullptr || !text->is_string()) return invalid("text is missing or not a string");
-  return check_update(status->as_string(), std::string(text->as_string()));
+  const json::string& status_text = status->as_string();
+  return check_update(std::string_view(status_text.data(), status_text.size()),
+                      std::string(text->as_string()));
 }
 
 std::optional<int64_t> parse_incident_id(std::string_view text) {

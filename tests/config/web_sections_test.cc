@@ -129,8 +129,8 @@ TEST(WebSections, AnnouncementErrorsSayWhereAndWhat) {
   const std::vector<std::string> expected = {
       "tw.yaml:9:9: status_pages[0].announcements[0].title: missing",
       "tw.yaml:10:26: status_pages[0].announcements[1].from: found 'tomorrow'; expected an ISO 8601 (RFC 3339) time",
-      "tw.yaml:11:56: status_pages[0].announcements[2].until: found a time not after `from`",
-      "tw.yaml:11:88: status_pages[0].announcements[2].severity: found 'loud'; expected info, warning or critical",
+      "tw.yaml:11:57: status_pages[0].announcements[2].until: found a time not after `from`",
+      "tw.yaml:11:91: status_pages[0].announcements[2].severity: found 'loud'; expected info, warning or critical",
   };
   ASSERT_EQ(errors.size(), expected.size()) << ::testing::PrintToString(errors);
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(errors[i].rfind(expected[i], 0), 0u) << errors[i];
