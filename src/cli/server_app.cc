@@ -8,6 +8,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 
 #include "alerting/channels.h"
+#include "api/incident_routes.h"
 #include "api/job_routes.h"
 #include "api/maintenance_routes.h"
 #include "api/monitor_write_routes.h"
@@ -200,6 +201,7 @@ bool ServerApp::start() {
                                     *monitors_, *job_registry_, status_pages_};
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
+  api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
   web::add_maintenance_routes(*router_, web::MaintenancePageContext{web_context, *maintenance_});
   web::add_notifications_routes(*router_,
                                 web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});

@@ -15,11 +15,27 @@ struct StatusPageGroup {
   std::vector<std::string> monitors;  // names of monitors in the config, in display order
 };
 
+// A banner a status page shows above everything else from `from` (inclusive) until
+// `until` (exclusive): planned maintenance, a known slowdown, a notice.
+struct StatusPageAnnouncement {
+  std::string title;  // at most kMaxAnnouncementTitleBytes
+  std::string text;   // may be empty; at most kMaxAnnouncementTextBytes
+  SystemTime from{};
+  SystemTime until{};    // after `from`
+  std::string severity;  // "info" (the default), "warning" or "critical": the banner's colour
+};
+
+inline constexpr size_t kMaxAnnouncementTitleBytes = 200;
+inline constexpr size_t kMaxAnnouncementTextBytes = 4096;
+// Per status page: a page is a glance, and a config file a person reads.
+inline constexpr size_t kMaxAnnouncementsPerPage = 20;
+
 struct StatusPageConfig {
   std::string slug;  // [a-z0-9._-]+, unique: /status/{slug}
   std::string title;
   std::string description;
   std::vector<StatusPageGroup> groups;
+  std::vector<StatusPageAnnouncement> announcements;  // in the file's order
 };
 
 struct AuthConfig {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/names.h"
+#include "core/time_format.h"
 
 namespace trainwatch::config_detail {
 namespace {
@@ -33,6 +34,54 @@ std::optional<StatusPageGroup> read_group(Diagnostics& diag, const YAML::Node& n
   }
   s.finish();
   return group;
+}
+
+std::optional<StatusPageAnnouncement> read_announcement(Diagnostics& diag, const YAML::Node& node,
+                                                        const std::string& path) {
+  Section s(diag, node, path);
+  if (!s.valid()) return std::nullopt;
+  StatusPageAnnouncement a;
+  bool ok = true;
+  auto bounded = [&](const char* key, bool required, size_t max) {
+    auto text = s.string(key, required);
+    if (text && text->size() > max) {
+      diag.error(s.raw(key).Mark(), s.key_path(key),
+                 "found " + std::to_string(text->size()) + " bytes; expected at most " + std::to_string(max));
+      ok = false;
+    }
+    if (required && !text) ok = false;
+    return text.value_or("");
+  };
+  a.title = bounded("title", true, kMaxAnnouncementTitleBytes);
+  a.text = bounded("text", false, kMaxAnnouncementTextBytes);
+  auto read_time = [&](const char* key) -> std::optional<SystemTime> {
+    auto text = s.string(key, true);
+    if (!text) return std::nullopt;
+    auto t = parse_rfc3339(*text);
+    if (!t) {
+      diag.error(s.raw(key).Mark(), s.key_path(key),
+                 "found '" + *text + "'; expected an ISO 8601 (RFC 3339) time such as 2026-05-01T02:00:00Z");
+    }
+    return t;
+  };
+  auto from = read_time("from");
+  auto until = read_time("until");
+  if (from && until && *until <= *from) {
+    diag.error(s.raw("until").Mark(), s.key_path("until"),
+               "found a time not after `from`; expected a later time");
+    ok = false;
+  }
+  a.from = from.value_or(SystemTime{});
+  a.until = until.value_or(SystemTime{});
+  a.severity = s.string("severity").value_or("info");
+  if (a.severity != "info" && a.severity != "warning" && a.severity != "critical") {
+    diag.error(s.raw("severity").Mark(), s.key_path("severity"),
+               "found '" + a.severity + "'; expected info, warning or critical");
+    ok = false;
+  }
+  s.finish();
+  if (!ok || !from || !until) return std::nullopt;
+  return a;
 }
 
 }  // namespace
@@ -71,6 +120,22 @@ void read_status_pages(Diagnostics& diag, const YAML::Node& node, const std::vec
           auto group =
               read_group(diag, groups[g], s.key_path("groups") + "[" + std::to_string(g) + "]", known);
           if (group) page.groups.push_back(std::move(*group));
+        }
+      }
+    }
+    if (YAML::Node list = s.raw("announcements"); list.IsDefined() && !list.IsNull()) {
+      if (!list.IsSequence()) {
+        diag.error(list.Mark(), s.key_path("announcements"),
+                   describe(list) + "; expected a list of announcements");
+      } else if (list.size() > kMaxAnnouncementsPerPage) {
+        diag.error(list.Mark(), s.key_path("announcements"),
+                   "found " + std::to_string(list.size()) + " announcements; expected at most " +
+                       std::to_string(kMaxAnnouncementsPerPage));
+      } else {
+        for (size_t a = 0; a < list.size(); ++a) {
+          auto announcement =
+              read_announcement(diag, list[a], s.key_path("announcements") + "[" + std::to_string(a) + "]");
+          if (announcement) page.announcements.push_back(std::move(*announcement));
         }
       }
     }

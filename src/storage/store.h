@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/incident_update.h"
 #include "core/model.h"
 #include "core/ping.h"
 #include "core/result.h"
@@ -132,9 +133,17 @@ struct DeleteApiWindow {
   int64_t id = 0;
 };
 
-using WriteOp =
-    std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken, UpdateDelivery,
-                 PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow, DeleteApiWindow>;
+// An update posted about an incident, open or closed (its id and update.id are ignored: the
+// store picks the id). Fails with "store.not_found" when no incident has
+// update.incident_id, and with "store.full" when the incident already holds
+// kMaxUpdatesPerIncident updates; neither counts as a store failure in write_health().
+struct AddIncidentUpdate {
+  IncidentUpdate update;
+};
+
+using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
+                             UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
+                             DeleteApiWindow, AddIncidentUpdate>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -260,6 +269,10 @@ class Store {
   virtual Result<std::vector<StoredState>> load_states() = 0;
   virtual Result<std::vector<Incident>> incidents(const IncidentQuery& query) = 0;
   virtual Result<std::optional<Incident>> incident(int64_t id) = 0;
+  // The updates of each listed incident, oldest first (by id); incidents without updates
+  // are absent. At most kMaxRowsPerBatch ids, and kMaxUpdatesPerIncident updates each.
+  virtual Result<std::map<int64_t, std::vector<IncidentUpdate>>> incident_updates(
+      const std::vector<int64_t>& incident_ids) = 0;
   virtual Result<std::vector<CheckResult>> results(const ResultQuery& query) = 0;
 
   // Newest first.

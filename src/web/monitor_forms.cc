@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "views/incident_views.h"
 #include "views/write_access.h"
 #include "web/dashboard_common.h"
 
@@ -64,6 +65,31 @@ void edit_form(const WebContext& ctx, const Request& request, Responder respond)
   });
 }
 
+// The incident timeline's "post an update" form: the same checks as the API's POST
+// /api/v1/incidents/{id}/updates, then back to the incident's monitor page.
+void incident_update_form(const WebContext& ctx, const Request& request, Responder respond) {
+  std::map<std::string, std::string> form;
+  if (!form_allowed(ctx, request, form, respond)) return;
+  const std::string& id_text = request.params.at("id");
+  const auto parsed_id = views::parse_incident_id(id_text);
+  if (!parsed_id) return respond(Response::problem(404, "no incident '" + id_text.substr(0, 32) + "'"));
+  const int64_t id = *parsed_id;
+  auto incident = ctx.store.incident(id);
+  if (!incident)
+    return respond(Response::problem(503, "incidents cannot be read: " + incident.error().message));
+  if (!incident->has_value()) return respond(Response::problem(404, "no incident " + std::to_string(id)));
+  auto posted = views::check_update(form["status"], form["text"]);
+  if (!posted) return respond(Response::problem(400, posted.error().message));
+  IncidentUpdate update{0, id, ctx.clock.system_time(), posted->status, std::move(posted->text)};
+  const std::string back = "/monitors/" + (*incident)->monitor + "#incident-" + std::to_string(id);
+  const bool queued = ctx.store.write(AddIncidentUpdate{std::move(update)}, [respond, back](const Status& s) {
+    respond(s ? redirect(back)
+              : Response::problem(views::status_for(s.error()),
+                                  "the update was not saved: " + s.error().message));
+  });
+  if (!queued) respond(Response::problem(503, "the store's write queue is full; try again"));
+}
+
 }  // namespace
 
 void add_monitor_forms(http::Router& router, const WebContext& ctx) {
@@ -77,6 +103,9 @@ void add_monitor_forms(http::Router& router, const WebContext& ctx) {
              [ctx](const Request& r, Responder respond) { edit_form(ctx, r, std::move(respond)); });
   router.add("POST", "/monitors/{name}/delete",
              [ctx](const Request& r, Responder respond) { delete_form(ctx, r, std::move(respond)); });
+  router.add("POST", "/incidents/{id}/updates", [ctx](const Request& r, Responder respond) {
+    incident_update_form(ctx, r, std::move(respond));
+  });
 }
 
 }  // namespace trainwatch::web

@@ -9,6 +9,7 @@
 #include "core/time_format.h"
 #include "cron/zone.h"
 #include "views/audience.h"
+#include "views/incident_views.h"
 #include "views/json_views.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
@@ -99,7 +100,26 @@ void monitor_page(const WebContext& ctx, const Request& request, Responder respo
     for (const auto& result : *r) results.push_back(views::check_result_json(result, audience));
   }
   if (auto i = ctx.store.incidents(IncidentQuery{name, std::nullopt, 20})) {
-    for (const auto& incident : *i) incidents.push_back(views::incident_json(incident, audience));
+    std::vector<int64_t> ids;
+    for (const auto& incident : *i) ids.push_back(incident.id);
+    auto updates = ctx.store.incident_updates(ids);
+    for (const auto& incident : *i) {
+      json::object o = views::incident_json(incident, audience);
+      json::array timeline;
+      if (updates) {
+        if (auto it = updates->find(incident.id); it != updates->end()) {
+          // Newest first, as the status page shows them.
+          for (auto u = it->second.rbegin(); u != it->second.rend(); ++u) {
+            json::object row = views::incident_update_json(*u);
+            row["status_title"] = status_title(u->status);
+            timeline.push_back(std::move(row));
+          }
+        }
+      }
+      o["has_updates"] = !timeline.empty();
+      o["updates"] = std::move(timeline);
+      incidents.push_back(std::move(o));
+    }
   }
   m["results"] = std::move(results);
   m["incidents"] = std::move(incidents);

@@ -7,6 +7,7 @@
 #include "core/html_escape.h"
 #include "core/redaction.h"
 #include "core/time_format.h"
+#include "web/announcements.h"
 #include "web/banner.h"
 #include "web/pages.h"
 #include "web/uptime_days.h"
@@ -27,7 +28,28 @@ json::object day_json(const DaySegment& d) {
   return o;
 }
 
-json::object incident_row(const Incident& i, SystemTime now) {
+// Newest first, as status pages show a timeline: the latest word is what a reader wants.
+json::array update_rows(const std::vector<IncidentUpdate>& updates) {
+  json::array out;
+  for (auto it = updates.rbegin(); it != updates.rend(); ++it) {
+    // Only what the admin wrote for the public: the status, the text, the time.
+    out.push_back(json::object{{"status", to_string(it->status)},
+                               {"status_title", status_title(it->status)},
+                               {"at", format_rfc3339(it->at)},
+                               {"text", it->text}});
+  }
+  return out;
+}
+
+json::object announcement_json(const StatusPageAnnouncement& a) {
+  return json::object{{"title", a.title},
+                      {"text", a.text},
+                      {"severity", a.severity},
+                      {"from", format_rfc3339(a.from)},
+                      {"until", format_rfc3339(a.until)}};
+}
+
+json::object incident_row(const Incident& i, SystemTime now, const std::vector<IncidentUpdate>& updates) {
   json::object o;
   o["monitor"] = i.monitor;
   // A status page is public, whoever looks: what a target answered stays off it.
@@ -37,6 +59,8 @@ json::object incident_row(const Incident& i, SystemTime now) {
   o["ongoing"] = !i.ended.has_value();
   const auto end = i.ended.value_or(now);
   o["duration"] = format_duration(std::chrono::duration_cast<Millis>(end - i.started));
+  o["updates"] = update_rows(updates);
+  o["has_updates"] = !updates.empty();
   return o;
 }
 
@@ -89,6 +113,15 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
   // Newest first, grouped by the UTC day each incident started.
   std::sort(history.begin(), history.end(),
             [](const Incident& a, const Incident& b) { return a.started > b.started; });
+  // One read for every listed incident's updates (the newest kMaxRowsPerBatch incidents
+  // get theirs; a page listing more shows the rest without).
+  std::vector<int64_t> ids;
+  for (const Incident& i : history) {
+    if (ids.size() < Store::kMaxRowsPerBatch) ids.push_back(i.id);
+  }
+  auto updates = store.incident_updates(ids);
+  if (!updates) return updates.error();
+  const std::vector<IncidentUpdate> no_updates;
   json::array incident_days;
   std::string current_day;
   for (const Incident& i : history) {
@@ -97,7 +130,9 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
       incident_days.push_back(json::object{{"date", day}, {"incidents", json::array()}});
       current_day = day;
     }
-    incident_days.back().as_object()["incidents"].as_array().push_back(incident_row(i, now));
+    const auto it = updates->find(i.id);
+    incident_days.back().as_object()["incidents"].as_array().push_back(
+        incident_row(i, now, it == updates->end() ? no_updates : it->second));
   }
 
   const Banner banner = overall_banner(banner_inputs);
@@ -107,6 +142,10 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
   out["description"] = page.description;
   out["updated_at"] = format_rfc3339(now);
   out["banner"] = json::object{{"code", banner_code(banner)}, {"text", banner_text(banner)}};
+  json::array announcements;
+  for (const StatusPageAnnouncement* a : visible_announcements(page.announcements, now))
+    announcements.push_back(announcement_json(*a));
+  out["announcements"] = std::move(announcements);
   out["groups"] = std::move(groups);
   out["incident_days"] = std::move(incident_days);
   return out;

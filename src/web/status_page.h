@@ -3,7 +3,9 @@
 // the two never disagree.
 //
 // Reads: per monitor on the page, at most kDays daily rollup rows and kMaxIncidentsRead
-// incidents (the newest; older ones beyond that are not listed in the 30-day history).
+// incidents (the newest; older ones beyond that are not listed in the 30-day history);
+// then the updates of the listed incidents in one read. Announcements show while `now` is
+// in their window (web/announcements.h).
 #pragma once
 
 #include <boost/json.hpp>

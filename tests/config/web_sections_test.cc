@@ -92,5 +92,49 @@ TEST(WebSections, DuplicateSlugsAreRefused) {
   EXPECT_NE(errors[0].find("found 'a' again; expected a unique slug"), std::string::npos);
 }
 
+TEST(WebSections, AnnouncementsAreReadWithTheirWindowAndSeverity) {
+  auto loaded = load_config_text(std::string(kMonitors) + R"(status_pages:
+  - slug: ml
+    title: ML
+    announcements:
+      - title: Cluster upgrade
+        text: Jobs pause.
+        from: 2026-05-01T02:00:00Z
+        until: 2026-05-01T04:00:00Z
+        severity: critical
+      - {title: Notice, from: "2026-05-02T00:00:00Z", until: "2026-05-03T00:00:00Z"}
+)",
+                                 "tw.yaml", env);
+  ASSERT_TRUE(loaded.config) << loaded.errors.at(0).to_string();
+  const auto& a = loaded.config->status_pages.at(0).announcements;
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].title, "Cluster upgrade");
+  EXPECT_EQ(a[0].text, "Jobs pause.");
+  EXPECT_EQ(to_unix_ms(a[0].from), 1'777'600'800'000);
+  EXPECT_EQ(to_unix_ms(a[0].until), 1'777'608'000'000);
+  EXPECT_EQ(a[0].severity, "critical");
+  EXPECT_EQ(a[1].severity, "info") << "the default";
+  EXPECT_EQ(a[1].text, "");
+}
+
+TEST(WebSections, AnnouncementErrorsSayWhereAndWhat) {
+  auto errors = errors_of(std::string(kMonitors) + R"(status_pages:
+  - slug: ml
+    title: ML
+    announcements:
+      - {text: no title, from: "2026-05-01T02:00:00Z", until: "2026-05-01T04:00:00Z"}
+      - {title: a, from: "tomorrow", until: "2026-05-01T04:00:00Z"}
+      - {title: b, from: "2026-05-01T04:00:00Z", until: "2026-05-01T02:00:00Z", severity: loud}
+)");
+  const std::vector<std::string> expected = {
+      "tw.yaml:9:9: status_pages[0].announcements[0].title: missing",
+      "tw.yaml:10:26: status_pages[0].announcements[1].from: found 'tomorrow'; expected an ISO 8601 (RFC 3339) time",
+      "tw.yaml:11:57: status_pages[0].announcements[2].until: found a time not after `from`",
+      "tw.yaml:11:91: status_pages[0].announcements[2].severity: found 'loud'; expected info, warning or critical",
+  };
+  ASSERT_EQ(errors.size(), expected.size()) << ::testing::PrintToString(errors);
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(errors[i].rfind(expected[i], 0), 0u) << errors[i];
+}
+
 }  // namespace
 }  // namespace trainwatch

@@ -77,6 +77,10 @@ class FakeStore final : public Store {
   Result<std::vector<StoredState>> load_states() override { return std::vector<StoredState>{}; }
   Result<std::vector<Incident>> incidents(const IncidentQuery&) override { return std::vector<Incident>{}; }
   Result<std::optional<Incident>> incident(int64_t) override { return std::optional<Incident>{}; }
+  Result<std::map<int64_t, std::vector<IncidentUpdate>>> incident_updates(
+      const std::vector<int64_t>&) override {
+    return std::map<int64_t, std::vector<IncidentUpdate>>{};
+  }
   Result<std::vector<CheckResult>> results(const ResultQuery&) override { return std::vector<CheckResult>{}; }
   Result<std::vector<PingRecord>> pings(const PingQuery&) override { return std::vector<PingRecord>{}; }
   Result<HeartbeatMarks> heartbeat_marks(const std::string&) override { return HeartbeatMarks{}; }

@@ -37,14 +37,21 @@ TEST(EscapeTest, StatusPageTemplateEscapesEveryText) {
                               {"days", boost::json::array()}};
   model["groups"] =
       boost::json::array{boost::json::object{{"name", kXss}, {"monitors", boost::json::array{monitor}}}};
-  boost::json::object incident{{"monitor", kXss},  {"cause", kXss},   {"started", "s"},
-                               {"ended", nullptr}, {"ongoing", true}, {"duration", "1m"}};
+  boost::json::object update{
+      {"status", "identified"}, {"status_title", "Identified"}, {"at", "t"}, {"text", kXss}};
+  boost::json::object incident{
+      {"monitor", kXss}, {"cause", kXss},    {"started", "s"},      {"ended", nullptr},
+      {"ongoing", true}, {"duration", "1m"}, {"has_updates", true}, {"updates", boost::json::array{update}}};
+  model["announcements"] = boost::json::array{boost::json::object{
+      {"title", kXss}, {"text", kXss}, {"severity", "warning"}, {"from", "f"}, {"until", "u"}}};
   model["incident_days"] =
       boost::json::array{boost::json::object{{"date", "d"}, {"incidents", boost::json::array{incident}}}};
   std::string page = render_page("status_page", model);
   EXPECT_NE(page.find("All systems operational"), std::string::npos);
   EXPECT_EQ(page.find("<script>"), std::string::npos) << page;
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("announcement-warning"), std::string::npos) << "the announcement is on the page";
+  EXPECT_NE(page.find("Identified"), std::string::npos) << "the update is on the page";
 }
 
 }  // namespace

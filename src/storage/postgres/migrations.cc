@@ -127,6 +127,18 @@ constexpr Migration kMigrations[] = {
         high BIGINT NOT NULL
       );
     )sql"},
+    // What admins post about an incident (status and text), read per incident in id order;
+    // kept as long as the incident is.
+    {2, "incident updates", R"sql(
+      CREATE TABLE incident_updates (
+        id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        incident_id BIGINT NOT NULL,
+        at_ms       BIGINT NOT NULL,
+        status      TEXT NOT NULL,
+        text        TEXT NOT NULL
+      );
+      CREATE INDEX incident_updates_incident_id ON incident_updates (incident_id, id);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

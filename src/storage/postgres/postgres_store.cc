@@ -66,6 +66,18 @@ Result<std::optional<Incident>> PostgresStore::incident(int64_t id) {
                                                  [&](Tx& tx) { return read_incident(tx, id); });
 }
 
+Result<std::map<int64_t, std::vector<IncidentUpdate>>> PostgresStore::incident_updates(
+    const std::vector<int64_t>& incident_ids) {
+  using Out = std::map<int64_t, std::vector<IncidentUpdate>>;
+  if (incident_ids.size() > kMaxRowsPerBatch) {
+    return make_error("store.too_many",
+                      "at most " + std::to_string(kMaxRowsPerBatch) + " incidents per read");
+  }
+  if (incident_ids.empty()) return Out{};
+  return readers_->read<Out>("incident updates",
+                             [&](Tx& tx) { return read_incident_updates(tx, incident_ids); });
+}
+
 Result<std::vector<CheckResult>> PostgresStore::results(const ResultQuery& query) {
   return readers_->read<std::vector<CheckResult>>("check results",
                                                   [&](Tx& tx) { return read_results(tx, query); });

@@ -56,6 +56,8 @@ class PostgresStore final : public Store {
   Result<std::vector<StoredState>> load_states() override;
   Result<std::vector<Incident>> incidents(const IncidentQuery& query) override;
   Result<std::optional<Incident>> incident(int64_t id) override;
+  Result<std::map<int64_t, std::vector<IncidentUpdate>>> incident_updates(
+      const std::vector<int64_t>& incident_ids) override;
   Result<std::vector<CheckResult>> results(const ResultQuery& query) override;
   Result<std::vector<PingRecord>> pings(const PingQuery& query) override;
   Result<HeartbeatMarks> heartbeat_marks(const std::string& monitor) override;

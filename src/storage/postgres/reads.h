@@ -1,8 +1,9 @@
 // The SQL of each read, run by PostgresStore inside one read-only snapshot (reader_pool.h).
 // One file per group: read_results.cc (states, results, incidents, rollups),
 // read_heartbeat.cc (pings, marks, tokens), read_outbox.cc (deliveries), read_catalog.cc
-// (API monitors and windows). Shapes and orders are Store's (store.h); `limit`s are
-// clamped to kMaxRowsPerRead. They throw pqxx exceptions; the pool turns those into errors.
+// (API monitors and windows), read_incident_updates.cc (updates posted about incidents).
+// Shapes and orders are Store's (store.h); `limit`s are clamped to kMaxRowsPerRead. They
+// throw pqxx exceptions; the pool turns those into errors.
 #pragma once
 
 #include <pqxx/pqxx>
@@ -18,6 +19,8 @@ inline constexpr int kMaxRowsPerRead = 10'000;
 Result<std::vector<StoredState>> read_states(Tx& tx);
 Result<std::vector<Incident>> read_incidents(Tx& tx, const IncidentQuery& query);
 Result<std::optional<Incident>> read_incident(Tx& tx, int64_t id);
+Result<std::map<int64_t, std::vector<IncidentUpdate>>> read_incident_updates(
+    Tx& tx, const std::vector<int64_t>& incident_ids);
 Result<std::vector<CheckResult>> read_results(Tx& tx, const ResultQuery& query);
 Result<int64_t> read_next_incident_id(Tx& tx);
 Result<std::vector<UptimeBucket>> read_uptime(Tx& tx, const UptimeQuery& query);

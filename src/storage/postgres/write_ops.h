@@ -2,7 +2,7 @@
 // transaction, each under its own savepoint. One file per group of operations:
 // write_results.cc (results, states, incidents, rollups, pruning), write_heartbeat.cc
 // (pings, tokens), write_outbox.cc (deliveries), write_catalog.cc (API monitors and
-// windows).
+// windows), write_incident_updates.cc (updates posted about incidents).
 //
 // Contract: each returns the operation's own failure (store.not_found) as a Status and
 // throws pqxx exceptions for the store's failures; the writer classifies those.
@@ -31,6 +31,7 @@ Status run_op(Tx& tx, const SaveApiMonitor& op);
 Status run_op(Tx& tx, const DeleteApiMonitor& op);
 Status run_op(Tx& tx, const SaveApiWindow& op);
 Status run_op(Tx& tx, const DeleteApiWindow& op);
+Status run_op(Tx& tx, const AddIncidentUpdate& op);
 
 // Used by RecordResult for its outbox rows (write_outbox.cc).
 void insert_delivery(Tx& tx, const NewDelivery& d);

@@ -160,6 +160,18 @@ constexpr SqliteMigration kMigrations[] = {
       INSERT INTO heartbeat_heads (monitor, ping_id) SELECT monitor, MAX(id) FROM heartbeat_pings GROUP BY monitor;
       DROP INDEX heartbeat_pings_monitor_id;
     )sql"},
+    // What admins post about an incident (status and text), read per incident in id order;
+    // kept as long as the incident is.
+    {9, "incident updates", R"sql(
+      CREATE TABLE incident_updates (
+        id          INTEGER PRIMARY KEY,
+        incident_id INTEGER NOT NULL,
+        at_ms       INTEGER NOT NULL,
+        status      TEXT NOT NULL,
+        text        TEXT NOT NULL
+      );
+      CREATE INDEX incident_updates_incident_id ON incident_updates (incident_id, id);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

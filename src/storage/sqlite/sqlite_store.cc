@@ -370,6 +370,33 @@ class SqliteStore::Writer final : public BatchApplier {
     return Ok{};
   }
 
+  // The incident's existence and its update count are read inside the transaction, so the
+  // bound holds however many updates arrive at once: the writer applies them one by one.
+  Status run(const AddIncidentUpdate& op) {
+    const IncidentUpdate& u = op.update;
+    SQLite::Statement count(*db_,
+                            "SELECT (SELECT COUNT(*) FROM incidents WHERE id = ?1), "
+                            "(SELECT COUNT(*) FROM incident_updates WHERE incident_id = ?1)");
+    count.bind(1, u.incident_id);
+    count.executeStep();
+    if (count.getColumn(0).getInt64() == 0) {
+      return make_error("store.not_found", "no incident " + std::to_string(u.incident_id));
+    }
+    if (count.getColumn(1).getInt64() >= kMaxUpdatesPerIncident) {
+      return make_error("store.full", "incident " + std::to_string(u.incident_id) + " already has " +
+                                          std::to_string(kMaxUpdatesPerIncident) +
+                                          " updates, the most it takes");
+    }
+    SQLite::Statement s(
+        *db_, "INSERT INTO incident_updates (incident_id, at_ms, status, text) VALUES (?, ?, ?, ?)");
+    s.bind(1, u.incident_id);
+    s.bind(2, ms(u.at));
+    s.bind(3, std::string(to_string(u.status)));
+    s.bind(4, u.text);
+    s.exec();
+    return Ok{};
+  }
+
   Status run(const PruneResults& op) {
     SQLite::Statement& s = fresh(prune_);
     s.bind(1, ms(op.before));
@@ -646,6 +673,38 @@ Result<std::optional<Incident>> SqliteStore::incident(int64_t id) {
         if (!q.executeStep()) return std::optional<Incident>();
         return std::optional<Incident>(incident_from_row(q));
       });
+}
+
+Result<std::map<int64_t, std::vector<IncidentUpdate>>> SqliteStore::incident_updates(
+    const std::vector<int64_t>& incident_ids) {
+  using Out = std::map<int64_t, std::vector<IncidentUpdate>>;
+  if (incident_ids.size() > kMaxRowsPerBatch) {
+    return make_error("store.too_many",
+                      "at most " + std::to_string(kMaxRowsPerBatch) + " incidents per read");
+  }
+  if (incident_ids.empty()) return Out{};
+  return read<Out>("incident updates", [&](SQLite::Database& db) -> Result<Out> {
+    std::string sql =
+        "SELECT id, incident_id, at_ms, status, text FROM incident_updates WHERE incident_id IN (";
+    for (size_t i = 0; i < incident_ids.size(); ++i) sql += i == 0 ? "?" : ", ?";
+    sql += ") ORDER BY incident_id, id";
+    SQLite::Statement q(db, sql);
+    for (size_t i = 0; i < incident_ids.size(); ++i) q.bind(static_cast<int>(i + 1), incident_ids[i]);
+    Out out;
+    while (q.executeStep()) {
+      IncidentUpdate u;
+      u.id = q.getColumn(0).getInt64();
+      u.incident_id = q.getColumn(1).getInt64();
+      u.at = from_unix_ms(q.getColumn(2).getInt64());
+      // A status written by a newer trainwatch that this one does not know reads as investigating.
+      u.status = incident_update_status_from_string(q.getColumn(3).getString())
+                     .value_or(IncidentUpdateStatus::kInvestigating);
+      u.text = q.getColumn(4).getString();
+      auto& list = out[u.incident_id];
+      if (static_cast<int>(list.size()) < kMaxUpdatesPerIncident) list.push_back(std::move(u));
+    }
+    return out;
+  });
 }
 
 Result<std::vector<CheckResult>> SqliteStore::results(const ResultQuery& query) {
