@@ -23,6 +23,8 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-pytest python3-torch python3-aiosmtpd
+  # pip install ./python (python/setup.py) and its test in a fresh virtual environment
+  python3-venv python3-pip python3-setuptools python3-wheel
   chromium chromium-driver python3-selenium
   wrk curl
   # monitor types' test peers: a DNS server (dnsmasq), certificates (openssl), the time

@@ -51,8 +51,11 @@ typedef enum tw_run_status {
 typedef struct tw_handle tw_handle;
 
 /* Which rank this process is. Zero/NULL fields are taken from the environment:
- * job TRAINWATCH_JOB (default "default"), dir TRAINWATCH_DIR, rank RANK, local rank
- * LOCAL_RANK (default: rank), world size WORLD_SIZE (default 1), MASTER_ADDR, MASTER_PORT.
+ * job TRAINWATCH_JOB (default "default"), dir TRAINWATCH_DIR, rank RANK or SLURM_PROCID,
+ * local rank LOCAL_RANK or SLURM_LOCALID (default: rank), world size WORLD_SIZE or
+ * SLURM_NTASKS (default 1), MASTER_ADDR, MASTER_PORT. The run id, restart attempt and node
+ * rank always come from the launcher's variables (torchrun, Slurm, TRAINWATCH_RUN_ID,
+ * TRAINWATCH_ATTEMPT, TRAINWATCH_NODE_RANK; docs/training.md) and go into the slot.
  * Set the *_set flags to use an explicit 0 for a number. */
 typedef struct tw_options {
   uint32_t struct_size; /* sizeof(tw_options) */

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "python/native/agent_host.h"
+#include "python/native/launch_identity.h"
 #include "trainwatch/trainwatch.h"
 
 namespace {
@@ -271,6 +272,8 @@ PyMethodDef module_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "start_agent(job, dir, host, port, ...) -> port or None: the node agent on C++ threads"},
     {"stop_agent", trainwatch::python::stop_agent, METH_NOARGS, "stop_agent(): stop the in-process agent"},
+    {"launch_env", trainwatch::python::launch_env, METH_NOARGS,
+     "launch_env() -> dict: rank place and run identity from the launcher's variables"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

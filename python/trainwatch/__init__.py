@@ -25,7 +25,7 @@ except ImportError as exc:  # no extension built: keep training, say so once
     _native = None
     _native_error = str(exc)
 
-__all__ = ["init", "ping", "Run", "flush_pings"]
+__all__ = ["init", "ping", "Run", "flush_pings", "launch_env"]
 
 _STATUS = {"initializing": 0, "training": 1, "checkpointing": 2, "evaluating": 3, "finished": 4, "failed": 5}
 _current = None
@@ -151,13 +151,27 @@ def _env_float(name, default):
         return default
 
 
+def launch_env():
+    """What the launcher's variables say about this process: a dict with launcher ("torchrun",
+    "slurm", "kubernetes" or ""), run_id and node_name ("" when unknown), and rank, local_rank,
+    world_size, node_rank, attempt (None when no variable gives one). TRAINWATCH_RUN_ID,
+    TRAINWATCH_ATTEMPT, TRAINWATCH_NODE_RANK and TRAINWATCH_NODE win over every launcher's;
+    docs/training.md has the table. Read by the same code as the slot's identity."""
+    if _native is None:
+        return {"launcher": "", "run_id": "", "node_name": "", "rank": None, "local_rank": None,
+                "world_size": None, "node_rank": None, "attempt": None}
+    return _native.launch_env()
+
+
 def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, health_port=None,
          health_host=None, checkpoint_dir=None, nvme_path=None, stall_after_s=600.0, gpu_memory_pct=95.0,
          disk_free_gb=10.0, host_memory_free_gb=1.0, ping_every=None, nvml_library=None, status="training",
          server=None, node=None, report_every=None):
     """Open this rank's slot and return its Run.
 
-    Rank, local rank and world size come from RANK, LOCAL_RANK, WORLD_SIZE unless given. With
+    Rank, local rank and world size come from RANK, LOCAL_RANK, WORLD_SIZE (or Slurm's
+    SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS) unless given; the run id, restart attempt and
+    node index from torchrun, Slurm or the TRAINWATCH_* variables (launch_env()). With
     health_port, local rank 0 also starts the node agent (GET /health, /metrics) on C++
     threads. Heartbeats: CHECKPOINT_HEARTBEAT_URL after each good checkpoint, and
     STEP_HEARTBEAT_URL / THROUGHPUT_HEARTBEAT_URL every `ping_every` steps (default 100,
@@ -182,8 +196,11 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     job = job or os.environ.get("TRAINWATCH_JOB") or "default"
     directory = dir or os.environ.get("TRAINWATCH_DIR") or "/dev/shm/trainwatch"
     run = Run(job=job, dir=directory, rank=rank, local_rank=local_rank, world_size=world_size)
-    global_rank = rank if rank is not None else _env_int("RANK", 0)
-    my_local_rank = local_rank if local_rank is not None else _env_int("LOCAL_RANK", global_rank)
+    launch = launch_env()
+    global_rank = rank if rank is not None else (launch["rank"] or 0)
+    my_local_rank = local_rank if local_rank is not None else launch["local_rank"]
+    if my_local_rank is None:
+        my_local_rank = global_rank
 
     if global_rank == 0:
         run._checkpoint_url = os.environ.get("CHECKPOINT_HEARTBEAT_URL") or None
@@ -198,7 +215,7 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
         report_s = report_every if report_every is not None else _env_float("TRAINWATCH_REPORT_EVERY", 5.0)
         _native.start_agent(job, directory, host, int(health_port) if health_port is not None else -1,
                             server=server, token=os.environ.get("TRAINWATCH_TOKEN") or None,
-                            node=node or os.environ.get("TRAINWATCH_NODE") or None, report_every_s=float(report_s),
+                            node=node or launch["node_name"] or None, report_every_s=float(report_s),
                             checkpoint_dir=checkpoint_dir or os.environ.get("CHECKPOINT_DIR"),
                             nvme_path=nvme_path or os.environ.get("NVME_PATH"),
                             stall_after_s=float(stall_after_s), gpu_memory_pct=float(gpu_memory_pct),

@@ -268,6 +268,10 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
     json::object gauges;
     for (const auto& g : s.gauges) gauges[g.name] = num_or_null(g.value);
     o["gauges"] = std::move(gauges);
+    // The launcher's identity; null when the rank's library is too old to record it.
+    o["attempt"] = s.has_identity ? json::value(s.attempt) : json::value(nullptr);
+    o["run_id"] = s.has_identity && !s.run_id.empty() ? json::value(s.run_id) : json::value(nullptr);
+    o["node_rank"] = s.has_identity && s.node_rank >= 0 ? json::value(s.node_rank) : json::value(nullptr);
     ranks.push_back(std::move(o));
   }
   root["ranks"] = std::move(ranks);

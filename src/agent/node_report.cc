@@ -54,6 +54,12 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
                    {"samples", s.samples},
                    {"tokens", s.tokens}};
   if (r.alive) out["cpu_s"] = static_cast<double>(r.cpu_ticks) / ticks_per_s;
+  // Optional in schema 1: absent when the rank's library predates the launch identity.
+  if (s.has_identity) {
+    out["attempt"] = s.attempt;
+    if (!s.run_id.empty()) out["run_id"] = s.run_id;
+    if (s.node_rank >= 0) out["node_rank"] = s.node_rank;
+  }
   if (track && track->gone_since_ms) out["gone_age_ms"] = age(now_ms, *track->gone_since_ms);
   if (s.present & TW_FIELD_LOSS) out["loss"] = number(s.loss);
   if (s.present & TW_FIELD_LOSS_SCALE) out["loss_scale"] = number(s.loss_scale);

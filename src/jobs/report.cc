@@ -246,6 +246,9 @@ void read_rank(const Fields& f, RankReport& r) {
     r.error = ef.text("message", true);
     r.error_age_ms = ef.age("age_ms");
   }
+  if (auto attempt = f.integer("attempt", false, 0, INT32_MAX)) r.attempt = static_cast<int>(*attempt);
+  r.run_id = f.text("run_id");
+  if (auto node_rank = f.integer("node_rank", false, 0, kMaxRank)) r.node_rank = static_cast<int>(*node_rank);
 }
 
 void read_gpu(const Fields& f, GpuReport& g) {

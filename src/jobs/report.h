@@ -66,6 +66,11 @@ struct RankReport {
   CheckpointReport checkpoint;
   std::string error;
   std::optional<int64_t> error_age_ms;
+  // The launcher's identity (optional in schema 1; absent from older agents and libraries):
+  // the restart attempt (0 = first run), the launcher's run id, the node's index in the job.
+  std::optional<int> attempt;
+  std::string run_id;
+  std::optional<int> node_rank;
 };
 
 struct GpuReport {

@@ -10,51 +10,33 @@
 
 namespace trainwatch::reporter {
 
-EnvLookup process_env() {
-  return [](const char* name) -> std::optional<std::string> {
-    const char* v = std::getenv(name);
-    if (v == nullptr) return std::nullopt;
-    return std::string(v);
-  };
-}
-
-std::optional<int64_t> parse_int(const std::string& text, int64_t min, int64_t max) {
-  if (text.empty() || text.size() > 18) return std::nullopt;
-  int64_t value = 0;
-  size_t i = 0;
-  bool negative = text[0] == '-';
-  if (negative) i = 1;
-  if (i == text.size()) return std::nullopt;
-  for (; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    value = value * 10 + (text[i] - '0');
-  }
-  if (negative) value = -value;
-  if (value < min || value > max) return std::nullopt;
-  return value;
-}
-
 namespace {
 
 // An int from the explicit option when set, else from the environment, else the fallback.
-Result<int32_t> pick_int(bool set, int32_t explicit_value, const char* var, const EnvLookup& env,
-                         std::optional<int32_t> fallback, int64_t min) {
+// `name` is the option's name in messages about an explicit value.
+Result<int32_t> pick_int(bool set, int32_t explicit_value, const char* name, const EnvNumber& from_env,
+                         int32_t fallback, int64_t min) {
   if (set) {
     if (explicit_value < min) {
       return make_error(
-          "argument", std::string(var) + " argument " + std::to_string(explicit_value) + " is out of range");
+          "argument", std::string(name) + " argument " + std::to_string(explicit_value) + " is out of range");
     }
     return explicit_value;
   }
-  auto text = env(var);
-  if (!text) {
-    if (fallback) return *fallback;
-    return make_error("environment", std::string(var) + " is not set");
+  if (!from_env.set()) return fallback;
+  if (!from_env.value) {
+    return make_error("environment", from_env.var + "='" + from_env.text + "' is not a number in range");
   }
-  auto value = parse_int(*text, min, 1 << 24);
-  if (!value)
-    return make_error("environment", std::string(var) + "='" + *text + "' is not a number in range");
-  return static_cast<int32_t>(*value);
+  return static_cast<int32_t>(*from_env.value);
+}
+
+// The launcher's identity fields never refuse a rank: a value that is not a number becomes a
+// warning and reads as unknown.
+int32_t identity_int(const EnvNumber& from_env, int32_t unknown, std::vector<std::string>* warnings) {
+  if (from_env.value) return static_cast<int32_t>(*from_env.value);
+  if (from_env.set())
+    warnings->push_back(from_env.var + "='" + from_env.text + "' is not a number in range; ignored");
+  return unknown;
 }
 
 }  // namespace
@@ -85,11 +67,13 @@ Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& 
     out.dir = *dir;
   }
 
-  auto world = pick_int(options->world_size_set, options->world_size, "WORLD_SIZE", env, 1, 1);
+  const LaunchEnv launch = read_launch_env(env);
+  auto world = pick_int(options->world_size_set, options->world_size, "WORLD_SIZE", launch.world_size, 1, 1);
   if (!world) return world.error();
-  auto rank = pick_int(options->rank_set, options->rank, "RANK", env, 0, 0);
+  auto rank = pick_int(options->rank_set, options->rank, "RANK", launch.rank, 0, 0);
   if (!rank) return rank.error();
-  auto local = pick_int(options->local_rank_set, options->local_rank, "LOCAL_RANK", env, *rank, 0);
+  auto local =
+      pick_int(options->local_rank_set, options->local_rank, "LOCAL_RANK", launch.local_rank, *rank, 0);
   if (!local) return local.error();
   out.world_size = *world;
   out.rank = *rank;
@@ -120,6 +104,11 @@ Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& 
     if (!group) return group.error();
     out.group = *group;
   }
+  out.launcher = launch.launcher;
+  out.run_id = launch.run_id;
+  out.attempt = identity_int(launch.attempt, 0, &out.warnings);
+  out.node_rank = identity_int(launch.node_rank, -1, &out.warnings);
+  out.node_name = launch.node_name;
   return out;
 }
 

@@ -1,15 +1,17 @@
-// Who this rank is: tw_options merged with the environment (RANK, LOCAL_RANK, WORLD_SIZE,
-// MASTER_ADDR, MASTER_PORT, TRAINWATCH_JOB, TRAINWATCH_DIR, TRAINWATCH_GROUP), checked.
+// Who this rank is: tw_options merged with the environment (the launcher's variables as
+// launch_env.h reads them, MASTER_ADDR, MASTER_PORT, TRAINWATCH_JOB, TRAINWATCH_DIR,
+// TRAINWATCH_GROUP), checked.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <sys/types.h>
 
 #include "core/result.h"
+#include "reporter/launch_env.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::reporter {
@@ -26,17 +28,17 @@ struct RankOptions {
   std::string master_addr;
   int32_t master_port = 0;
   std::optional<gid_t> group;  // TRAINWATCH_GROUP: the group that may read the user's slots
+  // From the launcher (launch_env.h); none of them can make opening fail.
+  std::string launcher;
+  std::string run_id;
+  int32_t attempt = 0;
+  int32_t node_rank = -1;             // -1: unknown
+  std::string node_name;              // "": the host name
+  std::vector<std::string> warnings;  // identity variables that were not numbers, one sentence each
 };
-
-// Reads one variable; nullopt when unset. Injected so tests need not touch the process env.
-using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
-EnvLookup process_env();
 
 // Errors (code "environment" or "argument") carry one sentence naming the variable and value:
 // "WORLD_SIZE='eight' is not a number".
 Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& env);
-
-// Strict decimal parse of a whole string into [min, max].
-std::optional<int64_t> parse_int(const std::string& text, int64_t min, int64_t max);
 
 }  // namespace trainwatch::reporter

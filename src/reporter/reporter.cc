@@ -59,7 +59,7 @@ int32_t claim(rp::Slot* slot, uint64_t me) {
 
 // Resets every field of a (re)claimed slot in one write section. A previous owner may have
 // died inside a write section and left seq odd: start from the next even value.
-void reset_slot(tw_handle* h, const rp::RankOptions& o) {
+void reset_slot(tw_handle* h, const rp::RankOptions& o, uint64_t me) {
   rp::Slot* s = h->slot;
   uint32_t seq = s->seq.load(kRelaxed);
   h->seq = (seq & 1u) ? seq + 1 : seq;
@@ -101,12 +101,17 @@ void reset_slot(tw_handle* h, const rp::RankOptions& o) {
     g.name.store("");
     g.value_bits.store(0, kRelaxed);
   }
+  s->identity_owner.store(me, kRelaxed);
+  s->attempt.store(o.attempt, kRelaxed);
+  s->node_rank.store(o.node_rank, kRelaxed);
+  s->run_id.store(o.run_id);
 }
 
 tw_status open_impl(const tw_options* options, tw_handle** out) {
   auto resolved = rp::resolve_options(options, rp::process_env());
   if (!resolved) return fail_open(status_of(resolved.error()), resolved.error().message, out);
   const rp::RankOptions& o = *resolved;
+  for (const auto& warning : o.warnings) std::fprintf(stderr, "trainwatch: %s\n", warning.c_str());
   auto file = rp::SlotFile::open_for_writing(o.dir, o.job, o.group);
   if (!file) return fail_open(status_of(file.error()), file.error().message, out);
 
@@ -121,7 +126,7 @@ tw_status open_impl(const tw_options* options, tw_handle** out) {
                          std::to_string(holder) + " in " + h->file->path(),
                      out);
   }
-  reset_slot(h.get(), o);
+  reset_slot(h.get(), o, me);
   g_last_error.clear();
   if (out) *out = h.release();
   return TW_OK;

@@ -14,7 +14,8 @@
 // reader copies the fields between two loads of seq and retries when they differ or are odd.
 //   writer: seq=s+1 (relaxed); fence(release); fields (relaxed); seq=s+2 (release)
 //   reader: a=seq (acquire); fields (relaxed); fence(acquire); b=seq (relaxed); ok iff a==b, even
-// Any change here that moves a field bumps kLayoutVersion.
+// Any change here that moves a field bumps kLayoutVersion; fields added in unused bytes at
+// the end (the launch identity) keep it, with a rule for telling an older writer's slot apart.
 #pragma once
 
 #include <atomic>
@@ -120,6 +121,16 @@ struct Slot {
 
   GaugeCell gauges[kMaxGauges];
   AtomicText<8> job;
+
+  // Launch identity (launch_env.h), written at open. It sits in bytes that layout 1 left
+  // unused at the end of the slot, so no field moved and the layout version stays 1: an older
+  // agent never reads it, and an older library never writes it. Such a library reclaiming
+  // the slot would leave the previous owner's identity behind, so these fields count only
+  // while identity_owner equals owner (an older writer's slot reads as "no identity").
+  std::atomic<uint64_t> identity_owner;
+  std::atomic<int32_t> attempt;    // 0 for the first run; counts the launcher's restarts
+  std::atomic<int32_t> node_rank;  // -1: no launcher said
+  AtomicText<5> run_id;            // up to 39 bytes: a torchrun UUID fits whole
 };
 static_assert(sizeof(Slot) <= kSlotSize, "slot grew past its fixed size: bump the layout");
 static_assert(std::atomic<uint64_t>::is_always_lock_free);

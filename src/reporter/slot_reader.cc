@@ -9,7 +9,7 @@ namespace {
 
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-void copy_fields(const Slot& s, SlotSnapshot* o) {
+void copy_fields(const Slot& s, uint64_t owner, SlotSnapshot* o) {
   o->status = s.status.load(kRelaxed);
   o->rank = s.rank.load(kRelaxed);
   o->local_rank = s.local_rank.load(kRelaxed);
@@ -47,6 +47,10 @@ void copy_fields(const Slot& s, SlotSnapshot* o) {
     std::string name = g.name.load();
     if (!name.empty()) o->gauges.push_back({std::move(name), bits_double(g.value_bits.load(kRelaxed))});
   }
+  o->has_identity = s.identity_owner.load(kRelaxed) == owner;
+  o->attempt = o->has_identity ? s.attempt.load(kRelaxed) : 0;
+  o->node_rank = o->has_identity ? s.node_rank.load(kRelaxed) : -1;
+  o->run_id = o->has_identity ? s.run_id.load() : std::string();
 }
 
 }  // namespace
@@ -57,7 +61,7 @@ ReadResult read_slot(const Slot& slot, SlotSnapshot* out, int max_tries) {
   for (int i = 0; i < max_tries; ++i) {
     uint32_t before = slot.seq.load(std::memory_order_acquire);
     if (before & 1u) continue;
-    copy_fields(slot, out);
+    copy_fields(slot, owner, out);
     std::atomic_thread_fence(std::memory_order_acquire);
     uint32_t after = slot.seq.load(kRelaxed);
     if (before == after) {

@@ -39,6 +39,12 @@ struct SlotSnapshot {
   int64_t error_ms = 0;
   std::string error;
   std::vector<GaugeValue> gauges;
+  // The launch identity, when the slot's writer recorded one (slot_layout.h: an older
+  // library's slot has none).
+  bool has_identity = false;
+  int32_t attempt = 0;
+  int32_t node_rank = -1;
+  std::string run_id;
 };
 
 enum class ReadResult { kOk, kEmpty, kBusy };

@@ -72,7 +72,9 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
        r.last_step_at ? json::value(snapshot_age_ms(s, *r.last_step_at)) : json::value(nullptr)},
       {"error", l.error.empty() ? json::value(nullptr) : json::value(l.error)},
       {"checkpoint", jobs::to_string(l.checkpoint.state)},
-      {"health", jobs::to_string(health)}};
+      {"health", jobs::to_string(health)},
+      {"attempt", l.attempt ? json::value(*l.attempt) : json::value(nullptr)},
+      {"run_id", l.run_id.empty() ? json::value(nullptr) : json::value(l.run_id)}};
   // Step time over the progress window: wall ms a step.
   out["step_time_ms"] = nullptr;
   if (r.window.size() >= 2) {

@@ -62,6 +62,8 @@ TEST(Report, ErrorsSayWhatIsWrongAndWhere) {
       {R"({"schema":1,"node":"a","ranks":[{"rank":1,"status":"training","loss":"lots"}]})", "report.invalid",
        "ranks[0].loss: expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", found a string"},
       {R"({"schema":1,"node":"a","ranks":7})", "report.invalid", "ranks: expected a list, found 7"},
+      {R"({"schema":1,"node":"a","ranks":[{"rank":1,"status":"training","attempt":-1}]})", "report.invalid",
+       "ranks[0].attempt: expected an integer from 0 to 2147483647, found -1"},
   };
   for (const auto& c : cases) {
     auto r = parse_node_report(c.body);

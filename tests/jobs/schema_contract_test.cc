@@ -80,5 +80,36 @@ TEST(SchemaContract, WhatTheAgentSendsTheServerReads) {
   EXPECT_TRUE(parsed->gpus[0].last_xid_critical);  // 79: fallen off the bus, not the application's
 }
 
+// The launcher's identity travels with each rank; a slot from an older library has none, and
+// the server then knows no attempt rather than guessing the first.
+TEST(SchemaContract, LaunchIdentityArrivesOnlyWhenTheSlotHasOne) {
+  agent::NodeSnapshot node;
+  node.job = "llama";
+  node.now_ms = 1'700'000'010'000;
+  agent::RankView with;
+  with.slot.owner = 1;
+  with.slot.rank = 0;
+  with.slot.has_identity = true;
+  with.slot.attempt = 2;
+  with.slot.node_rank = 1;
+  with.slot.run_id = "8812345";
+  agent::RankView without = with;
+  without.slot.owner = 2;
+  without.slot.rank = 1;
+  without.slot.has_identity = false;
+  node.ranks = {with, without};
+
+  auto parsed =
+      jobs::parse_node_report(agent::render_node_report(node, {}, {"node-2", 1, false, Millis(5'000), 1}));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->ranks.size(), 2u);
+  EXPECT_EQ(parsed->ranks[0].attempt, 2);
+  EXPECT_EQ(parsed->ranks[0].run_id, "8812345");
+  EXPECT_EQ(parsed->ranks[0].node_rank, 1);
+  EXPECT_FALSE(parsed->ranks[1].attempt);
+  EXPECT_EQ(parsed->ranks[1].run_id, "");
+  EXPECT_FALSE(parsed->ranks[1].node_rank);
+}
+
 }  // namespace
 }  // namespace trainwatch

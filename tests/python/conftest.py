@@ -3,9 +3,12 @@
 Run:  TRAINWATCH_BUILD=build-agent /usr/bin/python3 -m pytest tests/python
 (TRAINWATCH_BUILD defaults to build-agent; the package is in <build>/python.)
 """
+import json
 import os
 import socket
 import sys
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -19,6 +22,17 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def agent_health(port):
+    """The /health body of an agent on 127.0.0.1:port, or None while it does not answer yet."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return json.loads(e.read())
+    except (urllib.error.URLError, OSError):
+        return None
 
 
 @pytest.fixture

@@ -87,6 +87,50 @@ TEST(ResolveOptions, ExplicitArgumentsWinOverEnvironment) {
   EXPECT_EQ(r->job, "j");
 }
 
+// srun without torchrun: no RANK anywhere, yet every task finds its own slot.
+TEST(ResolveOptions, SlurmTasksFindTheirPlaceWithoutRank) {
+  auto r = resolve_options(nullptr, env_of({{"SLURM_JOB_ID", "8812345"},
+                                            {"SLURM_PROCID", "6"},
+                                            {"SLURM_LOCALID", "2"},
+                                            {"SLURM_NTASKS", "8"},
+                                            {"SLURM_NODEID", "1"},
+                                            {"SLURM_RESTART_COUNT", "1"}}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->rank, 6);
+  EXPECT_EQ(r->local_rank, 2);
+  EXPECT_EQ(r->world_size, 8);
+  EXPECT_EQ(r->launcher, "slurm");
+  EXPECT_EQ(r->run_id, "8812345");
+  EXPECT_EQ(r->attempt, 1);
+  EXPECT_EQ(r->node_rank, 1);
+  EXPECT_TRUE(r->warnings.empty());
+}
+
+TEST(ResolveOptions, NoLauncherIsTheFirstAttemptOnAnUnknownNode) {
+  auto r = resolve_options(nullptr, env_of({}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->attempt, 0);
+  EXPECT_EQ(r->node_rank, -1);
+  EXPECT_EQ(r->run_id, "");
+}
+
+TEST(ResolveOptions, BadSlurmRankNamesItsVariable) {
+  auto r = resolve_options(nullptr, env_of({{"SLURM_PROCID", "first"}, {"SLURM_NTASKS", "2"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "SLURM_PROCID='first' is not a number in range");
+}
+
+// The identity never costs a rank its reporting: a bad attempt is a warning and reads as 0.
+TEST(ResolveOptions, BadIdentityNumberIsAWarningNotARefusal) {
+  auto r = resolve_options(nullptr, env_of({{"TRAINWATCH_ATTEMPT", "second"}, {"GROUP_RANK", "-3"}}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->attempt, 0);
+  EXPECT_EQ(r->node_rank, -1);
+  ASSERT_EQ(r->warnings.size(), 2u);
+  EXPECT_EQ(r->warnings[0], "TRAINWATCH_ATTEMPT='second' is not a number in range; ignored");
+  EXPECT_EQ(r->warnings[1], "GROUP_RANK='-3' is not a number in range; ignored");
+}
+
 TEST(ResolveOptions, TooSmallStructIsRefused) {
   tw_options o{};
   o.struct_size = 4;

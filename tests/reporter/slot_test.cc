@@ -137,6 +137,50 @@ TEST(Slot, LongTextIsTruncatedAndGaugePlacesAreBounded) {
   EXPECT_EQ(read_back(tmp.path(), 0).gauges[3].value, 33);
 }
 
+TEST(Slot, LaunchIdentityReadsBack) {
+  TempDir tmp;
+  const std::string uuid = "5f0c3b1e-8a4d-4c2f-9e7a-1b2c3d4e5f60";  // torchrun --standalone's run id
+  ::setenv("TORCHELASTIC_RUN_ID", uuid.c_str(), 1);
+  ::setenv("TORCHELASTIC_RESTART_COUNT", "2", 1);
+  ::setenv("GROUP_RANK", "1", 1);
+  tw_handle* h = nullptr;
+  auto o = options_for(tmp.path(), 1, 2);
+  tw_status opened = tw_open(&o, &h);
+  ::unsetenv("TORCHELASTIC_RUN_ID");
+  ::unsetenv("TORCHELASTIC_RESTART_COUNT");
+  ::unsetenv("GROUP_RANK");
+  ASSERT_EQ(opened, TW_OK) << tw_last_error();
+  SlotSnapshot s = read_back(tmp.path(), 1);
+  EXPECT_TRUE(s.has_identity);
+  EXPECT_EQ(s.attempt, 2);
+  EXPECT_EQ(s.node_rank, 1);
+  EXPECT_EQ(s.run_id, uuid);
+  tw_close(h);
+}
+
+// A library from before the launch identity reclaims a slot this one wrote: it sets the
+// owner and its own fields and never touches the identity. What the previous owner left
+// there must not be read as the new owner's.
+TEST(Slot, AnOlderWritersSlotHasNoIdentity) {
+  TempDir tmp;
+  ::setenv("TRAINWATCH_ATTEMPT", "3", 1);
+  {
+    Reporter r(options_for(tmp.path(), 0, 1));
+    ::unsetenv("TRAINWATCH_ATTEMPT");
+    ASSERT_TRUE(r.enabled()) << tw_last_error();
+    EXPECT_EQ(read_back(tmp.path(), 0).attempt, 3);
+  }
+  auto file = SlotFile::open_for_writing(tmp.path(), "job", std::nullopt);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  Slot* slot = file->slot(0);
+  slot->owner.store(pack_owner(::getpid(), self_start_ticks() + 1));  // the older writer's claim
+  SlotSnapshot s = read_back(tmp.path(), 0);
+  EXPECT_FALSE(s.has_identity);
+  EXPECT_EQ(s.attempt, 0);
+  EXPECT_EQ(s.node_rank, -1);
+  EXPECT_EQ(s.run_id, "");
+}
+
 // A writer thread hammers one slot with steps whose fields all carry the same number; a
 // reader must never see a mix of two steps.
 TEST(Seqlock, ReaderNeverSeesATornStep) {
