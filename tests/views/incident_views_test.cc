@@ -46,7 +46,9 @@ TEST(ParseUpdateBody, RefusesWhatIsNotAnUpdate) {
                            R"({"status": "resolved", "text": "x", "author": "me"})"}) {
     auto bad = parse_update_body(body);
     EXPECT_FALSE(bad.ok()) << body;
-    if (!bad.ok()) EXPECT_EQ(bad.error().code, "update.invalid") << body;
+    if (!bad.ok()) {
+      EXPECT_EQ(bad.error().code, "update.invalid") << body;
+    }
   }
   EXPECT_FALSE(parse_update_body(std::string(kMaxUpdateBodyBytes + 1, ' ')).ok());
 }
