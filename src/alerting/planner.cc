@@ -17,6 +17,8 @@ std::string target_of(const MonitorConfig& m) {
   if (const auto* http = std::get_if<HttpCheckSpec>(&m.spec)) return redact_url(http->url);
   if (const auto* tcp = std::get_if<TcpCheckSpec>(&m.spec))
     return tcp->host + ":" + std::to_string(tcp->port);
+  if (const auto* dns = std::get_if<DnsCheckSpec>(&m.spec)) return dns_target(*dns);
+  if (const auto* icmp = std::get_if<IcmpCheckSpec>(&m.spec)) return icmp->host;
   return "";
 }
 

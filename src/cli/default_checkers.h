@@ -7,7 +7,9 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "checks/dns_checker.h"
 #include "checks/http_checker.h"
+#include "checks/icmp_checker.h"
 #include "checks/tcp_checker.h"
 #include "core/clock.h"
 #include "engine/engine.h"
@@ -18,14 +20,20 @@ namespace trainwatch::cli {
 
 class DefaultCheckers final : public engine::CheckerSet {
  public:
-  DefaultCheckers(boost::asio::io_context& io, const Clock& clock, jobs::JobRegistry& jobs)
-      : http_(io, clock), tcp_(io, clock), job_(io, jobs) {}
+  DefaultCheckers(boost::asio::io_context& io, const Clock& clock, jobs::JobRegistry& jobs, Random& random)
+      : http_(io, clock),
+        tcp_(io, clock),
+        job_(io, jobs),
+        dns_(io, clock, random),
+        icmp_(io, clock, random) {}
   checks::Checker* for_type(MonitorType type) override {
     switch (type) {
       case MonitorType::kHttp: return &http_;
       case MonitorType::kTcp: return &tcp_;
       case MonitorType::kHeartbeat: return nullptr;  // pushed, not checked: see Engine::record_ping
       case MonitorType::kJob: return &job_;
+      case MonitorType::kDns: return &dns_;
+      case MonitorType::kIcmp: return &icmp_;
     }
     return nullptr;
   }
@@ -34,6 +42,8 @@ class DefaultCheckers final : public engine::CheckerSet {
   checks::HttpChecker http_;
   checks::TcpChecker tcp_;
   jobs::JobChecker job_;
+  checks::DnsChecker dns_;
+  checks::IcmpChecker icmp_;
 };
 
 }  // namespace trainwatch::cli

@@ -33,8 +33,12 @@ constexpr std::size_t kMaxDescribedValueChars = 200;
 // First bytes of a parsed body live on the stack; bigger bodies spill to the heap.
 constexpr std::size_t kJsonArenaBytes = 4096;
 
-enum class Source { kStatus, kResponseTime, kBody };
+enum class Source { kStatus, kResponseTime, kBody, kDnsRcode, kPacketLoss };
 enum class Function { kNone, kLen, kHas };
+
+constexpr std::string_view kPlaceholders = "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE] or [PACKET_LOSS]";
+constexpr std::string_view kLeftSides =
+    "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS], len(...) or has(...)";
 enum class Operator { kEq, kNe, kLt, kLe, kGt, kGe };
 enum class Matcher { kLiteral, kAny, kPat };
 
@@ -169,7 +173,7 @@ class Parser {
   bool parse_placeholder(Spec& spec) {
     const std::size_t start = pos_;
     if (at_end() || text_[pos_] != '[') {
-      return fail(pos_, "missing placeholder", "[STATUS], [RESPONSE_TIME], [BODY], len(...) or has(...)");
+      return fail(pos_, "missing placeholder", kLeftSides);
     }
     const std::size_t close = text_.find(']', pos_);
     if (close == std::string_view::npos) return fail(pos_, "unclosed placeholder", "']'");
@@ -180,8 +184,12 @@ class Parser {
       spec.source = Source::kResponseTime;
     else if (name == "[BODY]")
       spec.source = Source::kBody;
+    else if (name == "[DNS_RCODE]")
+      spec.source = Source::kDnsRcode;
+    else if (name == "[PACKET_LOSS]")
+      spec.source = Source::kPacketLoss;
     else
-      return fail(pos_, "unknown placeholder " + std::string(name), "[STATUS], [RESPONSE_TIME] or [BODY]");
+      return fail(pos_, "unknown placeholder " + std::string(name), kPlaceholders);
     pos_ = close + 1;
     if (!parse_path(spec)) return false;
     if (!spec.path.empty() && spec.source != Source::kBody) {
@@ -238,7 +246,8 @@ class Parser {
                   "a value, any(...) or pat(...)");
     }
     if (rest.starts_with("[STATUS]") || rest.starts_with("[RESPONSE_TIME]") || rest.starts_with("[BODY]") ||
-        take_call("len") || take_call("has")) {
+        rest.starts_with("[DNS_RCODE]") || rest.starts_with("[PACKET_LOSS]") || take_call("len") ||
+        take_call("has")) {
       return fail(start, "placeholders and len/has belong on the left", "a value, any(...) or pat(...)");
     }
     const bool is_any = take_call("any");
@@ -393,8 +402,14 @@ void resolve(const Spec& spec, const ConditionInput& input, const Body& body, Va
     if (spec.function == Function::kLen) out.set_integer(out.text.size());
     return;
   }
-  if (spec.source == Source::kResponseTime) {
-    out.set_double(input.response_time_ms);
+  if (spec.source == Source::kDnsRcode) {
+    out.set_text(input.dns_rcode);
+    if (spec.function == Function::kHas) out.set_bool(true);
+    if (spec.function == Function::kLen) out.set_integer(out.text.size());
+    return;
+  }
+  if (spec.source == Source::kResponseTime || spec.source == Source::kPacketLoss) {
+    out.set_double(spec.source == Source::kResponseTime ? input.response_time_ms : input.packet_loss_pct);
     if (spec.function == Function::kHas) out.set_bool(true);
     if (spec.function == Function::kLen) out.set_integer(out.text.size());
     return;
@@ -578,6 +593,11 @@ Condition& Condition::operator=(Condition&&) noexcept = default;
 const std::string& Condition::text() const {
   static const std::string kEmpty;
   return impl_ ? impl_->text : kEmpty;
+}
+
+const std::string& Condition::placeholder() const {
+  static const std::string kEmpty;
+  return impl_ ? impl_->spec.placeholder : kEmpty;
 }
 
 Result<Condition> Condition::parse(std::string_view text) {

@@ -4,7 +4,9 @@
 //   "len([BODY].ranks) == 8", "has([BODY].gpus)", "[BODY].name == any(a, b)",
 //   "[BODY].host == pat(node-*)", "[BODY] == pat(*ok*)"
 // Operators: == != < <= > >=. Placeholders: [STATUS], [RESPONSE_TIME] (ms), [BODY]
-// with an optional JSON path. Parsed once at config load; evaluated per check.
+// with an optional JSON path; for dns monitors [DNS_RCODE] ("[DNS_RCODE] == NOERROR"),
+// for icmp monitors [PACKET_LOSS] (percent). Which monitor type may use which is the
+// loader's rule. Parsed once at config load; evaluated per check.
 #pragma once
 
 #include <memory>
@@ -20,7 +22,9 @@ namespace trainwatch {
 struct ConditionInput {
   int status = 0;  // HTTP status code
   double response_time_ms = 0;
-  std::string_view body;  // raw body
+  std::string_view body;            // raw body; a dns check's answers (checks/dns_verdict.h)
+  std::string_view dns_rcode = {};  // "NOERROR", "NXDOMAIN", ...
+  double packet_loss_pct = 0;
 };
 
 struct ConditionOutcome {
@@ -39,6 +43,8 @@ class Condition {
   static Result<Condition> parse(std::string_view text);
 
   const std::string& text() const;
+  // The placeholder as written, JSON path included: "[STATUS]", "[BODY].ranks[0]".
+  const std::string& placeholder() const;
 
   ~Condition();
   Condition(const Condition&);

@@ -113,7 +113,44 @@ struct JobsConfig {
   Millis expire_after{24 * 3'600'000};
 };
 
-enum class MonitorType { kHttp, kTcp, kHeartbeat, kJob };
+// The record types a dns monitor asks for, as their type codes on the wire (RFC 1035, 3596).
+enum class DnsRecordType : uint16_t {
+  kA = 1,
+  kNs = 2,
+  kCname = 5,
+  kSoa = 6,
+  kMx = 15,
+  kTxt = 16,
+  kAaaa = 28
+};
+
+std::string_view to_string(DnsRecordType t);
+
+// A query for one name and record type, sent to one resolver.
+struct DnsCheckSpec {
+  std::string name;  // as written, trailing dot removed; valid by core/dns_name.h
+  DnsRecordType record = DnsRecordType::kA;
+  std::string resolver_host;  // an IP address; empty: the first nameserver of /etc/resolv.conf
+  uint16_t resolver_port = 53;
+  std::vector<Condition> conditions;  // on [DNS_RCODE], [BODY] (the answers) and [RESPONSE_TIME]
+};
+
+// How a dns monitor's target reads in lists and alerts: "api.internal A @127.0.0.1:5353",
+// or "api.internal A" when the system's resolver is asked.
+std::string dns_target(const DnsCheckSpec& spec);
+
+// Which kind of socket sends ICMP echo requests. kAuto tries an unprivileged datagram
+// socket first (allowed by net.ipv4.ping_group_range), then a raw one (CAP_NET_RAW).
+enum class IcmpSocket { kAuto, kDatagram, kRaw };
+
+struct IcmpCheckSpec {
+  std::string host;  // a name or an IP address
+  int count = 3;     // echo requests per check
+  IcmpSocket socket = IcmpSocket::kAuto;
+  std::vector<Condition> conditions;  // on [PACKET_LOSS] (percent) and [RESPONSE_TIME] (average RTT)
+};
+
+enum class MonitorType { kHttp, kTcp, kHeartbeat, kJob, kDns, kIcmp };
 
 struct MonitorConfig {
   std::string name;  // unique, [a-z0-9._-]+
@@ -122,7 +159,7 @@ struct MonitorConfig {
   Millis timeout{10'000};
   int retries = 0;  // consecutive failures beyond the first before DOWN
   std::vector<std::string> tags;
-  std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec, JobCheckSpec> spec;
+  std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec, JobCheckSpec, DnsCheckSpec, IcmpCheckSpec> spec;
   SourceLocation where;  // the monitor's entry in the file
 
   // Alerting (config/notifications.h). Channel names, checked against `notifications`;

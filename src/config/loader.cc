@@ -7,7 +7,9 @@
 
 #include <boost/url/parse.hpp>
 
+#include "config/conditions_reader.h"
 #include "config/notifications_reader.h"
+#include "config/probe_readers.h"
 #include "config/web_sections.h"
 #include "config/yaml_reader.h"
 #include "core/duration.h"
@@ -128,18 +130,8 @@ void read_http(Section& s, MonitorConfig& m) {
   if (auto b = s.boolean("tls_verify")) spec.tls_verify = *b;
   if (auto k = s.string("keyword")) spec.keyword = *k;
   if (auto k = s.string("keyword_absent")) spec.keyword_absent = *k;
-  if (auto conditions = s.string_list("conditions")) {
-    YAML::Node list = s.raw("conditions");
-    for (size_t i = 0; i < conditions->size(); ++i) {
-      auto condition = Condition::parse((*conditions)[i]);
-      if (!condition) {
-        s.diag().error(list[i].Mark(), s.key_path("conditions") + "[" + std::to_string(i) + "]",
-                       condition.error().message);
-        continue;
-      }
-      spec.conditions.push_back(std::move(*condition));
-    }
-  }
+  config_detail::read_conditions(s, "http", {"[STATUS]", "[RESPONSE_TIME]", "[BODY]"}, /*json_paths=*/true,
+                                 spec.conditions);
   m.spec = std::move(spec);
 }
 
@@ -360,6 +352,8 @@ constexpr MonitorTypeInfo kMonitorTypes[] = {
     {"tcp", MonitorType::kTcp, read_tcp},
     {"heartbeat", MonitorType::kHeartbeat, read_heartbeat},
     {"job", MonitorType::kJob, read_job},
+    {"dns", MonitorType::kDns, config_detail::read_dns},
+    {"icmp", MonitorType::kIcmp, config_detail::read_icmp},
 };
 
 std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& node, size_t index) {
@@ -441,6 +435,8 @@ std::string_view to_string(MonitorType t) {
     case MonitorType::kTcp: return "tcp";
     case MonitorType::kHeartbeat: return "heartbeat";
     case MonitorType::kJob: return "job";
+    case MonitorType::kDns: return "dns";
+    case MonitorType::kIcmp: return "icmp";
   }
   return "http";
 }
@@ -553,6 +549,21 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
            x.throughput_drop == y.throughput_drop && x.overflow_streak == y.overflow_streak &&
            x.min_loss_scale == y.min_loss_scale && x.gpu_memory_pct == y.gpu_memory_pct &&
            x.disk_free_bytes == y.disk_free_bytes && x.host_memory_free_bytes == y.host_memory_free_bytes;
+  }
+  auto texts = [](const std::vector<Condition>& conditions) {
+    std::vector<std::string> out;
+    for (const auto& c : conditions) out.push_back(c.text());
+    return out;
+  };
+  if (const auto* da = std::get_if<DnsCheckSpec>(&a.spec)) {
+    const auto& db = std::get<DnsCheckSpec>(b.spec);
+    return da->name == db.name && da->record == db.record && da->resolver_host == db.resolver_host &&
+           da->resolver_port == db.resolver_port && texts(da->conditions) == texts(db.conditions);
+  }
+  if (const auto* ia = std::get_if<IcmpCheckSpec>(&a.spec)) {
+    const auto& ib = std::get<IcmpCheckSpec>(b.spec);
+    return ia->host == ib.host && ia->count == ib.count && ia->socket == ib.socket &&
+           texts(ia->conditions) == texts(ib.conditions);
   }
   const auto& ta = std::get<TcpCheckSpec>(a.spec);
   const auto& tb = std::get<TcpCheckSpec>(b.spec);

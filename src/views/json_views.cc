@@ -16,6 +16,8 @@ std::string target_of(const MonitorConfig& config, Audience audience) {
   if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec))
     return "/ping/" + hb->token.substr(0, 4) + "\u2026";
   if (std::holds_alternative<JobCheckSpec>(config.spec)) return "/api/v1/jobs/" + config.name;
+  if (const auto* dns = std::get_if<DnsCheckSpec>(&config.spec)) return dns_target(*dns);
+  if (const auto* icmp = std::get_if<IcmpCheckSpec>(&config.spec)) return icmp->host;
   const auto& tcp = std::get<TcpCheckSpec>(config.spec);
   return tcp.host + ":" + std::to_string(tcp.port);
 }

@@ -199,11 +199,12 @@ TEST_P(ParseErrorTest, Explains) {
 const ParseErrorCase kParseErrorCases[] = {
     {"Empty", "   ", "empty condition at character 4; expected e.g. [STATUS] == 200"},
     {"UnknownPlaceholder", "[BOD] == 1",
-     "unknown placeholder [BOD] at character 1; expected [STATUS], [RESPONSE_TIME] or [BODY]"},
+     "unknown placeholder [BOD] at character 1; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE] or [PACKET_LOSS]"},
     {"UnknownPlaceholderAfterSpaces", "  [status] == 1",
-     "unknown placeholder [status] at character 3; expected [STATUS], [RESPONSE_TIME] or [BODY]"},
+     "unknown placeholder [status] at character 3; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE] or [PACKET_LOSS]"},
     {"NoPlaceholder", "200 == [STATUS]",
-     "missing placeholder at character 1; expected [STATUS], [RESPONSE_TIME], [BODY], len(...) or has(...)"},
+     "missing placeholder at character 1; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], "
+     "[PACKET_LOSS], len(...) or has(...)"},
     {"UnclosedPlaceholder", "[BODY == 1", "unclosed placeholder at character 1; expected ']'"},
     {"PathOnStatus", "[STATUS].x == 1", "[STATUS] takes no JSON path at character 9; expected an operator"},
     {"EmptyKey", "[BODY]..x == 1", "empty key in JSON path at character 8; expected a key after '.'"},
@@ -245,6 +246,34 @@ std::vector<Condition> parse_all(const std::vector<std::string>& texts) {
     if (parsed.ok()) out.push_back(std::move(parsed).value());
   }
   return out;
+}
+
+TEST(ConditionTest, DnsRcodeComparesAsText) {
+  ConditionInput answer{0, 3, "10.0.0.5", "NXDOMAIN"};
+  auto rcode = Condition::parse("[DNS_RCODE] == NOERROR");
+  ASSERT_TRUE(rcode.ok()) << rcode.error().message;
+  auto out = evaluate_conditions({*rcode}, answer);
+  EXPECT_FALSE(out[0].ok);
+  EXPECT_EQ(out[0].description, "[DNS_RCODE] == NXDOMAIN, expected NOERROR");
+  answer.dns_rcode = "NOERROR";
+  EXPECT_TRUE(evaluate_conditions({*rcode}, answer)[0].ok);
+  EXPECT_EQ(rcode->placeholder(), "[DNS_RCODE]");
+}
+
+TEST(ConditionTest, PacketLossComparesAsANumber) {
+  ConditionInput echo{0, 0.2, "", "", 33.3};
+  auto loss = Condition::parse("[PACKET_LOSS] < 10");
+  ASSERT_TRUE(loss.ok()) << loss.error().message;
+  auto out = evaluate_conditions({*loss}, echo);
+  EXPECT_FALSE(out[0].ok);
+  EXPECT_EQ(out[0].description, "[PACKET_LOSS] == 33.3, expected < 10");
+  echo.packet_loss_pct = 0;
+  EXPECT_TRUE(evaluate_conditions({*loss}, echo)[0].ok);
+}
+
+TEST(ConditionTest, NewPlaceholdersTakeNoPathAndStayOnTheLeft) {
+  EXPECT_FALSE(Condition::parse("[DNS_RCODE].x == NOERROR").ok());
+  EXPECT_FALSE(Condition::parse("[STATUS] == [PACKET_LOSS]").ok());
 }
 
 TEST(ConditionTest, KeepsTrimmedText) {
