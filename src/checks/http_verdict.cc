@@ -21,8 +21,9 @@ HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::stri
   bool status_failed = false;
   std::string details;
 
-  auto outcomes =
-      evaluate_conditions(spec.conditions, ConditionInput{status, latency_ms, body, certificate_ms_left});
+  ConditionInput input{status, latency_ms, body};
+  input.certificate_expiration_ms = certificate_ms_left;
+  auto outcomes = evaluate_conditions(spec.conditions, input);
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const bool about_status = reads_status(spec.conditions[i]);
     status_judged = status_judged || about_status;
