@@ -36,7 +36,7 @@ subjectAltName = $ENV::SAN
 EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
 
 
-class TestCa:
+class LocalCa:
     """A CA in a temp dir that signs leaf certificates for any validity period, past ones
     included (`openssl ca -startdate/-enddate`: OpenSSL 3.0's x509 cannot set them)."""
 
@@ -106,12 +106,13 @@ class TlsServer(ThreadingHTTPServer):
 @pytest.fixture
 def certificates(tmp_path):
     """Each kind of certificate the tests need, served on its own port: name -> port."""
-    ca = TestCa(tmp_path)
+    ca = LocalCa(tmp_path)
     now = datetime.datetime.now(datetime.timezone.utc)
     day = datetime.timedelta(days=1)
     made = {
         "valid": ca.leaf("valid", "localhost", now - day, now + 90 * day),
-        "soon": ca.leaf("soon", "localhost", now - day, now + 3 * day),
+        # Half an hour short of 3 days, so that the days left read 2 however fast the check runs.
+        "soon": ca.leaf("soon", "localhost", now - day, now + 3 * day - datetime.timedelta(minutes=30)),
         "expired": ca.leaf("expired", "localhost", now - 30 * day, now - 2 * day),
         "wrong-host": ca.leaf("wrong", "other.test", now - day, now + 90 * day),
         "self-signed": ca.self_signed("self", "localhost"),
