@@ -7,6 +7,7 @@
 // Without an empty line every line is a condition and the body is empty.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -27,9 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto parsed = trainwatch::Condition::parse(line);
     if (parsed) conditions.push_back(std::move(*parsed));
   }
-  // Two responses: a healthy one and a failing one, so both outcomes' descriptions are built.
+  // Two responses: a healthy one (its certificate long expired) and a failing one (no TLS),
+  // so both outcomes' descriptions are built.
   for (int status : {200, 503}) {
     trainwatch::ConditionInput response{status, status == 200 ? 42.0 : 9000.5, body};
+    if (status == 200) response.certificate_expiration_ms = -9.5e15;
     for (const auto& outcome : trainwatch::evaluate_conditions(conditions, response))
       (void)outcome.description.size();
   }

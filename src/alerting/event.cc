@@ -12,12 +12,14 @@ std::string_view to_string(EventKind kind) {
     case EventKind::kUp: return "up";
     case EventKind::kReminder: return "reminder";
     case EventKind::kTest: return "test";
+    case EventKind::kWarning: return "warning";
   }
   return "down";
 }
 
 std::optional<EventKind> event_kind_from_string(std::string_view text) {
-  for (auto kind : {EventKind::kDown, EventKind::kUp, EventKind::kReminder, EventKind::kTest}) {
+  for (auto kind :
+       {EventKind::kDown, EventKind::kUp, EventKind::kReminder, EventKind::kTest, EventKind::kWarning}) {
     if (to_string(kind) == text) return kind;
   }
   return std::nullopt;

@@ -15,7 +15,9 @@
 
 namespace trainwatch::alerting {
 
-enum class EventKind { kDown, kUp, kReminder, kTest };
+// kWarning: the monitor is up but needs attention soon (CheckResult::warning); it belongs to
+// no incident and goes only to channels that do not page (AlertPlanner).
+enum class EventKind { kDown, kUp, kReminder, kTest, kWarning };
 
 std::string_view to_string(EventKind kind);
 std::optional<EventKind> event_kind_from_string(std::string_view text);

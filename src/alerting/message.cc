@@ -55,6 +55,11 @@ Message render_message(const AlertEvent& e, SystemTime now) {
       m.summary = "Recovered" + (duration.empty() ? std::string() : " after " + duration) +
                   (e.cause.empty() ? "." : "; it was down with: " + e.cause);
       break;
+    case EventKind::kWarning:
+      m.headline = "WARNING: " + e.monitor;
+      m.title = "⚠️ " + m.headline;
+      m.summary = e.cause.empty() ? "The monitor is up but needs attention soon." : e.cause;
+      break;
     case EventKind::kTest:
       m.headline = "TEST: trainwatch notification to " + e.monitor;
       m.title = "🧪 " + m.headline;
@@ -67,7 +72,9 @@ Message render_message(const AlertEvent& e, SystemTime now) {
   };
   if (e.kind != EventKind::kTest) {
     add("Monitor", e.monitor + (e.target.empty() ? "" : " (" + e.monitor_type + " " + e.target + ")"));
-    add("State", e.kind == EventKind::kUp ? "up" : "down");
+    add("State", e.kind == EventKind::kUp        ? "up"
+                 : e.kind == EventKind::kWarning ? "up, with a warning"
+                                                 : "down");
     if (!e.cause.empty() && e.kind == EventKind::kUp) add("Cause", e.cause);
     if (e.since) add(e.kind == EventKind::kUp ? "Down since" : "Since", time_with_relative(*e.since, now));
     if (e.ended) add("Recovered", time_with_relative(*e.ended, now));
@@ -98,9 +105,10 @@ std::string message_text(const Message& m) {
 }
 
 std::string message_html(const Message& m) {
-  const char* color = m.kind == EventKind::kUp     ? "#1a7f37"
-                      : m.kind == EventKind::kTest ? "#555555"
-                                                   : "#cf222e";
+  const char* color = m.kind == EventKind::kUp        ? "#1a7f37"
+                      : m.kind == EventKind::kTest    ? "#555555"
+                      : m.kind == EventKind::kWarning ? "#9a6700"
+                                                      : "#cf222e";
   std::string out = "<!DOCTYPE html><html><body style=\"font-family:sans-serif\">";
   out += "<h2 style=\"color:" + std::string(color) + "\">" + html_escape(m.title) + "</h2>";
   out += "<p>" + html_escape(m.summary) + "</p><table cellpadding=\"4\">";

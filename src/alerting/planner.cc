@@ -19,6 +19,8 @@ std::string target_of(const MonitorConfig& m) {
     return tcp->host + ":" + std::to_string(tcp->port);
   if (const auto* dns = std::get_if<DnsCheckSpec>(&m.spec)) return dns_target(*dns);
   if (const auto* icmp = std::get_if<IcmpCheckSpec>(&m.spec)) return icmp->host;
+  if (const auto* tls = std::get_if<TlsCheckSpec>(&m.spec))
+    return tls->host + ":" + std::to_string(tls->port);
   return "";
 }
 
@@ -52,6 +54,11 @@ AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Inci
   return e;
 }
 
+// Channels that page someone: an alert there means "act now", so a warning stays out.
+bool pages(const ChannelConfig& channel) {
+  return channel.type == "pagerduty" || channel.type == "alertmanager";
+}
+
 }  // namespace
 
 AlertPlanner::AlertPlanner(const Clock& clock, std::function<void()> on_committed)
@@ -71,6 +78,15 @@ std::vector<std::string> AlertPlanner::channels_of(const MonitorConfig& m) const
   return out;
 }
 
+std::vector<std::string> AlertPlanner::quiet_channels_of(const MonitorConfig& m) const {
+  std::vector<std::string> out = channels_of(m);
+  std::erase_if(out, [this](const std::string& name) {
+    return std::any_of(notifications_.begin(), notifications_.end(),
+                       [&](const ChannelConfig& c) { return c.name == name && pages(c); });
+  });
+  return out;
+}
+
 void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
   std::lock_guard lock(mu_);
   maintenance_ = std::move(windows);
@@ -78,15 +94,25 @@ void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
 
 std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) {
   const MonitorConfig& m = a.monitor;
+  // A spell of warnings ends with an ok result without one (a renewed certificate); a
+  // failure in between (the server restarting) neither ends it nor warns again.
+  if (a.result.ok && !a.result.warning && !warned_.empty()) warned_.erase(m.name);
+  const bool warn = a.result.ok && a.result.warning && a.after.status == MonitorStatus::kUp && !a.opened &&
+                    !a.closed && warned_.insert(m.name).second;
   // Most results open nothing, close nothing and remind of nothing: leave at once.
   const bool may_remind = a.after.status == MonitorStatus::kDown && a.open && m.remind_every;
-  if (!a.opened && !a.closed && !may_remind) return {};
+  if (!a.opened && !a.closed && !may_remind && !warn) return {};
   std::lock_guard lock(mu_);
   const SystemTime now = clock_.system_time();
 
   std::optional<AlertEvent> event;
   SystemTime due = now;
-  if (a.opened) {
+  if (warn) {
+    event = make_event(EventKind::kWarning, a, Incident{});
+    event->incident_id.reset();
+    event->since.reset();
+    event->ended.reset();
+  } else if (a.opened) {
     event = make_event(EventKind::kDown, a, *a.opened);
     due = now + m.notify_after;
     if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
@@ -103,7 +129,7 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
     }
   }
   if (!event) return {};
-  const std::vector<std::string> channels = channels_of(m);
+  const std::vector<std::string> channels = warn ? quiet_channels_of(m) : channels_of(m);
   if (channels.empty()) return {};
   const std::string json = event_to_json(*event);
   std::vector<NewDelivery> out;

@@ -4,17 +4,22 @@
 //   - it closes: a recovery per channel, due now (the dispatcher cancels it together
 //     with the DOWN when that was never released);
 //   - still down: a reminder every remind_every, counted from when the DOWN was due,
-//     skipped while a maintenance window covers the monitor.
+//     skipped while a maintenance window covers the monitor;
+//   - up with a warning (CheckResult::warning, a certificate within warn_before): one
+//     warning, due now, on the monitor's channels that do not page (not pagerduty or
+//     alertmanager); no more until an ok result without a warning ends the spell.
 // It never sends anything itself; the committed() callback wakes the dispatcher.
 //
 // Threading: on_apply() on the engine's thread, configure() and set_maintenance() from
 // any thread (a reload, an API write); a mutex guards the settings. Reminder times live in memory: after a
-// restart the first reminder comes one remind_every after the first result.
+// restart the first reminder comes one remind_every after the first result, and a warning
+// still standing is sent once more.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +46,8 @@ class AlertPlanner final : public engine::AlertHook {
   void committed() override { on_committed_(); }
 
  private:
-  std::vector<std::string> channels_of(const MonitorConfig& monitor) const;  // under mu_
+  std::vector<std::string> channels_of(const MonitorConfig& monitor) const;        // under mu_
+  std::vector<std::string> quiet_channels_of(const MonitorConfig& monitor) const;  // under mu_
 
   const Clock& clock_;
   std::function<void()> on_committed_;
@@ -50,6 +56,8 @@ class AlertPlanner final : public engine::AlertHook {
   std::vector<std::string> usable_;
   std::vector<MaintenanceWindow> maintenance_;
   std::map<std::string, SystemTime> next_reminder_;
+  // Monitors whose current warning spell was sent. Engine thread only (on_apply): no lock.
+  std::set<std::string> warned_;
 };
 
 }  // namespace trainwatch::alerting

@@ -2,9 +2,11 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
+#include "checks/certificate.h"
 #include "checks/http_verdict.h"
 #include "core/duration.h"
 #include "net/curl_multi.h"
@@ -33,6 +35,8 @@ struct HttpChecker::Impl {
     CheckResult result;
     std::string body;
     bool body_too_large = false;
+    // The final response's leaf certificate's validity left, for [CERTIFICATE_EXPIRATION].
+    std::optional<double> certificate_ms_left;
     char error[CURL_ERROR_SIZE] = {};
   };
 
@@ -86,6 +90,13 @@ struct HttpChecker::Impl {
       transfer->headers = curl_slist_append(transfer->headers, (name + ": " + value).c_str());
     }
     if (transfer->headers != nullptr) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer->headers);
+    const bool reads_certificate =
+        std::any_of(spec.conditions.begin(), spec.conditions.end(),
+                    [](const Condition& c) { return c.reads_certificate_expiration(); });
+    if (reads_certificate) {
+      curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &Impl::on_header);
+      curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer.get());
+    }
 
     transfers.emplace(easy, std::move(transfer));
     multi.add(easy, [this, easy](CURLcode code) { on_done(easy, code); });
@@ -99,6 +110,24 @@ struct HttpChecker::Impl {
       return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
     }
     transfer->body.append(data, bytes);
+    return bytes;
+  }
+
+  // The connection's TLS session can be read only while the transfer runs: each
+  // response's status line is the moment to read its certificate, so after redirects the
+  // final response's certificate is the one judged (and none after a hop to http://).
+  static size_t on_header(char* data, size_t size, size_t count, void* user) {
+    auto* transfer = static_cast<Transfer*>(user);
+    const size_t bytes = size * count;
+    if (std::string_view(data, bytes).starts_with("HTTP/")) {
+      const curl_tlssessioninfo* tls = nullptr;
+      transfer->certificate_ms_left.reset();
+      if (curl_easy_getinfo(transfer->easy, CURLINFO_TLS_SSL_PTR, &tls) == CURLE_OK && tls != nullptr &&
+          tls->backend == CURLSSLBACKEND_OPENSSL && tls->internals != nullptr) {
+        transfer->certificate_ms_left =
+            peer_certificate_ms_left(static_cast<SSL*>(tls->internals), transfer->result.at);
+      }
+    }
     return bytes;
   }
 
@@ -140,7 +169,8 @@ struct HttpChecker::Impl {
     }
     // Kept for alert messages ("Status: 503 degraded"), bounded, whatever the verdict.
     r.body_excerpt = t.body.substr(0, kBodyExcerptBytes);
-    HttpVerdict verdict = judge_http_response(*t.spec, r.http_status, t.body, r.latency_ms);
+    HttpVerdict verdict =
+        judge_http_response(*t.spec, r.http_status, t.body, r.latency_ms, t.certificate_ms_left);
     r.ok = verdict.ok;
     r.cause = std::move(verdict.cause);
   }

@@ -15,13 +15,15 @@ void append(std::string& cause, std::string_view part) {
 }  // namespace
 
 HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body,
-                                double latency_ms) {
+                                double latency_ms, std::optional<double> certificate_ms_left) {
   HttpVerdict verdict;
   bool status_judged = false;
   bool status_failed = false;
   std::string details;
 
-  auto outcomes = evaluate_conditions(spec.conditions, ConditionInput{status, latency_ms, body});
+  ConditionInput input{status, latency_ms, body};
+  input.certificate_expiration_ms = certificate_ms_left;
+  auto outcomes = evaluate_conditions(spec.conditions, input);
   for (size_t i = 0; i < outcomes.size(); ++i) {
     const bool about_status = reads_status(spec.conditions[i]);
     status_judged = status_judged || about_status;

@@ -2,6 +2,7 @@
 // conditions. Pure: no I/O, so every rule is unit-tested directly.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,7 +18,8 @@ struct HttpVerdict {
 };
 
 // Without a condition on [STATUS], a status from 200 to 399 is success.
+// `certificate_ms_left`: what [CERTIFICATE_EXPIRATION] reads; nullopt without TLS.
 HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body,
-                                double latency_ms);
+                                double latency_ms, std::optional<double> certificate_ms_left = std::nullopt);
 
 }  // namespace trainwatch::checks

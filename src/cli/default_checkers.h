@@ -11,6 +11,7 @@
 #include "checks/http_checker.h"
 #include "checks/icmp_checker.h"
 #include "checks/tcp_checker.h"
+#include "checks/tls_checker.h"
 #include "core/clock.h"
 #include "engine/engine.h"
 #include "jobs/job_checker.h"
@@ -25,7 +26,8 @@ class DefaultCheckers final : public engine::CheckerSet {
         tcp_(io, clock),
         job_(io, jobs),
         dns_(io, clock, random),
-        icmp_(io, clock, random) {}
+        icmp_(io, clock, random),
+        tls_(io, clock) {}
   checks::Checker* for_type(MonitorType type) override {
     switch (type) {
       case MonitorType::kHttp: return &http_;
@@ -34,6 +36,7 @@ class DefaultCheckers final : public engine::CheckerSet {
       case MonitorType::kJob: return &job_;
       case MonitorType::kDns: return &dns_;
       case MonitorType::kIcmp: return &icmp_;
+      case MonitorType::kTls: return &tls_;
     }
     return nullptr;
   }
@@ -44,6 +47,7 @@ class DefaultCheckers final : public engine::CheckerSet {
   jobs::JobChecker job_;
   checks::DnsChecker dns_;
   checks::IcmpChecker icmp_;
+  checks::TlsChecker tls_;
 };
 
 }  // namespace trainwatch::cli

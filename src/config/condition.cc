@@ -21,6 +21,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/duration.h"
 #include "core/redaction.h"
 
 namespace trainwatch {
@@ -33,12 +34,13 @@ constexpr std::size_t kMaxDescribedValueChars = 200;
 // First bytes of a parsed body live on the stack; bigger bodies spill to the heap.
 constexpr std::size_t kJsonArenaBytes = 4096;
 
-enum class Source { kStatus, kResponseTime, kBody, kDnsRcode, kPacketLoss };
+enum class Source { kStatus, kResponseTime, kBody, kDnsRcode, kPacketLoss, kCertificateExpiration };
 enum class Function { kNone, kLen, kHas };
 
-constexpr std::string_view kPlaceholders = "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE] or [PACKET_LOSS]";
+constexpr std::string_view kPlaceholders =
+    "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS] or [CERTIFICATE_EXPIRATION]";
 constexpr std::string_view kLeftSides =
-    "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS], len(...) or has(...)";
+    "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS], [CERTIFICATE_EXPIRATION], len(...) or has(...)";
 enum class Operator { kEq, kNe, kLt, kLe, kGt, kGe };
 enum class Matcher { kLiteral, kAny, kPat };
 
@@ -118,6 +120,10 @@ class Parser {
     if (!parse_operator(spec)) return false;
     skip_space();
     if (!parse_right(spec)) return false;
+    if (spec.source == Source::kCertificateExpiration && spec.function == Function::kNone &&
+        !read_duration_value(spec)) {
+      return false;
+    }
     if (spec.function == Function::kHas) {
       const bool is_bool = spec.matcher == Matcher::kLiteral &&
                            (spec.values[0].text == "true" || spec.values[0].text == "false");
@@ -142,6 +148,22 @@ class Parser {
     error_.assign(what).append(" at character ").append(std::to_string(at + 1));
     if (!expected.empty()) error_.append("; expected ").append(expected);
     return false;
+  }
+
+  // [CERTIFICATE_EXPIRATION] compares with a duration ("168h", "7d") or with milliseconds,
+  // so the literal is read once here as a number of milliseconds.
+  bool read_duration_value(Spec& spec) {
+    constexpr std::string_view kExpected = "a duration such as 168h or 7d";
+    if (spec.matcher != Matcher::kLiteral) {
+      return fail(value_pos_, "[CERTIFICATE_EXPIRATION] compares only with a duration", kExpected);
+    }
+    Literal& value = spec.values[0];
+    if (auto duration = parse_duration(value.text)) {
+      value.number = static_cast<double>(duration->count());
+    } else if (!value.number) {
+      return fail(value_pos_, "found '" + value.text + "'", kExpected);
+    }
+    return true;
   }
 
   // A function name followed by optional spaces and '(', e.g. "len (": consumes it if present.
@@ -188,6 +210,8 @@ class Parser {
       spec.source = Source::kDnsRcode;
     else if (name == "[PACKET_LOSS]")
       spec.source = Source::kPacketLoss;
+    else if (name == "[CERTIFICATE_EXPIRATION]")
+      spec.source = Source::kCertificateExpiration;
     else
       return fail(pos_, "unknown placeholder " + std::string(name), kPlaceholders);
     pos_ = close + 1;
@@ -240,14 +264,15 @@ class Parser {
 
   bool parse_right(Spec& spec) {
     const std::size_t start = pos_;
+    value_pos_ = pos_;
     const std::string_view rest = trim(text_.substr(pos_));
     if (rest.empty()) {
       return fail(pos_, "missing value after " + std::string(operator_text(spec.op)),
                   "a value, any(...) or pat(...)");
     }
     if (rest.starts_with("[STATUS]") || rest.starts_with("[RESPONSE_TIME]") || rest.starts_with("[BODY]") ||
-        rest.starts_with("[DNS_RCODE]") || rest.starts_with("[PACKET_LOSS]") || take_call("len") ||
-        take_call("has")) {
+        rest.starts_with("[DNS_RCODE]") || rest.starts_with("[PACKET_LOSS]") ||
+        rest.starts_with("[CERTIFICATE_EXPIRATION]") || take_call("len") || take_call("has")) {
       return fail(start, "placeholders and len/has belong on the left", "a value, any(...) or pat(...)");
     }
     const bool is_any = take_call("any");
@@ -303,6 +328,7 @@ class Parser {
   std::string_view text_;
   std::size_t pos_ = 0;
   std::size_t op_pos_ = 0;
+  std::size_t value_pos_ = 0;
   std::string error_;
 };
 
@@ -411,6 +437,24 @@ void resolve(const Spec& spec, const ConditionInput& input, const Body& body, Va
   if (spec.source == Source::kResponseTime || spec.source == Source::kPacketLoss) {
     out.set_double(spec.source == Source::kResponseTime ? input.response_time_ms : input.packet_loss_pct);
     if (spec.function == Function::kHas) out.set_bool(true);
+    if (spec.function == Function::kLen) out.set_integer(out.text.size());
+    return;
+  }
+  if (spec.source == Source::kCertificateExpiration) {
+    const std::optional<double>& left_ms = input.certificate_expiration_ms;
+    if (spec.function == Function::kHas) {
+      out.set_bool(left_ms.has_value());
+      return;
+    }
+    if (!left_ms) {
+      out.missing = true;
+      return;
+    }
+    // Shown as a duration ("2d 23h", "-1d 2h" once expired), compared in milliseconds.
+    const double clamped = std::clamp(*left_ms, -9e15, 9e15);
+    out.owned = (clamped < 0 ? "-" : "") + format_duration(Millis(static_cast<int64_t>(clamped)));
+    out.text = out.owned;
+    out.number = clamped;
     if (spec.function == Function::kLen) out.set_integer(out.text.size());
     return;
   }
@@ -531,6 +575,7 @@ std::string describe_failure(const Spec& spec, const Value& left, const Body& bo
       spec.reads_json() && body.json == nullptr ? std::string_view(body.error) : std::string_view();
   auto append_missing = [&] {
     out.append(spec.placeholder).append(" is missing");
+    if (spec.source == Source::kCertificateExpiration) out.append(" (no TLS certificate was seen)");
     if (!not_json_note.empty()) out.append(" (body is not valid JSON: ").append(not_json_note).append(")");
     out.append(", expected ");
   };
@@ -598,6 +643,10 @@ const std::string& Condition::text() const {
 const std::string& Condition::placeholder() const {
   static const std::string kEmpty;
   return impl_ ? impl_->spec.placeholder : kEmpty;
+}
+
+bool Condition::reads_certificate_expiration() const {
+  return impl_ && impl_->spec.source == Source::kCertificateExpiration;
 }
 
 Result<Condition> Condition::parse(std::string_view text) {

@@ -2,14 +2,17 @@
 //   "[STATUS] == 200", "[RESPONSE_TIME] < 500", "[BODY].status == ok",
 //   "[BODY].training.overflow_steps == 0", "[BODY].ranks[0].step > 10",
 //   "len([BODY].ranks) == 8", "has([BODY].gpus)", "[BODY].name == any(a, b)",
-//   "[BODY].host == pat(node-*)", "[BODY] == pat(*ok*)"
+//   "[BODY].host == pat(node-*)", "[BODY] == pat(*ok*)", "[CERTIFICATE_EXPIRATION] > 168h"
 // Operators: == != < <= > >=. Placeholders: [STATUS], [RESPONSE_TIME] (ms), [BODY]
 // with an optional JSON path; for dns monitors [DNS_RCODE] ("[DNS_RCODE] == NOERROR"),
-// for icmp monitors [PACKET_LOSS] (percent). Which monitor type may use which is the
-// loader's rule. Parsed once at config load; evaluated per check.
+// for icmp monitors [PACKET_LOSS] (percent); for https monitors [CERTIFICATE_EXPIRATION]
+// (the TLS leaf certificate's validity left, compared with a duration such as 168h or 7d,
+// or with milliseconds). Which monitor type may use which is the loader's rule. Parsed
+// once at config load; evaluated per check.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +28,9 @@ struct ConditionInput {
   std::string_view body;            // raw body; a dns check's answers (checks/dns_verdict.h)
   std::string_view dns_rcode = {};  // "NOERROR", "NXDOMAIN", ...
   double packet_loss_pct = 0;
+  // Validity the server's leaf certificate has left (negative: expired); nullopt when no
+  // TLS certificate was seen (a plain http:// response).
+  std::optional<double> certificate_expiration_ms = {};
 };
 
 struct ConditionOutcome {
@@ -45,6 +51,8 @@ class Condition {
   const std::string& text() const;
   // The placeholder as written, JSON path included: "[STATUS]", "[BODY].ranks[0]".
   const std::string& placeholder() const;
+  // True when it reads [CERTIFICATE_EXPIRATION]: the check must then capture the certificate.
+  bool reads_certificate_expiration() const;
 
   ~Condition();
   Condition(const Condition&);

@@ -58,6 +58,19 @@ struct TcpCheckSpec {
   uint16_t port = 0;
 };
 
+// A TLS handshake with host:port (checks/tls_checker.h): the chain against the system
+// store or ca_file, the host name, and how long the leaf certificate has left.
+struct TlsCheckSpec {
+  std::string host;
+  uint16_t port = 0;
+  std::string server_name;  // sent as SNI and matched against the certificate; empty: host
+  std::string ca_file;      // PEM bundle trusted instead of the system store; empty: the system's
+  // Less validity left than warn_before: UP with a warning, notified once and never paged;
+  // less than down_before: DOWN. An expired certificate is always DOWN.
+  Millis warn_before{14 * 86'400'000};
+  Millis down_before{0};
+};
+
 // A push monitor: nothing is checked; jobs ping /ping/{token} and a missed deadline is a
 // failure (see heartbeat/rules.h for the rules). Exactly one of period and schedule says
 // when pings are due.
@@ -150,7 +163,7 @@ struct IcmpCheckSpec {
   std::vector<Condition> conditions;  // on [PACKET_LOSS] (percent) and [RESPONSE_TIME] (average RTT)
 };
 
-enum class MonitorType { kHttp, kTcp, kHeartbeat, kJob, kDns, kIcmp };
+enum class MonitorType { kHttp, kTcp, kHeartbeat, kJob, kDns, kIcmp, kTls };
 
 struct MonitorConfig {
   std::string name;  // unique, [a-z0-9._-]+
@@ -159,7 +172,9 @@ struct MonitorConfig {
   Millis timeout{10'000};
   int retries = 0;  // consecutive failures beyond the first before DOWN
   std::vector<std::string> tags;
-  std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec, JobCheckSpec, DnsCheckSpec, IcmpCheckSpec> spec;
+  std::variant<HttpCheckSpec, TcpCheckSpec, HeartbeatSpec, JobCheckSpec, DnsCheckSpec, IcmpCheckSpec,
+               TlsCheckSpec>
+      spec;
   SourceLocation where;  // the monitor's entry in the file
 
   // Alerting (config/notifications.h). Channel names, checked against `notifications`;

@@ -91,6 +91,21 @@ void read_store(Diagnostics& diag, const YAML::Node& node, StoreConfig& out) {
   s.finish();
 }
 
+// Plain HTTP has no certificate: [CERTIFICATE_EXPIRATION] there would always fail, so it
+// is refused at load, where the URL can be corrected.
+void refuse_certificate_conditions(Section& s) {
+  const YAML::Node list = s.raw("conditions");
+  if (!list.IsSequence()) return;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].IsScalar()) continue;
+    auto condition = Condition::parse(list[i].Scalar());
+    if (!condition || !condition->reads_certificate_expiration()) continue;
+    s.diag().error(list[i].Mark(), s.key_path("conditions") + "[" + std::to_string(i) + "]",
+                   "found [CERTIFICATE_EXPIRATION] on an http:// url, which has no certificate; "
+                   "expected an https:// url");
+  }
+}
+
 void read_http(Section& s, MonitorConfig& m) {
   HttpCheckSpec spec;
   if (auto url = s.string("url", true)) {
@@ -130,8 +145,10 @@ void read_http(Section& s, MonitorConfig& m) {
   if (auto b = s.boolean("tls_verify")) spec.tls_verify = *b;
   if (auto k = s.string("keyword")) spec.keyword = *k;
   if (auto k = s.string("keyword_absent")) spec.keyword_absent = *k;
-  config_detail::read_conditions(s, "http", {"[STATUS]", "[RESPONSE_TIME]", "[BODY]"}, /*json_paths=*/true,
-                                 spec.conditions);
+  config_detail::read_conditions(s, "http",
+                                 {"[STATUS]", "[RESPONSE_TIME]", "[BODY]", "[CERTIFICATE_EXPIRATION]"},
+                                 /*json_paths=*/true, spec.conditions);
+  if (spec.url.starts_with("http://")) refuse_certificate_conditions(s);
   m.spec = std::move(spec);
 }
 
@@ -144,6 +161,33 @@ void read_tcp(Section& s, MonitorConfig& m) {
     s.diag().error(s.mark(), s.key_path("port"), "missing; expected a port number from 1 to 65535");
   }
   m.spec = spec;
+}
+
+void read_tls(Section& s, MonitorConfig& m) {
+  TlsCheckSpec spec;
+  if (auto host = s.string("host", true)) spec.host = *host;
+  if (auto port = s.integer("port", 1, 65535)) {
+    spec.port = static_cast<uint16_t>(*port);
+  } else if (!s.has("port")) {
+    s.diag().error(s.mark(), s.key_path("port"),
+                   "missing; expected the port TLS is served on, such as 443, from 1 to 65535");
+  }
+  if (auto name = s.string("server_name")) spec.server_name = *name;
+  if (auto file = s.string("ca_file")) spec.ca_file = *file;
+  const auto down_before = s.duration("down_before");
+  if (down_before) spec.down_before = *down_before;
+  // Unset, the warning starts two weeks ahead, or with the DOWN when that is set earlier.
+  spec.warn_before = std::max(spec.warn_before, spec.down_before);
+  if (auto warn_before = s.duration("warn_before")) {
+    if (*warn_before < spec.down_before) {
+      s.diag().error(s.raw("warn_before").Mark(), s.key_path("warn_before"),
+                     "found " + format_duration_config(*warn_before) + ", less than down_before " +
+                         format_duration_config(spec.down_before) +
+                         "; expected at least down_before (the warning comes before the DOWN)");
+    }
+    spec.warn_before = *warn_before;
+  }
+  m.spec = std::move(spec);
 }
 
 // Tokens are path segments users paste into URLs: URL-safe characters only, long enough
@@ -354,6 +398,7 @@ constexpr MonitorTypeInfo kMonitorTypes[] = {
     {"job", MonitorType::kJob, read_job},
     {"dns", MonitorType::kDns, config_detail::read_dns},
     {"icmp", MonitorType::kIcmp, config_detail::read_icmp},
+    {"tls", MonitorType::kTls, read_tls},
 };
 
 std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& node, size_t index) {
@@ -437,6 +482,7 @@ std::string_view to_string(MonitorType t) {
     case MonitorType::kJob: return "job";
     case MonitorType::kDns: return "dns";
     case MonitorType::kIcmp: return "icmp";
+    case MonitorType::kTls: return "tls";
   }
   return "http";
 }
@@ -564,6 +610,12 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
     const auto& ib = std::get<IcmpCheckSpec>(b.spec);
     return ia->host == ib.host && ia->count == ib.count && ia->socket == ib.socket &&
            texts(ia->conditions) == texts(ib.conditions);
+  }
+  if (const auto* la = std::get_if<TlsCheckSpec>(&a.spec)) {
+    const auto& lb = std::get<TlsCheckSpec>(b.spec);
+    return la->host == lb.host && la->port == lb.port && la->server_name == lb.server_name &&
+           la->ca_file == lb.ca_file && la->warn_before == lb.warn_before &&
+           la->down_before == lb.down_before;
   }
   const auto& ta = std::get<TcpCheckSpec>(a.spec);
   const auto& tb = std::get<TcpCheckSpec>(b.spec);

@@ -18,6 +18,8 @@ std::string target_of(const MonitorConfig& config, Audience audience) {
   if (std::holds_alternative<JobCheckSpec>(config.spec)) return "/api/v1/jobs/" + config.name;
   if (const auto* dns = std::get_if<DnsCheckSpec>(&config.spec)) return dns_target(*dns);
   if (const auto* icmp = std::get_if<IcmpCheckSpec>(&config.spec)) return icmp->host;
+  if (const auto* tls = std::get_if<TlsCheckSpec>(&config.spec))
+    return tls->host + ":" + std::to_string(tls->port);
   const auto& tcp = std::get<TcpCheckSpec>(config.spec);
   return tcp.host + ":" + std::to_string(tcp.port);
 }

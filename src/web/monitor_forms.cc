@@ -41,7 +41,7 @@ void create_form(const WebContext& ctx, const Request& request, Responder respon
   json::object spec{{"name", form["name"]},
                     {"type", form["type"]},
                     {"interval", form["interval"].empty() ? "60s" : form["interval"]}};
-  if (form["type"] == "tcp") {
+  if (form["type"] == "tcp" || form["type"] == "tls") {
     const std::string& target = form["target"];
     const auto colon = target.rfind(':');
     spec["host"] = target.substr(0, colon);

@@ -133,7 +133,7 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   json::array states, types;
   for (const char* s : {"down", "pending", "up", "paused"})
     states.push_back(json::object{{"value", s}, {"selected", state == s}});
-  for (const char* t : {"http", "tcp", "dns", "icmp", "heartbeat", "job"})
+  for (const char* t : {"http", "tcp", "tls", "dns", "icmp", "heartbeat", "job"})
     types.push_back(json::object{{"value", t}, {"selected", type == t}});
   m["state_options"] = std::move(states);
   m["type_options"] = std::move(types);

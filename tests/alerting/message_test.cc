@@ -104,3 +104,26 @@ TEST(MessageTest, EventsSurviveTheirJsonRoundTrip) {
 
 }  // namespace
 }  // namespace trainwatch::alerting
+
+namespace trainwatch::alerting {
+namespace {
+
+TEST(MessageTest, AWarningSaysTheMonitorIsUpAndWhy) {
+  AlertEvent e;
+  e.kind = EventKind::kWarning;
+  e.monitor = "api-cert";
+  e.monitor_type = "tls";
+  e.target = "api.example.com:443";
+  e.cause = "certificate for api.example.com expires in 9 days (2026-05-10T09:00:00Z)";
+  e.at = *parse_rfc3339("2026-05-01T09:00:00.000Z");
+  const Message m = render_message(e, e.at);
+  EXPECT_EQ(m.title, "⚠️ WARNING: api-cert");
+  EXPECT_EQ(m.summary, "certificate for api.example.com expires in 9 days (2026-05-10T09:00:00Z)");
+  EXPECT_EQ(field(m, "Monitor"), "api-cert (tls api.example.com:443)");
+  EXPECT_EQ(field(m, "State"), "up, with a warning");
+  EXPECT_EQ(field(m, "Incident"), "<absent>");
+  EXPECT_NE(message_html(m).find("#9a6700"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainwatch::alerting

@@ -101,3 +101,67 @@ TEST_F(PlannerTest, MonitorsWithNoChannelWriteNothing) {
 
 }  // namespace
 }  // namespace trainwatch::alerting
+
+namespace trainwatch::alerting {
+namespace {
+
+// A tls monitor near expiry: up with a warning, told once to the channels that do not page.
+class PlannerWarningTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LoadedConfig loaded = load_config_text(
+        "monitors:\n"
+        "  - {name: cert, type: tls, host: h, port: 443, notify: [chat, pd, am]}\n"
+        "notifications:\n"
+        "  - {name: chat, type: ntfy, topic: t}\n"
+        "  - {name: pd, type: pagerduty, routing_key: k}\n"
+        "  - {name: am, type: alertmanager, url: 'http://127.0.0.1:9093'}\n",
+        "c.yaml");
+    ASSERT_TRUE(loaded.config);
+    config_ = *loaded.config;
+    planner_.configure(config_, {"chat", "pd", "am"});
+  }
+
+  std::vector<NewDelivery> up_result(bool warning) {
+    MonitorState state;
+    state.status = MonitorStatus::kUp;
+    CheckResult r;
+    r.at = clock_.system_time();
+    r.ok = true;
+    r.warning = warning;
+    r.cause = "certificate for h expires in 9 days (2026-12-09T10:00:00Z)";
+    const std::optional<Incident> none;
+    return planner_.on_apply(engine::AppliedResult{
+        config_.monitors[0], state, state, engine::Transition::kUnchanged, r, none, std::nullopt, none});
+  }
+
+  testing::ManualClock clock_;
+  AlertPlanner planner_{clock_, [] {}};
+  Config config_;
+};
+
+TEST_F(PlannerWarningTest, AWarningIsSentOnceAndNeverPages) {
+  auto rows = up_result(true);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].channel, "chat");
+  EXPECT_EQ(rows[0].kind, "warning");
+  EXPECT_FALSE(rows[0].incident_id);
+  EXPECT_EQ(rows[0].due, clock_.system_time());
+  auto event = event_from_json(rows[0].event);
+  ASSERT_TRUE(event.ok());
+  EXPECT_EQ(event->kind, EventKind::kWarning);
+  EXPECT_EQ(event->cause, "certificate for h expires in 9 days (2026-12-09T10:00:00Z)");
+  EXPECT_EQ(event->target, "h:443");
+
+  clock_.advance(minutes(60));
+  EXPECT_TRUE(up_result(true).empty());  // the same spell: said already
+}
+
+TEST_F(PlannerWarningTest, AResultWithoutAWarningEndsTheSpell) {
+  EXPECT_EQ(up_result(true).size(), 1u);
+  EXPECT_TRUE(up_result(false).empty());  // renewed
+  EXPECT_EQ(up_result(true).size(), 1u);  // a later spell is told again
+}
+
+}  // namespace
+}  // namespace trainwatch::alerting

@@ -3,6 +3,7 @@
 #include "core/redaction.h"
 
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -199,12 +200,12 @@ TEST_P(ParseErrorTest, Explains) {
 const ParseErrorCase kParseErrorCases[] = {
     {"Empty", "   ", "empty condition at character 4; expected e.g. [STATUS] == 200"},
     {"UnknownPlaceholder", "[BOD] == 1",
-     "unknown placeholder [BOD] at character 1; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE] or [PACKET_LOSS]"},
+     "unknown placeholder [BOD] at character 1; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS] or [CERTIFICATE_EXPIRATION]"},
     {"UnknownPlaceholderAfterSpaces", "  [status] == 1",
-     "unknown placeholder [status] at character 3; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE] or [PACKET_LOSS]"},
+     "unknown placeholder [status] at character 3; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS] or [CERTIFICATE_EXPIRATION]"},
     {"NoPlaceholder", "200 == [STATUS]",
      "missing placeholder at character 1; expected [STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], "
-     "[PACKET_LOSS], len(...) or has(...)"},
+     "[PACKET_LOSS], [CERTIFICATE_EXPIRATION], len(...) or has(...)"},
     {"UnclosedPlaceholder", "[BODY == 1", "unclosed placeholder at character 1; expected ']'"},
     {"PathOnStatus", "[STATUS].x == 1", "[STATUS] takes no JSON path at character 9; expected an operator"},
     {"EmptyKey", "[BODY]..x == 1", "empty key in JSON path at character 8; expected a key after '.'"},
@@ -377,6 +378,68 @@ TEST(ConditionTest, HostileGlobInputTerminates) {
   const std::string body(50000, 'a');
   const auto out = evaluate_conditions(parse_all({"[BODY] == pat(*a*a*a*a*b)"}), {200, 1, body});
   EXPECT_FALSE(out[0].ok);
+}
+
+}  // namespace
+}  // namespace trainwatch
+
+namespace trainwatch {
+namespace {
+
+constexpr double kHourMs = 3'600'000;
+
+struct CertificateCase {
+  const char* name;
+  const char* condition;
+  std::optional<double> left_ms;
+  bool ok;
+  const char* description = "";
+};
+
+void PrintTo(const CertificateCase& c, std::ostream* os) { *os << c.condition; }
+
+class CertificateExpirationTest : public ::testing::TestWithParam<CertificateCase> {};
+
+TEST_P(CertificateExpirationTest, ComparesTheValidityLeftAsADuration) {
+  const CertificateCase& c = GetParam();
+  auto parsed = Condition::parse(c.condition);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_TRUE(parsed->reads_certificate_expiration());
+  ConditionInput input{200, 5, ""};
+  input.certificate_expiration_ms = c.left_ms;
+  const auto out = evaluate_conditions({parsed.value()}, input);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].ok, c.ok) << out[0].description;
+  EXPECT_EQ(out[0].description, c.ok ? "" : c.description);
+}
+
+const CertificateCase kCertificateCases[] = {
+    {"WeeksLeft", "[CERTIFICATE_EXPIRATION] > 168h", 30 * 24 * kHourMs, true},
+    {"DaysUnit", "[CERTIFICATE_EXPIRATION] >= 7d", 7 * 24 * kHourMs, true},
+    {"TooFewLeft", "[CERTIFICATE_EXPIRATION] > 168h", 71 * kHourMs, false,
+     "[CERTIFICATE_EXPIRATION] == 2d 23h, expected > 168h"},
+    {"Expired", "[CERTIFICATE_EXPIRATION] > 0s", -26 * kHourMs, false,
+     "[CERTIFICATE_EXPIRATION] == -1d 2h, expected > 0s"},
+    {"MillisecondsToo", "[CERTIFICATE_EXPIRATION] > 1000", 2000, true},
+    {"NoCertificate", "[CERTIFICATE_EXPIRATION] > 168h", std::nullopt, false,
+     "[CERTIFICATE_EXPIRATION] is missing (no TLS certificate was seen), expected > 168h"},
+    {"HasCertificate", "has([CERTIFICATE_EXPIRATION])", 1, true},
+    {"YearNineThousand", "[CERTIFICATE_EXPIRATION] > 168h", 2.5e14, true},
+};
+
+INSTANTIATE_TEST_SUITE_P(Conditions, CertificateExpirationTest, ::testing::ValuesIn(kCertificateCases),
+                         CaseName{});
+
+TEST(ConditionTest, CertificateExpirationWantsADuration) {
+  auto words = Condition::parse("[CERTIFICATE_EXPIRATION] > a week");
+  ASSERT_FALSE(words.ok());
+  EXPECT_EQ(words.error().message, "found 'a week' at character 28; expected a duration such as 168h or 7d");
+  auto any = Condition::parse("[CERTIFICATE_EXPIRATION] == any(1d, 2d)");
+  ASSERT_FALSE(any.ok());
+  EXPECT_EQ(any.error().message,
+            "[CERTIFICATE_EXPIRATION] compares only with a duration at character 29; "
+            "expected a duration such as 168h or 7d");
+  EXPECT_FALSE(Condition::parse("[STATUS] == 200")->reads_certificate_expiration());
 }
 
 }  // namespace

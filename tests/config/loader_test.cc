@@ -276,3 +276,60 @@ TEST(LoadConfig, AMalformedStoreUrlNeverShowsItsPassword) {
 
 }  // namespace
 }  // namespace trainwatch
+
+namespace trainwatch {
+namespace {
+
+TEST(LoadTlsMonitor, KeysAndDefaults) {
+  const std::string text =
+      "monitors:\n"
+      "  - {name: a, type: tls, host: example.test, port: 443}\n"
+      "  - {name: b, type: tls, host: 10.0.0.1, port: 8443, server_name: api.test, ca_file: /etc/ca.pem,\n"
+      "     warn_before: 30d, down_before: 7d}\n"
+      "  - {name: c, type: tls, host: h, port: 1, down_before: 21d}\n";
+  auto loaded = load(text);
+  ASSERT_TRUE(loaded.config) << ::testing::PrintToString(errors_of(text));
+  const auto& a = std::get<TlsCheckSpec>(loaded.config->monitors[0].spec);
+  EXPECT_EQ(loaded.config->monitors[0].type, MonitorType::kTls);
+  EXPECT_EQ(a.warn_before, Millis(14 * 86'400'000LL));
+  EXPECT_EQ(a.down_before, Millis(0));
+  const auto& b = std::get<TlsCheckSpec>(loaded.config->monitors[1].spec);
+  EXPECT_EQ(b.server_name, "api.test");
+  EXPECT_EQ(b.ca_file, "/etc/ca.pem");
+  EXPECT_EQ(b.warn_before, Millis(30 * 86'400'000LL));
+  EXPECT_EQ(b.down_before, Millis(7 * 86'400'000LL));
+  // An unset warn_before never falls below the DOWN: the warning comes first.
+  EXPECT_EQ(std::get<TlsCheckSpec>(loaded.config->monitors[2].spec).warn_before, Millis(21 * 86'400'000LL));
+  auto changed = loaded.config->monitors[1];
+  std::get<TlsCheckSpec>(changed.spec).server_name = "other.test";
+  EXPECT_FALSE(same_check(loaded.config->monitors[1], changed));
+  EXPECT_TRUE(same_check(loaded.config->monitors[1], loaded.config->monitors[1]));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TlsMessages, LoadConfigErrors,
+    ::testing::Values(
+        BadCase{"monitors:\n  - name: a\n    type: tls\n    host: h\n",
+                "tw.yaml:2:5: monitors[0].port: missing; expected the port TLS is served on, such as 443"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: tls\n    host: h\n    port: 443\n"
+            "    warn_before: 2d\n    down_before: 3d\n",
+            "tw.yaml:6:18: monitors[0].warn_before: found 2d, less than down_before 3d; expected at least "
+            "down_before"},
+        BadCase{"monitors:\n  - name: a\n    type: http\n    url: http://h/\n"
+                "    conditions: [\"[CERTIFICATE_EXPIRATION] > 168h\"]\n",
+                "tw.yaml:5:18: monitors[0].conditions[0]: found [CERTIFICATE_EXPIRATION] on an http:// url"},
+        BadCase{
+            "monitors:\n  - name: a\n    type: http\n    url: https://h/\n"
+            "    conditions: [\"[CERTIFICATE_EXPIRATION] > soon\"]\n",
+            "tw.yaml:5:18: monitors[0].conditions[0]: found 'soon' at character 28; expected a duration"}));
+
+TEST(LoadConfig, CertificateExpirationOnHttpsLoads) {
+  auto loaded = load(
+      "monitors:\n  - name: a\n    type: http\n    url: https://h/\n"
+      "    conditions: [\"[CERTIFICATE_EXPIRATION] > 168h\"]\n");
+  ASSERT_TRUE(loaded.config);
+}
+
+}  // namespace
+}  // namespace trainwatch

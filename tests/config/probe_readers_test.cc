@@ -109,7 +109,7 @@ TEST(LoadDns, QueryIsRequiredAndPlaceholdersBelongToTheType) {
             "expected [DNS_RCODE], [BODY] or [RESPONSE_TIME]");
   EXPECT_EQ(errors[3],
             "tw.yaml:11:9: monitors[1].conditions[0]: found [DNS_RCODE], which http monitors do not have; "
-            "expected [STATUS], [RESPONSE_TIME] or [BODY]");
+            "expected [STATUS], [RESPONSE_TIME], [BODY] or [CERTIFICATE_EXPIRATION]");
 }
 
 TEST(LoadIcmp, ReadsHostCountSocketAndConditions) {

@@ -34,7 +34,10 @@ class DiscordProvider final : public Provider {
                                     {"value", cut_text(value, kValueChars)},
                                     {"inline", value.size() < 40}});
     }
-    const int color = m.kind == EventKind::kUp ? 0x1A7F37 : m.kind == EventKind::kTest ? 0x555555 : 0xCF222E;
+    const int color = m.kind == EventKind::kUp        ? 0x1A7F37
+                      : m.kind == EventKind::kTest    ? 0x555555
+                      : m.kind == EventKind::kWarning ? 0x9A6700
+                                                      : 0xCF222E;
     json::object embed{{"title", cut_text(m.title, kTitleChars)},
                        {"description", cut_text(m.summary, kDescriptionChars)},
                        {"color", color},

@@ -1,5 +1,5 @@
 // ntfy (ntfy.sh or self-hosted): JSON publishing to the server root, so titles with
-// emoji need no header encoding. DOWN is priority 5 (urgent), recovery 3.
+// emoji need no header encoding. DOWN is priority 5 (urgent), a warning 4, recovery 3.
 //   - name: phone
 //     type: ntfy
 //     topic: trainwatch-alerts
@@ -27,12 +27,16 @@ class NtfyProvider final : public Provider {
     std::string text = m.summary + "\n";
     for (const auto& [label, value] : m.fields) text += "\n" + label + ": " + value;
     const bool up = m.kind == EventKind::kUp;
+    const bool warning = m.kind == EventKind::kWarning;  // high, not urgent: it does not page
     json::object body{{"topic", topic_},
                       {"title", m.title},
                       {"message", cut_text(text, kMessageBytes)},
-                      {"priority", up || m.kind == EventKind::kTest ? 3 : 5},
+                      {"priority", up || m.kind == EventKind::kTest ? 3
+                                   : warning                        ? 4
+                                                                    : 5},
                       {"tags", json::array{up                           ? "white_check_mark"
                                            : m.kind == EventKind::kTest ? "test_tube"
+                                           : warning                    ? "warning"
                                                                         : "rotating_light"}}};
     OutboundRequest r;
     r.url = url_;

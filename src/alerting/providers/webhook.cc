@@ -49,9 +49,9 @@ class WebhookProvider final : public Provider {
         {"monitor",
          json::object{
              {"name", e.monitor}, {"type", e.monitor_type}, {"target", e.target}, {"tags", std::move(tags)}}},
-        {"state", e.kind == EventKind::kUp     ? "up"
-                  : e.kind == EventKind::kTest ? "test"
-                                               : "down"},
+        {"state", e.kind == EventKind::kUp || e.kind == EventKind::kWarning ? "up"
+                  : e.kind == EventKind::kTest                              ? "test"
+                                                                            : "down"},
         {"cause", e.cause},
         {"at", format_rfc3339(e.at)},
         {"started_at", time_or_null(e.since)},
