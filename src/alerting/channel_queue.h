@@ -32,8 +32,9 @@ namespace trainwatch::alerting {
 
 struct QueuedDelivery {
   Delivery row;
-  AlertEvent event;         // the row's event, decoded
-  SystemTime release_at{};  // while held: when to look at it again
+  AlertEvent event;              // the row's event, decoded
+  SystemTime release_at{};       // while held: when to look at it again
+  bool affected_listed = false;  // event.affected filled in (at its first attempt)
 };
 
 class ChannelQueue {

@@ -227,6 +227,12 @@ void Dispatcher::send(ChannelState& ch) {
   QueuedDelivery& item = ch.queue.start_send();
   const SystemTime now = clock_.system_time();
   begin_attempt(item.row, now);
+  // Listed when it is sent, not when it was planned: a parent's DOWN held by notify_after
+  // then names the monitors that fell with it during the hold. Retries say the same.
+  if (affected_ && !item.affected_listed && item.event.kind != EventKind::kTest) {
+    item.event.affected = affected_(item.event.monitor);
+    item.affected_listed = true;
+  }
   const Message message = render_message(item.event, now);
   OutboundRequest request = ch.channel.provider->build(item.event, message, item.row.id, now);
   request.timeout = ch.channel.timeout;

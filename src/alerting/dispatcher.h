@@ -79,6 +79,12 @@ class Dispatcher {
              Sender& sender, RandomUnit random, RetryPolicy policy = {});
   ~Dispatcher();
 
+  // Names the monitors that depend on a monitor and are down now (Engine::down_dependents):
+  // a monitor's alert lists them, as of its first attempt. Set once, before start(); called
+  // on the dispatcher's thread.
+  using AffectedLookup = std::function<std::vector<std::string>(const std::string& monitor)>;
+  void list_affected_with(AffectedLookup lookup) { affected_ = std::move(lookup); }
+
   // Takes the channels and loads what is pending. Call once, before the io_context runs.
   Status start(std::vector<Channel> channels, std::vector<MaintenanceWindow> maintenance);
 
@@ -115,6 +121,7 @@ class Dispatcher {
   Sender& sender_;
   RandomUnit random_;
   RetryPolicy policy_;
+  AffectedLookup affected_;
   std::vector<MaintenanceWindow> maintenance_;                     // io thread only
   std::map<std::string, std::unique_ptr<ChannelState>> channels_;  // io thread; replaced under mu_
   std::atomic<bool> wake_posted_{false};

@@ -47,6 +47,8 @@ std::string read_string(const json::object& o, const char* key) {
 std::string event_to_json(const AlertEvent& e) {
   json::array tags;
   for (const auto& t : e.tags) tags.emplace_back(t);
+  json::array affected;
+  for (const auto& a : e.affected) affected.emplace_back(a);
   json::array details;
   for (const auto& [label, value] : e.details)
     details.push_back(json::array{json::string(label), json::string(value)});
@@ -63,7 +65,8 @@ std::string event_to_json(const AlertEvent& e) {
                  {"http_status", e.http_status},
                  {"body_excerpt", e.body_excerpt},
                  {"latency_ms", e.latency_ms},
-                 {"details", std::move(details)}};
+                 {"details", std::move(details)},
+                 {"affected", std::move(affected)}};
   return json::serialize(o);
 }
 
@@ -86,6 +89,11 @@ Result<AlertEvent> event_from_json(std::string_view text) {
   }
   if (const json::value* id = o.if_contains("incident_id"); id != nullptr && id->is_int64())
     e.incident_id = id->as_int64();
+  if (const json::value* list = o.if_contains("affected"); list != nullptr && list->is_array()) {
+    for (const auto& a : list->as_array()) {
+      if (a.is_string()) e.affected.emplace_back(a.as_string());
+    }
+  }
   e.cause = read_string(o, "cause");
   e.at = read_ms(o, "at_ms").value_or(SystemTime{});
   e.since = read_ms(o, "since_ms");

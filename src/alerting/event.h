@@ -39,6 +39,9 @@ struct AlertEvent {
   // More facts, label then value, shown as message fields: other monitor kinds add
   // theirs here ("Last ping", "97m ago").
   std::vector<std::pair<std::string, std::string>> details;
+  // Monitors that depend on this one and are down with it (depends_on), as of when the
+  // alert was sent: the dispatcher fills it in; the stored event leaves it empty.
+  std::vector<std::string> affected;
 };
 
 std::string event_to_json(const AlertEvent& event);

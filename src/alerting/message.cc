@@ -88,6 +88,11 @@ Message render_message(const AlertEvent& e, SystemTime now) {
     add("Latency", buffer);
   }
   for (const auto& [label, value] : e.details) add(label, value);
+  if (!e.affected.empty()) {
+    std::string names;
+    for (const auto& a : e.affected) names += (names.empty() ? "" : ", ") + a;
+    add(e.kind == EventKind::kUp ? "Still down (depend on it)" : "Also down (depend on it)", names);
+  }
   if (!e.tags.empty()) {
     std::string tags;
     for (const auto& t : e.tags) tags += (tags.empty() ? "" : ", ") + t;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "alerting/channels.h"
+#include "alerting/dependency_rule.h"
 #include "alerting/event.h"
 #include "alerting/maintenance.h"
 #include "core/duration.h"
@@ -100,10 +101,26 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
   const bool warn = a.result.ok && a.result.warning && a.after.status == MonitorStatus::kUp && !a.opened &&
                     !a.closed && warned_.insert(m.name).second;
   // Most results open nothing, close nothing and remind of nothing: leave at once.
-  const bool may_remind = a.after.status == MonitorStatus::kDown && a.open && m.remind_every;
-  if (!a.opened && !a.closed && !may_remind && !warn) return {};
+  const bool still_down = a.after.status == MonitorStatus::kDown && a.open;
+  const bool may_remind = still_down && m.remind_every;
+  const bool may_release = still_down && !a.open->caused_by.empty() && !a.cause_explained;
+  if (!a.opened && !a.closed && !may_remind && !may_release && !warn) return {};
   std::lock_guard lock(mu_);
   const SystemTime now = clock_.system_time();
+
+  // A warning belongs to no incident, so no dependency rule applies to it.
+  DependencyEffect effect = DependencyEffect::kNone;
+  const Incident* incident = a.opened ? &*a.opened : (a.closed ? &*a.closed : (a.open ? &*a.open : nullptr));
+  if (incident) {
+    auto released = released_.find(m.name);
+    const bool was_released = released != released_.end() && released->second == incident->id;
+    effect = dependency_effect(*incident, a.closed.has_value(), a.cause_explained, was_released);
+    if (a.closed) {
+      next_reminder_.erase(m.name);
+      if (released != released_.end()) released_.erase(released);
+    }
+    if (effect == DependencyEffect::kSuppress) return {};
+  }
 
   std::optional<AlertEvent> event;
   SystemTime due = now;
@@ -112,13 +129,19 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
     event->incident_id.reset();
     event->since.reset();
     event->ended.reset();
+  } else if (effect == DependencyEffect::kRelease) {
+    // Its parent is up again and it is not: from here on its incident is its own.
+    released_[m.name] = incident->id;
+    event = make_event(EventKind::kDown, a, *incident);
+    event->details.emplace_back("Depends on", incident->caused_by + ", up again while this is still down");
+    due = now + m.notify_after;
+    if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
   } else if (a.opened) {
     event = make_event(EventKind::kDown, a, *a.opened);
     due = now + m.notify_after;
     if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
   } else if (a.closed) {
     event = make_event(EventKind::kUp, a, *a.closed);
-    next_reminder_.erase(a.monitor.name);
   } else if (may_remind) {
     auto [next, inserted] = next_reminder_.emplace(m.name, now + *m.remind_every);
     if (!inserted && now >= next->second) {

@@ -8,12 +8,16 @@
 //   - up with a warning (CheckResult::warning, a certificate within warn_before): one
 //     warning, due now, on the monitor's channels that do not page (not pagerduty or
 //     alertmanager); no more until an ok result without a warning ends the spell.
+//   - an incident caused by a monitor it depends on: nothing while that parent is DOWN,
+//     a DOWN once the parent is up and this monitor still down (dependency_rule.h). The
+//     parent's alerts name the affected monitors: the dispatcher adds them when it sends.
 // It never sends anything itself; the committed() callback wakes the dispatcher.
 //
 // Threading: on_apply() on the engine's thread, configure() and set_maintenance() from
 // any thread (a reload, an API write); a mutex guards the settings. Reminder times live in memory: after a
-// restart the first reminder comes one remind_every after the first result, and a warning
-// still standing is sent once more.
+// restart the first reminder comes one remind_every after the first result, a warning
+// still standing is sent once more, and a caused incident released before a restart is
+// released (its DOWN sent) once more.
 #pragma once
 
 #include <functional>
@@ -58,6 +62,9 @@ class AlertPlanner final : public engine::AlertHook {
   std::map<std::string, SystemTime> next_reminder_;
   // Monitors whose current warning spell was sent. Engine thread only (on_apply): no lock.
   std::set<std::string> warned_;
+  // By monitor: its open caused incident that was released (alerts on its own now). One
+  // entry per monitor at most, gone when the incident closes.
+  std::map<std::string, int64_t> released_;
 };
 
 }  // namespace trainwatch::alerting

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "config/dependencies.h"
 #include "config/loader.h"
 #include "heartbeat/tokens.h"
 
@@ -37,6 +38,22 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
     }
     parsed.as_object().erase("notify");
   }
+  // `depends_on` names other monitors, which the loader cannot see from here either: taken
+  // out the same way and judged against every monitor by the catalog (dependency_error).
+  std::vector<std::string> depends_on;
+  if (const boost::json::value* list = parsed.as_object().if_contains("depends_on")) {
+    if (!list->is_array())
+      return make_error("monitor.invalid", "depends_on: expected a list of monitor names");
+    for (size_t i = 0; i < list->as_array().size(); ++i) {
+      const boost::json::value& item = list->as_array()[i];
+      if (!item.is_string()) {
+        return make_error("monitor.invalid",
+                          "depends_on[" + std::to_string(i) + "]: expected a monitor name");
+      }
+      depends_on.emplace_back(item.as_string());
+    }
+    parsed.as_object().erase("depends_on");
+  }
   // One line, so the loader's column points into the body (less the wrapper's width).
   const std::string text = "monitors: [" + boost::json::serialize(parsed) + "]";
   LoadedConfig loaded =
@@ -53,7 +70,21 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
     return make_error("monitor.invalid", "the body must describe one monitor");
   MonitorConfig monitor = std::move(loaded.config->monitors.front());
   monitor.notify = std::move(notify);
+  monitor.depends_on = std::move(depends_on);
   return monitor;
+}
+
+std::optional<Error> dependency_error(const std::vector<MonitorConfig>& monitors, const std::string& name) {
+  std::string message;
+  for (const auto& problem : dependency_problems(monitors)) {
+    const MonitorConfig& m = monitors[problem.monitor];
+    // This monitor's own entries, and any cycle: the rest were there before this write.
+    if (m.name != name && problem.message.find("cycle") == std::string::npos) continue;
+    message += (message.empty() ? "" : "; ") + std::string(m.name == name ? "" : m.name + ".") +
+               "depends_on[" + std::to_string(problem.entry) + "]: " + problem.message;
+  }
+  if (message.empty()) return std::nullopt;
+  return make_error("monitor.invalid", message);
 }
 
 Result<std::vector<std::string>> MonitorCatalog::load() {
@@ -128,6 +159,11 @@ std::optional<std::string> MonitorCatalog::api_spec(const std::string& name) con
   return it->second.first;
 }
 
+Config MonitorCatalog::yaml_copy() const {
+  std::lock_guard lock(mu_);
+  return yaml_;
+}
+
 bool MonitorCatalog::is_yaml(const std::string& name) const {
   std::lock_guard lock(mu_);
   for (const auto& m : yaml_.monitors) {
@@ -192,6 +228,11 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
     if (!create && !exists)
       return done(make_error("monitor.not_found", "no API monitor named '" + monitor + "'"));
   }
+  // Judged against every monitor as they will be after this write.
+  std::vector<MonitorConfig> after = merged(yaml_copy()).monitors;
+  std::erase_if(after, [&](const MonitorConfig& m) { return m.name == monitor; });
+  after.insert(after.begin(), *parsed);  // walked first: a cycle is named from it
+  if (auto problem = dependency_error(after, monitor)) return done(*problem);
   MonitorConfig config = std::move(*parsed);
   auto* heartbeat = std::get_if<HeartbeatSpec>(&config.spec);
   if (heartbeat == nullptr) return save(monitor, json_body, std::move(config), std::move(done));
@@ -243,6 +284,14 @@ void MonitorCatalog::remove(const std::string& name, Done done) {
     std::lock_guard lock(mu_);
     if (api_.count(name) == 0)
       return done(make_error("monitor.not_found", "no API monitor named '" + name + "'"));
+  }
+  // A monitor others depend on stays until they no longer do: removing it would leave
+  // their depends_on naming nothing.
+  for (const auto& m : merged(yaml_copy()).monitors) {
+    if (std::find(m.depends_on.begin(), m.depends_on.end(), name) != m.depends_on.end()) {
+      return done(make_error("monitor.in_use",
+                             "'" + m.name + "' depends on '" + name + "'; change its depends_on first"));
+    }
   }
   const bool queued = store_.write(DeleteApiMonitor{name}, [this, name, done](const Status& status) {
     if (!status) return done(status.error());

@@ -62,7 +62,8 @@ class MonitorCatalog {
   using Done = std::function<void(Result<std::string>)>;  // the monitor's name, or why not
   // Creates (`name` empty: the body names it) or replaces an API monitor from a JSON object.
   // Errors: "monitor.invalid" (400), "monitor.exists" (409), "monitor.read_only" (409),
-  // "monitor.not_found" (404), "store.*" (503).
+  // "monitor.not_found" (404), "store.*" (503). remove() also refuses a monitor another
+  // depends on: "monitor.in_use" (409).
   void put(const std::string& name, const std::string& body, bool create, Done done);
   void remove(const std::string& name, Done done);
 
@@ -72,6 +73,7 @@ class MonitorCatalog {
   void save(const std::string& monitor, const std::string& json_body, MonitorConfig config, Done done);
   // The monitor whose heartbeat token is `token`, other than `name`; "" when none.
   std::string token_owner(const std::string& token, const std::string& name) const;
+  Config yaml_copy() const;
 
   engine::Engine& engine_;
   Store& store_;
@@ -84,6 +86,11 @@ class MonitorCatalog {
 
 // Validates one monitor's JSON object with the config loader; the error names the key.
 // `notify` must name some of `channels` (the config file's notifications).
+// `depends_on` is read but not judged: dependency_error() does that against every monitor.
 Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vector<ChannelConfig>& channels);
+
+// What is wrong with monitor `name`'s dependencies among `monitors` (all of them, as they
+// would be): an unknown or self dependency of its own, or a cycle. "monitor.invalid".
+std::optional<Error> dependency_error(const std::vector<MonitorConfig>& monitors, const std::string& name);
 
 }  // namespace trainwatch::catalog

@@ -139,6 +139,8 @@ bool ServerApp::start() {
   engine_ = std::make_unique<engine::Engine>(engine_io_, clock_, *engine_timers_, *store_, *checkers_,
                                              planner_.get());
   job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });
+  dispatcher_->list_affected_with(
+      [this](const std::string& monitor) { return engine_->down_dependents(monitor); });
   // Monitors created through the API run beside the file's (catalog/monitor_catalog.h).
   monitors_ = std::make_unique<catalog::MonitorCatalog>(*engine_, *store_, random_);
   monitors_->set_yaml(config_);

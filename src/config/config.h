@@ -182,6 +182,11 @@ struct MonitorConfig {
   std::vector<std::string> notify;
   Millis notify_after{0};              // hold a DOWN alert this long; a recovery before sends nothing
   std::optional<Millis> remind_every;  // repeat while down; unset: never
+
+  // Monitors this one depends on (config/dependencies.h: no cycles, no unknown names).
+  // While one of them is DOWN, this monitor's new incident is marked caused by it and
+  // sends no alert of its own; the parent's alerts list it instead.
+  std::vector<std::string> depends_on;
 };
 
 std::string_view to_string(MonitorType t);

@@ -8,6 +8,7 @@
 #include <boost/url/parse.hpp>
 
 #include "config/conditions_reader.h"
+#include "config/dependencies.h"
 #include "config/notifications_reader.h"
 #include "config/probe_readers.h"
 #include "config/web_sections.h"
@@ -424,6 +425,7 @@ std::optional<MonitorConfig> read_monitor(Diagnostics& diag, const YAML::Node& n
     diag.error(s.raw("timeout").Mark(), s.key_path("timeout"), "found 0s; expected more than 0");
   if (auto retries = s.integer("retries", 0, 100)) m.retries = static_cast<int>(*retries);
   if (auto tags = s.string_list("tags")) m.tags = *tags;
+  if (auto depends_on = s.string_list("depends_on")) m.depends_on = *depends_on;
 
   auto type = s.string("type", true);
   const MonitorTypeInfo* info = nullptr;
@@ -472,6 +474,28 @@ void read_monitors(Diagnostics& diag, const YAML::Node& node, std::vector<Monito
   }
 }
 
+// Dependencies are judged once every monitor is read: a monitor may depend on one listed
+// after it. Positions come from the YAML list by index, as in check_alerting_references.
+void check_dependencies(Diagnostics& diag, const YAML::Node& root, const Config& config) {
+  if (!root.IsMap()) return;
+  const YAML::Node monitors = root["monitors"];
+  const bool aligned =
+      monitors.IsDefined() && monitors.IsSequence() && monitors.size() == config.monitors.size();
+  for (const auto& problem : dependency_problems(config.monitors)) {
+    YAML::Mark mark = root.Mark();
+    if (aligned) {
+      const YAML::Node list = monitors[problem.monitor]["depends_on"];
+      mark = list.IsDefined() && list.IsSequence() && problem.entry < list.size()
+                 ? list[problem.entry].Mark()
+                 : monitors[problem.monitor].Mark();
+    }
+    diag.error(
+        mark,
+        "monitors[" + std::to_string(problem.monitor) + "].depends_on[" + std::to_string(problem.entry) + "]",
+        problem.message);
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(MonitorType t) {
@@ -517,6 +541,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
       top.finish();
       config_detail::check_alerting_references(diag, root, config);
       check_jobs_notify(diag, root, config);
+      check_dependencies(diag, root, config);
     } catch (const YAML::Exception& e) {
       // yaml-cpp throws on some malformed shapes while walking; report it where it was.
       diag.error(e.mark, "yaml", e.msg);

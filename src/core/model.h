@@ -63,6 +63,9 @@ struct Incident {
   SystemTime started{};
   std::optional<SystemTime> ended;
   std::string cause;
+  // The monitor it depends on (MonitorConfig::depends_on) that was DOWN when it opened,
+  // which explains it; empty when nothing did.
+  std::string caused_by;
 };
 
 }  // namespace trainwatch

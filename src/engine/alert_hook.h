@@ -28,6 +28,9 @@ struct AppliedResult {
   const std::optional<Incident>& opened;  // the incident this result opened
   std::optional<Incident> closed;         // the incident this result closed (ended set)
   const std::optional<Incident>& open;    // the incident open after the result
+  // The incident this result is about (opened, closed or open) was caused by a monitor it
+  // depends on (Incident::caused_by), and that monitor is DOWN now: it still explains it.
+  bool cause_explained = false;
 };
 
 class AlertHook {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "engine/dependencies.h"
 #include "engine/schedule.h"
 #include "heartbeat/rules.h"
 
@@ -388,7 +389,9 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   std::optional<CloseIncident> closed;
   if (step.transition == Transition::kChanged) {
     if (step.state.status == MonitorStatus::kDown) {
-      opened = Incident{next_incident_id_++, r.config->name, result.at, std::nullopt, result.cause};
+      opened = Incident{next_incident_id_++, r.config->name, result.at, std::nullopt, result.cause, ""};
+      opened->caused_by = explaining_parent(r.config->depends_on,
+                                            [this](const std::string& parent) { return is_down(parent); });
       step.state.open_incident_id = opened->id;
     } else if (r.state.open_incident_id) {
       closed = CloseIncident{*r.state.open_incident_id, result.at};
@@ -404,8 +407,10 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
     }
     const std::optional<Incident>& open_after =
         opened ? opened : (closed ? std::optional<Incident>() : r.open_incident);
-    record.outbox = alerts_->on_apply(
-        AppliedResult{*r.config, r.state, step.state, step.transition, result, opened, ended, open_after});
+    const std::optional<Incident>& about = open_after ? open_after : ended;
+    const bool explained = about && !about->caused_by.empty() && is_down(about->caused_by);
+    record.outbox = alerts_->on_apply(AppliedResult{*r.config, r.state, step.state, step.transition, result,
+                                                    opened, ended, open_after, explained});
   }
   // A change readers or alerts depend on is shown only once the store holds it; the
   // rest (a result that changes nothing, a failure below the retries) is bookkeeping,
@@ -581,6 +586,11 @@ void Engine::note_drop(const std::string& name, const char* what) {
         "the last report)",
         name, what, *events);
   }
+}
+
+bool Engine::is_down(const std::string& name) const {
+  auto it = monitors_.find(name);
+  return it != monitors_.end() && it->second->state.status == MonitorStatus::kDown;
 }
 
 void Engine::write(WriteOp op, WriteDone done) {
@@ -772,6 +782,17 @@ MonitorView Engine::view_of(const Runtime& r) const {
     view.heartbeat = std::move(hb);
   }
   return view;
+}
+
+std::vector<std::string> Engine::down_dependents(const std::string& parent) const {
+  std::vector<std::string> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [name, r] : monitors_) {
+    const auto& deps = r->config->depends_on;
+    if (r->state.status == MonitorStatus::kDown && std::find(deps.begin(), deps.end(), parent) != deps.end())
+      out.push_back(name);
+  }
+  return out;
 }
 
 EngineStats Engine::stats() const {

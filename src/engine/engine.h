@@ -167,6 +167,9 @@ class Engine final : public heartbeat::PingSink {
   MonitorListDelta monitors_since(uint64_t since) const;
   EngineStats stats() const;
   CheckMetrics metrics() const;
+  // The monitors that depend on `parent` (depends_on) and are DOWN now, by name: what a
+  // parent's alert lists as affected. Any thread.
+  std::vector<std::string> down_dependents(const std::string& parent) const;
 
  private:
   struct Runtime;
@@ -188,6 +191,7 @@ class Engine final : public heartbeat::PingSink {
   // success that changes nothing then writes no RecordResult (the hot path of pings).
   void apply(Runtime& runtime, const CheckResult& result, bool history = true);
   void write(WriteOp op, WriteDone done = {});
+  bool is_down(const std::string& name) const;  // io thread: its committed state
   // The commit-gated path of apply(): writes `record`, holds the change until it commits.
   void commit_change(Runtime& runtime, RecordResult record, const CheckResult& result);
   void try_commit(Runtime& runtime);

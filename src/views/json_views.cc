@@ -48,6 +48,9 @@ boost::json::object monitor_summary(const engine::MonitorView& view, Audience au
   out["last_error"] = cause_or_null(state.last_error, audience);
   out["interval_ms"] = config.interval.count();
   out["tags"] = std::move(tags);
+  boost::json::array depends_on;
+  for (const auto& parent : config.depends_on) depends_on.emplace_back(parent);
+  out["depends_on"] = std::move(depends_on);
   // Heartbeats only: when the next ping is due, for lists that show it.
   if (view.heartbeat) out["next_expected"] = time_or_null(view.heartbeat->next_expected);
   return out;
@@ -81,6 +84,9 @@ boost::json::object incident_json(const Incident& incident, Audience audience) {
   out["started"] = format_rfc3339(incident.started);
   out["ended"] = time_or_null(incident.ended);
   out["cause"] = cause_for(incident.cause, audience);
+  // The monitor it depends on that was down when it opened (depends_on); null: its own.
+  out["caused_by"] =
+      incident.caused_by.empty() ? boost::json::value(nullptr) : boost::json::value(incident.caused_by);
   if (incident.ended) {
     out["duration_ms"] = std::chrono::duration_cast<Millis>(*incident.ended - incident.started).count();
   }

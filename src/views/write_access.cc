@@ -58,7 +58,8 @@ int status_for(const Error& error) {
   };
   if (ends_with(".invalid")) return 400;
   if (ends_with(".not_found")) return 404;
-  if (ends_with(".exists") || ends_with(".read_only") || ends_with(".full")) return 409;
+  if (ends_with(".exists") || ends_with(".read_only") || ends_with(".in_use") || ends_with(".full"))
+    return 409;
   return 503;
 }
 

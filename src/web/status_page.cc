@@ -54,6 +54,7 @@ json::object incident_row(const Incident& i, SystemTime now, const std::vector<I
   o["monitor"] = i.monitor;
   // A status page is public, whoever looks: what a target answered stays off it.
   o["cause"] = i.cause.empty() ? std::string("Unknown cause") : cause_for(i.cause, Audience::kPublic);
+  if (!i.caused_by.empty()) o["caused_by"] = i.caused_by;
   o["started"] = format_rfc3339(i.started);
   o["ended"] = i.ended ? json::value(format_rfc3339(*i.ended)) : json::value(nullptr);
   o["ongoing"] = !i.ended.has_value();

@@ -318,7 +318,7 @@ class DispatcherRemindersTest : public DispatcherTest {
     r.ok = ok;
     r.cause = ok ? "" : "connect: connection refused";
     std::optional<Incident> opened, closed;
-    if (!ok && !down_) opened = incident_ = Incident{1, "trainer", r.at, std::nullopt, r.cause};
+    if (!ok && !down_) opened = incident_ = Incident{1, "trainer", r.at, std::nullopt, r.cause, ""};
     if (ok && down_) {
       closed = *incident_;
       closed->ended = r.at;
@@ -327,7 +327,7 @@ class DispatcherRemindersTest : public DispatcherTest {
     down_ = !ok;
     for (auto& row : planner_.on_apply(engine::AppliedResult{config_.monitors[0], before, after,
                                                              engine::Transition::kChanged, r, opened, closed,
-                                                             incident_})) {
+                                                             incident_, false})) {
       store_.add_delivery(std::move(row));
     }
     planner_.committed();

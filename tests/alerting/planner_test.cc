@@ -40,8 +40,8 @@ class PlannerTest : public ::testing::Test {
     r.at = clock_.system_time();
     r.ok = after == MonitorStatus::kUp;
     r.cause = r.ok ? "" : "connect: connection refused";
-    return planner_.on_apply(
-        engine::AppliedResult{m, b, a, engine::Transition::kChanged, r, opened, std::move(closed), open});
+    return planner_.on_apply(engine::AppliedResult{m, b, a, engine::Transition::kChanged, r, opened,
+                                                   std::move(closed), open, false});
   }
 
   testing::ManualClock clock_;
@@ -51,7 +51,7 @@ class PlannerTest : public ::testing::Test {
 };
 
 TEST_F(PlannerTest, DownIsDueAfterNotifyAfterOnEveryChannel) {
-  Incident incident{3, "a", clock_.system_time(), std::nullopt, "connect: connection refused"};
+  Incident incident{3, "a", clock_.system_time(), std::nullopt, "connect: connection refused", ""};
   auto rows =
       apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
   ASSERT_EQ(rows.size(), 2u);
@@ -67,7 +67,7 @@ TEST_F(PlannerTest, DownIsDueAfterNotifyAfterOnEveryChannel) {
 }
 
 TEST_F(PlannerTest, RecoveryIsDueNowAndRemindersComeEveryPeriodAfterTheAlert) {
-  Incident incident{3, "a", clock_.system_time(), std::nullopt, "refused"};
+  Incident incident{3, "a", clock_.system_time(), std::nullopt, "refused", ""};
   apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
   const std::optional<Incident> none;
   clock_.advance(minutes(34));  // 5m hold + 30m period not reached yet
@@ -93,7 +93,7 @@ TEST_F(PlannerTest, RecoveryIsDueNowAndRemindersComeEveryPeriodAfterTheAlert) {
 }
 
 TEST_F(PlannerTest, MonitorsWithNoChannelWriteNothing) {
-  Incident incident{4, "quiet", clock_.system_time(), std::nullopt, "x"};
+  Incident incident{4, "quiet", clock_.system_time(), std::nullopt, "x", ""};
   EXPECT_TRUE(
       apply(config_.monitors[1], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident)
           .empty());

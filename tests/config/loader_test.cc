@@ -167,6 +167,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{
             "monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n  - name: a\n    type: tcp\n    host: h\n    port: 2\n",
             "tw.yaml:6:11: monitors[1].name: found 'a' again; expected a unique name (first used at line 2)"},
+        BadCase{"monitors:\n  - {name: a, type: tcp, host: h, port: 1, depends_on: [b]}\n"
+                "  - {name: b, type: tcp, host: h, port: 1, depends_on: [c]}\n"
+                "  - {name: c, type: tcp, host: h, port: 1, depends_on: [a]}\n",
+                "tw.yaml:4:57: monitors[2].depends_on[0]: found the cycle a -> b -> c -> a; expected "
+                "dependencies without a cycle"},
+        BadCase{"monitors:\n  - {name: a, type: tcp, host: h, port: 1, depends_on: [nodes]}\n",
+                "tw.yaml:2:57: monitors[0].depends_on[0]: found 'nodes'; expected the name of a monitor"},
+        BadCase{"monitors:\n  - name: a\n    type: tcp\n    host: h\n    port: 1\n    depends_on: [a]\n",
+                "tw.yaml:6:18: monitors[0].depends_on[0]: found 'a', the monitor itself; expected another "
+                "monitor's name"},
+        BadCase{"monitors:\n  - {name: a, type: tcp, host: h, port: 1, depends_on: b}\n",
+                "tw.yaml:2:56: monitors[0].depends_on: found 'b'; expected a list of strings"},
         BadCase{"monitors:\n  - name: a\n    type: job\n    world_size: 0\n",
                 "tw.yaml:4:17: monitors[0].world_size: found '0'; expected a whole number from 1 to 1000000"},
         BadCase{
@@ -272,6 +284,16 @@ TEST(LoadConfig, AMalformedStoreUrlNeverShowsItsPassword) {
     EXPECT_EQ(line.find("hunter2"), std::string::npos) << line;
   }
   EXPECT_EQ(errors_of("store:\n  url: postgres//tw:hunter2@db/tw\n").size(), 1u);
+}
+
+TEST(LoadConfig, DependsOnMayNameAMonitorListedLater) {
+  auto loaded = load(
+      "monitors:\n"
+      "  - {name: node-1-health, type: http, url: http://n1/health, depends_on: [llama]}\n"
+      "  - {name: llama, type: job}\n");
+  ASSERT_TRUE(loaded.config) << ::testing::PrintToString(errors_of(""));
+  EXPECT_EQ(loaded.config->monitors[0].depends_on, std::vector<std::string>{"llama"});
+  EXPECT_TRUE(loaded.config->monitors[1].depends_on.empty());
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ inline MonitorState up_state(int64_t since_ms) {
 }
 
 inline Incident incident_of(int64_t id, const std::string& monitor, int64_t started_ms) {
-  return Incident{id, monitor, from_unix_ms(started_ms), std::nullopt, "timeout after 10s"};
+  return Incident{id, monitor, from_unix_ms(started_ms), std::nullopt, "timeout after 10s", ""};
 }
 
 }  // namespace trainwatch::testing

@@ -144,5 +144,31 @@ TYPED_TEST(StoreResults, ResultsPageNewestFirstPerMonitor) {
   EXPECT_TRUE(store->results(ResultQuery{"nobody", std::nullopt, 50})->empty());
 }
 
+// depends_on: the monitor that explained an incident is kept with it, across a reopen;
+// an incident of its own reads "".
+TYPED_TEST(StoreResults, AnIncidentKeepsTheMonitorThatCausedIt) {
+  Store* store = &this->store();
+  Incident caused = incident_of(1, "node-1-health", kT0);
+  caused.caused_by = "llama-job";
+  MonitorState down;
+  down.status = MonitorStatus::kDown;
+  down.since = from_unix_ms(kT0);
+  down.open_incident_id = 1;
+  ASSERT_TRUE(
+      write_and_wait(*store, RecordResult{"node-1-health", result_at(kT0, false), down, {}, caused}).ok());
+  ASSERT_TRUE(write_and_wait(*store, OpenIncident{incident_of(2, "llama-job", kT0)}).ok());
+
+  this->reopen();
+  store = &this->store();
+  auto one = store->incident(1);
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ((*one)->caused_by, "llama-job");
+  auto listed = store->incidents(IncidentQuery{std::nullopt, std::nullopt, 50});
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].caused_by, "");  // newest first: the job's own
+  EXPECT_EQ((*listed)[1].caused_by, "llama-job");
+}
+
 }  // namespace
 }  // namespace trainwatch::testing

@@ -35,6 +35,8 @@ class WebhookProvider final : public Provider {
                         SystemTime now) const override {
     json::array tags;
     for (const auto& t : e.tags) tags.emplace_back(t);
+    json::array affected;
+    for (const auto& a : e.affected) affected.emplace_back(a);
     json::array fields;
     for (const auto& [label, value] : m.fields)
       fields.push_back(json::object{{"label", label}, {"value", value}});
@@ -64,6 +66,7 @@ class WebhookProvider final : public Provider {
         {"title", m.title},
         {"summary", m.summary},
         {"fields", std::move(fields)},
+        {"affected", std::move(affected)},
         {"sent_at", format_rfc3339(now)}};
     OutboundRequest r;
     r.url = url_;

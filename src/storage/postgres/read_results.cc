@@ -6,11 +6,12 @@
 namespace trainwatch::postgres {
 namespace {
 
-constexpr const char* kIncidentColumns = "SELECT id, monitor, started_ms, ended_ms, cause FROM incidents";
+constexpr const char* kIncidentColumns =
+    "SELECT id, monitor, started_ms, ended_ms, cause, caused_by FROM incidents";
 
 Incident incident_from_row(const pqxx::row& row) {
-  return Incident{row[0].as<int64_t>(), row[1].as<std::string>(), from_unix_ms(row[2].as<int64_t>()),
-                  optional_time(row[3]), row[4].as<std::string>()};
+  return Incident{row[0].as<int64_t>(),  row[1].as<std::string>(), from_unix_ms(row[2].as<int64_t>()),
+                  optional_time(row[3]), row[4].as<std::string>(), row[5].as<std::string>()};
 }
 
 int clamped(int limit) { return std::clamp(limit, 0, kMaxRowsPerRead); }

@@ -37,9 +37,9 @@ void prepare_write_statements(pqxx::connection_base& conn) {
                "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
                "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
                "open_incident_id = excluded.open_incident_id, version = s.version + 1");
-  conn.prepare(
-      "insert_incident",
-      "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES ($1, $2, $3, $4, $5)");
+  conn.prepare("insert_incident",
+               "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause, caused_by) "
+               "VALUES ($1, $2, $3, $4, $5, $6)");
   // COALESCE keeps the first end time: closing twice is harmless and changes nothing.
   conn.prepare("close_incident", "UPDATE incidents SET ended_ms = COALESCE(ended_ms, $1) WHERE id = $2");
   conn.prepare("add_hourly", rollup_upsert("uptime_hourly"));
@@ -75,7 +75,7 @@ Status run_op(Tx& tx, const SaveState& op) {
 
 Status run_op(Tx& tx, const OpenIncident& op) {
   const Incident& i = op.incident;
-  tx.exec_prepared("insert_incident", i.id, i.monitor, ms(i.started), ms(i.ended), i.cause);
+  tx.exec_prepared("insert_incident", i.id, i.monitor, ms(i.started), ms(i.ended), i.cause, i.caused_by);
   return Ok{};
 }
 

@@ -172,6 +172,10 @@ constexpr SqliteMigration kMigrations[] = {
       );
       CREATE INDEX incident_updates_incident_id ON incident_updates (incident_id, id);
     )sql"},
+    // The monitor whose DOWN explained an incident (depends_on); '' for one of its own.
+    {10, "incidents caused by a monitor they depend on", R"sql(
+      ALTER TABLE incidents ADD COLUMN caused_by TEXT NOT NULL DEFAULT '';
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

@@ -58,6 +58,7 @@ Incident incident_from_row(SQLite::Statement& row) {
   i.started = from_unix_ms(row.getColumn(2).getInt64());
   i.ended = optional_time(row.getColumn(3));
   i.cause = row.getColumn(4).getString();
+  i.caused_by = row.getColumn(5).getString();
   return i;
 }
 
@@ -111,7 +112,8 @@ Delivery delivery_from_row(SQLite::Statement& row) {
   return d;
 }
 
-constexpr const char* kIncidentColumns = "SELECT id, monitor, started_ms, ended_ms, cause FROM incidents";
+constexpr const char* kIncidentColumns =
+    "SELECT id, monitor, started_ms, ended_ms, cause, caused_by FROM incidents";
 
 // Why a write failed, as counted in WriteHealth::failures_by_reason, and whether the
 // same write may succeed later. Unknown errors count as passing: retrying a write that
@@ -164,7 +166,8 @@ class SqliteStore::Writer final : public BatchApplier {
             "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
             "open_incident_id = excluded.open_incident_id"),
         insert_incident_(
-            *db_, "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES (?, ?, ?, ?, ?)"),
+            *db_,
+            "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause, caused_by) VALUES (?, ?, ?, ?, ?, ?)"),
         // COALESCE keeps the first end time: closing twice is harmless and changes nothing.
         close_incident_(*db_, "UPDATE incidents SET ended_ms = COALESCE(ended_ms, ?) WHERE id = ?"),
         insert_ping_(
@@ -446,6 +449,7 @@ class SqliteStore::Writer final : public BatchApplier {
     s.bind(3, ms(i.started));
     bind_optional(s, 4, i.ended);
     s.bind(5, i.cause);
+    s.bind(6, i.caused_by);
     s.exec();
     return Ok{};
   }
