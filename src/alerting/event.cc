@@ -1,4 +1,5 @@
 #include "alerting/event.h"
+#include "core/json_text.h"
 
 #include <boost/json.hpp>
 
@@ -62,7 +63,7 @@ std::string event_to_json(const AlertEvent& e) {
                  {"body_excerpt", e.body_excerpt},
                  {"latency_ms", e.latency_ms},
                  {"details", std::move(details)}};
-  return json::serialize(o);
+  return json_text(o);
 }
 
 Result<AlertEvent> event_from_json(std::string_view text) {

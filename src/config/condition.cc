@@ -21,6 +21,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/json_text.h"
 #include "core/redaction.h"
 
 namespace trainwatch {
@@ -363,7 +364,7 @@ struct Value {
         break;
       case boost::json::kind::array:
       case boost::json::kind::object:
-        owned = boost::json::serialize(v);
+        owned = json_text(v);
         text = owned;
         number.reset();
         break;
