@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "agent/node_metrics.h"
+#include "core/json_text.h"
 #include "core/rank_rule.h"
 #include "trainwatch/trainwatch.h"
 
@@ -337,7 +338,7 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
 
   Rendered out;
   out.status = h.healthy ? 200 : 503;
-  out.health_json = json::serialize(root);
+  out.health_json = json_text(root);
   out.metrics = node_metrics(node, h.healthy);
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/json_text.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::agent {
@@ -133,7 +134,7 @@ std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t
     out["rendezvous"] =
         json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}, {"error", rv.error}};
   }
-  return json::serialize(out);
+  return json_text(out);
 }
 
 }  // namespace trainwatch::agent

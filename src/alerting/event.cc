@@ -1,4 +1,5 @@
 #include "alerting/event.h"
+#include "core/json_text.h"
 
 #include <boost/json.hpp>
 
@@ -67,7 +68,7 @@ std::string event_to_json(const AlertEvent& e) {
                  {"latency_ms", e.latency_ms},
                  {"details", std::move(details)},
                  {"affected", std::move(affected)}};
-  return json::serialize(o);
+  return json_text(o);
 }
 
 Result<AlertEvent> event_from_json(std::string_view text) {

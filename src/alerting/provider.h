@@ -38,6 +38,24 @@ struct OutboundRequest {
 // that still exceeds it is not sent and the delivery fails permanently with the reason.
 inline constexpr size_t kMaxRequestBytes = 256 * 1024;
 
+// What a provider also implements when its receiver forgets a firing alert unless it
+// hears of it again (Alertmanager): the dispatcher then re-sends every alert it delivered
+// as firing, each resend_every(), while its incident is open (firing_alerts.h). Re-sends
+// are no outbox rows: nobody else sees them, and after a restart they are rebuilt from the
+// delivered rows of the incidents still open.
+class Resender {
+ public:
+  virtual ~Resender() = default;
+  virtual Millis resend_every() const = 0;
+  // One request telling the receiver that these alerts (DOWNs or reminders, at most
+  // kMaxResendBatch) still fire: the same identity as build() sent, a fresh expiry.
+  virtual OutboundRequest build_resend(const std::vector<std::pair<AlertEvent, Message>>& alerts,
+                                       SystemTime now) const = 0;
+};
+
+// At most this many alerts in one re-send request, as Prometheus batches them.
+inline constexpr size_t kMaxResendBatch = 64;
+
 class Provider {
  public:
   virtual ~Provider() = default;
@@ -46,6 +64,8 @@ class Provider {
                                 SystemTime now) const = 0;
   // Where it sends, without secrets: "https://hooks.slack.com", "smtp://mail.example.com:587".
   virtual std::string target() const = 0;
+  // Itself when it re-sends firing alerts; nullptr (the default) when one send is enough.
+  virtual const Resender* resender() const { return nullptr; }
 };
 
 }  // namespace trainwatch::alerting

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/json_text.h"
 #include "core/time_format.h"
 #include "views/audience.h"
 #include "views/incident_views.h"
@@ -45,7 +46,7 @@ void get_incident(const IncidentContext& ctx, const Request& request, Responder 
     for (const IncidentUpdate& u : it->second) items.push_back(views::incident_update_json(u));
   }
   out["updates"] = std::move(items);
-  respond(Response::json(200, json::serialize(out)));
+  respond(Response::json(200, json_text(out)));
 }
 
 void post_update(const IncidentContext& ctx, const Request& request, Responder respond) {
@@ -62,7 +63,7 @@ void post_update(const IncidentContext& ctx, const Request& request, Responder r
   json::object body = views::incident_update_json(update);
   body.erase("id");  // the store picks it; GET of the incident shows it
   body["incident_id"] = *id;
-  const std::string answer = json::serialize(body);
+  const std::string answer = json_text(body);
   // The store checks inside the write's transaction that the incident exists and has room
   // (store.h: AddIncidentUpdate), so no read is needed here first.
   const bool queued = ctx.store.write(

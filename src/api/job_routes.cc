@@ -1,5 +1,6 @@
 #include "api/job_routes.h"
 
+#include "core/json_text.h"
 #include "views/job_view_worker.h"
 #include "views/job_views.h"
 
@@ -80,8 +81,8 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
       break;
     case jobs::IngestOutcome::kAccepted: break;
   }
-  respond(Response::json(
-      200, json::serialize(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})));
+  respond(
+      Response::json(200, json_text(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})));
 }
 
 void list_jobs(const JobApiContext& ctx, const Request&, Responder respond) {
@@ -89,14 +90,14 @@ void list_jobs(const JobApiContext& ctx, const Request&, Responder respond) {
   for (const auto& name : ctx.jobs.names()) {
     if (auto s = ctx.jobs.snapshot(name, false)) items.push_back(views::job_summary_json(ctx.engine, *s));
   }
-  respond(Response::json(200, json::serialize(json::object{{"jobs", std::move(items)}})));
+  respond(Response::json(200, json_text(json::object{{"jobs", std::move(items)}})));
 }
 
 void get_job(const JobApiContext& ctx, const Request& request, Responder respond) {
   const std::string& name = request.params.at("job");
   auto s = ctx.jobs.snapshot(name);
   if (!s) return respond(Response::problem(404, "no job named '" + name + "'"));
-  respond(Response::json(200, json::serialize(views::job_detail_json(ctx.engine, *s))));
+  respond(Response::json(200, json_text(views::job_detail_json(ctx.engine, *s))));
 }
 
 void get_series(const JobApiContext& ctx, const Request& request, Responder respond) {
@@ -117,10 +118,10 @@ void get_series(const JobApiContext& ctx, const Request& request, Responder resp
       series.push_back(json::object{{"key", key}, {"points", std::move(pts)}});
     }
   }
-  respond(Response::json(200, json::serialize(json::object{{"job", name},
-                                                           {"metric", it->second},
-                                                           {"unit", kUnits.at(it->second)},
-                                                           {"series", std::move(series)}})));
+  respond(Response::json(200, json_text(json::object{{"job", name},
+                                                     {"metric", it->second},
+                                                     {"unit", kUnits.at(it->second)},
+                                                     {"series", std::move(series)}})));
 }
 
 }  // namespace

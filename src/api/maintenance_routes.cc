@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/json_text.h"
 #include "views/maintenance_views.h"
 #include "views/write_access.h"
 
@@ -18,7 +19,7 @@ void list(const MaintenanceContext& ctx, Responder respond) {
   json::array windows;
   // At most kMaxApiWindows plus the file's: small enough for one answer.
   for (const auto& w : ctx.catalog.list()) windows.push_back(views::window_json(w, now));
-  respond(Response::json(200, json::serialize(json::object{{"windows", std::move(windows)}})));
+  respond(Response::json(200, json_text(json::object{{"windows", std::move(windows)}})));
 }
 
 void create(const MaintenanceContext& ctx, const Request& request, Responder respond) {
@@ -30,7 +31,7 @@ void create(const MaintenanceContext& ctx, const Request& request, Responder res
     for (const auto& w : ctx.catalog.list()) {
       if (w.id == *r) body = views::window_json(w, ctx.clock.system_time());
     }
-    Response response = Response::json(201, json::serialize(body));
+    Response response = Response::json(201, json_text(body));
     response.headers.emplace_back("Location", "/api/v1/maintenance/" + *r);
     respond(std::move(response));
   });

@@ -1,5 +1,6 @@
 #include "api/monitor_list_cache.h"
 
+#include "core/json_text.h"
 #include "views/json_views.h"
 
 namespace trainwatch::api {
@@ -19,9 +20,9 @@ std::string MonitorListCache::render(const engine::Engine& engine, Audience audi
   // Both forms are brought up to date whichever is asked for: the revision is shared.
   for (const auto& view : delta.changed) {
     MonitorJson& json = json_by_name_[view.config->name];
-    json.shown_to_public = boost::json::serialize(views::monitor_summary(view, Audience::kPublic));
+    json.shown_to_public = json_text(views::monitor_summary(view, Audience::kPublic));
     json.shown_to_admin = views::summary_has_secrets(view)
-                              ? boost::json::serialize(views::monitor_summary(view, Audience::kAdmin))
+                              ? json_text(views::monitor_summary(view, Audience::kAdmin))
                               : std::string();
   }
   // A reload that removed monitors leaves entries no name refers to; drop them.

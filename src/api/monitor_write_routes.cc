@@ -1,4 +1,5 @@
 #include "api/monitor_write_routes.h"
+#include "core/json_text.h"
 
 #include <boost/json.hpp>
 
@@ -35,7 +36,7 @@ void answer(const Responder& respond, const Result<std::string>& result, int ok_
   }
   boost::json::object body{{"name", *result}};
   if (!url.empty()) body["ping_url"] = url;
-  Response r = Response::json(ok_status, boost::json::serialize(body));
+  Response r = Response::json(ok_status, json_text(body));
   r.headers.emplace_back("Location", "/api/v1/monitors/" + *result);
   respond(std::move(r));
 }
@@ -45,8 +46,8 @@ void pause(const WriteContext& ctx, const Request& request, Responder respond, b
   const std::string name = request.params.at("name");
   ctx.engine.set_paused(name, paused, [respond, name, paused](bool found) {
     if (!found) return respond(Response::problem(404, "no monitor named '" + name + "'"));
-    respond(Response::json(200, boost::json::serialize(boost::json::object{
-                                    {"name", name}, {"status", paused ? "paused" : "pending"}})));
+    respond(Response::json(
+        200, json_text(boost::json::object{{"name", name}, {"status", paused ? "paused" : "pending"}})));
   });
 }
 

@@ -1,5 +1,6 @@
 #include "api/notification_routes.h"
 
+#include "core/json_text.h"
 #include "views/notification_views.h"
 
 #include <boost/json.hpp>
@@ -23,7 +24,7 @@ void list_channels(const NotificationContext& ctx, const Request& request, Respo
   const Audience audience = views::audience_of(&ctx.auth, request);
   json::array items;
   for (const auto& h : ctx.dispatcher.health()) items.push_back(views::channel_json(h, audience));
-  respond(Response::json(200, json::serialize(json::object{{"notifications", std::move(items)}})));
+  respond(Response::json(200, json_text(json::object{{"notifications", std::move(items)}})));
 }
 
 void list_deliveries(const NotificationContext& ctx, const Request& request, Responder respond) {
@@ -48,7 +49,7 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, Res
   for (const auto& d : *rows) items.push_back(views::delivery_json(d, audience));
   json::object out{{"deliveries", std::move(items)}};
   if (!rows->empty() && static_cast<int>(rows->size()) == page->limit) out["next_before"] = rows->back().id;
-  respond(Response::json(200, json::serialize(out)));
+  respond(Response::json(200, json_text(out)));
 }
 
 void test_channel(const NotificationContext& ctx, const Request& request, Responder respond) {
@@ -66,7 +67,7 @@ void test_channel(const NotificationContext& ctx, const Request& request, Respon
                      {"status", o.status != 0 ? json::value(o.status) : json::value(nullptr)},
                      {"error", o.error.empty() ? json::value(nullptr) : json::value(o.error)},
                      {"latency_ms", o.latency_ms}};
-    respond(Response::json(o.ok ? 200 : 502, json::serialize(out)));
+    respond(Response::json(o.ok ? 200 : 502, json_text(out)));
   });
 }
 

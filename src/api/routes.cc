@@ -6,6 +6,7 @@
 #include "api/metrics_page.h"
 #include "api/monitor_list_cache.h"
 #include "api/query_params.h"
+#include "core/json_text.h"
 #include "core/time_format.h"
 #include "views/audience.h"
 #include "views/json_views.h"
@@ -20,7 +21,7 @@ using http::Response;
 
 constexpr int64_t kMaxPageSize = 1000;
 
-Response json_response(const json::value& value) { return Response::json(200, json::serialize(value)); }
+Response json_response(const json::value& value) { return Response::json(200, json_text(value)); }
 
 void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request& request,
                    Responder respond) {
@@ -119,7 +120,7 @@ void healthz(const ApiContext& ctx, const Request&, Responder respond) {
   if (!store.refusing) return respond(json_response(out));
   out["reason"] = "the store refuses writes: " + store.reason;
   out["state_changes_waiting"] = stats.changes_waiting;
-  respond(Response::json(503, json::serialize(out)));
+  respond(Response::json(503, json_text(out)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "config/loader.h"
+#include "core/json_text.h"
 
 namespace trainwatch::catalog {
 namespace {
@@ -31,7 +32,7 @@ Result<MaintenanceWindow> parse_window(const std::string& body,
     return make_error("maintenance.invalid",
                       "the body must be one JSON object describing a maintenance window");
   }
-  const std::string text = boost::json::serialize(parsed);
+  const std::string text = json_text(parsed);
   // No environment: an API client must not be able to read the server's.
   LoadedWindow loaded =
       load_window_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });

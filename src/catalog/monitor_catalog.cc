@@ -6,6 +6,7 @@
 
 #include "config/dependencies.h"
 #include "config/loader.h"
+#include "core/json_text.h"
 #include "heartbeat/tokens.h"
 
 namespace trainwatch::catalog {
@@ -55,7 +56,7 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
     parsed.as_object().erase("depends_on");
   }
   // One line, so the loader's column points into the body (less the wrapper's width).
-  const std::string text = "monitors: [" + boost::json::serialize(parsed) + "]";
+  const std::string text = "monitors: [" + json_text(parsed) + "]";
   LoadedConfig loaded =
       load_config_text(text, "body", [](const std::string&) { return std::optional<std::string>(); });
   if (!loaded.config) {
@@ -206,7 +207,7 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
         return done(make_error("monitor.invalid", "name: the body names another monitor than the path"));
       }
       o["name"] = name;
-      json_body = boost::json::serialize(v);
+      json_body = json_text(v);
     }
   }
   std::vector<ChannelConfig> channels;

@@ -22,6 +22,7 @@
 #include <boost/json.hpp>
 
 #include "core/duration.h"
+#include "core/json_text.h"
 #include "core/redaction.h"
 
 namespace trainwatch {
@@ -389,7 +390,7 @@ struct Value {
         break;
       case boost::json::kind::array:
       case boost::json::kind::object:
-        owned = boost::json::serialize(v);
+        owned = json_text(v);
         text = owned;
         number.reset();
         break;

@@ -1,6 +1,7 @@
 #include <boost/beast/http/status.hpp>
 #include <boost/json.hpp>
 
+#include "core/json_text.h"
 #include "http/server.h"
 
 namespace trainwatch::http {
@@ -34,7 +35,7 @@ Response Response::problem(int status, std::string_view detail) {
   Response r;
   r.status = status;
   r.content_type = "application/problem+json";
-  r.body = boost::json::serialize(doc);
+  r.body = json_text(doc);
   return r;
 }
 

@@ -1,4 +1,5 @@
 #include "jobs/report.h"
+#include "core/json_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -154,7 +155,7 @@ class Fields {
       case json::kind::array: return "a list";
       case json::kind::object: return "an object";
       case json::kind::null: return "null";
-      default: return json::serialize(v);
+      default: return json_text(v);
     }
   }
 

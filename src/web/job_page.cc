@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/json_text.h"
 #include "jobs/rank_health.h"
 #include "views/job_view_worker.h"
 #include "views/job_views.h"
@@ -30,7 +31,7 @@ std::string_view health_icon(std::string_view health) {
 std::string text_of(const json::value& v) {
   if (v.is_string()) return std::string(v.as_string());
   if (v.is_null()) return "";
-  return json::serialize(v);
+  return json_text(v);
 }
 
 // The cell's hover text and accessible name: who, health, and the numbers behind it.

@@ -1,6 +1,7 @@
 #include "web/maintenance_page.h"
 
 #include "core/duration.h"
+#include "core/json_text.h"
 #include "core/time_format.h"
 #include "views/maintenance_views.h"
 #include "views/write_access.h"
@@ -95,7 +96,7 @@ void create_form(const MaintenancePageContext& ctx, const Request& request, Resp
       if (const auto from = parse_rfc3339(start)) spec["end"] = format_rfc3339(*from + *length);
     }
   }
-  ctx.maintenance.create(json::serialize(spec), [ctx, request, respond](Result<std::string> r) {
+  ctx.maintenance.create(json_text(spec), [ctx, request, respond](Result<std::string> r) {
     if (r) return respond(redirect("/maintenance"));
     if (views::status_for(r.error()) == 400) return page(ctx, request, respond, r.error().message);
     respond(Response::problem(views::status_for(r.error()), r.error().message));

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "core/json_text.h"
 #include "views/incident_views.h"
 #include "views/write_access.h"
 #include "web/dashboard_common.h"
@@ -49,7 +50,7 @@ void create_form(const WebContext& ctx, const Request& request, Responder respon
   } else {
     spec["url"] = form["target"];
   }
-  ctx.catalog.put("", json::serialize(spec), true, [respond](Result<std::string> r) {
+  ctx.catalog.put("", json_text(spec), true, [respond](Result<std::string> r) {
     respond(r ? redirect("/monitors/" + *r)
               : Response::problem(views::status_for(r.error()), r.error().message));
   });

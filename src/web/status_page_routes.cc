@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "core/json_text.h"
 #include "http/ttl_cache.h"
 #include "web/dashboard_common.h"
 #include "web/status_page.h"
@@ -43,7 +44,7 @@ void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& r
   auto built = cache.get(key, ctx.clock.monotonic_time(), [ctx, page]() -> Result<BuiltStatusPage> {
     auto model = build_status_page(*page, ctx.engine, ctx.store, ctx.clock.system_time());
     if (!model) return model.error();
-    return BuiltStatusPage{json::serialize(*model), render_status_page_html(*model)};
+    return BuiltStatusPage{json_text(*model), render_status_page_html(*model)};
   });
   if (!built)
     return respond(Response::problem(503, "the status page cannot be read: " + built.error().message));

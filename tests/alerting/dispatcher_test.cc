@@ -38,7 +38,40 @@ class FakeProvider final : public Provider {
   std::string url_;
 };
 
-Channel channel(const std::string& name) {
+// A receiver that forgets firing alerts, like Alertmanager: alerts as FakeProvider sends
+// them, and each re-send as "resend <monitor>[,<monitor>...]".
+class FakeResendingProvider final : public Provider, public Resender {
+ public:
+  FakeResendingProvider(std::string channel, Millis every)
+      : url_("fake://" + std::move(channel)), every_(every) {}
+  OutboundRequest build(const AlertEvent& event, const Message&, int64_t, SystemTime) const override {
+    OutboundRequest r;
+    r.url = url_;
+    r.body = std::string(to_string(event.kind)) + " " + event.monitor;
+    return r;
+  }
+  std::string target() const override { return url_; }
+  const Resender* resender() const override { return this; }
+  Millis resend_every() const override { return every_; }
+  OutboundRequest build_resend(const std::vector<std::pair<AlertEvent, Message>>& alerts,
+                               SystemTime) const override {
+    OutboundRequest r;
+    r.url = url_;
+    r.body = "resend ";
+    for (size_t i = 0; i < alerts.size(); ++i) r.body += (i == 0 ? "" : ",") + alerts[i].first.monitor;
+    return r;
+  }
+
+ private:
+  std::string url_;
+  Millis every_;
+};
+
+Channel channel(const std::string& name, std::optional<Millis> resend_every = std::nullopt) {
+  if (resend_every) {
+    return Channel{name, "fake", false, Millis(10'000),
+                   std::make_shared<FakeResendingProvider>(name, *resend_every)};
+  }
   return Channel{name, "fake", false, Millis(10'000), std::make_shared<FakeProvider>(name)};
 }
 
@@ -56,7 +89,10 @@ class DispatcherTest : public ::testing::Test {
     dispatcher_ = std::make_unique<Dispatcher>(
         io_, clock_, clock_, store_, sender_, [this] { return random_; }, policy_);
     std::vector<Channel> channels;
-    for (const auto& n : names) channels.push_back(channel(n));
+    for (const auto& n : names) {
+      auto every = resending_.find(n);
+      channels.push_back(channel(n, every == resending_.end() ? std::nullopt : std::optional(every->second)));
+    }
     ASSERT_TRUE(dispatcher_->start(std::move(channels), std::move(maintenance)));
     run();
   }
@@ -116,7 +152,8 @@ class DispatcherTest : public ::testing::Test {
   boost::asio::io_context io_;
   testing::FakeStore store_;
   FakeSender sender_{clock_};
-  double random_ = 0;  // no jitter: the backoff is exactly 1 s, 2 s, 4 s, ...
+  double random_ = 0;                        // no jitter: the backoff is exactly 1 s, 2 s, 4 s, ...
+  std::map<std::string, Millis> resending_;  // channels that re-send firing alerts, and how often
   RetryPolicy policy_;
   std::unique_ptr<Dispatcher> dispatcher_;  // last: destroyed before what it uses
 };
@@ -296,15 +333,19 @@ TEST_F(DispatcherTest, ARestartResumesAPendingRetryAtItsTime) {
 class DispatcherRemindersTest : public DispatcherTest {
  protected:
   void SetUp() override {
-    LoadedConfig loaded = load_config_text(
+    configure(
         "monitors:\n"
         "  - {name: trainer, type: tcp, host: h, port: 1, notify: [slack], remind_every: 30m}\n"
         "notifications:\n"
         "  - {name: slack, type: ntfy, topic: t}\n",
-        "c.yaml");
+        {"slack"});
+  }
+
+  void configure(const std::string& yaml, const std::vector<std::string>& channels) {
+    LoadedConfig loaded = load_config_text(yaml, "c.yaml");
     ASSERT_TRUE(loaded.config);
     config_ = *loaded.config;
-    planner_.configure(config_, {"slack"});
+    planner_.configure(config_, channels);
   }
 
   // One check result, applied as the engine would: its outbox rows committed, then the
@@ -325,6 +366,8 @@ class DispatcherRemindersTest : public DispatcherTest {
       incident_.reset();
     }
     down_ = !ok;
+    if (opened) store_.put_incident(*opened);
+    if (closed) store_.put_incident(*closed);
     for (auto& row : planner_.on_apply(engine::AppliedResult{config_.monitors[0], before, after,
                                                              engine::Transition::kChanged, r, opened, closed,
                                                              incident_, false})) {
@@ -356,6 +399,146 @@ TEST_F(DispatcherRemindersTest, RemindersLeaveEveryPeriodWhileTheIncidentStaysOp
                                     {"reminder trainer", minutes(30)},
                                     {"reminder trainer", minutes(60)},
                                     {"up trainer", minutes(75)}}));
+}
+
+// A channel whose receiver forgets firing alerts (Alertmanager) gets each alert it
+// delivered again every period while the incident is open, and nothing after.
+TEST_F(DispatcherTest, AFiringAlertIsReSentEveryPeriodUntilItsRecovery) {
+  resending_["am"] = minutes(1);
+  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused"});
+  start({"am"});
+  add("am", EventKind::kDown, "a", 1);
+  answer("am", FakeSender::accepted());
+  for (int i = 0; i < 3; ++i) {
+    advance(minutes(1));
+    answer("am", FakeSender::accepted());
+  }
+  advance(seconds(30));
+  store_.put_incident(Incident{1, "a", t0_, clock_.system_time(), "refused"});
+  add("am", EventKind::kUp, "a", 1);
+  answer("am", FakeSender::accepted());
+  advance(minutes(10));
+  EXPECT_EQ(sent_to("am"), (Sent{{"down a", Millis(0)},
+                                 {"resend a", minutes(1)},
+                                 {"resend a", minutes(2)},
+                                 {"resend a", minutes(3)},
+                                 {"up a", minutes(3) + seconds(30)}}));
+  EXPECT_EQ(sender_.in_flight("fake://am"), 0u);
+  // Re-sends are no outbox rows: the API's deliveries show the DOWN and the recovery only.
+  EXPECT_EQ(store_.deliveries(DeliveryQuery{"am", std::nullopt, std::nullopt, std::nullopt, std::nullopt, 50})
+                .value()
+                .size(),
+            2u);
+}
+
+TEST_F(DispatcherTest, AReSendCarriesEveryDueAlertAndNeverOvertakesTheOutbox) {
+  resending_["am"] = minutes(1);
+  for (int64_t id : {1, 2, 3}) store_.put_incident(Incident{id, "m", t0_, std::nullopt, "refused"});
+  start({"am"});
+  add("am", EventKind::kDown, "a", 1);
+  add("am", EventKind::kDown, "b", 2);
+  answer("am", FakeSender::accepted());
+  answer("am", FakeSender::accepted());
+  advance(minutes(1));
+  // The re-send holds the channel's one request: a new DOWN waits for its answer.
+  add("am", EventKind::kDown, "c", 3);
+  EXPECT_EQ(sender_.in_flight("fake://am"), 1u);
+  answer("am", FakeSender::accepted());
+  answer("am", FakeSender::accepted());
+  // A failed re-send is not retried before the next period.
+  advance(minutes(1));
+  answer("am", FakeSender::status(503));
+  advance(seconds(59));
+  EXPECT_EQ(sender_.in_flight("fake://am"), 0u);
+  advance(seconds(1));
+  answer("am", FakeSender::accepted());
+  EXPECT_EQ(sent_to("am"), (Sent{{"down a", Millis(0)},
+                                 {"down b", Millis(0)},
+                                 {"resend a,b", minutes(1)},
+                                 {"down c", minutes(1)},
+                                 {"resend a,b,c", minutes(2)},
+                                 {"resend a,b,c", minutes(3)}}));
+}
+
+// Deleting a monitor closes its incident without a recovery: the re-sends stop, and
+// Alertmanager lets the alert lapse at its endsAt.
+TEST_F(DispatcherTest, ReSendsStopWhenTheIncidentClosesWithoutARecovery) {
+  resending_["am"] = minutes(1);
+  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused"});
+  start({"am"});
+  add("am", EventKind::kDown, "a", 1);
+  answer("am", FakeSender::accepted());
+  advance(minutes(1));
+  answer("am", FakeSender::accepted());
+  store_.put_incident(Incident{1, "a", t0_, clock_.system_time(), "refused"});
+  advance(minutes(5));
+  EXPECT_EQ(sent_to("am"), (Sent{{"down a", Millis(0)}, {"resend a", minutes(1)}}));
+}
+
+TEST_F(DispatcherTest, ARestartKeepsReSendingTheOpenIncidentsAlertsAtOnce) {
+  resending_["am"] = minutes(1);
+  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused"});
+  store_.put_incident(Incident{2, "b", t0_, std::nullopt, "refused"});
+  MonitorState down;
+  down.status = MonitorStatus::kDown;
+  down.open_incident_id = 1;
+  store_.put_state("a", down);
+  start({"am", "slack"});
+  add("am", EventKind::kDown, "a", 1);
+  add("slack", EventKind::kDown, "a", 1);
+  add("am", EventKind::kDown, "b", 2);
+  sender_.answer_all(FakeSender::accepted());
+  run();
+  // b recovered before the restart.
+  store_.put_incident(Incident{2, "b", t0_, clock_.system_time() + seconds(10), "refused"});
+  MonitorState up;
+  up.status = MonitorStatus::kUp;
+  store_.put_state("b", up);
+  dispatcher_.reset();
+
+  advance(seconds(20));
+  start({"am", "slack"});
+  advance(minutes(1));
+  answer("am", FakeSender::accepted());
+  answer("am", FakeSender::accepted());
+  EXPECT_EQ(sent_to("am"), (Sent{{"down a", Millis(0)},
+                                 {"down b", Millis(0)},
+                                 {"resend a", seconds(20)},
+                                 {"resend a", seconds(80)}}));
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down a", Millis(0)}}));
+}
+
+// End to end with the planner: the Alertmanager channel keeps the alert firing without
+// any remind_every, and the other channel of the monitor hears of none of it.
+class DispatcherReSendPlannerTest : public DispatcherRemindersTest {
+ protected:
+  void SetUp() override {
+    configure(
+        "monitors:\n"
+        "  - {name: trainer, type: tcp, host: h, port: 1, notify: [am, slack]}\n"
+        "notifications:\n"
+        "  - {name: am, type: ntfy, topic: t}\n"
+        "  - {name: slack, type: ntfy, topic: t}\n",
+        {"am", "slack"});
+    resending_["am"] = minutes(1);
+  }
+};
+
+TEST_F(DispatcherReSendPlannerTest, ReSendsAreNoRemindersAndStopAtRecovery) {
+  start({"am", "slack"});
+  for (int minute = 0; minute < 10; ++minute) {
+    check(false);
+    advance(minutes(1));
+  }
+  for (int minute = 10; minute < 20; ++minute) {
+    check(true);
+    advance(minutes(1));
+  }
+  Sent am{{"down trainer", Millis(0)}};
+  for (int minute = 1; minute <= 10; ++minute) am.emplace_back("resend trainer", minutes(minute));
+  am.emplace_back("up trainer", minutes(10));
+  EXPECT_EQ(sent_to("am"), am);
+  EXPECT_EQ(sent_to("slack"), (Sent{{"down trainer", Millis(0)}, {"up trainer", minutes(10)}}));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // FakeStore: a Store that keeps every write waiting until the test answers it, so a test
 // decides when (and whether) each write commits. Reads answer empty, except the outbox:
 // rows a test adds with add_delivery() are read by deliveries(), and an UpdateDelivery
-// that is answered with success changes its row, as a commit would.
+// that is answered with success changes its row, as a commit would; monitor states and
+// incidents a test puts (put_state, put_incident) are read back as stored.
 #pragma once
 
 #include <algorithm>
@@ -63,6 +64,15 @@ class FakeStore final : public Store {
     if (id < 1 || id > static_cast<int64_t>(outbox_.size())) return std::nullopt;
     return outbox_[static_cast<size_t>(id - 1)];
   }
+  // A monitor's state or an incident as stored; a second put replaces the first.
+  void put_state(const std::string& monitor, const MonitorState& state) {
+    std::lock_guard lock(mu_);
+    states_[monitor] = state;
+  }
+  void put_incident(const Incident& incident) {
+    std::lock_guard lock(mu_);
+    incidents_[incident.id] = incident;
+  }
   size_t waiting() const {
     std::lock_guard lock(mu_);
     return writes_.size();
@@ -74,9 +84,18 @@ class FakeStore final : public Store {
     return writes_.empty() ? nullptr : std::get_if<T>(&writes_.front().op);
   }
 
-  Result<std::vector<StoredState>> load_states() override { return std::vector<StoredState>{}; }
+  Result<std::vector<StoredState>> load_states() override {
+    std::lock_guard lock(mu_);
+    std::vector<StoredState> out;
+    for (const auto& [monitor, state] : states_) out.push_back(StoredState{monitor, state});
+    return out;
+  }
   Result<std::vector<Incident>> incidents(const IncidentQuery&) override { return std::vector<Incident>{}; }
-  Result<std::optional<Incident>> incident(int64_t) override { return std::optional<Incident>{}; }
+  Result<std::optional<Incident>> incident(int64_t id) override {
+    std::lock_guard lock(mu_);
+    auto it = incidents_.find(id);
+    return it == incidents_.end() ? std::optional<Incident>{} : std::optional<Incident>{it->second};
+  }
   Result<std::map<int64_t, std::vector<IncidentUpdate>>> incident_updates(
       const std::vector<int64_t>&) override {
     return std::map<int64_t, std::vector<IncidentUpdate>>{};
@@ -133,6 +152,8 @@ class FakeStore final : public Store {
   mutable std::mutex mu_;
   std::deque<Write> writes_;
   std::vector<Delivery> outbox_;  // row id - 1 is its index
+  std::map<std::string, MonitorState> states_;
+  std::map<int64_t, Incident> incidents_;
 };
 
 }  // namespace trainwatch::testing

@@ -8,6 +8,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "core/json_text.h"
 #include "core/time_format.h"
 
 namespace trainwatch::alerting {
@@ -46,9 +47,9 @@ class DiscordProvider final : public Provider {
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};
-    r.body = json::serialize(json::object{{"username", "trainwatch"},
-                                          {"allowed_mentions", json::object{{"parse", json::array{}}}},
-                                          {"embeds", json::array{std::move(embed)}}});
+    r.body = json_text(json::object{{"username", "trainwatch"},
+                                    {"allowed_mentions", json::object{{"parse", json::array{}}}},
+                                    {"embeds", json::array{std::move(embed)}}});
     return r;
   }
 

@@ -9,6 +9,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "core/json_text.h"
 
 namespace trainwatch::alerting {
 namespace {
@@ -42,7 +43,7 @@ class NtfyProvider final : public Provider {
     r.url = url_;
     r.headers = {"Content-Type: application/json"};
     if (!token_.empty()) r.headers.push_back("Authorization: Bearer " + token_);
-    r.body = json::serialize(body);
+    r.body = json_text(body);
     return r;
   }
 

@@ -10,6 +10,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "core/json_text.h"
 #include "core/time_format.h"
 
 namespace trainwatch::alerting {
@@ -46,7 +47,7 @@ class PagerDutyProvider final : public Provider {
     OutboundRequest r;
     r.url = join_url(url_, "/v2/enqueue");
     r.headers = {"Content-Type: application/json"};
-    r.body = json::serialize(body);
+    r.body = json_text(body);
     return r;
   }
 

@@ -10,6 +10,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "core/json_text.h"
 
 namespace trainwatch::alerting {
 namespace {
@@ -51,7 +52,7 @@ class SlackProvider final : public Provider {
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};
-    r.body = json::serialize(
+    r.body = json_text(
         json::object{{"text", slack_escape(m.title + ": " + m.summary)}, {"blocks", std::move(blocks)}});
     return r;
   }

@@ -9,6 +9,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "core/json_text.h"
 
 namespace trainwatch::alerting {
 namespace {
@@ -34,7 +35,7 @@ class TelegramProvider final : public Provider {
     OutboundRequest r;
     r.url = join_url(url_, "/bot" + token_ + "/sendMessage");
     r.headers = {"Content-Type: application/json"};
-    r.body = json::serialize(json::object{
+    r.body = json_text(json::object{
         {"chat_id", chat_id_}, {"text", text}, {"parse_mode", "HTML"}, {"disable_web_page_preview", true}});
     return r;
   }

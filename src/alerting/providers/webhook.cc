@@ -12,6 +12,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "core/json_text.h"
 #include "core/time_format.h"
 
 namespace trainwatch::alerting {
@@ -70,7 +71,7 @@ class WebhookProvider final : public Provider {
         {"sent_at", format_rfc3339(now)}};
     OutboundRequest r;
     r.url = url_;
-    r.body = json::serialize(body);
+    r.body = json_text(body);
     r.headers = {"Content-Type: application/json", "X-Trainwatch-Event: " + std::string(to_string(e.kind)),
                  "X-Trainwatch-Delivery: " + std::to_string(delivery_id)};
     if (!secret_.empty())

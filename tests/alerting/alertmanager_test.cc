@@ -1,0 +1,122 @@
+// The Alertmanager provider's requests: one identity per incident, whatever the event,
+// and a firing alert's endsAt a few re-send periods ahead, so that Alertmanager keeps it
+// only as long as trainwatch keeps re-sending it.
+#include <gtest/gtest.h>
+#include <boost/json.hpp>
+
+#include "alerting/channels.h"
+#include "alerting/message.h"
+#include "config/loader.h"
+#include "core/time_format.h"
+
+namespace trainwatch::alerting {
+namespace {
+
+namespace json = boost::json;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const SystemTime kT0 = from_unix_ms(1'700'000'000'000);
+
+std::vector<Channel> channels_of(const std::string& channel_yaml, std::vector<ConfigError>& errors) {
+  LoadedConfig loaded = load_config_text(
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1, notify: [am]}\n"
+      "notifications:\n" +
+          channel_yaml,
+      "c.yaml");
+  EXPECT_TRUE(loaded.config);
+  if (!loaded.config) return {};
+  return build_channels(*loaded.config, errors);
+}
+
+std::shared_ptr<const Provider> alertmanager(const std::string& extra = "") {
+  std::vector<ConfigError> errors;
+  auto channels = channels_of(
+      "  - {name: am, type: alertmanager, url: 'http://am:9093', labels: {team: ml}" + extra + "}\n", errors);
+  EXPECT_TRUE(errors.empty());
+  if (channels.size() != 1) {
+    ADD_FAILURE() << "no channel built";
+    return nullptr;
+  }
+  return channels[0].provider;
+}
+
+AlertEvent event(EventKind kind) {
+  AlertEvent e;
+  e.kind = kind;
+  e.monitor = "trainer";
+  e.monitor_type = "http";
+  e.target = "http://10.0.0.5:8765/health";
+  e.incident_id = 7;
+  e.cause = "HTTP 503";
+  e.at = kT0;
+  e.since = kT0;
+  if (kind == EventKind::kUp) e.ended = kT0 + minutes(30);
+  return e;
+}
+
+json::array alerts_in(const OutboundRequest& r) {
+  EXPECT_EQ(r.url, "http://am:9093/api/v2/alerts");
+  return json::parse(r.body).as_array();
+}
+
+SystemTime ends_at(const json::value& alert) {
+  return parse_rfc3339(alert.at("endsAt").as_string()).value_or(SystemTime{});
+}
+
+TEST(AlertmanagerTest, FiringAlertsEndFourReSendPeriodsAheadAndTheRecoveryEndsThem) {
+  auto provider = alertmanager(", resend_every: 2s");
+  ASSERT_TRUE(provider);
+  ASSERT_NE(provider->resender(), nullptr);
+  EXPECT_EQ(provider->resender()->resend_every(), seconds(2));
+
+  const SystemTime now = kT0 + minutes(1);
+  const auto down = alerts_in(
+      provider->build(event(EventKind::kDown), render_message(event(EventKind::kDown), now), 1, now));
+  ASSERT_EQ(down.size(), 1u);
+  EXPECT_EQ(ends_at(down[0]), now + seconds(8));
+  EXPECT_EQ(down[0].at("startsAt").as_string(), format_rfc3339(kT0));
+
+  const auto up =
+      alerts_in(provider->build(event(EventKind::kUp), render_message(event(EventKind::kUp), now), 2, now));
+  EXPECT_EQ(ends_at(up[0]), kT0 + minutes(30));
+}
+
+TEST(AlertmanagerTest, EveryEventOfAnIncidentAndItsReSendsCarryTheSameLabels) {
+  auto provider = alertmanager();
+  ASSERT_TRUE(provider);
+  EXPECT_EQ(provider->resender()->resend_every(), minutes(1));  // Prometheus' resend delay
+  const SystemTime now = kT0 + minutes(3);
+  std::vector<json::value> labels;
+  for (auto kind : {EventKind::kDown, EventKind::kReminder, EventKind::kUp}) {
+    labels.push_back(
+        alerts_in(provider->build(event(kind), render_message(event(kind), now), 1, now))[0].at("labels"));
+  }
+  AlertEvent other = event(EventKind::kDown);
+  other.monitor = "loader";
+  other.incident_id = 8;
+  const auto resent = alerts_in(provider->resender()->build_resend(
+      {{event(EventKind::kDown), render_message(event(EventKind::kDown), now)},
+       {other, render_message(other, now)}},
+      now));
+  ASSERT_EQ(resent.size(), 2u);
+  labels.push_back(resent[0].at("labels"));
+  for (const auto& l : labels) EXPECT_EQ(l, labels[0]) << json::serialize(l);
+  EXPECT_EQ(labels[0].at("incident"), "7");
+  EXPECT_EQ(labels[0].at("team"), "ml");
+  EXPECT_EQ(resent[1].at("labels").at("monitor"), "loader");
+  EXPECT_EQ(ends_at(resent[0]), now + minutes(4));
+  EXPECT_EQ(resent[0].at("startsAt").as_string(), format_rfc3339(kT0));
+}
+
+TEST(AlertmanagerTest, ResendEveryMustBeASecondOrMore) {
+  std::vector<ConfigError> errors;
+  channels_of("  - {name: am, type: alertmanager, url: 'http://am:9093', resend_every: 500ms}\n", errors);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].to_string(),
+            "c.yaml:4:73: notifications.am.resend_every: found 500ms; expected at least 1s");
+}
+
+}  // namespace
+}  // namespace trainwatch::alerting
