@@ -405,7 +405,7 @@ TEST_F(DispatcherRemindersTest, RemindersLeaveEveryPeriodWhileTheIncidentStaysOp
 // delivered again every period while the incident is open, and nothing after.
 TEST_F(DispatcherTest, AFiringAlertIsReSentEveryPeriodUntilItsRecovery) {
   resending_["am"] = minutes(1);
-  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused"});
+  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused", ""});
   start({"am"});
   add("am", EventKind::kDown, "a", 1);
   answer("am", FakeSender::accepted());
@@ -414,7 +414,7 @@ TEST_F(DispatcherTest, AFiringAlertIsReSentEveryPeriodUntilItsRecovery) {
     answer("am", FakeSender::accepted());
   }
   advance(seconds(30));
-  store_.put_incident(Incident{1, "a", t0_, clock_.system_time(), "refused"});
+  store_.put_incident(Incident{1, "a", t0_, clock_.system_time(), "refused", ""});
   add("am", EventKind::kUp, "a", 1);
   answer("am", FakeSender::accepted());
   advance(minutes(10));
@@ -433,7 +433,7 @@ TEST_F(DispatcherTest, AFiringAlertIsReSentEveryPeriodUntilItsRecovery) {
 
 TEST_F(DispatcherTest, AReSendCarriesEveryDueAlertAndNeverOvertakesTheOutbox) {
   resending_["am"] = minutes(1);
-  for (int64_t id : {1, 2, 3}) store_.put_incident(Incident{id, "m", t0_, std::nullopt, "refused"});
+  for (int64_t id : {1, 2, 3}) store_.put_incident(Incident{id, "m", t0_, std::nullopt, "refused", ""});
   start({"am"});
   add("am", EventKind::kDown, "a", 1);
   add("am", EventKind::kDown, "b", 2);
@@ -464,21 +464,21 @@ TEST_F(DispatcherTest, AReSendCarriesEveryDueAlertAndNeverOvertakesTheOutbox) {
 // Alertmanager lets the alert lapse at its endsAt.
 TEST_F(DispatcherTest, ReSendsStopWhenTheIncidentClosesWithoutARecovery) {
   resending_["am"] = minutes(1);
-  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused"});
+  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused", ""});
   start({"am"});
   add("am", EventKind::kDown, "a", 1);
   answer("am", FakeSender::accepted());
   advance(minutes(1));
   answer("am", FakeSender::accepted());
-  store_.put_incident(Incident{1, "a", t0_, clock_.system_time(), "refused"});
+  store_.put_incident(Incident{1, "a", t0_, clock_.system_time(), "refused", ""});
   advance(minutes(5));
   EXPECT_EQ(sent_to("am"), (Sent{{"down a", Millis(0)}, {"resend a", minutes(1)}}));
 }
 
 TEST_F(DispatcherTest, ARestartKeepsReSendingTheOpenIncidentsAlertsAtOnce) {
   resending_["am"] = minutes(1);
-  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused"});
-  store_.put_incident(Incident{2, "b", t0_, std::nullopt, "refused"});
+  store_.put_incident(Incident{1, "a", t0_, std::nullopt, "refused", ""});
+  store_.put_incident(Incident{2, "b", t0_, std::nullopt, "refused", ""});
   MonitorState down;
   down.status = MonitorStatus::kDown;
   down.open_incident_id = 1;
@@ -490,7 +490,7 @@ TEST_F(DispatcherTest, ARestartKeepsReSendingTheOpenIncidentsAlertsAtOnce) {
   sender_.answer_all(FakeSender::accepted());
   run();
   // b recovered before the restart.
-  store_.put_incident(Incident{2, "b", t0_, clock_.system_time() + seconds(10), "refused"});
+  store_.put_incident(Incident{2, "b", t0_, clock_.system_time() + seconds(10), "refused", ""});
   MonitorState up;
   up.status = MonitorStatus::kUp;
   store_.put_state("b", up);
