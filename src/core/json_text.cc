@@ -33,10 +33,18 @@ void append_number(std::string& out, double value) {
   if (plain && text.find('.') == std::string_view::npos) out += ".0";
 }
 
+bool needs_escape(char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; }
+
 void append_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
-  for (const char c : s) {
+  // Most strings escape nothing: copy each run of plain characters at once.
+  size_t run_start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (!needs_escape(c)) continue;
+    out.append(s.data() + run_start, i - run_start);
+    run_start = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -46,16 +54,20 @@ void append_string(std::string& out, std::string_view s) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
-          out += kHex[static_cast<unsigned char>(c) & 0xf];
-        } else {
-          out += c;
-        }
+        out += "\\u00";
+        out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+        out += kHex[static_cast<unsigned char>(c) & 0xf];
     }
   }
+  out.append(s.data() + run_start, s.size() - run_start);
   out += '"';
+}
+
+template <typename Integer>
+void append_integer(std::string& out, Integer value) {
+  std::array<char, 24> buf{};  // 20 digits and a sign at most
+  const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), value);
+  out.append(buf.data(), ec == std::errc() ? static_cast<size_t>(end - buf.data()) : 0);
 }
 
 void append_value(std::string& out, const boost::json::value& v);
@@ -88,8 +100,8 @@ void append_value(std::string& out, const boost::json::value& v) {
   switch (v.kind()) {
     case boost::json::kind::null: out += "null"; break;
     case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; break;
-    case boost::json::kind::int64: out += std::to_string(v.get_int64()); break;
-    case boost::json::kind::uint64: out += std::to_string(v.get_uint64()); break;
+    case boost::json::kind::int64: append_integer(out, v.get_int64()); break;
+    case boost::json::kind::uint64: append_integer(out, v.get_uint64()); break;
     case boost::json::kind::double_: append_number(out, v.get_double()); break;
     case boost::json::kind::string: append_string(out, v.get_string()); break;
     case boost::json::kind::array: append_array(out, v.get_array()); break;
