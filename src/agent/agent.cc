@@ -87,11 +87,11 @@ class AgentImpl final : public Agent {
     sample_once();
     if (serve_http) {
       auto router = std::make_shared<http::Router>();
-      router->add("GET", "/health", [this](const http::Request&, http::Responder respond) {
+      router->add("GET", "/health", [this](const http::Request&, const http::Responder& respond) {
         auto r = current();
         respond(http::Response::json(r->status, r->health_json));
       });
-      router->add("GET", "/metrics", [this](const http::Request&, http::Responder respond) {
+      router->add("GET", "/metrics", [this](const http::Request&, const http::Responder& respond) {
         auto r = current();
         http::Response resp = http::Response::text(200, r->metrics);
         resp.content_type = "text/plain; version=0.0.4; charset=utf-8";

@@ -6,6 +6,7 @@
 namespace trainwatch::agent {
 namespace {
 
+// NOLINTBEGIN(readability-identifier-naming): NVML's own C types, named as nvml.h names them.
 using nvmlReturn_t = int;
 using nvmlDevice_t = void*;
 using nvmlEventSet_t = void*;
@@ -26,6 +27,7 @@ struct nvmlEventData_t {
   unsigned int gpu_instance_id;
   unsigned int compute_instance_id;
 };
+// NOLINTEND(readability-identifier-naming)
 
 }  // namespace
 

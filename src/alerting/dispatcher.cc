@@ -276,7 +276,7 @@ void Dispatcher::send(ChannelState& ch) {
     ch.health.next_attempt.reset();
   }
   sender_.send(request, [this, alive = std::weak_ptr<int>(alive_), name = ch.channel.name,
-                         id = item.row.id](SendOutcome outcome) {
+                         id = item.row.id](const SendOutcome& outcome) {
     if (!alive.expired()) on_sent(name, id, outcome);
   });
 }
@@ -467,7 +467,7 @@ void Dispatcher::resend(ChannelState& ch) {
   request.timeout = ch.channel.timeout;
   ch.resend_in_flight = ++last_resend_token_;
   sender_.send(request, [this, alive = std::weak_ptr<int>(alive_), name = ch.channel.name,
-                         token = ch.resend_in_flight](SendOutcome outcome) {
+                         token = ch.resend_in_flight](const SendOutcome& outcome) {
     if (!alive.expired()) on_resent(name, token, outcome);
   });
 }
@@ -508,7 +508,7 @@ void Dispatcher::test(const std::string& channel, std::function<void(TestOutcome
     ++tests_in_flight_;
     // The channel is looked up again by name when the answer comes: a reload may have
     // removed it meanwhile.
-    sender_.send(request, [this, alive, channel, done = std::move(done)](SendOutcome o) {
+    sender_.send(request, [this, alive, channel, done = std::move(done)](const SendOutcome& o) {
       if (alive.expired()) return;
       --tests_in_flight_;
       const bool ok = judge_attempt(o.transport_ok, o.permanent, o.status) == AttemptVerdict::kDelivered;

@@ -12,7 +12,7 @@ Millis RetryPolicy::backoff(int attempt, double random_unit) const {
   Millis base = initial_delay;
   for (int i = 1; i < attempt && base < max_delay; ++i) base *= 2;
   const double unit = std::clamp(random_unit, 0.0, 1.0);
-  const Millis jitter(static_cast<int64_t>(static_cast<double>(base.count() / 2) * unit));
+  const Millis jitter(static_cast<int64_t>(static_cast<double>(base.count()) / 2 * unit));
   return std::min(base + jitter, max_delay);
 }
 

@@ -31,7 +31,7 @@ std::optional<int64_t> incident_id(const Request& request, const Responder& resp
   return id;
 }
 
-void get_incident(const IncidentContext& ctx, const Request& request, Responder respond) {
+void get_incident(const IncidentContext& ctx, const Request& request, const Responder& respond) {
   auto id = incident_id(request, respond);
   if (!id) return;
   auto incident = ctx.store.incident(*id);
@@ -49,7 +49,7 @@ void get_incident(const IncidentContext& ctx, const Request& request, Responder 
   respond(Response::json(200, json_text(out)));
 }
 
-void post_update(const IncidentContext& ctx, const Request& request, Responder respond) {
+void post_update(const IncidentContext& ctx, const Request& request, const Responder& respond) {
   if (!views::write_allowed(ctx.auth, request, respond)) return;
   auto id = incident_id(request, respond);
   if (!id) return;

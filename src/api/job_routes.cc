@@ -25,7 +25,7 @@ using http::Responder;
 using http::Response;
 using jobs::JobSnapshot;
 
-void post_report(const JobApiContext& ctx, const Request& request, Responder respond) {
+void post_report(const JobApiContext& ctx, const Request& request, const Responder& respond) {
   const std::string& job = request.params.at("job");
   if (request.body.size() > jobs::kMaxReportBytes) {
     return respond(Response::problem(413, "the report is " + std::to_string(request.body.size()) +
@@ -85,7 +85,7 @@ void post_report(const JobApiContext& ctx, const Request& request, Responder res
       Response::json(200, json_text(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})));
 }
 
-void list_jobs(const JobApiContext& ctx, const Request&, Responder respond) {
+void list_jobs(const JobApiContext& ctx, const Request&, const Responder& respond) {
   json::array items;
   for (const auto& name : ctx.jobs.names()) {
     if (auto s = ctx.jobs.snapshot(name, false)) items.push_back(views::job_summary_json(ctx.engine, *s));
@@ -93,14 +93,14 @@ void list_jobs(const JobApiContext& ctx, const Request&, Responder respond) {
   respond(Response::json(200, json_text(json::object{{"jobs", std::move(items)}})));
 }
 
-void get_job(const JobApiContext& ctx, const Request& request, Responder respond) {
+void get_job(const JobApiContext& ctx, const Request& request, const Responder& respond) {
   const std::string& name = request.params.at("job");
   auto s = ctx.jobs.snapshot(name);
   if (!s) return respond(Response::problem(404, "no job named '" + name + "'"));
   respond(Response::json(200, json_text(views::job_detail_json(ctx.engine, *s))));
 }
 
-void get_series(const JobApiContext& ctx, const Request& request, Responder respond) {
+void get_series(const JobApiContext& ctx, const Request& request, const Responder& respond) {
   const std::string& name = request.params.at("job");
   auto it = request.query.find("metric");
   static const std::map<std::string, std::string> kUnits = {
@@ -127,14 +127,14 @@ void get_series(const JobApiContext& ctx, const Request& request, Responder resp
 }  // namespace
 
 void add_job_routes(http::Router& router, const JobApiContext& ctx) {
-  auto bind = [ctx](void (*fn)(const JobApiContext&, const Request&, Responder)) {
-    return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
+  auto bind = [ctx](void (*fn)(const JobApiContext&, const Request&, const Responder&)) {
+    return [ctx, fn](const Request& request, const Responder& respond) { fn(ctx, request, respond); };
   };
   // Reads build their JSON on the worker, off the HTTP threads (job_view_worker.h).
   auto worker = std::make_shared<views::JobViewWorker>();
-  auto off_http = [ctx, worker](void (*fn)(const JobApiContext&, const Request&, Responder)) {
+  auto off_http = [ctx, worker](void (*fn)(const JobApiContext&, const Request&, const Responder&)) {
     return [ctx, worker, fn](const Request& request, Responder respond) {
-      worker->post(std::move(respond), [ctx, fn, request](Responder r) { fn(ctx, request, std::move(r)); });
+      worker->post(std::move(respond), [ctx, fn, request](const Responder& r) { fn(ctx, request, r); });
     };
   };
   const std::vector<std::string> get = {"GET", "HEAD"};

@@ -14,7 +14,7 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-void list(const MaintenanceContext& ctx, Responder respond) {
+void list(const MaintenanceContext& ctx, const Responder& respond) {
   const SystemTime now = ctx.clock.system_time();
   json::array windows;
   // At most kMaxApiWindows plus the file's: small enough for one answer.
@@ -22,7 +22,7 @@ void list(const MaintenanceContext& ctx, Responder respond) {
   respond(Response::json(200, json_text(json::object{{"windows", std::move(windows)}})));
 }
 
-void create(const MaintenanceContext& ctx, const Request& request, Responder respond) {
+void create(const MaintenanceContext& ctx, const Request& request, const Responder& respond) {
   if (!views::write_allowed(ctx.auth, request, respond)) return;
   ctx.catalog.create(request.body, [ctx, respond](Result<std::string> r) {
     if (!r) return respond(Response::problem(views::status_for(r.error()), r.error().message));
@@ -37,9 +37,9 @@ void create(const MaintenanceContext& ctx, const Request& request, Responder res
   });
 }
 
-void remove(const MaintenanceContext& ctx, const Request& request, Responder respond) {
+void remove(const MaintenanceContext& ctx, const Request& request, const Responder& respond) {
   if (!views::write_allowed(ctx.auth, request, respond)) return;
-  ctx.catalog.remove(request.params.at("id"), [respond](Result<std::string> r) {
+  ctx.catalog.remove(request.params.at("id"), [respond](const Result<std::string>& r) {
     if (!r) return respond(Response::problem(views::status_for(r.error()), r.error().message));
     Response response;
     response.status = 204;

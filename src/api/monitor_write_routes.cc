@@ -41,7 +41,7 @@ void answer(const Responder& respond, const Result<std::string>& result, int ok_
   respond(std::move(r));
 }
 
-void pause(const WriteContext& ctx, const Request& request, Responder respond, bool paused) {
+void pause(const WriteContext& ctx, const Request& request, const Responder& respond, bool paused) {
   if (!allowed(ctx, request, respond)) return;
   const std::string name = request.params.at("name");
   ctx.engine.set_paused(name, paused, [respond, name, paused](bool found) {
@@ -54,24 +54,24 @@ void pause(const WriteContext& ctx, const Request& request, Responder respond, b
 }  // namespace
 
 void add_monitor_write_routes(http::Router& router, const WriteContext& ctx) {
-  router.add("POST", "/api/v1/monitors", [ctx](const Request& request, Responder respond) {
+  router.add("POST", "/api/v1/monitors", [ctx](const Request& request, const Responder& respond) {
     if (!allowed(ctx, request, respond)) return;
     ctx.catalog.put("", request.body, true,
                     [ctx, respond, host = std::string(request.header("host"))](Result<std::string> r) {
                       answer(respond, r, 201, r ? ping_url(ctx, *r, host) : "");
                     });
   });
-  router.add("PUT", "/api/v1/monitors/{name}", [ctx](const Request& request, Responder respond) {
+  router.add("PUT", "/api/v1/monitors/{name}", [ctx](const Request& request, const Responder& respond) {
     if (!allowed(ctx, request, respond)) return;
     ctx.catalog.put(request.params.at("name"), request.body, false,
                     [ctx, respond, host = std::string(request.header("host"))](Result<std::string> r) {
                       answer(respond, r, 200, r ? ping_url(ctx, *r, host) : "");
                     });
   });
-  router.add("DELETE", "/api/v1/monitors/{name}", [ctx](const Request& request, Responder respond) {
+  router.add("DELETE", "/api/v1/monitors/{name}", [ctx](const Request& request, const Responder& respond) {
     if (!allowed(ctx, request, respond)) return;
     ctx.catalog.remove(request.params.at("name"),
-                       [respond](Result<std::string> r) { answer(respond, r, 204); });
+                       [respond](const Result<std::string>& r) { answer(respond, r, 204); });
   });
   router.add("POST", "/api/v1/monitors/{name}/pause", [ctx](const Request& request, Responder respond) {
     pause(ctx, request, std::move(respond), true);

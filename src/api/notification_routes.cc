@@ -20,14 +20,14 @@ using http::Response;
 
 constexpr int64_t kMaxPageSize = 1000;
 
-void list_channels(const NotificationContext& ctx, const Request& request, Responder respond) {
+void list_channels(const NotificationContext& ctx, const Request& request, const Responder& respond) {
   const Audience audience = views::audience_of(&ctx.auth, request);
   json::array items;
   for (const auto& h : ctx.dispatcher.health()) items.push_back(views::channel_json(h, audience));
   respond(Response::json(200, json_text(json::object{{"notifications", std::move(items)}})));
 }
 
-void list_deliveries(const NotificationContext& ctx, const Request& request, Responder respond) {
+void list_deliveries(const NotificationContext& ctx, const Request& request, const Responder& respond) {
   DeliveryQuery query;
   if (auto it = request.query.find("channel"); it != request.query.end()) query.channel = it->second;
   if (auto it = request.query.find("monitor"); it != request.query.end()) query.monitor = it->second;
@@ -52,7 +52,7 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, Res
   respond(Response::json(200, json_text(out)));
 }
 
-void test_channel(const NotificationContext& ctx, const Request& request, Responder respond) {
+void test_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
   if (!views::write_allowed(ctx.auth, request, respond)) return;
   const std::string name = request.params.at("name");
   bool known = false;
@@ -74,8 +74,8 @@ void test_channel(const NotificationContext& ctx, const Request& request, Respon
 }  // namespace
 
 void add_notification_routes(http::Router& router, const NotificationContext& ctx) {
-  auto bind = [ctx](void (*fn)(const NotificationContext&, const Request&, Responder)) {
-    return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
+  auto bind = [ctx](void (*fn)(const NotificationContext&, const Request&, const Responder&)) {
+    return [ctx, fn](const Request& request, const Responder& respond) { fn(ctx, request, respond); };
   };
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add(get, "/api/v1/notifications", bind(list_channels));

@@ -24,13 +24,13 @@ constexpr int64_t kMaxPageSize = 1000;
 Response json_response(const json::value& value) { return Response::json(200, json_text(value)); }
 
 void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request& request,
-                   Responder respond) {
+                   const Responder& respond) {
   Response r = Response::json(200, "");
   r.shared_body = cache.body(ctx.engine, views::audience_of(ctx.admin, request), ctx.clock.monotonic_time());
   respond(std::move(r));
 }
 
-void get_monitor(const ApiContext& ctx, const Request& request, Responder respond) {
+void get_monitor(const ApiContext& ctx, const Request& request, const Responder& respond) {
   const std::string& name = request.params.at("name");
   auto view = ctx.engine.monitor(name);
   if (!view) return respond(Response::problem(404, "no monitor named '" + name + "'"));
@@ -67,7 +67,7 @@ void get_monitor(const ApiContext& ctx, const Request& request, Responder respon
   respond(json_response(out));
 }
 
-void list_pings(const ApiContext& ctx, const Request& request, Responder respond) {
+void list_pings(const ApiContext& ctx, const Request& request, const Responder& respond) {
   const std::string& name = request.params.at("name");
   auto view = ctx.engine.monitor(name);
   if (!view) return respond(Response::problem(404, "no monitor named '" + name + "'"));
@@ -88,7 +88,7 @@ void list_pings(const ApiContext& ctx, const Request& request, Responder respond
   respond(json_response(out));
 }
 
-void list_incidents(const ApiContext& ctx, const Request& request, Responder respond) {
+void list_incidents(const ApiContext& ctx, const Request& request, const Responder& respond) {
   IncidentQuery query;
   if (auto it = request.query.find("monitor"); it != request.query.end()) query.monitor = it->second;
   auto page = page_params(request, kMaxPageSize);
@@ -110,7 +110,7 @@ void list_incidents(const ApiContext& ctx, const Request& request, Responder res
 // 503 "degraded" while the store refuses writes (a full disk): nothing new is recorded
 // and no state change goes out then, which a load balancer or a person should hear of.
 // Healthy again once a write commits.
-void healthz(const ApiContext& ctx, const Request&, Responder respond) {
+void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
   engine::EngineStats stats = ctx.engine.stats();
   const WriteHealth store = ctx.store.write_health();
   json::object out{{"status", store.refusing ? "degraded" : "ok"},
@@ -128,8 +128,8 @@ void healthz(const ApiContext& ctx, const Request&, Responder respond) {
 void add_api_routes(http::Router& router, const ApiContext& ctx) {
   // Handlers capture the context by value: it holds references to objects that outlive
   // the server (see cli/serve_command.cc).
-  auto bind = [ctx](void (*fn)(const ApiContext&, const Request&, Responder)) {
-    return [ctx, fn](const Request& request, Responder respond) { fn(ctx, request, std::move(respond)); };
+  auto bind = [ctx](void (*fn)(const ApiContext&, const Request&, const Responder&)) {
+    return [ctx, fn](const Request& request, const Responder& respond) { fn(ctx, request, respond); };
   };
   const std::vector<std::string> get = {"GET", "HEAD"};
   auto list_cache = std::make_shared<MonitorListCache>();
@@ -140,7 +140,7 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
   router.add(get, "/api/v1/monitors/{name}/pings", bind(list_pings));
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));
-  router.add(get, "/metrics", [ctx](const Request&, Responder respond) {
+  router.add(get, "/metrics", [ctx](const Request&, const Responder& respond) {
     std::string text = render_metrics(ctx.engine, &ctx.store);
     if (ctx.extra_metrics) {
       PrometheusWriter extra;

@@ -29,6 +29,7 @@ namespace {
 std::vector<std::string> digests_of(const AuthConfig& config) {
   constexpr std::string_view kPrefix = "sha256:";
   std::vector<std::string> digests;
+  digests.reserve(config.admin_tokens.size());
   for (const std::string& token : config.admin_tokens) {
     digests.push_back(token.rfind(kPrefix, 0) == 0 ? token.substr(kPrefix.size()) : auth::sha256_hex(token));
   }

@@ -113,7 +113,7 @@ std::vector<CatalogWindow> MaintenanceCatalog::list() const {
   return out;
 }
 
-void MaintenanceCatalog::create(const std::string& body, Done done) {
+void MaintenanceCatalog::create(const std::string& body, const Done& done) {
   std::string json;
   auto parsed = parse_window(body, &is_monitor_, &json);
   if (!parsed) return done(parsed.error());
@@ -168,7 +168,7 @@ bool MaintenanceCatalog::drop_oldest_ended_locked(SystemTime now) {
   return true;
 }
 
-void MaintenanceCatalog::remove(const std::string& id, Done done) {
+void MaintenanceCatalog::remove(const std::string& id, const Done& done) {
   const auto n = api_id(id);
   bool known = false;
   {

@@ -66,9 +66,9 @@ class MaintenanceCatalog {
   using Done = std::function<void(Result<std::string>)>;  // the window's id, or why not
   // Creates an API window from a JSON object. Errors: "maintenance.invalid" (400),
   // "maintenance.full" (409), "store.*" (503).
-  void create(const std::string& body, Done done);
+  void create(const std::string& body, const Done& done);
   // Errors: "maintenance.not_found" (404), "maintenance.read_only" (409), "store.*" (503).
-  void remove(const std::string& id, Done done);
+  void remove(const std::string& id, const Done& done);
 
  private:
   struct ApiWindow {

@@ -262,8 +262,8 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
   if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
 }
 
-void MonitorCatalog::save(const std::string& monitor, const std::string& json_body, MonitorConfig config,
-                          Done done) {
+void MonitorCatalog::save(const std::string& monitor, const std::string& json_body,
+                          const MonitorConfig& config, const Done& done) {
   const bool queued = store_.write(SaveApiMonitor{monitor, json_body},
                                    [this, monitor, json_body, config, done](const Status& status) {
                                      if (!status) return done(status.error());
@@ -278,7 +278,7 @@ void MonitorCatalog::save(const std::string& monitor, const std::string& json_bo
   if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
 }
 
-void MonitorCatalog::remove(const std::string& name, Done done) {
+void MonitorCatalog::remove(const std::string& name, const Done& done) {
   if (is_yaml(name))
     return done(make_error("monitor.read_only", "'" + name + "' comes from the config file; edit it there"));
   {

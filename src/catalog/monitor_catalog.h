@@ -65,12 +65,13 @@ class MonitorCatalog {
   // "monitor.not_found" (404), "store.*" (503). remove() also refuses a monitor another
   // depends on: "monitor.in_use" (409).
   void put(const std::string& name, const std::string& body, bool create, Done done);
-  void remove(const std::string& name, Done done);
+  void remove(const std::string& name, const Done& done);
 
  private:
   void apply_to_engine(std::function<void()> applied);
   // Commits `config` (with `json_body`) as the API monitor `monitor`, then applies it.
-  void save(const std::string& monitor, const std::string& json_body, MonitorConfig config, Done done);
+  void save(const std::string& monitor, const std::string& json_body, const MonitorConfig& config,
+            const Done& done);
   // The monitor whose heartbeat token is `token`, other than `name`; "" when none.
   std::string token_owner(const std::string& token, const std::string& name) const;
   Config yaml_copy() const;

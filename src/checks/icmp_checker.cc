@@ -21,7 +21,7 @@ namespace trainwatch::checks {
 namespace {
 
 namespace asio = boost::asio;
-using icmp = asio::ip::icmp;
+using icmp = asio::ip::icmp;  // NOLINT(readability-identifier-naming): asio's protocol keeps its name
 
 constexpr size_t kNonceBytes = 8;
 

@@ -79,6 +79,7 @@ void log_ping_urls(const Config& config, const std::string& host, uint16_t port)
 
 std::vector<std::string> channel_names(const std::vector<alerting::Channel>& channels) {
   std::vector<std::string> names;
+  names.reserve(channels.size());
   for (const auto& c : channels) names.push_back(c.name);
   return names;
 }
@@ -229,6 +230,7 @@ bool ServerApp::start() {
   http_options.warn = [](const std::string& line) { spdlog::warn("{}", line); };
   http_options.clock = &clock_;
   std::vector<asio::io_context*> http_contexts;
+  http_contexts.reserve(http_ios_.size());
   for (auto& io : http_ios_) http_contexts.push_back(io.get());
   auto server = http::Server::start(http_contexts, http_options, router_);
   if (!server) {

@@ -623,6 +623,7 @@ bool same_check(const MonitorConfig& a, const MonitorConfig& b) {
   }
   auto texts = [](const std::vector<Condition>& conditions) {
     std::vector<std::string> out;
+    out.reserve(conditions.size());
     for (const auto& c : conditions) out.push_back(c.text());
     return out;
   };

@@ -346,7 +346,7 @@ void Engine::start_check(Runtime& r, MonoTime due) {
   });
 }
 
-void Engine::on_result(const std::string& name, uint64_t check_id, CheckResult result) {
+void Engine::on_result(const std::string& name, uint64_t check_id, const CheckResult& result) {
   {
     std::lock_guard lock(mu_);
     --stats_.checks_in_flight;

@@ -186,7 +186,7 @@ class Engine final : public heartbeat::PingSink {
   void on_due(Runtime& runtime);
   // `due`: the slot the check was due in, for the lateness of its start.
   void start_check(Runtime& runtime, MonoTime due);
-  void on_result(const std::string& name, uint64_t check_id, CheckResult result);
+  void on_result(const std::string& name, uint64_t check_id, const CheckResult& result);
   // `history`: false for a heartbeat finish, whose ping row already is its history; a
   // success that changes nothing then writes no RecordResult (the hot path of pings).
   void apply(Runtime& runtime, const CheckResult& result, bool history = true);

@@ -55,8 +55,8 @@ struct Context {
   MonoTime now;
   SystemTime wall_now;
 
-  SystemTime wall(MonoTime t_) const {
-    return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - t_);
+  SystemTime wall(MonoTime at) const {
+    return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - at);
   }
 
   Millis silent_after(const NodeRecord& n) const {
@@ -241,6 +241,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
     auto since = c.job.first_report().value_or(c.now);
     if (c.now - since <= c.t.startup_timeout) return;
     std::vector<int> ranks;
+    ranks.reserve(active.size());
     for (const auto& [rank, r] : active) ranks.push_back(rank);
     out.push_back({"startup_stuck", Severity::kDown, ranks, "",
                    ranks_phrase(ranks) + " made too few steps in " + ago(c.now, since) +

@@ -193,13 +193,13 @@ std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry,
 }
 
 std::shared_ptr<const JobVerdict> JobRegistry::published_verdict(const Entry& entry) {
-  static const auto not_evaluated = [] {
+  static const auto kNotEvaluated = [] {
     JobVerdict v;
     v.phase = "waiting";
     return std::make_shared<const JobVerdict>(std::move(v));
   }();
   std::lock_guard lock(entry.verdict_mu);
-  return entry.verdict ? entry.verdict : not_evaluated;
+  return entry.verdict ? entry.verdict : kNotEvaluated;
 }
 
 CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {

@@ -16,7 +16,7 @@ using http::Response;
 
 constexpr int64_t kDayMs = 86'400'000;
 
-void badge(const WebContext& ctx, const Request& request, Responder respond, bool uptime) {
+void badge(const WebContext& ctx, const Request& request, const Responder& respond, bool uptime) {
   const std::string& name = request.params.at("monitor");
   auto view = ctx.engine.monitor(name);
   if (!view) return respond(Response::problem(404, "no monitor named '" + name + "'"));

@@ -33,9 +33,9 @@ std::optional<auth::Session> session_of(const WebContext& ctx, const http::Reque
   return ctx.auth.session(auth::cookie_value(request.header("cookie"), auth::kSessionCookie));
 }
 
-json::object layout_model(const WebContext& ctx, const http::Request& request, std::string title) {
+json::object layout_model(const WebContext& ctx, const http::Request& request, const std::string& title) {
   json::object m;
-  m["page_title"] = std::move(title);
+  m["page_title"] = title;
   m["dashboard"] = true;
   json::array pages;
   for (const auto& p : *ctx.status_pages->get())

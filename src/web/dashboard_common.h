@@ -21,7 +21,8 @@ http::Response redirect(std::string location);
 std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request);
 
 // What every dashboard page's layout needs: the nav's status pages and the session.
-boost::json::object layout_model(const WebContext& ctx, const http::Request& request, std::string title);
+boost::json::object layout_model(const WebContext& ctx, const http::Request& request,
+                                 const std::string& title);
 
 // Form posts from the dashboard: the session cookie plus the form's CSRF token. Parses
 // the form into `form`; otherwise answers (to /login without a session, 403 for a bad

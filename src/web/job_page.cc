@@ -128,7 +128,7 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
   return m;
 }
 
-void jobs_list(const WebContext& ctx, const Request& request, Responder respond) {
+void jobs_list(const WebContext& ctx, const Request& request, const Responder& respond) {
   json::object m = layout_model(ctx, request, "Jobs · trainwatch");
   json::array rows;
   for (const auto& name : ctx.jobs.names()) {
@@ -145,7 +145,7 @@ void jobs_list(const WebContext& ctx, const Request& request, Responder respond)
   respond(html(200, render_page("jobs", m)));
 }
 
-void job_page(const WebContext& ctx, const Request& request, Responder respond, bool live_only) {
+void job_page(const WebContext& ctx, const Request& request, const Responder& respond, bool live_only) {
   const std::string& name = request.params.at("name");
   auto snapshot = ctx.jobs.snapshot(name);
   if (!snapshot) {
@@ -167,7 +167,7 @@ void add_job_pages(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   // Pages render on the worker, off the HTTP threads that answer pings (views/job_view_worker.h).
   auto worker = std::make_shared<views::JobViewWorker>();
-  auto off_http = [worker](std::function<void(const Request&, Responder)> page) {
+  auto off_http = [worker](const std::function<void(const Request&, Responder)>& page) {
     return [worker, page](const Request& r, Responder respond) {
       worker->post(std::move(respond), [page, r](Responder later) { page(r, std::move(later)); });
     };

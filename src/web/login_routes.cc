@@ -34,8 +34,9 @@ std::string cookie(const Request& request, std::string_view name, std::string_vi
 
 // `status` is 403 for a wrong token, 429 (with Retry-After from the caller) when the
 // address is out of attempts; the form is shown either way so the person can try later.
-void login_page(const WebContext& ctx, const Request& request, Responder respond, const std::string& error,
-                int status = 403, std::optional<Millis> retry_after = std::nullopt) {
+void login_page(const WebContext& ctx, const Request& request, const Responder& respond,
+                const std::string& error, int status = 403,
+                std::optional<Millis> retry_after = std::nullopt) {
   // Double-submit: before a session exists, the form's token must equal a cookie that
   // only this site could set.
   const std::string csrf = auth::random_token();
@@ -76,7 +77,7 @@ void login(const WebContext& ctx, const Request& request, Responder respond) {
   respond(std::move(r));
 }
 
-void logout(const WebContext& ctx, const Request& request, Responder respond) {
+void logout(const WebContext& ctx, const Request& request, const Responder& respond) {
   auto session = session_of(ctx, request);
   auto form = auth::parse_form(request.body);
   if (!session || !constant_time_equal(form["csrf"], session->csrf_token)) {

@@ -39,7 +39,7 @@ std::string as_utc(const std::string& text) {
   return text;
 }
 
-void page(const MaintenancePageContext& ctx, const Request& request, Responder respond,
+void page(const MaintenancePageContext& ctx, const Request& request, const Responder& respond,
           const std::string& error) {
   const SystemTime now = ctx.web.clock.system_time();
   json::object m = layout_model(ctx.web, request, "Maintenance · trainwatch");
@@ -96,17 +96,17 @@ void create_form(const MaintenancePageContext& ctx, const Request& request, Resp
       if (const auto from = parse_rfc3339(start)) spec["end"] = format_rfc3339(*from + *length);
     }
   }
-  ctx.maintenance.create(json_text(spec), [ctx, request, respond](Result<std::string> r) {
+  ctx.maintenance.create(json_text(spec), [ctx, request, respond](const Result<std::string>& r) {
     if (r) return respond(redirect("/maintenance"));
     if (views::status_for(r.error()) == 400) return page(ctx, request, respond, r.error().message);
     respond(Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 
-void delete_form(const MaintenancePageContext& ctx, const Request& request, Responder respond) {
+void delete_form(const MaintenancePageContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond)) return;
-  ctx.maintenance.remove(request.params.at("id"), [respond](Result<std::string> r) {
+  ctx.maintenance.remove(request.params.at("id"), [respond](const Result<std::string>& r) {
     respond(r ? redirect("/maintenance")
               : Response::problem(views::status_for(r.error()), r.error().message));
   });

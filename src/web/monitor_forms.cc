@@ -16,7 +16,7 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-void pause_form(const WebContext& ctx, const Request& request, Responder respond, bool paused) {
+void pause_form(const WebContext& ctx, const Request& request, const Responder& respond, bool paused) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx, request, form, respond)) return;
   const std::string name = request.params.at("name");
@@ -26,17 +26,17 @@ void pause_form(const WebContext& ctx, const Request& request, Responder respond
   });
 }
 
-void delete_form(const WebContext& ctx, const Request& request, Responder respond) {
+void delete_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx, request, form, respond)) return;
-  ctx.catalog.remove(request.params.at("name"), [respond](Result<std::string> r) {
+  ctx.catalog.remove(request.params.at("name"), [respond](const Result<std::string>& r) {
     respond(r ? redirect("/") : Response::problem(views::status_for(r.error()), r.error().message));
   });
 }
 
 // The dashboard's "new monitor" form: a few fields turned into the API's JSON object, so
 // both are validated by the same loader.
-void create_form(const WebContext& ctx, const Request& request, Responder respond) {
+void create_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx, request, form, respond)) return;
   json::object spec{{"name", form["name"]},
@@ -57,7 +57,7 @@ void create_form(const WebContext& ctx, const Request& request, Responder respon
 }
 
 // The dashboard's edit form: an API monitor's whole JSON object, replaced as PUT does.
-void edit_form(const WebContext& ctx, const Request& request, Responder respond) {
+void edit_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx, request, form, respond)) return;
   ctx.catalog.put(request.params.at("name"), form["spec"], false, [respond](Result<std::string> r) {
@@ -68,7 +68,7 @@ void edit_form(const WebContext& ctx, const Request& request, Responder respond)
 
 // The incident timeline's "post an update" form: the same checks as the API's POST
 // /api/v1/incidents/{id}/updates, then back to the incident's monitor page.
-void incident_update_form(const WebContext& ctx, const Request& request, Responder respond) {
+void incident_update_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx, request, form, respond)) return;
   const std::string& id_text = request.params.at("id");

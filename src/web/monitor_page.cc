@@ -66,7 +66,7 @@ void add_heartbeat(const WebContext& ctx, const Request& request, Audience audie
   m["pings"] = std::move(pings);
 }
 
-void monitor_page(const WebContext& ctx, const Request& request, Responder respond) {
+void monitor_page(const WebContext& ctx, const Request& request, const Responder& respond) {
   const std::string& name = request.params.at("name");
   auto view = ctx.engine.monitor(name);
   if (!view) return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));

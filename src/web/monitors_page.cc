@@ -84,6 +84,7 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, const 
     views.resize(kMaxListRows);
   }
   std::vector<std::string> names;
+  names.reserve(views.size());
   for (const engine::MonitorView& v : views) names.push_back(v.config->name);
   // One read for every shown row's sparkline (kMaxListRows is below the store's batch bound).
   auto hourly =
@@ -113,7 +114,7 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, const 
 }
 
 void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request& request,
-                   Responder respond) {
+                   const Responder& respond) {
   auto q = [&](const char* key) {
     auto it = request.query.find(key);
     return it == request.query.end() ? std::string() : it->second;

@@ -26,7 +26,7 @@ std::string_view health_icon(std::string_view health) {
   return "\u2026";
 }
 
-void page(const NotificationsPageContext& ctx, const Request& request, Responder respond,
+void page(const NotificationsPageContext& ctx, const Request& request, const Responder& respond,
           json::object notice) {
   json::object m = layout_model(ctx.web, request, "Notifications · trainwatch");
   const std::string channel = query_value(request, "channel"), status = query_value(request, "status");
@@ -62,7 +62,7 @@ void page(const NotificationsPageContext& ctx, const Request& request, Responder
 }
 
 // "Send a test": the result is shown on the page it came from.
-void test_form(const NotificationsPageContext& ctx, const Request& request, Responder respond) {
+void test_form(const NotificationsPageContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond)) return;
   const std::string name = request.params.at("name");

@@ -11,7 +11,7 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-void static_file(const Request& request, Responder respond) {
+void static_file(const Request& request, const Responder& respond) {
   const std::string name = "static/" + request.params.at("rest");
   auto data = find_asset(name);
   if (!data) return respond(Response::problem(404, "no such file"));

@@ -171,7 +171,7 @@ std::string render_status_page_html(const json::object& model) {
         bars += "</span></li>";
       }
       mo.erase("days");
-      mo["days_html"] = std::move(bars);
+      mo["days_html"] = bars;
     }
   }
   return render_page("status_page", m);

@@ -35,8 +35,8 @@ struct BuiltStatusPage {
 };
 using StatusPageCache = http::TtlCache<BuiltStatusPage>;
 
-void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request, Responder respond,
-                 bool as_json) {
+void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request,
+                 const Responder& respond, bool as_json) {
   std::shared_ptr<const StatusPageConfig> page = find_page(ctx, request.params.at("slug"));
   if (page == nullptr)
     return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));

@@ -89,7 +89,7 @@ class AlertmanagerProvider final : public Provider, public Resender {
     return alert;
   }
 
-  OutboundRequest request(json::array alerts) const {
+  OutboundRequest request(const json::array& alerts) const {
     OutboundRequest r;
     r.url = join_url(url_, "/api/v2/alerts");
     r.headers = {"Content-Type: application/json"};

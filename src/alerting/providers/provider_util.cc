@@ -32,7 +32,7 @@ std::string slack_escape(std::string_view text) {
 std::string slack_text(std::string_view text, size_t max) {
   std::string escaped = slack_escape(text);
   if (escaped.size() <= max) return escaped;
-  const std::string_view kEllipsis = "\u2026";
+  constexpr std::string_view kEllipsis = "\u2026";
   size_t end = max > kEllipsis.size() ? max - kEllipsis.size() : 0;
   while (end > 0 && (static_cast<unsigned char>(escaped[end]) & 0xC0) == 0x80) --end;
   // An entity is at most "&amp;": an '&' in the last four bytes kept starts a cut one.
