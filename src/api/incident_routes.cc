@@ -85,9 +85,9 @@ void post_update(const IncidentContext& ctx, const Request& request, const Respo
 
 void add_incident_routes(http::Router& router, const IncidentContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/api/v1/incidents/{id}",
-             [ctx](const Request& r, Responder respond) { get_incident(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { get_incident(ctx, r, respond); });
   router.add("POST", "/api/v1/incidents/{id}/updates",
-             [ctx](const Request& r, Responder respond) { post_update(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { post_update(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::api

@@ -52,11 +52,11 @@ void remove(const MaintenanceContext& ctx, const Request& request, const Respond
 
 void add_maintenance_routes(http::Router& router, const MaintenanceContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/api/v1/maintenance",
-             [ctx](const Request&, Responder respond) { list(ctx, std::move(respond)); });
+             [ctx](const Request&, const Responder& respond) { list(ctx, respond); });
   router.add("POST", "/api/v1/maintenance",
-             [ctx](const Request& request, Responder respond) { create(ctx, request, std::move(respond)); });
+             [ctx](const Request& request, const Responder& respond) { create(ctx, request, respond); });
   router.add("DELETE", "/api/v1/maintenance/{id}",
-             [ctx](const Request& request, Responder respond) { remove(ctx, request, std::move(respond)); });
+             [ctx](const Request& request, const Responder& respond) { remove(ctx, request, respond); });
 }
 
 }  // namespace trainwatch::api

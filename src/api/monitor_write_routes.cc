@@ -73,12 +73,11 @@ void add_monitor_write_routes(http::Router& router, const WriteContext& ctx) {
     ctx.catalog.remove(request.params.at("name"),
                        [respond](const Result<std::string>& r) { answer(respond, r, 204); });
   });
-  router.add("POST", "/api/v1/monitors/{name}/pause", [ctx](const Request& request, Responder respond) {
-    pause(ctx, request, std::move(respond), true);
-  });
-  router.add("POST", "/api/v1/monitors/{name}/resume", [ctx](const Request& request, Responder respond) {
-    pause(ctx, request, std::move(respond), false);
-  });
+  router.add("POST", "/api/v1/monitors/{name}/pause",
+             [ctx](const Request& request, const Responder& respond) { pause(ctx, request, respond, true); });
+  router.add(
+      "POST", "/api/v1/monitors/{name}/resume",
+      [ctx](const Request& request, const Responder& respond) { pause(ctx, request, respond, false); });
 }
 
 }  // namespace trainwatch::api

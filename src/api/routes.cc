@@ -133,8 +133,8 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
   };
   const std::vector<std::string> get = {"GET", "HEAD"};
   auto list_cache = std::make_shared<MonitorListCache>();
-  router.add(get, "/api/v1/monitors", [ctx, list_cache](const Request& request, Responder respond) {
-    list_monitors(ctx, *list_cache, request, std::move(respond));
+  router.add(get, "/api/v1/monitors", [ctx, list_cache](const Request& request, const Responder& respond) {
+    list_monitors(ctx, *list_cache, request, respond);
   });
   router.add(get, "/api/v1/monitors/{name}", bind(get_monitor));
   router.add(get, "/api/v1/monitors/{name}/pings", bind(list_pings));

@@ -192,7 +192,7 @@ void MonitorCatalog::apply_to_engine(std::function<void()> applied) {
   });
 }
 
-void MonitorCatalog::put(const std::string& name, const std::string& body, bool create, Done done) {
+void MonitorCatalog::put(const std::string& name, const std::string& body, bool create, const Done& done) {
   if (!name.empty() && is_yaml(name)) {
     return done(make_error("monitor.read_only", "'" + name + "' comes from the config file; edit it there"));
   }
@@ -236,13 +236,13 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
   if (auto problem = dependency_error(after, monitor)) return done(*problem);
   MonitorConfig config = std::move(*parsed);
   auto* heartbeat = std::get_if<HeartbeatSpec>(&config.spec);
-  if (heartbeat == nullptr) return save(monitor, json_body, std::move(config), std::move(done));
+  if (heartbeat == nullptr) return save(monitor, json_body, config, done);
   if (!heartbeat->token.empty()) {
     if (std::string owner = token_owner(heartbeat->token, monitor); !owner.empty()) {
       return done(make_error("monitor.invalid",
                              "token: monitor '" + owner + "' has this token; expected one of its own"));
     }
-    return save(monitor, json_body, std::move(config), std::move(done));
+    return save(monitor, json_body, config, done);
   }
   // The name's generated token, as for the file's heartbeat monitors; a new one is
   // committed before the monitor, so no restart can give the monitor another URL.
@@ -250,7 +250,7 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
   if (!stored) return done(stored.error());
   if (auto it = stored->find(monitor); it != stored->end()) {
     heartbeat->token = it->second;
-    return save(monitor, json_body, std::move(config), std::move(done));
+    return save(monitor, json_body, config, done);
   }
   heartbeat->token = heartbeat::generate_token(random_);
   const std::string token = heartbeat->token;

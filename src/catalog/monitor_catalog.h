@@ -64,7 +64,7 @@ class MonitorCatalog {
   // Errors: "monitor.invalid" (400), "monitor.exists" (409), "monitor.read_only" (409),
   // "monitor.not_found" (404), "store.*" (503). remove() also refuses a monitor another
   // depends on: "monitor.in_use" (409).
-  void put(const std::string& name, const std::string& body, bool create, Done done);
+  void put(const std::string& name, const std::string& body, bool create, const Done& done);
   void remove(const std::string& name, const Done& done);
 
  private:

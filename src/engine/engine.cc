@@ -341,8 +341,8 @@ void Engine::start_check(Runtime& r, MonoTime due) {
     ++stats_.checks_started;
     stats_.max_start_delay_ms = std::max(stats_.max_start_delay_ms, late_ms);
   }
-  checker->check(r.config, [this, name = r.config->name, id = r.check_id](CheckResult result) {
-    on_result(name, id, std::move(result));
+  checker->check(r.config, [this, name = r.config->name, id = r.check_id](const CheckResult& result) {
+    on_result(name, id, result);
   });
 }
 

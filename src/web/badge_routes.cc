@@ -47,9 +47,9 @@ void badge(const WebContext& ctx, const Request& request, const Responder& respo
 void add_badge_routes(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add(get, "/badge/{monitor}/status.svg",
-             [ctx](const Request& r, Responder respond) { badge(ctx, r, std::move(respond), false); });
+             [ctx](const Request& r, const Responder& respond) { badge(ctx, r, respond, false); });
   router.add(get, "/badge/{monitor}/uptime-30d.svg",
-             [ctx](const Request& r, Responder respond) { badge(ctx, r, std::move(respond), true); });
+             [ctx](const Request& r, const Responder& respond) { badge(ctx, r, respond, true); });
 }
 
 }  // namespace trainwatch::web

@@ -173,12 +173,12 @@ void add_job_pages(http::Router& router, const WebContext& ctx) {
     };
   };
   router.add(get, "/jobs",
-             off_http([ctx](const Request& r, Responder respond) { jobs_list(ctx, r, std::move(respond)); }));
-  router.add(get, "/jobs/{name}", off_http([ctx](const Request& r, Responder respond) {
-               job_page(ctx, r, std::move(respond), false);
+             off_http([ctx](const Request& r, const Responder& respond) { jobs_list(ctx, r, respond); }));
+  router.add(get, "/jobs/{name}", off_http([ctx](const Request& r, const Responder& respond) {
+               job_page(ctx, r, respond, false);
              }));
-  router.add(get, "/jobs/{name}/live", off_http([ctx](const Request& r, Responder respond) {
-               job_page(ctx, r, std::move(respond), true);
+  router.add(get, "/jobs/{name}/live", off_http([ctx](const Request& r, const Responder& respond) {
+               job_page(ctx, r, respond, true);
              }));
 }
 

@@ -54,7 +54,7 @@ void login_page(const WebContext& ctx, const Request& request, const Responder& 
   respond(std::move(r));
 }
 
-void login(const WebContext& ctx, const Request& request, Responder respond) {
+void login(const WebContext& ctx, const Request& request, const Responder& respond) {
   auto form = auth::parse_form(request.body);
   const std::string expected = auth::cookie_value(request.header("cookie"), kLoginCsrfCookie);
   if (expected.empty() || !constant_time_equal(form["csrf"], expected)) {
@@ -64,11 +64,11 @@ void login(const WebContext& ctx, const Request& request, Responder respond) {
   // An address out of attempts is not answered on its token at all (auth/admin_auth.h).
   if (auto wait = ctx.auth.throttled(request.remote_address)) {
     const auto seconds = std::to_string((wait->count() + 999) / 1000);
-    return login_page(ctx, request, std::move(respond),
+    return login_page(ctx, request, respond,
                       "Too many wrong tokens from this address; try again in " + seconds + " s.", 429, *wait);
   }
   auto session = ctx.auth.login(form["token"], request.remote_address);
-  if (!session) return login_page(ctx, request, std::move(respond), "That token is not an admin token.");
+  if (!session) return login_page(ctx, request, respond, "That token is not an admin token.");
   Response r = redirect("/");
   // The cookie lasts as long as the session (auth.session_ttl); the server expires it too.
   const auto ttl_s = std::chrono::duration_cast<std::chrono::seconds>(ctx.auth.session_ttl()).count();
@@ -94,11 +94,10 @@ void logout(const WebContext& ctx, const Request& request, const Responder& resp
 void add_login_routes(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add(get, "/login",
-             [ctx](const Request& r, Responder respond) { login_page(ctx, r, std::move(respond), ""); });
-  router.add("POST", "/login",
-             [ctx](const Request& r, Responder respond) { login(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { login_page(ctx, r, respond, ""); });
+  router.add("POST", "/login", [ctx](const Request& r, const Responder& respond) { login(ctx, r, respond); });
   router.add("POST", "/logout",
-             [ctx](const Request& r, Responder respond) { logout(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { logout(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::web

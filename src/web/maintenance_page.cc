@@ -71,7 +71,7 @@ void page(const MaintenancePageContext& ctx, const Request& request, const Respo
 
 // The form's fields, turned into the API's JSON object. `duration` (from `start`, or from
 // now when `start` is empty) stands in for `end`.
-void create_form(const MaintenancePageContext& ctx, const Request& request, Responder respond) {
+void create_form(const MaintenancePageContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond)) return;
   json::object spec;
@@ -90,7 +90,7 @@ void create_form(const MaintenancePageContext& ctx, const Request& request, Resp
     } else if (!duration.empty()) {
       const auto length = parse_duration(duration);
       if (!length || length->count() <= 0) {
-        return page(ctx, request, std::move(respond),
+        return page(ctx, request, respond,
                     "duration: found '" + duration + "'; expected a duration such as 30m, 2h or 1d");
       }
       if (const auto from = parse_rfc3339(start)) spec["end"] = format_rfc3339(*from + *length);
@@ -116,11 +116,11 @@ void delete_form(const MaintenancePageContext& ctx, const Request& request, cons
 
 void add_maintenance_routes(http::Router& router, const MaintenancePageContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/maintenance",
-             [ctx](const Request& r, Responder respond) { page(ctx, r, std::move(respond), ""); });
+             [ctx](const Request& r, const Responder& respond) { page(ctx, r, respond, ""); });
   router.add("POST", "/maintenance",
-             [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { create_form(ctx, r, respond); });
   router.add("POST", "/maintenance/{id}/delete",
-             [ctx](const Request& r, Responder respond) { delete_form(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { delete_form(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::web

@@ -95,18 +95,17 @@ void incident_update_form(const WebContext& ctx, const Request& request, const R
 
 void add_monitor_forms(http::Router& router, const WebContext& ctx) {
   router.add("POST", "/monitors",
-             [ctx](const Request& r, Responder respond) { create_form(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { create_form(ctx, r, respond); });
   router.add("POST", "/monitors/{name}/pause",
-             [ctx](const Request& r, Responder respond) { pause_form(ctx, r, std::move(respond), true); });
+             [ctx](const Request& r, const Responder& respond) { pause_form(ctx, r, respond, true); });
   router.add("POST", "/monitors/{name}/resume",
-             [ctx](const Request& r, Responder respond) { pause_form(ctx, r, std::move(respond), false); });
+             [ctx](const Request& r, const Responder& respond) { pause_form(ctx, r, respond, false); });
   router.add("POST", "/monitors/{name}/edit",
-             [ctx](const Request& r, Responder respond) { edit_form(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { edit_form(ctx, r, respond); });
   router.add("POST", "/monitors/{name}/delete",
-             [ctx](const Request& r, Responder respond) { delete_form(ctx, r, std::move(respond)); });
-  router.add("POST", "/incidents/{id}/updates", [ctx](const Request& r, Responder respond) {
-    incident_update_form(ctx, r, std::move(respond));
-  });
+             [ctx](const Request& r, const Responder& respond) { delete_form(ctx, r, respond); });
+  router.add("POST", "/incidents/{id}/updates",
+             [ctx](const Request& r, const Responder& respond) { incident_update_form(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::web

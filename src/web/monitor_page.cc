@@ -132,7 +132,7 @@ void monitor_page(const WebContext& ctx, const Request& request, const Responder
 void add_monitor_page(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add(get, "/monitors/{name}",
-             [ctx](const Request& r, Responder respond) { monitor_page(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { monitor_page(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::web

@@ -147,8 +147,8 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
 void add_monitors_page(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   auto rows_cache = std::make_shared<MonitorRowsCache>(kMonitorRowsTtl);
-  router.add(get, "/", [ctx, rows_cache](const Request& r, Responder respond) {
-    monitors_page(ctx, *rows_cache, r, std::move(respond));
+  router.add(get, "/", [ctx, rows_cache](const Request& r, const Responder& respond) {
+    monitors_page(ctx, *rows_cache, r, respond);
   });
 }
 

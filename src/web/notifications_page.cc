@@ -88,9 +88,9 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, cons
 
 void add_notifications_routes(http::Router& router, const NotificationsPageContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/notifications",
-             [ctx](const Request& r, Responder respond) { page(ctx, r, std::move(respond), {}); });
+             [ctx](const Request& r, const Responder& respond) { page(ctx, r, respond, {}); });
   router.add("POST", "/notifications/{name}/test",
-             [ctx](const Request& r, Responder respond) { test_form(ctx, r, std::move(respond)); });
+             [ctx](const Request& r, const Responder& respond) { test_form(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::web

@@ -27,7 +27,7 @@ void static_file(const Request& request, const Responder& respond) {
 void add_static_routes(http::Router& router) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add(get, "/static/{rest...}",
-             [](const Request& r, Responder respond) { static_file(r, std::move(respond)); });
+             [](const Request& r, const Responder& respond) { static_file(r, respond); });
 }
 
 }  // namespace trainwatch::web

@@ -61,11 +61,11 @@ void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& r
 void add_status_page_routes(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   auto cache = std::make_shared<StatusPageCache>(kStatusPageTtl);
-  router.add(get, "/status/{slug}", [ctx, cache](const Request& r, Responder respond) {
-    status_page(ctx, *cache, r, std::move(respond), false);
+  router.add(get, "/status/{slug}", [ctx, cache](const Request& r, const Responder& respond) {
+    status_page(ctx, *cache, r, respond, false);
   });
-  router.add(get, "/api/v1/status/{slug}", [ctx, cache](const Request& r, Responder respond) {
-    status_page(ctx, *cache, r, std::move(respond), true);
+  router.add(get, "/api/v1/status/{slug}", [ctx, cache](const Request& r, const Responder& respond) {
+    status_page(ctx, *cache, r, respond, true);
   });
 }
 

@@ -53,7 +53,7 @@ class AlertmanagerProvider final : public Provider, public Resender {
     json::array body;
     body.reserve(alerts.size());
     for (const auto& [event, message] : alerts) body.push_back(alert(event, message, now));
-    return request(std::move(body));
+    return request(body);
   }
 
   std::string target() const override { return url_origin(url_); }
