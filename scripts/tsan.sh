@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh build-tsan -DTRAINWATCH_SANITIZE=thread -DTRAINWATCH_BENCH=OFF
 # exitcode=66: a report ends the process with a code no test or server uses itself.
-export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp ${TSAN_OPTIONS:-}"
 echo "== unit tests under TSan"
 ctest --test-dir build-tsan --output-on-failure -j2 "$@"
 echo "== trainwatch serve under TSan"

@@ -51,45 +51,12 @@ def main(binary):
             proc = subprocess.Popen([binary, "serve", "-c", str(config), "--listen", "127.0.0.1:0",
                                      "--data-dir", str(tmp / "data")], stdout=subprocess.PIPE, stderr=log)
         try:
-            line = proc.stdout.readline().decode()
-            assert "serving" in line, f"server did not start: {line!r}"
-            base = line.strip().split(" on ")[1].rstrip("/")
-
-            status, body = request(base, "/healthz")
-            assert status == 200, (status, body)
-            # Readers on several threads at once, while the engine runs its checks.
-            paths = ["/healthz", "/metrics", "/api/v1/monitors", "/api/v1/incidents",
-                     "/api/v1/monitors/demo-steps", "/status/ml-training", "/"]
-            errors = []
-
-            def reader():
-                for _ in range(5):
-                    for path in paths:
-                        code, _ = request(base, path)
-                        if code != 200:
-                            errors.append((path, code))
-
-            threads = [threading.Thread(target=reader) for _ in range(4)]
-            for t in threads:
-                t.start()
-            status, body = request(base, "/ping/demo-steps", method="POST", body=b"step 20")
-            assert status == 200, ("ping", status, body)
-            for t in threads:
-                t.join()
-            assert not errors, errors
-            wait_for(lambda: json.loads(request(base, "/api/v1/monitors/demo-steps")[1]).get("status") == "up",
-                     "the ping to mark demo-steps up")
-            _, metrics = request(base, "/metrics")
-            assert "trainwatch_" in metrics, metrics[:200]
-
-            # A reload that adds a monitor, answered while checks and requests run.
-            config.write_text(demo.replace("monitors:\n", "monitors:\n  - name: tsan-added\n"
-                                           "    type: heartbeat\n    period: 1m\n    grace: 1m\n", 1))
-            proc.send_signal(signal.SIGHUP)
-            wait_for(lambda: request(base, "/api/v1/monitors/tsan-added")[0] == 200, "the reload")
-
-            proc.send_signal(signal.SIGTERM)
+            exercise(proc, config, demo)
             rc = proc.wait(timeout=60)
+        except BaseException:
+            # A TSan report ends the server, and the client then fails first: show the log.
+            sys.stderr.write(log_path.read_text(errors="replace")[-20000:])
+            raise
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -97,8 +64,50 @@ def main(binary):
         log = log_path.read_text(errors="replace")
         if "ThreadSanitizer" in log or rc != 0:
             sys.stderr.write(log[-20000:])
-            raise AssertionError(f"trainwatch serve exited {rc}" + (", with a ThreadSanitizer report" if "ThreadSanitizer" in log else ""))
+            raise AssertionError(f"trainwatch serve exited {rc}" +
+                                 (", with a ThreadSanitizer report" if "ThreadSanitizer" in log else ""))
     print("tsan smoke: serve answered, pinged, reloaded and stopped cleanly")
+
+
+def exercise(proc, config, demo):
+    """Requests, a ping and a reload while the engine runs; ends with SIGTERM."""
+    line = proc.stdout.readline().decode()
+    assert "serving" in line, f"server did not start: {line!r}"
+    base = line.strip().split(" on ")[1].rstrip("/")
+
+    status, body = request(base, "/healthz")
+    assert status == 200, (status, body)
+    # Readers on several threads at once, while the engine runs its checks.
+    paths = ["/healthz", "/metrics", "/api/v1/monitors", "/api/v1/incidents",
+             "/api/v1/monitors/demo-steps", "/status/ml-training", "/"]
+    errors = []
+
+    def reader():
+        for _ in range(5):
+            for path in paths:
+                code, _ = request(base, path)
+                if code != 200:
+                    errors.append((path, code))
+
+    threads = [threading.Thread(target=reader) for _ in range(4)]
+    for t in threads:
+        t.start()
+    status, body = request(base, "/ping/demo-steps", method="POST", body=b"step 20")
+    assert status == 200, ("ping", status, body)
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    wait_for(lambda: json.loads(request(base, "/api/v1/monitors/demo-steps")[1]).get("status") == "up",
+             "the ping to mark demo-steps up")
+    _, metrics = request(base, "/metrics")
+    assert "trainwatch_" in metrics, metrics[:200]
+
+    # A reload that adds a monitor, answered while checks and requests run.
+    config.write_text(demo.replace("monitors:\n", "monitors:\n  - name: tsan-added\n"
+                                   "    type: heartbeat\n    period: 1m\n    grace: 1m\n", 1))
+    proc.send_signal(signal.SIGHUP)
+    wait_for(lambda: request(base, "/api/v1/monitors/tsan-added")[0] == 200, "the reload")
+    proc.send_signal(signal.SIGTERM)
 
 
 if __name__ == "__main__":
