@@ -18,6 +18,7 @@ import sys
 import traceback
 
 from ._ping import ping, flush_pings
+from . import _stacks
 
 try:
     from . import _native
@@ -188,6 +189,10 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     readable by TRAINWATCH_GROUP when set). When that directory is refused (a symlink,
     someone else's) or /dev/shm is full, one line goes to stderr and training goes on
     without reporting; a slot file cut short later never stops training (docs/training.md).
+
+    Stacks on a hang: faulthandler dumps every thread's Python stack, on the agent's request,
+    when TRAINWATCH_STACK_SIGNAL (default SIGUSR2; "off" to disable) arrives; a handler the
+    program installed earlier still runs after it (docs/training.md, "Stacks on a hang").
     """
     global _current
     if _native is None:
@@ -223,6 +228,8 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
                             nvml_library=nvml_library)
     if status:
         run.status(status)
+    if run.enabled:
+        _stacks.register(directory, job)
     if _current is None:
         _install_hooks()
     _current = run
@@ -256,3 +263,4 @@ def _at_exit():
     flush_pings(2.0)
     if _native is not None:
         _native.stop_agent()
+    _stacks.unregister()

@@ -15,6 +15,8 @@
 
 #include "agent/probe_worker.h"
 #include "agent/report_pusher.h"
+#include "agent/stack_capture.h"
+#include "agent/wait_point.h"
 #include "core/names.h"
 #include "http/server.h"
 #include "reporter/process_info.h"
@@ -43,7 +45,29 @@ struct Track {
   uint64_t anchor_reports = 0;
   MonoTime anchor_time{};
   double rate = 0;
+  // Stacks on a hang (stack_capture.h): the rank's usual gap between steps, which rises
+  // at once and decays slowly, and the capture taken at the current step.
+  double usual_gap_ms = 0;
+  bool captured = false;  // at the current step
+  std::shared_ptr<const PyStack> stack;
+  int64_t stack_ms = 0;
+  std::string stack_note;
 };
+
+// A rank is asked for its stack once per step, when that step is overdue: more than
+// kStackGapFactor x its usual gap and at least kStackMinStale old. The server's step
+// timeout is 5 x the gap with a floor (learned_timeouts.h), so the stack is in the
+// report that precedes the alert.
+constexpr double kStackGapFactor = 2.5;
+constexpr int64_t kStackMinStaleMs = 1'000;
+constexpr double kGapDecay = 0.95;
+
+bool stack_overdue(const RankView& v, const Track& t, int64_t now_ms) {
+  if (t.captured || !v.alive || v.slot.step_reports == 0 || t.last_step_ms == 0) return false;
+  if (v.slot.status != TW_STATUS_TRAINING || (v.state != 'S' && v.state != 'R')) return false;
+  const double stale_ms = static_cast<double>(now_ms - t.last_step_ms);
+  return stale_ms > std::max(static_cast<double>(kStackMinStaleMs), kStackGapFactor * t.usual_gap_ms);
+}
 
 constexpr Millis kRateWindow{5'000};
 
@@ -228,8 +252,13 @@ class AgentImpl final : public Agent {
         t.anchor_time = mono;
         if (v.slot.step_reports > 0) t.last_step_ms = node.now_ms;  // first sight: at least this recent
       } else if (v.slot.step_reports != t.step_reports) {
+        const auto gap = static_cast<double>(node.now_ms - t.last_step_ms);
+        if (t.last_step_ms > 0) t.usual_gap_ms = std::max(gap, t.usual_gap_ms * kGapDecay);
         t.step_reports = v.slot.step_reports;
         t.last_step_ms = node.now_ms;
+        t.captured = false;
+        t.stack.reset();
+        t.stack_note.clear();
       }
       if (mono - t.anchor_time >= kRateWindow) {
         double secs = std::chrono::duration<double>(mono - t.anchor_time).count();
@@ -239,6 +268,15 @@ class AgentImpl final : public Agent {
       }
       v.last_step_ms = t.last_step_ms;
       v.steps_per_s = t.rate;
+      if (v.alive) v.wait = read_wait_point(v.slot.pid, options_.proc_root);
+      if (stack_overdue(v, t, node.now_ms)) {
+        stack_wanted_.push_back(
+            {views.size(), key,
+             StackTarget{v.slot.pid, uid, stack_file_path(options_.dir, uid, options_.job, v.slot.pid)}});
+      }
+      v.stack = t.stack;
+      v.stack_ms = t.stack_ms;
+      v.stack_note = t.stack_note;
       last_views_[key] = v;
       views.push_back(std::move(v));
     }
@@ -261,9 +299,11 @@ class AgentImpl final : public Agent {
       // Shrunk while we copied: what we read since is zeros, not the ranks' reports.
       if (!file->intact()) {
         views.resize(first);
+        std::erase_if(stack_wanted_, [&](const StackWanted& w) { return w.view >= first; });
         node.malformed_slots.push_back(file->path() + " shrank while it was read; its ranks cannot be seen");
       }
     }
+    capture_wanted_stacks(node.now_ms, views);
     // A dead slot from an earlier run of the job (last active before a live rank started)
     // is history, not a failure of this run.
     int64_t newest_live_start = 0;
@@ -281,6 +321,27 @@ class AgentImpl final : public Agent {
     node.ranks = std::move(views);
   }
 
+  // Asks the overdue ranks found by read_file for their stacks, all at once.
+  void capture_wanted_stacks(int64_t now_ms, std::vector<RankView>& views) {
+    if (stack_wanted_.empty()) return;
+    std::vector<StackTarget> targets;
+    targets.reserve(stack_wanted_.size());
+    for (const auto& w : stack_wanted_) targets.push_back(w.target);
+    auto captures = capture_stacks(targets, options_.proc_root);
+    for (size_t i = 0; i < stack_wanted_.size(); ++i) {
+      Track& t = tracks_[stack_wanted_[i].key];
+      t.captured = true;
+      t.stack = std::move(captures[i].stack);
+      t.stack_ms = now_ms;
+      t.stack_note = std::move(captures[i].note);
+      RankView& v = views[stack_wanted_[i].view];
+      v.stack = t.stack;
+      v.stack_ms = t.stack_ms;
+      v.stack_note = t.stack_note;
+    }
+    stack_wanted_.clear();
+  }
+
   AgentOptions options_;
   const Clock& clock_;
   std::shared_ptr<NvmlProbe> nvml_;
@@ -296,6 +357,12 @@ class AgentImpl final : public Agent {
   // Entries live as long as the agent; at most kMaxUserDirs * kSlotCount of them.
   std::map<SlotKey, Track> tracks_;
   std::map<SlotKey, RankView> last_views_;
+  struct StackWanted {
+    size_t view;  // index into the sample's views
+    SlotKey key;
+    StackTarget target;
+  };
+  std::vector<StackWanted> stack_wanted_;  // filled by read_file, emptied by capture_wanted_stacks
   bool probed_once_ = false;
   MonoTime last_probe_{};
 

@@ -37,6 +37,17 @@ const char* checkpoint_name(CheckpointState s) {
   return "none";
 }
 
+json::object stack_json(const PyStack& stack) {
+  json::array threads;
+  for (const auto& t : stack.threads) {
+    json::array frames;
+    for (const auto& f : t.frames)
+      frames.push_back(json::object{{"file", f.file}, {"line", f.line}, {"function", f.function}});
+    threads.push_back(json::object{{"current", t.current}, {"frames", std::move(frames)}});
+  }
+  return json::object{{"threads", std::move(threads)}, {"truncated", stack.truncated}};
+}
+
 json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms, double ticks_per_s) {
   const auto& s = r.slot;
   json::object out{{"rank", s.rank},
@@ -60,6 +71,15 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
     out["attempt"] = s.attempt;
     if (!s.run_id.empty()) out["run_id"] = s.run_id;
     if (s.node_rank >= 0) out["node_rank"] = s.node_rank;
+  }
+  if (!r.wait.syscall.empty()) out["syscall"] = r.wait.syscall;
+  if (!r.wait.wchan.empty()) out["wchan"] = r.wait.wchan;
+  if (r.stack) {
+    json::object stack = stack_json(*r.stack);
+    stack["age_ms"] = age(now_ms, r.stack_ms);
+    out["stack"] = std::move(stack);
+  } else if (!r.stack_note.empty()) {
+    out["stack"] = json::object{{"age_ms", age(now_ms, r.stack_ms)}, {"note", r.stack_note}};
   }
   if (track && track->gone_since_ms) out["gone_age_ms"] = age(now_ms, *track->gone_since_ms);
   if (s.present & TW_FIELD_LOSS) out["loss"] = number(s.loss);

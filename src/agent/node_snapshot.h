@@ -3,13 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/nvml.h"
 #include "agent/probes.h"
+#include "agent/wait_point.h"
 #include "core/clock.h"
+#include "core/python_stack.h"
 #include "reporter/slot_reader.h"
 
 namespace trainwatch::agent {
@@ -21,6 +24,12 @@ struct RankView {
   int64_t last_step_ms = 0;  // wall time the agent first saw the current step (0: none yet)
   double steps_per_s = 0;
   uint64_t cpu_ticks = 0;  // the process's user + system CPU time, clock ticks
+  WaitPoint wait;          // where its main thread waits (empty when not readable)
+  // Its Python stack, asked for when its step became overdue (stack_capture.h); null when
+  // none was asked for at this step or none came (stack_note says why).
+  std::shared_ptr<const PyStack> stack;
+  int64_t stack_ms = 0;  // wall time of the capture
+  std::string stack_note;
 };
 
 template <typename T>

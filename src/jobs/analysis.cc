@@ -8,6 +8,7 @@
 #include "core/duration.h"
 #include "core/rank_rule.h"
 #include "core/time_format.h"
+#include "jobs/rank_place.h"
 #include "jobs/rank_set.h"
 
 namespace trainwatch::jobs {
@@ -226,6 +227,44 @@ void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeo
   }
 }
 
+// Every rank stopped at one step: when their places (rank_place.h) name the rank the
+// others wait for, that rank is the finding, with where it is and where the others are.
+bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
+                        int64_t step, MonoTime progress, const std::string& timeout_text, Millis step_timeout,
+                        std::vector<Finding>& out) {
+  std::vector<std::pair<int, const RankReport*>> reports;
+  reports.reserve(active.size());
+  for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
+  const Whereabouts w = whereabouts(reports);
+  if (!w.culprit) return false;
+  const PlaceGroup& stuck = w.groups[*w.culprit];
+  std::string who;
+  if (stuck.ranks.size() == 1) {
+    who = Context::who(stuck.ranks[0], c.job.ranks().at(stuck.ranks[0])) + " is";
+  } else {
+    who = ranks_phrase(stuck.ranks) + " are";
+  }
+  std::string message = who + " stuck " + stuck.place.text + " at step " + std::to_string(step) +
+                        ": no step for " + ago(c.now, progress) + timeout_text;
+  for (size_t i = 0; i < w.groups.size(); ++i) {
+    if (i == *w.culprit) continue;
+    const PlaceGroup& g = w.groups[i];
+    message += "; " + ranks_phrase(g.ranks) + (g.ranks.size() == 1 ? " is " : " are ") + g.place.text;
+  }
+  out.push_back(
+      {"rank_stuck", Severity::kDown, stuck.ranks, "", message, kOrderStalled, progress + step_timeout});
+  return true;
+}
+
+// " in all_reduce (train.py:57)" when every rank whose place is known is in the same one.
+std::string shared_place(const std::vector<std::pair<int, const RankRecord*>>& active) {
+  std::vector<std::pair<int, const RankReport*>> reports;
+  reports.reserve(active.size());
+  for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
+  const Whereabouts w = whereabouts(reports);
+  return w.groups.size() == 1 ? " " + w.groups.front().place.text : "";
+}
+
 // No rank advanced within the step timeout, or one rank lags while others advance.
 void stall_findings(const Context& c, bool starting, Millis step_timeout, bool learned,
                     std::vector<Finding>& out) {
@@ -265,8 +304,9 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
   if (c.now - progress > step_timeout) {
     std::string message;
     if (min_step == max_step) {
+      if (stuck_rank_finding(c, active, min_step, progress, timeout_text, step_timeout, out)) return;
       message = "all running ranks (" + format_rank_set(behind) + ") stuck at step " +
-                std::to_string(min_step) + " in a collective: no step for " + ago(c.now, progress) +
+                std::to_string(min_step) + shared_place(active) + ": no step for " + ago(c.now, progress) +
                 timeout_text;
     } else {
       std::string detail;

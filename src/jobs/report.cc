@@ -211,6 +211,22 @@ void read_checkpoint(const Fields& f, CheckpointReport& c) {
   c.last_ok_age_ms = f.age("last_ok_age_ms");
 }
 
+void read_stack(const Fields& f, RankStack& out) {
+  out.age_ms = f.age("age_ms").value_or(0);
+  out.note = f.text("note");
+  out.stack.truncated = f.flag("truncated", false);
+  each_object(f, "threads", f.array("threads", kMaxStackThreads), [&](const Fields& tf) {
+    PyThreadStack& thread = out.stack.threads.emplace_back();
+    thread.current = tf.flag("current", false);
+    each_object(tf, "frames", tf.array("frames", kMaxStackFrames), [&](const Fields& ff) {
+      PyFrame& frame = thread.frames.emplace_back();
+      frame.file = ff.text("file").substr(0, kMaxFrameText);
+      frame.line = static_cast<int>(ff.integer("line", false, 0, INT32_MAX).value_or(0));
+      frame.function = ff.text("function").substr(0, kMaxFrameText);
+    });
+  });
+}
+
 void read_rank(const Fields& f, RankReport& r) {
   r.rank = static_cast<int>(f.integer("rank", true, 0, kMaxRank - 1).value_or(0));
   r.local_rank = static_cast<int>(f.integer("local_rank", false, -1, kMaxRank).value_or(-1));
@@ -250,6 +266,9 @@ void read_rank(const Fields& f, RankReport& r) {
   if (auto attempt = f.integer("attempt", false, 0, INT32_MAX)) r.attempt = static_cast<int>(*attempt);
   r.run_id = f.text("run_id");
   if (auto node_rank = f.integer("node_rank", false, 0, kMaxRank)) r.node_rank = static_cast<int>(*node_rank);
+  r.syscall = f.text("syscall");
+  r.wchan = f.text("wchan");
+  if (const json::object* st = f.object("stack")) read_stack(f.child(*st, f.at("stack")), r.stack.emplace());
 }
 
 void read_gpu(const Fields& f, GpuReport& g) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/python_stack.h"
 #include "core/result.h"
 
 namespace trainwatch::jobs {
@@ -47,6 +48,12 @@ struct CheckpointReport {
   std::optional<int64_t> last_ok_age_ms;  // since the last good checkpoint ended
 };
 
+struct RankStack {
+  PyStack stack;       // no threads when only a note came
+  std::string note;    // why there is no stack ("" when there is one)
+  int64_t age_ms = 0;  // since the capture
+};
+
 struct RankReport {
   int rank = -1;
   int local_rank = -1;
@@ -71,6 +78,10 @@ struct RankReport {
   std::optional<int> attempt;
   std::string run_id;
   std::optional<int> node_rank;
+  // Where its main thread waits (the agent's reading of /proc; "" when unknown), and its
+  // Python stack when the agent asked for one because its step was overdue.
+  std::string syscall, wchan;
+  std::optional<RankStack> stack;
 };
 
 struct GpuReport {

@@ -5,6 +5,7 @@
 
 #include "core/time_format.h"
 #include "jobs/rank_health.h"
+#include "jobs/rank_place.h"
 
 namespace trainwatch::views {
 namespace {
@@ -49,6 +50,25 @@ json::object monitor_part(const engine::Engine& engine, const std::string& name)
   return out;
 }
 
+// The rank's Python stack as its agent last captured it, with where it puts the rank.
+json::value stack_json(const jobs::RankReport& l) {
+  if (!l.stack) return nullptr;
+  json::array threads;
+  for (const auto& t : l.stack->stack.threads) {
+    json::array frames;
+    for (const auto& f : t.frames)
+      frames.push_back(json::object{{"file", f.file}, {"line", f.line}, {"function", f.function}});
+    threads.push_back(json::object{{"current", t.current}, {"frames", std::move(frames)}});
+  }
+  auto place = jobs::place_of(l);
+  return json::object{
+      {"captured_age_ms", l.stack->age_ms},
+      {"place", place && !l.stack->stack.threads.empty() ? json::value(place->text) : json::value(nullptr)},
+      {"note", l.stack->note.empty() ? json::value(nullptr) : json::value(l.stack->note)},
+      {"truncated", l.stack->stack.truncated},
+      {"threads", std::move(threads)}};
+}
+
 json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, jobs::RankHealth health) {
   const jobs::RankReport& l = r.last;
   json::object out{
@@ -74,7 +94,10 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
       {"checkpoint", jobs::to_string(l.checkpoint.state)},
       {"health", jobs::to_string(health)},
       {"attempt", l.attempt ? json::value(*l.attempt) : json::value(nullptr)},
-      {"run_id", l.run_id.empty() ? json::value(nullptr) : json::value(l.run_id)}};
+      {"run_id", l.run_id.empty() ? json::value(nullptr) : json::value(l.run_id)},
+      {"syscall", l.syscall.empty() ? json::value(nullptr) : json::value(l.syscall)},
+      {"wchan", l.wchan.empty() ? json::value(nullptr) : json::value(l.wchan)},
+      {"stack", stack_json(l)}};
   // Step time over the progress window: wall ms a step.
   out["step_time_ms"] = nullptr;
   if (r.window.size() >= 2) {

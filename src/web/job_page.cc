@@ -64,6 +64,31 @@ json::array rank_range_rows(const jobs::RankSummary& summary) {
   return rows;
 }
 
+// Ranks whose agent captured a Python stack, each folded under where it puts the rank:
+// the innermost frame first, as faulthandler prints it.
+json::array stack_rows(const json::array& ranks) {
+  json::array rows;
+  for (const auto& rv : ranks) {
+    const json::object& r = rv.as_object();
+    const json::value& stack = r.at("stack");
+    if (!stack.is_object() || stack.as_object().at("threads").as_array().empty()) continue;
+    std::string text;
+    for (const auto& tv : stack.as_object().at("threads").as_array()) {
+      const json::object& t = tv.as_object();
+      text += t.at("current").as_bool() ? "Current thread:\n" : "Thread:\n";
+      for (const auto& fv : t.at("frames").as_array()) {
+        const json::object& f = fv.as_object();
+        text += "  " + text_of(f.at("function")) + "  " + text_of(f.at("file")) + ":" +
+                text_of(f.at("line")) + "\n";
+      }
+    }
+    rows.push_back(json::object{{"who", "rank " + text_of(r.at("rank")) + " (" + text_of(r.at("node")) + ")"},
+                                {"place", stack.as_object().at("place")},
+                                {"text", text}});
+  }
+  return rows;
+}
+
 // The live part's model: the job's detail with its ranks grouped under their nodes.
 json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot) {
   json::object m = views::job_detail_json(ctx.engine, snapshot);
@@ -125,6 +150,8 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     nodes.clear();
   }
   m["grid"] = std::move(nodes);
+  m["stacks"] = stack_rows(m.at("ranks").as_array());
+  m["has_stacks"] = !m.at("stacks").as_array().empty();
   return m;
 }
 

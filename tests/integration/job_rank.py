@@ -2,7 +2,9 @@
 
 Behaviour is steered from outside through files in $CONTROL_DIR, so one running job can go
 through several failures: `slow-<rank>` makes that rank do 3x the compute of a step (a slow
-GPU's stand-in), `nan-<rank>` makes it report a NaN loss, `checkpoint` makes rank 0 write a
+GPU's stand-in), `stuck-<rank>` makes it wait in fetch_next_shard (a data loader stuck on a
+file system) before its all_reduce for as long as the file exists, `nan-<rank>` makes it
+report a NaN loss, `checkpoint` makes rank 0 write a
 checkpoint that takes CHECKPOINT_STEPS steps' time. STEP_JITTER adds random sleep a step.
 """
 import os
@@ -27,6 +29,13 @@ opt = torch.optim.SGD(model.parameters(), lr=0.01)
 jitter = float(os.environ.get("STEP_JITTER", "0"))
 pace = float(os.environ.get("STEP_PACE", "0.02"))
 rng = random.Random(rank)
+
+
+def fetch_next_shard(flag):
+    while os.path.exists(flag):
+        time.sleep(0.5)
+
+
 print("ready", flush=True)
 step = 0
 while True:
@@ -39,6 +48,7 @@ while True:
     loss = model(x).pow(2).mean()
     opt.zero_grad()
     loss.backward()
+    fetch_next_shard(os.path.join(control, f"stuck-{rank}"))
     for p in model.parameters():
         dist.all_reduce(p.grad)
     opt.step()

@@ -240,6 +240,39 @@ def test_sigstop_is_down_within_the_step_timeout_naming_the_rank_and_sigcont_rec
              timeout=10, what="the SIGSTOP incident to be closed")
 
 
+def test_a_rank_stuck_in_python_is_named_with_its_function_while_the_others_wait(cluster):
+    """The soft hang: rank 2 waits in its data loader, ranks 0, 1, 3 in all_reduce. Every
+    per-rank counter reads the same; the agents' stacks tell them apart."""
+    j = wait_for(lambda: training_up(cluster), timeout=60, what="a healthy job")
+    step_timeout = j["timeouts"]["step_ms"] / 1000
+    cluster.touch("stuck-2")
+    stuck = time.monotonic()
+    try:
+        j = wait_for(lambda: (j := cluster.job()) and j["status"] == "down" and j,
+                     timeout=step_timeout + 15, what="down naming the stuck rank")
+        elapsed = time.monotonic() - stuck
+        cause = j["incident"]["cause"]
+        pid = cluster.procs[2].pid
+        assert cause.startswith(f"rank 2 (node-b, pid {pid}) is stuck in fetch_next_shard (job_rank.py:"), cause
+        assert "ranks 0-1,3 are in all_reduce (job_rank.py:" in cause, cause
+        assert j["findings"][0]["code"] == "rank_stuck" and j["findings"][0]["ranks"] == [2]
+        assert elapsed <= step_timeout + 10, (elapsed, step_timeout)
+        # The API carries each rank's stack; the job page folds them under where each rank is.
+        ranks = {r["rank"]: r for r in j["ranks"]}
+        assert ranks[2]["stack"]["place"].startswith("in fetch_next_shard"), ranks[2]["stack"]
+        assert ranks[0]["stack"]["threads"][0]["frames"][0]["function"] == "all_reduce", ranks[0]["stack"]
+        assert ranks[2]["syscall"] == "clock_nanosleep", ranks[2]
+        status, page, _ = cluster.server.get("/jobs/tiny")
+        assert status == 200 and "rank 2 (node-b) in fetch_next_shard" in page, page[-3000:]
+        print(f"stuck rank: down after {elapsed:.1f} s (step timeout {step_timeout:.0f} s): {cause}")
+    finally:
+        cluster.remove("stuck-2")
+    wait_for(lambda: training_up(cluster), timeout=30, what="recovery once the data loader returns")
+    # One page for the hang, naming rank 2.
+    downs = [a for a in cluster.hook.downs() if "fetch_next_shard" in a["cause"]]
+    assert len(downs) == 1, cluster.hook.downs()
+
+
 def test_sigkill_is_down_naming_the_killed_rank_not_its_peers(cluster):
     wait_for(lambda: training_up(cluster), timeout=60, what="a healthy job")
     victim = cluster.procs[2]

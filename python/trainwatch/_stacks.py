@@ -1,0 +1,78 @@
+"""Stacks on a hang: the rank's side (docs/training.md, "Stacks on a hang").
+
+At init() faulthandler is registered on TRAINWATCH_STACK_SIGNAL (default SIGUSR2) to append
+a dump of every thread's Python stack to <dir>/<uid>/<job>.<pid>.stack, whose first line
+names the signal. The node agent sends that signal only to a process that has the file and
+still catches the signal, then reads what was appended. faulthandler writes from the C
+signal handler, so a rank stuck in Python, or holding the GIL in C code, still answers, and
+it chains to any handler the program registered for the signal before init().
+"""
+import faulthandler
+import os
+import signal
+import sys
+
+_file = None
+_path = None
+_signum = None
+
+
+def _signal_from_env():
+    text = (os.environ.get("TRAINWATCH_STACK_SIGNAL") or "SIGUSR2").strip()
+    if text.lower() in ("off", "0", "none", "no"):
+        return None
+    try:
+        number = int(text)
+    except ValueError:
+        name = text.upper() if text.upper().startswith("SIG") else "SIG" + text.upper()
+        number = getattr(signal, name, None)
+        if number is None:
+            sys.stderr.write(f"trainwatch: TRAINWATCH_STACK_SIGNAL={text!r} is not a signal; "
+                             "stacks on a hang are off\n")
+            return None
+    if number in (signal.SIGKILL, signal.SIGSTOP, signal.SIGSEGV, signal.SIGFPE, signal.SIGABRT,
+                  signal.SIGBUS, signal.SIGILL) or not 0 < int(number) < signal.NSIG:
+        sys.stderr.write(f"trainwatch: TRAINWATCH_STACK_SIGNAL={text!r} cannot be used; stacks on a hang are off\n")
+        return None
+    return int(number)
+
+
+def register(directory, job):
+    """Registers the dump; on any failure says so in one line and training goes on."""
+    global _file, _path, _signum
+    if _file is not None:
+        return
+    number = _signal_from_env()
+    if number is None:
+        return
+    path = os.path.join(directory, str(os.geteuid()), f"{job}.{os.getpid()}.stack")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        stream = os.fdopen(fd, "a")
+        if os.environ.get("TRAINWATCH_GROUP"):
+            os.fchmod(fd, 0o640)  # the group's agent reads it, as it reads the slot file
+        os.ftruncate(fd, 0)
+        stream.write(f"trainwatch-stack 1 signal={number}\n")
+        stream.flush()
+        # faulthandler chains by restoring the previous disposition and raising the signal
+        # again: with no handler before it, that default action would kill the rank.
+        previous = signal.getsignal(number)
+        chain = previous not in (signal.SIG_DFL, signal.SIG_IGN)
+        faulthandler.register(number, file=stream, all_threads=True, chain=chain)
+    except (OSError, ValueError, RuntimeError) as exc:
+        sys.stderr.write(f"trainwatch: stacks on a hang are off: {exc}\n")
+        return
+    _file, _path, _signum = stream, path, number
+
+
+def unregister():
+    global _file, _path, _signum
+    if _file is None:
+        return
+    try:
+        faulthandler.unregister(_signum)
+        os.unlink(_path)
+        _file.close()
+    except OSError:
+        pass
+    _file = _path = _signum = None

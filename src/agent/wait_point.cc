@@ -1,0 +1,77 @@
+#include "agent/wait_point.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <charconv>
+#include <utility>
+
+namespace trainwatch::agent {
+namespace {
+
+std::string read_small(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::array<char, 256> buf{};
+  ssize_t n = ::read(fd, buf.data(), buf.size());
+  ::close(fd);
+  return n > 0 ? std::string(buf.data(), static_cast<size_t>(n)) : std::string();
+}
+
+}  // namespace
+
+std::string syscall_name(long number) {
+  // The calls a rank blocks in: waits, sleeps, I/O. SYS_* are this architecture's numbers.
+  static constexpr std::array<std::pair<long, const char*>, 22> kNames{{
+      {SYS_futex, "futex"},
+      {SYS_clock_nanosleep, "clock_nanosleep"},
+      {SYS_nanosleep, "nanosleep"},
+      {SYS_epoll_pwait, "epoll_pwait"},
+      {SYS_epoll_wait, "epoll_wait"},
+      {SYS_ppoll, "ppoll"},
+      {SYS_poll, "poll"},
+      {SYS_select, "select"},
+      {SYS_pselect6, "pselect6"},
+      {SYS_read, "read"},
+      {SYS_write, "write"},
+      {SYS_pread64, "pread64"},
+      {SYS_pwrite64, "pwrite64"},
+      {SYS_recvfrom, "recvfrom"},
+      {SYS_recvmsg, "recvmsg"},
+      {SYS_sendto, "sendto"},
+      {SYS_sendmsg, "sendmsg"},
+      {SYS_accept4, "accept4"},
+      {SYS_connect, "connect"},
+      {SYS_wait4, "wait4"},
+      {SYS_fsync, "fsync"},
+      {SYS_openat, "openat"},
+  }};
+  for (const auto& [n, name] : kNames) {
+    if (n == number) return name;
+  }
+  return "syscall " + std::to_string(number);
+}
+
+std::string syscall_from_proc(std::string_view text) {
+  if (text.rfind("running", 0) == 0) return "running";
+  long number = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec != std::errc() || end == text.data()) return {};
+  if (number < 0) return {};  // blocked, but not in a system call
+  return syscall_name(number);
+}
+
+WaitPoint read_wait_point(int32_t pid, const std::string& proc_root) {
+  const std::string dir = proc_root + "/" + std::to_string(pid) + "/";
+  WaitPoint w;
+  w.syscall = syscall_from_proc(read_small(dir + "syscall"));
+  w.wchan = read_small(dir + "wchan");
+  // "0" is the kernel's "not sleeping" (and what it shows to those who may not see it).
+  if (w.wchan == "0") w.wchan.clear();
+  while (!w.wchan.empty() && (w.wchan.back() == '\n' || w.wchan.back() == ' ')) w.wchan.pop_back();
+  return w;
+}
+
+}  // namespace trainwatch::agent

@@ -1,0 +1,95 @@
+#include "core/python_stack.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace trainwatch {
+namespace {
+
+std::string cut(std::string_view s) { return std::string(s.substr(0, kMaxFrameText)); }
+
+// '  File "/work/data.py", line 31 in fetch_next_shard'
+bool parse_frame(std::string_view line, PyFrame& out) {
+  constexpr std::string_view kFile = "File \"";
+  size_t start = line.find(kFile);
+  if (start == std::string_view::npos) return false;
+  start += kFile.size();
+  constexpr std::string_view kLine = "\", line ";
+  size_t close = line.rfind(kLine);
+  if (close == std::string_view::npos || close < start) return false;
+  out.file = cut(line.substr(start, close - start));
+  std::string_view rest = line.substr(close + kLine.size());
+  int number = 0;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), number);
+  out.line = ec == std::errc() ? number : 0;
+  rest.remove_prefix(static_cast<size_t>(end - rest.data()));
+  constexpr std::string_view kIn = " in ";
+  out.function = rest.substr(0, kIn.size()) == kIn ? cut(rest.substr(kIn.size())) : "?";
+  return true;
+}
+
+bool runs_module(const PyThreadStack& t) {
+  return std::any_of(t.frames.begin(), t.frames.end(),
+                     [](const PyFrame& f) { return f.function == "<module>"; });
+}
+
+}  // namespace
+
+PyStack parse_faulthandler_dump(std::string_view text) {
+  text = text.substr(0, kMaxStackDumpBytes);
+  PyStack stack;
+  PyThreadStack* thread = nullptr;
+  bool skipping = false;  // inside a thread past kMaxStackThreads
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const bool current = line.rfind("Current thread ", 0) == 0;
+    const bool header = current || line.rfind("Thread ", 0) == 0 || line.rfind("Stack (", 0) == 0;
+    if (header) {
+      skipping = stack.threads.size() >= kMaxStackThreads;
+      if (skipping) {
+        stack.truncated = true;
+        thread = nullptr;
+        continue;
+      }
+      thread = &stack.threads.emplace_back();
+      thread->current = current;
+      continue;
+    }
+    PyFrame frame;
+    if (thread == nullptr || skipping || !parse_frame(line, frame)) continue;
+    if (thread->frames.size() >= kMaxStackFrames) {
+      stack.truncated = true;
+      continue;
+    }
+    thread->frames.push_back(std::move(frame));
+  }
+  std::stable_partition(stack.threads.begin(), stack.threads.end(), runs_module);
+  if (!stack.threads.empty() && !runs_module(stack.threads.front())) {
+    // No thread runs a script: the one that handled the signal is the best guess.
+    std::stable_partition(stack.threads.begin(), stack.threads.end(),
+                          [](const PyThreadStack& t) { return t.current; });
+  }
+  return stack;
+}
+
+bool is_user_frame(const PyFrame& frame) {
+  const std::string& f = frame.file;
+  if (f.empty() || f.front() == '<') return false;  // <frozen runpy>, <string>
+  if (f.find("/site-packages/") != std::string::npos || f.find("/dist-packages/") != std::string::npos)
+    return false;
+  // The standard library: .../lib/python3.11/...
+  constexpr std::string_view kLib = "/lib/python";
+  const size_t lib = f.find(kLib);
+  const size_t version = lib + kLib.size();
+  if (lib != std::string::npos && version < f.size() && f[version] >= '0' && f[version] <= '9') return false;
+  return true;
+}
+
+std::string_view base_name(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace trainwatch

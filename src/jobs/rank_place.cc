@@ -1,0 +1,87 @@
+#include "jobs/rank_place.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace trainwatch::jobs {
+namespace {
+
+// A library frame of a communication call: the rank waits for its peers there.
+bool is_communication(const PyFrame& f) {
+  static constexpr std::array<std::string_view, 4> kModules{"/torch/distributed/", "/deepspeed/comm/",
+                                                            "/colossalai/communication/",
+                                                            "/megatron/core/parallel_state"};
+  return std::any_of(kModules.begin(), kModules.end(),
+                     [&](std::string_view m) { return f.file.find(m) != std::string::npos; });
+}
+
+std::string located(const std::string& function, const PyFrame& at) {
+  return "in " + function + " (" + std::string(base_name(at.file)) + ":" + std::to_string(at.line) + ")";
+}
+
+RankPlace place_in_stack(const PyStack& stack) {
+  const auto& frames = stack.threads.front().frames;
+  RankPlace place;
+  place.kind = std::any_of(frames.begin(), frames.end(), is_communication) ? RankPlace::Kind::kCollective
+                                                                           : RankPlace::Kind::kElsewhere;
+  auto user = std::find_if(frames.begin(), frames.end(), is_user_frame);
+  if (user == frames.end()) {
+    place.text = located(frames.front().function, frames.front());
+  } else if (user != frames.begin()) {
+    // The program called into a library: name the call it made, at the line it made it.
+    place.text = located(std::prev(user)->function, *user);
+  } else {
+    place.text = located(user->function, *user);
+  }
+  return place;
+}
+
+}  // namespace
+
+std::optional<RankPlace> place_of(const RankReport& r) {
+  if (r.stack && !r.stack->stack.threads.empty() && !r.stack->stack.threads.front().frames.empty())
+    return place_in_stack(r.stack->stack);
+  if (!r.syscall.empty() && r.syscall != "running")
+    return RankPlace{"in " + r.syscall, RankPlace::Kind::kUnknown};
+  return std::nullopt;
+}
+
+Whereabouts whereabouts(const std::vector<std::pair<int, const RankReport*>>& ranks) {
+  Whereabouts w;
+  std::map<std::string, size_t> by_text;
+  size_t known = 0;
+  for (const auto& [rank, report] : ranks) {
+    auto place = place_of(*report);
+    if (!place) continue;
+    ++known;
+    auto [it, added] = by_text.try_emplace(place->text, w.groups.size());
+    if (added) w.groups.push_back({std::move(*place), {}});
+    w.groups[it->second].ranks.push_back(rank);
+  }
+  if (w.groups.size() < 2) return w;
+  for (auto& g : w.groups) std::sort(g.ranks.begin(), g.ranks.end());
+  std::sort(w.groups.begin(), w.groups.end(),
+            [](const PlaceGroup& a, const PlaceGroup& b) { return a.ranks.front() < b.ranks.front(); });
+
+  // With stacks: the ranks in a collective wait for the ones that are elsewhere.
+  const bool any_collective = std::any_of(w.groups.begin(), w.groups.end(), [](const PlaceGroup& g) {
+    return g.place.kind == RankPlace::Kind::kCollective;
+  });
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < w.groups.size(); ++i) {
+    if (!any_collective || w.groups[i].place.kind == RankPlace::Kind::kElsewhere) candidates.push_back(i);
+  }
+  // Among the candidates, the one place fewest ranks share; a tie names nobody.
+  std::sort(candidates.begin(), candidates.end(),
+            [&](size_t a, size_t b) { return w.groups[a].ranks.size() < w.groups[b].ranks.size(); });
+  if (candidates.empty()) return w;
+  const size_t smallest = w.groups[candidates.front()].ranks.size();
+  const bool tie = candidates.size() > 1 && w.groups[candidates[1]].ranks.size() == smallest;
+  // Without stack evidence, only a minority place is telling: 1 of 4 in nanosleep is, 2 of 4 is not.
+  const bool minority = any_collective || 2 * smallest < known;
+  if (!tie && minority) w.culprit = candidates.front();
+  return w;
+}
+
+}  // namespace trainwatch::jobs

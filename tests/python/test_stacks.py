@@ -1,0 +1,90 @@
+"""Stacks on a hang, the rank's side: trainwatch.init() registers faulthandler on the stack
+signal; the signal the agent sends appends every thread's stack to the rank's stack file and
+never stops the rank, and a handler the program had keeps running."""
+import os
+import signal
+import subprocess
+import textwrap
+
+from test_trainwatch import PY, wait_for
+
+RANK = """
+import os, signal, sys, time, trainwatch
+handled = []
+if os.environ.get("OWN_HANDLER"):
+    signal.signal(signal.SIGUSR2, lambda *a: handled.append(1))
+tw = trainwatch.init(job="j", rank=0, world_size=1)
+def fetch_next_shard():
+    while not os.path.exists(os.environ["RELEASE"]):
+        time.sleep(0.05)
+tw.step(1)
+print("ready", flush=True)
+fetch_next_shard()
+print("handled", len(handled), flush=True)
+"""
+
+
+def start_rank(env, tmp_path):
+    env = dict(env, RELEASE=str(tmp_path / "release"))
+    p = subprocess.Popen([PY, "-c", textwrap.dedent(RANK)], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready", p.stderr.read()
+    return p
+
+
+def stack_file(env, pid):
+    return os.path.join(env["TRAINWATCH_DIR"], str(os.geteuid()), f"j.{pid}.stack")
+
+
+def ask_for_stack(path, pid):
+    """What the agent does: read the header's signal, send it, wait for the dump."""
+    with open(path) as f:
+        header = f.readline()
+    assert header.startswith("trainwatch-stack 1 signal="), header
+    size = os.path.getsize(path)
+    os.kill(pid, int(header.rsplit("=", 1)[1]))
+
+    def dump():
+        with open(path) as f:
+            f.seek(size)
+            text = f.read()
+        # The main thread's outermost frame, the script's top level, is written last.
+        return text if text.rstrip().endswith("in <module>") else None
+
+    return wait_for(dump, limit=10)
+
+
+def finish(p, tmp_path):
+    (tmp_path / "release").write_text("")
+    out, err = p.communicate(timeout=30)
+    return p.returncode, out, err
+
+
+def test_the_signal_dumps_every_thread_and_the_rank_trains_on(env, tmp_path):
+    p = start_rank(env, tmp_path)
+    path = stack_file(env, p.pid)
+    dump = ask_for_stack(path, p.pid)
+    assert "in fetch_next_shard" in dump and "in <module>" in dump, dump
+    dump = ask_for_stack(path, p.pid)  # a second hang: a second dump, the rank still alive
+    assert "in fetch_next_shard" in dump, dump
+    code, out, err = finish(p, tmp_path)
+    assert code == 0 and "handled 0" in out, (code, out, err)
+    assert not os.path.exists(path), "the stack file outlived a clean exit"
+
+
+def test_a_handler_the_program_had_still_runs(env, tmp_path):
+    p = start_rank(dict(env, OWN_HANDLER="1"), tmp_path)
+    dump = ask_for_stack(stack_file(env, p.pid), p.pid)
+    assert "in fetch_next_shard" in dump, dump
+    code, out, err = finish(p, tmp_path)
+    assert code == 0 and "handled 1" in out, (code, out, err)
+
+
+def test_off_and_bad_values_register_nothing_and_training_goes_on(env, tmp_path):
+    for value, said in (("off", ""), ("SIGNOPE", "is not a signal"), ("9", "cannot be used")):
+        p = start_rank(dict(env, TRAINWATCH_STACK_SIGNAL=value), tmp_path)
+        assert not os.path.exists(stack_file(env, p.pid))
+        code, out, err = finish(p, tmp_path)
+        os.unlink(tmp_path / "release")
+        assert code == 0, (value, err)
+        assert said in err and err.count("trainwatch:") <= 1, (value, err)
