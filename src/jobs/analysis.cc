@@ -49,6 +49,18 @@ bool done(const RankReport& r) {
   return r.status == RankStatus::kFinished || r.status == RankStatus::kFailed;
 }
 
+bool in_checkpoint(const RankReport& r) {
+  return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
+}
+
+// How long the rank had gone without a step when its node sent its last report. Unlike
+// `now - last step`, this does not grow while the server waits for the next report, so
+// it is evidence of the rank itself, not of the age of the news.
+std::optional<Millis> no_step_at_report(const RankRecord& r) {
+  if (!r.last_step_at) return std::nullopt;
+  return std::chrono::duration_cast<Millis>(r.seen - *r.last_step_at);
+}
+
 struct Context {
   const JobState& job;
   const JobThresholds& t;
@@ -528,6 +540,19 @@ void missing_findings(const Context& c, int world_size, std::vector<Finding>& ou
                  kOrderMissing, *first + c.t.startup_timeout});
 }
 
+// Whether a rank is waiting (for the culprit), judged by what its own node last reported.
+// Nodes report every few seconds and at different instants, so `now - last step` of a
+// rank that steps every 100 ms reads seconds for most of every interval on a node whose
+// report is older than another's: healthy ranks would read "waiting". So a rank waits
+// only when its node's last report already showed it more than `waiting_after` without a
+// step, and that report is not overdue (a late node's news is stale; its silence, later,
+// speaks for it). A rank writing a checkpoint makes no step because it is busy, not
+// because it waits.
+bool is_waiting(const Context& c, const RankRecord& r, Millis waiting_after) {
+  const auto idle = no_step_at_report(r);
+  return idle && *idle > waiting_after && !in_checkpoint(r.last) && !c.node_overdue(r.node);
+}
+
 // The context after the headline: who failed after the culprit and who is waiting for it.
 std::string consequences(const Context& c, const Finding& head, Millis waiting_after) {
   std::vector<int> failed, waiting;
@@ -543,7 +568,7 @@ std::string consequences(const Context& c, const Finding& head, Millis waiting_a
       if (first_error.empty() && !r.last.error.empty()) first_error = r.last.error;
       continue;
     }
-    if (!running(c, r) || !r.last_step_at || c.now - *r.last_step_at < waiting_after) continue;
+    if (!running(c, r) || !is_waiting(c, r, waiting_after)) continue;
     waiting.push_back(rank);
     if (!waiting_since || *r.last_step_at > *waiting_since) waiting_since = *r.last_step_at;
   }
@@ -585,8 +610,7 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
     all_finished = all_finished && r.last.status == RankStatus::kFinished;
     any_failed = any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
     if (running(c, r)) {
-      checkpointing = checkpointing || r.last.status == RankStatus::kCheckpointing ||
-                      r.last.checkpoint.state == CheckpointState::kInProgress;
+      checkpointing = checkpointing || in_checkpoint(r.last);
       fewest_steps = std::min(fewest_steps, r.last.step_reports);
     }
   }
