@@ -504,16 +504,22 @@ void straggler_findings(const Context& c, std::vector<Finding>& out) {
   if (!flagged) judge(true);
 }
 
+// The recent windows as they are, a stall's zeros included, against the median of the
+// windows in which the job trained before them. Windows of no progress stay out of that
+// baseline: were they in, a stall lasting half the history would make the median zero,
+// and the warning would clear itself while the job is still stuck.
 void throughput_findings(const Context& c, std::vector<Finding>& out) {
   const auto& tp = c.job.throughput();
-  if (tp.size() < kThroughputBaseline + kThroughputRecent) return;
-  std::vector<double> base(tp.begin(), tp.end() - kThroughputRecent);
-  const double med = median(base);
-  if (med <= 0) return;
-  double worst = 0;
-  for (size_t i = tp.size() - kThroughputRecent; i < tp.size(); ++i) {
-    if (tp[i] >= c.t.throughput_drop * med) return;
-    worst = std::max(worst, tp[i]);
+  if (tp.size() < kThroughputRecent) return;
+  const auto recent = tp.end() - kThroughputRecent;
+  // Recent windows that made progress are also the newest training windows: the baseline
+  // is what precedes them.
+  const auto recent_training = std::count_if(recent, tp.end(), [](double x) { return x > 0; });
+  const auto& training = c.job.training_throughput();
+  if (training.size() < kThroughputBaseline + static_cast<size_t>(recent_training)) return;
+  const double med = median({training.begin(), training.end() - recent_training});
+  for (auto it = recent; it != tp.end(); ++it) {
+    if (*it >= c.t.throughput_drop * med) return;
   }
   out.push_back({"throughput_drop",
                  Severity::kWarning,

@@ -58,7 +58,8 @@ struct JobVerdict {
 inline constexpr uint64_t kStragglerMinSteps = 10;
 inline constexpr double kStragglerMinExcessS = 0.002;
 // Throughput drop: the last kThroughputRecent samples all below the fraction of the median
-// of the ones before, which must number at least kThroughputBaseline.
+// of the training samples before them (windows with no progress left out), which must
+// number at least kThroughputBaseline.
 inline constexpr size_t kThroughputRecent = 3;
 inline constexpr size_t kThroughputBaseline = 6;
 

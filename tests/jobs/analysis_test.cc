@@ -397,6 +397,49 @@ TEST_F(JobAnalysis, AThroughputDropIsAWarningInTheJobsOwnUnit) {
       << v.cause;
 }
 
+// The job trains steadily, then every rank stops while alive and reporting. The warning
+// lasts as long as the stall: windows of no progress never become the baseline the drop
+// is measured against, not even once the stall outlasts the throughput history kept.
+TEST_F(JobAnalysis, AThroughputDropLastsAsLongAsTheStall) {
+  int64_t step = 0;
+  uint64_t tokens = 0;
+  auto both = [&](int64_t no_step_ms) {
+    std::vector<RankReport> a, b;
+    for (int rank = 0; rank < 4; ++rank) {
+      RankReport r = training(rank, step);
+      r.tokens = tokens;
+      r.last_step_age_ms = no_step_ms;
+      (rank < 2 ? a : b).push_back(r);
+    }
+    report("node-a", a);
+    report("node-b", b);
+  };
+  for (int i = 0; i < 8; ++i, step += 10, tokens += 1000) {
+    both(0);
+    clock_.advance(Millis(1'000));
+  }
+  EXPECT_TRUE(verdict().findings.empty()) << verdict().cause;
+  const int stalled_reports = static_cast<int>(kThroughputHistory) + 30;
+  for (int i = 0; i < stalled_reports; ++i) {
+    both(1'000 * i);
+    // The first report of the stall still carries the last healthy second, and node-b's
+    // ranks count a report late; from the fifth on, every window is of the stall.
+    if (i >= 5) {
+      JobVerdict v = verdict();
+      const Finding* drop = find(v, "throughput_drop");
+      ASSERT_NE(drop, nullptr) << "after " << i << " s of the stall: " << v.cause;
+      EXPECT_EQ(drop->severity, Severity::kWarning);
+      EXPECT_EQ(drop->message, "throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)");
+    }
+    clock_.advance(Millis(1'000));
+  }
+  // The stall itself pages; the drop stays beside it among the findings.
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "job_stalled");
+  EXPECT_NE(find(v, "throughput_drop"), nullptr);
+}
+
 // Both nodes train on while rank 0's loss is NaN. Between reports the news of one node is
 // up to 5 s old, yet its ranks stepped a moment before their report: nobody is waiting, and
 // the alert must not say so at any instant.
