@@ -310,22 +310,78 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
   }
 }
 
+// Ranks of other nodes that went on stepping after a silent node's last report.
+struct PeerAdvance {
+  std::vector<int> ranks;
+  int64_t lowest_step = INT64_MAX;
+};
+
+// In a synchronous job no rank completes a step without every other, so peers that went
+// on stepping after a silent node's last report carried its ranks with them: the node
+// lost its agent (killed, out of memory), not its ranks. Each running rank on another,
+// fresh (not overdue) node must show it by its own node's last report, and at least one
+// must: a step past the highest the silent node's ranks last reported, made after that
+// report, and still stepping, with no step for at most its node's report interval (or
+// two step gaps, where steps are slower). That last bar tells a lost agent from a dead
+// node: the peers of a dead node hang in their next collective, so by the time it counts
+// as silent (missed_reports intervals) their reports show more than an interval without
+// a step, while a pause shorter than an interval does not page.
+std::optional<PeerAdvance> peers_advanced(const Context& c, const std::string& silent_node,
+                                          MonoTime last_seen, int64_t step_then) {
+  const Millis two_gaps = 2 * c.job.learned().smoothed_step_gap().value_or(Millis{0});
+  PeerAdvance peers;
+  for (const auto& [rank, r] : c.job.ranks()) {
+    if (r.node == silent_node || !running(c, r) || c.node_overdue(r.node)) continue;
+    auto node = c.job.nodes().find(r.node);
+    if (node == c.job.nodes().end()) return std::nullopt;
+    const auto idle = no_step_at_report(r);
+    const bool advancing = idle && *idle <= std::max(node->second.report_every, two_gaps) &&
+                           *r.last_step_at > last_seen && r.last.step > step_then;
+    if (!advancing) return std::nullopt;
+    peers.ranks.push_back(rank);
+    peers.lowest_step = std::min(peers.lowest_step, r.last.step);
+  }
+  if (peers.ranks.empty()) return std::nullopt;
+  return peers;
+}
+
+// A node past its silence limit with ranks that were running there: node_silent (down),
+// unless the ranks of other nodes show its ranks training, when only monitoring is lost
+// (a warning: nobody should be paged for a dead agent while the job trains on).
+void silent_node_findings(const Context& c, const std::string& name, const NodeRecord& n,
+                          std::vector<Finding>& out) {
+  std::vector<int> ranks;
+  int64_t step_then = -1;
+  for (int rank : n.ranks) {
+    auto it = c.job.ranks().find(rank);
+    if (it == c.job.ranks().end() || done(it->second.last) || it->second.node != name) continue;
+    ranks.push_back(rank);
+    step_then = std::max(step_then, it->second.last.step);
+  }
+  if (ranks.empty()) return;  // nothing was running there: a quiet node is no failure
+  const MonoTime since = n.last_seen + c.silent_after(n);
+  if (auto peers = peers_advanced(c, name, n.last_seen, step_then)) {
+    out.push_back({"monitoring_lost", Severity::kWarning, ranks, name,
+                   "monitoring lost for node " + name + ": no report for " + ago(c.now, n.last_seen) +
+                       ", but " + ranks_phrase(peers->ranks) + " on other nodes " +
+                       (peers->ranks.size() == 1 ? "has" : "have") + " advanced from step " +
+                       std::to_string(step_then) + " to step " + std::to_string(peers->lowest_step) +
+                       " since, so its " + ranks_phrase(ranks) + (ranks.size() == 1 ? " is" : " are") +
+                       " still training",
+                   kOrderWarning, since});
+    return;
+  }
+  out.push_back({"node_silent", Severity::kDown, ranks, name,
+                 "node " + name + " has sent no report for " + ago(c.now, n.last_seen) + " (" +
+                     std::to_string(c.t.missed_reports) + " reports missed; " + ranks_phrase(ranks) +
+                     " last seen there at " + clock_time(c.wall(n.last_seen)) + ")",
+                 kOrderNodeSilent, since});
+}
+
 void node_findings(const Context& c, std::vector<Finding>& out) {
   for (const auto& [name, n] : c.job.nodes()) {
     if (c.silent(n)) {
-      std::vector<int> ranks;
-      std::string steps;
-      for (int rank : n.ranks) {
-        auto it = c.job.ranks().find(rank);
-        if (it == c.job.ranks().end() || done(it->second.last) || it->second.node != name) continue;
-        ranks.push_back(rank);
-      }
-      if (ranks.empty()) continue;  // nothing was running there: a quiet node is no failure
-      out.push_back({"node_silent", Severity::kDown, ranks, name,
-                     "node " + name + " has sent no report for " + ago(c.now, n.last_seen) + " (" +
-                         std::to_string(c.t.missed_reports) + " reports missed; " + ranks_phrase(ranks) +
-                         " last seen there at " + clock_time(c.wall(n.last_seen)) + ")",
-                     kOrderNodeSilent, n.last_seen + c.silent_after(n)});
+      silent_node_findings(c, name, n, out);
       continue;
     }
     for (const auto& g : n.gpus) {

@@ -177,16 +177,23 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
       << v.cause;
 }
 
+// The node dies: its reports stop, and the ranks of the other node hang in their next
+// collective, so their own reports show them making no step since.
 TEST_F(JobAnalysis, ANodeThatGoesSilentIsDownAfterThreeMissedReportsOnTheServersClock) {
-  int64_t step = run_healthy();
-  for (int i = 0; i < 3; ++i) {
+  spec_.thresholds.step_timeout_min = Millis(60'000);  // the node's silence is under test, not the stall
+  const int64_t step = run_healthy();
+  auto hanging = [&](int rank, int64_t ms) {
+    RankReport r = training(rank, step);
+    r.last_step_age_ms = ms;
+    return r;
+  };
+  for (int i = 1; i <= 3; ++i) {
     clock_.advance(Millis(1'000));
-    step += 10;
-    report("node-a", {training(0, step), training(1, step)});
+    report("node-a", {hanging(0, 1'000 * i), hanging(1, 1'000 * i)});
   }
   EXPECT_FALSE(verdict().down) << verdict().cause;  // exactly 3 s: not yet more than 3 missed
   clock_.advance(Millis(100));
-  report("node-a", {training(0, step), training(1, step)});
+  report("node-a", {hanging(0, 3'100), hanging(1, 3'100)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_EQ(v.findings.front().code, "node_silent");
@@ -512,6 +519,82 @@ TEST_F(JobAnalysis, ARankWritingACheckpointIsNotWaiting) {
   EXPECT_EQ(v.cause,
             "rank 1 (node-a, pid 101) is stopped (process state T) at step 300; ranks 0,3 waiting since " +
                 since + " (32s)");
+}
+
+// node-a's agent is killed: its reports stop without a goodbye, but its ranks train on.
+// node-b's ranks keep stepping, which in a synchronous job they could not do without
+// node-a's: monitoring is lost, the job is not down. The grid does not call them down either.
+TEST_F(JobAnalysis, LosingOnlyAnAgentIsAWarningWhileTheOtherNodesRanksAdvance) {
+  pace();
+  run_paced(Millis(30'000));  // node-a's last report: step 300
+  agents_lost_.insert("node-a");
+  // 62 s in: node-b last reported 57.5 s in, at step 575.
+  run_paced(Millis(32'000), [&] { EXPECT_FALSE(verdict().down) << paced_ms_ << ": " << verdict().cause; });
+  JobVerdict v = verdict();
+  ASSERT_EQ(v.findings.size(), 1u) << v.cause;
+  const Finding& lost = v.findings.front();
+  EXPECT_EQ(lost.code, "monitoring_lost");
+  EXPECT_EQ(lost.severity, Severity::kWarning);
+  EXPECT_EQ(lost.ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(lost.node, "node-a");
+  EXPECT_EQ(v.cause,
+            "monitoring lost for node node-a: no report for 32s, but ranks 2-3 on other nodes have advanced "
+            "from step 300 to step 575 since, so its ranks 0-1 are still training");
+  const RankSummary grid = summarise_ranks(v, job_.ranks());
+  EXPECT_EQ(grid.counts.count(RankHealth::kDown), 0u);
+  EXPECT_EQ(grid.counts.at(RankHealth::kWarning), 2u);
+}
+
+// The agent is lost first; later node-b's ranks stop stepping too. Once node-b's own
+// report shows no step for longer than a report interval, nothing vouches for node-a's
+// ranks any more: node_silent, down, as when the node dies.
+TEST_F(JobAnalysis, MonitoringLostBecomesNodeSilentWhenThePeersStopAdvancing) {
+  pace();
+  run_paced(Millis(30'000));
+  const std::string last_seen = clock_time(clock_.system_time());
+  agents_lost_.insert("node-a");
+  run_paced(Millis(20'000));  // 50 s in: silent for 20 s, node-b at step 475
+  JobVerdict lost = verdict();
+  EXPECT_FALSE(lost.down) << lost.cause;
+  ASSERT_NE(find(lost, "monitoring_lost"), nullptr) << lost.cause;
+  const int64_t stopped_ms = paced_ms_;
+  const std::string stopped = clock_time(clock_.system_time());
+  rank_at_ = [&](int rank) { return stuck_since(rank, stopped_ms); };
+  // node-b's report 2.5 s later shows no step for 2.5 s: within an interval, still stepping.
+  run_paced(Millis(7'400), [&] { EXPECT_FALSE(verdict().down) << paced_ms_ << ": " << verdict().cause; });
+  run_paced(Millis(100));  // 57.5 s: node-b's report shows no step for 7.5 s
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.findings.front().ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(find(v, "monitoring_lost"), nullptr);
+  EXPECT_EQ(v.cause,
+            "node node-a has sent no report for 27s (3 reports missed; ranks 0-1 last seen there at " +
+                last_seen + "); ranks 2-3 waiting since " + stopped + " (7s)");
+}
+
+// Nobody else reports: nothing shows the silent node's ranks training.
+TEST_F(JobAnalysis, ASingleNodeJobWhoseNodeGoesSilentIsDown) {
+  spec_.world_size = 2;
+  for (int64_t step = 0; step <= 100; step += 10) {
+    report("node-a", {training(0, step), training(1, step)});
+    clock_.advance(Millis(1'000));
+  }
+  clock_.advance(Millis(2'100));
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.cause.rfind("node node-a has sent no report for 3s", 0), 0u) << v.cause;
+}
+
+TEST_F(JobAnalysis, NodesThatGoSilentTogetherAreDown) {
+  run_healthy();
+  clock_.advance(Millis(3'100));
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  ASSERT_EQ(v.findings.size(), 2u) << v.cause;
+  EXPECT_EQ(v.findings[0].code, "node_silent");
+  EXPECT_EQ(v.findings[1].code, "node_silent");
 }
 
 }  // namespace
