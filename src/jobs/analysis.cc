@@ -50,6 +50,18 @@ bool done(const RankReport& r) {
   return r.status == RankStatus::kFinished || r.status == RankStatus::kFailed;
 }
 
+bool in_checkpoint(const RankReport& r) {
+  return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
+}
+
+// How long the rank had gone without a step when its node sent its last report. Unlike
+// `now - last step`, this does not grow while the server waits for the next report, so
+// it is evidence of the rank itself, not of the age of the news.
+std::optional<Millis> no_step_at_report(const RankRecord& r) {
+  if (!r.last_step_at) return std::nullopt;
+  return std::chrono::duration_cast<Millis>(r.seen - *r.last_step_at);
+}
+
 struct Context {
   const JobState& job;
   const JobThresholds& t;
@@ -338,22 +350,78 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
   }
 }
 
+// Ranks of other nodes that went on stepping after a silent node's last report.
+struct PeerAdvance {
+  std::vector<int> ranks;
+  int64_t lowest_step = INT64_MAX;
+};
+
+// In a synchronous job no rank completes a step without every other, so peers that went
+// on stepping after a silent node's last report carried its ranks with them: the node
+// lost its agent (killed, out of memory), not its ranks. Each running rank on another,
+// fresh (not overdue) node must show it by its own node's last report, and at least one
+// must: a step past the highest the silent node's ranks last reported, made after that
+// report, and still stepping, with no step for at most its node's report interval (or
+// two step gaps, where steps are slower). That last bar tells a lost agent from a dead
+// node: the peers of a dead node hang in their next collective, so by the time it counts
+// as silent (missed_reports intervals) their reports show more than an interval without
+// a step, while a pause shorter than an interval does not page.
+std::optional<PeerAdvance> peers_advanced(const Context& c, const std::string& silent_node,
+                                          MonoTime last_seen, int64_t step_then) {
+  const Millis two_gaps = 2 * c.job.learned().smoothed_step_gap().value_or(Millis{0});
+  PeerAdvance peers;
+  for (const auto& [rank, r] : c.job.ranks()) {
+    if (r.node == silent_node || !running(c, r) || c.node_overdue(r.node)) continue;
+    auto node = c.job.nodes().find(r.node);
+    if (node == c.job.nodes().end()) return std::nullopt;
+    const auto idle = no_step_at_report(r);
+    const bool advancing = idle && *idle <= std::max(node->second.report_every, two_gaps) &&
+                           *r.last_step_at > last_seen && r.last.step > step_then;
+    if (!advancing) return std::nullopt;
+    peers.ranks.push_back(rank);
+    peers.lowest_step = std::min(peers.lowest_step, r.last.step);
+  }
+  if (peers.ranks.empty()) return std::nullopt;
+  return peers;
+}
+
+// A node past its silence limit with ranks that were running there: node_silent (down),
+// unless the ranks of other nodes show its ranks training, when only monitoring is lost
+// (a warning: nobody should be paged for a dead agent while the job trains on).
+void silent_node_findings(const Context& c, const std::string& name, const NodeRecord& n,
+                          std::vector<Finding>& out) {
+  std::vector<int> ranks;
+  int64_t step_then = -1;
+  for (int rank : n.ranks) {
+    auto it = c.job.ranks().find(rank);
+    if (it == c.job.ranks().end() || done(it->second.last) || it->second.node != name) continue;
+    ranks.push_back(rank);
+    step_then = std::max(step_then, it->second.last.step);
+  }
+  if (ranks.empty()) return;  // nothing was running there: a quiet node is no failure
+  const MonoTime since = n.last_seen + c.silent_after(n);
+  if (auto peers = peers_advanced(c, name, n.last_seen, step_then)) {
+    out.push_back({"monitoring_lost", Severity::kWarning, ranks, name,
+                   "monitoring lost for node " + name + ": no report for " + ago(c.now, n.last_seen) +
+                       ", but " + ranks_phrase(peers->ranks) + " on other nodes " +
+                       (peers->ranks.size() == 1 ? "has" : "have") + " advanced from step " +
+                       std::to_string(step_then) + " to step " + std::to_string(peers->lowest_step) +
+                       " since, so its " + ranks_phrase(ranks) + (ranks.size() == 1 ? " is" : " are") +
+                       " still training",
+                   kOrderWarning, since});
+    return;
+  }
+  out.push_back({"node_silent", Severity::kDown, ranks, name,
+                 "node " + name + " has sent no report for " + ago(c.now, n.last_seen) + " (" +
+                     std::to_string(c.t.missed_reports) + " reports missed; " + ranks_phrase(ranks) +
+                     " last seen there at " + clock_time(c.wall(n.last_seen)) + ")",
+                 kOrderNodeSilent, since});
+}
+
 void node_findings(const Context& c, std::vector<Finding>& out) {
   for (const auto& [name, n] : c.job.nodes()) {
     if (c.silent(n)) {
-      std::vector<int> ranks;
-      std::string steps;
-      for (int rank : n.ranks) {
-        auto it = c.job.ranks().find(rank);
-        if (it == c.job.ranks().end() || done(it->second.last) || it->second.node != name) continue;
-        ranks.push_back(rank);
-      }
-      if (ranks.empty()) continue;  // nothing was running there: a quiet node is no failure
-      out.push_back({"node_silent", Severity::kDown, ranks, name,
-                     "node " + name + " has sent no report for " + ago(c.now, n.last_seen) + " (" +
-                         std::to_string(c.t.missed_reports) + " reports missed; " + ranks_phrase(ranks) +
-                         " last seen there at " + clock_time(c.wall(n.last_seen)) + ")",
-                     kOrderNodeSilent, n.last_seen + c.silent_after(n)});
+      silent_node_findings(c, name, n, out);
       continue;
     }
     for (const auto& g : n.gpus) {
@@ -532,16 +600,22 @@ void straggler_findings(const Context& c, std::vector<Finding>& out) {
   if (!flagged) judge(true);
 }
 
+// The recent windows as they are, a stall's zeros included, against the median of the
+// windows in which the job trained before them. Windows of no progress stay out of that
+// baseline: were they in, a stall lasting half the history would make the median zero,
+// and the warning would clear itself while the job is still stuck.
 void throughput_findings(const Context& c, std::vector<Finding>& out) {
   const auto& tp = c.job.throughput();
-  if (tp.size() < kThroughputBaseline + kThroughputRecent) return;
-  std::vector<double> base(tp.begin(), tp.end() - kThroughputRecent);
-  const double med = median(base);
-  if (med <= 0) return;
-  double worst = 0;
-  for (size_t i = tp.size() - kThroughputRecent; i < tp.size(); ++i) {
-    if (tp[i] >= c.t.throughput_drop * med) return;
-    worst = std::max(worst, tp[i]);
+  if (tp.size() < kThroughputRecent) return;
+  const auto recent = tp.end() - kThroughputRecent;
+  // Recent windows that made progress are also the newest training windows: the baseline
+  // is what precedes them.
+  const auto recent_training = std::count_if(recent, tp.end(), [](double x) { return x > 0; });
+  const auto& training = c.job.training_throughput();
+  if (training.size() < kThroughputBaseline + static_cast<size_t>(recent_training)) return;
+  const double med = median({training.begin(), training.end() - recent_training});
+  for (auto it = recent; it != tp.end(); ++it) {
+    if (*it >= c.t.throughput_drop * med) return;
   }
   out.push_back({"throughput_drop",
                  Severity::kWarning,
@@ -568,6 +642,19 @@ void missing_findings(const Context& c, int world_size, std::vector<Finding>& ou
                  kOrderMissing, *first + c.t.startup_timeout});
 }
 
+// Whether a rank is waiting (for the culprit), judged by what its own node last reported.
+// Nodes report every few seconds and at different instants, so `now - last step` of a
+// rank that steps every 100 ms reads seconds for most of every interval on a node whose
+// report is older than another's: healthy ranks would read "waiting". So a rank waits
+// only when its node's last report already showed it more than `waiting_after` without a
+// step, and that report is not overdue (a late node's news is stale; its silence, later,
+// speaks for it). A rank writing a checkpoint makes no step because it is busy, not
+// because it waits.
+bool is_waiting(const Context& c, const RankRecord& r, Millis waiting_after) {
+  const auto idle = no_step_at_report(r);
+  return idle && *idle > waiting_after && !in_checkpoint(r.last) && !c.node_overdue(r.node);
+}
+
 // The context after the headline: who failed after the culprit and who is waiting for it.
 std::string consequences(const Context& c, const Finding& head, Millis waiting_after) {
   std::vector<int> failed, waiting;
@@ -583,7 +670,7 @@ std::string consequences(const Context& c, const Finding& head, Millis waiting_a
       if (first_error.empty() && !r.last.error.empty()) first_error = r.last.error;
       continue;
     }
-    if (!running(c, r) || !r.last_step_at || c.now - *r.last_step_at < waiting_after) continue;
+    if (!running(c, r) || !is_waiting(c, r, waiting_after)) continue;
     waiting.push_back(rank);
     if (!waiting_since || *r.last_step_at > *waiting_since) waiting_since = *r.last_step_at;
   }
@@ -625,8 +712,7 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
     all_finished = all_finished && r.last.status == RankStatus::kFinished;
     any_failed = any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
     if (running(c, r)) {
-      checkpointing = checkpointing || r.last.status == RankStatus::kCheckpointing ||
-                      r.last.checkpoint.state == CheckpointState::kInProgress;
+      checkpointing = checkpointing || in_checkpoint(r.last);
       fewest_steps = std::min(fewest_steps, r.last.step_reports);
     }
   }

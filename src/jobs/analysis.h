@@ -12,6 +12,10 @@
 // While the only failures are reported errors and some node whose ranks were running has
 // not reported since the first of them, the verdict is `undecided`: the culprit may be on
 // that node, and its report (or its silence, after node_silent_after) decides.
+//
+// A silent node is down (node_silent) unless the ranks of the other nodes went on stepping
+// after its last report: in a synchronous job they cannot step without its ranks, so only
+// its agent is lost, and that is a warning (monitoring_lost), not a page.
 #pragma once
 
 #include <map>
@@ -28,7 +32,7 @@ enum class Severity { kDown, kWarning };
 std::string_view to_string(Severity s);
 
 struct Finding {
-  std::string code;  // stable: rank_gone, node_silent, rank_stopped, job_stalled, straggler...
+  std::string code;  // stable: rank_gone, node_silent, rank_stopped, job_stalled, monitoring_lost...
   Severity severity = Severity::kDown;
   std::vector<int> ranks;  // who (may be empty for node-level findings)
   std::string node;        // where ("" when job-wide)
@@ -58,7 +62,8 @@ struct JobVerdict {
 inline constexpr uint64_t kStragglerMinSteps = 10;
 inline constexpr double kStragglerMinExcessS = 0.002;
 // Throughput drop: the last kThroughputRecent samples all below the fraction of the median
-// of the ones before, which must number at least kThroughputBaseline.
+// of the training samples before them (windows with no progress left out), which must
+// number at least kThroughputBaseline.
 inline constexpr size_t kThroughputRecent = 3;
 inline constexpr size_t kThroughputBaseline = 6;
 

@@ -15,6 +15,12 @@ MonoTime minus(MonoTime t, int64_t ms) { return t - Millis(std::max<int64_t>(ms,
 
 double seconds(MonoTime::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// Appends a throughput sample, dropping the oldest past kThroughputHistory.
+void keep_bounded(std::deque<double>& history, double value) {
+  history.push_back(value);
+  while (history.size() > kThroughputHistory) history.pop_front();
+}
+
 }  // namespace
 
 bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
@@ -166,8 +172,8 @@ void JobState::record_throughput(MonoTime now) {
   }
   const std::string_view unit = throughput_unit_;
   const double value = unit == "tokens/s" ? tokens : unit == "samples/s" ? samples : steps / counted;
-  throughput_.push_back(value);
-  while (throughput_.size() > kThroughputHistory) throughput_.pop_front();
+  keep_bounded(throughput_, value);
+  if (value > 0) keep_bounded(training_throughput_, value);
 }
 
 JobState JobState::copy_for_reader(bool with_ranks) const {
@@ -182,6 +188,7 @@ JobState JobState::copy_for_reader(bool with_ranks) const {
   copy.checkpoint_interval_ = checkpoint_interval_;
   copy.last_checkpoint_activity_ = last_checkpoint_activity_;
   copy.throughput_ = throughput_;
+  copy.training_throughput_ = training_throughput_;
   copy.throughput_unit_ = throughput_unit_;
   copy.last_throughput_at_ = last_throughput_at_;
   copy.reports_ = reports_;

@@ -65,7 +65,7 @@ using Series = std::deque<SeriesPoint>;
 inline constexpr size_t kProgressWindow = 12;      // reports kept per rank for rates (1 min at 5 s)
 inline constexpr size_t kMaxSeriesPoints = 720;    // per series: an hour at 5 s; older points dropped
 inline constexpr size_t kMaxNodesPerJob = 4096;    // a report from one more node is refused (429)
-inline constexpr size_t kThroughputHistory = 120;  // job throughput samples kept for its median
+inline constexpr size_t kThroughputHistory = 120;  // job throughput samples kept, of each kind
 inline constexpr int kWarmupSteps = 3;             // steps before the step timeout is learned/applied
 // Keys (ranks, or node GPUs) one metric's series keeps: a chart of more lines is unreadable,
 // and 720 points for each of 65,536 ranks would be the server's largest memory. A key past
@@ -93,6 +93,10 @@ class JobState {
   std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }
   // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last.
   const std::deque<double>& throughput() const { return throughput_; }
+  // The same, of the windows in which the job made progress (above zero) only: the baseline
+  // a drop is judged against. Kept apart so that a stall, however long, never becomes its
+  // own baseline, nor pushes the windows of training out of the history.
+  const std::deque<double>& training_throughput() const { return training_throughput_; }
   const char* throughput_unit() const { return throughput_unit_; }
   uint64_t reports() const { return reports_; }
   // The last time any rank was seen in or just after a checkpoint: progress, for the stall rule.
@@ -123,7 +127,7 @@ class JobState {
   int64_t last_ok_checkpoint_step_ = -1;
   std::optional<Millis> checkpoint_interval_;
   std::optional<MonoTime> last_checkpoint_activity_;
-  std::deque<double> throughput_;
+  std::deque<double> throughput_, training_throughput_;
   const char* throughput_unit_ = "steps/s";
   MonoTime last_throughput_at_{};
   uint64_t reports_ = 0;

@@ -1,12 +1,15 @@
 // Job analysis on a manual clock: reports go in at chosen instants, the verdict comes out.
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <set>
 
 #include <gtest/gtest.h>
 
 #include "fakes/manual_clock.h"
 #include "jobs/analysis.h"
 #include "jobs/job_state.h"
+#include "jobs/rank_health.h"
 
 namespace trainwatch::jobs {
 namespace {
@@ -37,7 +40,7 @@ class JobAnalysis : public ::testing::Test {
   void report(const std::string& node, std::vector<RankReport> ranks, bool final = false) {
     NodeReport r;
     r.node = node;
-    r.report_every = Millis(1'000);
+    r.report_every = report_every_;
     r.final = final;
     r.ranks = std::move(ranks);
     ASSERT_TRUE(job_.ingest(r, clock_.monotonic_time(), clock_.system_time()));
@@ -63,9 +66,67 @@ class JobAnalysis : public ::testing::Test {
 
   JobVerdict verdict() { return analyze(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
 
+  // A job paced as real agents pace it: each node reports every 5 s, node-b 2.5 s after
+  // node-a, so between reports one node's news is always seconds older than the other's.
+  // The step timeout keeps its default floor (60 s): the fixture's 2 s is shorter than a
+  // report interval.
+  void pace() {
+    report_every_ = Millis(5'000);
+    spec_.thresholds.step_timeout_min = Millis(60'000);
+  }
+
+  // A rank stepping every 100 ms, as its node's report at paced_ms_ shows it: it stepped
+  // just now.
+  RankReport stepping(int rank) const {
+    RankReport r = training(rank, paced_ms_ / 100);
+    r.max_step_gap_ms = 100;
+    return r;
+  }
+
+  // Moves the paced job on by `d` in 100 ms ticks. At each tick the nodes whose report is
+  // due send it (unless their agent is lost), each rank as rank_at_ says, and then `check`
+  // reads the verdict a person would read at that instant.
+  void run_paced(
+      Millis d, const std::function<void()>& check = [] {}) {
+    for (int64_t t = 0; t < d.count(); t += 100) {
+      clock_.advance(Millis(100));
+      paced_ms_ += 100;
+      if (paced_ms_ % 5'000 == 0) send_paced("node-a", {0, 1});
+      if (paced_ms_ % 5'000 == 2'500) send_paced("node-b", {2, 3});
+      check();
+    }
+  }
+
+  void send_paced(const std::string& node, const std::vector<int>& ranks) {
+    if (agents_lost_.count(node) != 0) return;
+    std::vector<RankReport> out;
+    out.reserve(ranks.size());
+    for (int rank : ranks) out.push_back(rank_at_(rank));
+    report(node, out);
+  }
+
+  // A rank that has made no step since stopped_ms, as its node's report at paced_ms_
+  // shows it.
+  RankReport stuck_since(int rank, int64_t stopped_ms) const {
+    RankReport r = training(rank, stopped_ms / 100);
+    r.last_step_age_ms = paced_ms_ - stopped_ms;
+    return r;
+  }
+
+  static const Finding* find(const JobVerdict& v, const std::string& code) {
+    for (const auto& f : v.findings) {
+      if (f.code == code) return &f;
+    }
+    return nullptr;
+  }
+
   ManualClock clock_;
   JobState job_;
   JobCheckSpec spec_;
+  Millis report_every_{1'000};
+  int64_t paced_ms_ = 0;
+  std::function<RankReport(int rank)> rank_at_ = [this](int rank) { return stepping(rank); };
+  std::set<std::string> agents_lost_;
 };
 
 TEST_F(JobAnalysis, HealthyJobHasNoFindings) {
@@ -116,16 +177,23 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
       << v.cause;
 }
 
+// The node dies: its reports stop, and the ranks of the other node hang in their next
+// collective, so their own reports show them making no step since.
 TEST_F(JobAnalysis, ANodeThatGoesSilentIsDownAfterThreeMissedReportsOnTheServersClock) {
-  int64_t step = run_healthy();
-  for (int i = 0; i < 3; ++i) {
+  spec_.thresholds.step_timeout_min = Millis(60'000);  // the node's silence is under test, not the stall
+  const int64_t step = run_healthy();
+  auto hanging = [&](int rank, int64_t ms) {
+    RankReport r = training(rank, step);
+    r.last_step_age_ms = ms;
+    return r;
+  };
+  for (int i = 1; i <= 3; ++i) {
     clock_.advance(Millis(1'000));
-    step += 10;
-    report("node-a", {training(0, step), training(1, step)});
+    report("node-a", {hanging(0, 1'000 * i), hanging(1, 1'000 * i)});
   }
   EXPECT_FALSE(verdict().down) << verdict().cause;  // exactly 3 s: not yet more than 3 missed
   clock_.advance(Millis(100));
-  report("node-a", {training(0, step), training(1, step)});
+  report("node-a", {hanging(0, 3'100), hanging(1, 3'100)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_EQ(v.findings.front().code, "node_silent");
@@ -142,6 +210,10 @@ TEST_F(JobAnalysis, AStoppedProcessIsNamedAtOnceWithTheRanksWaitingForIt) {
   RankReport r0 = training(0, step + 1);
   r0.last_step_age_ms = 1'400;
   report("node-a", {r0, frozen});
+  // node-b's ranks wait for it too, and their own node's report says so.
+  RankReport r2 = training(2, step + 1), r3 = training(3, step + 1);
+  r2.last_step_age_ms = r3.last_step_age_ms = 1'400;
+  report("node-b", {r2, r3});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_EQ(v.findings.front().code, "rank_stopped");
@@ -330,6 +402,199 @@ TEST_F(JobAnalysis, AThroughputDropIsAWarningInTheJobsOwnUnit) {
   EXPECT_EQ(v.findings[0].code, "throughput_drop");
   EXPECT_EQ(v.cause.rfind("throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)", 0), 0u)
       << v.cause;
+}
+
+// The job trains steadily, then every rank stops while alive and reporting. The warning
+// lasts as long as the stall: windows of no progress never become the baseline the drop
+// is measured against, not even once the stall outlasts the throughput history kept.
+TEST_F(JobAnalysis, AThroughputDropLastsAsLongAsTheStall) {
+  int64_t step = 0;
+  uint64_t tokens = 0;
+  auto both = [&](int64_t no_step_ms) {
+    std::vector<RankReport> a, b;
+    for (int rank = 0; rank < 4; ++rank) {
+      RankReport r = training(rank, step);
+      r.tokens = tokens;
+      r.last_step_age_ms = no_step_ms;
+      (rank < 2 ? a : b).push_back(r);
+    }
+    report("node-a", a);
+    report("node-b", b);
+  };
+  for (int i = 0; i < 8; ++i, step += 10, tokens += 1000) {
+    both(0);
+    clock_.advance(Millis(1'000));
+  }
+  EXPECT_TRUE(verdict().findings.empty()) << verdict().cause;
+  const int stalled_reports = static_cast<int>(kThroughputHistory) + 30;
+  for (int i = 0; i < stalled_reports; ++i) {
+    both(1'000 * i);
+    // The first report of the stall still carries the last healthy second, and node-b's
+    // ranks count a report late; from the fifth on, every window is of the stall.
+    if (i >= 5) {
+      JobVerdict v = verdict();
+      const Finding* drop = find(v, "throughput_drop");
+      ASSERT_NE(drop, nullptr) << "after " << i << " s of the stall: " << v.cause;
+      EXPECT_EQ(drop->severity, Severity::kWarning);
+      EXPECT_EQ(drop->message, "throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)");
+    }
+    clock_.advance(Millis(1'000));
+  }
+  // The stall itself pages; the drop stays beside it among the findings.
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "job_stalled");
+  EXPECT_NE(find(v, "throughput_drop"), nullptr);
+}
+
+// Both nodes train on while rank 0's loss is NaN. Between reports the news of one node is
+// up to 5 s old, yet its ranks stepped a moment before their report: nobody is waiting, and
+// the alert must not say so at any instant.
+TEST_F(JobAnalysis, ANanAlertNamesNoWaitingRanksWhileTheOthersTrainBetweenTheirReports) {
+  pace();
+  run_paced(Millis(30'000));
+  EXPECT_TRUE(verdict().findings.empty()) << verdict().cause;
+  int64_t nan_step = -1;
+  rank_at_ = [&](int rank) {
+    RankReport r = stepping(rank);
+    if (rank == 0) {
+      r.loss = std::numeric_limits<double>::quiet_NaN();
+      nan_step = r.step;
+    }
+    return r;
+  };
+  int instants = 0;
+  run_paced(Millis(12'000), [&] {
+    if (nan_step < 0) return;
+    JobVerdict v = verdict();
+    ASSERT_TRUE(v.down) << paced_ms_;
+    EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) reported loss NaN at step " + std::to_string(nan_step))
+        << "at " << paced_ms_ << " ms";
+    ++instants;
+  });
+  EXPECT_EQ(instants, 71);  // every 100 ms from node-a's report at 35 s to 42 s
+}
+
+// Rank 1 is stopped (SIGSTOP); every other rank hangs in the next collective, and after
+// 30 s both nodes' fresh reports say each has made no step since.
+TEST_F(JobAnalysis, RanksWhoseOwnNodesReportShowsNoStepFor30sAreWaiting) {
+  pace();
+  run_paced(Millis(30'000));
+  const std::string since = clock_time(clock_.system_time());
+  const int64_t stopped_ms = paced_ms_;
+  rank_at_ = [&](int rank) {
+    RankReport r = stuck_since(rank, stopped_ms);
+    if (rank == 1) r.state = 'T';
+    return r;
+  };
+  run_paced(Millis(32'500));  // node-a reported 30 s in, node-b just now, 32.5 s in
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.cause,
+            "rank 1 (node-a, pid 101) is stopped (process state T) at step 300; ranks 0,2-3 waiting since " +
+                since + " (32s)");
+}
+
+// As above, but rank 2 is writing a checkpoint: it makes no step because it is busy, not
+// because it waits for rank 1.
+TEST_F(JobAnalysis, ARankWritingACheckpointIsNotWaiting) {
+  pace();
+  run_paced(Millis(30'000));
+  const std::string since = clock_time(clock_.system_time());
+  const int64_t stopped_ms = paced_ms_;
+  rank_at_ = [&](int rank) {
+    RankReport r = stuck_since(rank, stopped_ms);
+    if (rank == 1) r.state = 'T';
+    if (rank == 2) {
+      r.status = RankStatus::kCheckpointing;
+      r.checkpoint.state = CheckpointState::kInProgress;
+      r.checkpoint.step = r.step;
+      r.checkpoint.begin_age_ms = r.last_step_age_ms;
+    }
+    return r;
+  };
+  run_paced(Millis(32'500));
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.cause,
+            "rank 1 (node-a, pid 101) is stopped (process state T) at step 300; ranks 0,3 waiting since " +
+                since + " (32s)");
+}
+
+// node-a's agent is killed: its reports stop without a goodbye, but its ranks train on.
+// node-b's ranks keep stepping, which in a synchronous job they could not do without
+// node-a's: monitoring is lost, the job is not down. The grid does not call them down either.
+TEST_F(JobAnalysis, LosingOnlyAnAgentIsAWarningWhileTheOtherNodesRanksAdvance) {
+  pace();
+  run_paced(Millis(30'000));  // node-a's last report: step 300
+  agents_lost_.insert("node-a");
+  // 62 s in: node-b last reported 57.5 s in, at step 575.
+  run_paced(Millis(32'000), [&] { EXPECT_FALSE(verdict().down) << paced_ms_ << ": " << verdict().cause; });
+  JobVerdict v = verdict();
+  ASSERT_EQ(v.findings.size(), 1u) << v.cause;
+  const Finding& lost = v.findings.front();
+  EXPECT_EQ(lost.code, "monitoring_lost");
+  EXPECT_EQ(lost.severity, Severity::kWarning);
+  EXPECT_EQ(lost.ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(lost.node, "node-a");
+  EXPECT_EQ(v.cause,
+            "monitoring lost for node node-a: no report for 32s, but ranks 2-3 on other nodes have advanced "
+            "from step 300 to step 575 since, so its ranks 0-1 are still training");
+  const RankSummary grid = summarise_ranks(v, job_.ranks());
+  EXPECT_EQ(grid.counts.count(RankHealth::kDown), 0u);
+  EXPECT_EQ(grid.counts.at(RankHealth::kWarning), 2u);
+}
+
+// The agent is lost first; later node-b's ranks stop stepping too. Once node-b's own
+// report shows no step for longer than a report interval, nothing vouches for node-a's
+// ranks any more: node_silent, down, as when the node dies.
+TEST_F(JobAnalysis, MonitoringLostBecomesNodeSilentWhenThePeersStopAdvancing) {
+  pace();
+  run_paced(Millis(30'000));
+  const std::string last_seen = clock_time(clock_.system_time());
+  agents_lost_.insert("node-a");
+  run_paced(Millis(20'000));  // 50 s in: silent for 20 s, node-b at step 475
+  JobVerdict lost = verdict();
+  EXPECT_FALSE(lost.down) << lost.cause;
+  ASSERT_NE(find(lost, "monitoring_lost"), nullptr) << lost.cause;
+  const int64_t stopped_ms = paced_ms_;
+  const std::string stopped = clock_time(clock_.system_time());
+  rank_at_ = [&](int rank) { return stuck_since(rank, stopped_ms); };
+  // node-b's report 2.5 s later shows no step for 2.5 s: within an interval, still stepping.
+  run_paced(Millis(7'400), [&] { EXPECT_FALSE(verdict().down) << paced_ms_ << ": " << verdict().cause; });
+  run_paced(Millis(100));  // 57.5 s: node-b's report shows no step for 7.5 s
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.findings.front().ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(find(v, "monitoring_lost"), nullptr);
+  EXPECT_EQ(v.cause,
+            "node node-a has sent no report for 27s (3 reports missed; ranks 0-1 last seen there at " +
+                last_seen + "); ranks 2-3 waiting since " + stopped + " (7s)");
+}
+
+// Nobody else reports: nothing shows the silent node's ranks training.
+TEST_F(JobAnalysis, ASingleNodeJobWhoseNodeGoesSilentIsDown) {
+  spec_.world_size = 2;
+  for (int64_t step = 0; step <= 100; step += 10) {
+    report("node-a", {training(0, step), training(1, step)});
+    clock_.advance(Millis(1'000));
+  }
+  clock_.advance(Millis(2'100));
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.cause.rfind("node node-a has sent no report for 3s", 0), 0u) << v.cause;
+}
+
+TEST_F(JobAnalysis, NodesThatGoSilentTogetherAreDown) {
+  run_healthy();
+  clock_.advance(Millis(3'100));
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  ASSERT_EQ(v.findings.size(), 2u) << v.cause;
+  EXPECT_EQ(v.findings[0].code, "node_silent");
+  EXPECT_EQ(v.findings[1].code, "node_silent");
 }
 
 }  // namespace
