@@ -7,6 +7,7 @@ still catches the signal, then reads what was appended. faulthandler writes from
 signal handler, so a rank stuck in Python, or holding the GIL in C code, still answers, and
 it chains to any handler the program registered for the signal before init().
 """
+import contextlib
 import faulthandler
 import os
 import signal
@@ -46,6 +47,7 @@ def register(directory, job):
     if number is None:
         return
     path = os.path.join(directory, str(os.geteuid()), f"{job}.{os.getpid()}.stack")
+    stream = None
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         stream = os.fdopen(fd, "a")
@@ -55,23 +57,37 @@ def register(directory, job):
         stream.write(f"trainwatch-stack 1 signal={number}\n")
         stream.flush()
         # faulthandler chains by restoring the previous disposition and raising the signal
-        # again: with no handler before it, that default action would kill the rank.
+        # again: with no handler before it, that default action would kill the rank. And
+        # unregistering (at exit, or in the interpreter's finalisation) puts the previous
+        # disposition back: ignoring the signal first makes that "ignore", so a request on
+        # its way while the rank exits cannot kill it.
         previous = signal.getsignal(number)
+        if previous == signal.SIG_DFL:
+            signal.signal(number, signal.SIG_IGN)
         chain = previous not in (signal.SIG_DFL, signal.SIG_IGN)
         faulthandler.register(number, file=stream, all_threads=True, chain=chain)
-    except (OSError, ValueError, RuntimeError) as exc:
+    except (OSError, ValueError, RuntimeError) as exc:  # ValueError: init() off the main thread
         sys.stderr.write(f"trainwatch: stacks on a hang are off: {exc}\n")
+        if stream is not None:  # no file left behind for the agent to signal through
+            with contextlib.suppress(OSError):
+                stream.close()
+                os.unlink(path)
         return
     _file, _path, _signum = stream, path, number
 
 
 def unregister():
+    """At exit: the agent stops asking (no file), and a request already on its way finds the
+    disposition register() left under faulthandler (ignored, or the program's own handler)."""
     global _file, _path, _signum
     if _file is None:
         return
     try:
-        faulthandler.unregister(_signum)
         os.unlink(_path)
+    except OSError:
+        pass
+    faulthandler.unregister(_signum)
+    try:
         _file.close()
     except OSError:
         pass

@@ -15,10 +15,10 @@ if os.environ.get("OWN_HANDLER"):
     signal.signal(signal.SIGUSR2, lambda *a: handled.append(1))
 tw = trainwatch.init(job="j", rank=0, world_size=1)
 def fetch_next_shard():
+    print("ready", flush=True)  # from inside, so every dump asked for from now on has it
     while not os.path.exists(os.environ["RELEASE"]):
         time.sleep(0.05)
 tw.step(1)
-print("ready", flush=True)
 fetch_next_shard()
 print("handled", len(handled), flush=True)
 """
@@ -88,3 +88,50 @@ def test_off_and_bad_values_register_nothing_and_training_goes_on(env, tmp_path)
         os.unlink(tmp_path / "release")
         assert code == 0, (value, err)
         assert said in err and err.count("trainwatch:") <= 1, (value, err)
+
+
+BUSY_RANK = """
+import os, tempfile, trainwatch
+tw = trainwatch.init(job="j", rank=0, world_size=1)
+print("ready", flush=True)
+for step in range(1, 4001):
+    tw.step(step, loss=1.0 / step)
+    if step % 500 == 0:
+        with tw.checkpoint(step, os.environ["CKPT"]):
+            with open(os.environ["CKPT"], "wb") as f:
+                f.write(b"x" * 65536)
+                os.fsync(f.fileno())
+print("done", flush=True)
+"""
+
+
+def caught_signals(pid):
+    """SigCgt of /proc/PID/status as a set of signal numbers; empty once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            mask = next(int(line.split()[1], 16) for line in f if line.startswith("SigCgt:"))
+    except (OSError, StopIteration):
+        return set()
+    return {n for n in range(1, 65) if mask >> (n - 1) & 1}
+
+
+def test_requests_during_steps_checkpoints_and_exit_never_kill_the_rank(env, tmp_path):
+    """Asked again and again, the way the agent asks (the file exists and the signal is
+    caught, then send), from the first step through checkpoints to interpreter shutdown."""
+    p = subprocess.Popen([PY, "-c", textwrap.dedent(BUSY_RANK)], env=dict(env, CKPT=str(tmp_path / "ckpt")),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready", p.stderr.read()
+    path, sent = stack_file(env, p.pid), 0
+    for _ in range(200_000):  # bounded; the rank finishes in a few seconds
+        if p.poll() is not None:
+            break
+        if os.path.exists(path) and signal.SIGUSR2 in caught_signals(p.pid):
+            try:
+                os.kill(p.pid, signal.SIGUSR2)
+                sent += 1
+            except ProcessLookupError:
+                break
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0 and "done" in out, (p.returncode, out, err)
+    assert sent > 50, f"only {sent} requests reached the rank"
+    assert not os.path.exists(path)
