@@ -32,6 +32,8 @@ packages=(
   dnsmasq-base openssl tzdata libcctz-dev prometheus-alertmanager
   # peers measured beside trainwatch in bench/ (see ../shared/peers)
   nginx-light prometheus-blackbox-exporter python3-prometheus-client hyperfine
+  # bench/stacks: the stack tools one uses on a hung process today
+  gdb elfutils
 )
 
 missing=()
