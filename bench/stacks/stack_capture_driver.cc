@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s STACK_FILE PID COUNT GAP_MS\n", argv[0]);
     return 2;
   }
-  struct stat st{};
+  struct stat st {};
   if (stat(argv[1], &st) != 0) {
     std::perror(argv[1]);
     return 1;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 
 #include <sys/types.h>
@@ -13,6 +15,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "agent/exit_watch.h"
 #include "agent/probe_worker.h"
 #include "agent/report_pusher.h"
 #include "agent/stack_capture.h"
@@ -52,6 +55,9 @@ struct Track {
   std::shared_ptr<const PyStack> stack;
   int64_t stack_ms = 0;
   std::string stack_note;
+  // How its process ended (exit_watch.h), and the host's OOM-kill count while it lived.
+  std::optional<ProcessExit> exit;
+  std::optional<uint64_t> oom_kills_alive;
 };
 
 // A rank is asked for its stack once per step, when that step is overdue: more than
@@ -100,6 +106,7 @@ class AgentImpl final : public Agent {
   ~AgentImpl() override { stop(); }
 
   Status start(bool serve_http, bool run_threads) {
+    exit_watch_ = ExitWatch::open(exit_watch_note_);
     if (!options_.server_url.empty()) {
       auto pusher = ReportPusher::start(
           PushOptions{options_.server_url, options_.token, options_.node, options_.report_every,
@@ -176,6 +183,11 @@ class AgentImpl final : public Agent {
     node.now_ms = to_unix_ms(clock_.system_time());
     node.probe_deadline = options_.probe_deadline;
     node.nvml_enabled = options_.nvml;
+    tracked_pids_.clear();
+    for (const auto& [key, t] : tracks_) tracked_pids_.insert(reporter::owner_pid(t.owner));
+    // Every sample, so the kernel's queue of the host's exits never overflows.
+    if (exit_watch_) exit_watch_->drain([this](int32_t pid) { return tracked_pids_.contains(pid); });
+    oom_kills_ = read_oom_kill_count(options_.proc_root);
     read_ranks(node, mono);
 
     // Point the rendezvous probe at what the ranks reported.
@@ -266,6 +278,7 @@ class AgentImpl final : public Agent {
         t.anchor_reports = v.slot.step_reports;
         t.anchor_time = mono;
       }
+      note_exit(v, t);
       v.last_step_ms = t.last_step_ms;
       v.steps_per_s = t.rate;
       if (v.alive) v.wait = read_wait_point(v.slot.pid, options_.proc_root);
@@ -280,6 +293,30 @@ class AgentImpl final : public Agent {
       last_views_[key] = v;
       views.push_back(std::move(v));
     }
+  }
+
+  // While the rank lives, the host's OOM-kill count; once it is gone, how it ended, when the
+  // kernel said. It says so before the process can be seen gone, so reading what is queued
+  // now finds it.
+  void note_exit(RankView& v, Track& t) {
+    if (v.alive) {
+      t.oom_kills_alive = oom_kills_;
+      return;
+    }
+    if (!t.exit && exit_watch_) {
+      auto status = exit_watch_->take(v.slot.pid);
+      if (!status) {
+        tracked_pids_.insert(v.slot.pid);
+        exit_watch_->drain([this](int32_t pid) { return tracked_pids_.contains(pid); });
+        status = exit_watch_->take(v.slot.pid);
+      }
+      if (status) {
+        t.exit = exit_from_wait_status(*status);
+        t.exit->oom_killed =
+            t.exit->signal == SIGKILL && oom_kills_ && t.oom_kills_alive && *oom_kills_ > *t.oom_kills_alive;
+      }
+    }
+    v.exit = t.exit;
   }
 
   // Reads every user's slot file of the job (slot_dir.h), opened afresh each sample: a file
@@ -351,8 +388,12 @@ class AgentImpl final : public Agent {
   ProbeWorker<MemoryInfo> memory_worker_;
   ProbeWorker<RendezvousInfo> rendezvous_worker_;
 
-  std::unique_ptr<ReportPusher> pusher_;  // set in start(), before any thread runs
-  std::mutex sample_mu_;                  // one sample at a time (sampler thread or a test)
+  std::unique_ptr<ExitWatch> exit_watch_;  // null when the kernel refused (exit_watch_note_ says why)
+  std::string exit_watch_note_;
+  std::optional<uint64_t> oom_kills_;         // at this sample
+  std::unordered_set<int32_t> tracked_pids_;  // the ranks' pids: the exits worth keeping
+  std::unique_ptr<ReportPusher> pusher_;      // set in start(), before any thread runs
+  std::mutex sample_mu_;                      // one sample at a time (sampler thread or a test)
   // Keyed by (uid of the slot file, slot index): each user has a file with its own slots.
   // Entries live as long as the agent; at most kMaxUserDirs * kSlotCount of them.
   std::map<SlotKey, Track> tracks_;

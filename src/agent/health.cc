@@ -8,6 +8,7 @@
 
 #include "agent/node_metrics.h"
 #include "core/json_text.h"
+#include "core/process_exit.h"
 #include "core/rank_rule.h"
 #include "trainwatch/trainwatch.h"
 
@@ -80,8 +81,8 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
     const std::string code(ruling_code(ruling));
     switch (ruling) {
       case RankRuling::kGone:
-        add(code,
-            rank_name(r) + " is gone while " + status_name(s.status) + " at step " + std::to_string(s.step));
+        add(code, rank_name(r) + " is gone while " + status_name(s.status) + " at step " +
+                      std::to_string(s.step) + (r.exit ? ": it " + describe_exit(*r.exit) : ""));
         continue;
       case RankRuling::kFailed:
         add(code, "rank " + std::to_string(s.rank) + " failed" + (s.error.empty() ? "" : ": " + s.error));

@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include "core/json_text.h"
+#include "core/process_exit.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::agent {
@@ -82,6 +83,14 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
     out["stack"] = json::object{{"age_ms", age(now_ms, r.stack_ms)}, {"note", r.stack_note}};
   }
   if (track && track->gone_since_ms) out["gone_age_ms"] = age(now_ms, *track->gone_since_ms);
+  if (r.exit && r.exit->signal != 0) {
+    out["exit"] = json::object{{"signal", r.exit->signal},
+                               {"signal_name", signal_name(r.exit->signal)},
+                               {"core_dumped", r.exit->core_dumped},
+                               {"oom_killed", r.exit->oom_killed}};
+  } else if (r.exit) {
+    out["exit"] = json::object{{"code", r.exit->code}};
+  }
   if (s.present & TW_FIELD_LOSS) out["loss"] = number(s.loss);
   if (s.present & TW_FIELD_LOSS_SCALE) out["loss_scale"] = number(s.loss_scale);
   if (s.present & TW_FIELD_GRAD_NORM) out["grad_norm"] = number(s.grad_norm);

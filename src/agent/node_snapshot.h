@@ -12,6 +12,7 @@
 #include "agent/probes.h"
 #include "agent/wait_point.h"
 #include "core/clock.h"
+#include "core/process_exit.h"
 #include "core/python_stack.h"
 #include "reporter/slot_reader.h"
 
@@ -30,6 +31,7 @@ struct RankView {
   std::shared_ptr<const PyStack> stack;
   int64_t stack_ms = 0;  // wall time of the capture
   std::string stack_note;
+  std::optional<ProcessExit> exit;  // once gone, how it ended, when the kernel told (exit_watch.h)
 };
 
 template <typename T>

@@ -126,9 +126,9 @@ void rank_findings(const Context& c, std::vector<Finding>& out) {
                        Severity::kDown,
                        {rank},
                        r.node,
-                       c.who(rank, r) + " vanished" + c.at_step(r) + " while " +
-                           std::string(to_string(l.status)) +
-                           ", without reporting an error (exit status unknown to the agent)",
+                       c.who(rank, r) + (l.exit ? " " + describe_exit(*l.exit) : " vanished") + c.at_step(r) +
+                           " while " + std::string(to_string(l.status)) + ", without reporting an error" +
+                           (l.exit ? "" : " (exit status unknown to the agent)"),
                        kOrderGone,
                        r.gone_at.value_or(r.seen)});
         continue;

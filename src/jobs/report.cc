@@ -269,6 +269,14 @@ void read_rank(const Fields& f, RankReport& r) {
   r.syscall = f.text("syscall");
   r.wchan = f.text("wchan");
   if (const json::object* st = f.object("stack")) read_stack(f.child(*st, f.at("stack")), r.stack.emplace());
+  if (const json::object* e = f.object("exit")) {
+    Fields ef = f.child(*e, f.at("exit"));
+    ProcessExit& x = r.exit.emplace();
+    x.signal = static_cast<int>(ef.integer("signal", false, 1, 64).value_or(0));
+    x.code = x.signal ? -1 : static_cast<int>(ef.integer("code", true, 0, 255).value_or(0));
+    x.core_dumped = ef.flag("core_dumped", false);
+    x.oom_killed = ef.flag("oom_killed", false);
+  }
 }
 
 void read_gpu(const Fields& f, GpuReport& g) {

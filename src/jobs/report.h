@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/process_exit.h"
 #include "core/python_stack.h"
 #include "core/result.h"
 
@@ -82,6 +83,8 @@ struct RankReport {
   // Python stack when the agent asked for one because its step was overdue.
   std::string syscall, wchan;
   std::optional<RankStack> stack;
+  // Once the process is gone, how it ended, when the agent could tell (agent/exit_watch.h).
+  std::optional<ProcessExit> exit;
 };
 
 struct GpuReport {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/process_exit.h"
 #include "core/time_format.h"
 #include "jobs/rank_health.h"
 #include "jobs/rank_place.h"
@@ -46,6 +47,21 @@ json::object monitor_part(const engine::Engine& engine, const std::string& name)
   if (view && view->open_incident) {
     const Incident& i = *view->open_incident;
     out["incident"] = json::object{{"id", i.id}, {"started", format_rfc3339(i.started)}, {"cause", i.cause}};
+  }
+  return out;
+}
+
+// How the rank's process ended, when its agent could tell; null while it lives or when unknown.
+json::value exit_json(const jobs::RankReport& l) {
+  if (!l.exit) return nullptr;
+  json::object out{{"description", describe_exit(*l.exit)}};
+  if (l.exit->signal != 0) {
+    out["signal"] = l.exit->signal;
+    out["signal_name"] = signal_name(l.exit->signal);
+    out["core_dumped"] = l.exit->core_dumped;
+    out["oom_killed"] = l.exit->oom_killed;
+  } else {
+    out["code"] = l.exit->code;
   }
   return out;
 }
@@ -97,7 +113,8 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
       {"run_id", l.run_id.empty() ? json::value(nullptr) : json::value(l.run_id)},
       {"syscall", l.syscall.empty() ? json::value(nullptr) : json::value(l.syscall)},
       {"wchan", l.wchan.empty() ? json::value(nullptr) : json::value(l.wchan)},
-      {"stack", stack_json(l)}};
+      {"stack", stack_json(l)},
+      {"exit", exit_json(l)}};
   // Step time over the progress window: wall ms a step.
   out["step_time_ms"] = nullptr;
   if (r.window.size() >= 2) {

@@ -1,6 +1,7 @@
 // The agent against real slot files, real child processes, the fake NVML library loaded
 // through the real dlopen path, and a manual clock for every deadline.
 #include "agent/agent.h"
+#include "agent/exit_watch.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -168,6 +169,12 @@ TEST_F(AgentTest, KilledRankIs503NamingItsRankAndPid) {
   EXPECT_EQ(status(), 503);
   EXPECT_TRUE(has_reason(h, "rank_gone", "rank 1 (pid " + std::to_string(child) + ") is gone"))
       << json::serialize(h);
+  // How it ended, where the kernel tells this agent about processes it did not start.
+  std::string why;
+  if (ExitWatch::open(why)) {
+    EXPECT_TRUE(has_reason(h, "rank_gone", "is gone while training at step 7: it was killed by SIGKILL"))
+        << json::serialize(h);
+  }
   EXPECT_EQ(h.at("training").as_object().at("workers_alive").as_int64(), 1);
   ::close(ready[0]);
   ::close(ready[1]);

@@ -177,6 +177,32 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
       << v.cause;
 }
 
+// Where the agent heard from the kernel how the rank ended, the alert says so.
+TEST_F(JobAnalysis, AKilledRankIsNamedWithTheSignalThatKilledIt) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(300));
+  RankReport victim = training(2, step);
+  victim.alive = false;
+  victim.state = '?';
+  victim.gone_age_ms = 100;
+  victim.exit = ProcessExit{-1, 9, false, true};
+  report("node-b", {victim, training(3, step)});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(
+      v.cause.rfind("rank 2 (node-b, pid 102) was killed by SIGKILL (the kernel's OOM killer) at step " +
+                        std::to_string(step) + " while training, without reporting an error",
+                    0),
+      0u)
+      << v.cause;
+  EXPECT_EQ(v.cause.find("exit status unknown"), std::string::npos) << v.cause;
+
+  victim.exit = ProcessExit{3, 0, false, false};
+  report("node-b", {victim, training(3, step)});
+  EXPECT_NE(verdict().cause.find("rank 2 (node-b, pid 102) exited with code 3 at step "), std::string::npos);
+}
+
 // The node dies: its reports stop, and the ranks of the other node hang in their next
 // collective, so their own reports show them making no step since.
 TEST_F(JobAnalysis, ANodeThatGoesSilentIsDownAfterThreeMissedReportsOnTheServersClock) {

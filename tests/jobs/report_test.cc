@@ -15,7 +15,8 @@ TEST(Report, ParsesEveryFieldAndNonFiniteLoss) {
               "step":1023,"step_reports":1024,"last_step_age_ms":700,"max_step_gap_ms":400,"gone_age_ms":150,
               "cpu_s":12.5,"loss":"NaN","loss_scale":65536,"overflow_consecutive":2,
               "checkpoint":{"state":"ok","step":1000,"duration_ms":800,"last_ok_step":1000,"last_ok_age_ms":9000},
-              "error":{"message":"boom","age_ms":10}}],
+              "error":{"message":"boom","age_ms":10},
+              "exit":{"signal":9,"signal_name":"SIGKILL","core_dumped":false,"oom_killed":true}}],
     "gpus":[{"index":0,"memory_used_bytes":96,"memory_total_bytes":100,"last_xid":79,"last_xid_critical":true}],
     "disks":[{"name":"checkpoint_dir","path":"/ckpt","ok":true,"free_bytes":5}],
     "memory":{"available_bytes":7,"total_bytes":8},
@@ -35,6 +36,9 @@ TEST(Report, ParsesEveryFieldAndNonFiniteLoss) {
   EXPECT_EQ(rank.checkpoint.state, CheckpointState::kOk);
   EXPECT_EQ(rank.checkpoint.duration_ms, 800);
   EXPECT_EQ(rank.error, "boom");
+  ASSERT_TRUE(rank.exit);
+  EXPECT_EQ(rank.exit->signal, 9);
+  EXPECT_TRUE(rank.exit->oom_killed);
   EXPECT_DOUBLE_EQ(r->gpus[0].memory_pct(), 96.0);
   EXPECT_TRUE(r->gpus[0].last_xid_critical);
   EXPECT_EQ(r->disks[0].free_bytes, 5u);
@@ -64,6 +68,10 @@ TEST(Report, ErrorsSayWhatIsWrongAndWhere) {
       {R"({"schema":1,"node":"a","ranks":7})", "report.invalid", "ranks: expected a list, found 7"},
       {R"({"schema":1,"node":"a","ranks":[{"rank":1,"status":"training","attempt":-1}]})", "report.invalid",
        "ranks[0].attempt: expected an integer from 0 to 2147483647, found -1"},
+      {R"({"schema":1,"node":"a","ranks":[{"rank":1,"status":"training","exit":{"signal":99}}]})",
+       "report.invalid", "ranks[0].exit.signal: expected an integer from 1 to 64, found 99"},
+      {R"({"schema":1,"node":"a","ranks":[{"rank":1,"status":"training","exit":{}}]})", "report.invalid",
+       "ranks[0].exit.code: missing"},
   };
   for (const auto& c : cases) {
     auto r = parse_node_report(c.body);
