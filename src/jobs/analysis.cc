@@ -27,6 +27,7 @@ enum Order : int {
   kOrderGpu = 600,
   kOrderFailed = 700,
   kOrderMissing = 800,
+  kOrderRestarting = 900,
   kOrderWarning = 1000,
 };
 
@@ -289,7 +290,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
   }
   if (active.empty()) return;
   if (starting) {
-    auto since = c.job.first_report().value_or(c.now);
+    auto since = c.job.attempt_started().value_or(c.now);
     if (c.now - since <= c.t.startup_timeout) return;
     std::vector<int> ranks;
     ranks.reserve(active.size());
@@ -629,7 +630,7 @@ void throughput_findings(const Context& c, std::vector<Finding>& out) {
 
 void missing_findings(const Context& c, int world_size, std::vector<Finding>& out) {
   if (world_size <= 0) return;
-  auto first = c.job.first_report();
+  auto first = c.job.attempt_started();
   if (!first || c.now - *first <= c.t.startup_timeout) return;
   std::vector<int> missing;
   for (int rank = 0; rank < world_size; ++rank) {
@@ -695,9 +696,39 @@ std::string clock_time(SystemTime t) {
   return iso.size() >= 19 ? iso.substr(11, 8) + " UTC" : iso;
 }
 
+// The launcher restarted the ranks after a failure, and the new attempt has not stepped yet:
+// the job is still down, now for its restart.
+void restart_findings(const Context& c, std::vector<Finding>& out) {
+  const auto& attempts = c.job.attempts();
+  if (attempts.size() < 2) return;
+  const AttemptRecord& now = attempts.back();
+  const AttemptRecord& before = attempts[attempts.size() - 2];
+  if (now.first_step_at || now.launcher_attempt <= before.launcher_attempt) return;
+  out.push_back({"restarting", Severity::kDown, {}, "",
+                 "attempt " + std::to_string(now.number) + " (launcher restart " +
+                     std::to_string(now.launcher_attempt) + ") is starting: no step yet in " +
+                     ago(c.now, now.started) + "; attempt " + std::to_string(before.number) +
+                     " got to step " + std::to_string(before.max_step),
+                 kOrderRestarting, now.started});
+}
+
+// A restarted job has shown how long its start-up takes: a later attempt that takes far
+// longer is stuck, long before the configured start-up timeout of a first launch.
+Millis startup_timeout_of(const JobState& job, const JobThresholds& t) {
+  std::optional<Millis> longest;
+  for (const auto& a : job.attempts()) {
+    if (&a == &job.attempts().back() || !a.warm_at) continue;
+    const auto took = std::chrono::duration_cast<Millis>(*a.warm_at - a.started);
+    longest = std::max(longest.value_or(Millis{0}), took);
+  }
+  if (!longest) return t.startup_timeout;
+  return std::min(t.startup_timeout, std::max(kLearnedStartupFloor, kLearnedStartupFactor * *longest));
+}
+
 JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now) {
   JobVerdict v;
-  const JobThresholds& t = spec.thresholds;
+  JobThresholds t = spec.thresholds;
+  t.startup_timeout = startup_timeout_of(job, t);
   Context c{job, t, now, wall_now};
   const auto step_timeout = job.learned().step_timeout(t);
   const auto checkpoint_timeout = job.learned().checkpoint_timeout(t);
@@ -746,6 +777,7 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
 
   std::vector<Finding>& f = v.findings;
   rank_findings(c, f);
+  restart_findings(c, f);
   node_findings(c, f);
   checkpoint_findings(c, checkpoint_timeout, f);
   if (!checkpointing) stall_findings(c, starting, step_timeout.value, step_timeout.learned, f);

@@ -67,6 +67,11 @@ inline constexpr double kStragglerMinExcessS = 0.002;
 inline constexpr size_t kThroughputRecent = 3;
 inline constexpr size_t kThroughputBaseline = 6;
 
+// A later attempt's start-up timeout: this many times the longest start-up of the
+// attempts before it, at least the floor, never more than the configured one.
+inline constexpr int kLearnedStartupFactor = 3;
+inline constexpr Millis kLearnedStartupFloor{60'000};
+
 JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now);
 
 // The time a person reads: "12:03:11 UTC".

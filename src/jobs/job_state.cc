@@ -60,7 +60,21 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   const bool checkpointing =
       last_checkpoint_activity_ && now - *last_checkpoint_activity_ <= 2 * report.report_every;
 
-  for (const auto& r : report.ranks) update_rank(r, report, now, wall, checkpointing);
+  for (const auto& r : report.ranks) {
+    switch (attempt_of(r)) {
+      case AttemptOf::kOlder: continue;  // a dead rank of an earlier launch, still in its agent's view
+      case AttemptOf::kNewer: begin_attempt(r, now, wall); break;
+      case AttemptOf::kCurrent: break;
+    }
+    update_rank(r, report, now, wall, checkpointing);
+    AttemptRecord& a = attempts_.back();
+    a.max_step = std::max(a.max_step, r.step);
+    if (r.step_reports > 0 && !a.first_step_at) {
+      a.first_step_at = ranks_[r.rank].last_step_at.value_or(now);
+      a.first_step = r.step;
+    }
+    if (r.step_reports > static_cast<uint64_t>(kWarmupSteps) && !a.warm_at) a.warm_at = now;
+  }
   learn_step_gap(report, checkpointing);
   if (!checkpointing) record_throughput(now);
 
@@ -70,6 +84,38 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
       add_point("gpu_mem", report.node + " gpu " + std::to_string(g.index), wall_ms, g.memory_pct());
   }
   return true;
+}
+
+JobState::AttemptOf JobState::attempt_of(const RankReport& r) const {
+  if (attempts_.empty()) return AttemptOf::kNewer;
+  const AttemptRecord& current = attempts_.back();
+  const int launcher = r.attempt.value_or(0);
+  if (launcher < current.launcher_attempt) return AttemptOf::kOlder;
+  if (launcher > current.launcher_attempt) return r.alive ? AttemptOf::kNewer : AttemptOf::kOlder;
+  // The same launch count with another world size: an elastic resize, or a plain relaunch
+  // at another size. A dead rank says nothing about the size of what runs now.
+  if (r.world_size > 0 && current.world_size > 0 && r.world_size != current.world_size) {
+    if (!r.alive) return AttemptOf::kOlder;
+    // One of the current attempt's own live ranks with this size: the current one.
+    auto it = ranks_.find(r.rank);
+    const bool same = it != ranks_.end() && it->second.last.pid == r.pid && it->second.last.world_size == r.world_size;
+    return same ? AttemptOf::kCurrent : AttemptOf::kNewer;
+  }
+  return AttemptOf::kCurrent;
+}
+
+void JobState::begin_attempt(const RankReport& r, MonoTime now, SystemTime wall) {
+  AttemptRecord a;
+  a.number = attempts_.empty() ? 1 : attempts_.back().number + 1;
+  a.launcher_attempt = r.attempt.value_or(0);
+  a.run_id = r.run_id;
+  a.world_size = r.world_size;
+  a.started = now;
+  a.started_wall = wall;
+  // The previous attempt's ranks are history: what runs now is the new launch.
+  if (!attempts_.empty()) ranks_.clear();
+  attempts_.push_back(std::move(a));
+  while (attempts_.size() > kMaxAttempts) attempts_.pop_front();
 }
 
 void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
@@ -183,6 +229,7 @@ JobState JobState::copy_for_reader(bool with_ranks) const {
   copy.learned_ = learned_;
   copy.first_report_ = first_report_;
   copy.first_step_ = first_step_;
+  copy.attempts_ = attempts_;
   copy.last_ok_checkpoint_at_ = last_ok_checkpoint_at_;
   copy.last_ok_checkpoint_step_ = last_ok_checkpoint_step_;
   copy.checkpoint_interval_ = checkpoint_interval_;

@@ -62,6 +62,24 @@ struct SeriesPoint {
 };
 using Series = std::deque<SeriesPoint>;
 
+// One launch of the job's ranks. A restart by the launcher (a higher restart count:
+// torchrun's TORCHELASTIC_RESTART_COUNT, Slurm's SLURM_RESTART_COUNT) or a change of world
+// size starts the next: its ranks replace the previous attempt's, and its start-up is timed
+// from its own first report.
+struct AttemptRecord {
+  int number = 1;            // 1 for the job's first attempt seen here, then 2, 3...
+  int launcher_attempt = 0;  // the launcher's restart count (0 when it said nothing)
+  std::string run_id;
+  int world_size = 0;
+  MonoTime started{};  // its first report
+  SystemTime started_wall{};
+  std::optional<MonoTime> first_step_at;  // training again
+  int64_t first_step = -1;                // the step it started from (a resumed checkpoint)
+  std::optional<MonoTime> warm_at;        // a rank past the warm-up steps: start-up is over
+  int64_t max_step = -1;
+};
+
+inline constexpr size_t kMaxAttempts = 64;  // attempts kept per job; the oldest go first
 inline constexpr size_t kProgressWindow = 12;      // reports kept per rank for rates (1 min at 5 s)
 inline constexpr size_t kMaxSeriesPoints = 720;    // per series: an hour at 5 s; older points dropped
 inline constexpr size_t kMaxNodesPerJob = 4096;    // a report from one more node is refused (429)
@@ -88,6 +106,13 @@ class JobState {
   const LearnedTimeouts& learned() const { return learned_; }
   std::optional<MonoTime> first_report() const { return first_report_; }
   std::optional<MonoTime> first_step() const { return first_step_; }
+  // Newest last; never empty once a rank has reported.
+  const std::deque<AttemptRecord>& attempts() const { return attempts_; }
+  // Start-up is timed from here: the current attempt's first report.
+  std::optional<MonoTime> attempt_started() const {
+    return attempts_.empty() ? first_report_ : std::optional<MonoTime>(attempts_.back().started);
+  }
+  int64_t last_ok_checkpoint_step() const { return last_ok_checkpoint_step_; }
   // Checkpoint interval learned from consecutive good checkpoints (nullopt until two).
   std::optional<Millis> checkpoint_interval() const { return checkpoint_interval_; }
   std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }
@@ -111,6 +136,11 @@ class JobState {
   const std::map<std::string, std::map<std::string, Series>>& series() const { return series_; }
 
  private:
+  // Whether r belongs to an attempt after the current one (then begins it), the current
+  // one, or an earlier one (then it is history and ignored).
+  enum class AttemptOf { kCurrent, kNewer, kOlder };
+  AttemptOf attempt_of(const RankReport& r) const;
+  void begin_attempt(const RankReport& r, MonoTime now, SystemTime wall);
   void update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
                    bool checkpointing);
   void learn_step_gap(const NodeReport& report, bool checkpointing);
@@ -123,6 +153,7 @@ class JobState {
   std::map<int, RankRecord> ranks_;
   LearnedTimeouts learned_;
   std::optional<MonoTime> first_report_, first_step_;
+  std::deque<AttemptRecord> attempts_;
   std::optional<MonoTime> last_ok_checkpoint_at_;
   int64_t last_ok_checkpoint_step_ = -1;
   std::optional<Millis> checkpoint_interval_;

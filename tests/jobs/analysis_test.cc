@@ -625,3 +625,109 @@ TEST_F(JobAnalysis, NodesThatGoSilentTogetherAreDown) {
 
 }  // namespace
 }  // namespace trainwatch::jobs
+
+namespace trainwatch::jobs {
+namespace {
+
+// torchrun --max_restarts: the launcher starts every worker again with a higher restart
+// count, new pids, from the last checkpoint.
+RankReport relaunched(int rank, int attempt, RankStatus status, int64_t step = -1, uint64_t reports = 0) {
+  RankReport r = training(rank, step, reports);
+  r.pid = 1000 * (attempt + 1) + rank;
+  r.attempt = attempt;
+  r.world_size = 4;
+  r.status = status;
+  r.step_reports = reports;
+  return r;
+}
+
+class JobAttempts : public JobAnalysis {
+ protected:
+  // Attempt 0 trains to step 100, then rank 2 is SIGKILLed and its peers fail after it.
+  void first_attempt_fails() {
+    for (int i = 0; i <= 10; ++i) {
+      report("node-a", {relaunched(0, 0, RankStatus::kTraining, 10 * i, 10 * i + 1),
+                        relaunched(1, 0, RankStatus::kTraining, 10 * i, 10 * i + 1)});
+      report("node-b", {relaunched(2, 0, RankStatus::kTraining, 10 * i, 10 * i + 1),
+                        relaunched(3, 0, RankStatus::kTraining, 10 * i, 10 * i + 1)});
+      clock_.advance(Millis(1'000));
+    }
+    RankReport victim = relaunched(2, 0, RankStatus::kTraining, 100, 101);
+    victim.alive = false;
+    victim.gone_age_ms = 0;
+    victim.exit = ProcessExit{-1, 9, false, false};
+    report("node-b", {victim, relaunched(3, 0, RankStatus::kTraining, 100, 101)});
+  }
+  void second_attempt_reports(RankStatus status, int64_t step = -1, uint64_t reports = 0) {
+    report("node-a", {relaunched(0, 1, status, step, reports), relaunched(1, 1, status, step, reports)});
+    report("node-b", {relaunched(2, 1, status, step, reports), relaunched(3, 1, status, step, reports)});
+  }
+};
+
+TEST_F(JobAttempts, ARestartIsANewAttemptThatKeepsTheJobDownUntilItSteps) {
+  first_attempt_fails();
+  JobVerdict failed = verdict();
+  ASSERT_TRUE(failed.down);
+  EXPECT_EQ(failed.findings.front().code, "rank_gone");
+
+  clock_.advance(Millis(3'000));
+  second_attempt_reports(RankStatus::kInitializing);
+  JobVerdict restarting = verdict();
+  ASSERT_TRUE(restarting.down) << restarting.cause;
+  EXPECT_EQ(restarting.findings.front().code, "restarting");
+  EXPECT_EQ(restarting.cause.rfind("attempt 2 (launcher restart 1) is starting: no step yet in ", 0), 0u)
+      << restarting.cause;
+  EXPECT_NE(restarting.cause.find("attempt 1 got to step 100"), std::string::npos) << restarting.cause;
+  ASSERT_EQ(job_.attempts().size(), 2u);
+  for (const auto& [rank, r] : job_.ranks()) EXPECT_EQ(r.last.attempt, 1) << "rank " << rank << " is history";
+
+  // A late report from the first attempt's agent changes nothing.
+  RankReport ghost = relaunched(2, 0, RankStatus::kTraining, 100, 101);
+  ghost.alive = false;
+  report("node-b", {ghost});
+  EXPECT_EQ(job_.ranks().at(2).last.attempt, 1);
+
+  clock_.advance(Millis(2'000));
+  second_attempt_reports(RankStatus::kTraining, 90, 1);  // resumed from the checkpoint at 90
+  JobVerdict trains = verdict();
+  EXPECT_FALSE(trains.down) << trains.cause;
+  EXPECT_EQ(job_.attempts().back().first_step, 90);
+}
+
+TEST_F(JobAttempts, ALaterAttemptStuckInStartUpIsDownAfterThreeTimesTheStartUpItHadBefore) {
+  spec_.thresholds.startup_timeout = Millis(30 * 60'000);
+  first_attempt_fails();  // attempt 1 was warm within 4 s of its first report
+  clock_.advance(Millis(1'000));
+  second_attempt_reports(RankStatus::kTraining, 90, 1);
+  for (int i = 0; i < 59; ++i) {
+    clock_.advance(Millis(1'000));
+    second_attempt_reports(RankStatus::kTraining, 90, 1);  // one step, then nothing
+  }
+  EXPECT_FALSE(verdict().down) << "within the floor of " << kLearnedStartupFloor.count() << " ms";
+  clock_.advance(Millis(2'000));
+  second_attempt_reports(RankStatus::kTraining, 90, 1);
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().code, "startup_stuck") << v.cause;
+  EXPECT_EQ(v.timeouts.startup, kLearnedStartupFloor);
+}
+
+TEST_F(JobAttempts, AChangeOfWorldSizeIsANewAttemptWithTheNewSize) {
+  first_attempt_fails();
+  clock_.advance(Millis(1'000));
+  RankReport a = relaunched(0, 0, RankStatus::kTraining, 90, 1);
+  RankReport b = relaunched(1, 0, RankStatus::kTraining, 90, 1);
+  a.world_size = b.world_size = 2;
+  a.pid = 7000;
+  b.pid = 7001;
+  report("node-a", {a, b});
+  ASSERT_EQ(job_.attempts().size(), 2u);
+  EXPECT_EQ(job_.attempts().back().world_size, 2);
+  EXPECT_EQ(job_.ranks().size(), 2u);
+  spec_.world_size = 2;
+  const JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << "the first attempt's dead rank is history: " << v.cause;
+}
+
+}  // namespace
+}  // namespace trainwatch::jobs
