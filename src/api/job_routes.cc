@@ -124,6 +124,26 @@ void get_series(const JobApiContext& ctx, const Request& request, const Responde
                                                      {"series", std::move(series)}})));
 }
 
+// The installation's interruption table: every job's interruptions by cause.
+void get_interruptions(const JobApiContext& ctx, const Request&, const Responder& respond) {
+  const auto totals = ctx.jobs.interruption_totals();
+  uint64_t count = 0;
+  double gpu_hours = 0;
+  for (const auto& [kind, t] : totals) {
+    count += t.count;
+    gpu_hours += t.gpu_hours_lost;
+  }
+  json::array causes;
+  for (const auto& [kind, t] : totals) {
+    causes.push_back(json::object{{"cause", jobs::to_string(kind)},
+                                  {"count", t.count},
+                                  {"share", count ? static_cast<double>(t.count) / static_cast<double>(count) : 0.0},
+                                  {"gpu_hours_lost", t.gpu_hours_lost}});
+  }
+  respond(Response::json(200, json_text(json::object{
+                                  {"count", count}, {"gpu_hours_lost", gpu_hours}, {"causes", std::move(causes)}})));
+}
+
 }  // namespace
 
 void add_job_routes(http::Router& router, const JobApiContext& ctx) {
@@ -142,6 +162,7 @@ void add_job_routes(http::Router& router, const JobApiContext& ctx) {
   router.add(get, "/api/v1/jobs", off_http(list_jobs));
   router.add(get, "/api/v1/jobs/{job}", off_http(get_job));
   router.add(get, "/api/v1/jobs/{job}/series", off_http(get_series));
+  router.add(get, "/api/v1/interruptions", off_http(get_interruptions));
 }
 
 std::string render_job_metrics(const jobs::JobRegistry& registry) {
@@ -182,6 +203,24 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
     for (const auto& f : s.verdict->findings) ++(f.severity == jobs::Severity::kDown ? down : warning);
     w.sample("trainwatch_job_findings", {{"job", s.state->name()}, {"severity", "down"}}, down);
     w.sample("trainwatch_job_findings", {{"job", s.state->name()}, {"severity", "warning"}}, warning);
+  }
+  w.family("trainwatch_job_interruptions_total", "counter",
+           "Times each job stopped training, by classified cause (the interruption ledger).");
+  w.family("trainwatch_job_goodput_ratio", "gauge",
+           "Share of each job's wall time whose training was kept (not lost to detection, restart or recomputation).");
+  for (const auto& s : snaps) {
+    for (const auto& [kind, t] : s.ledger->totals()) {
+      w.sample("trainwatch_job_interruptions_total",
+               {{"job", s.state->name()}, {"cause", std::string(jobs::to_string(kind))}},
+               static_cast<double>(t.count));
+    }
+    w.sample("trainwatch_job_goodput_ratio", {{"job", s.state->name()}}, s.ledger->goodput(*s.state, s.at).ratio);
+  }
+  w.family("trainwatch_interruption_gpu_hours_lost_total", "counter",
+           "GPU-hours lost to closed interruptions of every job, by cause (one GPU a rank).");
+  for (const auto& [kind, t] : registry.interruption_totals()) {
+    w.sample("trainwatch_interruption_gpu_hours_lost_total", {{"cause", std::string(jobs::to_string(kind))}},
+             t.gpu_hours_lost);
   }
   w.family("trainwatch_job_step_timeout_seconds", "gauge", "The step timeout in force (learned or fixed).");
   for (const auto& s : snaps) {

@@ -181,15 +181,43 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
 std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry, const JobCheckSpec& spec,
                                                                    MonoTime now, SystemTime wall) {
   std::shared_ptr<const JobVerdict> verdict;
+  std::shared_ptr<const InterruptionLedger> ledger;
   {
     std::shared_lock lock(entry.state_mu);
     verdict = std::make_shared<const JobVerdict>(analyze(entry.state, spec, now, wall));
+    // Ticks of one job run one at a time (the engine checks a monitor once at a time), so
+    // the entry's ledger has one writer; readers get a copy when it changed.
+    if (entry.ledger.observe(entry.state, *verdict, now, wall))
+      ledger = std::make_shared<const InterruptionLedger>(entry.ledger);
   }
-  // Ticks of one job run one at a time (the engine checks a monitor once at a time), so the
-  // last one published is the newest.
+  // The last one published is the newest, for the same reason.
   std::lock_guard lock(entry.verdict_mu);
   entry.verdict = verdict;
+  if (ledger) entry.published_ledger = std::move(ledger);
   return verdict;
+}
+
+std::shared_ptr<const InterruptionLedger> JobRegistry::published_ledger(const Entry& entry) {
+  static const auto kEmpty = std::make_shared<const InterruptionLedger>();
+  std::lock_guard lock(entry.verdict_mu);
+  return entry.published_ledger ? entry.published_ledger : kEmpty;
+}
+
+std::map<InterruptionKind, CauseTotals> JobRegistry::interruption_totals() const {
+  std::vector<std::shared_ptr<Entry>> entries;
+  {
+    std::lock_guard lock(mu_);
+    entries.reserve(jobs_.size());
+    for (const auto& [name, entry] : jobs_) entries.push_back(entry);
+  }
+  std::map<InterruptionKind, CauseTotals> out;
+  for (const auto& entry : entries) {
+    for (const auto& [kind, t] : published_ledger(*entry)->totals()) {
+      out[kind].count += t.count;
+      out[kind].gpu_hours_lost += t.gpu_hours_lost;
+    }
+  }
+  return out;
 }
 
 std::shared_ptr<const JobVerdict> JobRegistry::published_verdict(const Entry& entry) {
@@ -273,6 +301,7 @@ std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job, bool wi
     s.spec = entry->spec;
   }
   s.verdict = published_verdict(*entry);
+  s.ledger = published_ledger(*entry);
   std::shared_lock lock(entry->state_mu);
   const JobState& state = entry->state;
   s.rank_count = state.ranks().size();

@@ -39,6 +39,7 @@
 #include "core/clock.h"
 #include "core/model.h"
 #include "jobs/analysis.h"
+#include "jobs/interruption.h"
 #include "jobs/job_state.h"
 #include "jobs/rank_health.h"
 #include "jobs/report.h"
@@ -80,6 +81,7 @@ struct JobSnapshot {
   std::shared_ptr<const JobState> state;
   JobCheckSpec spec;
   std::shared_ptr<const JobVerdict> verdict;  // the last tick's, shared, never null
+  std::shared_ptr<const InterruptionLedger> ledger;  // as of that tick, never null
   size_t rank_count = 0;
   bool ranks_omitted = false;
   int64_t max_step = -1;
@@ -122,6 +124,8 @@ class JobRegistry {
                                                       const std::string& metric) const;
 
   IngestRefusals refusals() const;
+  // Every job's interruptions by cause, for the installation's table and /metrics.
+  std::map<InterruptionKind, CauseTotals> interruption_totals() const;
   uint64_t expired() const;
 
  private:
@@ -136,14 +140,17 @@ class JobRegistry {
     // Under verdict_mu:
     mutable std::mutex verdict_mu;
     std::shared_ptr<const JobVerdict> verdict;
-    // The engine's io thread only:
+    std::shared_ptr<const InterruptionLedger> published_ledger;
+    // The engine's io thread only (ticks of one job run one at a time):
     std::optional<CheckResult> last_result;
+    InterruptionLedger ledger;
   };
 
   // The tick's analysis, published for readers.
   std::shared_ptr<const JobVerdict> analyse_and_publish(Entry& entry, const JobCheckSpec& spec, MonoTime now,
                                                         SystemTime wall);
   static std::shared_ptr<const JobVerdict> published_verdict(const Entry& entry);
+  static std::shared_ptr<const InterruptionLedger> published_ledger(const Entry& entry);
   // Removes auto-created jobs idle past expire_after; call with mu_ held. Returns their names.
   std::vector<std::string> take_expired(MonoTime now);
   void released(const std::vector<std::string>& names, Millis expire_after);

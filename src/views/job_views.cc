@@ -187,6 +187,61 @@ json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s
   return out;
 }
 
+json::value millis_or_null(std::optional<Millis> v) { return v ? json::value(v->count()) : json::value(nullptr); }
+
+json::array attempts_json(const JobSnapshot& s) {
+  json::array out;
+  for (const auto& a : s.state->attempts()) {
+    out.push_back(json::object{
+        {"number", a.number},
+        {"launcher_attempt", a.launcher_attempt},
+        {"run_id", a.run_id.empty() ? json::value(nullptr) : json::value(a.run_id)},
+        {"world_size", a.world_size > 0 ? json::value(a.world_size) : json::value(nullptr)},
+        {"started", format_rfc3339(a.started_wall)},
+        {"first_step", a.first_step >= 0 ? json::value(a.first_step) : json::value(nullptr)},
+        {"first_step_at", a.first_step_at ? json::value(wall_of(s, *a.first_step_at)) : json::value(nullptr)},
+        {"max_step", a.max_step >= 0 ? json::value(a.max_step) : json::value(nullptr)}});
+  }
+  return out;
+}
+
+MonoTime attempt_started(const JobSnapshot& s, int number) {
+  for (const auto& a : s.state->attempts()) {
+    if (a.number == number) return a.started;
+  }
+  return s.state->first_report().value_or(s.at);
+}
+
+json::object interruption_json(const JobSnapshot& s, const jobs::Interruption& i) {
+  const MonoTime started = attempt_started(s, i.attempt);
+  const auto steps = i.steps_lost();
+  return json::object{
+      {"attempt", i.attempt},
+      {"cause", jobs::to_string(i.cause.kind)},
+      {"detail", i.cause.detail},
+      {"code", i.code},
+      {"message", i.message},
+      {"failed_at", format_rfc3339(i.failed_wall)},
+      {"detect_ms", i.to_detect().count()},
+      {"resumed_at", i.resumed_at ? json::value(wall_of(s, *i.resumed_at)) : json::value(nullptr)},
+      {"restart_ms", i.to_resume(s.at).count()},
+      {"restarted", i.restarted},
+      {"step", i.step >= 0 ? json::value(i.step) : json::value(nullptr)},
+      {"checkpoint_step", i.checkpoint_step >= 0 ? json::value(i.checkpoint_step) : json::value(nullptr)},
+      {"steps_lost", steps ? json::value(*steps) : json::value(nullptr)},
+      {"recomputed_ms", i.recomputed(started).count()},
+      {"gpu_hours_lost", i.gpu_hours_lost(s.at, started)}};
+}
+
+json::object goodput_json(const JobSnapshot& s) {
+  const jobs::Goodput g = s.ledger->goodput(*s.state, s.at);
+  return json::object{{"ratio", g.ratio},
+                      {"wall_ms", g.wall.count()},
+                      {"detecting_ms", g.detecting.count()},
+                      {"restarting_ms", g.restarting.count()},
+                      {"recomputing_ms", g.recomputing.count()}};
+}
+
 json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s) {
   json::object out = job_summary_json(engine, s);
   const auto& t = s.verdict->timeouts;
@@ -221,6 +276,11 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
   json::object counts;
   for (const auto& [h, n] : s.rank_summary.counts) counts[jobs::to_string(h)] = n;
   out["rank_health"] = std::move(counts);
+  out["attempts"] = attempts_json(s);
+  json::array interruptions;
+  for (const auto& i : s.ledger->entries()) interruptions.push_back(interruption_json(s, i));
+  out["interruptions"] = std::move(interruptions);
+  out["goodput"] = goodput_json(s);
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "fakes/manual_clock.h"
 #include "jobs/analysis.h"
+#include "jobs/interruption.h"
 #include "jobs/job_state.h"
 #include "jobs/rank_health.h"
 
@@ -727,6 +728,111 @@ TEST_F(JobAttempts, AChangeOfWorldSizeIsANewAttemptWithTheNewSize) {
   spec_.world_size = 2;
   const JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << "the first attempt's dead rank is history: " << v.cause;
+}
+
+
+// The ledger fed every second's verdict, as JobRegistry feeds it.
+class JobLedger : public JobAttempts {
+ protected:
+  void tick() { ledger_.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()); }
+  InterruptionLedger ledger_;
+};
+
+TEST_F(JobLedger, ASigkillAndATorchrunRestartIsOneInterruptionWithWhatItCost) {
+  first_attempt_fails();
+  clock_.advance(Millis(500));  // the verdict comes at the next tick
+  tick();
+  ASSERT_TRUE(ledger_.open());
+  clock_.advance(Millis(3'000));
+  second_attempt_reports(RankStatus::kInitializing);
+  tick();
+  clock_.advance(Millis(6'000));
+  tick();
+  second_attempt_reports(RankStatus::kTraining, 90, 1);
+  tick();
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  const Interruption& i = ledger_.entries().front();
+  EXPECT_FALSE(ledger_.open());
+  EXPECT_EQ(i.cause.kind, InterruptionKind::kSignal);
+  EXPECT_EQ(i.cause.detail, "SIGKILL");
+  EXPECT_EQ(i.attempt, 1);
+  EXPECT_TRUE(i.restarted);
+  EXPECT_EQ(i.step, 100);
+  EXPECT_EQ(i.steps_lost(), 10) << "resumed from step 90";
+  EXPECT_EQ(i.to_detect(), Millis(500));
+  EXPECT_EQ(i.to_resume(clock_.monotonic_time()), Millis(9'000));
+  // No checkpoint: everything since the attempt began (11 s) is redone, on 4 GPUs.
+  EXPECT_EQ(i.recomputed(job_.attempts().front().started), Millis(11'000));
+  EXPECT_NEAR(i.gpu_hours_lost(clock_.monotonic_time(), job_.attempts().front().started),
+              4 * (0.5 + 9 + 11) / 3600.0, 1e-9);
+  EXPECT_EQ(ledger_.totals().at(InterruptionKind::kSignal).count, 1u);
+  const Goodput g = ledger_.goodput(job_, clock_.monotonic_time());
+  EXPECT_EQ(g.wall, Millis(20'500));
+  EXPECT_NEAR(g.ratio, 1.0 - 20.5 / 20.5, 1e-9) << "every second so far was lost or redone";
+}
+
+TEST_F(JobLedger, AStallThatEndsInPlaceLosesNoStepsOnlyTime) {
+  spec_.thresholds.step_timeout_min = Millis(2'000);
+  const int64_t step = run_healthy();
+  tick();
+  clock_.advance(Millis(5'000));
+  auto stuck = [&](int rank) {
+    RankReport r = training(rank, step);
+    r.last_step_age_ms = 5'000;
+    return r;
+  };
+  report("node-a", {stuck(0), stuck(1)});
+  report("node-b", {stuck(2), stuck(3)});
+  tick();
+  ASSERT_TRUE(ledger_.open());
+  EXPECT_EQ(ledger_.entries().back().code, "job_stalled");
+  clock_.advance(Millis(1'000));
+  healthy(step + 10);
+  clock_.advance(Millis(1'000));
+  healthy(step + 20);
+  tick();
+  ASSERT_FALSE(ledger_.open());
+  const Interruption& i = ledger_.entries().back();
+  EXPECT_FALSE(i.restarted);
+  EXPECT_EQ(i.steps_lost(), 0);
+  EXPECT_EQ(i.recomputed(MonoTime{}), Millis(0));
+}
+
+TEST(Interruptions, AreClassifiedFromWhatTheHeadFindingAndItsRankSay) {
+  JobState job("j");
+  NodeReport n;
+  n.node = "a";
+  auto with = [&](const std::function<void(RankReport&)>& change) {
+    RankReport r = training(0, 5);
+    change(r);
+    n.ranks = {r};
+    job.ingest(n, MonoTime{}, SystemTime{});
+  };
+  auto kind_of = [&](const std::string& code) { return classify(Finding{code, Severity::kDown, {0}, "a", "", 0, MonoTime{}}, job); };
+  with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{-1, 15, false, false}; });
+  EXPECT_EQ(kind_of("rank_gone").kind, InterruptionKind::kPreempted);
+  with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{-1, 9, false, true}; });
+  EXPECT_EQ(kind_of("rank_gone").kind, InterruptionKind::kHostOom);
+  with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{2, 0, false, false}; });
+  EXPECT_EQ(kind_of("rank_gone").detail, "exit code 2");
+  with([](RankReport& r) { r.alive = false, r.exit.reset(); });
+  EXPECT_EQ(kind_of("rank_gone").kind, InterruptionKind::kVanished);
+  with([](RankReport& r) {
+    r.status = RankStatus::kFailed;
+    r.error = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\nmore";
+  });
+  EXPECT_EQ(kind_of("rank_failed").kind, InterruptionKind::kGpuOom);
+  EXPECT_EQ(kind_of("rank_failed").detail.find('\n'), std::string::npos);
+  with([](RankReport& r) { r.status = RankStatus::kFailed, r.error = "ValueError: bad shard"; });
+  EXPECT_EQ(kind_of("rank_failed").kind, InterruptionKind::kException);
+  with([](RankReport& r) { r.error = "OSError: [Errno 28] No space left on device"; });
+  EXPECT_EQ(kind_of("checkpoint_failed").kind, InterruptionKind::kDiskFull);
+  with([](RankReport& r) { r.error = "PermissionError: denied"; });
+  EXPECT_EQ(kind_of("checkpoint_failed").kind, InterruptionKind::kCheckpointFailed);
+  EXPECT_EQ(kind_of("node_silent").kind, InterruptionKind::kNodeLost);
+  EXPECT_EQ(kind_of("gpu_xid").kind, InterruptionKind::kGpuFault);
+  EXPECT_EQ(kind_of("loss_not_finite").kind, InterruptionKind::kNumbers);
+  EXPECT_EQ(kind_of("rank_stuck").kind, InterruptionKind::kHangElsewhere);
 }
 
 }  // namespace

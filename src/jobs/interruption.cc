@@ -1,0 +1,203 @@
+#include "jobs/interruption.h"
+
+#include <algorithm>
+#include <csignal>
+#include <utility>
+#include <vector>
+
+#include "core/process_exit.h"
+#include "jobs/rank_place.h"
+
+namespace trainwatch::jobs {
+namespace {
+
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+// The first line of an error, bounded: "RuntimeError: CUDA out of memory. Tried to ...".
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.size() > 200 ? line.substr(0, 200) + "…" : line;
+}
+
+InterruptionCause from_exit(const ProcessExit& e) {
+  if (e.signal == SIGKILL && e.oom_killed) return {InterruptionKind::kHostOom, "SIGKILL by the OOM killer"};
+  if (e.signal == SIGTERM) return {InterruptionKind::kPreempted, "SIGTERM"};
+  if (e.signal != 0) return {InterruptionKind::kSignal, signal_name(e.signal)};
+  return {InterruptionKind::kExitCode, "exit code " + std::to_string(e.code)};
+}
+
+InterruptionCause from_error(const std::string& error) {
+  const std::string line = first_line(error);
+  if (contains(error, "CUDA out of memory") || contains(error, "OutOfMemoryError") ||
+      contains(error, "CUDA error: out of memory")) {
+    return {InterruptionKind::kGpuOom, line};
+  }
+  if (contains(error, "No space left on device") || contains(error, "ENOSPC")) return {InterruptionKind::kDiskFull, line};
+  if (error.rfind("MemoryError", 0) == 0) return {InterruptionKind::kHostOom, line};
+  return {InterruptionKind::kException, line};
+}
+
+const RankReport* first_rank(const Finding& head, const JobState& job) {
+  if (head.ranks.empty()) return nullptr;
+  auto it = job.ranks().find(head.ranks.front());
+  return it == job.ranks().end() ? nullptr : &it->second.last;
+}
+
+// Whether the stalled ranks wait in a collective, by their stacks or system calls.
+bool stalled_in_collective(const Finding& head, const JobState& job) {
+  std::vector<std::pair<int, const RankReport*>> ranks;
+  for (int rank : head.ranks) {
+    if (auto it = job.ranks().find(rank); it != job.ranks().end()) ranks.emplace_back(rank, &it->second.last);
+  }
+  const Whereabouts w = whereabouts(ranks);
+  return std::any_of(w.groups.begin(), w.groups.end(),
+                     [](const PlaceGroup& g) { return g.place.kind == RankPlace::Kind::kCollective; });
+}
+
+}  // namespace
+
+std::string_view to_string(InterruptionKind k) {
+  switch (k) {
+    case InterruptionKind::kSignal: return "signal";
+    case InterruptionKind::kExitCode: return "exit_code";
+    case InterruptionKind::kVanished: return "vanished";
+    case InterruptionKind::kException: return "exception";
+    case InterruptionKind::kHostOom: return "host_oom";
+    case InterruptionKind::kGpuOom: return "gpu_oom";
+    case InterruptionKind::kPreempted: return "preempted";
+    case InterruptionKind::kNumbers: return "nan_overflow";
+    case InterruptionKind::kHangInCollective: return "hang_in_collective";
+    case InterruptionKind::kHangElsewhere: return "hang_elsewhere";
+    case InterruptionKind::kStopped: return "stopped";
+    case InterruptionKind::kCheckpointFailed: return "checkpoint_failed";
+    case InterruptionKind::kDiskFull: return "disk_full";
+    case InterruptionKind::kNodeLost: return "node_lost";
+    case InterruptionKind::kGpuFault: return "gpu_fault";
+    case InterruptionKind::kStartup: return "startup";
+    case InterruptionKind::kRestarted: return "restarted";
+    case InterruptionKind::kOther: return "other";
+  }
+  return "other";
+}
+
+InterruptionCause classify(const Finding& head, const JobState& job) {
+  const std::string& c = head.code;
+  const RankReport* rank = first_rank(head, job);
+  if (c == "rank_gone") {
+    if (rank && rank->exit) return from_exit(*rank->exit);
+    return {InterruptionKind::kVanished, "exit status unknown"};
+  }
+  if (c == "rank_failed") return from_error(rank ? rank->error : "");
+  if (c == "checkpoint_failed") {
+    InterruptionCause cause = from_error(rank ? rank->error : "");
+    if (cause.kind != InterruptionKind::kDiskFull) cause.kind = InterruptionKind::kCheckpointFailed;
+    return cause;
+  }
+  if (c == "checkpoint_too_long") return {InterruptionKind::kCheckpointFailed, "took too long"};
+  if (c == "loss_not_finite" || c == "overflow_streak" || c == "loss_scale_min") return {InterruptionKind::kNumbers, c};
+  if (c == "rank_stuck") return {InterruptionKind::kHangElsewhere, head.message};
+  if (c == "job_stalled" || c == "rank_hung") {
+    return {stalled_in_collective(head, job) ? InterruptionKind::kHangInCollective : InterruptionKind::kOther,
+            c == "job_stalled" ? "every rank stopped" : "one rank stopped"};
+  }
+  if (c == "rank_stopped" || c == "rank_blocked") return {InterruptionKind::kStopped, c};
+  if (c == "node_silent") return {InterruptionKind::kNodeLost, head.node};
+  if (c == "gpu_lost" || c == "gpu_ecc" || c == "gpu_xid") return {InterruptionKind::kGpuFault, c};
+  if (c == "startup_stuck" || c == "ranks_missing" || c == "no_reports") return {InterruptionKind::kStartup, c};
+  if (c == "restarting") return {InterruptionKind::kRestarted, "before trainwatch saw why"};
+  return {InterruptionKind::kOther, c};
+}
+
+Millis Interruption::to_detect() const {
+  return std::max(Millis{0}, std::chrono::duration_cast<Millis>(detected_at - failed_at));
+}
+
+Millis Interruption::to_resume(MonoTime now) const {
+  return std::max(Millis{0}, std::chrono::duration_cast<Millis>(resumed_at.value_or(now) - detected_at));
+}
+
+Millis Interruption::recomputed(MonoTime attempt_started) const {
+  if (!restarted) return Millis{0};
+  return std::max(Millis{0}, std::chrono::duration_cast<Millis>(failed_at - checkpoint_at.value_or(attempt_started)));
+}
+
+std::optional<int64_t> Interruption::steps_lost() const {
+  if (resumed_at && !restarted) return 0;
+  const int64_t back_to = restarted && resumed_from_step >= 0 ? resumed_from_step : checkpoint_step;
+  if (step < 0) return std::nullopt;
+  return std::max<int64_t>(0, step - std::max<int64_t>(back_to, 0));
+}
+
+double Interruption::gpu_hours_lost(MonoTime now, MonoTime attempt_started) const {
+  const Millis lost = to_detect() + to_resume(now) + recomputed(attempt_started);
+  return static_cast<double>(std::max(world_size, 1)) * static_cast<double>(lost.count()) / 3.6e6;
+}
+
+MonoTime InterruptionLedger::attempt_start(const JobState& job, int attempt) const {
+  for (const auto& a : job.attempts()) {
+    if (a.number == attempt) return a.started;
+  }
+  return job.first_report().value_or(MonoTime{});
+}
+
+void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime now) {
+  i.resumed_at = now;
+  const AttemptRecord* current = job.attempts().empty() ? nullptr : &job.attempts().back();
+  i.restarted = current && current->number != i.attempt;
+  if (i.restarted) i.resumed_from_step = current->first_step;
+  const MonoTime started = attempt_start(job, i.attempt);
+  CauseTotals& t = totals_[i.cause.kind];
+  t.gpu_hours_lost += i.gpu_hours_lost(now, started);
+  closed_.detecting += i.to_detect();
+  closed_.restarting += i.to_resume(now);
+  closed_.recomputing += i.recomputed(started);
+}
+
+bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
+  const bool trains = !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
+  if (open()) {
+    // Training again: the new attempt's first step, or the stall's end. A job that
+    // finished meanwhile resumed nothing; it stays open until it is seen training.
+    if (!trains || (v.phase == "starting" && job.attempts().back().number == entries_.back().attempt)) return false;
+    close(entries_.back(), job, now);
+    return true;
+  }
+  if (!v.down || v.undecided || v.findings.empty()) return false;
+  const Finding& head = v.findings.front();
+  Interruption i;
+  i.attempt = job.attempts().empty() ? 1 : job.attempts().back().number;
+  i.code = head.code;
+  i.cause = classify(head, job);
+  i.message = head.message;
+  i.failed_at = std::min(head.since, now);
+  i.detected_at = now;
+  i.failed_wall = wall - std::chrono::duration_cast<SystemTime::duration>(now - i.failed_at);
+  for (const auto& [rank, r] : job.ranks()) i.step = std::max(i.step, r.last.step);
+  i.checkpoint_step = job.last_ok_checkpoint_step();
+  i.checkpoint_at = job.last_ok_checkpoint_at();
+  i.world_size = job.attempts().empty() ? static_cast<int>(job.ranks().size()) : job.attempts().back().world_size;
+  if (i.world_size <= 0) i.world_size = static_cast<int>(job.ranks().size());
+  ++totals_[i.cause.kind].count;
+  ++count_;
+  entries_.push_back(std::move(i));
+  while (entries_.size() > kMaxInterruptions) entries_.pop_front();
+  return true;
+}
+
+Goodput InterruptionLedger::goodput(const JobState& job, MonoTime now) const {
+  Goodput g = closed_;
+  if (open()) {
+    const Interruption& i = entries_.back();
+    g.detecting += i.to_detect();
+    g.restarting += i.to_resume(now);
+  }
+  const auto first = job.first_report();
+  g.wall = first ? std::chrono::duration_cast<Millis>(now - *first) : Millis{0};
+  const Millis lost = g.detecting + g.restarting + g.recomputing;
+  g.ratio = g.wall.count() > 0
+                ? std::clamp(1.0 - static_cast<double>(lost.count()) / static_cast<double>(g.wall.count()), 0.0, 1.0)
+                : 1.0;
+  return g;
+}
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,117 @@
+// The interruption ledger: every time a job stopped training, why, and what it cost.
+//
+// An interruption opens when the job's verdict goes down with a decided culprit (the
+// finding at its head, classified below), and closes when the job trains again: in place
+// (a stall that ended) or as a new attempt after a restart (job_state.h). For each: time
+// to detect (failure to verdict), time to restart (verdict to training again), and, after
+// a restart, the work redone: the steps and time since the last good checkpoint. GPU-hours
+// count one GPU a rank (world size x time), the usual layout of data-parallel training.
+// Goodput is the share of the job's wall time whose training was kept.
+//
+// Pure: fed the job's state and each verdict by JobRegistry, on the manual clock in tests.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+#include "jobs/analysis.h"
+#include "jobs/job_state.h"
+
+namespace trainwatch::jobs {
+
+enum class InterruptionKind {
+  kSignal,            // killed by a signal (which: detail)
+  kExitCode,          // exited non-zero without a Python error
+  kVanished,          // gone, how unknown to the agent
+  kException,         // a Python exception (type and message: detail)
+  kHostOom,           // the kernel's OOM killer, or MemoryError
+  kGpuOom,            // CUDA out of memory
+  kPreempted,         // SIGTERM: the scheduler took the nodes back
+  kNumbers,           // loss NaN/inf, overflow streak, loss scale at its floor
+  kHangInCollective,  // every rank stopped, waiting together
+  kHangElsewhere,     // one rank stuck outside the collective the others wait in
+  kStopped,           // a process stopped (SIGSTOP, a debugger) or blocked in the kernel
+  kCheckpointFailed,
+  kDiskFull,
+  kNodeLost,
+  kGpuFault,  // XID, ECC, fell off the bus
+  kStartup,   // never started: ranks missing, start-up stuck
+  kRestarted, // the launcher restarted the ranks before the failure was seen
+  kOther,
+};
+std::string_view to_string(InterruptionKind k);
+
+struct InterruptionCause {
+  InterruptionKind kind = InterruptionKind::kOther;
+  std::string detail;  // "SIGKILL", "exit code 1", "RuntimeError: CUDA out of memory..."
+};
+
+// What the head finding of a down verdict says about why the job stopped.
+InterruptionCause classify(const Finding& head, const JobState& job);
+
+struct Interruption {
+  int attempt = 1;   // the attempt it interrupted (AttemptRecord::number)
+  std::string code;  // the head finding's code
+  InterruptionCause cause;
+  std::string message;  // the head finding's message
+  MonoTime failed_at{}, detected_at{};
+  SystemTime failed_wall{};
+  int64_t step = -1;             // the most advanced step when it failed
+  int64_t checkpoint_step = -1;  // the last good checkpoint then (-1: none)
+  std::optional<MonoTime> checkpoint_at;
+  int world_size = 0;
+  std::optional<MonoTime> resumed_at;  // trained again
+  bool restarted = false;              // as a new attempt
+  int64_t resumed_from_step = -1;
+
+  Millis to_detect() const;
+  // Verdict to training again; up to `now` while open.
+  Millis to_resume(MonoTime now) const;
+  // Training redone after a restart: failure back to the last good checkpoint (to the
+  // attempt's start without one); zero when it resumed in place.
+  Millis recomputed(MonoTime attempt_started) const;
+  std::optional<int64_t> steps_lost() const;
+  double gpu_hours_lost(MonoTime now, MonoTime attempt_started) const;
+};
+
+struct Goodput {
+  Millis wall{0};  // since the job's first report
+  Millis detecting{0}, restarting{0}, recomputing{0};
+  double ratio = 1;  // (wall - lost) / wall
+};
+
+struct CauseTotals {
+  uint64_t count = 0;
+  double gpu_hours_lost = 0;
+};
+
+inline constexpr size_t kMaxInterruptions = 256;  // per job; the oldest go first
+
+class InterruptionLedger {
+ public:
+  // Feeds one verdict; returns whether the ledger changed.
+  bool observe(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);
+
+  const std::deque<Interruption>& entries() const { return entries_; }  // newest last
+  bool open() const { return !entries_.empty() && !entries_.back().resumed_at; }
+  Goodput goodput(const JobState& job, MonoTime now) const;
+  // Every interruption since the job was first seen, kept or not, by kind.
+  const std::map<InterruptionKind, CauseTotals>& totals() const { return totals_; }
+  uint64_t count() const { return count_; }
+
+ private:
+  MonoTime attempt_start(const JobState& job, int attempt) const;
+  void close(Interruption& i, const JobState& job, MonoTime now);
+
+  std::deque<Interruption> entries_;
+  std::map<InterruptionKind, CauseTotals> totals_;
+  uint64_t count_ = 0;
+  Goodput closed_;  // the lost times of the interruptions already closed (wall and ratio unused)
+};
+
+}  // namespace trainwatch::jobs
