@@ -135,13 +135,15 @@ void get_interruptions(const JobApiContext& ctx, const Request&, const Responder
   }
   json::array causes;
   for (const auto& [kind, t] : totals) {
-    causes.push_back(json::object{{"cause", jobs::to_string(kind)},
-                                  {"count", t.count},
-                                  {"share", count ? static_cast<double>(t.count) / static_cast<double>(count) : 0.0},
-                                  {"gpu_hours_lost", t.gpu_hours_lost}});
+    causes.push_back(
+        json::object{{"cause", jobs::to_string(kind)},
+                     {"count", t.count},
+                     {"share", count ? static_cast<double>(t.count) / static_cast<double>(count) : 0.0},
+                     {"gpu_hours_lost", t.gpu_hours_lost}});
   }
-  respond(Response::json(200, json_text(json::object{
-                                  {"count", count}, {"gpu_hours_lost", gpu_hours}, {"causes", std::move(causes)}})));
+  respond(Response::json(
+      200, json_text(json::object{
+               {"count", count}, {"gpu_hours_lost", gpu_hours}, {"causes", std::move(causes)}})));
 }
 
 }  // namespace
@@ -206,15 +208,17 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
   }
   w.family("trainwatch_job_interruptions_total", "counter",
            "Times each job stopped training, by classified cause (the interruption ledger).");
-  w.family("trainwatch_job_goodput_ratio", "gauge",
-           "Share of each job's wall time whose training was kept (not lost to detection, restart or recomputation).");
+  w.family(
+      "trainwatch_job_goodput_ratio", "gauge",
+      "Share of each job's wall time whose training was kept (not lost to detection, restart or recomputation).");
   for (const auto& s : snaps) {
     for (const auto& [kind, t] : s.ledger->totals()) {
       w.sample("trainwatch_job_interruptions_total",
                {{"job", s.state->name()}, {"cause", std::string(jobs::to_string(kind))}},
                static_cast<double>(t.count));
     }
-    w.sample("trainwatch_job_goodput_ratio", {{"job", s.state->name()}}, s.ledger->goodput(*s.state, s.at).ratio);
+    w.sample("trainwatch_job_goodput_ratio", {{"job", s.state->name()}},
+             s.ledger->goodput(*s.state, s.at).ratio);
   }
   w.family("trainwatch_interruption_gpu_hours_lost_total", "counter",
            "GPU-hours lost to closed interruptions of every job, by cause (one GPU a rank).");

@@ -34,9 +34,14 @@ Command add_agent_options(CLI::App& sub) {
     double stall_after_s = 600, disk_free_gb = 10, host_memory_free_gb = 1, report_every_s = 5;
   };
   auto args = std::make_shared<Args>();
-  sub.add_option("--job", args->o.job, "Job name (TRAINWATCH_JOB of the ranks)")->required();
+  // The ranks' own variables: an agent started beside them in the same environment
+  // watches what they write without repeating it.
+  sub.add_option("--job", args->o.job, "Job name (default: TRAINWATCH_JOB, as the ranks read it)")
+      ->envname("TRAINWATCH_JOB")
+      ->required();
   sub.add_option("--listen", args->listen, "host:port to serve on");
-  sub.add_option("--dir", args->o.dir, "Slot directory (TRAINWATCH_DIR of the ranks)");
+  sub.add_option("--dir", args->o.dir, "Slot directory (default: TRAINWATCH_DIR, as the ranks read it)")
+      ->envname("TRAINWATCH_DIR");
   sub.add_option("--checkpoint-dir", args->checkpoint_dir, "Watch free space here");
   sub.add_option("--nvme-path", args->nvme_path, "Watch free space here (ZeRO-Infinity offload)");
   sub.add_option("--nvml-library", args->o.nvml_library,

@@ -9,8 +9,8 @@
 namespace trainwatch {
 
 struct ProcessExit {
-  int code = -1;     // exit code when it exited; -1 when a signal ended it
-  int signal = 0;    // the signal that ended it; 0 when it exited
+  int code = -1;   // exit code when it exited; -1 when a signal ended it
+  int signal = 0;  // the signal that ended it; 0 when it exited
   bool core_dumped = false;
   bool oom_killed = false;  // SIGKILL while the host's OOM-kill counter rose (agent's judgement)
 };

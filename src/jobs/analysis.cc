@@ -704,12 +704,16 @@ void restart_findings(const Context& c, std::vector<Finding>& out) {
   const AttemptRecord& now = attempts.back();
   const AttemptRecord& before = attempts[attempts.size() - 2];
   if (now.first_step_at || now.launcher_attempt <= before.launcher_attempt) return;
-  out.push_back({"restarting", Severity::kDown, {}, "",
+  out.push_back({"restarting",
+                 Severity::kDown,
+                 {},
+                 "",
                  "attempt " + std::to_string(now.number) + " (launcher restart " +
                      std::to_string(now.launcher_attempt) + ") is starting: no step yet in " +
                      ago(c.now, now.started) + "; attempt " + std::to_string(before.number) +
                      " got to step " + std::to_string(before.max_step),
-                 kOrderRestarting, now.started});
+                 kOrderRestarting,
+                 now.started});
 }
 
 // A restarted job has shown how long its start-up takes: a later attempt that takes far

@@ -11,7 +11,9 @@
 namespace trainwatch::jobs {
 namespace {
 
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
 
 // The first line of an error, bounded: "RuntimeError: CUDA out of memory. Tried to ...".
 std::string first_line(const std::string& text) {
@@ -32,7 +34,8 @@ InterruptionCause from_error(const std::string& error) {
       contains(error, "CUDA error: out of memory")) {
     return {InterruptionKind::kGpuOom, line};
   }
-  if (contains(error, "No space left on device") || contains(error, "ENOSPC")) return {InterruptionKind::kDiskFull, line};
+  if (contains(error, "No space left on device") || contains(error, "ENOSPC"))
+    return {InterruptionKind::kDiskFull, line};
   if (error.rfind("MemoryError", 0) == 0) return {InterruptionKind::kHostOom, line};
   return {InterruptionKind::kException, line};
 }
@@ -94,7 +97,8 @@ InterruptionCause classify(const Finding& head, const JobState& job) {
     return cause;
   }
   if (c == "checkpoint_too_long") return {InterruptionKind::kCheckpointFailed, "took too long"};
-  if (c == "loss_not_finite" || c == "overflow_streak" || c == "loss_scale_min") return {InterruptionKind::kNumbers, c};
+  if (c == "loss_not_finite" || c == "overflow_streak" || c == "loss_scale_min")
+    return {InterruptionKind::kNumbers, c};
   if (c == "rank_stuck") return {InterruptionKind::kHangElsewhere, head.message};
   if (c == "job_stalled" || c == "rank_hung") {
     return {stalled_in_collective(head, job) ? InterruptionKind::kHangInCollective : InterruptionKind::kOther,
@@ -103,7 +107,8 @@ InterruptionCause classify(const Finding& head, const JobState& job) {
   if (c == "rank_stopped" || c == "rank_blocked") return {InterruptionKind::kStopped, c};
   if (c == "node_silent") return {InterruptionKind::kNodeLost, head.node};
   if (c == "gpu_lost" || c == "gpu_ecc" || c == "gpu_xid") return {InterruptionKind::kGpuFault, c};
-  if (c == "startup_stuck" || c == "ranks_missing" || c == "no_reports") return {InterruptionKind::kStartup, c};
+  if (c == "startup_stuck" || c == "ranks_missing" || c == "no_reports")
+    return {InterruptionKind::kStartup, c};
   if (c == "restarting") return {InterruptionKind::kRestarted, "before trainwatch saw why"};
   return {InterruptionKind::kOther, c};
 }
@@ -118,14 +123,17 @@ Millis Interruption::to_resume(MonoTime now) const {
 
 Millis Interruption::recomputed(MonoTime attempt_started) const {
   if (!restarted) return Millis{0};
-  return std::max(Millis{0}, std::chrono::duration_cast<Millis>(failed_at - checkpoint_at.value_or(attempt_started)));
+  return std::max(Millis{0},
+                  std::chrono::duration_cast<Millis>(failed_at - checkpoint_at.value_or(attempt_started)));
 }
 
 std::optional<int64_t> Interruption::steps_lost() const {
   if (resumed_at && !restarted) return 0;
-  const int64_t back_to = restarted && resumed_from_step >= 0 ? resumed_from_step : checkpoint_step;
   if (step < 0) return std::nullopt;
-  return std::max<int64_t>(0, step - std::max<int64_t>(back_to, 0));
+  // Restarted: the new attempt makes again every step from its first to the one that
+  // failed. Not yet: at least those since the last good checkpoint will be.
+  if (restarted && resumed_from_step >= 0) return std::max<int64_t>(0, step - resumed_from_step + 1);
+  return std::max<int64_t>(0, step - std::max<int64_t>(checkpoint_step, 0));
 }
 
 double Interruption::gpu_hours_lost(MonoTime now, MonoTime attempt_started) const {
@@ -154,11 +162,13 @@ void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime no
 }
 
 bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
-  const bool trains = !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
+  const bool trains =
+      !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
   if (open()) {
     // Training again: the new attempt's first step, or the stall's end. A job that
     // finished meanwhile resumed nothing; it stays open until it is seen training.
-    if (!trains || (v.phase == "starting" && job.attempts().back().number == entries_.back().attempt)) return false;
+    if (!trains || (v.phase == "starting" && job.attempts().back().number == entries_.back().attempt))
+      return false;
     close(entries_.back(), job, now);
     return true;
   }
@@ -175,7 +185,8 @@ bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoT
   for (const auto& [rank, r] : job.ranks()) i.step = std::max(i.step, r.last.step);
   i.checkpoint_step = job.last_ok_checkpoint_step();
   i.checkpoint_at = job.last_ok_checkpoint_at();
-  i.world_size = job.attempts().empty() ? static_cast<int>(job.ranks().size()) : job.attempts().back().world_size;
+  i.world_size =
+      job.attempts().empty() ? static_cast<int>(job.ranks().size()) : job.attempts().back().world_size;
   if (i.world_size <= 0) i.world_size = static_cast<int>(job.ranks().size());
   ++totals_[i.cause.kind].count;
   ++count_;
@@ -195,7 +206,8 @@ Goodput InterruptionLedger::goodput(const JobState& job, MonoTime now) const {
   g.wall = first ? std::chrono::duration_cast<Millis>(now - *first) : Millis{0};
   const Millis lost = g.detecting + g.restarting + g.recomputing;
   g.ratio = g.wall.count() > 0
-                ? std::clamp(1.0 - static_cast<double>(lost.count()) / static_cast<double>(g.wall.count()), 0.0, 1.0)
+                ? std::clamp(1.0 - static_cast<double>(lost.count()) / static_cast<double>(g.wall.count()),
+                             0.0, 1.0)
                 : 1.0;
   return g;
 }

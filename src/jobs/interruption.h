@@ -39,9 +39,9 @@ enum class InterruptionKind {
   kCheckpointFailed,
   kDiskFull,
   kNodeLost,
-  kGpuFault,  // XID, ECC, fell off the bus
-  kStartup,   // never started: ranks missing, start-up stuck
-  kRestarted, // the launcher restarted the ranks before the failure was seen
+  kGpuFault,   // XID, ECC, fell off the bus
+  kStartup,    // never started: ranks missing, start-up stuck
+  kRestarted,  // the launcher restarted the ranks before the failure was seen
   kOther,
 };
 std::string_view to_string(InterruptionKind k);

@@ -80,7 +80,7 @@ struct JobSnapshot {
   // has more than kMaxDetailedRanks (ranks_omitted).
   std::shared_ptr<const JobState> state;
   JobCheckSpec spec;
-  std::shared_ptr<const JobVerdict> verdict;  // the last tick's, shared, never null
+  std::shared_ptr<const JobVerdict> verdict;         // the last tick's, shared, never null
   std::shared_ptr<const InterruptionLedger> ledger;  // as of that tick, never null
   size_t rank_count = 0;
   bool ranks_omitted = false;

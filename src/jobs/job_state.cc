@@ -71,7 +71,9 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
     a.max_step = std::max(a.max_step, r.step);
     if (r.step_reports > 0 && !a.first_step_at) {
       a.first_step_at = ranks_[r.rank].last_step_at.value_or(now);
-      a.first_step = r.step;
+      // The step it began from: one step a call since (seen at its first report or later).
+      a.first_step = std::clamp<int64_t>(r.step - static_cast<int64_t>(r.step_reports - 1), 0,
+                                         std::max<int64_t>(r.step, 0));
     }
     if (r.step_reports > static_cast<uint64_t>(kWarmupSteps) && !a.warm_at) a.warm_at = now;
   }
@@ -98,7 +100,8 @@ JobState::AttemptOf JobState::attempt_of(const RankReport& r) const {
     if (!r.alive) return AttemptOf::kOlder;
     // One of the current attempt's own live ranks with this size: the current one.
     auto it = ranks_.find(r.rank);
-    const bool same = it != ranks_.end() && it->second.last.pid == r.pid && it->second.last.world_size == r.world_size;
+    const bool same =
+        it != ranks_.end() && it->second.last.pid == r.pid && it->second.last.world_size == r.world_size;
     return same ? AttemptOf::kCurrent : AttemptOf::kNewer;
   }
   return AttemptOf::kCurrent;

@@ -74,12 +74,12 @@ struct AttemptRecord {
   MonoTime started{};  // its first report
   SystemTime started_wall{};
   std::optional<MonoTime> first_step_at;  // training again
-  int64_t first_step = -1;                // the step it started from (a resumed checkpoint)
+  int64_t first_step = -1;                // the first step it made (after a resumed checkpoint)
   std::optional<MonoTime> warm_at;        // a rank past the warm-up steps: start-up is over
   int64_t max_step = -1;
 };
 
-inline constexpr size_t kMaxAttempts = 64;  // attempts kept per job; the oldest go first
+inline constexpr size_t kMaxAttempts = 64;         // attempts kept per job; the oldest go first
 inline constexpr size_t kProgressWindow = 12;      // reports kept per rank for rates (1 min at 5 s)
 inline constexpr size_t kMaxSeriesPoints = 720;    // per series: an hour at 5 s; older points dropped
 inline constexpr size_t kMaxNodesPerJob = 4096;    // a report from one more node is refused (429)

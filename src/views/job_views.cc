@@ -187,7 +187,9 @@ json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s
   return out;
 }
 
-json::value millis_or_null(std::optional<Millis> v) { return v ? json::value(v->count()) : json::value(nullptr); }
+json::value millis_or_null(std::optional<Millis> v) {
+  return v ? json::value(v->count()) : json::value(nullptr);
+}
 
 json::array attempts_json(const JobSnapshot& s) {
   json::array out;

@@ -11,7 +11,9 @@ namespace {
 
 // Wait statuses as the kernel composes them (what waitpid and the process events carry).
 constexpr uint32_t exited(int code) { return static_cast<uint32_t>(code) << 8; }
-constexpr uint32_t killed(int signal, bool core = false) { return static_cast<uint32_t>(signal) | (core ? 0x80u : 0u); }
+constexpr uint32_t killed(int signal, bool core = false) {
+  return static_cast<uint32_t>(signal) | (core ? 0x80u : 0u);
+}
 
 TEST(ProcessExit, AnExitCodeIsReadAsSuchAndSaid) {
   const ProcessExit e = exit_from_wait_status(exited(1));

@@ -730,7 +730,6 @@ TEST_F(JobAttempts, AChangeOfWorldSizeIsANewAttemptWithTheNewSize) {
   EXPECT_FALSE(v.down) << "the first attempt's dead rank is history: " << v.cause;
 }
 
-
 // The ledger fed every second's verdict, as JobRegistry feeds it.
 class JobLedger : public JobAttempts {
  protected:
@@ -758,7 +757,7 @@ TEST_F(JobLedger, ASigkillAndATorchrunRestartIsOneInterruptionWithWhatItCost) {
   EXPECT_EQ(i.attempt, 1);
   EXPECT_TRUE(i.restarted);
   EXPECT_EQ(i.step, 100);
-  EXPECT_EQ(i.steps_lost(), 10) << "resumed from step 90";
+  EXPECT_EQ(i.steps_lost(), 11) << "steps 90 to 100 are made again";
   EXPECT_EQ(i.to_detect(), Millis(500));
   EXPECT_EQ(i.to_resume(clock_.monotonic_time()), Millis(9'000));
   // No checkpoint: everything since the attempt began (11 s) is redone, on 4 GPUs.
@@ -808,7 +807,9 @@ TEST(Interruptions, AreClassifiedFromWhatTheHeadFindingAndItsRankSay) {
     n.ranks = {r};
     job.ingest(n, MonoTime{}, SystemTime{});
   };
-  auto kind_of = [&](const std::string& code) { return classify(Finding{code, Severity::kDown, {0}, "a", "", 0, MonoTime{}}, job); };
+  auto kind_of = [&](const std::string& code) {
+    return classify(Finding{code, Severity::kDown, {0}, "a", "", 0, MonoTime{}}, job);
+  };
   with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{-1, 15, false, false}; });
   EXPECT_EQ(kind_of("rank_gone").kind, InterruptionKind::kPreempted);
   with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{-1, 9, false, true}; });
