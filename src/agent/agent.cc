@@ -52,6 +52,10 @@ struct Track {
   std::shared_ptr<const PyStack> stack;
   int64_t stack_ms = 0;
   std::string stack_note;
+  // The latest run of non-finite losses (slot_layout.h): its step_reports ordinal, which
+  // names the run, and when this agent first saw it.
+  uint64_t nonfinite_run = 0;
+  int64_t nonfinite_first_ms = 0;
 };
 
 // A rank is asked for its stack once per step, when that step is overdue: more than
@@ -265,6 +269,13 @@ class AgentImpl final : public Agent {
         t.rate = static_cast<double>(v.slot.step_reports - t.anchor_reports) / secs;
         t.anchor_reports = v.slot.step_reports;
         t.anchor_time = mono;
+      }
+      if (v.slot.has_nonfinite && v.slot.nonfinite_total > 0) {
+        if (t.nonfinite_first_ms == 0 || t.nonfinite_run != v.slot.nonfinite_first_report) {
+          t.nonfinite_run = v.slot.nonfinite_first_report;
+          t.nonfinite_first_ms = node.now_ms;  // first sight: the run began within the last sample
+        }
+        v.nonfinite_first_ms = t.nonfinite_first_ms;
       }
       v.last_step_ms = t.last_step_ms;
       v.steps_per_s = t.rate;
