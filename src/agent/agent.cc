@@ -58,6 +58,10 @@ struct Track {
   // How its process ended (exit_watch.h), and the host's OOM-kill count while it lived.
   std::optional<ProcessExit> exit;
   std::optional<uint64_t> oom_kills_alive;
+  // The latest run of non-finite losses (slot_layout.h): its step_reports ordinal, which
+  // names the run, and when this agent first saw it.
+  uint64_t nonfinite_run = 0;
+  int64_t nonfinite_first_ms = 0;
 };
 
 // A rank is asked for its stack once per step, when that step is overdue: more than
@@ -279,6 +283,13 @@ class AgentImpl final : public Agent {
         t.anchor_time = mono;
       }
       note_exit(v, t);
+      if (v.slot.has_nonfinite && v.slot.nonfinite_total > 0) {
+        if (t.nonfinite_first_ms == 0 || t.nonfinite_run != v.slot.nonfinite_first_report) {
+          t.nonfinite_run = v.slot.nonfinite_first_report;
+          t.nonfinite_first_ms = node.now_ms;  // first sight: the run began within the last sample
+        }
+        v.nonfinite_first_ms = t.nonfinite_first_ms;
+      }
       v.last_step_ms = t.last_step_ms;
       v.steps_per_s = t.rate;
       if (v.alive) v.wait = read_wait_point(v.slot.pid, options_.proc_root);

@@ -37,6 +37,18 @@ json::value time_or_null(int64_t ms) {
   return ms > 0 ? json::value(static_cast<double>(ms) / 1000.0) : json::value(nullptr);
 }
 
+// "rank 0 has reported non-finite losses since step 120: 11 so far, nan at step 130": the
+// run's first step, which the library keeps, names where it went wrong. A library too old
+// to keep it gives the latest step only.
+std::string nonfinite_message(const reporter::SlotSnapshot& s) {
+  const std::string now = fmt("%f", s.loss) + " at step " + std::to_string(s.step);
+  if (!s.has_nonfinite || s.nonfinite_total == 0 || s.nonfinite_first_step < 0)
+    return "rank " + std::to_string(s.rank) + " reported loss " + now;
+  return "rank " + std::to_string(s.rank) + " has reported non-finite losses since step " +
+         std::to_string(s.nonfinite_first_step) + ": " + std::to_string(s.nonfinite_total) + " so far, " +
+         now;
+}
+
 RankFacts rank_facts(const RankView& r, int64_t now_ms) {
   RankFacts f;
   f.alive = r.alive;
@@ -116,10 +128,7 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
                          " (threshold " + fmt("%.0f s", static_cast<double>(t.stall_after.count()) / 1000) +
                          ")");
     }
-    if ((s.present & TW_FIELD_LOSS) && !std::isfinite(s.loss)) {
-      add("loss_not_finite", "rank " + std::to_string(s.rank) + " reported loss " + fmt("%f", s.loss) +
-                                 " at step " + std::to_string(s.step));
-    }
+    if ((s.present & TW_FIELD_LOSS) && !std::isfinite(s.loss)) add("loss_not_finite", nonfinite_message(s));
     if (s.overflow_consecutive >= t.overflow_streak) {
       add("overflow_streak",
           "rank " + std::to_string(s.rank) + " skipped " + std::to_string(s.overflow_consecutive) +
@@ -262,6 +271,11 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
         {"grad_norm", (s.present & TW_FIELD_GRAD_NORM) ? num_or_null(s.grad_norm) : json::value(nullptr)},
         {"overflow_steps", s.overflow_total},
         {"overflow_consecutive", s.overflow_consecutive},
+        {"nonfinite_total", s.has_nonfinite ? json::value(s.nonfinite_total) : json::value(nullptr)},
+        {"nonfinite_first_step", s.has_nonfinite && s.nonfinite_first_step >= 0
+                                     ? json::value(s.nonfinite_first_step)
+                                     : json::value(nullptr)},
+        {"nonfinite_first_time", time_or_null(r.nonfinite_first_ms)},
         {"samples", s.samples},
         {"tokens", s.tokens},
         {"last_checkpoint_step",

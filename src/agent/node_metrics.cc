@@ -30,6 +30,8 @@ std::string node_metrics(const NodeSnapshot& node, bool healthy) {
        [](const RankView& r) { return r.slot.loss_scale; }},
       {"trainwatch_rank_overflow_steps_total", "counter", "Steps skipped on fp16 overflow.",
        [](const RankView& r) { return static_cast<double>(r.slot.overflow_total); }},
+      {"trainwatch_rank_nonfinite_losses_total", "counter", "Steps that reported a NaN or infinite loss.",
+       [](const RankView& r) { return static_cast<double>(r.slot.nonfinite_total); }},
       {"trainwatch_rank_tokens_total", "counter", "Tokens processed.",
        [](const RankView& r) { return static_cast<double>(r.slot.tokens); }},
       {"trainwatch_rank_samples_total", "counter", "Samples processed.",

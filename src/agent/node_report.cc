@@ -73,6 +73,14 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
     if (!s.run_id.empty()) out["run_id"] = s.run_id;
     if (s.node_rank >= 0) out["node_rank"] = s.node_rank;
   }
+  // Optional in schema 1: absent when the rank's library predates the non-finite count.
+  if (s.has_nonfinite) {
+    out["nonfinite_total"] = s.nonfinite_total;
+    if (s.nonfinite_total > 0 && s.nonfinite_first_step >= 0) {
+      out["nonfinite_first_step"] = s.nonfinite_first_step;
+      out["nonfinite_first_age_ms"] = age(now_ms, r.nonfinite_first_ms);
+    }
+  }
   if (!r.wait.syscall.empty()) out["syscall"] = r.wait.syscall;
   if (!r.wait.wchan.empty()) out["wchan"] = r.wait.wchan;
   if (r.stack) {

@@ -23,6 +23,10 @@ struct RankView {
   bool alive = false;
   char state = '?';          // /proc/<pid>/stat state letter; '?' when gone
   int64_t last_step_ms = 0;  // wall time the agent first saw the current step (0: none yet)
+  // Wall time the agent first saw the rank's latest run of non-finite losses (0: none, or a
+  // library too old to keep them): the step path reads no clock, so, as for steps, the
+  // agent's first sight (within one sample) is the run's time.
+  int64_t nonfinite_first_ms = 0;
   double steps_per_s = 0;
   uint64_t cpu_ticks = 0;  // the process's user + system CPU time, clock ticks
   WaitPoint wait;          // where its main thread waits (empty when not readable)

@@ -8,19 +8,6 @@
 #include "agent/http_post.h"
 
 namespace trainwatch::agent {
-namespace {
-
-// What, when it changes, is worth telling the server before the next scheduled report.
-std::string fingerprint(const NodeSnapshot& node) {
-  std::string f;
-  for (const auto& r : node.ranks) {
-    f += std::to_string(r.slot.rank) + ':' + std::to_string(r.slot.status) + (r.alive ? 'a' : 'g') + r.state +
-         (r.slot.error.empty() ? '-' : 'e') + ';';
-  }
-  return f;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, const Clock& clock) {
   const std::string& url = options.server_url;
@@ -38,7 +25,7 @@ Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, c
 }
 
 ReportPusher::ReportPusher(PushOptions options, const Clock& clock)
-    : options_(std::move(options)), clock_(clock) {}
+    : options_(std::move(options)), clock_(clock), plan_(options_.report_every, clock.monotonic_time()) {}
 
 ReportPusher::~ReportPusher() { finish(); }
 
@@ -60,13 +47,8 @@ void ReportPusher::offer(const NodeSnapshot& node) {
                         [&](const RankView& r) { return r.slot.owner == kv.first; });
   });
   std::erase_if(last_steps_, [&](const auto& kv) { return tracks_.count(kv.first) == 0; });
-  std::string f = fingerprint(node);
-  if (f != fingerprint_) {
-    if (!fingerprint_.empty()) urgent_ = true;
-    fingerprint_ = std::move(f);
-  }
   latest_ = node;
-  if (urgent_) cv_.notify_all();
+  if (plan_.note(node)) cv_.notify_all();
 }
 
 void ReportPusher::finish() {
@@ -90,23 +72,17 @@ uint64_t ReportPusher::failed() const {
 }
 
 void ReportPusher::run() {
-  MonoTime next_due = clock_.monotonic_time();
-  MonoTime last_push{};
   std::unique_lock lock(mu_);
   while (true) {
-    // Sleep until the report is due, or a change is urgent and kMinPushGap has passed.
+    // Sleep until the report is due (push_plan.h); offer() wakes us when news brings it forward.
     while (!finishing_) {
       const MonoTime now = clock_.monotonic_time();
-      MonoTime wake = next_due;
-      if (urgent_) wake = std::min(wake, last_push + kMinPushGap);
+      const MonoTime wake = plan_.due();
       if (now >= wake) break;
       cv_.wait_for(lock, wake - now);
     }
     const bool final = finishing_;
-    const MonoTime now = clock_.monotonic_time();
-    urgent_ = false;
-    next_due = now + options_.report_every;
-    last_push = now;
+    plan_.sent(clock_.monotonic_time());
     if (!latest_) {
       if (final) break;
       continue;

@@ -1,7 +1,7 @@
 // ReportPusher: sends the node report to POST {server}/api/v1/jobs/{job}/report every
-// report_every, at once (at most every kMinPushGap) when a rank changes status, liveness
-// or process state, and one last time (final: true) when the agent stops. The push is
-// also the node's heartbeat.
+// report_every, sooner when a rank changes status, liveness or process state or reports
+// a new non-finite loss (push_plan.h: when, and how often at most), and one last time
+// (final: true) when the agent stops. The push is also the node's heartbeat.
 //
 // Threads: offer() is called by the agent's sampler; one pusher thread renders and POSTs
 // (agent/http_post.h, with a timeout), so a slow or absent server never delays a sample or
@@ -20,6 +20,7 @@
 
 #include "agent/node_report.h"
 #include "agent/node_snapshot.h"
+#include "agent/push_plan.h"
 #include "core/clock.h"
 #include "core/result.h"
 
@@ -32,8 +33,6 @@ struct PushOptions {
   Millis report_every{5'000};
   Millis timeout{3'000};  // per POST
 };
-
-inline constexpr Millis kMinPushGap{200};
 
 class ReportPusher {
  public:
@@ -66,8 +65,7 @@ class ReportPusher {
   std::optional<NodeSnapshot> latest_;
   std::map<uint64_t, RankTrack> tracks_;                         // by slot owner
   std::map<uint64_t, std::pair<uint64_t, int64_t>> last_steps_;  // owner -> (step_reports, wall ms seen)
-  std::string fingerprint_;  // statuses, liveness, states: a change pushes at once
-  bool urgent_ = false;
+  PushPlan plan_;
   bool finishing_ = false;
   uint64_t seq_ = 0, sent_ = 0, failed_ = 0;
   bool last_failed_ = false;

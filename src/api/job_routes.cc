@@ -241,23 +241,29 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
   }
   struct RankFamily {
     const char* name;
+    const char* type;
     const char* help;
     double (*get)(const JobSnapshot&, int, const jobs::RankRecord&);
   };
   static const RankFamily kFamilies[] = {
-      {"trainwatch_job_rank_step", "Last reported step, by rank.",
+      {"trainwatch_job_rank_step", "gauge", "Last reported step, by rank.",
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return static_cast<double>(r.last.step); }},
-      {"trainwatch_job_rank_lag_steps", "Steps behind the most advanced rank.",
+      {"trainwatch_job_rank_lag_steps", "gauge", "Steps behind the most advanced rank.",
        [](const JobSnapshot& s, int rank, const jobs::RankRecord&) {
          return s.verdict->lag.count(rank) ? static_cast<double>(s.verdict->lag.at(rank)) : 0.0;
        }},
-      {"trainwatch_job_rank_alive", "1 while the rank's process exists.",
+      {"trainwatch_job_rank_alive", "gauge", "1 while the rank's process exists.",
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return r.last.alive ? 1.0 : 0.0; }},
-      {"trainwatch_job_rank_last_step_age_seconds",
+      {"trainwatch_job_rank_last_step_age_seconds", "gauge",
        "Seconds since the rank's last step, on the server's clock.",
        [](const JobSnapshot& s, int, const jobs::RankRecord& r) {
          return r.last_step_at ? static_cast<double>(views::snapshot_age_ms(s, *r.last_step_at)) / 1000.0
                                : -1.0;
+       }},
+      // Counted by the rank's library since its process started (0 when too old to count).
+      {"trainwatch_job_rank_nonfinite_losses_total", "counter", "Steps that reported a NaN or infinite loss.",
+       [](const JobSnapshot&, int, const jobs::RankRecord& r) {
+         return static_cast<double>(r.last.nonfinite_total.value_or(0));
        }},
   };
   // Per rank only for jobs of at most kMaxDetailedRanks ranks (their snapshot carries the
@@ -273,7 +279,7 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
     detailed.push_back(std::move(*full));
   }
   for (const auto& fam : kFamilies) {
-    w.family(fam.name, "gauge", fam.help);
+    w.family(fam.name, fam.type, fam.help);
     for (const JobSnapshot& s : detailed) {
       for (const auto& [rank, r] : s.state->ranks()) {
         std::string rank_text = std::to_string(rank);

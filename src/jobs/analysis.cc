@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <unordered_set>
 
 #include "core/duration.h"
@@ -114,7 +115,42 @@ bool running(const Context& c, const RankRecord& r) {
   return r.last.alive && !done(r.last) && !c.node_silent(r.node);
 }
 
+using RankRef = std::pair<int, const RankRecord*>;
+
+// One finding for all the ranks whose loss is NaN or infinite now, naming the rank whose
+// run of them began first: the earliest first step, then the earliest time that step was
+// seen, then the lowest rank. In data-parallel training a NaN spreads to every rank through
+// the next all-reduce, so the rank that went bad first is the cause and the others
+// followed; when each node's report arrived says nothing about that, so it never decides.
+// Example: rank 2 reports NaN from step 120, ranks 0-1 and 3 from step 121 ->
+//   "rank 2 (node-b, pid 7) has reported non-finite losses since step 120 (12:03:11 UTC):
+//    14 so far, NaN at step 133; ranks 0-1,3 followed from step 121"
+Finding nonfinite_finding(const Context& c, std::vector<RankRef> bad) {
+  auto first_step = [](const RankRecord& r) { return r.nonfinite_first_step.value_or(r.last.step); };
+  auto first_at = [](const RankRecord& r) { return r.nonfinite_first_at.value_or(r.seen); };
+  std::sort(bad.begin(), bad.end(), [&](const RankRef& a, const RankRef& b) {
+    return std::tuple(first_step(*a.second), first_at(*a.second), a.first) <
+           std::tuple(first_step(*b.second), first_at(*b.second), b.first);
+  });
+  const auto& [rank, r] = bad.front();
+  std::string message = Context::who(rank, *r) + " has reported non-finite losses since step " +
+                        std::to_string(first_step(*r)) + " (" + clock_time(c.wall(first_at(*r))) + "): ";
+  if (r->last.nonfinite_total) message += std::to_string(*r->last.nonfinite_total) + " so far, ";
+  message += number_text(*r->last.loss) + Context::at_step(*r);
+  if (bad.size() > 1) {
+    std::vector<int> others;
+    int64_t from = INT64_MAX;
+    for (size_t i = 1; i < bad.size(); ++i) {
+      others.push_back(bad[i].first);
+      from = std::min(from, first_step(*bad[i].second));
+    }
+    message += "; " + ranks_phrase(others) + " followed from step " + std::to_string(from);
+  }
+  return {"loss_not_finite", Severity::kDown, {rank}, r->node, message, kOrderNumbers, first_at(*r)};
+}
+
 void rank_findings(const Context& c, std::vector<Finding>& out) {
+  std::vector<RankRef> nonfinite;
   for (const auto& [rank, r] : c.job.ranks()) {
     if (c.node_silent(r.node)) continue;  // node_silent speaks for it
     const RankReport& l = r.last;
@@ -168,15 +204,7 @@ void rank_findings(const Context& c, std::vector<Finding>& out) {
       }
       case RankRuling::kRunning: break;
     }
-    if (l.loss && !std::isfinite(*l.loss)) {
-      out.push_back({"loss_not_finite",
-                     Severity::kDown,
-                     {rank},
-                     r.node,
-                     c.who(rank, r) + " reported loss " + number_text(*l.loss) + c.at_step(r),
-                     kOrderNumbers,
-                     r.seen});
-    }
+    if (l.loss && !std::isfinite(*l.loss)) nonfinite.emplace_back(rank, &r);
     if (l.overflow_consecutive >= static_cast<uint64_t>(c.t.overflow_streak)) {
       out.push_back({"overflow_streak",
                      Severity::kDown,
@@ -208,6 +236,7 @@ void rank_findings(const Context& c, std::vector<Finding>& out) {
                      r.seen});
     }
   }
+  if (!nonfinite.empty()) out.push_back(nonfinite_finding(c, std::move(nonfinite)));
 }
 
 void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeout,
@@ -799,9 +828,9 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
   v.down = !f.empty() && f.front().severity == Severity::kDown;
   if (v.down) {
     const Finding& head = f.front();
-    if (head.code == "rank_failed") {
-      // Only reported errors so far: a node that has not reported since the first of them
-      // may hold the rank that really failed first.
+    if (head.code == "rank_failed" || head.code == "loss_not_finite") {
+      // Only reported errors (or non-finite losses) so far: a node that has not reported
+      // since the first of them may hold the rank that really failed (or went bad) first.
       for (const auto& [name, n] : job.nodes()) {
         bool had_running = false;
         for (int rank : n.ranks) {

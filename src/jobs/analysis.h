@@ -9,9 +9,12 @@
 // blocked process, a stall, bad numbers and checkpoints, and only then come ranks that
 // failed with an error of their own. Within a kind, the earliest is first.
 //
-// While the only failures are reported errors and some node whose ranks were running has
-// not reported since the first of them, the verdict is `undecided`: the culprit may be on
-// that node, and its report (or its silence, after node_silent_after) decides.
+// While the first finding is a reported error (then the only kind of failure) or a
+// non-finite loss, and some node whose ranks were running has not reported since it
+// began, the verdict is `undecided`: the culprit may be on that node, and its report (or
+// its silence, after node_silent_after) decides. A non-finite loss is timed by the first
+// step of its run, not by the report's arrival, so the rank that went bad first is named
+// whichever node spoke first, and stays named as the others report.
 //
 // A silent node is down (node_silent) unless the ranks of the other nodes went on stepping
 // after its last report: in a synchronous job they cannot step without its ranks, so only

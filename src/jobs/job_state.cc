@@ -15,6 +15,27 @@ MonoTime minus(MonoTime t, int64_t ms) { return t - Millis(std::max<int64_t>(ms,
 
 double seconds(MonoTime::duration d) { return std::chrono::duration<double>(d).count(); }
 
+bool nonfinite(const std::optional<double>& loss) { return loss && !std::isfinite(*loss); }
+
+// Keeps the first step and time of the rank's latest run of non-finite losses (see
+// RankRecord). `rec.last` is still the rank's previous report; last_step_at is this one's.
+void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
+  if (r.nonfinite_first_step) {
+    if (rec.nonfinite_first_step != r.nonfinite_first_step || !rec.nonfinite_first_at) {
+      rec.nonfinite_first_step = r.nonfinite_first_step;
+      rec.nonfinite_first_at =
+          r.nonfinite_first_age_ms ? minus(now, *r.nonfinite_first_age_ms) : rec.last_step_at.value_or(now);
+    }
+    return;
+  }
+  // The agent counts and has seen none; or it cannot count, and the server watches the loss.
+  if (r.nonfinite_total || !nonfinite(r.loss)) return;
+  if (!rec.nonfinite_first_step || !nonfinite(rec.last.loss)) {
+    rec.nonfinite_first_step = r.step;
+    rec.nonfinite_first_at = rec.last_step_at.value_or(now);
+  }
+}
+
 // Appends a throughput sample, dropping the oldest past kThroughputHistory.
 void keep_bounded(std::deque<double>& history, double value) {
   history.push_back(value);
@@ -174,6 +195,7 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   }
   if (r.loss && std::isfinite(*r.loss) && r.step_reports != previous_reports)
     add_point("loss", key, wall_ms, *r.loss);
+  track_nonfinite(rec, r, now);
   rec.window.push_back(sample);
   while (rec.window.size() > kProgressWindow) rec.window.pop_front();
   rec.last = r;

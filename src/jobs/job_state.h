@@ -38,6 +38,13 @@ struct RankRecord {
   std::optional<MonoTime> error_at;      // when it recorded its last error
   std::optional<MonoTime> checkpoint_begin_at;
   std::deque<ProgressSample> window;  // newest last, at most kProgressWindow
+  // The rank's latest run of non-finite losses: its first step, and when that step was
+  // seen on the server's clock. Both are fixed when the run is first heard of, so later
+  // reports (whose ages shift with the network's delay) never reorder two ranks. From the
+  // node report's nonfinite_* fields; for an older agent or library, from its losses: the
+  // first report of a run gives its step and that step's time.
+  std::optional<int64_t> nonfinite_first_step;
+  std::optional<MonoTime> nonfinite_first_at;
 };
 
 struct NodeRecord {

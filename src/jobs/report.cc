@@ -266,6 +266,11 @@ void read_rank(const Fields& f, RankReport& r) {
   if (auto attempt = f.integer("attempt", false, 0, INT32_MAX)) r.attempt = static_cast<int>(*attempt);
   r.run_id = f.text("run_id");
   if (auto node_rank = f.integer("node_rank", false, 0, kMaxRank)) r.node_rank = static_cast<int>(*node_rank);
+  if (auto total = f.integer("nonfinite_total")) r.nonfinite_total = static_cast<uint64_t>(*total);
+  if (auto first = f.clamped("nonfinite_first_step", -1, kMaxStep); first && *first >= 0) {
+    r.nonfinite_first_step = first;
+    r.nonfinite_first_age_ms = f.age("nonfinite_first_age_ms");
+  }
   r.syscall = f.text("syscall");
   r.wchan = f.text("wchan");
   if (const json::object* st = f.object("stack")) read_stack(f.child(*st, f.at("stack")), r.stack.emplace());

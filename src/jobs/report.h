@@ -28,9 +28,10 @@ inline constexpr size_t kMaxGpusPerReport = 64;
 inline constexpr size_t kMaxDisksPerReport = 16;
 inline constexpr size_t kMaxTextBytes = 1024;  // node names, errors, paths: longer is cut
 // Ages and durations (every *_age_ms, duration_ms, max_step_gap_ms) are clamped into
-// [0, kMaxAgeMs] and steps into [-1, kMaxStep] on parse, never refused: a year is older
-// than any training run, and with both bounds every sum and difference the server forms
-// from them (now - age, 5 x a gap, step lag) stays far inside int64 nanoseconds.
+// [0, kMaxAgeMs] and steps (every *step) into [-1, kMaxStep] on parse, never refused: a
+// year is older than any training run, and with both bounds every sum and difference the
+// server forms from them (now - age, 5 x a gap, step lag) stays far inside int64
+// nanoseconds.
 inline constexpr int64_t kMaxAgeMs = 366LL * 24 * 3'600'000;
 inline constexpr int64_t kMaxStep = int64_t{1} << 53;  // also exact as a double in /metrics
 
@@ -79,6 +80,12 @@ struct RankReport {
   std::optional<int> attempt;
   std::string run_id;
   std::optional<int> node_rank;
+  // Non-finite losses (optional in schema 1; absent from older agents and libraries): how
+  // many steps reported a NaN or infinite loss, and the first step of the latest run of
+  // them (the run goes on while `loss` is non-finite) with its age, as its agent saw it.
+  std::optional<uint64_t> nonfinite_total;
+  std::optional<int64_t> nonfinite_first_step;
+  std::optional<int64_t> nonfinite_first_age_ms;
   // Where its main thread waits (the agent's reading of /proc; "" when unknown), and its
   // Python stack when the agent asked for one because its step was overdue.
   std::string syscall, wchan;

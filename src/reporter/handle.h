@@ -19,6 +19,8 @@ struct tw_handle {
   uint64_t samples = 0;
   uint64_t tokens = 0;
   uint64_t oom_events = 0;
+  uint64_t nonfinite_total = 0;
+  bool in_nonfinite_run = false;  // the last loss reported was NaN or infinite
   uint32_t present = 0;
   uint32_t status = TW_STATUS_INITIALIZING;
   uint32_t status_before_checkpoint = TW_STATUS_TRAINING;

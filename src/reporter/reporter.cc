@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -95,6 +96,10 @@ void reset_slot(tw_handle* h, const rp::RankOptions& o, uint64_t me) {
   s->last_ok_checkpoint_step.store(-1, kRelaxed);
   s->last_ok_checkpoint_ms.store(0, kRelaxed);
   s->checkpoint_path.store("");
+  s->nonfinite_owner.store(me, kRelaxed);
+  s->nonfinite_total.store(0, kRelaxed);
+  s->nonfinite_first_step.store(-1, kRelaxed);
+  s->nonfinite_first_report.store(0, kRelaxed);
   s->error_ms.store(0, kRelaxed);
   s->error.store("");
   for (auto& g : s->gauges) {
@@ -136,6 +141,22 @@ tw_status gauge_impl(tw_handle* h, const char* name, double value);
 
 inline bool writable(const tw_handle* h) { return h != nullptr && h->slot != nullptr; }
 inline tw_status not_writable(const tw_handle* h) { return h ? TW_ERR_DISABLED : TW_ERR_INVALID_ARGUMENT; }
+
+// Counts a non-finite loss and marks the first step of each run of them (slot_layout.h).
+// Inside the step's write section, after step_reports moved on: stores only, no clock.
+void note_loss(tw_handle* h, int64_t step, double loss) {
+  if (std::isfinite(loss)) {
+    h->in_nonfinite_run = false;
+    return;
+  }
+  rp::Slot* s = h->slot;
+  s->nonfinite_total.store(++h->nonfinite_total, kRelaxed);
+  if (!h->in_nonfinite_run) {
+    h->in_nonfinite_run = true;
+    s->nonfinite_first_step.store(step, kRelaxed);
+    s->nonfinite_first_report.store(h->step_reports, kRelaxed);
+  }
+}
 
 void set_status_locked(tw_handle* h, uint32_t status) {
   h->status = status;
@@ -180,6 +201,7 @@ tw_status tw_step(tw_handle* h, int64_t step, double loss) {
   s->step.store(step, kRelaxed);
   s->loss_bits.store(rp::double_bits(loss), kRelaxed);
   s->step_reports.store(++h->step_reports, kRelaxed);
+  note_loss(h, step, loss);
   if (!(h->present & TW_FIELD_LOSS)) {
     h->present |= TW_FIELD_LOSS;
     s->present.store(h->present, kRelaxed);
@@ -195,7 +217,10 @@ tw_status tw_step_ex(tw_handle* h, const tw_step_info* info) {
   WriteSection w(h);
   s->step.store(info->step, kRelaxed);
   s->step_reports.store(++h->step_reports, kRelaxed);
-  if (f & TW_FIELD_LOSS) s->loss_bits.store(rp::double_bits(info->loss), kRelaxed);
+  if (f & TW_FIELD_LOSS) {
+    s->loss_bits.store(rp::double_bits(info->loss), kRelaxed);
+    note_loss(h, info->step, info->loss);
+  }
   if (f & TW_FIELD_LOSS_SCALE) s->loss_scale_bits.store(rp::double_bits(info->loss_scale), kRelaxed);
   if (f & TW_FIELD_GRAD_NORM) s->grad_norm_bits.store(rp::double_bits(info->grad_norm), kRelaxed);
   if (f & TW_FIELD_OVERFLOW) {

@@ -14,8 +14,10 @@
 // reader copies the fields between two loads of seq and retries when they differ or are odd.
 //   writer: seq=s+1 (relaxed); fence(release); fields (relaxed); seq=s+2 (release)
 //   reader: a=seq (acquire); fields (relaxed); fence(acquire); b=seq (relaxed); ok iff a==b, even
-// Any change here that moves a field bumps kLayoutVersion; fields added in unused bytes at
-// the end (the launch identity) keep it, with a rule for telling an older writer's slot apart.
+// Any change here that moves a field bumps kLayoutVersion; fields added in bytes that layout 1
+// leaves unused keep it, with a rule for telling an older writer's slot apart: the launch
+// identity (at the end of the slot, which it fills) and the non-finite loss record (in the
+// tail of checkpoint_path, see there).
 #pragma once
 
 #include <atomic>
@@ -113,7 +115,22 @@ struct Slot {
   std::atomic<uint64_t> checkpoint_bytes;
   std::atomic<int64_t> last_ok_checkpoint_step;  // -1: none yet
   std::atomic<int64_t> last_ok_checkpoint_ms;
-  AtomicText<16> checkpoint_path;
+  // Layout 1 gave the path 16 words; this build writes it into the first 12 (95 bytes, cut
+  // as before) and keeps the last 4 for the non-finite loss record below. An older agent
+  // reads the 16 words as text and stops at the path's NUL, so it sees the path alone.
+  AtomicText<12> checkpoint_path;
+
+  // Non-finite losses, counted by the step calls (a step whose reported loss is NaN or
+  // infinite). A run is a stretch of consecutive such steps; nonfinite_first_step is the
+  // first step of the latest run, kept after the loss recovers until the next run begins,
+  // so a single NaN leaves its count and step behind. No time is kept: the step path
+  // reads no clock (trainwatch.h), so the agent stamps the run when it first sees it, as
+  // it stamps steps. An older library writes its path across these words and never writes
+  // the record, so it counts only while nonfinite_owner equals owner (as for the identity).
+  std::atomic<uint64_t> nonfinite_owner;
+  std::atomic<uint64_t> nonfinite_total;
+  std::atomic<int64_t> nonfinite_first_step;     // -1: no non-finite loss yet
+  std::atomic<uint64_t> nonfinite_first_report;  // step_reports at that step: tells runs apart
 
   // Last error.
   std::atomic<int64_t> error_ms;
@@ -133,6 +150,8 @@ struct Slot {
   AtomicText<5> run_id;            // up to 39 bytes: a torchrun UUID fits whole
 };
 static_assert(sizeof(Slot) <= kSlotSize, "slot grew past its fixed size: bump the layout");
+// The path and the non-finite record share what layout 1 gave the path alone: no field moved.
+static_assert(sizeof(AtomicText<12>) + 4 * sizeof(uint64_t) == sizeof(AtomicText<16>));
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 inline uint64_t pack_owner(int32_t pid, uint64_t start_ticks) {

@@ -51,6 +51,10 @@ void copy_fields(const Slot& s, uint64_t owner, SlotSnapshot* o) {
   o->attempt = o->has_identity ? s.attempt.load(kRelaxed) : 0;
   o->node_rank = o->has_identity ? s.node_rank.load(kRelaxed) : -1;
   o->run_id = o->has_identity ? s.run_id.load() : std::string();
+  o->has_nonfinite = s.nonfinite_owner.load(kRelaxed) == owner;
+  o->nonfinite_total = o->has_nonfinite ? s.nonfinite_total.load(kRelaxed) : 0;
+  o->nonfinite_first_step = o->has_nonfinite ? s.nonfinite_first_step.load(kRelaxed) : -1;
+  o->nonfinite_first_report = o->has_nonfinite ? s.nonfinite_first_report.load(kRelaxed) : 0;
 }
 
 }  // namespace

@@ -45,6 +45,13 @@ struct SlotSnapshot {
   int32_t attempt = 0;
   int32_t node_rank = -1;
   std::string run_id;
+  // Non-finite losses, when the slot's writer keeps them (slot_layout.h: an older library's
+  // slot has none): how many steps reported one, and the first step of the latest run of
+  // them (-1: none yet) with its step_reports ordinal, which tells two runs apart.
+  bool has_nonfinite = false;
+  uint64_t nonfinite_total = 0;
+  int64_t nonfinite_first_step = -1;
+  uint64_t nonfinite_first_report = 0;
 };
 
 enum class ReadResult { kOk, kEmpty, kBusy };

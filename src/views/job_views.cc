@@ -100,6 +100,12 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
       {"loss", loss_json(l.loss)},
       {"loss_scale", loss_json(l.loss_scale)},
       {"overflow_consecutive", l.overflow_consecutive},
+      // A NaN that recovered still shows here: the count, and the latest run's first step.
+      {"nonfinite_total", l.nonfinite_total ? json::value(*l.nonfinite_total) : json::value(nullptr)},
+      {"nonfinite_first_step",
+       r.nonfinite_first_step ? json::value(*r.nonfinite_first_step) : json::value(nullptr)},
+      {"nonfinite_first",
+       r.nonfinite_first_at ? json::value(wall_of(s, *r.nonfinite_first_at)) : json::value(nullptr)},
       {"tokens", l.tokens},
       {"samples", l.samples},
       {"last_seen", wall_of(s, r.seen)},

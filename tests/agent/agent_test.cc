@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "core/rank_rule.h"
 #include "fakes/manual_clock.h"
@@ -143,6 +144,47 @@ TEST_F(AgentTest, StallAfterThresholdOnTheInjectedClock) {
   r.step(2, 1.0);
   agent_->sample_once();
   EXPECT_EQ(status(), 200) << "a new step clears the stall";
+}
+
+// A NaN names the step where the run of bad losses began, not the latest one; once the
+// loss recovers, /health is healthy again and the count stays in ranks[] and /metrics.
+TEST_F(AgentTest, NonFiniteLossNamesTheRunsFirstStepAndItsCountOutlivesTheRun) {
+  Reporter r(rank_options(tmp_.path(), 0, 1));
+  r.status(TW_STATUS_TRAINING);
+  r.step(1, 2.0);
+  start();
+  EXPECT_EQ(status(), 200);
+  clock_.advance(Millis{200});
+  r.step(2, std::numeric_limits<double>::quiet_NaN());
+  agent_->sample_once();
+  const double first_seen_s = static_cast<double>(to_unix_ms(clock_.system_time())) / 1000.0;
+  clock_.advance(Millis{200});
+  r.step(3, std::numeric_limits<double>::quiet_NaN());
+  r.step(4, std::numeric_limits<double>::infinity());
+  agent_->sample_once();
+  auto h = health();
+  EXPECT_EQ(status(), 503);
+  EXPECT_TRUE(has_reason(h, "loss_not_finite",
+                         "rank 0 has reported non-finite losses since step 2: 3 so far, inf at step 4"))
+      << json::serialize(h);
+  const auto& bad = h.at("ranks").as_array().at(0).as_object();
+  EXPECT_EQ(bad.at("nonfinite_total").as_int64(), 3);
+  EXPECT_EQ(bad.at("nonfinite_first_step").as_int64(), 2);
+  EXPECT_EQ(bad.at("nonfinite_first_time").as_double(), first_seen_s)
+      << "stamped when the agent first saw it";
+
+  clock_.advance(Millis{200});
+  r.step(5, 1.5);
+  agent_->sample_once();
+  h = health();
+  EXPECT_EQ(status(), 200) << json::serialize(h);
+  const auto& recovered = h.at("ranks").as_array().at(0).as_object();
+  EXPECT_EQ(recovered.at("nonfinite_total").as_int64(), 3);
+  EXPECT_EQ(recovered.at("nonfinite_first_step").as_int64(), 2);
+  EXPECT_NE(
+      agent_->current()->metrics.find("trainwatch_rank_nonfinite_losses_total{job=\"job\",rank=\"0\"} 3\n"),
+      std::string::npos)
+      << agent_->current()->metrics;
 }
 
 TEST_F(AgentTest, KilledRankIs503NamingItsRankAndPid) {

@@ -4,7 +4,8 @@ Behaviour is steered from outside through files in $CONTROL_DIR, so one running 
 through several failures: `slow-<rank>` makes that rank do 3x the compute of a step (a slow
 GPU's stand-in), `stuck-<rank>` makes it wait in fetch_next_shard (a data loader stuck on a
 file system) before its all_reduce for as long as the file exists, `nan-<rank>` makes it
-report a NaN loss, `checkpoint` makes rank 0 write a
+report a NaN loss (and write the step of the first one into `nan-<rank>.first`, for the
+test to compare with what the alert names), `checkpoint` makes rank 0 write a
 checkpoint that takes CHECKPOINT_STEPS steps' time. STEP_JITTER adds random sleep a step.
 """
 import os
@@ -38,6 +39,7 @@ def fetch_next_shard(flag):
 
 print("ready", flush=True)
 step = 0
+nan_before = False
 while True:
     step += 1
     reps = 3 if os.path.exists(os.path.join(control, f"slow-{rank}")) else 1
@@ -53,8 +55,15 @@ while True:
         dist.all_reduce(p.grad)
     opt.step()
     value = loss.item()
-    if os.path.exists(os.path.join(control, f"nan-{rank}")):
+    nan_now = os.path.exists(os.path.join(control, f"nan-{rank}"))
+    if nan_now:
         value = float("nan")
+        if not nan_before:  # the first bad step of this run: written whole, then renamed
+            first = os.path.join(control, f"nan-{rank}.first")
+            with open(first + ".tmp", "w") as f:
+                f.write(str(step))
+            os.replace(first + ".tmp", first)
+    nan_before = nan_now
     tw.step(step, loss=value, samples=16, tokens=16 * 32)
     if rank == 0 and os.path.exists(os.path.join(control, "checkpoint")):
         os.unlink(os.path.join(control, "checkpoint"))

@@ -9,6 +9,7 @@ one job (starting torch ranks costs tens of seconds here): straggler, NaN, SIGST
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
 import subprocess
@@ -101,13 +102,14 @@ def post(base, path, body, token=TOKEN, raw=None):
 
 
 class Cluster:
-    def __init__(self, tmp, server, in_process=False, env_extra=None, nodes=2, ranks_per_node=2, job="tiny"):
+    def __init__(self, tmp, server, in_process=False, env_extra=None, nodes=2, ranks_per_node=2, job="tiny",
+                 report_every=REPORT_EVERY):
         self.tmp, self.server, self.procs, self.agents = tmp, server, {}, []
         self.control = tmp / "control"
         self.control.mkdir(exist_ok=True)
         base_env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
         base_env.update(PYTHONPATH=str(BUILD / "python"), TRAINWATCH_JOB=job, TRAINWATCH_TOKEN=TOKEN,
-                        CONTROL_DIR=str(self.control), TRAINWATCH_REPORT_EVERY=str(REPORT_EVERY),
+                        CONTROL_DIR=str(self.control), TRAINWATCH_REPORT_EVERY=str(report_every),
                         MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
                         WORLD_SIZE=str(nodes * ranks_per_node))
         base_env.update(env_extra or {})
@@ -121,7 +123,7 @@ class Cluster:
                 log = open(tmp / f"agent-{node}.log", "wb")
                 self.agents.append(subprocess.Popen(
                     [BINARY, "agent", "--job", job, "--listen", "127.0.0.1:0", "--dir", str(slots),
-                     "--server", server.base, "--report-every", str(REPORT_EVERY)], env=env, stderr=log))
+                     "--server", server.base, "--report-every", str(report_every)], env=env, stderr=log))
             for local in range(ranks_per_node):
                 rank = n * ranks_per_node + local
                 log = open(tmp / f"rank-{rank}.log", "wb")
@@ -140,6 +142,11 @@ class Cluster:
 
     def remove(self, name):
         (self.control / name).unlink(missing_ok=True)
+
+    def first_nan_step(self, rank):
+        """The step at which the rank first reported NaN since its nan-<rank> file appeared."""
+        path = self.control / f"nan-{rank}.first"
+        return int(path.read_text()) if path.exists() else None
 
     def close(self):
         for p in list(self.procs.values()) + self.agents:
@@ -201,21 +208,74 @@ def test_straggler_is_a_warning_naming_the_slow_rank_and_never_down(cluster):
         cluster.remove("slow-3")
 
 
+NAN_CAUSE = re.compile(r"rank (\d+) \(([\w-]+), pid (\d+)\) has reported non-finite losses since step (\d+) "
+                       r"\(\d\d:\d\d:\d\d UTC\): (\d+) so far, NaN at step (\d+)")
+
+
+def rank_view(job, rank):
+    return next(r for r in job["ranks"] if r["rank"] == rank)
+
+
 def test_nan_loss_on_rank_0_is_down(cluster):
     wait_for(lambda: training_up(cluster), timeout=60, what="a healthy job")
+    cluster.remove("nan-0.first")
     cluster.touch("nan-0")
     started = time.monotonic()
     try:
+        first = wait_for(lambda: cluster.first_nan_step(0), timeout=10, what="rank 0's first NaN step")
         j = wait_for(lambda: (j := cluster.job()) and j["status"] == "down" and j, timeout=15, what="down on NaN")
         elapsed = time.monotonic() - started
-        assert j["incident"]["cause"].startswith("rank 0 (node-a, pid "), j["incident"]["cause"]
-        assert "reported loss NaN" in j["incident"]["cause"]
+        cause = j["incident"]["cause"]
+        # The alert names the step where the NaN began, not the step of the report that carried it.
+        m = NAN_CAUSE.match(cause)
+        assert m, cause
+        rank, node, pid, since, count, now = m.groups()
+        assert (rank, node, int(pid)) == ("0", "node-a", cluster.procs[0].pid), cause
+        assert int(since) == first, (cause, first)
+        assert int(count) >= 1 and int(now) >= first, cause
+        assert j["findings"][0]["code"] == "loss_not_finite" and j["findings"][0]["ranks"] == [0], j["findings"]
         [alert] = wait_for(lambda: cluster.hook.downs(), timeout=10, what="the DOWN webhook")
-        assert alert["monitor"]["name"] == "tiny" and alert["cause"] == j["incident"]["cause"], alert
-        print(f"NaN loss: down after {elapsed:.1f} s")
+        assert alert["monitor"]["name"] == "tiny" and alert["cause"] == cause, alert
+        # The count goes on rising in the job's view while the NaNs go on; the first step stays.
+        later = wait_for(lambda: (j := cluster.job()) and rank_view(j, 0)["nonfinite_total"] > int(count) and j,
+                         timeout=10, what="a rising count of non-finite losses")
+        assert rank_view(later, 0)["nonfinite_first_step"] == first, rank_view(later, 0)
+        print(f"NaN loss: down after {elapsed:.1f} s: {cause}")
     finally:
         cluster.remove("nan-0")
-    wait_for(lambda: training_up(cluster), timeout=30, what="recovery after the NaN stops")
+    j = wait_for(lambda: training_up(cluster), timeout=30, what="recovery after the NaN stops")
+    # Recovered, the rank still shows what happened; the others never had a NaN.
+    r0 = rank_view(j, 0)
+    assert r0["nonfinite_total"] >= 1 and r0["nonfinite_first_step"] == first and r0["loss"] != "NaN", r0
+    assert all(rank_view(j, r)["nonfinite_total"] == 0 for r in (1, 2, 3)), j["ranks"]
+    status, metrics, _ = cluster.server.get("/metrics")
+    line = re.search(r'^trainwatch_job_rank_nonfinite_losses_total\{job="tiny",rank="0",node="node-a"\} (\d+)$',
+                     metrics, re.M)
+    assert status == 200 and line and int(line.group(1)) >= r0["nonfinite_total"], metrics[-2000:]
+    cluster.remove("nan-0.first")
+
+
+def test_a_new_nan_is_reported_at_once_not_at_the_next_interval(start_server, tmp_path, monkeypatch):
+    """A node reporting every 30 s: the first NaN reaches the server in a moment, not at the
+    next scheduled report. One rank, the agent inside it."""
+    monkeypatch.setenv("TRAINWATCH_TOKEN", TOKEN)
+    server = start_server("jobs:\n  auto_create: true\n  token: ${TRAINWATCH_TOKEN}\n")
+    c = Cluster(tmp_path, server, in_process=True, nodes=1, ranks_per_node=1, job="prompt", report_every=30)
+    try:
+        # The agent reports at its start and again at once when the rank turns to training;
+        # the next scheduled report is then 30 s away.
+        wait_for(lambda: (j := c.job("prompt")) and j.get("ranks") and rank_view(j, 0)["status"] == "training",
+                 timeout=60, what="the rank to be training")
+        c.touch("nan-0")
+        touched = time.monotonic()
+        first = wait_for(lambda: c.first_nan_step(0), timeout=10, what="the first NaN step")
+        r0 = wait_for(lambda: (r := rank_view(c.job("prompt"), 0)) and r["nonfinite_total"] and r,
+                      timeout=5, what="the NaN in a report sent at once")
+        elapsed = time.monotonic() - touched
+        assert r0["nonfinite_first_step"] == first, (r0, first)
+        print(f"NaN reported {elapsed:.2f} s after it began (report interval 30 s)")
+    finally:
+        c.close()
 
 
 def test_sigstop_is_down_within_the_step_timeout_naming_the_rank_and_sigcont_recovers(cluster):

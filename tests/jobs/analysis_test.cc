@@ -315,15 +315,119 @@ TEST_F(JobAnalysis, ACheckpointIsNotAStallUntilItsOwnTimeout) {
 TEST_F(JobAnalysis, NonFiniteLossIsDown) {
   int64_t step = run_healthy();
   clock_.advance(Millis(1'000));
+  const std::string when = clock_time(clock_.system_time());
   RankReport r0 = training(0, step + 10);
   r0.loss = std::numeric_limits<double>::quiet_NaN();
+  r0.nonfinite_total = 1;
+  r0.nonfinite_first_step = step + 10;
+  r0.nonfinite_first_age_ms = 0;
   report("node-a", {r0, training(1, step + 10)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_EQ(v.findings.front().code, "loss_not_finite");
-  EXPECT_EQ(
-      v.cause.rfind("rank 0 (node-a, pid 100) reported loss NaN at step " + std::to_string(step + 10), 0),
-      0u);
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{0});
+  EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) has reported non-finite losses since step " +
+                         std::to_string(step + 10) + " (" + when + "): 1 so far, NaN at step " +
+                         std::to_string(step + 10));
+}
+
+// A rank whose run of non-finite losses began at first_step, which its agent saw age_ms
+// before this report; `total` of them so far.
+RankReport nan_since(RankReport r, int64_t first_step, int64_t age_ms, uint64_t total) {
+  r.loss = std::numeric_limits<double>::quiet_NaN();
+  r.nonfinite_total = total;
+  r.nonfinite_first_step = first_step;
+  r.nonfinite_first_age_ms = age_ms;
+  return r;
+}
+
+// A NaN spreads through the next all-reduce: rank 1 went bad at step 310, every other rank
+// a step later. node-b reports first, showing ranks 2-3 bad; the verdict waits for node-a,
+// which has not reported since, and from its report on names rank 1 and step 310 at every
+// instant, however the two nodes' reports interleave.
+TEST_F(JobAnalysis, TheRankWhoseLossWentBadFirstIsNamedAndStaysNamed) {
+  pace();
+  run_paced(Millis(31'000));
+  const int64_t bad_ms = paced_ms_;  // rank 1's step 310; the others' step 311 comes 100 ms later
+  const std::string when = clock_time(clock_.system_time());
+  rank_at_ = [&](int rank) {
+    RankReport r = stepping(rank);
+    const int64_t first_ms = rank == 1 ? bad_ms : bad_ms + 100;
+    return nan_since(r, first_ms / 100, paced_ms_ - first_ms,
+                     static_cast<uint64_t>(r.step - first_ms / 100 + 1));
+  };
+  int undecided = 0, named = 0;
+  run_paced(Millis(20'000), [&] {
+    if (paced_ms_ < 32'500) return;
+    JobVerdict v = verdict();
+    ASSERT_TRUE(v.down) << paced_ms_;
+    ASSERT_EQ(v.findings.front().code, "loss_not_finite") << v.cause;
+    if (paced_ms_ < 35'000) {
+      EXPECT_TRUE(v.undecided) << "node-a has not reported since the NaN began, at " << paced_ms_ << " ms";
+      ++undecided;
+      return;
+    }
+    EXPECT_FALSE(v.undecided) << paced_ms_;
+    EXPECT_EQ(v.findings.front().ranks, std::vector<int>{1});
+    const std::string head =
+        "rank 1 (node-a, pid 101) has reported non-finite losses since step 310 (" + when + "): ";
+    EXPECT_EQ(v.cause.rfind(head, 0), 0u) << "at " << paced_ms_ << " ms: " << v.cause;
+    EXPECT_NE(v.cause.find("; ranks 0,2-3 followed from step 311"), std::string::npos) << v.cause;
+    ++named;
+  });
+  EXPECT_EQ(undecided, 25);
+  EXPECT_EQ(named, 161);  // every 100 ms from node-a's report at 35 s to 51 s
+}
+
+// Two ranks whose runs began at the same step: the one seen first is named; seen at the
+// same instant too, the lower rank.
+TEST_F(JobAnalysis, ANonFiniteTieGoesToTheEarlierTimeThenTheLowerRank) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(1'000));
+  const int64_t first = step + 5;
+  report("node-a", {nan_since(training(0, step + 10), first, 300, 6), training(1, step + 10)});
+  report("node-b", {training(2, step + 10), nan_since(training(3, step + 10), first, 400, 6)});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{3}) << v.cause;
+  EXPECT_NE(v.cause.find("; rank 0 followed from step " + std::to_string(first)), std::string::npos)
+      << v.cause;
+
+  clock_.advance(Millis(1'000));
+  report("node-a", {nan_since(training(0, step + 20), first, 1'400, 16), training(1, step + 20)});
+  report("node-b", {training(2, step + 20), nan_since(training(3, step + 20), first, 1'400, 16)});
+  v = verdict();
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{3}) << "a run's time is fixed when first heard of";
+
+  clock_.advance(Millis(1'000));
+  report("node-a", {nan_since(training(0, step + 30), step + 30, 0, 1),
+                    nan_since(training(1, step + 30), step + 30, 0, 1)});
+  report("node-b", {training(2, step + 30), training(3, step + 30)});
+  v = verdict();
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{0}) << v.cause;
+}
+
+// One NaN, then good losses again: no alert remains, and the count and the step stay with
+// the rank for the API and /metrics.
+TEST_F(JobAnalysis, ASingleNanThatRecoversLeavesItsCountAndStep) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(1'000));
+  report("node-a", {nan_since(training(0, step + 10), step + 10, 0, 1), training(1, step + 10)});
+  EXPECT_TRUE(verdict().down);
+  clock_.advance(Millis(1'000));
+  RankReport recovered = training(0, step + 20);
+  recovered.loss = 2.5;
+  recovered.nonfinite_total = 1;
+  recovered.nonfinite_first_step = step + 10;
+  recovered.nonfinite_first_age_ms = 1'000;
+  report("node-a", {recovered, training(1, step + 20)});
+  report("node-b", {training(2, step + 20), training(3, step + 20)});
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  EXPECT_EQ(find(v, "loss_not_finite"), nullptr);
+  const RankRecord& r0 = job_.ranks().at(0);
+  EXPECT_EQ(r0.last.nonfinite_total, 1u);
+  EXPECT_EQ(r0.nonfinite_first_step, step + 10);
 }
 
 // Synchronous training: every rank steps at the slowest one's pace, so the step interval
@@ -481,12 +585,19 @@ TEST_F(JobAnalysis, ANanAlertNamesNoWaitingRanksWhileTheOthersTrainBetweenTheirR
   pace();
   run_paced(Millis(30'000));
   EXPECT_TRUE(verdict().findings.empty()) << verdict().cause;
-  int64_t nan_step = -1;
+  // An older agent: no count, no first step; the server names the step of the first report
+  // that showed the NaN, and keeps naming it.
+  int64_t first_nan_step = -1, nan_step = -1;
+  std::string when;
   rank_at_ = [&](int rank) {
     RankReport r = stepping(rank);
     if (rank == 0) {
       r.loss = std::numeric_limits<double>::quiet_NaN();
       nan_step = r.step;
+      if (first_nan_step < 0) {
+        first_nan_step = r.step;
+        when = clock_time(clock_.system_time());
+      }
     }
     return r;
   };
@@ -495,7 +606,9 @@ TEST_F(JobAnalysis, ANanAlertNamesNoWaitingRanksWhileTheOthersTrainBetweenTheirR
     if (nan_step < 0) return;
     JobVerdict v = verdict();
     ASSERT_TRUE(v.down) << paced_ms_;
-    EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) reported loss NaN at step " + std::to_string(nan_step))
+    EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) has reported non-finite losses since step " +
+                           std::to_string(first_nan_step) + " (" + when + "): NaN at step " +
+                           std::to_string(nan_step))
         << "at " << paced_ms_ << " ms";
     ++instants;
   });

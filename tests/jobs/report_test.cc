@@ -46,6 +46,38 @@ TEST(Report, ParsesEveryFieldAndNonFiniteLoss) {
   EXPECT_FALSE(r->rendezvous->listening);
 }
 
+TEST(Report, NonFiniteCountAndFirstStepAreOptionalAndBounded) {
+  auto r = parse_node_report(R"({"schema":1,"node":"a","ranks":[
+    {"rank":0,"status":"training","loss":"NaN","nonfinite_total":14,"nonfinite_first_step":120,
+     "nonfinite_first_age_ms":2300},
+    {"rank":1,"status":"training","nonfinite_total":0},
+    {"rank":2,"status":"training"},
+    {"rank":3,"status":"training","nonfinite_total":1,"nonfinite_first_step":1e300,
+     "nonfinite_first_age_ms":99999999999999},
+    {"rank":4,"status":"training","nonfinite_total":1,"nonfinite_first_step":-7}]})");
+  ASSERT_TRUE(r) << r.error().message;
+  const auto& ranks = r->ranks;
+  EXPECT_EQ(ranks[0].nonfinite_total, 14u);
+  EXPECT_EQ(ranks[0].nonfinite_first_step, 120);
+  EXPECT_EQ(ranks[0].nonfinite_first_age_ms, 2300);
+  EXPECT_EQ(ranks[1].nonfinite_total, 0u);
+  EXPECT_FALSE(ranks[1].nonfinite_first_step) << "none yet";
+  EXPECT_FALSE(ranks[2].nonfinite_total) << "an older agent or library: unknown, not 0";
+  EXPECT_EQ(ranks[3].nonfinite_first_step, kMaxStep) << "clamped like every step";
+  EXPECT_EQ(ranks[3].nonfinite_first_age_ms, kMaxAgeMs) << "clamped like every age";
+  EXPECT_FALSE(ranks[4].nonfinite_first_step) << "a step below 0 is no step";
+
+  auto bad = parse_node_report(
+      R"({"schema":1,"node":"a","ranks":[{"rank":0,"status":"training","nonfinite_total":-1}]})");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message,
+            "ranks[0].nonfinite_total: expected an integer from 0 to 9223372036854775807, found -1");
+  bad = parse_node_report(
+      R"({"schema":1,"node":"a","ranks":[{"rank":0,"status":"training","nonfinite_first_step":"120"}]})");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "ranks[0].nonfinite_first_step: expected an integer, found a string");
+}
+
 TEST(Report, ErrorsSayWhatIsWrongAndWhere) {
   struct Case {
     const char* body;

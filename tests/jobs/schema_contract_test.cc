@@ -111,5 +111,44 @@ TEST(SchemaContract, LaunchIdentityArrivesOnlyWhenTheSlotHasOne) {
   EXPECT_FALSE(parsed->ranks[1].node_rank);
 }
 
+// The non-finite count and the first step of the latest run cross over with the run's age;
+// a slot from an older library sends none of them, and one without a bad step no step.
+TEST(SchemaContract, NonFiniteLossesArriveWithTheRunsFirstStepAndAge) {
+  agent::NodeSnapshot node;
+  node.job = "llama";
+  node.now_ms = 1'700'000'010'000;
+  agent::RankView bad;
+  bad.slot.owner = 1;
+  bad.slot.rank = 0;
+  bad.slot.has_nonfinite = true;
+  bad.slot.nonfinite_total = 14;
+  bad.slot.nonfinite_first_step = 120;
+  bad.slot.nonfinite_first_report = 121;
+  bad.nonfinite_first_ms = node.now_ms - 2'300;
+  agent::RankView clean = bad;
+  clean.slot.owner = 2;
+  clean.slot.rank = 1;
+  clean.slot.nonfinite_total = 0;
+  clean.slot.nonfinite_first_step = -1;
+  clean.nonfinite_first_ms = 0;
+  agent::RankView old = clean;
+  old.slot.owner = 3;
+  old.slot.rank = 2;
+  old.slot.has_nonfinite = false;
+  node.ranks = {bad, clean, old};
+
+  auto parsed =
+      jobs::parse_node_report(agent::render_node_report(node, {}, {"node-2", 1, false, Millis(5'000), 1}));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->ranks.size(), 3u);
+  EXPECT_EQ(parsed->ranks[0].nonfinite_total, 14u);
+  EXPECT_EQ(parsed->ranks[0].nonfinite_first_step, 120);
+  EXPECT_EQ(parsed->ranks[0].nonfinite_first_age_ms, 2'300);
+  EXPECT_EQ(parsed->ranks[1].nonfinite_total, 0u);
+  EXPECT_FALSE(parsed->ranks[1].nonfinite_first_step);
+  EXPECT_FALSE(parsed->ranks[2].nonfinite_total);
+  EXPECT_FALSE(parsed->ranks[2].nonfinite_first_step);
+}
+
 }  // namespace
 }  // namespace trainwatch

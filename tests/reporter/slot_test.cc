@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include "reporter/process_info.h"
@@ -179,6 +180,103 @@ TEST(Slot, AnOlderWritersSlotHasNoIdentity) {
   EXPECT_EQ(s.attempt, 0);
   EXPECT_EQ(s.node_rank, -1);
   EXPECT_EQ(s.run_id, "");
+}
+
+// Non-finite losses: every one is counted, and the first step of the latest run of them
+// stays until the next run begins, so one NaN that recovers still shows.
+TEST(Slot, NonFiniteLossesAreCountedAndEachRunKeepsItsFirstStep) {
+  TempDir tmp;
+  Reporter r(options_for(tmp.path(), 0, 1));
+  ASSERT_TRUE(r.enabled()) << tw_last_error();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  r.step(1, 2.5);
+  SlotSnapshot s = read_back(tmp.path(), 0);
+  EXPECT_TRUE(s.has_nonfinite);
+  EXPECT_EQ(s.nonfinite_total, 0u);
+  EXPECT_EQ(s.nonfinite_first_step, -1) << "no bad step yet";
+
+  r.step(2, nan);
+  r.step(3, inf);
+  r.step(4, -inf);
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.nonfinite_total, 3u);
+  EXPECT_EQ(s.nonfinite_first_step, 2) << "the run's first bad step, not its latest";
+  EXPECT_EQ(s.nonfinite_first_report, 2u);
+
+  // A step that reports no loss neither counts nor ends the run.
+  tw_step_info info{};
+  info.struct_size = sizeof info;
+  info.fields = TW_FIELD_TOKENS;
+  info.step = 5;
+  info.tokens = 10;
+  ASSERT_EQ(r.step(info), TW_OK);
+  info.fields = TW_FIELD_LOSS;
+  info.step = 6;
+  info.loss = nan;
+  ASSERT_EQ(r.step(info), TW_OK);
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.nonfinite_total, 4u);
+  EXPECT_EQ(s.nonfinite_first_step, 2);
+
+  r.step(7, 1.5);  // recovered: the record stays
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.nonfinite_total, 4u);
+  EXPECT_EQ(s.nonfinite_first_step, 2);
+
+  r.step(7, nan);  // a new run, even at a step number seen before
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.nonfinite_total, 5u);
+  EXPECT_EQ(s.nonfinite_first_step, 7);
+  EXPECT_EQ(s.nonfinite_first_report, 8u) << "the ordinal tells this run from the last";
+}
+
+// A library from before the non-finite record reclaims a slot this one wrote: it writes
+// its checkpoint path across the record's words (layout 1 gave them to the path) and
+// never writes the record. Nothing there may be read as the new owner's.
+TEST(Slot, AnOlderWritersSlotHasNoNonfiniteRecord) {
+  TempDir tmp;
+  {
+    Reporter r(options_for(tmp.path(), 0, 1));
+    ASSERT_TRUE(r.enabled()) << tw_last_error();
+    r.step(1, std::numeric_limits<double>::quiet_NaN());
+    EXPECT_EQ(read_back(tmp.path(), 0).nonfinite_total, 1u);
+  }
+  auto file = SlotFile::open_for_writing(tmp.path(), "job", std::nullopt);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  Slot* slot = file->slot(0);
+  slot->owner.store(pack_owner(::getpid(), self_start_ticks() + 1));  // the older writer's claim
+  SlotSnapshot s = read_back(tmp.path(), 0);
+  EXPECT_FALSE(s.has_nonfinite);
+  EXPECT_EQ(s.nonfinite_total, 0u);
+  EXPECT_EQ(s.nonfinite_first_step, -1);
+
+  // Its long path fills all 16 of layout 1's words.
+  auto* path16 = reinterpret_cast<AtomicText<16>*>(&slot->checkpoint_path);
+  path16->store(std::string(200, 'p'));
+  s = read_back(tmp.path(), 0);
+  EXPECT_FALSE(s.has_nonfinite);
+  EXPECT_EQ(s.nonfinite_total, 0u);
+}
+
+// This library's path leaves the record alone, and an older agent, reading the path's 16
+// words of layout 1 as text, sees the path and nothing of the record.
+TEST(Slot, CheckpointPathAndNonfiniteRecordShareLayout1sPathWords) {
+  TempDir tmp;
+  Reporter r(options_for(tmp.path(), 0, 1));
+  ASSERT_TRUE(r.enabled()) << tw_last_error();
+  r.step(9, std::numeric_limits<double>::infinity());
+  const std::string long_path = "/ckpt/" + std::string(200, 'x');
+  r.checkpoint_begin(9, long_path);
+  SlotSnapshot s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.checkpoint_path, long_path.substr(0, 95)) << "cut, as long paths always were";
+  EXPECT_EQ(s.nonfinite_total, 1u);
+  EXPECT_EQ(s.nonfinite_first_step, 9);
+
+  auto file = SlotFile::open_for_reading(slot_file_path(tmp.path(), "job"));
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  const auto* as_layout1 = reinterpret_cast<const AtomicText<16>*>(&file->slot(0)->checkpoint_path);
+  EXPECT_EQ(as_layout1->load(), long_path.substr(0, 95));
 }
 
 // A writer thread hammers one slot with steps whose fields all carry the same number; a
