@@ -64,6 +64,35 @@ json::array rank_range_rows(const jobs::RankSummary& summary) {
   return rows;
 }
 
+// The interruption ledger as table rows, newest first, with the job's goodput and attempts.
+void add_ledger(json::object& m) {
+  json::array rows;
+  const json::array& entries = m.at("interruptions").as_array();
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    const json::object& i = it->as_object();
+    char cost[64];
+    std::snprintf(cost, sizeof cost, "%.2f", i.at("gpu_hours_lost").to_number<double>());
+    rows.push_back(
+        json::object{{"attempt", i.at("attempt")},
+                     {"cause", i.at("cause")},
+                     {"detail", i.at("detail")},
+                     {"failed_at", i.at("failed_at")},
+                     {"detect_s", std::to_string(i.at("detect_ms").to_number<int64_t>() / 1000)},
+                     {"restart_s", std::to_string(i.at("restart_ms").to_number<int64_t>() / 1000)},
+                     {"steps_lost", i.at("steps_lost").is_null() ? json::value("?")
+                                                                 : json::value(text_of(i.at("steps_lost")))},
+                     {"gpu_hours", cost},
+                     {"open", i.at("resumed_at").is_null()}});
+  }
+  const json::object& g = m.at("goodput").as_object();
+  char goodput[32];
+  std::snprintf(goodput, sizeof goodput, "%.1f%%", 100.0 * g.at("ratio").to_number<double>());
+  m["goodput_text"] = goodput;
+  m["attempt_count"] = m.at("attempts").as_array().size();
+  m["has_ledger"] = !rows.empty() || m.at("attempts").as_array().size() > 1;
+  m["ledger"] = std::move(rows);
+}
+
 // Ranks whose agent captured a Python stack, each folded under where it puts the rank:
 // the innermost frame first, as faulthandler prints it.
 json::array stack_rows(const json::array& ranks) {
@@ -152,6 +181,7 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
   m["grid"] = std::move(nodes);
   m["stacks"] = stack_rows(m.at("ranks").as_array());
   m["has_stacks"] = !m.at("stacks").as_array().empty();
+  add_ledger(m);
   return m;
 }
 
