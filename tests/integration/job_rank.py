@@ -5,7 +5,8 @@ through several failures: `slow-<rank>` makes that rank do 3x the compute of a s
 GPU's stand-in), `stuck-<rank>` makes it wait in fetch_next_shard (a data loader stuck on a
 file system) before its all_reduce for as long as the file exists, `nan-<rank>` makes it
 report a NaN loss (and write the step of the first one into `nan-<rank>.first`, for the
-test to compare with what the alert names), `checkpoint` makes rank 0 write a
+test to compare with what the alert names), `oom-<rank>` makes it raise CUDA's
+out-of-memory error, `checkpoint` makes rank 0 write a
 checkpoint that takes CHECKPOINT_STEPS steps' time. STEP_JITTER adds random sleep a step.
 """
 import os
@@ -55,6 +56,8 @@ while True:
         dist.all_reduce(p.grad)
     opt.step()
     value = loss.item()
+    if os.path.exists(os.path.join(control, f"oom-{rank}")):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity)")
     nan_now = os.path.exists(os.path.join(control, f"nan-{rank}"))
     if nan_now:
         value = float("nan")
