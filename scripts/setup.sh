@@ -30,6 +30,8 @@ packages=(
   # monitor types' test peers: a DNS server (dnsmasq), certificates (openssl), the time
   # zone database and its library for cron schedules, a real Alertmanager
   dnsmasq-base openssl tzdata libcctz-dev prometheus-alertmanager
+  # a one-node Slurm cluster for the launcher test (tests/integration/test_slurm.py)
+  slurm-wlm munge
   # peers measured beside trainwatch in bench/ (see ../shared/peers)
   nginx-light prometheus-blackbox-exporter python3-prometheus-client hyperfine
   # bench/stacks: the stack tools one uses on a hung process today

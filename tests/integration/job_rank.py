@@ -20,7 +20,9 @@ import torch.distributed as dist
 import trainwatch
 
 torch.set_num_threads(1)
-dist.init_process_group("gloo")
+# torchrun sets RANK and WORLD_SIZE; under srun the script reads Slurm's own.
+dist.init_process_group("gloo", rank=int(os.environ.get("RANK", os.environ.get("SLURM_PROCID", "0"))),
+                        world_size=int(os.environ.get("WORLD_SIZE", os.environ.get("SLURM_NTASKS", "1"))))
 rank = dist.get_rank()
 control = os.environ["CONTROL_DIR"]
 server = os.environ.get("IN_PROCESS_SERVER")  # the agent inside local rank 0, not a sidecar
