@@ -2,15 +2,14 @@
 key and config in a temp dir): `srun -n 4` of the gloo job script, with only the server's
 URL set for trainwatch, is one job of 4 ranks named from Slurm's own variables."""
 import os
-import shutil
+import random
 import socket
 import subprocess
-import time
 
 import pytest
 
 from conftest import wait_for
-from test_jobs import BUILD, HERE, PY, free_port
+from test_jobs import BUILD, HERE, PY
 
 SLURM_CONF = """ClusterName=twtest
 SlurmctldHost={host}
@@ -37,6 +36,21 @@ PartitionName=debug Nodes={host} Default=YES OverSubscribe=YES
 """
 
 
+def port_outside_ephemeral_range():
+    """A free port below the kernel's ephemeral range (32768 up): srun and slurmd open
+    listening sockets on ephemeral ports, and one of them took a port free_port() had just
+    handed out before rank 0 could bind it."""
+    for _ in range(200):
+        port = random.randrange(20000, 32000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port between 20000 and 32000")
+
+
 @pytest.fixture
 def slurm(tmp_path):
     """The cluster's environment (SLURM_CONF); every daemon is stopped afterwards."""
@@ -56,9 +70,9 @@ def slurm(tmp_path):
              f"--pid-file={d}/munge/pid", f"--log-file={d}/munge/log", f"--seed-file={d}/munge/seed"],
             stderr=subprocess.DEVNULL))
         wait_for(lambda: (d / "munge" / "socket").exists(), timeout=10, what="munged's socket")
-        ctld_port = free_port()
+        ctld_port = port_outside_ephemeral_range()
         (d / "slurm.conf").write_text(SLURM_CONF.format(host=socket.gethostname(), dir=d, ctld_port=ctld_port,
-                                                        slurmd_port=free_port()))
+                                                        slurmd_port=port_outside_ephemeral_range()))
         daemons.append(subprocess.Popen(["slurmctld", "-D", "-f", str(d / "slurm.conf")], env=env,
                                         stderr=subprocess.DEVNULL))
         daemons.append(subprocess.Popen(["slurmd", "-D", "-f", str(d / "slurm.conf")], env=env,
@@ -87,9 +101,12 @@ def test_srun_of_four_tasks_is_one_job_of_four_ranks_named_by_slurm(slurm, start
     control.mkdir()
     env.update(TRAINWATCH_SERVER=server.base, TRAINWATCH_DIR=str(tmp_path / "slots"),  # a private slot dir
                PYTHONPATH=str(BUILD / "python"), CONTROL_DIR=str(control), MAX_STEPS="200",
-               TRAINWATCH_REPORT_EVERY="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
+               TRAINWATCH_REPORT_EVERY="1", MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=str(port_outside_ephemeral_range()))
     # Two CPUs here: four tasks only with --overcommit.
-    srun = subprocess.Popen(["srun", "--overcommit", "-n", "4", PY, str(HERE / "job_rank.py")], env=env,
+    # --kill-on-bad-exit: a task that fails ends the step, instead of leaving the others in
+    # the rendezvous.
+    srun = subprocess.Popen(["srun", "--overcommit", "--kill-on-bad-exit=1", "-n", "4", PY, str(HERE / "job_rank.py")], env=env,
                             stdout=subprocess.DEVNULL, stderr=open(tmp_path / "srun.log", "wb"),
                             start_new_session=True)
     try:
