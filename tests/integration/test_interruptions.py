@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import BINARY, wait_for
-from test_jobs import BUILD, HERE, PY, REPORT_EVERY, TOKEN, free_port, process_events_allowed
+from test_jobs import BUILD, HERE, PY, REPORT_EVERY, TOKEN, process_events_allowed, rendezvous_port
 
 CONFIG = "jobs:\n  auto_create: true\n  token: ${TRAINWATCH_TOKEN}\n"
 
@@ -21,7 +21,7 @@ def test_the_ledger_names_how_the_run_stopped(ending, start_server, tmp_path, mo
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
     env.update(PYTHONPATH=str(BUILD / "python"), TRAINWATCH_JOB="solo", TRAINWATCH_DIR=str(slots),
                TRAINWATCH_NODE="node-a", TRAINWATCH_TOKEN=TOKEN, CONTROL_DIR=str(control),
-               TRAINWATCH_REPORT_EVERY=str(REPORT_EVERY), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
+               TRAINWATCH_REPORT_EVERY=str(REPORT_EVERY), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(rendezvous_port()),
                WORLD_SIZE="1", RANK="0", LOCAL_RANK="0")
     agent = subprocess.Popen([BINARY, "agent", "--listen", "127.0.0.1:0", "--server", server.base,
                               "--report-every", str(REPORT_EVERY)], env=env,

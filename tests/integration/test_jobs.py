@@ -9,6 +9,7 @@ one job (starting torch ranks costs tens of seconds here): straggler, NaN, SIGST
 import json
 import os
 import pathlib
+import random
 import re
 import signal
 import socket
@@ -82,11 +83,19 @@ class Webhook:
         self.httpd.server_close()
 
 
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def rendezvous_port():
+    """A free port for MASTER_PORT, below the kernel's ephemeral range (32768 up): a port
+    bound and released at 0 is ephemeral, and any process's next connection or listening
+    socket (srun's, slurmd's, an agent's) may take it before rank 0 binds it."""
+    for _ in range(200):
+        port = random.randrange(20000, 32000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port between 20000 and 32000")
 
 
 def post(base, path, body, token=TOKEN, raw=None):
@@ -110,7 +119,7 @@ class Cluster:
         base_env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
         base_env.update(PYTHONPATH=str(BUILD / "python"), TRAINWATCH_JOB=job, TRAINWATCH_TOKEN=TOKEN,
                         CONTROL_DIR=str(self.control), TRAINWATCH_REPORT_EVERY=str(report_every),
-                        MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()),
+                        MASTER_ADDR="127.0.0.1", MASTER_PORT=str(rendezvous_port()),
                         WORLD_SIZE=str(nodes * ranks_per_node))
         base_env.update(env_extra or {})
         for n in range(nodes):

@@ -2,14 +2,13 @@
 key and config in a temp dir): `srun -n 4` of the gloo job script, with only the server's
 URL set for trainwatch, is one job of 4 ranks named from Slurm's own variables."""
 import os
-import random
 import socket
 import subprocess
 
 import pytest
 
 from conftest import wait_for
-from test_jobs import BUILD, HERE, PY
+from test_jobs import BUILD, HERE, PY, rendezvous_port
 
 SLURM_CONF = """ClusterName=twtest
 SlurmctldHost={host}
@@ -36,21 +35,6 @@ PartitionName=debug Nodes={host} Default=YES OverSubscribe=YES
 """
 
 
-def port_outside_ephemeral_range():
-    """A free port below the kernel's ephemeral range (32768 up): srun and slurmd open
-    listening sockets on ephemeral ports, and one of them took a port free_port() had just
-    handed out before rank 0 could bind it."""
-    for _ in range(200):
-        port = random.randrange(20000, 32000)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port between 20000 and 32000")
-
-
 @pytest.fixture
 def slurm(tmp_path):
     """The cluster's environment (SLURM_CONF); every daemon is stopped afterwards."""
@@ -70,9 +54,9 @@ def slurm(tmp_path):
              f"--pid-file={d}/munge/pid", f"--log-file={d}/munge/log", f"--seed-file={d}/munge/seed"],
             stderr=subprocess.DEVNULL))
         wait_for(lambda: (d / "munge" / "socket").exists(), timeout=10, what="munged's socket")
-        ctld_port = port_outside_ephemeral_range()
+        ctld_port = rendezvous_port()
         (d / "slurm.conf").write_text(SLURM_CONF.format(host=socket.gethostname(), dir=d, ctld_port=ctld_port,
-                                                        slurmd_port=port_outside_ephemeral_range()))
+                                                        slurmd_port=rendezvous_port()))
         daemons.append(subprocess.Popen(["slurmctld", "-D", "-f", str(d / "slurm.conf")], env=env,
                                         stderr=subprocess.DEVNULL))
         daemons.append(subprocess.Popen(["slurmd", "-D", "-f", str(d / "slurm.conf")], env=env,
@@ -102,7 +86,7 @@ def test_srun_of_four_tasks_is_one_job_of_four_ranks_named_by_slurm(slurm, start
     env.update(TRAINWATCH_SERVER=server.base, TRAINWATCH_DIR=str(tmp_path / "slots"),  # a private slot dir
                PYTHONPATH=str(BUILD / "python"), CONTROL_DIR=str(control), MAX_STEPS="200",
                TRAINWATCH_REPORT_EVERY="1", MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=str(port_outside_ephemeral_range()))
+               MASTER_PORT=str(rendezvous_port()))
     # Two CPUs here: four tasks only with --overcommit.
     # --kill-on-bad-exit: a task that fails ends the step, instead of leaving the others in
     # the rendezvous.
