@@ -57,6 +57,7 @@ struct Track {
   std::string stack_note;
   // How its process ended (exit_watch.h), and the host's OOM-kill count while it lived.
   std::optional<ProcessExit> exit;
+  bool exit_sought = false;  // looked for once it was seen gone: the kernel had said by then
   std::optional<uint64_t> oom_kills_alive;
   // The latest run of non-finite losses (slot_layout.h): its step_reports ordinal, which
   // names the run, and when this agent first saw it.
@@ -314,7 +315,8 @@ class AgentImpl final : public Agent {
       t.oom_kills_alive = oom_kills_;
       return;
     }
-    if (!t.exit && exit_watch_) {
+    if (!t.exit_sought && exit_watch_) {
+      t.exit_sought = true;
       auto status = exit_watch_->take(v.slot.pid);
       if (!status) {
         tracked_pids_.insert(v.slot.pid);

@@ -141,19 +141,12 @@ double Interruption::gpu_hours_lost(MonoTime now, MonoTime attempt_started) cons
   return static_cast<double>(std::max(world_size, 1)) * static_cast<double>(lost.count()) / 3.6e6;
 }
 
-MonoTime InterruptionLedger::attempt_start(const JobState& job, int attempt) const {
-  for (const auto& a : job.attempts()) {
-    if (a.number == attempt) return a.started;
-  }
-  return job.first_report().value_or(MonoTime{});
-}
-
 void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime now) {
   i.resumed_at = now;
   const AttemptRecord* current = job.attempts().empty() ? nullptr : &job.attempts().back();
   i.restarted = current && current->number != i.attempt;
   if (i.restarted) i.resumed_from_step = current->first_step;
-  const MonoTime started = attempt_start(job, i.attempt);
+  const MonoTime started = job.attempt_start(i.attempt);
   CauseTotals& t = totals_[i.cause.kind];
   t.gpu_hours_lost += i.gpu_hours_lost(now, started);
   closed_.detecting += i.to_detect();

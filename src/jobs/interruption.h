@@ -105,7 +105,6 @@ class InterruptionLedger {
   uint64_t count() const { return count_; }
 
  private:
-  MonoTime attempt_start(const JobState& job, int attempt) const;
   void close(Interruption& i, const JobState& job, MonoTime now);
 
   std::deque<Interruption> entries_;

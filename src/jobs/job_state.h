@@ -120,6 +120,13 @@ class JobState {
     return attempts_.empty() ? first_report_ : std::optional<MonoTime>(attempts_.back().started);
   }
   int64_t last_ok_checkpoint_step() const { return last_ok_checkpoint_step_; }
+  // When attempt `number` began; the job's first report when that attempt is no longer kept.
+  MonoTime attempt_start(int number) const {
+    for (const auto& a : attempts_) {
+      if (a.number == number) return a.started;
+    }
+    return first_report_.value_or(MonoTime{});
+  }
   // Checkpoint interval learned from consecutive good checkpoints (nullopt until two).
   std::optional<Millis> checkpoint_interval() const { return checkpoint_interval_; }
   std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }

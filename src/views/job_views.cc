@@ -213,15 +213,8 @@ json::array attempts_json(const JobSnapshot& s) {
   return out;
 }
 
-MonoTime attempt_started(const JobSnapshot& s, int number) {
-  for (const auto& a : s.state->attempts()) {
-    if (a.number == number) return a.started;
-  }
-  return s.state->first_report().value_or(s.at);
-}
-
 json::object interruption_json(const JobSnapshot& s, const jobs::Interruption& i) {
-  const MonoTime started = attempt_started(s, i.attempt);
+  const MonoTime started = s.state->attempt_start(i.attempt);
   const auto steps = i.steps_lost();
   return json::object{
       {"attempt", i.attempt},
