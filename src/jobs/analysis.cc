@@ -366,7 +366,10 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
     return;
   }
   // One rank stuck while the others advance (asynchronous work, or not yet blocked on it).
+  // A rank level with the furthest is not behind anyone: it made its step before the
+  // others made theirs, and if they all stop there the whole-job stall above names it.
   for (const auto& [rank, r] : active) {
+    if (r->last.step == max_step) continue;
     if (!r->last_step_at || c.now - *r->last_step_at <= step_timeout || c.node_overdue(r->node)) continue;
     out.push_back({"rank_hung",
                    Severity::kDown,

@@ -281,6 +281,48 @@ TEST_F(JobAnalysis, NoRankAdvancingWithinTheStepTimeoutIsAStallNamingTheRanksBeh
       << v.cause;
 }
 
+// Asynchronous work (or a rank not yet blocked on its peers): rank 2 stops while the
+// others go on stepping, and it alone is hung once its own step timeout passes.
+TEST_F(JobAnalysis, ARankLeftBehindWhileTheOthersAdvanceIsHung) {
+  int64_t step = run_healthy();
+  const int64_t stopped = step;
+  for (int i = 1; i <= 3; ++i) {
+    clock_.advance(Millis(1'000));
+    step += 10;
+    RankReport r2 = training(2, stopped);
+    r2.last_step_age_ms = 1'000 * i;
+    report("node-a", {training(0, step), training(1, step)});
+    report("node-b", {r2, training(3, step)});
+  }
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down) << v.cause;
+  EXPECT_EQ(v.findings.front().code, "rank_hung");
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
+  EXPECT_EQ(v.cause, "rank 2 (node-b, pid 102) has made no step for 3s at step " + std::to_string(stopped) +
+                         " while others reached step " + std::to_string(step) + " (step timeout 2s)");
+}
+
+// Ranks that stop at one step stop at slightly different instants (the last to arrive at
+// the collective made the step last). In the moment between the first rank's step timeout
+// and the last one's, the first is not hung "while others advance": nobody is ahead of it.
+TEST_F(JobAnalysis, ARankLevelWithTheOthersIsNeverHungAheadOfTheWholeJobStalling) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(1'000));
+  RankReport r0 = training(0, step + 1);
+  r0.last_step_age_ms = 900;
+  RankReport r1 = training(1, step + 1);
+  r1.last_step_age_ms = 900;
+  report("node-a", {r0, r1});
+  report("node-b", {training(2, step + 1), training(3, step + 1)});
+  clock_.advance(Millis(1'500));
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  clock_.advance(Millis(1'000));
+  v = verdict();
+  ASSERT_TRUE(v.down) << v.cause;
+  EXPECT_EQ(v.findings.front().code, "job_stalled") << v.cause;
+}
+
 TEST_F(JobAnalysis, ACheckpointIsNotAStallUntilItsOwnTimeout) {
   spec_.thresholds.checkpoint_timeout = Millis(10'000);
   int64_t step = run_healthy();

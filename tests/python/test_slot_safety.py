@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from conftest import free_port
+from conftest import PKG, free_port
 from test_trainwatch import get_health, wait_for
 
 PY = "/usr/bin/python3"
@@ -156,9 +156,12 @@ def test_full_dev_shm_rank_trains_on_and_prints_one_line(env, tmp_path):
 
 @pytest.fixture
 def shared_dir():
-    """A slot directory another user can reach (pytest's tmp_path is private to root)."""
+    """A slot directory another user can reach (pytest's tmp_path is private to root), and
+    beside it a copy of the package: the build folder may sit in a clone only root can
+    enter (mktemp -d makes 0700 folders), as it does in a fresh-clone CI run."""
     d = tempfile.mkdtemp(prefix="tw-shared-")
     os.chmod(d, 0o755)
+    shutil.copytree(PKG, os.path.join(d, "python"), ignore=shutil.ignore_patterns("__pycache__"))
     yield os.path.join(d, "slots")
     shutil.rmtree(d, ignore_errors=True)
 
@@ -168,7 +171,8 @@ def test_second_user_reports_alongside_root_under_umask_022(env, shared_dir):
     root_port, nobody_port = free_port(), free_port()
     os.umask(0o022)
     root_env = dict(env, TRAINWATCH_DIR=shared_dir)
-    nobody_env = dict(root_env, TRAINWATCH_JOB="pytest-nobody", HOME="/nonexistent")
+    nobody_env = dict(root_env, TRAINWATCH_JOB="pytest-nobody", HOME="/nonexistent",
+                      PYTHONPATH=os.path.join(os.path.dirname(shared_dir), "python"))
     root_rank = Rank(root_env, rank=0, local_rank=0, world_size=1, health_port=root_port,
                      health_host="127.0.0.1")
     try:
