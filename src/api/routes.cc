@@ -117,6 +117,11 @@ void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
                    {"monitors", stats.monitors},
                    {"checks_in_flight", stats.checks_in_flight},
                    {"started_at", format_rfc3339(ctx.started_at)}};
+  if (ctx.replicas) {
+    json::object replicas = ctx.replicas();
+    replicas["owned"] = stats.owned;
+    out["replicas"] = std::move(replicas);
+  }
   if (!store.refusing) return respond(json_response(out));
   out["reason"] = "the store refuses writes: " + store.reason;
   out["state_changes_waiting"] = stats.changes_waiting;

@@ -5,6 +5,8 @@
 
 #include <functional>
 
+#include <boost/json/object.hpp>
+
 #include "auth/admin_auth.h"
 #include "core/clock.h"
 #include "core/prometheus.h"
@@ -26,6 +28,9 @@ struct ApiContext {
   const auth::AdminAuth* admin = nullptr;
   // Appends other components' metric families to /metrics (alerting); may be empty.
   std::function<void(PrometheusWriter&)> extra_metrics = {};
+  // Replicas on one PostgreSQL: this one and the members it sees, for /healthz
+  // (cluster/replica_set.h); empty for a lone server.
+  std::function<boost::json::object()> replicas = {};
 };
 
 void add_api_routes(http::Router& router, const ApiContext& context);

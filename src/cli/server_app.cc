@@ -1,5 +1,8 @@
 #include "cli/server_app.h"
 
+#include <unistd.h>
+
+#include <array>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -94,6 +97,25 @@ ServerApp::ServerApp(ServeOptions options) : options_(std::move(options)) {}
 
 ServerApp::~ServerApp() = default;
 
+// Every serve on one PostgreSQL is a replica of one installation: it checks only the
+// monitors it owns, and takes over those of a replica that stops beating.
+bool ServerApp::join_replicas() {
+  std::array<uint8_t, 8> bytes{};
+  random_.fill(bytes);
+  std::string id;
+  for (uint8_t b : bytes) id += fmt::format("{:02x}", b);
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+  replicas_ = std::make_unique<cluster::ReplicaSet>(*members_table_, clock_, id,
+                                                    fmt::format("{}:{}", host.data(), getpid()));
+  engine_->set_ownership(replicas_.get());
+  if (auto joined = replicas_->start([this](bool) { engine_->sync_ownership(); }); !joined) {
+    spdlog::error("replicas: cannot join: {}", joined.error().message);
+    return false;
+  }
+  return true;
+}
+
 bool ServerApp::start() {
   LoadedConfig loaded = load_checked_config(options_.config_path);
   if (!loaded.config) {
@@ -113,6 +135,7 @@ bool ServerApp::start() {
   }
   spdlog::info("store: {}", opened->description);
   store_ = std::move(opened->store);
+  members_table_ = std::move(opened->members);
 
   if (auto resolved = heartbeat::resolve_tokens(config_, *store_, random_); !resolved) {
     spdlog::error("cannot keep heartbeat tokens: {}", resolved.error().message);
@@ -139,6 +162,7 @@ bool ServerApp::start() {
   engine_timers_ = std::make_unique<AsioTimers>(engine_io_, clock_);
   engine_ = std::make_unique<engine::Engine>(engine_io_, clock_, *engine_timers_, *store_, *checkers_,
                                              planner_.get());
+  if (members_table_ && !join_replicas()) return false;
   job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });
   dispatcher_->list_affected_with(
       [this](const std::string& monitor) { return engine_->down_dependents(monitor); });
@@ -187,6 +211,13 @@ bool ServerApp::start() {
   admin_auth_ = std::make_unique<auth::AdminAuth>(config_.auth, clock_);
   api::ApiContext api_context{*engine_, *store_, clock_, clock_.system_time(), job_registry_.get()};
   api_context.admin = admin_auth_.get();
+  if (replicas_) {
+    api_context.replicas = [replicas = replicas_.get()] {
+      boost::json::array members;
+      for (const auto& id : replicas->members()) members.emplace_back(id);
+      return boost::json::object{{"self", replicas->id()}, {"members", std::move(members)}};
+    };
+  }
   http_stats_ = std::make_shared<http::ServerStats>();
   api_context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_](PrometheusWriter& w) {
     api::write_notification_metrics(*dispatcher, w);
@@ -302,6 +333,7 @@ void ServerApp::reload() {
 }
 
 void ServerApp::stop() {
+  if (replicas_) replicas_->stop();  // first: the others take over at their next beat
   server_->stop();
   pruner_->stop();
   engine_->stop();

@@ -59,6 +59,7 @@
 #include "catalog/monitor_catalog.h"
 #include "catalog/status_page_set.h"
 #include "cli/default_checkers.h"
+#include "cluster/replica_set.h"
 #include "config/config.h"
 #include "core/asio_timers.h"
 #include "core/clock.h"
@@ -68,6 +69,7 @@
 #include "http/server.h"
 #include "http/server_stats.h"
 #include "jobs/job_registry.h"
+#include "storage/member_registry.h"
 #include "storage/retention.h"
 #include "storage/store.h"
 
@@ -108,6 +110,8 @@ class ServerApp {
   void stop();
 
  private:
+  bool join_replicas();
+
   const ServeOptions options_;
   Config config_;  // the file's, as started (reloads do not keep theirs)
   uint64_t fd_soft_limit_ = 0;
@@ -129,6 +133,10 @@ class ServerApp {
   std::unique_ptr<jobs::JobRegistry> job_registry_;
   std::unique_ptr<DefaultCheckers> checkers_;
   std::unique_ptr<engine::Engine> engine_;
+  // PostgreSQL only: the members table and this replica's place among the others
+  // (cluster/replica_set.h). After the engine: its beats call into it until stopped.
+  std::unique_ptr<MemberRegistry> members_table_;
+  std::unique_ptr<cluster::ReplicaSet> replicas_;
   std::unique_ptr<catalog::MonitorCatalog> monitors_;
   std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;
   std::unique_ptr<heartbeat::PingIngest> pings_;

@@ -80,6 +80,7 @@ struct Engine::Runtime {
   std::optional<MonoTime> armed_deadline;     // heartbeat: when the timer fires, if armed
   std::unique_ptr<PendingChange> committing;  // see "State changes" at the top of engine.h
   std::deque<HeldItem> held;                  // at most kMaxHeldWhileCommitting
+  bool owned = true;                          // checked and decided here (see Replicas in engine.h)
 };
 
 Engine::Engine(asio::io_context& io, const Clock& clock, TimerFactory& timers, Store& store,
@@ -128,6 +129,7 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
   auto runtime = std::make_unique<Runtime>(timers_.make_timer());
   runtime->config = std::move(config);
   runtime->state = std::move(state);
+  runtime->owned = owned_here(runtime->config->name);
   if (runtime->state.open_incident_id) {
     if (auto incident = store_.incident(*runtime->state.open_incident_id); incident && *incident) {
       runtime->open_incident = **incident;
@@ -166,6 +168,7 @@ void Engine::start_timer(Runtime& r, Millis first_offset) {
 // success ping) keeps the armed timer: when it fires, on_deadline finds nothing due and
 // re-arms, which costs one wake-up per period instead of a timer reset per ping.
 void Engine::arm_deadline(Runtime& r) {
+  if (!r.owned) return;
   const auto& spec = std::get<HeartbeatSpec>(r.config->spec);
   std::optional<MonoTime> deadline;
   {
@@ -180,8 +183,9 @@ void Engine::arm_deadline(Runtime& r) {
 
 void Engine::on_deadline(Runtime& r) {
   r.armed_deadline.reset();
-  if (!r.heartbeat) return;  // reconfigured as a checked monitor while paused
+  if (!r.heartbeat || !r.owned) return;  // reconfigured as a checked monitor while paused; handed over
   const std::string name = r.config->name;
+  if (ownership_ != nullptr) catch_up_pings(r);
   std::optional<std::string> cause;
   {
     std::lock_guard lock(mu_);
@@ -229,7 +233,7 @@ bool Engine::record_quiet_success(const std::string& name, const Ping& ping) {
   Runtime* r = it == by_name_.end() ? nullptr : it->second;
   // Awaiting a finish already means its deadline timer is armed: a success only moves
   // that deadline later, and the timer re-arms itself when it fires early.
-  const bool quiet = r != nullptr && r->heartbeat && ping.kind == PingKind::kSuccess &&
+  const bool quiet = r != nullptr && r->owned && r->heartbeat && ping.kind == PingKind::kSuccess &&
                      pending == in_io_.end() && r->state.status == MonitorStatus::kUp &&
                      r->state.consecutive_failures == 0 && r->heartbeat->last_finish &&
                      !r->heartbeat->open_start;
@@ -280,6 +284,16 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
     return;
   }
   Runtime& r = *it->second;
+  if (!r.owned) {
+    // Its owner reads it from the store (catch_up_pings); readers here see it at once.
+    {
+      std::lock_guard lock(mu_);
+      r.last_ping = PingRecord{0, name, ping, std::nullopt};
+      r.last_ping->ping.body.clear();
+      r.revision = next_revision_++;
+    }
+    return write_ping(PingRecord{0, name, std::move(ping), std::nullopt}, std::move(done));
+  }
   if (hold_ping(r, ping, done)) return;
   PingRecord record{0, name, std::move(ping), std::nullopt};
   heartbeat::PingEffect effect;
@@ -316,7 +330,7 @@ void Engine::schedule(Runtime& r, MonoTime due) {
 void Engine::on_due(Runtime& r) {
   if (r.state.status == MonitorStatus::kPaused) return;
   const MonoTime now = clock_.monotonic_time();
-  if (r.check_id == 0 && !r.waiting) {
+  if (r.owned && r.check_id == 0 && !r.waiting) {
     if (stats_.checks_in_flight < max_in_flight_) {
       start_check(r, r.due);
     } else {
@@ -332,7 +346,7 @@ void Engine::on_due(Runtime& r) {
 
 void Engine::start_check(Runtime& r, MonoTime due) {
   checks::Checker* checker = checkers_.for_type(r.config->type);
-  if (checker == nullptr) return;
+  if (checker == nullptr || !r.owned) return;
   r.check_id = next_check_id_++;
   const double late_ms = std::chrono::duration<double, std::milli>(clock_.monotonic_time() - due).count();
   {
@@ -733,6 +747,142 @@ void Engine::release_monitor(const std::string& name) {
   });
 }
 
+void Engine::sync_ownership() {
+  asio::post(io_, [this] { follow_owners(); });
+}
+
+void Engine::follow_owners() {
+  if (ownership_ == nullptr) return;
+  auto stored = store_.load_states();
+  if (!stored) {
+    if (auto events = follow_log_.admit(clock_.monotonic_time())) {
+      spdlog::warn("replicas: cannot read the stored states ({} time(s) since the last report): {}", *events,
+                   stored.error().message);
+    }
+    return;
+  }
+  // Incidents are numbered by whoever opens them: start past every replica's.
+  if (auto next = store_.next_incident_id(); next) next_incident_id_ = std::max(next_incident_id_, *next);
+  std::unordered_map<std::string_view, const MonitorState*> by_name;
+  by_name.reserve(stored->size());
+  for (const auto& s : *stored) by_name.emplace(s.monitor, &s.state);
+  size_t taken = 0;
+  for (auto& [name, runtime] : monitors_) {
+    Runtime& r = *runtime;
+    auto it = by_name.find(name);
+    const MonitorState* state = it == by_name.end() ? nullptr : it->second;
+    const bool owns = ownership_->owns(name);
+    if (owns && !r.owned) {
+      take_over(r, state);
+      ++taken;
+    } else if (!owns && r.owned) {
+      let_go(r);
+    }
+    // Monitors others own show what their owner stored; one owned here follows only a
+    // pause or resume asked of another replica (the store keeps a pause: store.h).
+    if (state == nullptr || r.committing) continue;
+    const bool paused_here = r.state.status == MonitorStatus::kPaused;
+    const bool paused_there = state->status == MonitorStatus::kPaused;
+    if (!r.owned || paused_here != paused_there) follow_stored(r, *state);
+  }
+  if (taken > 0) spdlog::info("replicas: took over {} monitor(s)", taken);
+  size_t owned = 0;
+  for (const auto& [name, runtime] : monitors_) owned += runtime->owned ? 1 : 0;
+  std::lock_guard lock(mu_);
+  stats_.owned = owned;
+}
+
+void Engine::take_over(Runtime& r, const MonitorState* stored) {
+  r.owned = true;
+  if (stored != nullptr) follow_stored(r, *stored);
+  if (r.state.status == MonitorStatus::kPaused) return;
+  if (r.config->type != MonitorType::kHeartbeat) return schedule(r, clock_.monotonic_time());
+  auto marks = store_.heartbeat_marks(r.config->name);
+  if (!marks) {
+    spdlog::warn("monitor {}: taken over without its pings ({}): its deadline counts from now",
+                 r.config->name, marks.error().message);
+    return start_timer(r, Millis(0));
+  }
+  {
+    std::lock_guard lock(mu_);
+    r.heartbeat = heartbeat::restore_track(std::get<HeartbeatSpec>(r.config->spec), *marks, r.state,
+                                           clock_.system_time(), clock_.monotonic_time());
+    r.last_ping = marks->last_ping;
+    if (r.last_ping) r.last_ping->ping.body.clear();
+    r.started_at = marks->open_start;
+    r.revision = next_revision_++;
+  }
+  r.timer->cancel();
+  r.armed_deadline.reset();
+  arm_deadline(r);
+}
+
+void Engine::let_go(Runtime& r) {
+  r.owned = false;
+  r.check_id = 0;  // a check in flight is its new owner's to make
+  if (r.config->type == MonitorType::kHeartbeat) {
+    r.timer->cancel();
+    r.armed_deadline.reset();
+  }
+}
+
+void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
+  const MonitorState& st = r.state;
+  if (st.status == stored.status && st.since == stored.since && st.last_check == stored.last_check &&
+      st.consecutive_failures == stored.consecutive_failures &&
+      st.open_incident_id == stored.open_incident_id && st.last_error == stored.last_error) {
+    return;
+  }
+  std::optional<Incident> incident;
+  if (stored.open_incident_id) {
+    if (r.open_incident && r.open_incident->id == *stored.open_incident_id) {
+      incident = r.open_incident;
+    } else if (auto read = store_.incident(*stored.open_incident_id); read && *read) {
+      incident = **read;
+    }
+  }
+  const bool was_paused = st.status == MonitorStatus::kPaused;
+  {
+    std::lock_guard lock(mu_);
+    r.state = stored;
+    r.open_incident = std::move(incident);
+    r.quiet_success.reset();
+    r.revision = next_revision_++;
+  }
+  if (!r.owned) return;
+  // A pause or resume asked of another replica.
+  const bool paused = stored.status == MonitorStatus::kPaused;
+  if (paused && !was_paused) {
+    r.timer->cancel();
+    r.armed_deadline.reset();
+  } else if (!paused && was_paused) {
+    if (r.heartbeat) {
+      std::lock_guard lock(mu_);
+      r.heartbeat.emplace();
+    }
+    start_timer(r, Millis(0));
+  }
+}
+
+void Engine::catch_up_pings(Runtime& r) {
+  auto marks = store_.heartbeat_marks(r.config->name);
+  if (!marks || !marks->last_finish) return;
+  const Ping& finish = marks->last_finish->ping;
+  if (r.heartbeat->last_finish_at && finish.at <= *r.heartbeat->last_finish_at) return;
+  heartbeat::PingEffect effect;
+  {
+    std::lock_guard lock(mu_);
+    const MonoTime arrived = clock_.monotonic_time() - (clock_.system_time() - finish.at);
+    effect = heartbeat::on_ping(std::get<HeartbeatSpec>(r.config->spec), *r.heartbeat, finish, arrived);
+    if (!r.last_ping || r.last_ping->ping.at < marks->last_ping->ping.at) {
+      r.last_ping = marks->last_ping;
+      r.last_ping->ping.body.clear();
+    }
+    r.revision = next_revision_++;
+  }
+  if (effect.result) apply(r, *effect.result, /*history=*/false);
+}
+
 void Engine::stop() {
   std::lock_guard lock(mu_);
   for (auto& [name, runtime] : monitors_) {
@@ -797,7 +947,9 @@ std::vector<std::string> Engine::down_dependents(const std::string& parent) cons
 
 EngineStats Engine::stats() const {
   std::lock_guard lock(mu_);
-  return stats_;
+  EngineStats stats = stats_;
+  if (ownership_ == nullptr) stats.owned = stats.monitors;
+  return stats;
 }
 
 CheckMetrics Engine::metrics() const {

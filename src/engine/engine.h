@@ -34,6 +34,14 @@
 // on the io thread) is recorded under `mu_` on the caller's thread and goes straight to
 // the store. That is nearly every ping, and the hop through the io thread cost a fifth of
 // the ping rate (bench/RESULTS.md, heartbeat pings).
+//
+// Replicas (an Ownership given): every replica holds every monitor, but checks, arms
+// deadlines and changes the state of only those it owns. sync_ownership() hands monitors
+// over when the owners changed: one taken over starts from its stored state (an incident
+// its old owner opened stays open, and is closed by its new owner) and is checked at
+// once. Monitors others own show their stored state, read again at every sync. A ping
+// for a monitor owned elsewhere is stored and acknowledged here, and read by the owner
+// from the store before it decides that a deadline passed.
 #pragma once
 
 #include <deque>
@@ -58,6 +66,7 @@
 #include "core/timer.h"
 #include "engine/alert_hook.h"
 #include "engine/metrics.h"
+#include "engine/ownership.h"
 #include "engine/state_machine.h"
 #include "heartbeat/ping_sink.h"
 #include "storage/log_throttle.h"
@@ -106,6 +115,7 @@ struct EngineStats {
   uint64_t results_dropped = 0;   // results not applied: their monitor's change was refused
   uint64_t pings_refused = 0;     // pings answered 503 for the same reason, or a full queue
   double max_start_delay_ms = 0;  // worst lateness of a check start against its due time
+  size_t owned = 0;               // monitors this process checks: all of them, but on replicas
 };
 
 // Chooses the checker for a monitor type; nullptr for types the engine does not run.
@@ -148,6 +158,14 @@ class Engine final : public heartbeat::PingSink {
   // jobs.expire_after), on the io thread, as a reload removes one: its timer stops and its
   // open incident closes. A monitor a config declares, or none of that name, is left alone.
   void release_monitor(const std::string& name);
+
+  // Shares the monitors with other replicas: this engine runs only those `ownership`
+  // owns (it must outlive the engine). Call before start().
+  void set_ownership(const Ownership* ownership) { ownership_ = ownership; }
+  // On the io thread: takes over the monitors this replica owns now and did not, lets go
+  // of those it no longer owns, and reads the stored state of the others for readers.
+  // One read of every stored state; called after each beat of the replica set.
+  void sync_ownership();
 
   // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
   void stop();
@@ -215,6 +233,15 @@ class Engine final : public heartbeat::PingSink {
   // Queues a ping row; a full queue answers `done` with "store.full" at once.
   void write_ping(PingRecord record, WriteDone done);
   MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
+  bool owned_here(const std::string& name) const { return ownership_ == nullptr || ownership_->owns(name); }
+  void follow_owners();
+  // Replicas: `stored` is the monitor's state in the store (nullptr: none yet).
+  void take_over(Runtime& runtime, const MonitorState* stored);
+  void let_go(Runtime& runtime);
+  void follow_stored(Runtime& runtime, const MonitorState& stored);
+  // Replicas, at a heartbeat deadline: a finish ping another replica stored since this
+  // one's track last moved is applied first, as if it had come here.
+  void catch_up_pings(Runtime& runtime);
 
   boost::asio::io_context& io_;
   const Clock& clock_;
@@ -222,6 +249,8 @@ class Engine final : public heartbeat::PingSink {
   Store& store_;
   CheckerSet& checkers_;
   AlertHook* alerts_ = nullptr;
+  const Ownership* ownership_ = nullptr;  // null: this process owns every monitor
+  LogThrottle follow_log_{kDropLogInterval};
   size_t max_in_flight_ = 256;
   int64_t next_incident_id_ = 1;
   uint64_t next_change_id_ = 1;  // io thread only

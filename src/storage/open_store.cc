@@ -4,6 +4,7 @@
 
 #include "storage/data_dir.h"
 #include "storage/postgres/connection.h"
+#include "storage/postgres/member_registry.h"
 #include "storage/postgres/postgres_store.h"
 #include "storage/sqlite/sqlite_store.h"
 
@@ -24,7 +25,7 @@ Result<OpenedStore> open_store(const std::string& url, const std::string& data_d
     const std::string path = (std::filesystem::path(data_dir) / "trainwatch.db").string();
     auto store = sqlite::SqliteStore::open(path);
     if (!store) return make_error(store.error().code, path + ": " + store.error().message);
-    return OpenedStore{std::move(*store), path};
+    return OpenedStore{std::move(*store), nullptr, path};
   }
   const std::string target = postgres::describe_target(url);
   if (!starts_with(url, "postgresql://") && !starts_with(url, "postgres://")) {
@@ -33,7 +34,7 @@ Result<OpenedStore> open_store(const std::string& url, const std::string& data_d
   }
   auto store = postgres::PostgresStore::open(url);
   if (!store) return store.error();  // postgres::PostgresStore's messages name the target already
-  return OpenedStore{std::move(*store), target};
+  return OpenedStore{std::move(*store), std::make_unique<postgres::PgMemberRegistry>(url), target};
 }
 
 }  // namespace trainwatch

@@ -2,7 +2,7 @@
 //
 //   empty url           -> SqliteStore at <data_dir>/trainwatch.db (the directory is
 //                          created owner-only if missing)
-//   postgresql://...    -> postgres::PostgresStore (postgres:// too)
+//   postgresql://...    -> postgres::PostgresStore (postgres:// too), and its members table
 //
 // Errors carry a message that names the store without its password, ready for one log
 // line: the codes of SqliteStore::open and postgres::PostgresStore::open, "store.data_dir", and
@@ -13,12 +13,16 @@
 #include <string>
 
 #include "core/result.h"
+#include "storage/member_registry.h"
 #include "storage/store.h"
 
 namespace trainwatch {
 
 struct OpenedStore {
   std::unique_ptr<Store> store;
+  // Stores that several `trainwatch serve` processes can share (PostgreSQL) have a members
+  // table (storage/member_registry.h); null for SQLite, which one process owns.
+  std::unique_ptr<MemberRegistry> members;
   std::string description;  // for the log: the file, or the URL without its secrets
 };
 

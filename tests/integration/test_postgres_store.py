@@ -7,72 +7,13 @@ again without a restart.
 """
 import http.client
 import os
-import pathlib
-import shutil
-import socket
 import subprocess
-import tempfile
 import threading
 import urllib.parse
 
-import pytest
+from conftest import BINARY, PASSWORD, Server, wait_for
 
-from conftest import BINARY, Server, wait_for
-
-PG_BIN = pathlib.Path("/usr/lib/postgresql/15/bin")
-PASSWORD = "pg-secret-3141"
 TOKEN = "pg-ping-token-0001"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Postgres:
-    """One cluster in a temp dir, run as the postgres user; password auth over TCP."""
-
-    def __init__(self):
-        # Not under pytest's tmp_path: its parents are root's alone, and the server runs as postgres.
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="tw-pg-"))
-        subprocess.run(["chown", "postgres", str(self.dir)], check=True)
-        self.port = free_port()
-        pwfile = self.dir / "pw"
-        pwfile.write_text(PASSWORD + "\n")
-        subprocess.run(["chown", "postgres", str(pwfile)], check=True)
-        self.as_postgres([str(PG_BIN / "initdb"), "-D", str(self.dir / "data"), "-U", "postgres", "--no-sync",
-                          "--auth-host=scram-sha-256", "--auth-local=trust", f"--pwfile={pwfile}"])
-        self.start()
-        self.as_postgres(["psql", "-h", str(self.dir), "-p", str(self.port), "-U", "postgres", "-q",
-                          "-c", "CREATE DATABASE trainwatch"])
-
-    def as_postgres(self, argv):
-        done = subprocess.run(["runuser", "-u", "postgres", "--"] + argv, capture_output=True, text=True)
-        assert done.returncode == 0, f"{argv[0]} failed: {done.stdout}{done.stderr}"
-
-    def start(self):
-        self.as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-l", str(self.dir / "log"), "-w",
-                          "-o", f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.dir}",
-                          "start"])
-
-    def stop(self, mode="fast"):
-        self.as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-m", mode, "-w", "stop"])
-
-    def url(self, password=PASSWORD):
-        return f"postgresql://postgres:{password}@127.0.0.1:{self.port}/trainwatch?sslmode=disable"
-
-
-@pytest.fixture
-def postgres():
-    if not (PG_BIN / "initdb").exists():
-        pytest.fail("PostgreSQL 15 is not installed; scripts/setup.sh installs it")
-    pg = Postgres()
-    yield pg
-    subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(pg.dir / "data"),
-                    "-m", "immediate", "-w", "stop"], capture_output=True)
-    shutil.rmtree(pg.dir, ignore_errors=True)
-
 
 CONFIG = f"""
 store:

@@ -143,6 +143,16 @@ constexpr Migration kMigrations[] = {
     {3, "incidents caused by a monitor they depend on", R"sql(
       ALTER TABLE incidents ADD COLUMN caused_by TEXT NOT NULL DEFAULT '';
     )sql"},
+    // The replicas of one installation (storage/member_registry.h): ages are read on the
+    // database's clock, so the replicas' own clocks never decide who is alive.
+    {4, "members: the serve replicas sharing this database", R"sql(
+      CREATE TABLE members (
+        id        TEXT PRIMARY KEY,
+        label     TEXT NOT NULL,
+        joined_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        seen_at   TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

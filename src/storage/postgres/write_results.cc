@@ -37,6 +37,16 @@ void prepare_write_statements(pqxx::connection_base& conn) {
                "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
                "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
                "open_incident_id = excluded.open_incident_id, version = s.version + 1");
+  // A result's state never ends a pause: on replicas the pause may be asked of one that
+  // does not own the monitor, while its owner's result for the moment before commits.
+  conn.prepare("upsert_result_state",
+               "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
+               "last_error, consecutive_failures, open_incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+               "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
+               "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
+               "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
+               "open_incident_id = excluded.open_incident_id, version = s.version + 1 "
+               "WHERE s.status <> 'paused'");
   conn.prepare("insert_incident",
                "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause, caused_by) "
                "VALUES ($1, $2, $3, $4, $5, $6)");
@@ -62,7 +72,11 @@ Status run_op(Tx& tx, const RecordResult& op) {
   for (const NewDelivery& d : op.outbox) insert_delivery(tx, d);
   add_to_rollup(tx, "add_hourly", op.monitor, c, kHourMs);
   add_to_rollup(tx, "add_daily", op.monitor, c, kDayMs);
-  return run_op(tx, SaveState{op.monitor, op.state});
+  const MonitorState& st = op.state;
+  tx.exec_prepared("upsert_result_state", op.monitor, std::string(to_string(st.status)), ms(st.since),
+                   ms(st.last_check), st.last_latency_ms, st.last_error, st.consecutive_failures,
+                   st.open_incident_id);
+  return Ok{};
 }
 
 Status run_op(Tx& tx, const SaveState& op) {

@@ -1,0 +1,61 @@
+#include "cluster/membership.h"
+
+#include <algorithm>
+
+namespace trainwatch::cluster {
+namespace {
+
+// FNV-1a, 64-bit: spreads names well enough once mixed below, and is defined by its
+// constants alone (std::hash is neither stable across builds nor across platforms).
+uint64_t fnv1a(std::string_view text, uint64_t hash = 0xcbf29ce484222325ULL) {
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+// splitmix64's finalizer: every input bit moves every output bit.
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+}  // namespace
+
+std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows) {
+  std::vector<const MemberRow*> live;
+  for (const auto& row : rows) {
+    if (row.seen_age <= kMemberTtl) live.push_back(&row);
+  }
+  std::vector<std::string> eligible;
+  for (const MemberRow* row : live) {
+    if (row->joined_age >= kSettle || live.size() == 1) eligible.push_back(row->id);
+  }
+  std::sort(eligible.begin(), eligible.end());
+  return eligible;
+}
+
+uint64_t rendezvous_weight(std::string_view key, std::string_view member) {
+  return mix(fnv1a(key) ^ mix(fnv1a(member)));
+}
+
+std::string_view owner_of(std::string_view key, const std::vector<std::string>& members) {
+  std::string_view best;
+  uint64_t best_weight = 0;
+  for (const auto& m : members) {
+    const uint64_t w = rendezvous_weight(key, m);
+    // Ties (never seen in practice) go to the smaller id, so every replica breaks them alike.
+    if (best.empty() || w > best_weight || (w == best_weight && m < best)) {
+      best = m;
+      best_weight = w;
+    }
+  }
+  return best;
+}
+
+}  // namespace trainwatch::cluster

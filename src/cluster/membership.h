@@ -1,0 +1,46 @@
+// Membership: which replicas of one installation may own monitors, and which one owns
+// each. Pure: rows of the members table in, owners out (replica_set.h does the I/O).
+//
+// Every `trainwatch serve` on one PostgreSQL is a member: it writes its row (its id and
+// the database's now()) every kBeatEvery and reads every row back with two ages measured
+// on the database's clock, so replicas whose own clocks disagree still agree on who is
+// alive. A member is live while its last beat is at most kMemberTtl old, and eligible to
+// own once it has been a member for kSettle: long enough for every other replica to have
+// read its row (they beat every kBeatEvery), so the monitors that move to a newcomer
+// leave their old owner at about the instant they reach the newcomer, never later than
+// one beat after. The first member of an empty installation is eligible at once.
+//
+// Ownership is rendezvous (highest random weight) hashing: the owner of a monitor is
+// the eligible member whose hash with the monitor's name is highest. Chosen over leases
+// because every replica computes it alone from the same member list, with no row per
+// monitor to renew (10,000 monitors, one row per replica beating once a second), and
+// because a member leaving moves only its own monitors, spread evenly over the others.
+// Two replicas can disagree only while they read different member lists, at most one
+// beat; the store's compare-and-set on a monitor's state keeps that window harmless.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+#include "storage/member_registry.h"
+
+namespace trainwatch::cluster {
+
+inline constexpr Millis kBeatEvery{1'000};
+inline constexpr Millis kMemberTtl{6'000};
+inline constexpr Millis kSettle{3'000};
+
+// The ids of the members that may own monitors, sorted.
+std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows);
+
+// The member that owns `key` among `members`; empty when there is none.
+std::string_view owner_of(std::string_view key, const std::vector<std::string>& members);
+
+// The weight of `member` for `key`: stable across processes, platforms and versions (it
+// decides who checks what, so every replica must compute the same).
+uint64_t rendezvous_weight(std::string_view key, std::string_view member);
+
+}  // namespace trainwatch::cluster

@@ -1,0 +1,93 @@
+#include "cluster/replica_set.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "cluster/membership.h"
+
+namespace trainwatch::cluster {
+
+ReplicaSet::ReplicaSet(MemberRegistry& registry, const Clock& clock, std::string id, std::string label)
+    : registry_(registry),
+      clock_(clock),
+      id_(std::move(id)),
+      label_(std::move(label)),
+      members_(std::make_shared<const std::vector<std::string>>()) {}
+
+ReplicaSet::~ReplicaSet() { stop(); }
+
+Status ReplicaSet::start(std::function<void(bool owners_changed)> on_beat) {
+  on_beat_ = std::move(on_beat);
+  Beat first = beat();
+  if (first.error) return make_error("store.unavailable", *first.error);
+  spdlog::info("replicas: {} joined as {}; {} member(s) own monitors now", label_, id_, members().size());
+  thread_ = std::thread([this] { run(); });
+  return Ok{};
+}
+
+void ReplicaSet::stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (Status left = registry_.leave(id_); !left) {
+    spdlog::warn("replicas: could not leave the members table ({}); the others take over after {} s",
+                 left.error().message, kMemberTtl.count() / 1000);
+  }
+}
+
+ReplicaSet::Beat ReplicaSet::beat() {
+  auto rows = registry_.beat(id_, label_);
+  const MonoTime now = clock_.monotonic_time();
+  std::vector<std::string> eligible;
+  Beat outcome;
+  if (rows) {
+    last_good_beat_ = now;
+    eligible = eligible_members(*rows);
+  } else {
+    outcome.error = rows.error().message;
+    if (now - last_good_beat_ <= kMemberTtl) eligible = members();  // they keep their monitors a while
+  }
+  std::lock_guard lock(mu_);
+  outcome.changed = eligible != *members_;
+  if (outcome.changed) members_ = std::make_shared<const std::vector<std::string>>(std::move(eligible));
+  return outcome;
+}
+
+void ReplicaSet::run() {
+  std::unique_lock lock(mu_);
+  while (!wake_.wait_for(lock, kBeatEvery, [this] { return stopping_; })) {
+    lock.unlock();
+    const Beat beaten = beat();
+    if (beaten.changed) spdlog::info("replicas: {} member(s) own monitors now", members().size());
+    if (beaten.error) {
+      if (auto events = failure_log_.admit(clock_.monotonic_time())) {
+        spdlog::warn("replicas: beat failed ({} since the last report): {}", *events, *beaten.error);
+      }
+    }
+    // After a failed beat only a change matters (owning nothing any more): the stored
+    // states cannot be read either.
+    if (!beaten.error || beaten.changed) on_beat_(beaten.changed);
+    lock.lock();
+  }
+}
+
+bool ReplicaSet::owns(std::string_view monitor) const {
+  std::shared_ptr<const std::vector<std::string>> members;
+  {
+    std::lock_guard lock(mu_);
+    members = members_;
+  }
+  return owner_of(monitor, *members) == id_;
+}
+
+std::vector<std::string> ReplicaSet::members() const {
+  std::lock_guard lock(mu_);
+  return *members_;
+}
+
+}  // namespace trainwatch::cluster

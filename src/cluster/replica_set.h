@@ -1,0 +1,77 @@
+// ReplicaSet: this process's membership in an installation of several `trainwatch serve`
+// replicas on one PostgreSQL (membership.h says who owns what, and why).
+//
+// A thread of its own beats every kBeatEvery through the MemberRegistry (one round trip;
+// a connect timeout at worst, which must not hold up checks or requests), recomputes the
+// eligible members, and calls `on_beat(owners_changed)` after every beat that succeeded:
+// the server posts Engine::sync_ownership from it, which moves monitors when the owners
+// changed and refreshes, for this replica's readers, the state of monitors others own.
+//
+// Losing the database: while beats fail, the members this replica last read keep their
+// monitors until kMemberTtl after its last good beat; then it owns nothing, as the others
+// (which still reach the database) have taken its monitors by then. It owns again once a
+// beat succeeds and it has settled.
+//
+// Threading: owns() and members() from any thread; start() and stop() from one.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "engine/ownership.h"
+#include "storage/log_throttle.h"
+#include "storage/member_registry.h"
+
+namespace trainwatch::cluster {
+
+class ReplicaSet final : public engine::Ownership {
+ public:
+  // `id` must be unique to this process (a random one per start); `label` says which
+  // process it is to people (host:pid).
+  ReplicaSet(MemberRegistry& registry, const Clock& clock, std::string id, std::string label);
+  ~ReplicaSet() override;
+  ReplicaSet(const ReplicaSet&) = delete;
+  ReplicaSet& operator=(const ReplicaSet&) = delete;
+
+  // Beats once on the caller's thread (so the engine starts with the owners known), then
+  // on the thread. The first beat's failure is returned: serve does not start without it.
+  Status start(std::function<void(bool owners_changed)> on_beat);
+  // Leaves the members table (a clean handover) and joins the thread.
+  void stop();
+
+  bool owns(std::string_view monitor) const override;
+  // The eligible members' ids, as this replica last read them.
+  std::vector<std::string> members() const;
+  const std::string& id() const { return id_; }
+
+ private:
+  struct Beat {
+    bool changed = false;              // the eligible members changed
+    std::optional<std::string> error;  // the beat failed: why
+  };
+  Beat beat();
+  void run();
+
+  MemberRegistry& registry_;
+  const Clock& clock_;
+  const std::string id_;
+  const std::string label_;
+  std::function<void(bool)> on_beat_;
+  LogThrottle failure_log_{std::chrono::seconds(10)};
+
+  mutable std::mutex mu_;
+  std::shared_ptr<const std::vector<std::string>> members_;  // under mu_; never null
+  MonoTime last_good_beat_{};                                // thread only
+  bool stopping_ = false;                                    // under mu_
+  std::condition_variable wake_;
+  std::thread thread_;
+};
+
+}  // namespace trainwatch::cluster

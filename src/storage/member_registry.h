@@ -1,0 +1,39 @@
+// MemberRegistry: the members table of an installation whose `trainwatch serve` replicas
+// share one database; cluster/membership.h says what the rows mean. One of the store's
+// roles, apart from Store: only a store that several processes can share has one
+// (PostgreSQL, not SQLite), and only cluster/replica_set.h uses it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/result.h"
+
+namespace trainwatch {
+
+// One member, with its ages on the database's clock.
+struct MemberRow {
+  std::string id;
+  std::string label;  // host:pid, for people reading the table or the log
+  Millis joined_age{0};
+  Millis seen_age{0};
+};
+
+class MemberRegistry {
+ public:
+  virtual ~MemberRegistry() = default;
+  // Writes this member's beat (its row, on the first) and returns every member's row.
+  // Rows silent for kForgetAfter are deleted on the way. Blocks for one round trip, or a
+  // connect timeout when the database is unreachable ("store.unavailable").
+  virtual Result<std::vector<MemberRow>> beat(const std::string& id, const std::string& label) = 0;
+  // Deletes this member's row, so that a clean stop hands its work over at the others'
+  // next beat instead of after the member's time to live.
+  virtual Status leave(const std::string& id) = 0;
+
+  // Long past any time to live: the row of a member that died is kept this long for
+  // people who look at the table.
+  static constexpr Millis kForgetAfter{600'000};
+};
+
+}  // namespace trainwatch

@@ -1,0 +1,68 @@
+// Who may own monitors, and who owns each: the same answer on every replica.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cluster/membership.h"
+
+namespace trainwatch::cluster {
+namespace {
+
+MemberRow row(std::string id, int joined_s, int seen_s) {
+  return {std::move(id), "host:1", Millis(joined_s * 1'000), Millis(seen_s * 1'000)};
+}
+
+TEST(Membership, LiveSettledMembersAreEligibleAndSilentOnesAreNot) {
+  const std::vector<MemberRow> rows = {row("c", 60, 0), row("a", 60, 1), row("b", 60, 7), row("d", 1, 0)};
+  // b has not beaten for 7 s (> 6 s); d joined a second ago and has not settled.
+  EXPECT_EQ(eligible_members(rows), (std::vector<std::string>{"a", "c"}));
+}
+
+TEST(Membership, TheFirstMemberOfAnEmptyInstallationOwnsAtOnce) {
+  EXPECT_EQ(eligible_members({row("a", 0, 0)}), std::vector<std::string>{"a"});
+  // Beside a dead member it is still alone among the live.
+  EXPECT_EQ(eligible_members({row("a", 0, 0), row("dead", 100, 30)}), std::vector<std::string>{"a"});
+  // Beside a live one, it waits to settle, like any newcomer.
+  EXPECT_EQ(eligible_members({row("a", 0, 0), row("b", 100, 0)}), std::vector<std::string>{"b"});
+}
+
+TEST(Membership, EveryMonitorHasOneOwnerAndTheyShareThemEvenly) {
+  const std::vector<std::string> members = {"r1", "r2", "r3"};
+  std::map<std::string, int> owned;
+  for (int i = 0; i < 3'000; ++i) owned[std::string(owner_of("monitor-" + std::to_string(i), members))]++;
+  ASSERT_EQ(owned.size(), 3u);
+  for (const auto& [member, count] : owned) {
+    EXPECT_GT(count, 850) << member;  // 1,000 each, give or take the hash
+    EXPECT_LT(count, 1'150) << member;
+  }
+  EXPECT_EQ(owner_of("anything", {}), "");
+}
+
+TEST(Membership, AMemberLeavingMovesOnlyItsOwnMonitors) {
+  const std::vector<std::string> three = {"r1", "r2", "r3"};
+  const std::vector<std::string> two = {"r1", "r3"};
+  int moved = 0;
+  for (int i = 0; i < 1'000; ++i) {
+    const std::string name = "monitor-" + std::to_string(i);
+    const std::string before(owner_of(name, three));
+    const std::string after(owner_of(name, two));
+    if (before != "r2") {
+      EXPECT_EQ(before, after) << name;
+    } else {
+      ++moved;
+    }
+  }
+  EXPECT_GT(moved, 250);
+}
+
+TEST(Membership, WeightsAreTheSameOnEveryBuild) {
+  // Replicas of different builds or platforms must agree, so the weights are pinned
+  // (FNV-1a 64 and splitmix64's finalizer, computed apart from this code).
+  EXPECT_EQ(rendezvous_weight("", ""), 0xcfa3c5eb015b4663ULL);
+  EXPECT_EQ(rendezvous_weight("api-health", "0123456789abcdef"), 0x2a63dd72bc3eac11ULL);
+}
+
+}  // namespace
+}  // namespace trainwatch::cluster
