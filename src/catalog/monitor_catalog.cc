@@ -1,5 +1,7 @@
 #include "catalog/monitor_catalog.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 #include <boost/json.hpp>
@@ -91,15 +93,47 @@ std::optional<Error> dependency_error(const std::vector<MonitorConfig>& monitors
 Result<std::vector<std::string>> MonitorCatalog::load() {
   auto stored = store_.api_monitors();
   if (!stored) return stored.error();
+  std::vector<std::string> skipped;
+  auto parsed = parse_stored(*stored, skipped);
+  if (!parsed) return parsed.error();
+  std::lock_guard lock(mu_);
+  api_ = std::move(*parsed);
+  return skipped;
+}
+
+Result<bool> MonitorCatalog::follow_store() {
+  auto stored = store_.api_monitors();
+  if (!stored) return stored.error();
+  {
+    std::lock_guard lock(mu_);
+    auto same = [&](const ApiMonitorSpec& spec) {
+      auto it = api_.find(spec.name);
+      return it != api_.end() && it->second.first == spec.spec_json;
+    };
+    if (stored->size() == api_.size() && std::all_of(stored->begin(), stored->end(), same)) return false;
+  }
+  std::vector<std::string> skipped;
+  auto parsed = parse_stored(*stored, skipped);
+  if (!parsed) return parsed.error();
+  for (const auto& why : skipped) spdlog::warn("API monitor skipped: {}", why);
+  {
+    std::lock_guard lock(mu_);
+    api_ = std::move(*parsed);
+  }
+  apply_to_engine([] {});
+  return true;
+}
+
+Result<std::map<std::string, std::pair<std::string, MonitorConfig>>> MonitorCatalog::parse_stored(
+    const std::vector<ApiMonitorSpec>& stored, std::vector<std::string>& skipped) {
   std::vector<ChannelConfig> channels;
   {
     std::lock_guard lock(mu_);
     channels = yaml_.notifications;
   }
-  std::vector<std::string> skipped;
   std::vector<std::string> jsons;
   Config loaded;  // the API monitors alone, to resolve their tokens in one pass
-  for (const auto& spec : *stored) {
+  for (const auto& spec : stored) {
     auto parsed = parse_api_monitor(spec.spec_json, channels);
     if (!parsed) {
       skipped.push_back(spec.name + ": " + parsed.error().message);
@@ -111,12 +145,12 @@ Result<std::vector<std::string>> MonitorCatalog::load() {
   // Heartbeat monitors created before they were given tokens get one now.
   if (Status resolved = heartbeat::resolve_tokens(loaded, store_, random_); !resolved)
     return resolved.error();
-  std::lock_guard lock(mu_);
+  std::map<std::string, std::pair<std::string, MonitorConfig>> api;
   for (size_t i = 0; i < loaded.monitors.size(); ++i) {
     std::string name = loaded.monitors[i].name;
-    api_[name] = {jsons[i], std::move(loaded.monitors[i])};
+    api[name] = {jsons[i], std::move(loaded.monitors[i])};
   }
-  return skipped;
+  return api;
 }
 
 std::string MonitorCatalog::token_owner(const std::string& token, const std::string& name) const {

@@ -49,6 +49,11 @@ class MonitorCatalog {
   // Heartbeat monitors get their stored token, or a new one committed before this returns.
   Result<std::vector<std::string>> load();
 
+  // Replicas on one PostgreSQL: takes the API monitors as stored when another replica
+  // created, changed or removed one, and applies them to the engine. True when they
+  // differed. Any thread but the engine's (it reads the store).
+  Result<bool> follow_store();
+
   // The YAML config plus the API monitors, for Engine::start and reload.
   Config merged(const Config& yaml);
   // Remembers the file's config (at start and on every reload) and returns merged().
@@ -69,6 +74,9 @@ class MonitorCatalog {
 
  private:
   void apply_to_engine(std::function<void()> applied);
+  // The stored API monitors that validate, by name; the others are named in `skipped`.
+  Result<std::map<std::string, std::pair<std::string, MonitorConfig>>> parse_stored(
+      const std::vector<ApiMonitorSpec>& stored, std::vector<std::string>& skipped);
   // Commits `config` (with `json_body`) as the API monitor `monitor`, then applies it.
   void save(const std::string& monitor, const std::string& json_body, const MonitorConfig& config,
             const Done& done);

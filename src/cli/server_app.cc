@@ -109,7 +109,18 @@ bool ServerApp::join_replicas() {
   replicas_ = std::make_unique<cluster::ReplicaSet>(*members_table_, clock_, id,
                                                     fmt::format("{}:{}", host.data(), getpid()));
   engine_->set_ownership(replicas_.get());
-  if (auto joined = replicas_->start([this](bool) { engine_->sync_ownership(); }); !joined) {
+  // After each beat: what other replicas changed through the API, then who owns what.
+  auto follow = [this](bool) {
+    if (!serving_) return;
+    if (auto changed = monitors_->follow_store(); !changed) {
+      if (auto events = follow_log_.admit(clock_.monotonic_time())) {
+        spdlog::warn("replicas: cannot read the API monitors ({} time(s) since the last report): {}", *events,
+                     changed.error().message);
+      }
+    }
+    engine_->sync_ownership();
+  };
+  if (auto joined = replicas_->start(follow); !joined) {
     spdlog::error("replicas: cannot join: {}", joined.error().message);
     return false;
   }
@@ -162,7 +173,6 @@ bool ServerApp::start() {
   engine_timers_ = std::make_unique<AsioTimers>(engine_io_, clock_);
   engine_ = std::make_unique<engine::Engine>(engine_io_, clock_, *engine_timers_, *store_, *checkers_,
                                              planner_.get());
-  if (members_table_ && !join_replicas()) return false;
   job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });
   dispatcher_->list_affected_with(
       [this](const std::string& monitor) { return engine_->down_dependents(monitor); });
@@ -175,6 +185,7 @@ bool ServerApp::start() {
   } else {
     for (const auto& why : *skipped) spdlog::warn("API monitor skipped: {}", why);
   }
+  if (members_table_ && !join_replicas()) return false;
   if (auto started = engine_->start(monitors_->merged(config_)); !started) {
     spdlog::error("cannot start: {}", started.error().message);
     return false;
@@ -270,6 +281,7 @@ bool ServerApp::start() {
   }
   server_ = std::move(*server);
   host_ = http_options.host;
+  serving_ = true;
   return true;
 }
 

@@ -41,6 +41,7 @@
 // engine thread (the signal handler's: main_context()) once run() is running.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -69,6 +70,7 @@
 #include "http/server.h"
 #include "http/server_stats.h"
 #include "jobs/job_registry.h"
+#include "storage/log_throttle.h"
 #include "storage/member_registry.h"
 #include "storage/retention.h"
 #include "storage/store.h"
@@ -137,6 +139,8 @@ class ServerApp {
   // (cluster/replica_set.h). After the engine: its beats call into it until stopped.
   std::unique_ptr<MemberRegistry> members_table_;
   std::unique_ptr<cluster::ReplicaSet> replicas_;
+  LogThrottle follow_log_{std::chrono::seconds(10)};  // the replica set's thread only
+  std::atomic<bool> serving_{false};  // start() is done: the replica set's beats may follow the store
   std::unique_ptr<catalog::MonitorCatalog> monitors_;
   std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;
   std::unique_ptr<heartbeat::PingIngest> pings_;

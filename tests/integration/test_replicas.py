@@ -13,10 +13,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import Server, wait_for
+from conftest import Server, api_call, wait_for
 from receivers import HttpReceiver
 
 MONITORS = [f"svc-{i:02d}" for i in range(12)]
+ADMIN = "replica-admin-token-0123456789"
 M64 = (1 << 64) - 1
 
 
@@ -196,3 +197,58 @@ monitors:{monitors}""")
         log = (tmp_path / f"replica-{i}.log").read_text()
         assert "pg-secret" not in log
     print(json.dumps({"orphans": len(orphans), "takeover_s": round(max(took.values()), 2)}))
+
+
+def checks_in(target, name, seconds):
+    start = time.monotonic()
+    time.sleep(seconds)  # a window of real checks to count, not a wait for a state
+    return sum(start <= t < start + seconds for t in target.times(name))
+
+
+def test_api_changes_and_pauses_reach_every_replica(tmp_path, postgres, target, monkeypatch):
+    """An API monitor made on one replica is run by its owner, wherever that is; a pause
+    asked of the replica that does not own the monitor stops its checks; a delete on one
+    removes it from all."""
+    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
+    config = tmp_path / "trainwatch.yaml"
+    config.write_text(f"""
+store:
+  url: ${{TRAINWATCH_STORE_URL}}
+auth:
+  admin_tokens: ["{ADMIN}"]
+monitors:
+  - name: from-yaml
+    type: http
+    url: http://127.0.0.1:{target.port}/from-yaml
+    interval: 1s
+""")
+    a = Server(config, tmp_path / "data-a", tmp_path / "a.log").start()
+    b = Server(config, tmp_path / "data-b", tmp_path / "b.log").start()
+    try:
+        views = wait_for(lambda: all_see([a, b], 2), timeout=20, what="two replicas that see each other")
+        members = views[0]["replicas"]["members"]
+        by_id = {v["replicas"]["self"]: r for v, r in zip(views, [a, b])}
+        spec = {"name": "from-api", "type": "http", "url": f"http://127.0.0.1:{target.port}/from-api",
+                "interval": "1s"}
+        assert api_call(a, "POST", "/api/v1/monitors", spec, ADMIN)[0] == 201
+        wait_for(lambda: b.get("/api/v1/monitors/from-api")[0] == 200, timeout=5, what="the API monitor on b")
+        b.wait_status("from-api", "up")
+        count = checks_in(target, "from-api", 4.0)
+        assert 2 <= count <= 6, f"from-api was checked {count} times in 4 s at a 1 s interval"
+
+        # Paused through the replica that does not own it: its owner stops checking.
+        owner = by_id[owner_of("from-yaml", members)]
+        other = b if owner is a else a
+        assert api_call(other, "POST", "/api/v1/monitors/from-yaml/pause", None, ADMIN)[0] == 200
+        owner.wait_status("from-yaml", "paused", timeout=5)
+        time.sleep(1.5)  # a check already started may still land
+        assert checks_in(target, "from-yaml", 3.0) == 0
+        other.wait_status("from-yaml", "paused")
+        assert api_call(other, "POST", "/api/v1/monitors/from-yaml/resume", None, ADMIN)[0] == 200
+        owner.wait_status("from-yaml", "up", timeout=10)
+
+        assert api_call(b, "DELETE", "/api/v1/monitors/from-api", None, ADMIN)[0] == 204
+        wait_for(lambda: a.get("/api/v1/monitors/from-api")[0] == 404, timeout=5, what="the monitor gone from a")
+    finally:
+        a.stop()
+        b.stop()
