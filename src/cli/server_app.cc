@@ -22,6 +22,7 @@
 #include "cli/fd_limit.h"
 #include "cli/listen_address.h"
 #include "cli/serve_connection_limits.h"
+#include "cluster/membership.h"
 #include "config/loader.h"
 #include "heartbeat/tokens.h"
 #include "storage/open_store.h"
@@ -108,6 +109,7 @@ bool ServerApp::join_replicas() {
   if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
   replicas_ = std::make_unique<cluster::ReplicaSet>(*members_table_, clock_, id,
                                                     fmt::format("{}:{}", host.data(), getpid()));
+  replicas_->set_config(cluster::config_fingerprint(config_));
   engine_->set_ownership(replicas_.get());
   // After each beat: what other replicas changed through the API, then who owns what.
   auto follow = [this](bool) {
@@ -342,6 +344,7 @@ void ServerApp::reload() {
   maintenance_->set_yaml(next.config->maintenance);
   log_ping_urls(*next.config, host_, server_->port());
   status_pages_->set(next.config->status_pages);
+  if (replicas_) replicas_->set_config(cluster::config_fingerprint(*next.config));
 }
 
 void ServerApp::stop() {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <spdlog/fmt/fmt.h>
+
 namespace trainwatch::cluster {
 namespace {
 
@@ -38,6 +40,27 @@ std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows) {
   }
   std::sort(eligible.begin(), eligible.end());
   return eligible;
+}
+
+std::string config_fingerprint(const Config& config) {
+  std::vector<std::string_view> names;
+  names.reserve(config.monitors.size());
+  for (const auto& m : config.monitors) names.push_back(m.name);
+  std::sort(names.begin(), names.end());
+  uint64_t hash = fnv1a("");
+  for (std::string_view name : names) {
+    hash = fnv1a(name, hash);
+    hash = fnv1a(std::string_view("\0", 1), hash);  // "ab","c" is not "a","bc"
+  }
+  return fmt::format("{:016x}", mix(hash));
+}
+
+std::vector<const MemberRow*> other_configs(const std::vector<MemberRow>& rows, const std::string& mine) {
+  std::vector<const MemberRow*> others;
+  for (const auto& row : rows) {
+    if (row.seen_age <= kMemberTtl && row.config != mine) others.push_back(&row);
+  }
+  return others;
 }
 
 uint64_t rendezvous_weight(std::string_view key, std::string_view member) {

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/config.h"
 #include "core/clock.h"
 #include "storage/member_registry.h"
 
@@ -35,6 +36,16 @@ inline constexpr Millis kSettle{3'000};
 
 // The ids of the members that may own monitors, sorted.
 std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows);
+
+// What a replica's monitors are, in 16 hex digits: the names of the config file's
+// monitors, in order of name. Replicas that disagree on them disagree on who owns what (a
+// monitor one of them lacks may be owned by that one, and checked by nobody), so the
+// members compare it at every beat.
+std::string config_fingerprint(const Config& config);
+
+// The live members whose fingerprint is not `mine`: one installation run from two
+// different files, or a reload not yet done everywhere.
+std::vector<const MemberRow*> other_configs(const std::vector<MemberRow>& rows, const std::string& mine);
 
 // The member that owns `key` among `members`; empty when there is none.
 std::string_view owner_of(std::string_view key, const std::vector<std::string>& members);

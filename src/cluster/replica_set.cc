@@ -40,14 +40,25 @@ void ReplicaSet::stop() {
   }
 }
 
+void ReplicaSet::set_config(std::string fingerprint) {
+  std::lock_guard lock(mu_);
+  config_ = std::move(fingerprint);
+}
+
 ReplicaSet::Beat ReplicaSet::beat() {
-  auto rows = registry_.beat(id_, label_);
+  MemberRow self{id_, label_, {}, {}, {}};
+  {
+    std::lock_guard lock(mu_);
+    self.config = config_;
+  }
+  auto rows = registry_.beat(self);
   const MonoTime now = clock_.monotonic_time();
   std::vector<std::string> eligible;
   Beat outcome;
   if (rows) {
     last_good_beat_ = now;
     eligible = eligible_members(*rows);
+    warn_of_other_configs(*rows, self.config, now);
   } else {
     outcome.error = rows.error().message;
     if (now - last_good_beat_ <= kMemberTtl) eligible = members();  // they keep their monitors a while
@@ -56,6 +67,23 @@ ReplicaSet::Beat ReplicaSet::beat() {
   outcome.changed = eligible != *members_;
   if (outcome.changed) members_ = std::make_shared<const std::vector<std::string>>(std::move(eligible));
   return outcome;
+}
+
+// Not an error that stops anything: a rolling reload passes through it. Said once a
+// minute while it lasts, so that two installations on one database by mistake are heard.
+void ReplicaSet::warn_of_other_configs(const std::vector<MemberRow>& rows, const std::string& mine,
+                                       MonoTime now) {
+  const auto others = other_configs(rows, mine);
+  if (others.empty()) return;
+  if (!config_log_.admit(now)) return;
+  std::string who;
+  for (const MemberRow* row : others) {
+    who += (who.empty() ? "" : ", ") + row->label + " (" + row->id + ", monitors " + row->config + ")";
+  }
+  spdlog::warn(
+      "replicas: {} run(s) other monitors than this one ({}, monitors {}): a monitor that one of them lacks "
+      "may be owned by it and checked by nobody; give every replica on this database the same config file",
+      who, label_, mine);
 }
 
 void ReplicaSet::run() {

@@ -46,6 +46,10 @@ class ReplicaSet final : public engine::Ownership {
   // Leaves the members table (a clean handover) and joins the thread.
   void stop();
 
+  // What this replica's monitors are (config_fingerprint), sent with every beat; set it
+  // before start() and after each reload. Members whose fingerprint differs are logged.
+  void set_config(std::string fingerprint);
+
   bool owns(std::string_view monitor) const override;
   // The eligible members' ids, as this replica last read them.
   std::vector<std::string> members() const;
@@ -58,6 +62,7 @@ class ReplicaSet final : public engine::Ownership {
   };
   Beat beat();
   void run();
+  void warn_of_other_configs(const std::vector<MemberRow>& rows, const std::string& mine, MonoTime now);
 
   MemberRegistry& registry_;
   const Clock& clock_;
@@ -65,9 +70,11 @@ class ReplicaSet final : public engine::Ownership {
   const std::string label_;
   std::function<void(bool)> on_beat_;
   LogThrottle failure_log_{std::chrono::seconds(10)};
+  LogThrottle config_log_{std::chrono::seconds(60)};
 
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<std::string>> members_;  // under mu_; never null
+  std::string config_;                                       // under mu_
   MonoTime last_good_beat_{};                                // thread only
   bool stopping_ = false;                                    // under mu_
   std::condition_variable wake_;

@@ -15,7 +15,8 @@ namespace trainwatch {
 // One member, with its ages on the database's clock.
 struct MemberRow {
   std::string id;
-  std::string label;  // host:pid, for people reading the table or the log
+  std::string label;   // host:pid, for people reading the table or the log
+  std::string config;  // what its monitors are (cluster::config_fingerprint)
   Millis joined_age{0};
   Millis seen_age{0};
 };
@@ -23,10 +24,11 @@ struct MemberRow {
 class MemberRegistry {
  public:
   virtual ~MemberRegistry() = default;
-  // Writes this member's beat (its row, on the first) and returns every member's row.
+  // Writes this member's beat (its row, on the first: id, label and config; the ages are
+  // the database's) and returns every member's row.
   // Rows silent for kForgetAfter are deleted on the way. Blocks for one round trip, or a
   // connect timeout when the database is unreachable ("store.unavailable").
-  virtual Result<std::vector<MemberRow>> beat(const std::string& id, const std::string& label) = 0;
+  virtual Result<std::vector<MemberRow>> beat(const MemberRow& self) = 0;
   // Deletes this member's row, so that a clean stop hands its work over at the others'
   // next beat instead of after the member's time to live.
   virtual Status leave(const std::string& id) = 0;

@@ -10,8 +10,18 @@
 namespace trainwatch::cluster {
 namespace {
 
-MemberRow row(std::string id, int joined_s, int seen_s) {
-  return {std::move(id), "host:1", Millis(joined_s * 1'000), Millis(seen_s * 1'000)};
+MemberRow row(std::string id, int joined_s, int seen_s, std::string config = "c1") {
+  return {std::move(id), "host:1", std::move(config), Millis(joined_s * 1'000), Millis(seen_s * 1'000)};
+}
+
+Config with_monitors(std::vector<std::string> names) {
+  Config config;
+  for (auto& name : names) {
+    MonitorConfig m;
+    m.name = std::move(name);
+    config.monitors.push_back(std::move(m));
+  }
+  return config;
 }
 
 TEST(Membership, LiveSettledMembersAreEligibleAndSilentOnesAreNot) {
@@ -55,6 +65,20 @@ TEST(Membership, AMemberLeavingMovesOnlyItsOwnMonitors) {
     }
   }
   EXPECT_GT(moved, 250);
+}
+
+TEST(Membership, ReplicasWithOtherMonitorsAreFoundAndTheOrderOfTheFileDoesNotMatter) {
+  const std::string ab = config_fingerprint(with_monitors({"a", "b"}));
+  EXPECT_EQ(ab.size(), 16u);
+  EXPECT_EQ(config_fingerprint(with_monitors({"b", "a"})), ab);
+  EXPECT_NE(config_fingerprint(with_monitors({"a", "b", "c"})), ab);
+  EXPECT_NE(config_fingerprint(with_monitors({"ab"})), config_fingerprint(with_monitors({"a", "b"})));
+
+  const std::vector<MemberRow> rows = {row("r1", 60, 0, ab), row("r2", 60, 0, "other"),
+                                       row("gone", 60, 30, "older")};
+  const auto others = other_configs(rows, ab);
+  ASSERT_EQ(others.size(), 1u);  // the dead member's config does not matter any more
+  EXPECT_EQ(others[0]->id, "r2");
 }
 
 TEST(Membership, WeightsAreTheSameOnEveryBuild) {

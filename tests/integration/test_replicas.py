@@ -252,3 +252,25 @@ monitors:
     finally:
         a.stop()
         b.stop()
+
+
+def test_replicas_started_from_different_files_say_so(tmp_path, postgres, target, monkeypatch):
+    """Two installations pointed at one database by mistake: each logs the other, by name."""
+    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
+    files = []
+    for name, monitors in (("one", ["shared"]), ("two", ["shared", "extra"])):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text("store:\n  url: ${TRAINWATCH_STORE_URL}\nmonitors:\n" + "".join(
+            f"  - {{name: {m}, type: http, url: 'http://127.0.0.1:{target.port}/{m}', interval: 1s}}\n"
+            for m in monitors))
+        files.append(path)
+    servers = [Server(path, tmp_path / f"data-{i}", tmp_path / f"{i}.log").start() for i, path in enumerate(files)]
+    try:
+        for i in range(2):
+            wait_for(lambda: "run(s) other monitors than this one" in (tmp_path / f"{i}.log").read_text(),
+                     timeout=10, what=f"replica {i} to log the other config")
+        line = next(l for l in (tmp_path / "0.log").read_text().splitlines() if "other monitors" in l)
+        assert f":{servers[1].proc.pid} (" in line, line  # it names the other replica's process
+    finally:
+        for s in servers:
+            s.stop()

@@ -15,22 +15,22 @@ Status PgMemberRegistry::ensure_connected() {
   return Ok{};
 }
 
-Result<std::vector<MemberRow>> PgMemberRegistry::beat(const std::string& id, const std::string& label) {
+Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self) {
   if (Status connected = ensure_connected(); !connected) return connected.error();
   try {
     pqxx::work tx(*conn_);
     tx.exec_params(
-        "INSERT INTO members (id, label) VALUES ($1, $2) "
-        "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label",
-        id, label);
+        "INSERT INTO members (id, label, config) VALUES ($1, $2, $3) "
+        "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label, config = excluded.config",
+        self.id, self.label, self.config);
     tx.exec_params("DELETE FROM members WHERE seen_at < now() - make_interval(secs => $1)",
                    static_cast<double>(kForgetAfter.count()) / 1000.0);
     std::vector<MemberRow> rows;
     for (const pqxx::row& row :
-         tx.exec("SELECT id, label, (extract(epoch FROM now() - joined_at) * 1000)::bigint, "
+         tx.exec("SELECT id, label, config, (extract(epoch FROM now() - joined_at) * 1000)::bigint, "
                  "(extract(epoch FROM now() - seen_at) * 1000)::bigint FROM members ORDER BY id")) {
-      rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), Millis(row[2].as<int64_t>()),
-                      Millis(row[3].as<int64_t>())});
+      rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
+                      Millis(row[3].as<int64_t>()), Millis(row[4].as<int64_t>())});
     }
     tx.commit();
     return rows;

@@ -18,7 +18,7 @@ class PgMemberRegistry final : public MemberRegistry {
  public:
   explicit PgMemberRegistry(std::string url) : url_(std::move(url)) {}
 
-  Result<std::vector<MemberRow>> beat(const std::string& id, const std::string& label) override;
+  Result<std::vector<MemberRow>> beat(const MemberRow& self) override;
   Status leave(const std::string& id) override;
 
  private:

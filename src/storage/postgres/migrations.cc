@@ -149,6 +149,7 @@ constexpr Migration kMigrations[] = {
       CREATE TABLE members (
         id        TEXT PRIMARY KEY,
         label     TEXT NOT NULL,
+        config    TEXT NOT NULL DEFAULT '',
         joined_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         seen_at   TIMESTAMPTZ NOT NULL DEFAULT now()
       );
