@@ -34,6 +34,7 @@ struct Dispatcher::ChannelState {
   // io thread only.
   ChannelQueue queue;
   int64_t cursor = 0;       // the highest id read from the store
+  bool claimed = false;     // rows were claimed for it since it was made (claims: the store's own first)
   bool maybe_more = false;  // the store may hold pending rows past the cursor
   // Destroyed with the channel, so neither fires into a removed channel (timer.h).
   std::unique_ptr<Timer> retry_timer;  // the front's next attempt
@@ -180,12 +181,15 @@ Status Dispatcher::load(ChannelState& ch) {
     return Ok{};
   }
   const size_t room = kMaxLoadedPerChannel - ch.queue.loaded();
-  auto rows = store_.deliveries(DeliveryQuery{ch.channel.name, std::nullopt, DeliveryStatus::kPending,
-                                              ch.cursor, std::nullopt, static_cast<int>(room)});
+  // A new channel state (at start, or a channel added again) takes back what this replica
+  // claimed before, as well: those rows are in no queue.
+  auto rows = store_.claim_deliveries(
+      DeliveryClaim{ch.channel.name, claimer_, ch.cursor, !ch.claimed, static_cast<int>(room), claimer_ttl_});
   if (!rows) {
     ch.maybe_more = true;
     return rows.error();
   }
+  ch.claimed = true;
   for (auto& row : *rows) {
     ch.cursor = std::max(ch.cursor, row.id);
     auto event = event_from_json(row.spec.event);

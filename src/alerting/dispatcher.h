@@ -19,7 +19,9 @@
 // (RecordResult.outbox). The dispatcher reads pending rows in id order per channel,
 // after a wake() (the commit callback) and at start. A restart therefore re-sends exactly
 // the rows still pending: never attempted, waiting for a retry, or in flight when the
-// process died (at-least-once).
+// process died (at-least-once). Replicas on one PostgreSQL claim the rows they read
+// (claim_as): each row is sent by one live replica, and a dead one's by another once it
+// is dropped from the members table; the server wakes the dispatcher at every beat.
 //
 // Bounds: at most kMaxLoadedPerChannel deliveries per channel in memory (the rest stay in
 // the database and are read as the queue drains); one request in flight per channel plus
@@ -97,6 +99,14 @@ class Dispatcher {
   using AffectedLookup = std::function<std::vector<std::string>(const std::string& monitor)>;
   void list_affected_with(AffectedLookup lookup) { affected_ = std::move(lookup); }
 
+  // Replicas on one PostgreSQL: this dispatcher claims the rows it sends as `claimer`
+  // (the replica's member id), and takes over those of a replica silent for `ttl`
+  // (Store::claim_deliveries). Call before start(); a lone server claims nothing.
+  void claim_as(std::string claimer, Millis ttl) {
+    claimer_ = std::move(claimer);
+    claimer_ttl_ = ttl;
+  }
+
   // Takes the channels and loads what is pending. Call once, before the io_context runs.
   Status start(std::vector<Channel> channels, std::vector<MaintenanceWindow> maintenance);
 
@@ -138,6 +148,8 @@ class Dispatcher {
   Sender& sender_;
   RandomUnit random_;
   RetryPolicy policy_;
+  std::string claimer_;  // empty: one process sends everything
+  Millis claimer_ttl_{0};
   AffectedLookup affected_;
   std::vector<MaintenanceWindow> maintenance_;                     // io thread only
   std::map<std::string, std::unique_ptr<ChannelState>> channels_;  // io thread; replaced under mu_

@@ -111,6 +111,7 @@ bool ServerApp::join_replicas() {
                                                     fmt::format("{}:{}", host.data(), getpid()));
   replicas_->set_config(cluster::config_fingerprint(config_));
   engine_->set_ownership(replicas_.get());
+  dispatcher_->claim_as(id, cluster::kMemberTtl);
   // After each beat: what other replicas changed through the API, then who owns what.
   auto follow = [this](bool) {
     if (!serving_) return;
@@ -121,6 +122,7 @@ bool ServerApp::join_replicas() {
       }
     }
     engine_->sync_ownership();
+    dispatcher_->wake();  // what a replica that died held is claimable now, or soon
   };
   if (auto joined = replicas_->start(follow); !joined) {
     spdlog::error("replicas: cannot join: {}", joined.error().message);

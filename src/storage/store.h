@@ -184,6 +184,22 @@ struct DeliveryQuery {
   int limit = 50;
 };
 
+// Which outbox rows a replica takes (Store::claim_deliveries). With a claimer, rows no
+// one claimed, and rows claimed by a replica whose last beat in the members table is
+// older than `claimer_ttl` (it died: what it held is sent by another, at least once, with
+// the same delivery id), and with `again` the claimer's own pending rows too (a channel
+// it stopped sending to and sends to again, whose rows left its memory); never rows a live
+// replica holds. `after_id` is the one-process store's cursor; claims do without it,
+// because replicas commit rows out of id order.
+struct DeliveryClaim {
+  std::string channel;
+  std::string claimer;  // empty: one process, read as a DeliveryQuery
+  int64_t after_id = 0;
+  bool again = false;
+  int limit = 50;
+  Millis claimer_ttl{0};
+};
+
 struct ResultQuery {
   std::string monitor;
   std::optional<int64_t> before_ms;  // paging: results strictly older than this
@@ -303,6 +319,16 @@ class Store {
 
   // Outbox rows. With `after_id` set: oldest first (id ascending); otherwise newest first.
   virtual Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) = 0;
+
+  // The dispatcher's read of the outbox: pending rows of one channel that this process
+  // may send, oldest first. A store that one process owns (SQLite) reads the pending rows
+  // past `after_id`, which is what this default does. A store several replicas share
+  // (PostgreSQL) marks each row it returns as claimed by `claimer`, in the same
+  // statement, so no two live replicas send one row (see DeliveryClaim).
+  virtual Result<std::vector<Delivery>> claim_deliveries(const DeliveryClaim& claim) {
+    return deliveries(DeliveryQuery{claim.channel, std::nullopt, DeliveryStatus::kPending, claim.after_id,
+                                    std::nullopt, claim.limit});
+  }
 
   static constexpr size_t kMaxQueuedWrites = 100'000;
   static constexpr int kMaxMarkScan = 10'000;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "storage/conformance.h"
+#include "storage/postgres/member_registry.h"
 #include "storage/postgres/migrations.h"
 
 namespace trainwatch::testing {
@@ -129,6 +130,55 @@ TEST_F(PostgresStoreTest, OpeningTwiceMigratesOnce) {
   pqxx::connection raw(url_);
   pqxx::read_transaction tx(raw);
   EXPECT_EQ(tx.exec1("SELECT COUNT(*) FROM schema_version")[0].as<int>(), postgres::kSchemaVersion);
+}
+
+// Replicas claim outbox rows: a row is handed to one live replica only, a dead
+// replica's rows go to another, and a replica takes back its own when asked again.
+TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTakenOver) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  postgres::PgMemberRegistry members(url_);
+  ASSERT_TRUE(members.beat(MemberRow{"a", "host:1", "c", {}, {}}).ok());
+  ASSERT_TRUE(members.beat(MemberRow{"b", "host:2", "c", {}, {}}).ok());
+  MonitorState down;
+  down.status = MonitorStatus::kDown;
+  std::vector<NewDelivery> outbox;
+  for (int i = 0; i < 3; ++i) {
+    outbox.push_back(NewDelivery{"hook", "api", 1, "down", "{}", from_unix_ms(kT0), from_unix_ms(kT0)});
+  }
+  ASSERT_TRUE(write_and_wait(store, RecordResult{"api", result_at(kT0, false), down, outbox}).ok());
+  const Millis ttl(6'000);
+  auto claim = [&](const std::string& who, bool again = false, int limit = 50) {
+    auto rows = store.claim_deliveries(DeliveryClaim{"hook", who, 0, again, limit, ttl});
+    EXPECT_TRUE(rows.ok()) << rows.error().message;
+    std::vector<int64_t> ids;
+    for (const auto& r : *rows) ids.push_back(r.id);
+    return ids;
+  };
+  const std::vector<int64_t> first_two = claim("a", false, 2);
+  ASSERT_EQ(first_two.size(), 2u);
+  EXPECT_LT(first_two[0], first_two[1]);  // oldest first
+  const std::vector<int64_t> last = claim("b");
+  ASSERT_EQ(last.size(), 1u);  // only what a did not take
+  EXPECT_GT(last[0], first_two[1]);
+  EXPECT_TRUE(claim("b").empty());
+  EXPECT_TRUE(claim("a").empty());                   // a holds its rows already
+  EXPECT_EQ(claim("a", /*again=*/true), first_two);  // unless it asks for them again
+
+  // a stops beating: once its last beat is older than the ttl, b takes its rows.
+  pqxx::connection conn(url_);
+  pqxx::work tx(conn);
+  tx.exec("UPDATE members SET seen_at = now() - interval '7 seconds' WHERE id = 'a'");
+  tx.commit();
+  EXPECT_EQ(claim("b"), first_two);
+  EXPECT_TRUE(claim("a").empty());
+  // A row that is no longer pending is nobody's to take.
+  ASSERT_TRUE(
+      write_and_wait(store, UpdateDelivery{last[0], DeliveryStatus::kDelivered, 1, from_unix_ms(kT0),
+                                           from_unix_ms(kT0), std::nullopt, "", 200, from_unix_ms(kT0)})
+          .ok());
+  EXPECT_EQ(claim("b", true), first_two);
 }
 
 }  // namespace

@@ -145,7 +145,8 @@ constexpr Migration kMigrations[] = {
     )sql"},
     // The replicas of one installation (storage/member_registry.h): ages are read on the
     // database's clock, so the replicas' own clocks never decide who is alive.
-    {4, "members: the serve replicas sharing this database", R"sql(
+    {4, "members: the serve replicas sharing this database; who sends each delivery", R"sql(
+      ALTER TABLE deliveries ADD COLUMN claimed_by TEXT;
       CREATE TABLE members (
         id        TEXT PRIMARY KEY,
         label     TEXT NOT NULL,

@@ -132,4 +132,10 @@ Result<std::vector<Delivery>> PostgresStore::deliveries(const DeliveryQuery& que
                                                [&](Tx& tx) { return read_deliveries(tx, query); });
 }
 
+Result<std::vector<Delivery>> PostgresStore::claim_deliveries(const DeliveryClaim& claim) {
+  if (claim.claimer.empty()) return Store::claim_deliveries(claim);
+  return readers_->read_and_mark<std::vector<Delivery>>(
+      "deliveries", [&](Tx& tx) { return postgres::claim_deliveries(tx, claim); });
+}
+
 }  // namespace trainwatch::postgres

@@ -70,6 +70,7 @@ class PostgresStore final : public Store {
   Result<int64_t> next_api_window_id() override;
   Result<int64_t> next_incident_id() override;
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
+  Result<std::vector<Delivery>> claim_deliveries(const DeliveryClaim& claim) override;
 
   // As SqliteStore's: a commit here is a network round trip and an fsync on the server.
   static constexpr size_t kMaxOpsPerTransaction = 1000;

@@ -51,4 +51,25 @@ Result<std::vector<Delivery>> read_deliveries(Tx& tx, const DeliveryQuery& query
   return out;
 }
 
+Result<std::vector<Delivery>> claim_deliveries(Tx& tx, const DeliveryClaim& claim) {
+  // SKIP LOCKED: two replicas claiming at once take different rows instead of waiting
+  // for each other; what one skipped is taken by its next claim, or by the other.
+  std::vector<Delivery> out;
+  for (const pqxx::row& row : tx.exec_params(
+           "UPDATE deliveries SET claimed_by = $1 WHERE id IN ("
+           "SELECT id FROM deliveries WHERE status = 'pending' AND channel = $2 AND (claimed_by IS NULL "
+           "OR ($3 AND claimed_by = $1) OR (claimed_by <> $1 AND claimed_by NOT IN "
+           "(SELECT id FROM members WHERE seen_at > now() - make_interval(secs => $4)))) "
+           "ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED) "
+           "RETURNING id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
+           "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms",
+           claim.claimer, claim.channel, claim.again, static_cast<double>(claim.claimer_ttl.count()) / 1000.0,
+           std::clamp(claim.limit, 0, kMaxRowsPerRead))) {
+    out.push_back(delivery_from_row(row));
+  }
+  // RETURNING keeps no order.
+  std::sort(out.begin(), out.end(), [](const Delivery& a, const Delivery& b) { return a.id < b.id; });
+  return out;
+}
+
 }  // namespace trainwatch::postgres

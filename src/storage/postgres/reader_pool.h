@@ -36,6 +36,28 @@ class ReaderPool {
 
   explicit ReaderPool(std::string url) : url_(std::move(url)) {}
 
+  // Runs `query(tx)` in a transaction that may write and is committed after it: a read
+  // that takes what it reads (Store::claim_deliveries). Errors as read()'s.
+  template <typename T, typename Query>
+  Result<T> read_and_mark(const char* what, Query&& query) {
+    auto conn = borrow();
+    if (!conn)
+      return make_error(conn.error().code, std::string("cannot read ") + what + ": " + conn.error().message);
+    try {
+      Result<T> out = [&] {
+        pqxx::work tx(**conn);
+        Result<T> result = query(static_cast<pqxx::transaction_base&>(tx));
+        tx.commit();
+        return result;
+      }();
+      give_back(std::move(*conn));
+      return out;
+    } catch (const std::exception& e) {
+      give_back(nullptr);
+      return make_error("store.read", std::string("cannot read ") + what + ": " + scrub(e.what(), url_));
+    }
+  }
+
   // Runs `query(tx)`, a callable returning Result<T>; `what` names the data for errors.
   template <typename T, typename Query>
   Result<T> read(const char* what, Query&& query) {

@@ -32,6 +32,8 @@ Result<HeartbeatMarks> read_heartbeat_marks(Tx& tx, const std::string& monitor);
 Result<std::map<std::string, std::string>> read_heartbeat_tokens(Tx& tx);
 
 Result<std::vector<Delivery>> read_deliveries(Tx& tx, const DeliveryQuery& query);
+// Store::claim_deliveries with a claimer: marks and returns the rows, oldest first.
+Result<std::vector<Delivery>> claim_deliveries(Tx& tx, const DeliveryClaim& claim);
 
 Result<std::vector<ApiMonitorSpec>> read_api_monitors(Tx& tx);
 Result<std::vector<ApiWindowSpec>> read_api_windows(Tx& tx);
