@@ -34,6 +34,8 @@ packages=(
   slurm-wlm munge
   # peers measured beside trainwatch in bench/ (see ../shared/peers)
   nginx-light prometheus-blackbox-exporter python3-prometheus-client hyperfine
+  # a load balancer in front of several replicas (bench/heartbeat/replicas.py)
+  haproxy
   # bench/stacks: the stack tools one uses on a hung process today
   gdb elfutils
 )
