@@ -1,5 +1,6 @@
 #include "catalog/maintenance_catalog.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "config/loader.h"
@@ -64,15 +65,10 @@ Result<MaintenanceWindow> parse_api_window(const std::string& body,
   return parse_window(body, &is_monitor, nullptr);
 }
 
-Result<std::vector<std::string>> MaintenanceCatalog::load() {
-  auto stored = store_.api_windows();
-  if (!stored) return stored.error();
-  auto next = store_.next_api_window_id();
-  if (!next) return next.error();
-  std::vector<std::string> skipped;
-  std::lock_guard lock(mu_);
-  next_id_ = *next;
-  for (const auto& spec : *stored) {
+std::map<int64_t, MaintenanceCatalog::ApiWindow> MaintenanceCatalog::parse_stored(
+    const std::vector<ApiWindowSpec>& stored, std::vector<std::string>& skipped) {
+  std::map<int64_t, ApiWindow> out;
+  for (const auto& spec : stored) {
     // Monitor names are not checked here: the monitors are not all running yet, and a
     // window naming a monitor that has gone covers nothing.
     auto parsed = parse_window(spec.spec_json, nullptr, nullptr);
@@ -80,9 +76,46 @@ Result<std::vector<std::string>> MaintenanceCatalog::load() {
       skipped.push_back("api-" + std::to_string(spec.id) + ": " + parsed.error().message);
       continue;
     }
-    api_[spec.id] = ApiWindow{std::move(*parsed), spec.created};
+    out[spec.id] = ApiWindow{std::move(*parsed), spec.created};
   }
+  return out;
+}
+
+Result<std::vector<std::string>> MaintenanceCatalog::load() {
+  auto stored = store_.api_windows();
+  if (!stored) return stored.error();
+  auto next = store_.next_api_window_id();
+  if (!next) return next.error();
+  std::vector<std::string> skipped;
+  auto parsed = parse_stored(*stored, skipped);
+  std::lock_guard lock(mu_);
+  next_id_ = *next;
+  api_ = std::move(parsed);
   return skipped;
+}
+
+Result<bool> MaintenanceCatalog::follow_store() {
+  uint64_t changes_before = 0;
+  {
+    std::lock_guard lock(mu_);
+    changes_before = local_changes_;
+  }
+  auto stored = store_.api_windows();
+  if (!stored) return stored.error();
+  auto next = store_.next_api_window_id();
+  if (!next) return next.error();
+  std::lock_guard lock(mu_);
+  // Ids are handed out here; another replica's windows move the next one past theirs.
+  next_id_ = std::max(next_id_, *next);
+  // A window of ours committed or deleted while the read ran: the read may miss it, and
+  // the next beat reads both.
+  if (local_changes_ != changes_before || pending_ > 0) return false;
+  auto same = [&](const ApiWindowSpec& spec) { return api_.count(spec.id) != 0; };
+  if (stored->size() == api_.size() && std::all_of(stored->begin(), stored->end(), same)) return false;
+  std::vector<std::string> skipped;  // named once, by load() at this replica's start
+  api_ = parse_stored(*stored, skipped);
+  apply_locked();
+  return true;
 }
 
 void MaintenanceCatalog::set_yaml(std::vector<MaintenanceWindow> windows) {
@@ -138,6 +171,7 @@ void MaintenanceCatalog::create(const std::string& body, const Done& done) {
       --pending_;
       if (status) {
         api_[id] = ApiWindow{window, created};
+        ++local_changes_;
         apply_locked();
       }
     }
@@ -165,6 +199,7 @@ bool MaintenanceCatalog::drop_oldest_ended_locked(SystemTime now) {
   // if the delete fails, the window comes back at the next start and nothing else breaks.
   if (!store_.write(DeleteApiWindow{oldest->first})) return false;
   api_.erase(oldest);
+  ++local_changes_;
   return true;
 }
 
@@ -188,6 +223,7 @@ void MaintenanceCatalog::remove(const std::string& id, const Done& done) {
     {
       std::lock_guard lock(mu_);
       api_.erase(number);
+      ++local_changes_;
       apply_locked();
     }
     done(id);

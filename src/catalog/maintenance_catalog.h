@@ -56,6 +56,11 @@ class MaintenanceCatalog {
   // that no longer validates (after an upgrade) is skipped and named in the list.
   Result<std::vector<std::string>> load();
 
+  // What other replicas created and deleted (several replicas on one PostgreSQL): reads
+  // the stored API windows, at every beat, and applies them when they differ from the
+  // ones held here. True when something changed.
+  Result<bool> follow_store();
+
   // Remembers the file's windows (at start and on every reload) and applies the merge.
   void set_yaml(std::vector<MaintenanceWindow> windows);
 
@@ -76,6 +81,9 @@ class MaintenanceCatalog {
     SystemTime created;
   };
 
+  // The stored windows that still validate; the others are named in `skipped`.
+  static std::map<int64_t, ApiWindow> parse_stored(const std::vector<ApiWindowSpec>& stored,
+                                                   std::vector<std::string>& skipped);
   std::vector<MaintenanceWindow> merged_locked() const;
   // Makes room at the bound by deleting the one-off window that ended first; false when
   // every window is still ahead, in force or recurring.
@@ -90,7 +98,8 @@ class MaintenanceCatalog {
   std::vector<MaintenanceWindow> yaml_;
   std::map<int64_t, ApiWindow> api_;  // by id
   int64_t next_id_ = 1;
-  size_t pending_ = 0;  // creations queued to the store, counted against the bound
+  size_t pending_ = 0;          // creations queued to the store, counted against the bound
+  uint64_t local_changes_ = 0;  // windows this replica added or removed: follow_store's guard
 };
 
 // Validates one window's JSON object with the config loader; errors name the key

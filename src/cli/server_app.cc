@@ -115,10 +115,14 @@ bool ServerApp::join_replicas() {
   // After each beat: what other replicas changed through the API, then who owns what.
   auto follow = [this](bool) {
     if (!serving_) return;
-    if (auto changed = monitors_->follow_store(); !changed) {
+    auto monitors = monitors_->follow_store();
+    auto windows = monitors ? maintenance_->follow_store() : Result<bool>(false);
+    if (!monitors || !windows) {
       if (auto events = follow_log_.admit(clock_.monotonic_time())) {
-        spdlog::warn("replicas: cannot read the API monitors ({} time(s) since the last report): {}", *events,
-                     changed.error().message);
+        spdlog::warn(
+            "replicas: cannot read the API monitors and maintenance windows ({} time(s) since the last "
+            "report): {}",
+            *events, (monitors ? windows : monitors).error().message);
       }
     }
     engine_->sync_ownership();

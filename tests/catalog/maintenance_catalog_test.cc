@@ -218,5 +218,43 @@ TEST_F(MaintenanceCatalogTest, AtTheBoundANewWindowReplacesTheOneThatEndedFirst)
   EXPECT_EQ(catalog_->list().size(), MaintenanceCatalog::kMaxApiWindows);
 }
 
+// Replicas on one database: each holds its own catalog, and each follows the others'.
+TEST_F(MaintenanceCatalogTest, AnotherReplicasCreationsAndDeletionsAreFollowedAndIdsDoNotCollide) {
+  std::vector<MaintenanceWindow> other_applied;
+  MaintenanceCatalog other(*store_, clock_, known,
+                           [&other_applied](const std::vector<MaintenanceWindow>& w) { other_applied = w; });
+  ASSERT_TRUE(other.load());
+  other.set_yaml({});
+
+  ASSERT_TRUE(create(kNow));
+  auto followed = other.follow_store();
+  ASSERT_TRUE(followed);
+  EXPECT_TRUE(*followed);
+  ASSERT_EQ(other.list().size(), 1u);
+  EXPECT_EQ(other.list()[0].id, "api-1");
+  ASSERT_EQ(other_applied.size(), 1u);
+  EXPECT_EQ(other_applied[0].monitors, std::vector<std::string>{"rank0-health"});
+  EXPECT_FALSE(*other.follow_store());  // nothing new
+
+  // The other replica's next window takes the next id, not the one this replica used.
+  std::promise<Result<std::string>> done;
+  other.create(R"({"tags": ["inference"], "weekly": "sun 02:00-04:00"})",
+               [&done](Result<std::string> r) { done.set_value(std::move(r)); });
+  auto second = done.get_future().get();
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(*second, "api-2");
+
+  ASSERT_TRUE(remove("api-1"));
+  EXPECT_TRUE(*catalog_->follow_store());
+  auto listed = catalog_->list();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].id, "api-2");
+  EXPECT_TRUE(*other.follow_store());
+  ASSERT_EQ(other.list().size(), 1u);
+  EXPECT_EQ(other.list()[0].id, "api-2");
+  EXPECT_EQ(other_applied.size(), 1u);
+  EXPECT_EQ(other_applied[0].tags, std::vector<std::string>{"inference"});
+}
+
 }  // namespace
 }  // namespace trainwatch::catalog

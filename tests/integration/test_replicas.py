@@ -16,6 +16,11 @@ import pytest
 from conftest import Server, api_call, wait_for
 from receivers import HttpReceiver
 
+
+def iso(seconds):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
 MONITORS = [f"svc-{i:02d}" for i in range(12)]
 ADMIN = "replica-admin-token-0123456789"
 M64 = (1 << 64) - 1
@@ -249,6 +254,17 @@ monitors:
 
         assert api_call(b, "DELETE", "/api/v1/monitors/from-api", None, ADMIN)[0] == 204
         wait_for(lambda: a.get("/api/v1/monitors/from-api")[0] == 404, timeout=5, what="the monitor gone from a")
+
+        # A maintenance window made on one replica holds on the other; deleted there, it is gone from both.
+        now = time.time()
+        window = {"monitors": ["from-yaml"], "start": iso(now - 60), "end": iso(now + 3600)}
+        status, made, _ = api_call(a, "POST", "/api/v1/maintenance", window, ADMIN)
+        assert status == 201, made
+        active_on_b = lambda: [w for w in b.get("/api/v1/maintenance")[1]["windows"] if w["id"] == made["id"]]
+        listed = wait_for(active_on_b, timeout=5, what="the window on b")
+        assert listed[0]["active"] and listed[0]["monitors"] == ["from-yaml"], listed
+        assert api_call(b, "DELETE", f"/api/v1/maintenance/{made['id']}", None, ADMIN)[0] == 204
+        wait_for(lambda: a.get("/api/v1/maintenance")[1]["windows"] == [], timeout=5, what="the window gone from a")
     finally:
         a.stop()
         b.stop()
