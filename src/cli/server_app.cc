@@ -128,7 +128,8 @@ bool ServerApp::join_replicas() {
     engine_->sync_ownership();
     dispatcher_->wake();  // what a replica that died held is claimable now, or soon
   };
-  if (auto joined = replicas_->start(follow); !joined) {
+  auto nudged = [this](const std::string& monitor) { engine_->on_nudge(monitor); };
+  if (auto joined = replicas_->start(follow, nudged); !joined) {
     spdlog::error("replicas: cannot join: {}", joined.error().message);
     return false;
   }

@@ -17,8 +17,9 @@ ReplicaSet::ReplicaSet(MemberRegistry& registry, const Clock& clock, std::string
 
 ReplicaSet::~ReplicaSet() { stop(); }
 
-Status ReplicaSet::start(std::function<void(bool owners_changed)> on_beat) {
+Status ReplicaSet::start(OnBeat on_beat, OnNudge on_nudge) {
   on_beat_ = std::move(on_beat);
+  on_nudge_ = std::move(on_nudge);
   Beat first = beat();
   if (first.error) return make_error("store.unavailable", *first.error);
   spdlog::info("replicas: {} joined as {}; {} member(s) own monitors now", label_, id_, members().size());
@@ -87,8 +88,27 @@ void ReplicaSet::warn_of_other_configs(const std::vector<MemberRow>& rows, const
 }
 
 void ReplicaSet::run() {
+  using std::chrono::steady_clock;
+  auto next_beat = steady_clock::now() + kBeatEvery;
   std::unique_lock lock(mu_);
-  while (!wake_.wait_for(lock, kBeatEvery, [this] { return stopping_; })) {
+  while (!stopping_) {
+    const auto now = steady_clock::now();
+    if (now < next_beat) {
+      // In slices, so that stop() is heard within one.
+      const auto slice = std::min(std::chrono::duration_cast<Millis>(next_beat - now), kNudgeSlice);
+      lock.unlock();
+      auto nudges = registry_.await_nudges(slice);
+      if (nudges) {
+        for (const auto& monitor : *nudges) {
+          if (owns(monitor)) on_nudge_(monitor);
+        }
+      }
+      lock.lock();
+      // Not connected: the next beat connects; until then, wait as a sleep would.
+      if (!nudges) wake_.wait_for(lock, slice, [this] { return stopping_; });
+      continue;
+    }
+    next_beat = now + kBeatEvery;
     lock.unlock();
     const Beat beaten = beat();
     if (beaten.changed) spdlog::info("replicas: {} member(s) own monitors now", members().size());

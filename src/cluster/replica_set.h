@@ -6,6 +6,9 @@
 // eligible members, and calls `on_beat(owners_changed)` after every beat that succeeded:
 // the server posts Engine::sync_ownership from it, which moves monitors when the owners
 // changed and refreshes, for this replica's readers, the state of monitors others own.
+// Between beats it waits for nudges (MemberRegistry::await_nudges) and hands those of
+// monitors it owns to `on_nudge`, so a failure pinged to another replica is acted on in
+// a round trip instead of at the monitor's next deadline.
 //
 // Losing the database: while beats fail, the members this replica last read keep their
 // monitors until kMemberTtl after its last good beat; then it owns nothing, as the others
@@ -40,9 +43,14 @@ class ReplicaSet final : public engine::Ownership {
   ReplicaSet(const ReplicaSet&) = delete;
   ReplicaSet& operator=(const ReplicaSet&) = delete;
 
+  using OnBeat = std::function<void(bool owners_changed)>;
+  // A monitor this replica owns, for which another replica stored a ping to act on now.
+  using OnNudge = std::function<void(const std::string& monitor)>;
+
   // Beats once on the caller's thread (so the engine starts with the owners known), then
-  // on the thread. The first beat's failure is returned: serve does not start without it.
-  Status start(std::function<void(bool owners_changed)> on_beat);
+  // on the thread, which waits for nudges between beats. The first beat's failure is
+  // returned: serve does not start without it.
+  Status start(OnBeat on_beat, OnNudge on_nudge);
   // Leaves the members table (a clean handover) and joins the thread.
   void stop();
 
@@ -56,6 +64,8 @@ class ReplicaSet final : public engine::Ownership {
   const std::string& id() const { return id_; }
 
  private:
+  static constexpr Millis kNudgeSlice{250};
+
   struct Beat {
     bool changed = false;              // the eligible members changed
     std::optional<std::string> error;  // the beat failed: why
@@ -68,7 +78,8 @@ class ReplicaSet final : public engine::Ownership {
   const Clock& clock_;
   const std::string id_;
   const std::string label_;
-  std::function<void(bool)> on_beat_;
+  OnBeat on_beat_;
+  OnNudge on_nudge_;
   LogThrottle failure_log_{std::chrono::seconds(10)};
   LogThrottle config_log_{std::chrono::seconds(60)};
 

@@ -212,12 +212,12 @@ void Engine::record_ping(std::string name, Ping ping, WriteDone done) {
     });
     return;
   }
-  write_ping(PingRecord{0, std::move(name), std::move(ping), std::nullopt}, std::move(done));
+  write_ping(RecordPing{PingRecord{0, std::move(name), std::move(ping), std::nullopt}}, std::move(done));
 }
 
-void Engine::write_ping(PingRecord record, WriteDone done) {
+void Engine::write_ping(RecordPing op, WriteDone done) {
   WriteDone refused = done;
-  if (!store_.write(RecordPing{std::move(record)}, std::move(done))) {
+  if (!store_.write(std::move(op), std::move(done))) {
     {
       std::lock_guard lock(mu_);
       ++stats_.store_dropped_writes;
@@ -285,14 +285,19 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
   }
   Runtime& r = *it->second;
   if (!r.owned) {
-    // Its owner reads it from the store (catch_up_pings); readers here see it at once.
+    // Its owner reads it from the store (catch_up_pings): at once when it changes the
+    // state as this replica last read it (a nudge), else at its next deadline. Readers
+    // here see it at once.
+    const bool tell_owner =
+        is_finish(ping.kind) && (is_failure(ping) || r.state.status != MonitorStatus::kUp);
     {
       std::lock_guard lock(mu_);
       r.last_ping = PingRecord{0, name, ping, std::nullopt};
       r.last_ping->ping.body.clear();
       r.revision = next_revision_++;
     }
-    return write_ping(PingRecord{0, name, std::move(ping), std::nullopt}, std::move(done));
+    return write_ping(RecordPing{PingRecord{0, name, std::move(ping), std::nullopt}, tell_owner},
+                      std::move(done));
   }
   if (hold_ping(r, ping, done)) return;
   PingRecord record{0, name, std::move(ping), std::nullopt};
@@ -319,7 +324,7 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
       asio::post(io_, [done, status] { done(status); });
     };
   }
-  write_ping(std::move(record), std::move(done));
+  write_ping(RecordPing{std::move(record)}, std::move(done));
 }
 
 void Engine::schedule(Runtime& r, MonoTime due) {
@@ -862,6 +867,17 @@ void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
     }
     start_timer(r, Millis(0));
   }
+}
+
+void Engine::on_nudge(const std::string& monitor) {
+  asio::post(io_, [this, monitor] {
+    auto it = monitors_.find(monitor);
+    if (it == monitors_.end()) return;
+    Runtime& r = *it->second;
+    if (!r.owned || !r.heartbeat || r.state.status == MonitorStatus::kPaused) return;
+    catch_up_pings(r);
+    arm_deadline(r);
+  });
 }
 
 void Engine::catch_up_pings(Runtime& r) {

@@ -41,7 +41,8 @@
 // its old owner opened stays open, and is closed by its new owner) and is checked at
 // once. Monitors others own show their stored state, read again at every sync. A ping
 // for a monitor owned elsewhere is stored and acknowledged here, and read by the owner
-// from the store before it decides that a deadline passed.
+// from the store before it decides that a deadline passed, or at once when it changes
+// the state (the store nudges the owner: on_nudge).
 #pragma once
 
 #include <deque>
@@ -167,6 +168,11 @@ class Engine final : public heartbeat::PingSink {
   // One read of every stored state; called after each beat of the replica set.
   void sync_ownership();
 
+  // From any thread: another replica stored a ping for `monitor` that its owner must act
+  // on now (a nudge: cluster/replica_set.h). If this replica owns it, it reads the pings
+  // from the store on the io thread, as it does at a deadline.
+  void on_nudge(const std::string& monitor);
+
   // Stops every timer; checks in flight are abandoned. Call on the io thread or after it stopped.
   void stop();
 
@@ -231,7 +237,7 @@ class Engine final : public heartbeat::PingSink {
   void bind_metrics(Runtime& runtime);     // call with mu_ held, whenever its config changes
   void leave_io(const std::string& name);  // a result counted in in_io_ is applied
   // Queues a ping row; a full queue answers `done` with "store.full" at once.
-  void write_ping(PingRecord record, WriteDone done);
+  void write_ping(RecordPing op, WriteDone done);
   MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
   bool owned_here(const std::string& name) const { return ownership_ == nullptr || ownership_->owns(name); }
   void follow_owners();

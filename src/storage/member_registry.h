@@ -33,6 +33,13 @@ class MemberRegistry {
   // next beat instead of after the member's time to live.
   virtual Status leave(const std::string& id) = 0;
 
+  // Waits up to `timeout` for nudges and returns them (none when the time passed): each
+  // names a monitor for which another replica committed a ping that the monitor's owner
+  // must act on now (RecordPing::tell_owner). Fails at once, without waiting, when the
+  // registry is not connected; beat() connects. Nudges sent while it was not connected
+  // are lost: the owner reads those pings at its next deadline.
+  virtual Result<std::vector<std::string>> await_nudges(Millis timeout) = 0;
+
   // Long past any time to live: the row of a member that died is kept this long for
   // people who look at the table.
   static constexpr Millis kForgetAfter{600'000};

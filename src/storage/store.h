@@ -75,6 +75,10 @@ struct OpenIncident {
 // reports success the state change is durable too.
 struct RecordPing {
   PingRecord record;
+  // Stored by a replica that does not own the monitor, and a ping its owner must act on
+  // now (a finish that changes the state): a store that replicas share tells the owner
+  // once it is committed (MemberRegistry::await_nudges). Others ignore it.
+  bool tell_owner = false;
 };
 
 // A generated heartbeat token, kept so the ping URL survives restarts. A second save for

@@ -387,3 +387,41 @@ monitors:
             else:
                 r.log.close()
         receiver.close()
+
+
+def test_a_failure_pinged_to_a_replica_that_does_not_own_the_monitor_is_acted_on_at_once(tmp_path, postgres,
+                                                                                          monkeypatch):
+    """A daily job's /fail reaches the replica that does not own its monitor: the owner is
+    told when the ping commits and marks it DOWN in seconds, not at tomorrow's deadline;
+    the next success, pinged there too, brings it back UP as promptly."""
+    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
+    token = "nightly-backup-token-0123456789"
+    config = tmp_path / "trainwatch.yaml"
+    config.write_text(f"""
+store:
+  url: ${{TRAINWATCH_STORE_URL}}
+monitors:
+  - {{name: nightly-backup, type: heartbeat, period: 1d, grace: 1h, token: {token}}}
+""")
+    a = Server(config, tmp_path / "data-a", tmp_path / "a.log").start()
+    b = Server(config, tmp_path / "data-b", tmp_path / "b.log").start()
+    try:
+        views = wait_for(lambda: all_see([a, b], 2), timeout=20, what="two replicas that see each other")
+        by_id = {v["replicas"]["self"]: r for v, r in zip(views, [a, b])}
+        owner = by_id[owner_of("nightly-backup", views[0]["replicas"]["members"])]
+        other = b if owner is a else a
+        assert other.get(f"/ping/{token}")[0] == 200
+        owner.wait_status("nightly-backup", "up", timeout=5)
+
+        assert other.get(f"/ping/{token}/fail")[0] == 200
+        sent = time.monotonic()
+        down = owner.wait_status("nightly-backup", "down", timeout=5)
+        assert time.monotonic() - sent < 3, "the owner took longer than a round trip and a beat"
+        assert "fail" in down["last_error"], down
+        other.wait_status("nightly-backup", "down", timeout=5)  # and every replica shows it
+
+        assert other.get(f"/ping/{token}/0")[0] == 200
+        owner.wait_status("nightly-backup", "up", timeout=5)
+    finally:
+        a.stop()
+        b.stop()

@@ -23,6 +23,10 @@ namespace trainwatch::postgres {
 
 inline constexpr int kConnectTimeoutSeconds = 5;
 
+// The NOTIFY channel of nudges: a replica that stored a ping for a monitor it does not
+// own tells the owner (RecordPing::tell_owner, MemberRegistry::await_nudges).
+inline constexpr std::string_view kNudgeChannel = "trainwatch_nudge";
+
 // The URL as it may be logged: user, password and query replaced (core/redaction.h).
 std::string describe_target(std::string_view url);
 

@@ -2,17 +2,65 @@
 
 #include <pqxx/pqxx>
 
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
 #include "storage/postgres/connection.h"
 
 namespace trainwatch::postgres {
 
+// Collects the payloads (monitor names) of the nudges the connection receives.
+class PgMemberRegistry::NudgeListener final : public pqxx::notification_receiver {
+ public:
+  explicit NudgeListener(pqxx::connection_base& conn)
+      : notification_receiver(conn, std::string(kNudgeChannel)) {}
+  void operator()(const std::string& payload, int /*backend_pid*/) override {
+    // Bounded: a flood between two reads keeps one nudge per monitor, and no more than
+    // the cap (the owner reads the rest at their deadlines).
+    if (received.size() < kMaxNudges &&
+        std::find(received.begin(), received.end(), payload) == received.end())
+      received.push_back(payload);
+  }
+  static constexpr size_t kMaxNudges = 10'000;
+  std::vector<std::string> received;
+};
+
+PgMemberRegistry::PgMemberRegistry(std::string url) : url_(std::move(url)) {}
+
+PgMemberRegistry::~PgMemberRegistry() { drop_connection(); }
+
 Status PgMemberRegistry::ensure_connected() {
   if (conn_ && conn_->is_open()) return Ok{};
-  conn_.reset();
+  drop_connection();
   auto conn = connect(url_);
   if (!conn) return conn.error();
+  try {
+    listener_ = std::make_unique<NudgeListener>(**conn);  // LISTEN
+  } catch (const std::exception& e) {
+    return make_error("store.unavailable", "members: cannot listen for nudges: " + scrub(e.what(), url_));
+  }
   conn_ = std::move(*conn);
   return Ok{};
+}
+
+void PgMemberRegistry::drop_connection() {
+  listener_.reset();
+  conn_.reset();
+}
+
+Result<std::vector<std::string>> PgMemberRegistry::await_nudges(Millis timeout) {
+  if (!conn_ || !listener_) return make_error("store.unavailable", "members: not connected");
+  try {
+    if (listener_->received.empty()) {
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
+      conn_->await_notification(static_cast<long>(us / 1'000'000), static_cast<long>(us % 1'000'000));
+    }
+    return std::exchange(listener_->received, {});
+  } catch (const std::exception& e) {
+    drop_connection();
+    return make_error("store.unavailable", "members: " + scrub(e.what(), url_));
+  }
 }
 
 Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self) {
@@ -36,7 +84,7 @@ Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self) {
     return rows;
   } catch (const std::exception& e) {
     const FailureKind kind = classify(e);
-    if (kind.connection_lost) conn_.reset();
+    if (kind.connection_lost) drop_connection();
     return make_error(kind.connection_lost ? "store.unavailable" : "store.write",
                       "members: " + scrub(e.what(), url_));
   }
@@ -50,7 +98,7 @@ Status PgMemberRegistry::leave(const std::string& id) {
     tx.commit();
     return Ok{};
   } catch (const std::exception& e) {
-    conn_.reset();
+    drop_connection();
     return make_error("store.write", "members: " + scrub(e.what(), url_));
   }
 }

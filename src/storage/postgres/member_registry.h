@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "storage/member_registry.h"
 
@@ -16,16 +17,23 @@ namespace trainwatch::postgres {
 
 class PgMemberRegistry final : public MemberRegistry {
  public:
-  explicit PgMemberRegistry(std::string url) : url_(std::move(url)) {}
+  explicit PgMemberRegistry(std::string url);
+  ~PgMemberRegistry() override;
 
   Result<std::vector<MemberRow>> beat(const MemberRow& self) override;
   Status leave(const std::string& id) override;
+  // LISTENs on kNudgeChannel from the moment beat() connects.
+  Result<std::vector<std::string>> await_nudges(Millis timeout) override;
 
  private:
+  class NudgeListener;
+
   Status ensure_connected();
+  void drop_connection();
 
   std::string url_;
   std::unique_ptr<pqxx::connection> conn_;
+  std::unique_ptr<NudgeListener> listener_;  // on conn_; dropped before it
 };
 
 }  // namespace trainwatch::postgres

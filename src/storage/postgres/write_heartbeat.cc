@@ -10,6 +10,9 @@ Status run_op(Tx& tx, const RecordPing& op) {
   tx.exec_prepared("insert_ping", r.monitor, ms(r.ping.at), std::string(to_string(r.ping.kind)),
                    r.ping.exit_code, r.ping.source, r.ping.user_agent, r.ping.body, r.ping.body_truncated,
                    r.run_ms);
+  // Delivered when the batch commits, and only then: the owner never acts on a ping that
+  // was not stored.
+  if (op.tell_owner) tx.exec_params("SELECT pg_notify($1, $2)", std::string(kNudgeChannel), r.monitor);
   return Ok{};
 }
 

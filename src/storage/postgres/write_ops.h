@@ -11,6 +11,7 @@
 
 #include <pqxx/pqxx>
 
+#include "storage/postgres/connection.h"
 #include "storage/store.h"
 
 namespace trainwatch::postgres {
