@@ -27,7 +27,8 @@ void PingIngest::ingest(const PingRequest& request, PingDone done) {
   ping.exit_code = request.action.exit_code;
   ping.at = clock_.system_time();
   ping.source = request.source;
-  ping.user_agent = request.user_agent.substr(0, kMaxUserAgentBytes);
+  // A header may carry any byte; what is kept is UTF-8, as a PostgreSQL text column needs.
+  ping.user_agent = keep_body(request.user_agent, kMaxUserAgentBytes).text;
   KeptBody body = keep_body(request.body, entry->body_limit);
   ping.body = std::move(body.text);
   ping.body_truncated = body.truncated;

@@ -6,6 +6,11 @@
 #include <pqxx/pqxx>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
 #include <cstdlib>
 #include <thread>
 
@@ -134,6 +139,78 @@ TEST_F(PostgresStoreTest, OpeningTwiceMigratesOnce) {
 
 // Replicas claim outbox rows: a row is handed to one live replica only, a dead
 // replica's rows go to another, and a replica takes back its own when asked again.
+// Pings queued together go in as one statement; a ping the database refuses (a body that
+// is not UTF-8) fails alone, and the others of its batch are stored.
+TEST_F(PostgresStoreTest, PingsQueuedTogetherAreStoredTogetherAndABadOneFailsAlone) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  constexpr int kPings = 300;
+  constexpr int kBad = 150;
+  std::mutex mu;
+  std::condition_variable all_done;
+  int done = 0;
+  std::vector<std::string> failures;
+  for (int i = 0; i < kPings; ++i) {
+    PingRecord r;
+    r.monitor = "ckpt";
+    r.ping.at = from_unix_ms(kT0 + i);
+    r.ping.kind = PingKind::kExitCode;
+    r.ping.exit_code = i % 256;
+    r.ping.body = i == kBad ? std::string("loss \xff\xfe") : "step " + std::to_string(i);
+    r.run_ms = i;
+    ASSERT_TRUE(store.write(RecordPing{r}, [&](const Status& status) {
+      std::lock_guard lock(mu);
+      if (!status) failures.push_back(status.error().code);
+      ++done;
+      all_done.notify_all();
+    }));
+  }
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(all_done.wait_for(lock, std::chrono::seconds(30), [&] { return done == kPings; }));
+  }
+  EXPECT_EQ(failures, std::vector<std::string>{"store.write"});
+  EXPECT_FALSE(store.write_health().refusing) << "one bad value is no store failure";
+  auto stored = store.pings(PingQuery{"ckpt", std::nullopt, 1'000});
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  ASSERT_EQ(stored->size(), static_cast<size_t>(kPings - 1));
+  const PingRecord& newest = stored->front();
+  EXPECT_EQ(newest.ping.at, from_unix_ms(kT0 + kPings - 1));
+  EXPECT_EQ(newest.ping.kind, PingKind::kExitCode);
+  EXPECT_EQ(newest.ping.exit_code, (kPings - 1) % 256);
+  EXPECT_EQ(newest.ping.body, "step " + std::to_string(kPings - 1));
+  EXPECT_EQ(newest.run_ms, std::optional<int64_t>(kPings - 1));
+}
+
+// A ping stored by a replica that does not own its monitor, and that the owner must act on,
+// reaches every replica's registry as a nudge once it commits; other pings do not.
+TEST_F(PostgresStoreTest, APingForTheOwnerNudgesTheRegistriesOnCommit) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  postgres::PgMemberRegistry registry(url_);
+  ASSERT_TRUE(registry.beat(MemberRow{"owner", "host:1", "", {}, {}}).ok());  // connects and listens
+  auto none = registry.await_nudges(Millis(50));
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty());
+
+  PingRecord quiet;
+  quiet.monitor = "hourly";
+  quiet.ping.at = from_unix_ms(kT0);
+  PingRecord failed = quiet;
+  failed.monitor = "nightly-backup";
+  failed.ping.kind = PingKind::kFail;
+  ASSERT_TRUE(write_and_wait(**opened, RecordPing{quiet, false}).ok());
+  ASSERT_TRUE(write_and_wait(**opened, RecordPing{failed, true}).ok());
+  std::vector<std::string> nudged;
+  for (int i = 0; i < 20 && nudged.empty(); ++i) {
+    auto got = registry.await_nudges(Millis(100));
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    nudged = *got;
+  }
+  EXPECT_EQ(nudged, std::vector<std::string>{"nightly-backup"});
+}
+
 TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTakenOver) {
   auto opened = postgres::PostgresStore::open(url_);
   ASSERT_TRUE(opened.ok()) << opened.error().message;

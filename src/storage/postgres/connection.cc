@@ -84,7 +84,9 @@ FailureKind classify(const std::exception& e) {
   const std::string& state = sql->sqlstate();
   const std::string cls = state.substr(0, 2);
   if (state == "53100") return {"disk_full", true, false};
-  if (cls == "23") return {"constraint", false, false};
+  // A value the schema refuses (23) or that is no valid data (22: bad encoding, out of
+  // range): the operation's own fault; the store takes other writes fine.
+  if (cls == "23" || cls == "22") return {"constraint", false, false};
   if (state == "25006") return {"read_only", true, false};  // a standby, or default_transaction_read_only
   if (cls == "08" || cls == "57")
     return {"unavailable", true, true};  // connection lost, server shutting down

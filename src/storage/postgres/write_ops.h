@@ -1,5 +1,5 @@
 // The SQL of each write operation, run by the writer (writer.h) inside the batch's
-// transaction, each under its own savepoint. One file per group of operations:
+// transaction, each under its own savepoint (a run of pings shares one: insert_pings). One file per group of operations:
 // write_results.cc (results, states, incidents, rollups, pruning), write_heartbeat.cc
 // (pings, tokens), write_outbox.cc (deliveries), write_catalog.cc (API monitors and
 // windows), write_incident_updates.cc (updates posted about incidents).
@@ -33,6 +33,10 @@ Status run_op(Tx& tx, const DeleteApiMonitor& op);
 Status run_op(Tx& tx, const SaveApiWindow& op);
 Status run_op(Tx& tx, const DeleteApiWindow& op);
 Status run_op(Tx& tx, const AddIncidentUpdate& op);
+
+// Several pings in as few statements as can hold them (multi-row INSERTs): the writer's
+// path for a run of RecordPing in one batch, a round trip per run instead of one per ping.
+void insert_pings(Tx& tx, const std::vector<const RecordPing*>& pings);
 
 // Used by RecordResult for its outbox rows (write_outbox.cc).
 void insert_delivery(Tx& tx, const NewDelivery& d);

@@ -38,6 +38,26 @@ WriteOutcome apply_one(pqxx::work& tx, const WriteOp& op, const std::string& url
   return WriteOutcome{std::move(status), nullptr};
 }
 
+// A run of pings under one savepoint, in one statement (insert_pings). Should that fail on
+// its own, each ping goes again alone, so that a bad one fails only itself.
+void apply_pings(pqxx::work& tx, const std::vector<QueuedWrite>& batch, size_t begin, size_t end,
+                 std::vector<WriteOutcome>& out, const std::string& url) {
+  std::vector<const RecordPing*> pings;
+  pings.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) pings.push_back(&std::get<RecordPing>(batch[i].op));
+  tx.exec("SAVEPOINT pings");
+  try {
+    insert_pings(tx, pings);
+    tx.exec("RELEASE SAVEPOINT pings");
+    out.insert(out.end(), end - begin, WriteOutcome{Ok{}, nullptr});
+    return;
+  } catch (const pqxx::sql_error& e) {
+    if (classify(e).connection_lost) throw;
+    tx.exec("ROLLBACK TO SAVEPOINT pings; RELEASE SAVEPOINT pings");
+  }
+  for (size_t i = begin; i < end; ++i) out.push_back(apply_one(tx, batch[i].op, url));
+}
+
 }  // namespace
 
 Writer::Writer(std::string url, std::unique_ptr<pqxx::connection> conn)
@@ -88,7 +108,17 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   out.reserve(batch.size());
   try {
     pqxx::work tx(*conn_);
-    for (const QueuedWrite& p : batch) out.push_back(apply_one(tx, p.op, url_));
+    for (size_t i = 0; i < batch.size();) {
+      size_t end = i;
+      while (end < batch.size() && std::holds_alternative<RecordPing>(batch[end].op)) ++end;
+      if (end - i >= 2) {
+        apply_pings(tx, batch, i, end, out, url_);
+        i = end;
+      } else {
+        out.push_back(apply_one(tx, batch[i].op, url_));
+        ++i;
+      }
+    }
     tx.commit();
   } catch (const std::exception& e) {
     // Nothing of the batch is durable, whatever each operation reported on its own.
