@@ -7,12 +7,12 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
-#include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "storage/conformance.h"
 #include "storage/postgres/member_registry.h"

@@ -35,8 +35,9 @@ void insert_pings(Tx& tx, const std::vector<const RecordPing*>& pings) {
     params.reserve((last - first) * 9);
     for (size_t i = first; i < last; ++i) {
       const size_t n = params.size();
-      sql += fmt::format("{}(${}, ${}::bigint, ${}, ${}::integer, ${}, ${}, ${}, ${}::boolean, ${}::bigint)",
-                         i == first ? "" : ", ", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7, n + 8, n + 9);
+      sql +=
+          fmt::format("{}(${}, ${}::bigint, ${}, ${}::integer, ${}, ${}, ${}, ${}::boolean, ${}::bigint)",
+                      i == first ? "" : ", ", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7, n + 8, n + 9);
       const PingRecord& r = pings[i]->record;
       params.emplace_back(r.monitor);
       params.emplace_back(std::to_string(ms(r.ping.at)));

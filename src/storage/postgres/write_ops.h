@@ -1,8 +1,8 @@
 // The SQL of each write operation, run by the writer (writer.h) inside the batch's
-// transaction, each under its own savepoint (a run of pings shares one: insert_pings). One file per group of operations:
-// write_results.cc (results, states, incidents, rollups, pruning), write_heartbeat.cc
-// (pings, tokens), write_outbox.cc (deliveries), write_catalog.cc (API monitors and
-// windows), write_incident_updates.cc (updates posted about incidents).
+// transaction, each under its own savepoint (a run of pings shares one: insert_pings). One file per group of
+// operations: write_results.cc (results, states, incidents, rollups, pruning), write_heartbeat.cc (pings,
+// tokens), write_outbox.cc (deliveries), write_catalog.cc (API monitors and windows),
+// write_incident_updates.cc (updates posted about incidents).
 //
 // Contract: each returns the operation's own failure (store.not_found) as a Status and
 // throws pqxx exceptions for the store's failures; the writer classifies those.
