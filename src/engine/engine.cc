@@ -435,6 +435,7 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   // rest (a result that changes nothing, a failure below the retries) is bookkeeping,
   // applied at once and written in the background.
   if (opened || closed || !record.outbox.empty() || step.transition == Transition::kChanged) {
+    if (opened || closed) record.expect = ExpectedState{r.state.open_incident_id};
     record.opened = std::move(opened);
     record.closed = closed;
     return commit_change(r, std::move(record), result);
@@ -529,6 +530,16 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
                    change->attempts);
     }
     if (!record.outbox.empty() && alerts_ != nullptr) alerts_->committed();
+  } else if (status.error().code == "store.conflict") {
+    // Another replica, the monitor's owner a moment ago, changed it first: its change
+    // stands, and this one (and its alerts) was never stored.
+    spdlog::warn("monitor {}: its change to {} is dropped, {}; following the stored state", name, to,
+                 status.error().message);
+    {
+      std::lock_guard lock(mu_);
+      --stats_.changes_waiting;
+    }
+    follow_stored_now(r);
   } else {
     // Fails the same way again: drop it; the monitor's next result decides it anew.
     spdlog::error("monitor {}: its change to {} cannot be stored and is dropped: {}", name, to,
@@ -866,6 +877,14 @@ void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
       r.heartbeat.emplace();
     }
     start_timer(r, Millis(0));
+  }
+}
+
+void Engine::follow_stored_now(Runtime& r) {
+  auto stored = store_.load_states();
+  if (!stored) return;  // the next beat's sync reads it
+  for (const auto& s : *stored) {
+    if (s.monitor == r.config->name) return follow_stored(r, s.state);
   }
 }
 

@@ -245,6 +245,7 @@ class Engine final : public heartbeat::PingSink {
   void take_over(Runtime& runtime, const MonitorState* stored);
   void let_go(Runtime& runtime);
   void follow_stored(Runtime& runtime, const MonitorState& stored);
+  void follow_stored_now(Runtime& runtime);  // reads the store first
   // Replicas, at a heartbeat deadline: a finish ping another replica stored since this
   // one's track last moved is applied first, as if it had come here.
   void catch_up_pings(Runtime& runtime);

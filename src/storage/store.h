@@ -49,6 +49,11 @@ struct CloseIncident {
 // opens or closes and the notifications it causes: all of it commits in one operation,
 // or none of it does, so a stored state never names an incident the store lacks and an
 // incident never lacks its alerts.
+// The stored state a change starts from (RecordResult::expect).
+struct ExpectedState {
+  std::optional<int64_t> open_incident_id;  // none open
+};
+
 struct RecordResult {
   std::string monitor;
   CheckResult result;
@@ -58,6 +63,14 @@ struct RecordResult {
   // Closing an incident the store does not hold (lost before this version) is no error:
   // the state change still commits.
   std::optional<CloseIncident> closed = std::nullopt;
+  // Compare-and-set, for a change that opens or closes an incident (and queues its
+  // alerts): it commits only if the stored state still names `expect`'s open incident.
+  // When another writer changed it first (a replica that owned the monitor a moment
+  // ago), nothing of the operation is stored and it fails with "store.conflict", so two
+  // replicas never both open an incident or both send its alert. A monitor with no stored
+  // state yet passes. A store that one process owns (SQLite) has no other writer and
+  // skips the check.
+  std::optional<ExpectedState> expect = std::nullopt;
 };
 
 // The monitor's state changed without a check (paused, resumed, config reload).

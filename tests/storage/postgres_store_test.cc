@@ -211,6 +211,67 @@ TEST_F(PostgresStoreTest, APingForTheOwnerNudgesTheRegistriesOnCommit) {
   EXPECT_EQ(nudged, std::vector<std::string>{"nightly-backup"});
 }
 
+// Two replicas that both believe they own a monitor (a moment of a handover) both see
+// it fail: the first to commit opens the incident and queues its alert; the second's
+// change is refused whole, so there is one incident and one alert.
+TEST_F(PostgresStoreTest, OfTwoChangesFromTheSameStateOnlyTheFirstCommits) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  ASSERT_TRUE(write_and_wait(store, SaveState{"api", up_state(kT0)}).ok());
+
+  auto down_with = [](int64_t incident) {
+    RecordResult r;
+    r.monitor = "api";
+    r.result.at = from_unix_ms(kT0 + 1'000);
+    r.result.cause = "connection refused";
+    r.state.status = MonitorStatus::kDown;
+    r.state.since = r.result.at;
+    r.state.open_incident_id = incident;
+    r.opened = Incident{incident, "api", r.result.at, std::nullopt, "connection refused", ""};
+    NewDelivery alert;
+    alert.channel = "pager";
+    alert.monitor = "api";
+    alert.incident_id = incident;
+    alert.kind = "down";
+    alert.event = "{}";
+    alert.created = r.result.at;
+    alert.due = r.result.at;
+    r.outbox = {alert};
+    r.expect = ExpectedState{std::nullopt};
+    return r;
+  };
+  ASSERT_TRUE(write_and_wait(store, down_with(1)).ok());
+  Status second = write_and_wait(store, down_with(2));
+  ASSERT_FALSE(second.ok()) << "a second incident opened over the first";
+  EXPECT_EQ(second.error().code, "store.conflict");
+  EXPECT_FALSE(store.write_health().refusing);
+
+  auto incidents = store.incidents(IncidentQuery{});
+  ASSERT_TRUE(incidents.ok()) << incidents.error().message;
+  ASSERT_EQ(incidents->size(), 1u);
+  EXPECT_EQ(incidents->front().id, 1);
+  auto alerts =
+      store.deliveries(DeliveryQuery{"pager", std::nullopt, std::nullopt, std::nullopt, std::nullopt, 10});
+  ASSERT_TRUE(alerts.ok()) << alerts.error().message;
+  ASSERT_EQ(alerts->size(), 1u);
+  EXPECT_EQ(alerts->front().spec.incident_id, 1);
+
+  // The owner that holds incident 1 closes it.
+  RecordResult up;
+  up.monitor = "api";
+  up.result.at = from_unix_ms(kT0 + 2'000);
+  up.result.ok = true;
+  up.state = up_state(kT0 + 2'000);
+  up.closed = CloseIncident{1, up.result.at};
+  up.expect = ExpectedState{1};
+  ASSERT_TRUE(write_and_wait(store, up).ok());
+  auto states = store.load_states();
+  ASSERT_TRUE(states.ok());
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_EQ(states->front().state.status, MonitorStatus::kUp);
+}
+
 TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTakenOver) {
   auto opened = postgres::PostgresStore::open(url_);
   ASSERT_TRUE(opened.ok()) << opened.error().message;

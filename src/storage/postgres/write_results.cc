@@ -29,7 +29,8 @@ void prepare_write_statements(pqxx::connection_base& conn) {
       "insert_result",
       "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, "
       "tls_ms, first_byte_ms, total_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)");
-  // The version counts updates, for the compare-and-set several writers will need.
+  // The version counts updates, for people reading the table; the compare-and-set of a
+  // state change is on its open incident (RecordResult::expect).
   conn.prepare("upsert_state",
                "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
                "last_error, consecutive_failures, open_incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
@@ -47,6 +48,7 @@ void prepare_write_statements(pqxx::connection_base& conn) {
                "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
                "open_incident_id = excluded.open_incident_id, version = s.version + 1 "
                "WHERE s.status <> 'paused'");
+  conn.prepare("lock_state", "SELECT open_incident_id FROM monitor_state WHERE monitor = $1 FOR UPDATE");
   conn.prepare("insert_incident",
                "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause, caused_by) "
                "VALUES ($1, $2, $3, $4, $5, $6)");
@@ -63,6 +65,21 @@ void prepare_write_statements(pqxx::connection_base& conn) {
 }
 
 Status run_op(Tx& tx, const RecordResult& op) {
+  if (op.expect) {
+    // FOR UPDATE: a writer checking the same row at the same time waits for this
+    // transaction, then reads what it stored.
+    const pqxx::result row = tx.exec_prepared("lock_state", op.monitor);
+    if (!row.empty()) {
+      const std::optional<int64_t> stored =
+          row[0][0].is_null() ? std::nullopt : std::optional<int64_t>(row[0][0].as<int64_t>());
+      if (stored != op.expect->open_incident_id) {
+        auto name = [](const std::optional<int64_t>& id) { return id ? "#" + std::to_string(*id) : "none"; };
+        return make_error("store.conflict",
+                          "another replica changed it first (open incident: " + name(stored) + ", expected " +
+                              name(op.expect->open_incident_id) + ")");
+      }
+    }
+  }
   const CheckResult& c = op.result;
   tx.exec_prepared("insert_result", op.monitor, ms(c.at), c.ok, c.latency_ms, c.cause, c.http_status,
                    c.timings.dns_ms, c.timings.connect_ms, c.timings.tls_ms, c.timings.first_byte_ms,
