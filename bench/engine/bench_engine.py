@@ -8,7 +8,11 @@
    check (trainwatch_check_max_start_delay_seconds) and peak RSS.
 3. GET /api/v1/monitors with those 10,000 monitors under wrk: p99.
 
-Usage: /usr/bin/python3 bench/engine/bench_engine.py [--quick]
+With --store postgres, only benchmark 1, twice in one run: trainwatch on SQLite, then on
+a throwaway PostgreSQL 15 (started here as tests/integration/conftest.py does, with its
+defaults); the PostgreSQL server's own CPU is counted beside trainwatch's.
+
+Usage: /usr/bin/python3 bench/engine/bench_engine.py [--quick] [--store postgres]
 Prints one JSON line last. Everything binds 127.0.0.1 and stops by itself.
 """
 import json
@@ -29,6 +33,7 @@ from wrkparse import parse_wrk  # noqa: E402  (the peers' own wrk parser, import
 
 BINARY = os.environ.get("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
 QUICK = "--quick" in sys.argv
+ON_POSTGRES = "--store" in sys.argv and sys.argv[sys.argv.index("--store") + 1:][:1] == ["postgres"]
 TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -76,8 +81,11 @@ http {{ access_log off; client_body_temp_path {tmp}/cb; proxy_temp_path {tmp}/pt
     raise RuntimeError("nginx did not start")
 
 
-def start_trainwatch(tmp, monitors, interval, max_in_flight=256):
-    lines = [f"server:\n  max_checks_in_flight: {max_in_flight}\nmonitors:"]
+def start_trainwatch(tmp, monitors, interval, max_in_flight=256, store_url=None):
+    lines = [f"server:\n  max_checks_in_flight: {max_in_flight}"]
+    if store_url:
+        lines.append(f"store:\n  url: {store_url}")
+    lines.append("monitors:")
     for name, url in monitors:
         lines.append(f"  - name: {name}\n    type: http\n    url: {url}\n    interval: {interval}\n    timeout: 5s")
     config = f"{tmp}/trainwatch.yaml"
@@ -99,24 +107,67 @@ def stop(proc):
         proc.wait()
 
 
-def checks_per_cpu_second(tmp, nginx_port):
+def postgres_cpu_s(owner_pid):
+    """CPU of a PostgreSQL cluster: its postmaster and every backend it forked."""
+    total = 0.0
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(stat.parent.name)
+        if pid == owner_pid or int(fields[1]) == owner_pid:
+            total += (int(fields[11]) + int(fields[12])) / TCK
+    return total
+
+
+def checks_per_cpu_second(tmp, nginx_port, store_url=None, db_pid=None):
     """trainwatch's side of benchmark 1: 500 monitors at 250 ms (2,000 checks/s offered)."""
     duration = 10 if QUICK else 20
     target = f"http://127.0.0.1:{nginx_port}/"
-    tw, base = start_trainwatch(tmp, [(f"m{i}", target) for i in range(500)], "250ms")
+    tw, base = start_trainwatch(tmp, [(f"m{i}", target) for i in range(500)], "250ms", store_url=store_url)
+    db = (lambda: postgres_cpu_s(db_pid)) if db_pid else (lambda: 0.0)
     try:
         time.sleep(12)  # past the spread of first checks (10 s window)
-        c0, n0 = cpu_s(tw.pid), metric_sum(get(base + "/metrics"), "trainwatch_checks_total")
+        c0, d0, n0 = cpu_s(tw.pid), db(), metric_sum(get(base + "/metrics"), "trainwatch_checks_total")
         time.sleep(duration)
-        c1, text = cpu_s(tw.pid), get(base + "/metrics")
+        c1, d1, text = cpu_s(tw.pid), db(), get(base + "/metrics")
         n1 = metric_sum(text, "trainwatch_checks_total")
         failures = sum(float(x) for x in re.findall(r'result="failure"} (\S+)', text))
+        dropped = metric_sum(text, "trainwatch_store_dropped_writes_total")
     finally:
         stop(tw)
     checks = n1 - n0
-    return {"checks": int(checks), "checks_per_s": round(checks / duration), "cpu_s": round(c1 - c0, 2),
-            "cpu_s_per_1000_checks": round((c1 - c0) / checks * 1000, 4),
-            "checks_per_cpu_s": round(checks / (c1 - c0)), "failed_checks": int(failures)}
+    out = {"checks": int(checks), "checks_per_s": round(checks / duration), "cpu_s": round(c1 - c0, 2),
+           "cpu_s_per_1000_checks": round((c1 - c0) / checks * 1000, 4),
+           "checks_per_cpu_s": round(checks / (c1 - c0)), "failed_checks": int(failures),
+           "store_dropped_writes": int(dropped)}
+    if db_pid:
+        out["database_cpu_s"] = round(d1 - d0, 2)
+        out["checks_per_cpu_s_with_database"] = round(checks / (c1 - c0 + d1 - d0))
+    return out
+
+
+def sqlite_and_postgres():
+    """Benchmark 1 on each store, one after the other in one run."""
+    sys.path.insert(0, str(ROOT / "tests" / "integration"))
+    from conftest import Postgres  # noqa: E402  (the tests' throwaway cluster)
+    tmp = tempfile.mkdtemp(prefix="tw_bench_engine_")
+    nginx, port = start_nginx(tmp)
+    pg = Postgres()
+    try:
+        sqlite = checks_per_cpu_second(tmp, port)
+        print("sqlite:", sqlite, flush=True)
+        postmaster = int((pg.dir / "data" / "postmaster.pid").read_text().split()[0])
+        postgres = checks_per_cpu_second(tmp, port, store_url=pg.url(), db_pid=postmaster)
+        print("postgres:", postgres, flush=True)
+    finally:
+        stop(nginx)
+        pg.stop("immediate")
+        subprocess.run(["rm", "-rf", tmp, str(pg.dir)])
+    print(json.dumps({"bench": "engine_stores", "nproc": os.cpu_count(), "quick": QUICK, "sqlite": sqlite,
+                      "postgres": postgres,
+                      "ratio_postgres_to_sqlite": round(postgres["checks_per_cpu_s"] / sqlite["checks_per_cpu_s"], 2)}))
 
 
 def blackbox_peer():
@@ -182,4 +233,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sqlite_and_postgres() if ON_POSTGRES else main()

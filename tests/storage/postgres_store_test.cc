@@ -183,6 +183,84 @@ TEST_F(PostgresStoreTest, PingsQueuedTogetherAreStoredTogetherAndABadOneFailsAlo
   EXPECT_EQ(newest.run_ms, std::optional<int64_t>(kPings - 1));
 }
 
+// Results queued together (the common case: many monitors checked at once) go in as a few
+// multi-row statements; history, rollups and the newest state of each monitor are as if
+// written one by one, a paused monitor stays paused, and a result the database refuses
+// (a cause that is not UTF-8) fails alone.
+TEST_F(PostgresStoreTest, ResultsQueuedTogetherAreStoredAsOneByOneAndABadOneFailsAlone) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  MonitorState paused = up_state(kT0);
+  paused.status = MonitorStatus::kPaused;
+  ASSERT_TRUE(write_and_wait(store, SaveState{"held", paused}).ok());
+
+  constexpr int kEach = 100;
+  const std::vector<std::string> monitors = {"api", "db", "held"};
+  std::mutex mu;
+  std::condition_variable all_done;
+  int done = 0;
+  std::vector<std::string> failures;
+  for (int i = 0; i < kEach; ++i) {
+    for (const auto& monitor : monitors) {
+      RecordResult r;
+      r.monitor = monitor;
+      r.result.at = from_unix_ms(kT0 + i * 1'000);
+      r.result.ok = i % 4 != 0;
+      r.result.latency_ms = 2.5;
+      r.result.cause = monitor == "db" && i == 50 ? std::string("body \xff") : (r.result.ok ? "" : "timeout");
+      r.state = up_state(kT0);
+      r.state.last_check = r.result.at;
+      r.state.consecutive_failures = i;
+      ASSERT_TRUE(store.write(r, [&](const Status& status) {
+        std::lock_guard lock(mu);
+        if (!status) failures.push_back(status.error().code);
+        ++done;
+        all_done.notify_all();
+      }));
+    }
+  }
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(all_done.wait_for(lock, std::chrono::seconds(30), [&] { return done == kEach * 3; }));
+  }
+  EXPECT_EQ(failures, std::vector<std::string>{"store.write"});
+
+  auto api = store.results(ResultQuery{"api", std::nullopt, 1'000});
+  ASSERT_TRUE(api.ok()) << api.error().message;
+  EXPECT_EQ(api->size(), static_cast<size_t>(kEach));
+  EXPECT_EQ(api->front().at, from_unix_ms(kT0 + (kEach - 1) * 1'000));
+  EXPECT_DOUBLE_EQ(api->front().latency_ms, 2.5);
+  auto db = store.results(ResultQuery{"db", std::nullopt, 1'000});
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ(db->size(), static_cast<size_t>(kEach - 1));
+
+  auto buckets = store.uptime(UptimeQuery{"api", RollupResolution::kDay, 0, kT0 + 86'400'000LL * 2});
+  ASSERT_TRUE(buckets.ok()) << buckets.error().message;
+  int64_t checks = 0;
+  int64_t ok = 0;
+  double latency = 0;
+  for (const auto& b : *buckets) {
+    checks += b.checks;
+    ok += b.ok;
+    latency += b.latency_sum_ms;
+  }
+  EXPECT_EQ(checks, kEach);
+  EXPECT_EQ(ok, kEach - kEach / 4);
+  EXPECT_DOUBLE_EQ(latency, 2.5 * kEach);
+
+  auto states = store.load_states();
+  ASSERT_TRUE(states.ok());
+  for (const auto& s : *states) {
+    if (s.monitor == "api") {
+      EXPECT_EQ(s.state.consecutive_failures, kEach - 1) << "the newest state";
+    }
+    if (s.monitor == "held") {
+      EXPECT_EQ(s.state.status, MonitorStatus::kPaused) << "a result never ends a pause";
+    }
+  }
+}
+
 // A ping stored by a replica that does not own its monitor, and that the owner must act on,
 // reaches every replica's registry as a nudge once it commits; other pings do not.
 TEST_F(PostgresStoreTest, APingForTheOwnerNudgesTheRegistriesOnCommit) {

@@ -1,5 +1,6 @@
 // The SQL of each write operation, run by the writer (writer.h) inside the batch's
-// transaction, each under its own savepoint (a run of pings shares one: insert_pings). One file per group of
+// transaction, each under its own savepoint (a run of pings or plain results shares one:
+// insert_pings, insert_results). One file per group of
 // operations: write_results.cc (results, states, incidents, rollups, pruning), write_heartbeat.cc (pings,
 // tokens), write_outbox.cc (deliveries), write_catalog.cc (API monitors and windows),
 // write_incident_updates.cc (updates posted about incidents).
@@ -34,9 +35,14 @@ Status run_op(Tx& tx, const SaveApiWindow& op);
 Status run_op(Tx& tx, const DeleteApiWindow& op);
 Status run_op(Tx& tx, const AddIncidentUpdate& op);
 
-// Several pings in as few statements as can hold them (multi-row INSERTs): the writer's
-// path for a run of RecordPing in one batch, a round trip per run instead of one per ping.
+// Runs of operations in as few statements as can hold them (multi_row.h): the writer's
+// path for consecutive RecordPing, and for consecutive plain RecordResult, in one batch;
+// a round trip per table instead of several per operation.
 void insert_pings(Tx& tx, const std::vector<const RecordPing*>& pings);
+// A result that opens or closes no incident, queues no alert and asks no compare-and-set:
+// only its history, rollups and state, which insert_results writes together.
+bool is_plain(const RecordResult& op);
+void insert_results(Tx& tx, const std::vector<const RecordResult*>& results);
 
 // Used by RecordResult for its outbox rows (write_outbox.cc).
 void insert_delivery(Tx& tx, const NewDelivery& d);

@@ -1,4 +1,11 @@
 // Results, states, incidents, rollups and pruning: see write_ops.h.
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "storage/postgres/multi_row.h"
 #include "storage/postgres/write_ops.h"
 
 namespace trainwatch::postgres {
@@ -14,12 +21,32 @@ std::string rollup_upsert(const char* table) {
          "latency_sum_ms = r.latency_sum_ms + excluded.latency_sum_ms";
 }
 
+// The start of the rollup bucket `at` falls in. Floor division: results before 1970 (a
+// broken clock) still land in one bucket.
+int64_t bucket_start(int64_t at, int64_t width_ms) { return at - (((at % width_ms) + width_ms) % width_ms); }
+
 void add_to_rollup(Tx& tx, const char* statement, const std::string& monitor, const CheckResult& c,
                    int64_t width_ms) {
-  const int64_t at = ms(c.at);
-  // Floor division: results before 1970 (a broken clock) still land in one bucket.
-  const int64_t start = at - (((at % width_ms) + width_ms) % width_ms);
-  tx.exec_prepared(statement, monitor, start, c.ok ? 1 : 0, c.latency_ms);
+  tx.exec_prepared(statement, monitor, bucket_start(ms(c.at), width_ms), c.ok ? 1 : 0, c.latency_ms);
+}
+
+struct Bucket {
+  int64_t checks = 0;
+  int64_t ok = 0;
+  double latency_sum_ms = 0;
+};
+using Buckets = std::map<std::pair<std::string, int64_t>, Bucket>;  // by monitor and start
+
+void add_rollups(Tx& tx, const std::string& table, const Buckets& buckets) {
+  std::vector<ParamRow> rows;
+  rows.reserve(buckets.size());
+  for (const auto& [key, b] : buckets)
+    rows.push_back(
+        {key.first, integer(key.second), integer(b.checks), integer(b.ok), real(b.latency_sum_ms)});
+  insert_rows(tx, "INSERT INTO " + table + " AS r (monitor, start_ms, checks, ok, latency_sum_ms)",
+              {"", "::bigint", "::bigint", "::bigint", "::double precision"}, rows,
+              "ON CONFLICT (monitor, start_ms) DO UPDATE SET checks = r.checks + excluded.checks, "
+              "ok = r.ok + excluded.ok, latency_sum_ms = r.latency_sum_ms + excluded.latency_sum_ms");
 }
 
 }  // namespace
@@ -94,6 +121,57 @@ Status run_op(Tx& tx, const RecordResult& op) {
                    ms(st.last_check), st.last_latency_ms, st.last_error, st.consecutive_failures,
                    st.open_incident_id);
   return Ok{};
+}
+
+bool is_plain(const RecordResult& op) { return !op.opened && !op.closed && op.outbox.empty() && !op.expect; }
+
+void insert_results(Tx& tx, const std::vector<const RecordResult*>& results) {
+  std::vector<ParamRow> rows;
+  rows.reserve(results.size());
+  Buckets hourly;
+  Buckets daily;
+  // One row per monitor in an upsert (PostgreSQL refuses to update a row twice in one
+  // statement): the newest state of each, as the results were written in order.
+  std::map<std::string_view, const MonitorState*> newest;
+  for (const RecordResult* r : results) {
+    const CheckResult& c = r->result;
+    const HttpTimings& t = c.timings;
+    rows.push_back({r->monitor, integer(ms(c.at)), boolean(c.ok), real(c.latency_ms), c.cause,
+                    integer(c.http_status), real(t.dns_ms), real(t.connect_ms), real(t.tls_ms),
+                    real(t.first_byte_ms), real(t.total_ms)});
+    for (auto [buckets, width] : {std::pair{&hourly, kHourMs}, std::pair{&daily, kDayMs}}) {
+      Bucket& b = (*buckets)[{r->monitor, bucket_start(ms(c.at), width)}];
+      ++b.checks;
+      b.ok += c.ok ? 1 : 0;
+      b.latency_sum_ms += c.latency_ms;
+    }
+    newest[r->monitor] = &r->state;
+  }
+  constexpr const char* kReal = "::double precision";
+  insert_rows(
+      tx,
+      "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, connect_ms, "
+      "tls_ms, first_byte_ms, total_ms)",
+      {"", "::bigint", "::boolean", kReal, "", "::integer", kReal, kReal, kReal, kReal, kReal}, rows);
+  add_rollups(tx, "uptime_hourly", hourly);
+  add_rollups(tx, "uptime_daily", daily);
+  std::vector<ParamRow> states;
+  states.reserve(newest.size());
+  for (const auto& [monitor, st] : newest) {
+    states.push_back({std::string(monitor), std::string(to_string(st->status)), integer(ms(st->since)),
+                      integer(ms(st->last_check)), real(st->last_latency_ms), st->last_error,
+                      integer(st->consecutive_failures), integer(st->open_incident_id)});
+  }
+  // As upsert_result_state: a result's state never ends a pause.
+  insert_rows(
+      tx,
+      "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
+      "last_error, consecutive_failures, open_incident_id)",
+      {"", "", "::bigint", "::bigint", kReal, "", "::integer", "::bigint"}, states,
+      "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
+      "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
+      "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
+      "open_incident_id = excluded.open_incident_id, version = s.version + 1 WHERE s.status <> 'paused'");
 }
 
 Status run_op(Tx& tx, const SaveState& op) {

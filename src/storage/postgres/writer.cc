@@ -38,22 +38,38 @@ WriteOutcome apply_one(pqxx::work& tx, const WriteOp& op, const std::string& url
   return WriteOutcome{std::move(status), nullptr};
 }
 
-// A run of pings under one savepoint, in one statement (insert_pings). Should that fail on
-// its own, each ping goes again alone, so that a bad one fails only itself.
-void apply_pings(pqxx::work& tx, const std::vector<QueuedWrite>& batch, size_t begin, size_t end,
-                 std::vector<WriteOutcome>& out, const std::string& url) {
-  std::vector<const RecordPing*> pings;
-  pings.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) pings.push_back(&std::get<RecordPing>(batch[i].op));
-  tx.exec("SAVEPOINT pings");
+// Operations that go in together with their neighbours of the same kind.
+enum class RunKind { kAlone, kPings, kResults };
+
+RunKind run_kind(const WriteOp& op) {
+  if (std::holds_alternative<RecordPing>(op)) return RunKind::kPings;
+  if (const auto* result = std::get_if<RecordResult>(&op); result != nullptr && is_plain(*result))
+    return RunKind::kResults;
+  return RunKind::kAlone;
+}
+
+template <typename Op>
+std::vector<const Op*> ops_of(const std::vector<QueuedWrite>& batch, size_t begin, size_t end) {
+  std::vector<const Op*> ops;
+  ops.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) ops.push_back(&std::get<Op>(batch[i].op));
+  return ops;
+}
+
+// A run of one kind under one savepoint, in multi-row statements. Should that fail on its
+// own, each operation goes again alone, so that a bad one fails only itself.
+void apply_run(pqxx::work& tx, const std::vector<QueuedWrite>& batch, size_t begin, size_t end, RunKind kind,
+               std::vector<WriteOutcome>& out, const std::string& url) {
+  tx.exec("SAVEPOINT run");
   try {
-    insert_pings(tx, pings);
-    tx.exec("RELEASE SAVEPOINT pings");
+    if (kind == RunKind::kPings) insert_pings(tx, ops_of<RecordPing>(batch, begin, end));
+    if (kind == RunKind::kResults) insert_results(tx, ops_of<RecordResult>(batch, begin, end));
+    tx.exec("RELEASE SAVEPOINT run");
     out.insert(out.end(), end - begin, WriteOutcome{Ok{}, nullptr});
     return;
   } catch (const pqxx::sql_error& e) {
     if (classify(e).connection_lost) throw;
-    tx.exec("ROLLBACK TO SAVEPOINT pings; RELEASE SAVEPOINT pings");
+    tx.exec("ROLLBACK TO SAVEPOINT run; RELEASE SAVEPOINT run");
   }
   for (size_t i = begin; i < end; ++i) out.push_back(apply_one(tx, batch[i].op, url));
 }
@@ -109,10 +125,11 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   try {
     pqxx::work tx(*conn_);
     for (size_t i = 0; i < batch.size();) {
-      size_t end = i;
-      while (end < batch.size() && std::holds_alternative<RecordPing>(batch[end].op)) ++end;
+      const RunKind kind = run_kind(batch[i].op);
+      size_t end = i + 1;
+      while (kind != RunKind::kAlone && end < batch.size() && run_kind(batch[end].op) == kind) ++end;
       if (end - i >= 2) {
-        apply_pings(tx, batch, i, end, out, url_);
+        apply_run(tx, batch, i, end, kind, out, url_);
         i = end;
       } else {
         out.push_back(apply_one(tx, batch[i].op, url_));
