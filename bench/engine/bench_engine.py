@@ -160,6 +160,9 @@ def sqlite_and_postgres():
         print("sqlite:", sqlite, flush=True)
         postmaster = int((pg.dir / "data" / "postmaster.pid").read_text().split()[0])
         postgres = checks_per_cpu_second(tmp, port, store_url=pg.url(), db_pid=postmaster)
+        # What a raw result costs on disk, with its indexes (docs/scaling.md sizes from it).
+        rows = int(pg.psql("SELECT count(*) FROM check_results"))
+        postgres["bytes_per_result"] = round(int(pg.psql("SELECT pg_total_relation_size('check_results')")) / rows, 1)
         print("postgres:", postgres, flush=True)
     finally:
         stop(nginx)
