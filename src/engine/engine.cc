@@ -285,11 +285,12 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
   }
   Runtime& r = *it->second;
   if (!r.owned) {
-    // Its owner reads it from the store (catch_up_pings): at once when it changes the
-    // state as this replica last read it (a nudge), else at its next deadline. Readers
-    // here see it at once.
+    // Its owner reads it from the store (catch_up_pings): at once when it starts a run or
+    // changes the state as this replica last read it (a nudge), else at its next
+    // deadline. Readers here see it at once.
     const bool tell_owner =
-        is_finish(ping.kind) && (is_failure(ping) || r.state.status != MonitorStatus::kUp);
+        ping.kind == PingKind::kStart ||
+        (is_finish(ping.kind) && (is_failure(ping) || r.state.status != MonitorStatus::kUp));
     {
       std::lock_guard lock(mu_);
       r.last_ping = PingRecord{0, name, ping, std::nullopt};
@@ -901,21 +902,37 @@ void Engine::on_nudge(const std::string& monitor) {
 
 void Engine::catch_up_pings(Runtime& r) {
   auto marks = store_.heartbeat_marks(r.config->name);
-  if (!marks || !marks->last_finish) return;
-  const Ping& finish = marks->last_finish->ping;
-  if (r.heartbeat->last_finish_at && finish.at <= *r.heartbeat->last_finish_at) return;
-  heartbeat::PingEffect effect;
-  {
-    std::lock_guard lock(mu_);
-    const MonoTime arrived = clock_.monotonic_time() - (clock_.system_time() - finish.at);
-    effect = heartbeat::on_ping(std::get<HeartbeatSpec>(r.config->spec), *r.heartbeat, finish, arrived);
-    if (!r.last_ping || r.last_ping->ping.at < marks->last_ping->ping.at) {
-      r.last_ping = marks->last_ping;
-      r.last_ping->ping.body.clear();
+  if (!marks) return;
+  const auto& spec = std::get<HeartbeatSpec>(r.config->spec);
+  // As if it had come here, at the time it came (stored to the millisecond: a ping of
+  // this replica's own reads as no newer than itself).
+  auto replay = [&](const Ping& ping) {
+    heartbeat::PingEffect effect;
+    {
+      std::lock_guard lock(mu_);
+      const MonoTime arrived = clock_.monotonic_time() - (clock_.system_time() - ping.at);
+      effect = heartbeat::on_ping(spec, *r.heartbeat, ping, arrived);
+      if (ping.kind == PingKind::kStart) r.started_at = ping.at;
+      if (is_finish(ping.kind)) r.started_at.reset();
+      if (marks->last_ping && (!r.last_ping || r.last_ping->ping.at < marks->last_ping->ping.at)) {
+        r.last_ping = marks->last_ping;
+        r.last_ping->ping.body.clear();
+      }
+      r.revision = next_revision_++;
     }
-    r.revision = next_revision_++;
+    if (effect.result) apply(r, *effect.result, /*history=*/false);
+  };
+  if (marks->last_finish) {
+    const Ping& finish = marks->last_finish->ping;
+    if (!r.heartbeat->last_finish_at || finish.at > *r.heartbeat->last_finish_at) replay(finish);
   }
-  if (effect.result) apply(r, *effect.result, /*history=*/false);
+  // A start after that finish (an open run), newer than the one known here.
+  if (marks->open_start && (!r.started_at || *marks->open_start - *r.started_at >= Millis(1))) {
+    Ping start;
+    start.kind = PingKind::kStart;
+    start.at = *marks->open_start;
+    replay(start);
+  }
 }
 
 void Engine::stop() {

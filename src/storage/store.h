@@ -89,7 +89,7 @@ struct OpenIncident {
 struct RecordPing {
   PingRecord record;
   // Stored by a replica that does not own the monitor, and a ping its owner must act on
-  // now (a finish that changes the state): a store that replicas share tells the owner
+  // now (a start, or a finish that changes the state): a store that replicas share tells the owner
   // once it is committed (MemberRegistry::await_nudges). Others ignore it.
   bool tell_owner = false;
 };

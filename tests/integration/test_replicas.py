@@ -425,3 +425,38 @@ monitors:
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_run_started_through_a_replica_that_does_not_own_it_is_held_to_its_grace(tmp_path, postgres,
+                                                                                    monkeypatch):
+    """/start reaches the replica that does not own the monitor: the owner times the run
+    from it, and a run that outlasts its grace is DOWN then, not at the period's end."""
+    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
+    token = "hourly-export-token-0123456789"
+    config = tmp_path / "trainwatch.yaml"
+    config.write_text(f"""
+store:
+  url: ${{TRAINWATCH_STORE_URL}}
+monitors:
+  - {{name: hourly-export, type: heartbeat, period: 1h, grace: 3s, token: {token}}}
+""")
+    a = Server(config, tmp_path / "data-a", tmp_path / "a.log").start()
+    b = Server(config, tmp_path / "data-b", tmp_path / "b.log").start()
+    try:
+        views = wait_for(lambda: all_see([a, b], 2), timeout=20, what="two replicas that see each other")
+        by_id = {v["replicas"]["self"]: r for v, r in zip(views, [a, b])}
+        owner = by_id[owner_of("hourly-export", views[0]["replicas"]["members"])]
+        other = b if owner is a else a
+        assert other.get(f"/ping/{token}")[0] == 200
+        owner.wait_status("hourly-export", "up", timeout=5)
+
+        assert other.get(f"/ping/{token}/start")[0] == 200
+        started = time.monotonic()
+        wait_for(lambda: owner.monitor("hourly-export")["heartbeat"]["started"], timeout=3,
+                 what="the owner told of the start")
+        down = owner.wait_status("hourly-export", "down", timeout=10)
+        assert 3 <= time.monotonic() - started < 8, "not held to the 3 s grace of its start"
+        assert down["incident"], down
+    finally:
+        a.stop()
+        b.stop()
