@@ -45,7 +45,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 from run import BINARY, TOKENS, free_port, start_nginx, wrk  # noqa: E402
-from conftest import PASSWORD, PG_BIN, Postgres  # noqa: E402
+from conftest import PASSWORD, PG_BIN, Postgres, wait_for  # noqa: E402
 
 HAPROXY = "/usr/sbin/haproxy"
 REPLICAS = 3
@@ -111,17 +111,6 @@ class Serve:
         self.log.close()
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise RuntimeError(f"timed out after {timeout}s waiting for {what}; last: {last!r}")
-
-
 def replicas_agree(servers):
     """Every replica's /healthz, once all list len(servers) members and the same ones."""
     views = [s.health() for s in servers]
@@ -164,7 +153,7 @@ backend replicas
         except (urllib.error.URLError, OSError):
             return False
 
-    wait_for(up, 10, "haproxy")
+    wait_for(up, timeout=10, interval=0.2, what="haproxy")
     return proc, base
 
 
@@ -249,14 +238,16 @@ def main():
             t0 = time.monotonic()
             servers["pg-x3"].append(Serve(work / "pg.yaml", work / f"data-r{i}", work / f"replica-{i}.log", env=env_c))
             log(f"replica {i} ready in {time.monotonic() - t0:.1f}s")
-        views = wait_for(lambda: replicas_agree(servers["pg-x3"]), 30, "three replicas that list each other")
+        views = wait_for(lambda: replicas_agree(servers["pg-x3"]), timeout=30, interval=0.2,
+                         what="three replicas that list each other")
         log(f"replicas see members {views[0]['replicas']['members']}")
         try:
             owned = wait_for(lambda: (o := [(v or {}).get("replicas", {}).get("owned")
                                             for v in (r.health() for r in servers["pg-x3"])])
-                             and sum(x or 0 for x in o) == TOKENS and o, 20, f"the replicas to own {TOKENS}")
+                             and sum(x or 0 for x in o) == TOKENS and o, timeout=20, interval=0.2,
+                             what=f"the replicas to own {TOKENS}")
             log(f"monitors owned per replica: {owned}")
-        except RuntimeError as e:
+        except AssertionError as e:
             log(f"warning: {e}")
         hap, bases["pg-x3"] = start_haproxy(work, [r.base for r in servers["pg-x3"]], args.haproxy_threads)
         others.append(hap)

@@ -5,6 +5,7 @@ and the new owner closes the incident the dead one opened, with one alert each w
 
 Who owns a monitor is computed here as the replicas compute it (rendezvous hashing,
 cluster/membership.h), and checked against what each replica says it owns."""
+import contextlib
 import json
 import signal
 import threading
@@ -389,27 +390,32 @@ monitors:
         receiver.close()
 
 
-def test_a_failure_pinged_to_a_replica_that_does_not_own_the_monitor_is_acted_on_at_once(tmp_path, postgres,
-                                                                                          monkeypatch):
-    """A daily job's /fail reaches the replica that does not own its monitor: the owner is
-    told when the ping commits and marks it DOWN in seconds, not at tomorrow's deadline;
-    the next success, pinged there too, brings it back UP as promptly."""
+@contextlib.contextmanager
+def owner_and_other(tmp_path, postgres, monkeypatch, monitor_line, name):
+    """Two replicas on `postgres` with one heartbeat monitor: (its owner, the other)."""
     monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
-    token = "nightly-backup-token-0123456789"
     config = tmp_path / "trainwatch.yaml"
-    config.write_text(f"""
-store:
-  url: ${{TRAINWATCH_STORE_URL}}
-monitors:
-  - {{name: nightly-backup, type: heartbeat, period: 1d, grace: 1h, token: {token}}}
-""")
+    config.write_text("store:\n  url: ${TRAINWATCH_STORE_URL}\nmonitors:\n  - " + monitor_line + "\n")
     a = Server(config, tmp_path / "data-a", tmp_path / "a.log").start()
     b = Server(config, tmp_path / "data-b", tmp_path / "b.log").start()
     try:
         views = wait_for(lambda: all_see([a, b], 2), timeout=20, what="two replicas that see each other")
         by_id = {v["replicas"]["self"]: r for v, r in zip(views, [a, b])}
-        owner = by_id[owner_of("nightly-backup", views[0]["replicas"]["members"])]
-        other = b if owner is a else a
+        owner = by_id[owner_of(name, views[0]["replicas"]["members"])]
+        yield owner, (b if owner is a else a)
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_failure_pinged_to_a_replica_that_does_not_own_the_monitor_is_acted_on_at_once(tmp_path, postgres,
+                                                                                          monkeypatch):
+    """A daily job's /fail reaches the replica that does not own its monitor: the owner is
+    told when the ping commits and marks it DOWN in seconds, not at tomorrow's deadline;
+    the next success, pinged there too, brings it back UP as promptly."""
+    token = "nightly-backup-token-0123456789"
+    line = f"{{name: nightly-backup, type: heartbeat, period: 1d, grace: 1h, token: {token}}}"
+    with owner_and_other(tmp_path, postgres, monkeypatch, line, "nightly-backup") as (owner, other):
         assert other.get(f"/ping/{token}")[0] == 200
         owner.wait_status("nightly-backup", "up", timeout=5)
 
@@ -422,31 +428,15 @@ monitors:
 
         assert other.get(f"/ping/{token}/0")[0] == 200
         owner.wait_status("nightly-backup", "up", timeout=5)
-    finally:
-        a.stop()
-        b.stop()
 
 
 def test_a_run_started_through_a_replica_that_does_not_own_it_is_held_to_its_grace(tmp_path, postgres,
                                                                                     monkeypatch):
     """/start reaches the replica that does not own the monitor: the owner times the run
     from it, and a run that outlasts its grace is DOWN then, not at the period's end."""
-    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
     token = "hourly-export-token-0123456789"
-    config = tmp_path / "trainwatch.yaml"
-    config.write_text(f"""
-store:
-  url: ${{TRAINWATCH_STORE_URL}}
-monitors:
-  - {{name: hourly-export, type: heartbeat, period: 1h, grace: 3s, token: {token}}}
-""")
-    a = Server(config, tmp_path / "data-a", tmp_path / "a.log").start()
-    b = Server(config, tmp_path / "data-b", tmp_path / "b.log").start()
-    try:
-        views = wait_for(lambda: all_see([a, b], 2), timeout=20, what="two replicas that see each other")
-        by_id = {v["replicas"]["self"]: r for v, r in zip(views, [a, b])}
-        owner = by_id[owner_of("hourly-export", views[0]["replicas"]["members"])]
-        other = b if owner is a else a
+    line = f"{{name: hourly-export, type: heartbeat, period: 1h, grace: 3s, token: {token}}}"
+    with owner_and_other(tmp_path, postgres, monkeypatch, line, "hourly-export") as (owner, other):
         assert other.get(f"/ping/{token}")[0] == 200
         owner.wait_status("hourly-export", "up", timeout=5)
 
@@ -457,6 +447,3 @@ monitors:
         down = owner.wait_status("hourly-export", "down", timeout=10)
         assert 3 <= time.monotonic() - started < 8, "not held to the 3 s grace of its start"
         assert down["incident"], down
-    finally:
-        a.stop()
-        b.stop()
