@@ -118,8 +118,9 @@ struct UpdateDelivery {
   std::optional<SystemTime> finished;  // delivered, failed or cancelled
 };
 
-// Deletes up to `max_rows` raw results, up to `max_rows` hourly rollup rows and up to
-// `max_rows` heartbeat pings older than `before` (oldest first). Daily rollups stay.
+// Deletes up to `max_rows` raw results, up to `max_rows` hourly rollup rows, up to
+// `max_rows` heartbeat pings and up to `max_rows` node reports older than `before` (oldest
+// first). Daily rollups stay.
 // Bounded so that one prune never holds the writer for long; see storage/retention.h.
 struct PruneResults {
   SystemTime before{};
@@ -158,9 +159,21 @@ struct AddIncidentUpdate {
   IncidentUpdate update;
 };
 
+// The newest report of one node of a job, as its agent sent it (the JSON body): one row
+// per (job, node), replaced by each report. Every replica reads them (node_reports_after)
+// to analyse a job from all its nodes wherever each reported, and a restarted server
+// reads them to resume its jobs (jobs/report_journal.h).
+struct SaveNodeReport {
+  std::string job;
+  std::string node;
+  std::string body;
+  SystemTime received{};  // on the clock of the replica that took it
+  std::string writer;     // that replica's member id; "" for a lone server
+};
+
 using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
                              UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
-                             DeleteApiWindow, AddIncidentUpdate>;
+                             DeleteApiWindow, AddIncidentUpdate, SaveNodeReport>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -259,6 +272,24 @@ struct ApiWindowSpec {
   SystemTime created{};
 };
 
+// Node reports as stored (SaveNodeReport).
+struct StoredNodeReport {
+  std::string job;
+  std::string node;
+  std::string body;
+  SystemTime received{};
+  std::string writer;
+};
+
+// Node reports saved since a cursor, oldest first, and the cursor to read from next.
+// Cursors are the store's own (0: from the start). A report may come again in a later
+// page (PostgreSQL rereads the transaction a full page ended in); the reader skips a
+// node's report it already has by its `received`.
+struct NodeReportFeed {
+  std::vector<StoredNodeReport> reports;
+  int64_t next = 0;
+};
+
 struct UptimeQuery {
   std::string monitor;
   RollupResolution resolution = RollupResolution::kDay;
@@ -330,6 +361,10 @@ class Store {
   virtual Result<std::vector<ApiWindowSpec>> api_windows() = 0;
   // One more than the highest id ever saved, deleted ones included; read once at start-up.
   virtual Result<int64_t> next_api_window_id() = 0;
+
+  // Node reports saved at or after `cursor` (NodeReportFeed), at most kMaxNodeReportsPerRead.
+  virtual Result<NodeReportFeed> node_reports_after(int64_t cursor) = 0;
+  static constexpr int kMaxNodeReportsPerRead = 5'000;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

@@ -397,5 +397,36 @@ TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTak
   EXPECT_EQ(claim("b", true), first_two);
 }
 
+// Two replicas save reports at once; the one whose transaction began first commits last.
+// A reader that read past the second must still get the first once it commits.
+TEST_F(PostgresStoreTest, AReportCommittedAfterALaterOneIsStillRead) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  auto names = [](const NodeReportFeed& feed) {
+    std::vector<std::string> out;
+    for (const auto& r : feed.reports) out.push_back(r.node);
+    return out;
+  };
+  int64_t cursor = 0;
+  pqxx::connection slow(url_);
+  pqxx::work early(slow);  // the other replica's batch, begun first
+  early.exec(
+      "INSERT INTO node_reports (job, node, received_ms, writer, body) VALUES ('llama', 'node-a', 1, "
+      "'other', '{}')");
+  ASSERT_TRUE(write_and_wait(store, SaveNodeReport{"llama", "node-b", "{}", from_unix_ms(kT0), "self"}).ok());
+  auto first = store.node_reports_after(cursor);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(names(*first).empty()) << "node-b waits until every transaction begun before it has ended";
+  cursor = first->next;
+  early.commit();
+  auto second = store.node_reports_after(cursor);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(names(*second), (std::vector<std::string>{"node-a", "node-b"}));
+  auto third = store.node_reports_after(second->next);
+  ASSERT_TRUE(third.ok());
+  EXPECT_TRUE(names(*third).empty());
+}
+
 }  // namespace
 }  // namespace trainwatch::testing

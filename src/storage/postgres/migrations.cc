@@ -155,6 +155,21 @@ constexpr Migration kMigrations[] = {
         seen_at   TIMESTAMPTZ NOT NULL DEFAULT now()
       );
     )sql"},
+    // The newest report of each node of a job (store.h: SaveNodeReport), stamped with the
+    // transaction that saved it: read_jobs.cc says why the reader's cursor is that.
+    {5, "the newest report of each node of a job", R"sql(
+      CREATE TABLE node_reports (
+        job         TEXT NOT NULL,
+        node        TEXT NOT NULL,
+        txid        XID8 NOT NULL DEFAULT pg_current_xact_id(),
+        received_ms BIGINT NOT NULL,
+        writer      TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        PRIMARY KEY (job, node)
+      );
+      CREATE INDEX node_reports_txid ON node_reports (txid);
+      CREATE INDEX node_reports_received ON node_reports (received_ms);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

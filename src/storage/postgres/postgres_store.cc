@@ -115,6 +115,12 @@ Result<std::vector<ApiMonitorSpec>> PostgresStore::api_monitors() {
   return readers_->read<std::vector<ApiMonitorSpec>>("API monitors", read_api_monitors);
 }
 
+Result<NodeReportFeed> PostgresStore::node_reports_after(int64_t cursor) {
+  return readers_->read<NodeReportFeed>("node reports", [cursor](Tx& tx) {
+    return read_node_reports_after(tx, cursor, kMaxNodeReportsPerRead);
+  });
+}
+
 Result<std::vector<ApiWindowSpec>> PostgresStore::api_windows() {
   return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", read_api_windows);
 }

@@ -1,7 +1,8 @@
 // The SQL of each read, run by PostgresStore inside one read-only snapshot (reader_pool.h).
 // One file per group: read_results.cc (states, results, incidents, rollups),
 // read_heartbeat.cc (pings, marks, tokens), read_outbox.cc (deliveries), read_catalog.cc
-// (API monitors and windows), read_incident_updates.cc (updates posted about incidents).
+// (API monitors and windows), read_incident_updates.cc (updates posted about incidents), read_jobs.cc
+// (node reports).
 // Shapes and orders are Store's (store.h); `limit`s are clamped to kMaxRowsPerRead. They
 // throw pqxx exceptions; the pool turns those into errors.
 #pragma once
@@ -38,6 +39,8 @@ Result<std::vector<Delivery>> claim_deliveries(Tx& tx, const DeliveryClaim& clai
 Result<std::vector<ApiMonitorSpec>> read_api_monitors(Tx& tx);
 Result<std::vector<ApiWindowSpec>> read_api_windows(Tx& tx);
 Result<int64_t> read_next_api_window_id(Tx& tx);
+
+Result<NodeReportFeed> read_node_reports_after(Tx& tx, int64_t cursor, int limit);
 
 // A nullable time column.
 inline std::optional<SystemTime> optional_time(const pqxx::field& f) {

@@ -3,7 +3,7 @@
 // insert_pings, insert_results). One file per group of
 // operations: write_results.cc (results, states, incidents, rollups, pruning), write_heartbeat.cc (pings,
 // tokens), write_outbox.cc (deliveries), write_catalog.cc (API monitors and windows),
-// write_incident_updates.cc (updates posted about incidents).
+// write_incident_updates.cc (updates posted about incidents), write_jobs.cc (node reports).
 //
 // Contract: each returns the operation's own failure (store.not_found) as a Status and
 // throws pqxx exceptions for the store's failures; the writer classifies those.
@@ -34,6 +34,7 @@ Status run_op(Tx& tx, const DeleteApiMonitor& op);
 Status run_op(Tx& tx, const SaveApiWindow& op);
 Status run_op(Tx& tx, const DeleteApiWindow& op);
 Status run_op(Tx& tx, const AddIncidentUpdate& op);
+Status run_op(Tx& tx, const SaveNodeReport& op);
 
 // Runs of operations in as few statements as can hold them (multi_row.h): the writer's
 // path for consecutive RecordPing, and for consecutive plain RecordResult, in one batch;

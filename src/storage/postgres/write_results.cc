@@ -211,6 +211,10 @@ Status run_op(Tx& tx, const PruneResults& op) {
       "DELETE FROM heartbeat_pings WHERE id IN (SELECT id FROM (SELECT id, at_ms FROM heartbeat_pings "
       "ORDER BY id LIMIT $1) AS oldest WHERE at_ms < $2)",
       op.max_rows, ms(op.before));
+  tx.exec_params(
+      "DELETE FROM node_reports WHERE (job, node) IN (SELECT job, node FROM node_reports WHERE received_ms < $1 "
+      "ORDER BY received_ms LIMIT $2)",
+      ms(op.before), op.max_rows);
   return Ok{};
 }
 

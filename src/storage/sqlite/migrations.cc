@@ -176,6 +176,21 @@ constexpr SqliteMigration kMigrations[] = {
     {10, "incidents caused by a monitor they depend on", R"sql(
       ALTER TABLE incidents ADD COLUMN caused_by TEXT NOT NULL DEFAULT '';
     )sql"},
+    // The newest report of each node of each job (store.h: SaveNodeReport). A replaced
+    // row gets a new id, and AUTOINCREMENT never hands an id out twice, so the id is the
+    // order reports were saved in: node_reports_after's cursor.
+    {11, "the newest report of each node of a job", R"sql(
+      CREATE TABLE node_reports (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        job         TEXT NOT NULL,
+        node        TEXT NOT NULL,
+        received_ms INTEGER NOT NULL,
+        writer      TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        UNIQUE (job, node)
+      );
+      CREATE INDEX node_reports_received ON node_reports (received_ms);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

@@ -202,7 +202,13 @@ class SqliteStore::Writer final : public BatchApplier {
         // A chain that reaches a deleted ping ends there.
         prune_pings_(*db_,
                      "DELETE FROM heartbeat_pings WHERE id IN (SELECT id FROM (SELECT id, at_ms FROM "
-                     "heartbeat_pings ORDER BY id LIMIT ?) WHERE at_ms < ?)") {}
+                     "heartbeat_pings ORDER BY id LIMIT ?) WHERE at_ms < ?)"),
+        prune_node_reports_(*db_,
+                            "DELETE FROM node_reports WHERE id IN (SELECT id FROM node_reports WHERE "
+                            "received_ms < ? ORDER BY received_ms LIMIT ?)"),
+        save_node_report_(*db_,
+                          "INSERT OR REPLACE INTO node_reports (job, node, received_ms, writer, body) "
+                          "VALUES (?, ?, ?, ?, ?)") {}
 
   // Applies `batch` in one transaction; returns one outcome per operation, in order.
   std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override {
@@ -413,6 +419,22 @@ class SqliteStore::Writer final : public BatchApplier {
     p.bind(1, op.max_rows);
     p.bind(2, ms(op.before));
     p.exec();
+    SQLite::Statement& n = fresh(prune_node_reports_);
+    n.bind(1, ms(op.before));
+    n.bind(2, op.max_rows);
+    n.exec();
+    return Ok{};
+  }
+
+  // Replaces the node's row, which takes a new id: the newest report sorts last.
+  Status run(const SaveNodeReport& op) {
+    SQLite::Statement& s = fresh(save_node_report_);
+    s.bind(1, op.job);
+    s.bind(2, op.node);
+    s.bind(3, ms(op.received));
+    s.bind(4, op.writer);
+    s.bind(5, op.body);
+    s.exec();
     return Ok{};
   }
 
@@ -528,6 +550,8 @@ class SqliteStore::Writer final : public BatchApplier {
   SQLite::Statement prune_;
   SQLite::Statement prune_hourly_;
   SQLite::Statement prune_pings_;
+  SQLite::Statement prune_node_reports_;
+  SQLite::Statement save_node_report_;
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
@@ -885,6 +909,24 @@ Result<std::vector<ApiMonitorSpec>> SqliteStore::api_monitors() {
           out.push_back(ApiMonitorSpec{q.getColumn(0).getString(), q.getColumn(1).getString()});
         return out;
       });
+}
+
+Result<NodeReportFeed> SqliteStore::node_reports_after(int64_t cursor) {
+  return read<NodeReportFeed>("node reports", [cursor](SQLite::Database& db) -> Result<NodeReportFeed> {
+    SQLite::Statement q(db,
+                        "SELECT id, job, node, received_ms, writer, body FROM node_reports WHERE id >= ? "
+                        "ORDER BY id LIMIT ?");
+    q.bind(1, cursor);
+    q.bind(2, kMaxNodeReportsPerRead);
+    NodeReportFeed feed{{}, cursor};
+    while (q.executeStep()) {
+      feed.reports.push_back(
+          StoredNodeReport{q.getColumn(1).getString(), q.getColumn(2).getString(), q.getColumn(5).getString(),
+                           from_unix_ms(q.getColumn(3).getInt64()), q.getColumn(4).getString()});
+      feed.next = q.getColumn(0).getInt64() + 1;
+    }
+    return feed;
+  });
 }
 
 Result<std::vector<ApiWindowSpec>> SqliteStore::api_windows() {

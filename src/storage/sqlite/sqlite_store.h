@@ -76,6 +76,7 @@ class SqliteStore final : public Store {
   Result<std::map<std::string, std::vector<UptimeBucket>>> uptime_of(const std::vector<std::string>& monitors,
                                                                      const UptimeQuery& query) override;
   Result<std::vector<ApiMonitorSpec>> api_monitors() override;
+  Result<NodeReportFeed> node_reports_after(int64_t cursor) override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
   Result<int64_t> next_api_window_id() override;
   Result<int64_t> next_incident_id() override;
