@@ -79,10 +79,22 @@ void post_report(const JobApiContext& ctx, const Request& request, const Respond
       spdlog::info("job {} created by a report from node {}", job, report->node);
       ctx.engine.ensure_monitor(ctx.jobs.auto_monitor(job));
       break;
-    case jobs::IngestOutcome::kAccepted: break;
+    case jobs::IngestOutcome::kAccepted:
+    case jobs::IngestOutcome::kOutdated: break;  // only a stored report is ever outdated
   }
-  respond(
-      Response::json(200, json_text(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})));
+  // Applied here; the other replicas (and this one after a restart) read it from the store.
+  const bool queued = ctx.journal.save(
+      job, report->node, request.body,
+      [respond, answer = json_text(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})](
+          const Status& stored) {
+        if (!stored) {
+          return respond(Response::problem(
+              503, "the report was not stored (" + stored.error().message + "); send the next one as usual"));
+        }
+        respond(Response::json(200, answer));
+      });
+  if (!queued)
+    respond(Response::problem(503, "the store's write queue is full; send the next report as usual"));
 }
 
 void list_jobs(const JobApiContext& ctx, const Request&, const Responder& respond) {

@@ -1,7 +1,8 @@
 // The job endpoints: agents POST node reports; people and dashboards GET jobs,
 // one job, and its series; /metrics gets per-job and per-rank families.
 //   POST /api/v1/jobs/{job}/report   bearer token; 413 > kMaxReportBytes, 401, 400, 404, 429, 422 past
-//                                    a rank bound (job_registry.h)
+//                                    a rank bound (job_registry.h); 200 once stored, 503 when the
+//                                    store did not take it (then it is analysed here only)
 //   GET  /api/v1/jobs                every job with its monitor state and phase
 //   GET  /api/v1/jobs/{job}          nodes, ranks, GPUs, timeouts, findings
 //   GET  /api/v1/jobs/{job}/series?metric=step_time|loss|tokens_per_s|gpu_mem
@@ -15,12 +16,14 @@
 #include "engine/engine.h"
 #include "http/server.h"
 #include "jobs/job_registry.h"
+#include "jobs/report_journal.h"
 
 namespace trainwatch::api {
 
 struct JobApiContext {
   engine::Engine& engine;
   jobs::JobRegistry& jobs;
+  jobs::ReportJournal& journal;  // where an applied report is kept before the agent hears 200
   // The token agents send (empty: reports need no token); replaced on SIGHUP.
   std::shared_ptr<const auth::ReloadableSecret> token;
 };

@@ -101,10 +101,7 @@ ServerApp::~ServerApp() = default;
 // Every serve on one PostgreSQL is a replica of one installation: it checks only the
 // monitors it owns, and takes over those of a replica that stops beating.
 bool ServerApp::join_replicas() {
-  std::array<uint8_t, 8> bytes{};
-  random_.fill(bytes);
-  std::string id;
-  for (uint8_t b : bytes) id += fmt::format("{:02x}", b);
+  const std::string& id = member_id_;
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
   replicas_ = std::make_unique<cluster::ReplicaSet>(*members_table_, clock_, id,
@@ -127,6 +124,14 @@ bool ServerApp::join_replicas() {
     }
     engine_->sync_ownership();
     dispatcher_->wake();  // what a replica that died held is claimable now, or soon
+    // Node reports other replicas took, then the jobs another replica checks.
+    if (auto followed = journal_->follow(); !followed) {
+      if (auto events = follow_log_.admit(clock_.monotonic_time())) {
+        spdlog::warn("replicas: cannot read the node reports ({} time(s) since the last report): {}", *events,
+                     followed.error().message);
+      }
+    }
+    job_registry_->analyse_others([this](const std::string& job) { return replicas_->owns(job); });
   };
   auto nudged = [this](const std::string& monitor) { engine_->on_nudge(monitor); };
   if (auto joined = replicas_->start(follow, nudged); !joined) {
@@ -194,10 +199,25 @@ bool ServerApp::start() {
   } else {
     for (const auto& why : *skipped) spdlog::warn("API monitor skipped: {}", why);
   }
+  if (members_table_) {
+    std::array<uint8_t, 8> bytes{};
+    random_.fill(bytes);
+    for (uint8_t b : bytes) member_id_ += fmt::format("{:02x}", b);
+  }
+  journal_ = std::make_unique<jobs::ReportJournal>(
+      *store_, *job_registry_, clock_, member_id_,
+      [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); });
   if (members_table_ && !join_replicas()) return false;
   if (auto started = engine_->start(monitors_->merged(config_)); !started) {
     spdlog::error("cannot start: {}", started.error().message);
     return false;
+  }
+  // The jobs the server watched before it stopped, from their nodes' last reports.
+  if (auto restored = journal_->restore(config_.jobs.expire_after); !restored) {
+    spdlog::warn("cannot read the stored node reports; jobs start from their next reports: {}",
+                 restored.error().message);
+  } else if (*restored > 0) {
+    spdlog::info("{} stored node report(s) applied: jobs resume where they were", *restored);
   }
   // Maintenance windows created through the API hold notifications beside the file's
   // (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher.
@@ -263,7 +283,7 @@ bool ServerApp::start() {
   pruner_->start();
   job_token_ = std::make_shared<auth::ReloadableSecret>(report_token(config_));
   if (job_token_->get().empty()) warn_without_job_token();
-  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, job_token_});
+  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *journal_, job_token_});
 
   http::ServerOptions http_options;
   http_options.host = config_.server.listen.host;

@@ -107,8 +107,13 @@ void JobRegistry::refused(const std::string& job, const IngestResult& result) {
 }
 
 IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& report) {
-  const MonoTime now = clock_.monotonic_time();
-  const SystemTime wall = clock_.system_time();
+  return ingest(job, report, Millis{0});
+}
+
+IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& report, Millis age) {
+  age = std::max(age, Millis{0});
+  const MonoTime now = clock_.monotonic_time() - age;
+  const SystemTime wall = clock_.system_time() - age;
   std::shared_ptr<Entry> entry;
   JobCheckSpec spec;
   IngestResult result;
@@ -156,7 +161,10 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
     bool over = after > limit;
     // A declared world_size also names the ranks: 0 to world_size - 1.
     for (const auto& r : report.ranks) over = over || (spec.world_size > 0 && r.rank >= spec.world_size);
-    if (over) {
+    auto node = entry->state.nodes().find(report.node);
+    if (age.count() > 0 && node != entry->state.nodes().end() && node->second.last_seen_wall >= wall) {
+      result = {IngestOutcome::kOutdated, 0, 0, ""};
+    } else if (over) {
       result = {IngestOutcome::kTooManyRanks, limit, after,
                 spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
     } else if (!entry->state.ingest(report, now, wall)) {
@@ -182,15 +190,15 @@ std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry,
                                                                    MonoTime now, SystemTime wall) {
   std::shared_ptr<const JobVerdict> verdict;
   std::shared_ptr<const InterruptionLedger> ledger;
+  std::lock_guard analysis(entry.analysis_mu);
   {
     std::shared_lock lock(entry.state_mu);
     verdict = std::make_shared<const JobVerdict>(analyze(entry.state, spec, now, wall));
-    // Ticks of one job run one at a time (the engine checks a monitor once at a time), so
-    // the entry's ledger has one writer; readers get a copy when it changed.
+    // Readers get a copy of the ledger when it changed.
     if (entry.ledger.observe(entry.state, *verdict, now, wall))
       ledger = std::make_shared<const InterruptionLedger>(entry.ledger);
   }
-  // The last one published is the newest, for the same reason.
+  // Under analysis_mu, so the last one published is the newest.
   std::lock_guard lock(entry.verdict_mu);
   entry.verdict = verdict;
   if (ledger) entry.published_ledger = std::move(ledger);
@@ -278,6 +286,24 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   r.cause = v->cause;
   entry->last_result = r;
   return r;
+}
+
+void JobRegistry::analyse_others(const std::function<bool(const std::string&)>& checked_here) {
+  const MonoTime now = clock_.monotonic_time();
+  const SystemTime wall = clock_.system_time();
+  std::vector<std::pair<std::shared_ptr<Entry>, JobCheckSpec>> others;
+  std::vector<std::string> expired;
+  Millis expire_after{0};
+  {
+    std::lock_guard lock(mu_);
+    expire_after = jobs_config_.expire_after;
+    expired = take_expired(now);
+    for (const auto& [name, entry] : jobs_) {
+      if (!checked_here(name)) others.emplace_back(entry, entry->spec);
+    }
+  }
+  released(expired, expire_after);
+  for (auto& [entry, spec] : others) analyse_and_publish(*entry, spec, now, wall);
 }
 
 std::vector<std::string> JobRegistry::names() const {

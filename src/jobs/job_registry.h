@@ -7,7 +7,8 @@
 //   2. an entry's state_mu: unique for an ingest; shared for the analysis and for a reader
 //      copying the state, so the analysis never holds up a reader.
 //   3. an entry's verdict_mu: held to publish or read the last verdict (a pointer swap).
-// The analysis runs once per tick, in the engine's evaluate(), which publishes its verdict.
+// The analysis runs once per tick, in the engine's evaluate(), which publishes its verdict
+// (on replicas, analyse_others() does the same for the jobs another replica checks).
 // Readers (the API, the job pages, /metrics) show that verdict and never analyse: what
 // they show is what the engine applied, even when reports arrived after the tick. Before
 // the first tick a job's verdict is an empty one in phase `waiting`.
@@ -60,6 +61,7 @@ enum class IngestOutcome {
   kTooManyNodes,        // 429: kMaxNodesPerJob reached
   kTooManyRanks,        // 422: world_size or jobs.max_ranks reached
   kTooManyRanksOnNode,  // 422: the report carries more than jobs.max_ranks_per_node
+  kOutdated,            // a stored report older than the node's newest: nothing applied
 };
 
 struct IngestResult {
@@ -107,6 +109,9 @@ class JobRegistry {
   }
 
   IngestResult ingest(const std::string& job, const NodeReport& report);
+  // A report another replica took `age` ago (jobs/report_journal.h): applied as received
+  // then, unless the node already has a report received since (kOutdated).
+  IngestResult ingest(const std::string& job, const NodeReport& report, Millis age);
 
   // The monitor an auto-created job runs as (type job, the jobs: section's notify and
   // thresholds).
@@ -115,6 +120,10 @@ class JobRegistry {
   // The check result of one evaluation, for the engine. A down verdict whose culprit is
   // undecided (analysis.h) repeats the job's previous result instead.
   CheckResult evaluate(const MonitorConfig& monitor);
+  // On replicas: analyses the jobs this one does not check (`checked_here` false), so its
+  // pages, API and /metrics show them as the owner does, and so the interruption ledger it
+  // keeps is complete if it takes one over. Releases expired jobs as evaluate() does.
+  void analyse_others(const std::function<bool(const std::string&)>& checked_here);
 
   std::vector<std::string> names() const;
   // `with_ranks` false: never copy the ranks (a list of jobs needs their summary only).
@@ -141,8 +150,11 @@ class JobRegistry {
     mutable std::mutex verdict_mu;
     std::shared_ptr<const JobVerdict> verdict;
     std::shared_ptr<const InterruptionLedger> published_ledger;
-    // The engine's io thread only (ticks of one job run one at a time):
+    // The engine's io thread only:
     std::optional<CheckResult> last_result;
+    // Under analysis_mu: the engine's tick and analyse_others() may meet on a job whose
+    // owner is changing; each analysis observes the ledger in turn.
+    std::mutex analysis_mu;
     InterruptionLedger ledger;
   };
 

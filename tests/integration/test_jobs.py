@@ -446,3 +446,32 @@ def test_bad_reports_are_refused_saying_why(start_server, monkeypatch):
     assert [f["ranks"] for f in claimed] == [[0]]
     status, body, _ = server.get("/api/v1/jobs/tiny/series?metric=watts")
     assert status == 400 and body["detail"] == "metric: expected step_time, loss, tokens_per_s or gpu_mem"
+
+
+def test_a_restarted_server_resumes_its_jobs_from_their_last_reports(tmp_path, monkeypatch):
+    """Reports answered 200 are stored: a server killed and started again shows the job's
+    nodes, ranks and steps at once, and its auto-created monitor, before any new report;
+    the downtime is not taken for the nodes' silence."""
+    monkeypatch.setenv("TRAINWATCH_TOKEN", TOKEN)
+    config = tmp_path / "trainwatch.yaml"
+    config.write_text("jobs:\n  auto_create: true\n  token: ${TRAINWATCH_TOKEN}\n")
+    server = Server(config, tmp_path / "data", tmp_path / "server.log").start()
+    try:
+        for node, rank in (("node-a", 0), ("node-b", 1)):
+            body = {"schema": 1, "node": node, "report_every_ms": 1000,
+                    "ranks": [{"rank": rank, "pid": 100 + rank, "status": "training", "step": 42,
+                               "step_reports": 43, "last_step_age_ms": 10}]}
+            assert post(server.base, "/api/v1/jobs/resumed/report", body) == (
+                200, {"job": "resumed", "node": node, "accepted": True})
+        server.stop(signal.SIGKILL)
+        time.sleep(3)  # longer than the nodes' silence limit (3 reports of 1 s)
+        server.start()
+        status, job, _ = server.get("/api/v1/jobs/resumed")
+        assert status == 200, job
+        assert sorted(n["name"] for n in job["nodes"]) == ["node-a", "node-b"]
+        assert sorted((r["rank"], r["step"]) for r in job["ranks"]) == [(0, 42), (1, 42)]
+        assert server.monitor("resumed")["type"] == "job"
+        time.sleep(1.5)  # the first ticks after the start
+        assert server.monitor("resumed")["status"] != "down", server.monitor("resumed")
+    finally:
+        server.stop()

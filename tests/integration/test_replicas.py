@@ -447,3 +447,92 @@ def test_a_run_started_through_a_replica_that_does_not_own_it_is_held_to_its_gra
         down = owner.wait_status("hourly-export", "down", timeout=10)
         assert 3 <= time.monotonic() - started < 8, "not held to the 3 s grace of its start"
         assert down["incident"], down
+
+
+class NodeAgent:
+    """A node's agent, as the server sees it: one rank's report every second to one
+    replica, its step advancing, until told its rank died."""
+
+    def __init__(self, node, rank, token):
+        self.node, self.rank, self.token = node, rank, token
+        self.server = None
+        self.alive = True
+        self.statuses = []
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def report(self, step):
+        rank = {"rank": self.rank, "pid": 4000 + self.rank, "alive": self.alive, "status": "training",
+                "step": step, "step_reports": step + 1, "last_step_age_ms": 50}
+        if not self.alive:
+            rank["exit"] = {"signal": 9, "signal_name": "SIGKILL"}
+        return {"schema": 1, "node": self.node, "report_every_ms": 1000, "ranks": [rank]}
+
+    def run(self):
+        started = time.monotonic()
+        while not self.stopped.wait(1.0):
+            step = int((time.monotonic() - started) * 10)
+            try:
+                status, _, _ = api_call(self.server, "POST", "/api/v1/jobs/llama/report", self.report(step),
+                                        token=self.token)
+            except OSError:  # its replica was killed
+                status = None
+            self.statuses.append(status)
+
+
+def job(server):
+    status, body, _ = server.get("/api/v1/jobs/llama")
+    return body if status == 200 else None
+
+
+def test_a_job_whose_nodes_report_to_different_replicas_is_analysed_as_one(tmp_path, postgres, monkeypatch):
+    """node-a's agent reports to one replica, node-b's to the other: both replicas show the
+    whole job, a rank that dies on either node is named by whichever replica checks the
+    job, and the replica left after the checker is SIGKILLed still holds the whole job."""
+    token = "job-report-token-0123456789"
+    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
+    monkeypatch.setenv("TRAINWATCH_TOKEN", token)
+    config = tmp_path / "trainwatch.yaml"
+    config.write_text("store:\n  url: ${TRAINWATCH_STORE_URL}\njobs:\n  token: ${TRAINWATCH_TOKEN}\n"
+                      "monitors:\n  - {name: llama, type: job, world_size: 2}\n")
+    a = Server(config, tmp_path / "data-a", tmp_path / "a.log").start()
+    b = Server(config, tmp_path / "data-b", tmp_path / "b.log").start()
+    agents = [NodeAgent("node-a", 0, token), NodeAgent("node-b", 1, token)]
+    try:
+        views = wait_for(lambda: all_see([a, b], 2), timeout=20, what="two replicas that see each other")
+        by_id = {v["replicas"]["self"]: r for v, r in zip(views, [a, b])}
+        checker = by_id[owner_of("llama", views[0]["replicas"]["members"])]
+        other = b if checker is a else a
+        # node-b reports to the replica that does not check the job.
+        agents[0].server, agents[1].server = checker, other
+        for agent in agents:
+            agent.thread.start()
+
+        for replica in (a, b):
+            whole = wait_for(lambda r=replica: (j := job(r)) and len(j["nodes"]) == 2 and j["phase"] == "training" and j,
+                             timeout=10, what="both nodes on each replica")
+            assert sorted(n["name"] for n in whole["nodes"]) == ["node-a", "node-b"]
+            assert all(n["last_seen_age_ms"] < 3000 for n in whole["nodes"]), whole["nodes"]
+        checker.wait_status("llama", "up", timeout=10)
+
+        agents[1].alive = False  # rank 1 dies on node-b, told to `other`
+        died = time.monotonic()
+        down = checker.wait_status("llama", "down", timeout=10)
+        assert time.monotonic() - died < 5
+        assert "rank 1" in down["last_error"] and "node-b" in down["last_error"], down
+        other.wait_status("llama", "down", timeout=5)
+        assert "rank 1" in job(other)["cause"], "the other replica's job page names it too"
+
+        checker.stop(signal.SIGKILL)
+        time.sleep(8)  # past the 6 s member ttl: `other` checks the job now
+        assert health(other)["replicas"]["members"] == [health(other)["replicas"]["self"]]
+        after = job(other)
+        assert sorted(n["name"] for n in after["nodes"]) == ["node-a", "node-b"], "it did not start blind"
+        assert other.monitor("llama")["status"] == "down", "no false recovery on takeover"
+        assert "rank 1" in other.monitor("llama")["last_error"]
+        assert all(s == 200 for s in agents[1].statuses), agents[1].statuses
+    finally:
+        for agent in agents:
+            agent.stopped.set()
+        a.stop()
+        b.stop()

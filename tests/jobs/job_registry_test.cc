@@ -194,6 +194,29 @@ TEST_F(Registry, AReaderSeesExactlyTheVerdictTheLastTickProduced) {
   EXPECT_EQ(after_tick->verdict->findings[0].code, "rank_gone");
 }
 
+TEST_F(Registry, AStoredReportOlderThanTheNodesNewestChangesNothing) {
+  ASSERT_EQ(registry_.ingest("run", node_report("node-a", 0, 2, 10)).outcome, IngestOutcome::kCreated);
+  clock_.advance(Millis(1'000));
+  EXPECT_EQ(registry_.ingest("run", node_report("node-a", 0, 2, 9), Millis(1'500)).outcome,
+            IngestOutcome::kOutdated)
+      << "taken by another replica before this one took its newer report";
+  EXPECT_EQ(registry_.snapshot("run")->max_step, 10);
+  EXPECT_EQ(registry_.ingest("run", node_report("node-a", 0, 2, 11), Millis(300)).outcome,
+            IngestOutcome::kAccepted);
+  auto s = registry_.snapshot("run");
+  EXPECT_EQ(s->max_step, 11);
+  EXPECT_EQ(clock_.monotonic_time() - s->state->nodes().at("node-a").last_seen, Millis(300))
+      << "dated when it was taken";
+}
+
+TEST_F(Registry, AJobAnotherReplicaChecksIsAnalysedForItsReaders) {
+  ASSERT_EQ(registry_.ingest("theirs", node_report("node-a", 0, 2)).outcome, IngestOutcome::kCreated);
+  ASSERT_EQ(registry_.ingest("mine", node_report("node-b", 0, 2)).outcome, IngestOutcome::kCreated);
+  registry_.analyse_others([](const std::string& job) { return job == "mine"; });
+  EXPECT_EQ(registry_.snapshot("theirs")->verdict->phase, "training");
+  EXPECT_EQ(registry_.snapshot("mine")->verdict->phase, "waiting") << "the engine's tick analyses it";
+}
+
 TEST_F(Registry, ASummaryListsAtMostKMaxRankRangesAndCountsTheRest) {
   for (int node = 0; node < 2; ++node) {
     NodeReport r = node_report("node-" + std::to_string(node), node * 1'000, 1'000);

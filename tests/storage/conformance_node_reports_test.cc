@@ -10,7 +10,8 @@ template <typename F>
 class StoreNodeReports : public StoreTest<F> {};
 TYPED_TEST_SUITE(StoreNodeReports, StoreFactories, FactoryName);
 
-SaveNodeReport report(const std::string& job, const std::string& node, int64_t at_ms, const std::string& writer) {
+SaveNodeReport report(const std::string& job, const std::string& node, int64_t at_ms,
+                      const std::string& writer) {
   return SaveNodeReport{job, node, R"({"node":")" + node + R"(","at":)" + std::to_string(at_ms) + "}",
                         from_unix_ms(at_ms), writer};
 }
@@ -22,7 +23,8 @@ std::multiset<std::string> read_all(Store& store, int64_t& cursor) {
     auto feed = store.node_reports_after(cursor);
     EXPECT_TRUE(feed.ok()) << feed.error().message;
     if (!feed.ok()) break;
-    for (const auto& r : feed->reports) seen.insert(r.job + "/" + r.node + "@" + std::to_string(to_unix_ms(r.received)));
+    for (const auto& r : feed->reports)
+      seen.insert(r.job + "/" + r.node + "@" + std::to_string(to_unix_ms(r.received)));
     const bool moved = feed->next != cursor;
     cursor = feed->next;
     if (feed->reports.empty() || !moved) break;
@@ -54,10 +56,11 @@ TYPED_TEST(StoreNodeReports, AReaderFollowingTheCursorSeesEachNewReportOnce) {
   ASSERT_TRUE(write_and_wait(store, report("llama", "node-a", kT0, "")).ok());
   ASSERT_TRUE(write_and_wait(store, report("llama", "node-b", kT0 + 1, "")).ok());
   EXPECT_EQ(read_all(store, cursor), (std::multiset<std::string>{"llama/node-a@" + std::to_string(kT0),
-                                                                  "llama/node-b@" + std::to_string(kT0 + 1)}));
+                                                                 "llama/node-b@" + std::to_string(kT0 + 1)}));
   EXPECT_TRUE(read_all(store, cursor).empty()) << "nothing new, nothing read";
   ASSERT_TRUE(write_and_wait(store, report("llama", "node-a", kT0 + 5000, "")).ok());
-  EXPECT_EQ(read_all(store, cursor), std::multiset<std::string>{"llama/node-a@" + std::to_string(kT0 + 5000)});
+  EXPECT_EQ(read_all(store, cursor),
+            std::multiset<std::string>{"llama/node-a@" + std::to_string(kT0 + 5000)});
 }
 
 TYPED_TEST(StoreNodeReports, PruningDropsReportsOlderThanTheCutoff) {

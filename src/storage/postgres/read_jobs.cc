@@ -11,7 +11,8 @@ namespace trainwatch::postgres {
 // xmin belongs to a transaction that has finished, so every row stamped with one is as
 // final as it will be; the page stops there, and the next page starts there.
 Result<NodeReportFeed> read_node_reports_after(Tx& tx, int64_t cursor, int limit) {
-  const auto horizon = tx.exec1("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")[0].as<int64_t>();
+  const auto horizon =
+      tx.exec1("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")[0].as<int64_t>();
   NodeReportFeed feed{{}, horizon};
   const pqxx::result rows = tx.exec_params(
       "SELECT job, node, received_ms, writer, body, txid::text::bigint FROM node_reports "
