@@ -15,15 +15,15 @@
 
 #include "engine/engine.h"
 #include "http/server.h"
+#include "jobs/job_journal.h"
 #include "jobs/job_registry.h"
-#include "jobs/report_journal.h"
 
 namespace trainwatch::api {
 
 struct JobApiContext {
   engine::Engine& engine;
   jobs::JobRegistry& jobs;
-  jobs::ReportJournal& journal;  // where an applied report is kept before the agent hears 200
+  jobs::JobJournal& journal;  // where an applied report is kept before the agent hears 200
   // The token agents send (empty: reports need no token); replaced on SIGHUP.
   std::shared_ptr<const auth::ReloadableSecret> token;
 };

@@ -204,9 +204,11 @@ bool ServerApp::start() {
     random_.fill(bytes);
     for (uint8_t b : bytes) member_id_ += fmt::format("{:02x}", b);
   }
-  journal_ = std::make_unique<jobs::ReportJournal>(
+  journal_ = std::make_unique<jobs::JobJournal>(
       *store_, *job_registry_, clock_, member_id_,
       [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); });
+  job_registry_->set_on_memo(
+      [this](const std::string& job, std::string memo) { journal_->save_memo(job, std::move(memo)); });
   if (members_table_ && !join_replicas()) return false;
   if (auto started = engine_->start(monitors_->merged(config_)); !started) {
     spdlog::error("cannot start: {}", started.error().message);

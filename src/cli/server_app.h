@@ -69,8 +69,8 @@
 #include "heartbeat/ingest.h"
 #include "http/server.h"
 #include "http/server_stats.h"
+#include "jobs/job_journal.h"
 #include "jobs/job_registry.h"
-#include "jobs/report_journal.h"
 #include "storage/log_throttle.h"
 #include "storage/member_registry.h"
 #include "storage/retention.h"
@@ -137,7 +137,7 @@ class ServerApp {
   std::unique_ptr<DefaultCheckers> checkers_;
   std::unique_ptr<engine::Engine> engine_;
   // Node reports through the store; before the replica set, whose beats follow it.
-  std::unique_ptr<jobs::ReportJournal> journal_;
+  std::unique_ptr<jobs::JobJournal> journal_;
   std::string member_id_;  // on replicas: this one's id in the members table; else ""
   // PostgreSQL only: the members table and this replica's place among the others
   // (cluster/replica_set.h). After the engine: its beats call into it until stopped.

@@ -83,6 +83,13 @@ std::string_view to_string(InterruptionKind k) {
   return "other";
 }
 
+std::optional<InterruptionKind> interruption_kind_from_string(std::string_view s) {
+  for (int k = 0; k <= static_cast<int>(InterruptionKind::kOther); ++k) {
+    if (to_string(static_cast<InterruptionKind>(k)) == s) return static_cast<InterruptionKind>(k);
+  }
+  return std::nullopt;
+}
+
 InterruptionCause classify(const Finding& head, const JobState& job) {
   const std::string& c = head.code;
   const RankReport* rank = first_rank(head, job);

@@ -45,6 +45,7 @@ enum class InterruptionKind {
   kOther,
 };
 std::string_view to_string(InterruptionKind k);
+std::optional<InterruptionKind> interruption_kind_from_string(std::string_view s);
 
 struct InterruptionCause {
   InterruptionKind kind = InterruptionKind::kOther;
@@ -103,6 +104,17 @@ class InterruptionLedger {
   // Every interruption since the job was first seen, kept or not, by kind.
   const std::map<InterruptionKind, CauseTotals>& totals() const { return totals_; }
   uint64_t count() const { return count_; }
+  // The lost times of the interruptions already closed (wall and ratio unused).
+  const Goodput& closed() const { return closed_; }
+
+  // At start: the ledger a stored memo kept (job_memo.h).
+  void resume(std::deque<Interruption> entries, std::map<InterruptionKind, CauseTotals> totals,
+              uint64_t count, Goodput closed) {
+    entries_ = std::move(entries);
+    totals_ = std::move(totals);
+    count_ = count;
+    closed_ = closed;
+  }
 
  private:
   void close(Interruption& i, const JobState& job, MonoTime now);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "jobs/job_memo.h"
+
 #include <spdlog/spdlog.h>
 
 namespace trainwatch::jobs {
@@ -71,6 +73,77 @@ std::vector<std::string> JobRegistry::take_expired(MonoTime now) {
   return names;
 }
 
+std::shared_ptr<JobRegistry::Entry> JobRegistry::find_or_create(const std::string& job, MonoTime now,
+                                                                IngestResult& result,
+                                                                std::vector<std::string>& expired) {
+  if (auto it = jobs_.find(job); it != jobs_.end()) return it->second;
+  if (!jobs_config_.auto_create) {
+    result = {IngestOutcome::kUnknownJob, 0, 0, ""};
+    return nullptr;
+  }
+  if (auto_created_ >= kMaxAutoJobs) expired = take_expired(now);
+  if (auto_created_ >= kMaxAutoJobs) {
+    result = {IngestOutcome::kTooManyJobs, kMaxAutoJobs, auto_created_ + 1, "auto-created jobs"};
+    return nullptr;
+  }
+  auto created = std::make_shared<Entry>(job, now);
+  created->spec.thresholds = jobs_config_.thresholds;
+  created->spec.auto_created = true;
+  jobs_.emplace(job, created);
+  ++auto_created_;
+  result.outcome = IngestOutcome::kCreated;
+  return created;
+}
+
+Result<IngestOutcome> JobRegistry::resume(const std::string& job, std::string_view memo) {
+  const MonoTime now = clock_.monotonic_time();
+  const SystemTime wall = clock_.system_time();
+  IngestResult result;
+  std::vector<std::string> expired;
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard lock(mu_);
+    entry = find_or_create(job, now, result, expired);
+  }
+  if (!entry) return result.outcome;
+  Status applied = Ok{};
+  {
+    std::lock_guard analysis(entry->analysis_mu);
+    std::unique_lock state(entry->state_mu);
+    if (entry->state.reports() > 0) return IngestOutcome::kOutdated;  // reports came first: they are newer
+    applied = apply_job_memo(memo, entry->state, entry->ledger, now, wall);
+    if (applied) {
+      entry->memo_key = memo_key(*entry);
+      auto published = std::make_shared<const InterruptionLedger>(entry->ledger);
+      std::lock_guard verdict(entry->verdict_mu);
+      entry->published_ledger = std::move(published);
+    }
+  }
+  if (!applied && result.outcome == IngestOutcome::kCreated) {
+    std::lock_guard lock(mu_);  // created for nothing: no monitor will come for it
+    if (auto it = jobs_.find(job); it != jobs_.end() && it->second == entry && entry->state.reports() == 0) {
+      jobs_.erase(it);
+      if (auto_created_ > 0) --auto_created_;
+    }
+  }
+  if (!applied) return applied.error();
+  return result.outcome;
+}
+
+JobRegistry::MemoKey JobRegistry::memo_key(const Entry& entry) {
+  const auto& attempts = entry.state.attempts();
+  return {attempts.empty() ? 0 : attempts.back().number, entry.ledger.count(), entry.ledger.open()};
+}
+
+std::optional<std::string> JobRegistry::memo_if_changed(Entry& entry, MonoTime now, SystemTime wall) {
+  std::lock_guard analysis(entry.analysis_mu);
+  std::shared_lock state(entry.state_mu);
+  const MemoKey key = memo_key(entry);
+  if (entry.memo_key == key) return std::nullopt;
+  entry.memo_key = key;
+  return encode_job_memo(entry.state, entry.ledger, now, wall);
+}
+
 void JobRegistry::released(const std::vector<std::string>& names, Millis expire_after) {
   if (names.empty()) return;
   {
@@ -125,27 +198,15 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
     max_ranks = static_cast<size_t>(jobs_config_.max_ranks);
     expire_after = jobs_config_.expire_after;
     const size_t max_per_node = static_cast<size_t>(jobs_config_.max_ranks_per_node);
-    auto it = jobs_.find(job);
     if (report.ranks.size() > max_per_node) {
       result = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(),
                 "jobs.max_ranks_per_node"};
-    } else if (it == jobs_.end()) {
-      if (!jobs_config_.auto_create) return {IngestOutcome::kUnknownJob, 0, 0, ""};
-      if (auto_created_ >= kMaxAutoJobs) expired = take_expired(now);
-      if (auto_created_ >= kMaxAutoJobs) {
-        result = {IngestOutcome::kTooManyJobs, kMaxAutoJobs, auto_created_ + 1, "auto-created jobs"};
-      } else {
-        auto created = std::make_shared<Entry>(job, now);
-        created->spec.thresholds = jobs_config_.thresholds;
-        created->spec.auto_created = true;
-        it = jobs_.emplace(job, std::move(created)).first;
-        ++auto_created_;
-        result.outcome = IngestOutcome::kCreated;
-      }
+    } else {
+      entry = find_or_create(job, now, result, expired);
     }
-    if (result.outcome == IngestOutcome::kAccepted || result.outcome == IngestOutcome::kCreated) {
-      it->second->last_report = now;
-      entry = it->second;
+    if (result.outcome == IngestOutcome::kUnknownJob) return result;
+    if (entry) {
+      entry->last_report = now;
       spec = entry->spec;
     }
   }
@@ -276,6 +337,9 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
     return r;
   }
   const auto v = analyse_and_publish(*entry, spec, now, wall);
+  if (on_memo_) {
+    if (auto memo = memo_if_changed(*entry, now, wall)) on_memo_(monitor.name, std::move(*memo));
+  }
   if (v->undecided && entry->last_result) {
     r = *entry->last_result;
     r.at = wall;

@@ -34,6 +34,8 @@
 #include <set>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "config/config.h"
@@ -109,7 +111,17 @@ class JobRegistry {
   }
 
   IngestResult ingest(const std::string& job, const NodeReport& report);
-  // A report another replica took `age` ago (jobs/report_journal.h): applied as received
+  // At start, before the stored reports: a job's attempts and ledger as its checker last
+  // stored them (job_memo.h). Creates an auto-created job as a report would (kCreated:
+  // add its monitor); kOutdated when the job has had a report already. An unreadable memo
+  // is an error and changes nothing.
+  Result<IngestOutcome> resume(const std::string& job, std::string_view memo);
+  // Called from evaluate(), on the engine's thread, with a job's memo each time an
+  // attempt begins or its ledger changes, for the store. Set before the engine starts.
+  void set_on_memo(std::function<void(const std::string& job, std::string memo)> on_memo) {
+    on_memo_ = std::move(on_memo);
+  }
+  // A report another replica took `age` ago (jobs/job_journal.h): applied as received
   // then, unless the node already has a report received since (kOutdated).
   IngestResult ingest(const std::string& job, const NodeReport& report, Millis age);
 
@@ -156,8 +168,17 @@ class JobRegistry {
     // owner is changing; each analysis observes the ledger in turn.
     std::mutex analysis_mu;
     InterruptionLedger ledger;
+    std::optional<std::tuple<int, uint64_t, bool>> memo_key;  // of the last memo handed out
   };
 
+  // What a memo changes with: the current attempt, interruptions seen, one open.
+  using MemoKey = std::tuple<int, uint64_t, bool>;
+  static MemoKey memo_key(const Entry& entry);  // call with analysis_mu and state_mu held
+  std::optional<std::string> memo_if_changed(Entry& entry, MonoTime now, SystemTime wall);
+  // The job's entry, created if jobs.auto_create allows (result.outcome kCreated); null
+  // with result saying why not. Call with mu_ held.
+  std::shared_ptr<Entry> find_or_create(const std::string& job, MonoTime now, IngestResult& result,
+                                        std::vector<std::string>& expired);
   // The tick's analysis, published for readers.
   std::shared_ptr<const JobVerdict> analyse_and_publish(Entry& entry, const JobCheckSpec& spec, MonoTime now,
                                                         SystemTime wall);
@@ -175,6 +196,7 @@ class JobRegistry {
   size_t auto_created_ = 0;
   JobsConfig jobs_config_;
   std::function<void(const std::string&)> on_expired_;
+  std::function<void(const std::string&, std::string)> on_memo_;
 
   mutable std::mutex counters_mu_;  // guards the three below
   IngestRefusals refusals_;

@@ -141,6 +141,15 @@ class JobState {
   // The last time any rank was seen in or just after a checkpoint: progress, for the stall rule.
   std::optional<MonoTime> last_checkpoint_activity() const { return last_checkpoint_activity_; }
 
+  // At start, before any report: the attempts and first instants a stored memo kept
+  // (job_memo.h), which the node reports cannot tell again.
+  void resume(std::deque<AttemptRecord> attempts, std::optional<MonoTime> first_report,
+              std::optional<MonoTime> first_step) {
+    attempts_ = std::move(attempts);
+    first_report_ = first_report;
+    first_step_ = first_step;
+  }
+
   // A copy for readers: everything but the series (JobRegistry::series copies one metric),
   // and without the ranks when `with_ranks` is false. Keep in step with the members below.
   JobState copy_for_reader(bool with_ranks) const;

@@ -119,8 +119,8 @@ struct UpdateDelivery {
 };
 
 // Deletes up to `max_rows` raw results, up to `max_rows` hourly rollup rows, up to
-// `max_rows` heartbeat pings and up to `max_rows` node reports older than `before` (oldest
-// first). Daily rollups stay.
+// `max_rows` heartbeat pings, and up to `max_rows` node reports and job memos older than
+// `before` (oldest first). Daily rollups stay.
 // Bounded so that one prune never holds the writer for long; see storage/retention.h.
 struct PruneResults {
   SystemTime before{};
@@ -162,7 +162,7 @@ struct AddIncidentUpdate {
 // The newest report of one node of a job, as its agent sent it (the JSON body): one row
 // per (job, node), replaced by each report. Every replica reads them (node_reports_after)
 // to analyse a job from all its nodes wherever each reported, and a restarted server
-// reads them to resume its jobs (jobs/report_journal.h).
+// reads them to resume its jobs (jobs/job_journal.h).
 struct SaveNodeReport {
   std::string job;
   std::string node;
@@ -171,9 +171,18 @@ struct SaveNodeReport {
   std::string writer;     // that replica's member id; "" for a lone server
 };
 
+// What a job's node reports cannot tell again after a restart (its attempts, its
+// interruption ledger), as JSON opaque to the store (jobs/job_memo.h): one row per job,
+// replaced by the replica that checks the job whenever it changes.
+struct SaveJobMemo {
+  std::string job;
+  std::string body;
+  SystemTime saved{};
+};
+
 using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
                              UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
-                             DeleteApiWindow, AddIncidentUpdate, SaveNodeReport>;
+                             DeleteApiWindow, AddIncidentUpdate, SaveNodeReport, SaveJobMemo>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -290,6 +299,12 @@ struct NodeReportFeed {
   int64_t next = 0;
 };
 
+struct StoredJobMemo {
+  std::string job;
+  std::string body;
+  SystemTime saved{};
+};
+
 struct UptimeQuery {
   std::string monitor;
   RollupResolution resolution = RollupResolution::kDay;
@@ -365,6 +380,9 @@ class Store {
   // Node reports saved at or after `cursor` (NodeReportFeed), at most kMaxNodeReportsPerRead.
   virtual Result<NodeReportFeed> node_reports_after(int64_t cursor) = 0;
   static constexpr int kMaxNodeReportsPerRead = 5'000;
+  // Every job memo (SaveJobMemo), at most kMaxJobMemos, newest first; read once at start.
+  virtual Result<std::vector<StoredJobMemo>> job_memos() = 0;
+  static constexpr int kMaxJobMemos = 2'000;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

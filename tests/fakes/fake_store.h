@@ -117,6 +117,7 @@ class FakeStore final : public Store {
   Result<std::vector<ApiWindowSpec>> api_windows() override { return std::vector<ApiWindowSpec>{}; }
   Result<int64_t> next_api_window_id() override { return int64_t{1}; }
   Result<NodeReportFeed> node_reports_after(int64_t cursor) override { return NodeReportFeed{{}, cursor}; }
+  Result<std::vector<StoredJobMemo>> job_memos() override { return std::vector<StoredJobMemo>{}; }
   Result<int64_t> next_incident_id() override { return int64_t{1}; }
   // Filters like the SQL store: `after_id` oldest first, otherwise newest first.
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& q) override {

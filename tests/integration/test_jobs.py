@@ -449,20 +449,33 @@ def test_bad_reports_are_refused_saying_why(start_server, monkeypatch):
 
 
 def test_a_restarted_server_resumes_its_jobs_from_their_last_reports(tmp_path, monkeypatch):
-    """Reports answered 200 are stored: a server killed and started again shows the job's
-    nodes, ranks and steps at once, and its auto-created monitor, before any new report;
-    the downtime is not taken for the nodes' silence."""
+    """Reports answered 200 are stored, and so are the job's attempts and interruptions: a
+    server killed and started again shows the job's nodes, ranks and steps at once, its
+    auto-created monitor, and the interruption it had opened, before any new report; the
+    downtime is not taken for the nodes' silence, and the next attempt closes the
+    interruption as a restart."""
     monkeypatch.setenv("TRAINWATCH_TOKEN", TOKEN)
     config = tmp_path / "trainwatch.yaml"
     config.write_text("jobs:\n  auto_create: true\n  token: ${TRAINWATCH_TOKEN}\n")
     server = Server(config, tmp_path / "data", tmp_path / "server.log").start()
+
+    def send(node, rank, step, attempt=0, killed=False):
+        r = {"rank": rank, "pid": 100 + rank + 10 * attempt, "status": "training", "step": step,
+             "step_reports": step + 1, "last_step_age_ms": 10, "world_size": 2, "attempt": attempt}
+        if killed:
+            r.update(alive=False, gone_age_ms=10, exit={"signal": 9, "signal_name": "SIGKILL"})
+        body = {"schema": 1, "node": node, "report_every_ms": 1000, "ranks": [r]}
+        assert post(server.base, "/api/v1/jobs/resumed/report", body) == (
+            200, {"job": "resumed", "node": node, "accepted": True})
+
     try:
-        for node, rank in (("node-a", 0), ("node-b", 1)):
-            body = {"schema": 1, "node": node, "report_every_ms": 1000,
-                    "ranks": [{"rank": rank, "pid": 100 + rank, "status": "training", "step": 42,
-                               "step_reports": 43, "last_step_age_ms": 10}]}
-            assert post(server.base, "/api/v1/jobs/resumed/report", body) == (
-                200, {"job": "resumed", "node": node, "accepted": True})
+        send("node-a", 0, 42)
+        send("node-b", 1, 42)
+        server.wait_status("resumed", "up", timeout=10)
+        send("node-b", 1, 42, killed=True)
+        server.wait_status("resumed", "down", timeout=10)
+        wait_for(lambda: server.get("/api/v1/jobs/resumed")[1]["interruptions"], timeout=5,
+                 what="the interruption recorded")
         server.stop(signal.SIGKILL)
         time.sleep(3)  # longer than the nodes' silence limit (3 reports of 1 s)
         server.start()
@@ -471,7 +484,20 @@ def test_a_restarted_server_resumes_its_jobs_from_their_last_reports(tmp_path, m
         assert sorted(n["name"] for n in job["nodes"]) == ["node-a", "node-b"]
         assert sorted((r["rank"], r["step"]) for r in job["ranks"]) == [(0, 42), (1, 42)]
         assert server.monitor("resumed")["type"] == "job"
+        [before] = job["interruptions"]
+        assert (before["cause"], before["detail"], before["resumed_at"]) == ("signal", "SIGKILL", None), before
         time.sleep(1.5)  # the first ticks after the start
-        assert server.monitor("resumed")["status"] != "down", server.monitor("resumed")
+        assert server.monitor("resumed")["status"] == "down", "rank 1 is still dead"
+        assert len(server.get("/api/v1/jobs/resumed")[1]["interruptions"]) == 1, "the same interruption, not a new one"
+
+        for step in (40, 41):  # the launcher restarts both ranks from the checkpoint at step 40
+            send("node-a", 0, step, attempt=1)
+            send("node-b", 1, step, attempt=1)
+        server.wait_status("resumed", "up", timeout=10)
+        job = wait_for(lambda: (j := server.get("/api/v1/jobs/resumed")[1])["interruptions"][0]["resumed_at"] and j,
+                       timeout=5, what="the interruption closed")
+        assert [a["number"] for a in job["attempts"]] == [1, 2], job["attempts"]
+        [after] = job["interruptions"]
+        assert after["restarted"] and after["failed_at"] == before["failed_at"], after
     finally:
         server.stop()

@@ -9,6 +9,7 @@
 #include "fakes/manual_clock.h"
 #include "jobs/analysis.h"
 #include "jobs/interruption.h"
+#include "jobs/job_memo.h"
 #include "jobs/job_state.h"
 #include "jobs/rank_health.h"
 
@@ -923,6 +924,61 @@ TEST_F(JobLedger, ASigkillAndATorchrunRestartIsOneInterruptionWithWhatItCost) {
   const Goodput g = ledger_.goodput(job_, clock_.monotonic_time());
   EXPECT_EQ(g.wall, Millis(20'500));
   EXPECT_NEAR(g.ratio, 1.0 - 20.5 / 20.5, 1e-9) << "every second so far was lost or redone";
+}
+
+// A server restarted a minute later reads the memo back: the attempts, the interruption
+// and what it cost are what they were, and the next report of attempt 2 begins nothing new.
+TEST_F(JobLedger, AMemoCarriesAttemptsAndTheLedgerAcrossARestart) {
+  first_attempt_fails();
+  clock_.advance(Millis(500));
+  tick();
+  clock_.advance(Millis(3'000));
+  second_attempt_reports(RankStatus::kInitializing);
+  tick();
+  clock_.advance(Millis(6'000));
+  second_attempt_reports(RankStatus::kTraining, 90, 1);
+  tick();
+  const std::string memo = encode_job_memo(job_, ledger_, clock_.monotonic_time(), clock_.system_time());
+  const Goodput before = ledger_.goodput(job_, clock_.monotonic_time());
+
+  clock_.advance(Millis(60'000));
+  JobState resumed("j");
+  InterruptionLedger ledger;
+  ASSERT_TRUE(apply_job_memo(memo, resumed, ledger, clock_.monotonic_time(), clock_.system_time()).ok());
+  ASSERT_EQ(resumed.attempts().size(), 2u);
+  EXPECT_EQ(resumed.attempts().back().number, 2);
+  EXPECT_EQ(resumed.attempts().back().launcher_attempt, 1);
+  EXPECT_EQ(resumed.attempts().back().first_step, 90);
+  ASSERT_EQ(ledger.entries().size(), 1u);
+  const Interruption& i = ledger.entries().front();
+  EXPECT_EQ(i.cause.kind, InterruptionKind::kSignal);
+  EXPECT_EQ(i.cause.detail, "SIGKILL");
+  EXPECT_TRUE(i.restarted);
+  EXPECT_EQ(i.steps_lost(), 11);
+  EXPECT_EQ(i.to_detect(), Millis(500));
+  EXPECT_EQ(ledger.totals().at(InterruptionKind::kSignal).count, 1u);
+  EXPECT_NEAR(ledger.totals().at(InterruptionKind::kSignal).gpu_hours_lost,
+              ledger_.totals().at(InterruptionKind::kSignal).gpu_hours_lost, 1e-9);
+  const Goodput after = ledger.goodput(resumed, clock_.monotonic_time());
+  EXPECT_EQ(after.wall, before.wall + Millis(60'000)) << "the job's age counts from its first report";
+  EXPECT_EQ(after.restarting, before.restarting);
+
+  NodeReport n;
+  n.node = "node-a";
+  n.ranks = {relaunched(0, 1, RankStatus::kTraining, 700, 610),
+             relaunched(1, 1, RankStatus::kTraining, 700, 610)};
+  ASSERT_TRUE(resumed.ingest(n, clock_.monotonic_time(), clock_.system_time()));
+  EXPECT_EQ(resumed.attempts().size(), 2u) << "attempt 2 goes on";
+}
+
+TEST(JobMemo, AnUnreadableMemoChangesNothing) {
+  JobState job("j");
+  InterruptionLedger ledger;
+  EXPECT_FALSE(apply_job_memo("not json", job, ledger, MonoTime{}, SystemTime{}).ok());
+  const Status newer = apply_job_memo(R"({"version":99})", job, ledger, MonoTime{}, SystemTime{});
+  ASSERT_FALSE(newer.ok());
+  EXPECT_EQ(newer.error().message, "memo version 99; this server reads 1");
+  EXPECT_TRUE(job.attempts().empty());
 }
 
 TEST_F(JobLedger, AStallThatEndsInPlaceLosesNoStepsOnlyTime) {

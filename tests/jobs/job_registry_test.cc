@@ -217,6 +217,39 @@ TEST_F(Registry, AJobAnotherReplicaChecksIsAnalysedForItsReaders) {
   EXPECT_EQ(registry_.snapshot("mine")->verdict->phase, "waiting") << "the engine's tick analyses it";
 }
 
+TEST_F(Registry, TheCheckerHandsOutAMemoWhenTheJobsAttemptsOrLedgerChangeAndAStartResumesIt) {
+  std::vector<std::pair<std::string, std::string>> memos;
+  registry_.set_on_memo([&](const std::string& job, std::string memo) { memos.emplace_back(job, memo); });
+  ASSERT_EQ(registry_.ingest("run", node_report("node-a", 0, 2)).outcome, IngestOutcome::kCreated);
+  registry_.evaluate(registry_.auto_monitor("run"));
+  ASSERT_EQ(memos.size(), 1u) << "the first attempt began";
+  clock_.advance(Millis(1'000));
+  registry_.ingest("run", node_report("node-a", 0, 2, 11));
+  registry_.evaluate(registry_.auto_monitor("run"));
+  EXPECT_EQ(memos.size(), 1u) << "steps alone change no memo";
+  NodeReport vanished = node_report("node-a", 0, 2, 12);
+  vanished.ranks[1].alive = false;
+  clock_.advance(Millis(1'000));
+  registry_.ingest("run", vanished);
+  registry_.evaluate(registry_.auto_monitor("run"));
+  ASSERT_EQ(memos.size(), 2u) << "an interruption opened";
+
+  JobRegistry restarted(clock_);
+  restarted.configure(config_);
+  auto resumed = restarted.resume("run", memos.back().second);
+  ASSERT_TRUE(resumed.ok()) << resumed.error().message;
+  EXPECT_EQ(*resumed, IngestOutcome::kCreated);
+  auto s = restarted.snapshot("run");
+  EXPECT_EQ(s->ledger->count(), 1u);
+  EXPECT_TRUE(s->ledger->open());
+  EXPECT_EQ(*restarted.resume("run", memos.back().second), IngestOutcome::kAccepted);
+  restarted.ingest("run", node_report("node-a", 0, 2, 12));
+  EXPECT_EQ(*restarted.resume("run", memos.back().second), IngestOutcome::kOutdated)
+      << "a report came first: what it says is newer";
+  EXPECT_FALSE(restarted.resume("other", "{}").ok());
+  EXPECT_FALSE(restarted.snapshot("other")) << "a job an unreadable memo would have created is not kept";
+}
+
 TEST_F(Registry, ASummaryListsAtMostKMaxRankRangesAndCountsTheRest) {
   for (int node = 0; node < 2; ++node) {
     NodeReport r = node_report("node-" + std::to_string(node), node * 1'000, 1'000);

@@ -74,5 +74,22 @@ TYPED_TEST(StoreNodeReports, PruningDropsReportsOlderThanTheCutoff) {
   EXPECT_EQ(feed->reports.front().job, "llama");
 }
 
+TYPED_TEST(StoreNodeReports, AJobKeepsItsNewestMemoAcrossARestart) {
+  Store& store = this->store();
+  ASSERT_TRUE(write_and_wait(store, SaveJobMemo{"llama", R"({"v":1})", from_unix_ms(kT0)}).ok());
+  ASSERT_TRUE(write_and_wait(store, SaveJobMemo{"bert", R"({"v":1,"b":1})", from_unix_ms(kT0 + 1)}).ok());
+  ASSERT_TRUE(write_and_wait(store, SaveJobMemo{"llama", R"({"v":1,"a":2})", from_unix_ms(kT0 + 2)}).ok());
+  this->reopen();
+  auto memos = this->store().job_memos();
+  ASSERT_TRUE(memos.ok()) << memos.error().message;
+  ASSERT_EQ(memos->size(), 2u);
+  EXPECT_EQ(memos->front().job, "llama") << "newest first";
+  EXPECT_EQ(memos->front().body, R"({"v":1,"a":2})");
+  EXPECT_EQ(to_unix_ms(memos->front().saved), kT0 + 2);
+  ASSERT_TRUE(write_and_wait(this->store(), PruneResults{from_unix_ms(kT0 + 2), 100}).ok());
+  memos = this->store().job_memos();
+  ASSERT_EQ(memos->size(), 1u) << "bert's memo is older than the cutoff";
+}
+
 }  // namespace
 }  // namespace trainwatch::testing

@@ -170,6 +170,13 @@ constexpr Migration kMigrations[] = {
       CREATE INDEX node_reports_txid ON node_reports (txid);
       CREATE INDEX node_reports_received ON node_reports (received_ms);
     )sql"},
+    {6, "what a job's reports cannot tell again: its attempts and interruptions", R"sql(
+      CREATE TABLE job_memos (
+        job      TEXT PRIMARY KEY,
+        saved_ms BIGINT NOT NULL,
+        body     TEXT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

@@ -121,6 +121,11 @@ Result<NodeReportFeed> PostgresStore::node_reports_after(int64_t cursor) {
   });
 }
 
+Result<std::vector<StoredJobMemo>> PostgresStore::job_memos() {
+  return readers_->read<std::vector<StoredJobMemo>>("job memos",
+                                                    [](Tx& tx) { return read_job_memos(tx, kMaxJobMemos); });
+}
+
 Result<std::vector<ApiWindowSpec>> PostgresStore::api_windows() {
   return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", read_api_windows);
 }

@@ -28,4 +28,14 @@ Result<NodeReportFeed> read_node_reports_after(Tx& tx, int64_t cursor, int limit
   return feed;
 }
 
+Result<std::vector<StoredJobMemo>> read_job_memos(Tx& tx, int limit) {
+  std::vector<StoredJobMemo> out;
+  for (const pqxx::row& row :
+       tx.exec_params("SELECT job, body, saved_ms FROM job_memos ORDER BY saved_ms DESC LIMIT $1", limit)) {
+    out.push_back(StoredJobMemo{row[0].as<std::string>(), row[1].as<std::string>(),
+                                from_unix_ms(row[2].as<int64_t>())});
+  }
+  return out;
+}
+
 }  // namespace trainwatch::postgres

@@ -41,6 +41,7 @@ Result<std::vector<ApiWindowSpec>> read_api_windows(Tx& tx);
 Result<int64_t> read_next_api_window_id(Tx& tx);
 
 Result<NodeReportFeed> read_node_reports_after(Tx& tx, int64_t cursor, int limit);
+Result<std::vector<StoredJobMemo>> read_job_memos(Tx& tx, int limit);
 
 // A nullable time column.
 inline std::optional<SystemTime> optional_time(const pqxx::field& f) {

@@ -14,4 +14,12 @@ Status run_op(Tx& tx, const SaveNodeReport& op) {
   return Ok{};
 }
 
+Status run_op(Tx& tx, const SaveJobMemo& op) {
+  tx.exec_params(
+      "INSERT INTO job_memos (job, saved_ms, body) VALUES ($1, $2, $3) "
+      "ON CONFLICT (job) DO UPDATE SET saved_ms = excluded.saved_ms, body = excluded.body",
+      op.job, ms(op.saved), op.body);
+  return Ok{};
+}
+
 }  // namespace trainwatch::postgres

@@ -35,6 +35,7 @@ Status run_op(Tx& tx, const SaveApiWindow& op);
 Status run_op(Tx& tx, const DeleteApiWindow& op);
 Status run_op(Tx& tx, const AddIncidentUpdate& op);
 Status run_op(Tx& tx, const SaveNodeReport& op);
+Status run_op(Tx& tx, const SaveJobMemo& op);
 
 // Runs of operations in as few statements as can hold them (multi_row.h): the writer's
 // path for consecutive RecordPing, and for consecutive plain RecordResult, in one batch;

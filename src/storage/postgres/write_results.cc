@@ -215,6 +215,9 @@ Status run_op(Tx& tx, const PruneResults& op) {
       "DELETE FROM node_reports WHERE (job, node) IN (SELECT job, node FROM node_reports WHERE received_ms < $1 "
       "ORDER BY received_ms LIMIT $2)",
       ms(op.before), op.max_rows);
+  tx.exec_params(
+      "DELETE FROM job_memos WHERE job IN (SELECT job FROM job_memos WHERE saved_ms < $1 ORDER BY saved_ms LIMIT $2)",
+      ms(op.before), op.max_rows);
   return Ok{};
 }
 

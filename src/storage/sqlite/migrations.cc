@@ -191,6 +191,13 @@ constexpr SqliteMigration kMigrations[] = {
       );
       CREATE INDEX node_reports_received ON node_reports (received_ms);
     )sql"},
+    {12, "what a job's reports cannot tell again: its attempts and interruptions", R"sql(
+      CREATE TABLE job_memos (
+        job      TEXT PRIMARY KEY,
+        saved_ms INTEGER NOT NULL,
+        body     TEXT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

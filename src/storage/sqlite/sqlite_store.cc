@@ -208,7 +208,10 @@ class SqliteStore::Writer final : public BatchApplier {
                             "received_ms < ? ORDER BY received_ms LIMIT ?)"),
         save_node_report_(*db_,
                           "INSERT OR REPLACE INTO node_reports (job, node, received_ms, writer, body) "
-                          "VALUES (?, ?, ?, ?, ?)") {}
+                          "VALUES (?, ?, ?, ?, ?)"),
+        prune_job_memos_(*db_,
+                         "DELETE FROM job_memos WHERE job IN (SELECT job FROM job_memos WHERE saved_ms < ? "
+                         "ORDER BY saved_ms LIMIT ?)") {}
 
   // Applies `batch` in one transaction; returns one outcome per operation, in order.
   std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override {
@@ -423,6 +426,22 @@ class SqliteStore::Writer final : public BatchApplier {
     n.bind(1, ms(op.before));
     n.bind(2, op.max_rows);
     n.exec();
+    SQLite::Statement& m = fresh(prune_job_memos_);
+    m.bind(1, ms(op.before));
+    m.bind(2, op.max_rows);
+    m.exec();
+    return Ok{};
+  }
+
+  Status run(const SaveJobMemo& op) {
+    SQLite::Statement s(
+        *db_,
+        "INSERT INTO job_memos (job, saved_ms, body) VALUES (?, ?, ?) ON CONFLICT (job) DO UPDATE "
+        "SET saved_ms = excluded.saved_ms, body = excluded.body");
+    s.bind(1, op.job);
+    s.bind(2, ms(op.saved));
+    s.bind(3, op.body);
+    s.exec();
     return Ok{};
   }
 
@@ -552,6 +571,7 @@ class SqliteStore::Writer final : public BatchApplier {
   SQLite::Statement prune_pings_;
   SQLite::Statement prune_node_reports_;
   SQLite::Statement save_node_report_;
+  SQLite::Statement prune_job_memos_;
 };
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) {
@@ -927,6 +947,20 @@ Result<NodeReportFeed> SqliteStore::node_reports_after(int64_t cursor) {
     }
     return feed;
   });
+}
+
+Result<std::vector<StoredJobMemo>> SqliteStore::job_memos() {
+  return read<std::vector<StoredJobMemo>>(
+      "job memos", [](SQLite::Database& db) -> Result<std::vector<StoredJobMemo>> {
+        SQLite::Statement q(db, "SELECT job, body, saved_ms FROM job_memos ORDER BY saved_ms DESC LIMIT ?");
+        q.bind(1, kMaxJobMemos);
+        std::vector<StoredJobMemo> out;
+        while (q.executeStep()) {
+          out.push_back(StoredJobMemo{q.getColumn(0).getString(), q.getColumn(1).getString(),
+                                      from_unix_ms(q.getColumn(2).getInt64())});
+        }
+        return out;
+      });
 }
 
 Result<std::vector<ApiWindowSpec>> SqliteStore::api_windows() {

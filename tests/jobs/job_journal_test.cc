@@ -7,7 +7,7 @@
 #include <future>
 
 #include "fakes/manual_clock.h"
-#include "jobs/report_journal.h"
+#include "jobs/job_journal.h"
 #include "storage/sqlite/sqlite_store.h"
 
 namespace trainwatch::jobs {
@@ -29,8 +29,8 @@ struct Replica {
     Config config;
     config.jobs.auto_create = true;
     registry.configure(config);
-    journal = std::make_unique<ReportJournal>(store, registry, clock, id,
-                                              [this](const std::string& job) { created.push_back(job); });
+    journal = std::make_unique<JobJournal>(store, registry, clock, id,
+                                           [this](const std::string& job) { created.push_back(job); });
   }
   // What the route does: apply, then save.
   void take(const std::string& job, const std::string& report_body) {
@@ -50,11 +50,11 @@ struct Replica {
   }
 
   JobRegistry registry;
-  std::unique_ptr<ReportJournal> journal;
+  std::unique_ptr<JobJournal> journal;
   std::vector<std::string> created;
 };
 
-class ReportJournalTest : public ::testing::Test {
+class JobJournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("trainwatch-journal-" + std::to_string(::getpid()) + "-" +
@@ -75,7 +75,7 @@ class ReportJournalTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
-TEST_F(ReportJournalTest, AJobWhoseNodesReportToTwoReplicasIsWholeOnBoth) {
+TEST_F(JobJournalTest, AJobWhoseNodesReportToTwoReplicasIsWholeOnBoth) {
   Replica a(*store_, clock_, "a");
   Replica b(*store_, clock_, "b");
   a.take("llama", body("node-a", 0, 10));
@@ -102,7 +102,7 @@ TEST_F(ReportJournalTest, AJobWhoseNodesReportToTwoReplicasIsWholeOnBoth) {
   EXPECT_EQ(*a.journal->follow(), 0u) << "nothing new";
 }
 
-TEST_F(ReportJournalTest, AReplicaThatNeverSawAJobCreatesItsMonitorFromAStoredReport) {
+TEST_F(JobJournalTest, AReplicaThatNeverSawAJobCreatesItsMonitorFromAStoredReport) {
   Replica a(*store_, clock_, "a");
   Replica b(*store_, clock_, "b");
   a.take("fresh", body("node-a", 0, 1));
@@ -110,7 +110,7 @@ TEST_F(ReportJournalTest, AReplicaThatNeverSawAJobCreatesItsMonitorFromAStoredRe
   EXPECT_EQ(b.created, std::vector<std::string>{"fresh"});
 }
 
-TEST_F(ReportJournalTest, ARestartedServerResumesItsJobsAndLeavesReleasedOnesOut) {
+TEST_F(JobJournalTest, ARestartedServerResumesItsJobsAndLeavesReleasedOnesOut) {
   {
     Replica before(*store_, clock_, "");
     before.take("old", body("node-a", 0, 5));

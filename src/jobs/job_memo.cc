@@ -1,0 +1,204 @@
+#include "jobs/job_memo.h"
+
+#include <boost/json.hpp>
+
+namespace trainwatch::jobs {
+namespace {
+
+namespace json = boost::json;
+
+// Converts between this process's monotonic instants and stored wall milliseconds.
+struct Instants {
+  MonoTime now;
+  SystemTime wall;
+
+  int64_t to_ms(MonoTime t) const {
+    return to_unix_ms(wall - std::chrono::duration_cast<SystemTime::duration>(now - t));
+  }
+  json::value to_ms(const std::optional<MonoTime>& t) const {
+    return t ? json::value(to_ms(*t)) : json::value(nullptr);
+  }
+  MonoTime from_ms(int64_t ms) const {
+    return now - std::chrono::duration_cast<MonoTime::duration>(wall - from_unix_ms(ms));
+  }
+};
+
+// Reading: a field of the wrong type reads as absent, so a damaged memo degrades to
+// defaults field by field instead of failing the job's restore.
+std::optional<int64_t> int_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  if (v == nullptr) return std::nullopt;
+  if (const auto* i = v->if_int64()) return *i;
+  if (const auto* u = v->if_uint64()) return static_cast<int64_t>(*u);
+  return std::nullopt;
+}
+double real_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  if (v == nullptr) return 0;
+  if (const auto* d = v->if_double()) return *d;
+  if (const auto i = int_field(o, key)) return static_cast<double>(*i);
+  return 0;
+}
+std::string text_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  const json::string* s = v ? v->if_string() : nullptr;
+  return s ? std::string(*s) : std::string();
+}
+bool bool_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  const bool* b = v ? v->if_bool() : nullptr;
+  return b != nullptr && *b;
+}
+const json::array* array_field(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v ? v->if_array() : nullptr;
+}
+
+json::object attempt_json(const AttemptRecord& a, const Instants& at) {
+  return json::object{{"number", a.number},
+                      {"launcher_attempt", a.launcher_attempt},
+                      {"run_id", a.run_id},
+                      {"world_size", a.world_size},
+                      {"started_ms", at.to_ms(a.started)},
+                      {"first_step_at_ms", at.to_ms(a.first_step_at)},
+                      {"first_step", a.first_step},
+                      {"warm_at_ms", at.to_ms(a.warm_at)},
+                      {"max_step", a.max_step}};
+}
+
+AttemptRecord attempt_from(const json::object& o, const Instants& at) {
+  AttemptRecord a;
+  a.number = static_cast<int>(int_field(o, "number").value_or(1));
+  a.launcher_attempt = static_cast<int>(int_field(o, "launcher_attempt").value_or(0));
+  a.run_id = text_field(o, "run_id");
+  a.world_size = static_cast<int>(int_field(o, "world_size").value_or(0));
+  if (auto ms = int_field(o, "started_ms")) {
+    a.started = at.from_ms(*ms);
+    a.started_wall = from_unix_ms(*ms);
+  }
+  if (auto ms = int_field(o, "first_step_at_ms")) a.first_step_at = at.from_ms(*ms);
+  a.first_step = int_field(o, "first_step").value_or(-1);
+  if (auto ms = int_field(o, "warm_at_ms")) a.warm_at = at.from_ms(*ms);
+  a.max_step = int_field(o, "max_step").value_or(-1);
+  return a;
+}
+
+json::object interruption_json(const Interruption& i, const Instants& at) {
+  return json::object{{"attempt", i.attempt},
+                      {"code", i.code},
+                      {"kind", to_string(i.cause.kind)},
+                      {"detail", i.cause.detail},
+                      {"message", i.message},
+                      {"failed_ms", at.to_ms(i.failed_at)},
+                      {"detected_ms", at.to_ms(i.detected_at)},
+                      {"step", i.step},
+                      {"checkpoint_step", i.checkpoint_step},
+                      {"checkpoint_ms", at.to_ms(i.checkpoint_at)},
+                      {"world_size", i.world_size},
+                      {"resumed_ms", at.to_ms(i.resumed_at)},
+                      {"restarted", i.restarted},
+                      {"resumed_from_step", i.resumed_from_step}};
+}
+
+Interruption interruption_from(const json::object& o, const Instants& at) {
+  Interruption i;
+  i.attempt = static_cast<int>(int_field(o, "attempt").value_or(1));
+  i.code = text_field(o, "code");
+  i.cause.kind = interruption_kind_from_string(text_field(o, "kind")).value_or(InterruptionKind::kOther);
+  i.cause.detail = text_field(o, "detail");
+  i.message = text_field(o, "message");
+  const int64_t failed = int_field(o, "failed_ms").value_or(0);
+  i.failed_at = at.from_ms(failed);
+  i.failed_wall = from_unix_ms(failed);
+  i.detected_at = at.from_ms(int_field(o, "detected_ms").value_or(failed));
+  i.step = int_field(o, "step").value_or(-1);
+  i.checkpoint_step = int_field(o, "checkpoint_step").value_or(-1);
+  if (auto ms = int_field(o, "checkpoint_ms")) i.checkpoint_at = at.from_ms(*ms);
+  i.world_size = static_cast<int>(int_field(o, "world_size").value_or(0));
+  if (auto ms = int_field(o, "resumed_ms")) i.resumed_at = at.from_ms(*ms);
+  i.restarted = bool_field(o, "restarted");
+  i.resumed_from_step = int_field(o, "resumed_from_step").value_or(-1);
+  return i;
+}
+
+}  // namespace
+
+std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledger, MonoTime now, SystemTime wall) {
+  const Instants at{now, wall};
+  json::array attempts;
+  for (const auto& a : job.attempts()) attempts.push_back(attempt_json(a, at));
+  json::array entries;
+  for (const auto& i : ledger.entries()) entries.push_back(interruption_json(i, at));
+  json::array totals;
+  for (const auto& [kind, t] : ledger.totals()) {
+    totals.push_back(
+        json::object{{"kind", to_string(kind)}, {"count", t.count}, {"gpu_hours_lost", t.gpu_hours_lost}});
+  }
+  const Goodput& closed = ledger.closed();
+  json::object memo{{"version", kJobMemoVersion},
+                    {"first_report_ms", at.to_ms(job.first_report())},
+                    {"first_step_ms", at.to_ms(job.first_step())},
+                    {"attempts", std::move(attempts)},
+                    {"interruptions", std::move(entries)},
+                    {"totals", std::move(totals)},
+                    {"count", ledger.count()},
+                    {"closed", json::object{{"detecting_ms", closed.detecting.count()},
+                                            {"restarting_ms", closed.restarting.count()},
+                                            {"recomputing_ms", closed.recomputing.count()}}}};
+  return json::serialize(memo);
+}
+
+Status apply_job_memo(std::string_view memo, JobState& job, InterruptionLedger& ledger, MonoTime now,
+                      SystemTime wall) {
+  boost::system::error_code ec;
+  const json::value parsed = json::parse(memo, ec);
+  const json::object* o = ec ? nullptr : parsed.if_object();
+  if (o == nullptr) return make_error("memo.invalid", "the memo is not a JSON object");
+  const auto version = int_field(*o, "version");
+  if (version != kJobMemoVersion) {
+    return make_error("memo.version", "memo version " + (version ? std::to_string(*version) : "missing") +
+                                          "; this server reads " + std::to_string(kJobMemoVersion));
+  }
+  const Instants at{now, wall};
+  std::deque<AttemptRecord> attempts;
+  if (const auto* list = array_field(*o, "attempts")) {
+    for (const auto& v : *list) {
+      if (const auto* a = v.if_object()) attempts.push_back(attempt_from(*a, at));
+    }
+  }
+  while (attempts.size() > kMaxAttempts) attempts.pop_front();
+  std::deque<Interruption> entries;
+  if (const auto* list = array_field(*o, "interruptions")) {
+    for (const auto& v : *list) {
+      if (const auto* i = v.if_object()) entries.push_back(interruption_from(*i, at));
+    }
+  }
+  while (entries.size() > kMaxInterruptions) entries.pop_front();
+  std::map<InterruptionKind, CauseTotals> totals;
+  if (const auto* list = array_field(*o, "totals")) {
+    for (const auto& v : *list) {
+      const auto* t = v.if_object();
+      if (t == nullptr) continue;
+      const auto kind = interruption_kind_from_string(text_field(*t, "kind"));
+      if (!kind) continue;
+      totals[*kind] = CauseTotals{static_cast<uint64_t>(std::max<int64_t>(0, int_field(*t, "count").value_or(0))),
+                                  real_field(*t, "gpu_hours_lost")};
+    }
+  }
+  Goodput closed;
+  if (const json::value* c = o->if_contains("closed"); c && c->is_object()) {
+    const json::object& co = c->get_object();
+    closed.detecting = Millis(int_field(co, "detecting_ms").value_or(0));
+    closed.restarting = Millis(int_field(co, "restarting_ms").value_or(0));
+    closed.recomputing = Millis(int_field(co, "recomputing_ms").value_or(0));
+  }
+  std::optional<MonoTime> first_report, first_step;
+  if (auto ms = int_field(*o, "first_report_ms")) first_report = at.from_ms(*ms);
+  if (auto ms = int_field(*o, "first_step_ms")) first_step = at.from_ms(*ms);
+  job.resume(std::move(attempts), first_report, first_step);
+  ledger.resume(std::move(entries), std::move(totals),
+                static_cast<uint64_t>(std::max<int64_t>(0, int_field(*o, "count").value_or(0))), closed);
+  return Ok{};
+}
+
+}  // namespace trainwatch::jobs
