@@ -770,37 +770,50 @@ void Engine::sync_ownership() {
 
 void Engine::follow_owners() {
   if (ownership_ == nullptr) return;
-  auto stored = store_.load_states();
-  if (!stored) {
+  // The states stored since the last beat: every one at the first beat, then only those
+  // changed (store.h: states_after), whichever replica wrote them.
+  auto changed = store_.states_after(state_cursor_);
+  if (!changed) {
     if (auto events = follow_log_.admit(clock_.monotonic_time())) {
       spdlog::warn("replicas: cannot read the stored states ({} time(s) since the last report): {}", *events,
-                   stored.error().message);
+                   changed.error().message);
     }
     return;
   }
+  state_cursor_ = changed->next;
   // Incidents are numbered by whoever opens them: start past every replica's.
   if (auto next = store_.next_incident_id(); next) next_incident_id_ = std::max(next_incident_id_, *next);
-  std::unordered_map<std::string_view, const MonitorState*> by_name;
-  by_name.reserve(stored->size());
-  for (const auto& s : *stored) by_name.emplace(s.monitor, &s.state);
+  for (auto& s : changed->states) {
+    stored_states_[s.monitor] = s.state;  // a monitor added here later starts from it
+    to_follow_[s.monitor] = std::move(s.state);
+  }
+  // Monitors others own show what their owner stored; one owned here follows only a pause
+  // or resume asked of another replica (the store keeps a pause: store.h). A monitor with
+  // a change of its own being committed follows after the commit.
+  for (auto it = to_follow_.begin(); it != to_follow_.end();) {
+    auto m = monitors_.find(it->first);
+    if (m != monitors_.end() && m->second->committing) {
+      ++it;
+      continue;
+    }
+    if (m != monitors_.end()) {
+      Runtime& r = *m->second;
+      const bool paused_here = r.state.status == MonitorStatus::kPaused;
+      const bool paused_there = it->second.status == MonitorStatus::kPaused;
+      if (!r.owned || paused_here != paused_there) follow_stored(r, it->second);
+    }
+    it = to_follow_.erase(it);
+  }
   size_t taken = 0;
   for (auto& [name, runtime] : monitors_) {
     Runtime& r = *runtime;
-    auto it = by_name.find(name);
-    const MonitorState* state = it == by_name.end() ? nullptr : it->second;
     const bool owns = ownership_->owns(name);
     if (owns && !r.owned) {
-      take_over(r, state);
+      take_over(r);  // from the stored state it followed while another owned it
       ++taken;
     } else if (!owns && r.owned) {
       let_go(r);
     }
-    // Monitors others own show what their owner stored; one owned here follows only a
-    // pause or resume asked of another replica (the store keeps a pause: store.h).
-    if (state == nullptr || r.committing) continue;
-    const bool paused_here = r.state.status == MonitorStatus::kPaused;
-    const bool paused_there = state->status == MonitorStatus::kPaused;
-    if (!r.owned || paused_here != paused_there) follow_stored(r, *state);
   }
   if (taken > 0) spdlog::info("replicas: took over {} monitor(s)", taken);
   size_t owned = 0;
@@ -809,9 +822,8 @@ void Engine::follow_owners() {
   stats_.owned = owned;
 }
 
-void Engine::take_over(Runtime& r, const MonitorState* stored) {
+void Engine::take_over(Runtime& r) {
   r.owned = true;
-  if (stored != nullptr) follow_stored(r, *stored);
   if (r.state.status == MonitorStatus::kPaused) return;
   if (r.config->type != MonitorType::kHeartbeat) return schedule(r, clock_.monotonic_time());
   auto marks = store_.heartbeat_marks(r.config->name);
@@ -882,11 +894,9 @@ void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
 }
 
 void Engine::follow_stored_now(Runtime& r) {
-  auto stored = store_.load_states();
-  if (!stored) return;  // the next beat's sync reads it
-  for (const auto& s : *stored) {
-    if (s.monitor == r.config->name) return follow_stored(r, s.state);
-  }
+  auto stored = store_.state_of(r.config->name);
+  if (!stored || !*stored) return;  // the state it changed comes with a later beat's states
+  follow_stored(r, **stored);
 }
 
 void Engine::on_nudge(const std::string& monitor) {

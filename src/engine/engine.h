@@ -242,7 +242,7 @@ class Engine final : public heartbeat::PingSink {
   bool owned_here(const std::string& name) const { return ownership_ == nullptr || ownership_->owns(name); }
   void follow_owners();
   // Replicas: `stored` is the monitor's state in the store (nullptr: none yet).
-  void take_over(Runtime& runtime, const MonitorState* stored);
+  void take_over(Runtime& runtime);
   void let_go(Runtime& runtime);
   void follow_stored(Runtime& runtime, const MonitorState& stored);
   void follow_stored_now(Runtime& runtime);  // reads the store first
@@ -278,9 +278,14 @@ class Engine final : public heartbeat::PingSink {
   std::unordered_map<std::string, int> in_io_;
   EngineStats stats_;
   CheckMetrics metrics_;
-  std::deque<std::string> waiting_;                    // monitors due while at the bound; io thread only
-  std::map<std::string, MonitorState> stored_states_;  // as loaded at start; io thread only
-  std::set<std::string> added_at_runtime_;             // by ensure_monitor; io thread only
+  std::deque<std::string> waiting_;  // monitors due while at the bound; io thread only
+  // As loaded at start, then as followed on replicas; io thread only.
+  std::map<std::string, MonitorState> stored_states_;
+  // Replicas, io thread only: where the next states_after read starts, and states read
+  // but not yet followed (their monitor was committing a change of its own).
+  int64_t state_cursor_ = 0;
+  std::map<std::string, MonitorState> to_follow_;
+  std::set<std::string> added_at_runtime_;  // by ensure_monitor; io thread only
 };
 
 }  // namespace trainwatch::engine

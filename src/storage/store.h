@@ -194,6 +194,12 @@ struct StoredState {
   MonitorState state;
 };
 
+// Monitor states stored since a cursor, and the cursor to read from next (0: every state).
+struct StateFeed {
+  std::vector<StoredState> states;
+  int64_t next = 0;
+};
+
 struct IncidentQuery {
   std::optional<std::string> monitor;
   std::optional<int64_t> before_id;  // paging: incidents with id < before_id
@@ -346,6 +352,25 @@ class Store {
   virtual WriteHealth write_health() const = 0;
 
   virtual Result<std::vector<StoredState>> load_states() = 0;
+  // One monitor's stored state; nullopt when it has none.
+  virtual Result<std::optional<MonitorState>> state_of(const std::string& monitor) {
+    auto all = load_states();
+    if (!all) return all.error();
+    for (auto& s : *all) {
+      if (s.monitor == monitor) return std::optional<MonitorState>(std::move(s.state));
+    }
+    return std::optional<MonitorState>();
+  }
+  // The states stored at or after `cursor` (StateFeed): what replicas follow of each other
+  // at every beat. A store that one process owns (SQLite) has no one to follow and
+  // returns every state, which is what this default does; PostgreSQL returns the states
+  // changed since, so a beat reads what changed, not every monitor.
+  virtual Result<StateFeed> states_after(int64_t cursor) {
+    (void)cursor;
+    auto all = load_states();
+    if (!all) return all.error();
+    return StateFeed{std::move(*all), 0};
+  }
   virtual Result<std::vector<Incident>> incidents(const IncidentQuery& query) = 0;
   virtual Result<std::optional<Incident>> incident(int64_t id) = 0;
   // The updates of each listed incident, oldest first (by id); incidents without updates

@@ -397,6 +397,37 @@ TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTak
   EXPECT_EQ(claim("b", true), first_two);
 }
 
+// A replica's beat reads the states changed since its last read, not every monitor's.
+TEST_F(PostgresStoreTest, ABeatReadsOnlyTheStatesChangedSinceTheLastRead) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  auto names = [](const StateFeed& feed) {
+    std::vector<std::string> out;
+    for (const auto& s : feed.states) out.push_back(s.monitor);
+    return out;
+  };
+  ASSERT_TRUE(write_and_wait(store, SaveState{"api", up_state(kT0)}).ok());
+  ASSERT_TRUE(write_and_wait(store, SaveState{"db", up_state(kT0)}).ok());
+  auto all = store.states_after(0);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(names(*all), (std::vector<std::string>{"api", "db"}));
+  auto none = store.states_after(all->next);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->states.empty());
+  RecordResult down{"db", result_at(kT0 + 1000, false), up_state(kT0)};
+  down.state.status = MonitorStatus::kDown;
+  ASSERT_TRUE(write_and_wait(store, down).ok());
+  auto changed = store.states_after(none->next);
+  ASSERT_TRUE(changed.ok());
+  ASSERT_EQ(names(*changed), std::vector<std::string>{"db"});
+  EXPECT_EQ(changed->states.front().state.status, MonitorStatus::kDown);
+  auto one = store.state_of("db");
+  ASSERT_TRUE(one.ok() && *one);
+  EXPECT_EQ((*one)->status, MonitorStatus::kDown);
+  EXPECT_FALSE(*store.state_of("nope"));
+}
+
 // Two replicas save reports at once; the one whose transaction began first commits last.
 // A reader that read past the second must still get the first once it commits.
 TEST_F(PostgresStoreTest, AReportCommittedAfterALaterOneIsStillRead) {

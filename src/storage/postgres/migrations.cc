@@ -177,6 +177,12 @@ constexpr Migration kMigrations[] = {
         body     TEXT NOT NULL
       );
     )sql"},
+    // The transaction that last wrote each state, so a replica's beat reads the states
+    // changed since its last read (read_results.cc: read_states_after) instead of all.
+    {7, "the transaction that last changed each monitor's state", R"sql(
+      ALTER TABLE monitor_state ADD COLUMN txid XID8 NOT NULL DEFAULT pg_current_xact_id();
+      CREATE INDEX monitor_state_txid ON monitor_state (txid);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

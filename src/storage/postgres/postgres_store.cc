@@ -56,6 +56,16 @@ Result<std::vector<StoredState>> PostgresStore::load_states() {
   return readers_->read<std::vector<StoredState>>("monitor states", read_states);
 }
 
+Result<std::optional<MonitorState>> PostgresStore::state_of(const std::string& monitor) {
+  return readers_->read<std::optional<MonitorState>>("a monitor's state",
+                                                     [&](Tx& tx) { return read_state_of(tx, monitor); });
+}
+
+Result<StateFeed> PostgresStore::states_after(int64_t cursor) {
+  return readers_->read<StateFeed>("changed monitor states",
+                                   [cursor](Tx& tx) { return read_states_after(tx, cursor); });
+}
+
 Result<std::vector<Incident>> PostgresStore::incidents(const IncidentQuery& query) {
   return readers_->read<std::vector<Incident>>("incidents",
                                                [&](Tx& tx) { return read_incidents(tx, query); });

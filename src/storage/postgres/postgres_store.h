@@ -54,6 +54,8 @@ class PostgresStore final : public Store {
   WriteHealth write_health() const override;
 
   Result<std::vector<StoredState>> load_states() override;
+  Result<std::optional<MonitorState>> state_of(const std::string& monitor) override;
+  Result<StateFeed> states_after(int64_t cursor) override;
   Result<std::vector<Incident>> incidents(const IncidentQuery& query) override;
   Result<std::optional<Incident>> incident(int64_t id) override;
   Result<std::map<int64_t, std::vector<IncidentUpdate>>> incident_updates(

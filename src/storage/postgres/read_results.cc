@@ -27,12 +27,16 @@ const char* rollup_table(RollupResolution r) {
 
 }  // namespace
 
-Result<std::vector<StoredState>> read_states(Tx& tx) {
+namespace {
+
+constexpr const char* kStateColumns =
+    "SELECT monitor, status, since_ms, last_check_ms, last_latency_ms, last_error, consecutive_failures, "
+    "open_incident_id FROM monitor_state ";
+
+Result<std::vector<StoredState>> states_of(const pqxx::result& rows) {
   std::vector<StoredState> out;
-  for (
-      const pqxx::row& row : tx.exec(
-          "SELECT monitor, status, since_ms, last_check_ms, last_latency_ms, last_error, consecutive_failures, "
-          "open_incident_id FROM monitor_state ORDER BY monitor")) {
+  out.reserve(rows.size());
+  for (const pqxx::row& row : rows) {
     StoredState s;
     s.monitor = row[0].as<std::string>();
     const std::string status = row[1].as<std::string>();
@@ -51,6 +55,31 @@ Result<std::vector<StoredState>> read_states(Tx& tx) {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<StoredState>> read_states(Tx& tx) {
+  return states_of(tx.exec(std::string(kStateColumns) + "ORDER BY monitor"));
+}
+
+Result<std::optional<MonitorState>> read_state_of(Tx& tx, const std::string& monitor) {
+  auto states = states_of(tx.exec_params(std::string(kStateColumns) + "WHERE monitor = $1", monitor));
+  if (!states) return states.error();
+  if (states->empty()) return std::optional<MonitorState>();
+  return std::optional<MonitorState>(std::move(states->front().state));
+}
+
+// As read_node_reports_after (read_jobs.cc): a transaction id below this snapshot's xmin
+// is final, so no state committed late is skipped. One row per monitor: no paging.
+Result<StateFeed> read_states_after(Tx& tx, int64_t cursor) {
+  const auto horizon =
+      tx.exec1("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint")[0].as<int64_t>();
+  auto states = states_of(tx.exec_params(
+      std::string(kStateColumns) + "WHERE txid >= $1::text::xid8 AND txid < $2::text::xid8 ORDER BY txid",
+      std::to_string(cursor), std::to_string(horizon)));
+  if (!states) return states.error();
+  return StateFeed{std::move(*states), horizon};
 }
 
 Result<std::vector<Incident>> read_incidents(Tx& tx, const IncidentQuery& query) {

@@ -18,6 +18,8 @@ using Tx = pqxx::transaction_base;
 inline constexpr int kMaxRowsPerRead = 10'000;
 
 Result<std::vector<StoredState>> read_states(Tx& tx);
+Result<std::optional<MonitorState>> read_state_of(Tx& tx, const std::string& monitor);
+Result<StateFeed> read_states_after(Tx& tx, int64_t cursor);
 Result<std::vector<Incident>> read_incidents(Tx& tx, const IncidentQuery& query);
 Result<std::optional<Incident>> read_incident(Tx& tx, int64_t id);
 Result<std::map<int64_t, std::vector<IncidentUpdate>>> read_incident_updates(

@@ -58,23 +58,25 @@ void prepare_write_statements(pqxx::connection_base& conn) {
       "tls_ms, first_byte_ms, total_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)");
   // The version counts updates, for people reading the table; the compare-and-set of a
   // state change is on its open incident (RecordResult::expect).
-  conn.prepare("upsert_state",
-               "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
-               "last_error, consecutive_failures, open_incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-               "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
-               "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
-               "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
-               "open_incident_id = excluded.open_incident_id, version = s.version + 1");
+  conn.prepare(
+      "upsert_state",
+      "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
+      "last_error, consecutive_failures, open_incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+      "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
+      "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
+      "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
+      "open_incident_id = excluded.open_incident_id, version = s.version + 1, txid = pg_current_xact_id()");
   // A result's state never ends a pause: on replicas the pause may be asked of one that
   // does not own the monitor, while its owner's result for the moment before commits.
-  conn.prepare("upsert_result_state",
-               "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
-               "last_error, consecutive_failures, open_incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-               "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
-               "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
-               "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
-               "open_incident_id = excluded.open_incident_id, version = s.version + 1 "
-               "WHERE s.status <> 'paused'");
+  conn.prepare(
+      "upsert_result_state",
+      "INSERT INTO monitor_state AS s (monitor, status, since_ms, last_check_ms, last_latency_ms, "
+      "last_error, consecutive_failures, open_incident_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+      "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
+      "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
+      "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
+      "open_incident_id = excluded.open_incident_id, version = s.version + 1, txid = pg_current_xact_id() "
+      "WHERE s.status <> 'paused'");
   conn.prepare("lock_state", "SELECT open_incident_id FROM monitor_state WHERE monitor = $1 FOR UPDATE");
   conn.prepare("insert_incident",
                "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause, caused_by) "
@@ -171,7 +173,7 @@ void insert_results(Tx& tx, const std::vector<const RecordResult*>& results) {
       "ON CONFLICT (monitor) DO UPDATE SET status = excluded.status, since_ms = excluded.since_ms, "
       "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
       "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
-      "open_incident_id = excluded.open_incident_id, version = s.version + 1 WHERE s.status <> 'paused'");
+      "open_incident_id = excluded.open_incident_id, version = s.version + 1, txid = pg_current_xact_id() WHERE s.status <> 'paused'");
 }
 
 Status run_op(Tx& tx, const SaveState& op) {
