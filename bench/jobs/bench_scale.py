@@ -696,6 +696,19 @@ async def drive(setup, args, is_peer):
     return out
 
 
+def http_stats(base):
+    """Each serve's own connection counters (/metrics), read directly, not through HAProxy."""
+    wanted = ("trainwatch_http_connections ", 'trainwatch_http_connections_refused_total{reason="per_address"}',
+              'trainwatch_http_connections_closed_total{reason="request_timeout"}')
+    try:
+        with urllib.request.urlopen(base + "/metrics", timeout=20) as r:
+            text = r.read().decode()
+    except (urllib.error.URLError, OSError) as e:
+        return {"error": repr(e)}
+    return {line.split(" ")[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+            if line.startswith(wanted)}
+
+
 def burst(setup, work, seconds, job):
     """wrk -t1 -c32 POSTing every node's report in turn, as fast as the set-up answers."""
     bodies = work / "bodies.txt"
@@ -787,6 +800,7 @@ def main():
                     f"{current.note}; load {load1()}")
                 r = asyncio.run(drive(current, args, name == "nginx"))
                 r["note"] = current.note
+                r["http_stats"] = [http_stats(srv.base) for srv in current.serves]
                 runs[name].append(r)
                 log(f"  {name}: {r['rate']} reports/s, p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
                     f"server {r['server_us_per_report']} us/report ({r['server_cores']} cores), "
