@@ -336,18 +336,18 @@ void Engine::schedule(Runtime& r, MonoTime due) {
 void Engine::on_due(Runtime& r) {
   if (r.state.status == MonitorStatus::kPaused) return;
   const MonoTime now = clock_.monotonic_time();
-  if (r.owned && r.check_id == 0 && !r.waiting) {
-    if (stats_.checks_in_flight < max_in_flight_) {
-      start_check(r, r.due);
-    } else {
-      r.waiting = true;
-      r.waiting_due = r.due;
-      waiting_.push_back(r.config->name);
-      std::lock_guard lock(mu_);
-      stats_.checks_waiting = waiting_.size();
-    }
-  }
+  start_or_queue(r, r.due);
   schedule(r, next_due(r.due, r.config->interval, now));
+}
+
+void Engine::start_or_queue(Runtime& r, MonoTime due) {
+  if (!r.owned || r.check_id != 0 || r.waiting) return;
+  if (stats_.checks_in_flight < max_in_flight_) return start_check(r, due);
+  r.waiting = true;
+  r.waiting_due = due;
+  waiting_.push_back(r.config->name);
+  std::lock_guard lock(mu_);
+  stats_.checks_waiting = waiting_.size();
 }
 
 void Engine::start_check(Runtime& r, MonoTime due) {
@@ -409,7 +409,7 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   std::optional<CloseIncident> closed;
   if (step.transition == Transition::kChanged) {
     if (step.state.status == MonitorStatus::kDown) {
-      opened = Incident{next_incident_id_++, r.config->name, result.at, std::nullopt, result.cause, ""};
+      opened = Incident{new_incident_id(), r.config->name, result.at, std::nullopt, result.cause, ""};
       opened->caused_by = explaining_parent(r.config->depends_on,
                                             [this](const std::string& parent) { return is_down(parent); });
       step.state.open_incident_id = opened->id;
@@ -781,8 +781,6 @@ void Engine::follow_owners() {
     return;
   }
   state_cursor_ = changed->next;
-  // Incidents are numbered by whoever opens them: start past every replica's.
-  if (auto next = store_.next_incident_id(); next) next_incident_id_ = std::max(next_incident_id_, *next);
   for (auto& s : changed->states) {
     stored_states_[s.monitor] = s.state;  // a monitor added here later starts from it
     to_follow_[s.monitor] = std::move(s.state);
@@ -822,10 +820,39 @@ void Engine::follow_owners() {
   stats_.owned = owned;
 }
 
+int64_t Engine::new_incident_id() {
+  if (ownership_ == nullptr) return next_incident_id_++;
+  // Replicas number incidents from blocks the store hands out to one of them each.
+  if (reserved_ids_.first >= reserved_ids_.second) {
+    auto first = store_.reserve_incident_ids(kReservedIncidentIds);
+    if (!first) {
+      // The change it numbers cannot commit either while the store refuses; a local id
+      // keeps the engine going, and the commit's compare-and-set keeps the monitor right.
+      spdlog::warn("replicas: cannot reserve incident ids: {}", first.error().message);
+      return next_incident_id_++;
+    }
+    reserved_ids_ = {*first, *first + kReservedIncidentIds};
+  }
+  return reserved_ids_.first++;
+}
+
 void Engine::take_over(Runtime& r) {
   r.owned = true;
   if (r.state.status == MonitorStatus::kPaused) return;
-  if (r.config->type != MonitorType::kHeartbeat) return schedule(r, clock_.monotonic_time());
+  if (r.config->type != MonitorType::kHeartbeat) {
+    // Its checks keep this replica's slots, which ran while another owned it: they are
+    // spread like every monitor's first checks. Starting every monitor taken over at the
+    // same moment instead would make them due together at every interval, for good.
+    const MonoTime now = clock_.monotonic_time();
+    if (r.due < now - Millis(1'000)) schedule(r, now);  // its timer stopped (a pause ended elsewhere)
+    // A slot the last owner missed, because it died, is checked now, not a slot later.
+    const Millis interval = r.config->interval;
+    if (r.state.last_check) {
+      const auto since = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
+      if (since >= interval + Millis(1'000) && since < 2 * interval + kTakeoverWindow) start_or_queue(r, now);
+    }
+    return;
+  }
   auto marks = store_.heartbeat_marks(r.config->name);
   if (!marks) {
     spdlog::warn("monitor {}: taken over without its pings ({}): its deadline counts from now",

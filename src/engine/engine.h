@@ -243,6 +243,14 @@ class Engine final : public heartbeat::PingSink {
   void follow_owners();
   // Replicas: `stored` is the monitor's state in the store (nullptr: none yet).
   void take_over(Runtime& runtime);
+  // Starts a check of an owned monitor due at `due`, or queues it when max_checks_in_flight
+  // are running; nothing when one is running or queued already.
+  void start_or_queue(Runtime& runtime, MonoTime due);
+  // How long after a missed slot a monitor taken over is still checked at once: a dead
+  // owner's time to live and a beat. A monitor unchecked for longer was stopped with the
+  // whole installation, and waits for its slot like every monitor at start.
+  static constexpr Millis kTakeoverWindow{10'000};
+  int64_t new_incident_id();  // io thread
   void let_go(Runtime& runtime);
   void follow_stored(Runtime& runtime, const MonitorState& stored);
   void follow_stored_now(Runtime& runtime);  // reads the store first
@@ -284,6 +292,9 @@ class Engine final : public heartbeat::PingSink {
   // Replicas, io thread only: where the next states_after read starts, and states read
   // but not yet followed (their monitor was committing a change of its own).
   int64_t state_cursor_ = 0;
+  // Incident ids this replica may use, [first, second) (Store::reserve_incident_ids).
+  static constexpr int kReservedIncidentIds = 64;
+  std::pair<int64_t, int64_t> reserved_ids_{0, 0};
   std::map<std::string, MonitorState> to_follow_;
   std::set<std::string> added_at_runtime_;  // by ensure_monitor; io thread only
 };

@@ -123,7 +123,8 @@ Interruption interruption_from(const json::object& o, const Instants& at) {
 
 }  // namespace
 
-std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledger, MonoTime now, SystemTime wall) {
+std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledger, MonoTime now,
+                            SystemTime wall) {
   const Instants at{now, wall};
   json::array attempts;
   for (const auto& a : job.attempts()) attempts.push_back(attempt_json(a, at));
@@ -181,8 +182,9 @@ Status apply_job_memo(std::string_view memo, JobState& job, InterruptionLedger& 
       if (t == nullptr) continue;
       const auto kind = interruption_kind_from_string(text_field(*t, "kind"));
       if (!kind) continue;
-      totals[*kind] = CauseTotals{static_cast<uint64_t>(std::max<int64_t>(0, int_field(*t, "count").value_or(0))),
-                                  real_field(*t, "gpu_hours_lost")};
+      totals[*kind] =
+          CauseTotals{static_cast<uint64_t>(std::max<int64_t>(0, int_field(*t, "count").value_or(0))),
+                      real_field(*t, "gpu_hours_lost")};
     }
   }
   Goodput closed;

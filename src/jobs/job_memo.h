@@ -23,7 +23,8 @@ namespace trainwatch::jobs {
 
 inline constexpr int kJobMemoVersion = 1;
 
-std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledger, MonoTime now, SystemTime wall);
+std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledger, MonoTime now,
+                            SystemTime wall);
 
 // Applies a memo to a job that has had no report yet. An unreadable memo (another
 // version's, a damaged row) is an error and changes nothing.

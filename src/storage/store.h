@@ -80,7 +80,7 @@ struct SaveState {
 };
 
 struct OpenIncident {
-  Incident incident;  // id chosen by the caller (see Store::next_incident_id)
+  Incident incident;  // id chosen by the caller (Store::next_incident_id, reserve_incident_ids)
 };
 
 // One heartbeat ping (its id is chosen by the store). A ping that changes state is
@@ -411,6 +411,14 @@ class Store {
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;
+  // The first of `count` incident ids that no other process sharing the store will use,
+  // past every stored incident: what replicas number the incidents they open from, so two
+  // never open two incidents under one id. A store one process owns (SQLite) shares ids
+  // with no one, and its owner counts from next_incident_id(): this default says so.
+  virtual Result<int64_t> reserve_incident_ids(int count) {
+    (void)count;
+    return make_error("store.unsupported", "this store is not shared: count from next_incident_id()");
+  }
 
   // Outbox rows. With `after_id` set: oldest first (id ascending); otherwise newest first.
   virtual Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) = 0;

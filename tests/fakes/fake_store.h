@@ -119,6 +119,13 @@ class FakeStore final : public Store {
   Result<NodeReportFeed> node_reports_after(int64_t cursor) override { return NodeReportFeed{{}, cursor}; }
   Result<std::vector<StoredJobMemo>> job_memos() override { return std::vector<StoredJobMemo>{}; }
   Result<int64_t> next_incident_id() override { return int64_t{1}; }
+  // As a shared store hands them out: blocks that never overlap.
+  Result<int64_t> reserve_incident_ids(int count) override {
+    std::lock_guard lock(mu_);
+    const int64_t first = next_reserved_id_;
+    next_reserved_id_ += count;
+    return first;
+  }
   // Filters like the SQL store: `after_id` oldest first, otherwise newest first.
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& q) override {
     std::lock_guard lock(mu_);
@@ -152,6 +159,7 @@ class FakeStore final : public Store {
   }
 
   mutable std::mutex mu_;
+  int64_t next_reserved_id_ = 1;
   std::deque<Write> writes_;
   std::vector<Delivery> outbox_;  // row id - 1 is its index
   std::map<std::string, MonitorState> states_;

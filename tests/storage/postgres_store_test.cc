@@ -5,6 +5,7 @@
 
 #include <pqxx/pqxx>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -395,6 +396,32 @@ TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTak
                                            from_unix_ms(kT0), std::nullopt, "", 200, from_unix_ms(kT0)})
           .ok());
   EXPECT_EQ(claim("b", true), first_two);
+}
+
+// Two replicas opening incidents at once never number two alike.
+TEST_F(PostgresStoreTest, IncidentIdBlocksReservedByTwoReplicasNeverOverlap) {
+  auto a = postgres::PostgresStore::open(url_);
+  auto b = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE(
+      write_and_wait(**a, OpenIncident{Incident{7, "api", from_unix_ms(kT0), std::nullopt, "down", ""}})
+          .ok());
+  std::vector<int64_t> firsts;
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      auto first = (i % 2 == 0 ? **a : **b).reserve_incident_ids(10);
+      ASSERT_TRUE(first.ok()) << first.error().message;
+      std::lock_guard lock(mu);
+      firsts.push_back(*first);
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::sort(firsts.begin(), firsts.end());
+  ASSERT_EQ(firsts.size(), 8u);
+  EXPECT_EQ(firsts.front(), 8) << "past the stored incident 7";
+  for (size_t i = 1; i < firsts.size(); ++i) EXPECT_GE(firsts[i], firsts[i - 1] + 10) << "blocks overlap";
 }
 
 // A replica's beat reads the states changed since its last read, not every monitor's.

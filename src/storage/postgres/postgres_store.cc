@@ -153,6 +153,11 @@ Result<std::vector<Delivery>> PostgresStore::deliveries(const DeliveryQuery& que
                                                [&](Tx& tx) { return read_deliveries(tx, query); });
 }
 
+Result<int64_t> PostgresStore::reserve_incident_ids(int count) {
+  return readers_->read_and_mark<int64_t>("incident ids",
+                                          [count](Tx& tx) { return reserve_incident_ids_in(tx, count); });
+}
+
 Result<std::vector<Delivery>> PostgresStore::claim_deliveries(const DeliveryClaim& claim) {
   if (claim.claimer.empty()) return Store::claim_deliveries(claim);
   return readers_->read_and_mark<std::vector<Delivery>>(

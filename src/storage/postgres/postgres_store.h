@@ -73,6 +73,7 @@ class PostgresStore final : public Store {
   Result<std::vector<ApiWindowSpec>> api_windows() override;
   Result<int64_t> next_api_window_id() override;
   Result<int64_t> next_incident_id() override;
+  Result<int64_t> reserve_incident_ids(int count) override;
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
   Result<std::vector<Delivery>> claim_deliveries(const DeliveryClaim& claim) override;
 

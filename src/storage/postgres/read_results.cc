@@ -127,6 +127,21 @@ Result<int64_t> read_next_incident_id(Tx& tx) {
   return tx.exec1("SELECT COALESCE(MAX(id), 0) + 1 FROM incidents")[0].as<int64_t>();
 }
 
+// The high-water row is locked until the transaction commits, so reservations made at
+// once are handed out one after the other. MAX(id) covers incidents stored before any
+// reservation (by one serve, or an older version).
+Result<int64_t> reserve_incident_ids_in(Tx& tx, int count) {
+  const auto high =
+      tx.exec_params1(
+            "INSERT INTO id_high_water AS h (name, high) "
+            "VALUES ('incidents', (SELECT COALESCE(MAX(id), 0) FROM incidents) + $1) "
+            "ON CONFLICT (name) DO UPDATE SET high = GREATEST(h.high, (SELECT COALESCE(MAX(id), 0) "
+            "FROM incidents)) + $1 RETURNING high",
+            count)[0]
+          .as<int64_t>();
+  return high - count + 1;
+}
+
 Result<std::vector<UptimeBucket>> read_uptime(Tx& tx, const UptimeQuery& query) {
   std::vector<UptimeBucket> out;
   for (const pqxx::row& row : tx.exec_params(

@@ -26,6 +26,8 @@ Result<std::map<int64_t, std::vector<IncidentUpdate>>> read_incident_updates(
     Tx& tx, const std::vector<int64_t>& incident_ids);
 Result<std::vector<CheckResult>> read_results(Tx& tx, const ResultQuery& query);
 Result<int64_t> read_next_incident_id(Tx& tx);
+// Store::reserve_incident_ids, in a transaction that may write.
+Result<int64_t> reserve_incident_ids_in(Tx& tx, int count);
 Result<std::vector<UptimeBucket>> read_uptime(Tx& tx, const UptimeQuery& query);
 Result<std::map<std::string, std::vector<UptimeBucket>>> read_uptime_of(
     Tx& tx, const std::vector<std::string>& monitors, const UptimeQuery& query);
