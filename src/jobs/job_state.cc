@@ -54,7 +54,12 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   NodeRecord& node = node_it->second;
   node.last_seen = now;
   node.last_seen_wall = wall;
-  node.report_every = report.report_every;
+  if (node.reports == 0 || node.report_every != report.report_every) {
+    node.report_every = report.report_every;
+    shortest_report_every_ = Millis{5'000};
+    for (const auto& [name, n] : nodes_)
+      shortest_report_every_ = std::min(shortest_report_every_, n.report_every);
+  }
   node.final = report.final;
   node.agent_pid = report.agent_pid;
   ++node.reports;
@@ -75,9 +80,9 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
         r.checkpoint.last_ok_age_ms && *r.checkpoint.last_ok_age_ms <= 2 * report.report_every.count();
     if (in_checkpoint(r) || recent_end) last_checkpoint_activity_ = now;
   }
-  for (const auto& [rank, rec] : ranks_) {
-    if (in_checkpoint(rec.last) && rec.node != report.node) last_checkpoint_activity_ = now;
-  }
+  const auto here = checkpointing_by_node_.find(report.node);
+  if (checkpointing_ranks_ > (here == checkpointing_by_node_.end() ? 0 : here->second))
+    last_checkpoint_activity_ = now;  // another node's rank is in a checkpoint
   const bool checkpointing =
       last_checkpoint_activity_ && now - *last_checkpoint_activity_ <= 2 * report.report_every;
 
@@ -137,7 +142,11 @@ void JobState::begin_attempt(const RankReport& r, MonoTime now, SystemTime wall)
   a.started = now;
   a.started_wall = wall;
   // The previous attempt's ranks are history: what runs now is the new launch.
-  if (!attempts_.empty()) ranks_.clear();
+  if (!attempts_.empty()) {
+    ranks_.clear();
+    checkpointing_by_node_.clear();
+    checkpointing_ranks_ = 0;
+  }
   attempts_.push_back(std::move(a));
   while (attempts_.size() > kMaxAttempts) attempts_.pop_front();
 }
@@ -145,6 +154,7 @@ void JobState::begin_attempt(const RankReport& r, MonoTime now, SystemTime wall)
 void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
                            bool checkpointing) {
   RankRecord& rec = ranks_[r.rank];
+  count_checkpointing(rec, -1);  // counted again below, as this report says
   const bool same_process = rec.last.pid == r.pid && rec.node == report.node;
   if (!same_process) {
     rec = RankRecord{};
@@ -199,6 +209,19 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   rec.window.push_back(sample);
   while (rec.window.size() > kProgressWindow) rec.window.pop_front();
   rec.last = r;
+  count_checkpointing(rec, +1);
+}
+
+void JobState::count_checkpointing(const RankRecord& rec, int sign) {
+  if (!in_checkpoint(rec.last)) return;
+  size_t& on_node = checkpointing_by_node_[rec.node];
+  if (sign > 0) {
+    ++on_node;
+    ++checkpointing_ranks_;
+  } else {
+    if (on_node > 0) --on_node;
+    if (checkpointing_ranks_ > 0) --checkpointing_ranks_;
+  }
 }
 
 void JobState::learn_step_gap(const NodeReport& report, bool checkpointing) {
@@ -216,9 +239,7 @@ void JobState::learn_step_gap(const NodeReport& report, bool checkpointing) {
 
 void JobState::record_throughput(MonoTime now) {
   // One job-wide sample per shortest report interval, however many nodes report.
-  Millis every{5'000};
-  for (const auto& [name, n] : nodes_) every = std::min(every, n.report_every);
-  if (now - last_throughput_at_ < every) return;
+  if (now - last_throughput_at_ < shortest_report_every_) return;
   double tokens = 0, samples = 0, steps = 0;
   int counted = 0;
   for (const auto& [rank, rec] : ranks_) {

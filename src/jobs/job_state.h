@@ -168,6 +168,8 @@ class JobState {
                    bool checkpointing);
   void learn_step_gap(const NodeReport& report, bool checkpointing);
   void record_throughput(MonoTime now);
+  // Adds (+1) or removes (-1) the rank's last report from the checkpoint counts.
+  void count_checkpointing(const RankRecord& rec, int sign);
   void add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value);
 
   std::string name_;
@@ -186,6 +188,12 @@ class JobState {
   MonoTime last_throughput_at_{};
   uint64_t reports_ = 0;
   std::map<std::string, std::map<std::string, Series>> series_;
+  // Kept so a report costs its own ranks, not the job's (16,384 ranks report 400 times a
+  // second): the ranks whose last report is in a checkpoint, by node and in all, and the
+  // shortest report interval among the nodes. Ingest's alone: readers' copies lack them.
+  std::map<std::string, size_t> checkpointing_by_node_;
+  size_t checkpointing_ranks_ = 0;
+  Millis shortest_report_every_{5'000};
 };
 
 }  // namespace trainwatch::jobs
