@@ -36,7 +36,16 @@ std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows) {
   }
   std::vector<std::string> eligible;
   for (const MemberRow* row : live) {
-    if (row->joined_age >= kSettle || live.size() == 1) eligible.push_back(row->id);
+    if (row->joined_age >= kSettle) eligible.push_back(row->id);
+  }
+  // None settled (replicas started together, or the first alone): the eldest owns all
+  // until the others settle, rather than nobody. Ties go to the smaller id, so every
+  // replica picks the same one.
+  if (eligible.empty() && !live.empty()) {
+    const MemberRow* eldest = *std::min_element(live.begin(), live.end(), [](const MemberRow* a, const MemberRow* b) {
+      return a->joined_age != b->joined_age ? a->joined_age > b->joined_age : a->id < b->id;
+    });
+    eligible.push_back(eldest->id);
   }
   std::sort(eligible.begin(), eligible.end());
   return eligible;

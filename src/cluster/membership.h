@@ -8,7 +8,8 @@
 // own once it has been a member for kSettle: long enough for every other replica to have
 // read its row (they beat every kBeatEvery), so the monitors that move to a newcomer
 // leave their old owner at about the instant they reach the newcomer, never later than
-// one beat after. The first member of an empty installation is eligible at once.
+// one beat after. When no live member has settled (the first member of an empty
+// installation, or replicas started together), the eldest is eligible at once.
 //
 // Ownership is rendezvous (highest random weight) hashing: the owner of a monitor is
 // the eligible member whose hash with the monitor's name is highest. Chosen over leases

@@ -1,12 +1,14 @@
 // JobRegistry: every job the server watches, fed by node reports from HTTP threads and
 // evaluated by the engine's job checker on its io thread.
 //
-// Threading: every public call may come from any thread. Three locks, always taken in this
+// Threading: every public call may come from any thread. Four locks, always taken in this
 // order and never across I/O:
 //   1. mu_, the map's: held only to find, add or remove an entry and read its spec.
-//   2. an entry's state_mu: unique for an ingest; shared for the analysis and for a reader
+//   2. an entry's analysis_mu: one analysis (and its ledger) at a time, whether the
+//      engine's tick or analyse_others() runs it; a memo is read under it.
+//   3. an entry's state_mu: unique for an ingest; shared for the analysis and for a reader
 //      copying the state, so the analysis never holds up a reader.
-//   3. an entry's verdict_mu: held to publish or read the last verdict (a pointer swap).
+//   4. an entry's verdict_mu: held to publish or read the last verdict (a pointer swap).
 // The analysis runs once per tick, in the engine's evaluate(), which publishes its verdict
 // (on replicas, analyse_others() does the same for the jobs another replica checks).
 // Readers (the API, the job pages, /metrics) show that verdict and never analyse: what

@@ -38,6 +38,13 @@ TEST(Membership, TheFirstMemberOfAnEmptyInstallationOwnsAtOnce) {
   EXPECT_EQ(eligible_members({row("a", 0, 0), row("b", 100, 0)}), std::vector<std::string>{"b"});
 }
 
+TEST(Membership, ReplicasStartedTogetherAreNeverLeftWithoutAnOwner) {
+  // Neither has settled: the eldest owns everything until the other has.
+  EXPECT_EQ(eligible_members({row("b", 2, 0), row("a", 1, 0)}), std::vector<std::string>{"b"});
+  EXPECT_EQ(eligible_members({row("b", 1, 0), row("a", 1, 0)}), std::vector<std::string>{"a"}) << "a tie: the smaller id";
+  EXPECT_EQ(eligible_members({row("b", 3, 0), row("a", 1, 0)}), std::vector<std::string>{"b"});
+}
+
 TEST(Membership, EveryMonitorHasOneOwnerAndTheyShareThemEvenly) {
   const std::vector<std::string> members = {"r1", "r2", "r3"};
   std::map<std::string, int> owned;
