@@ -41,7 +41,8 @@ TEST(Membership, TheFirstMemberOfAnEmptyInstallationOwnsAtOnce) {
 TEST(Membership, ReplicasStartedTogetherAreNeverLeftWithoutAnOwner) {
   // Neither has settled: the eldest owns everything until the other has.
   EXPECT_EQ(eligible_members({row("b", 2, 0), row("a", 1, 0)}), std::vector<std::string>{"b"});
-  EXPECT_EQ(eligible_members({row("b", 1, 0), row("a", 1, 0)}), std::vector<std::string>{"a"}) << "a tie: the smaller id";
+  EXPECT_EQ(eligible_members({row("b", 1, 0), row("a", 1, 0)}), std::vector<std::string>{"a"})
+      << "a tie: the smaller id";
   EXPECT_EQ(eligible_members({row("b", 3, 0), row("a", 1, 0)}), std::vector<std::string>{"b"});
 }
 
