@@ -42,9 +42,10 @@ std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows) {
   // until the others settle, rather than nobody. Ties go to the smaller id, so every
   // replica picks the same one.
   if (eligible.empty() && !live.empty()) {
-    const MemberRow* eldest = *std::min_element(live.begin(), live.end(), [](const MemberRow* a, const MemberRow* b) {
-      return a->joined_age != b->joined_age ? a->joined_age > b->joined_age : a->id < b->id;
-    });
+    const MemberRow* eldest =
+        *std::min_element(live.begin(), live.end(), [](const MemberRow* a, const MemberRow* b) {
+          return a->joined_age != b->joined_age ? a->joined_age > b->joined_age : a->id < b->id;
+        });
     eligible.push_back(eldest->id);
   }
   std::sort(eligible.begin(), eligible.end());
