@@ -845,12 +845,22 @@ void Engine::take_over(Runtime& r) {
     // same moment instead would make them due together at every interval, for good.
     const MonoTime now = clock_.monotonic_time();
     if (r.due < now - Millis(1'000)) schedule(r, now);  // its timer stopped (a pause ended elsewhere)
-    // A slot the last owner missed, because it died, is checked now, not a slot later.
+    // The check the last owner would have made next, if this replica's slot comes later:
+    // at once for a slot it missed because it died, else at that slot. So no monitor waits
+    // longer than about an interval between two checks, whatever the two slots.
     const Millis interval = r.config->interval;
-    if (r.state.last_check) {
-      const auto since = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
-      if (since >= interval + Millis(1'000) && since < 2 * interval + kTakeoverWindow) start_or_queue(r, now);
-    }
+    if (!r.state.last_check) return;
+    const auto since = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
+    if (since >= 2 * interval + kTakeoverWindow) return;  // unchecked since the whole installation stopped
+    const MonoTime theirs = now + (interval - since);
+    if (theirs + Millis(1'000) >= r.due) return;  // this replica's slot comes first, or close enough
+    if (theirs <= now) return start_or_queue(r, now);
+    r.timer->arm(theirs, [this, &r, theirs] {
+      start_or_queue(r, theirs);
+      // This replica's slot, unless it comes within half an interval of that check.
+      schedule(r,
+               r.due - theirs < r.config->interval / 2 ? next_due(r.due, r.config->interval, r.due) : r.due);
+    });
     return;
   }
   auto marks = store_.heartbeat_marks(r.config->name);

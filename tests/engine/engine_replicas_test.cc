@@ -55,26 +55,39 @@ TEST_F(EngineReplicas, MonitorsTakenOverTogetherKeepTheirChecksSpread) {
   EXPECT_GE(per_second.size(), 18u);
 }
 
-// The replica that checked it died after missing a slot: the new owner checks it at once,
-// not a whole interval later.
-TEST_F(EngineReplicas, ASlotTheDeadOwnerMissedIsCheckedAtOnce) {
-  config_.monitors = {http_monitor("api", Millis(10'000)), http_monitor("db", Millis(10'000))};
+// The replica that checked them died: the new owner checks each when its last owner would
+// have, or at its own slot if that comes first, so none waits a slot longer.
+TEST_F(EngineReplicas, TakenOverMonitorsAreCheckedWhenTheirDeadOwnerWouldHave) {
+  // This replica's slots: api at 0 s, db at 3.33 s, web at 6.67 s of every 10 s.
+  config_.monitors = {http_monitor("api", Millis(10'000)), http_monitor("db", Millis(10'000)),
+                      http_monitor("web", Millis(10'000))};
   start();
   sync();
-  MonitorState missed;
-  missed.status = MonitorStatus::kUp;
-  missed.since = clock_.system_time();
-  missed.last_check = clock_.system_time() - std::chrono::seconds(12);  // due 2 s ago
-  store_.put_state("api", missed);
-  MonitorState recent = missed;
-  recent.last_check = clock_.system_time() - std::chrono::seconds(3);  // due in 7 s
-  store_.put_state("db", recent);
+  advance(Millis(1'000));
+  auto last_checked = [&](const std::string& name, Millis ago) {
+    MonitorState s;
+    s.status = MonitorStatus::kUp;
+    s.since = clock_.system_time();
+    s.last_check = clock_.system_time() - ago;
+    store_.put_state(name, s);
+  };
+  last_checked("api", Millis(12'000));  // its owner missed the slot 2 s ago
+  last_checked("db", Millis(9'000));    // due in 1 s; this replica's slot is in 2.33 s
+  last_checked("web", Millis(9'500));   // due in 0.5 s; this replica's slot is in 5.67 s
   sync();
 
   ownership_.all_ = true;
   sync();
-  EXPECT_EQ(checkers_.starts_of("api", clock_.monotonic_time()), std::vector<Millis>{Millis(0)});
-  EXPECT_TRUE(checkers_.starts_of("db", clock_.monotonic_time()).empty()) << "its slot comes";
+  const MonoTime taken = clock_.monotonic_time();
+  advance(Millis(20'000));
+  EXPECT_EQ(checkers_.starts_of("api", taken),
+            (std::vector<Millis>{Millis(0), Millis(9'000), Millis(19'000)}))
+      << "at once, then at this replica's slots";
+  EXPECT_EQ(checkers_.starts_of("db", taken), (std::vector<Millis>{Millis(1'000), Millis(12'333)}))
+      << "its slot 1.33 s later is skipped";
+  EXPECT_EQ(checkers_.starts_of("web", taken),
+            (std::vector<Millis>{Millis(500), Millis(5'666), Millis(15'666)}))
+      << "its slot, more than half an interval later, is kept";
 }
 
 TEST_F(EngineReplicas, ReplicasNumberIncidentsFromBlocksTheStoreHandsOut) {
