@@ -107,3 +107,51 @@ class SmtpReceiver:
 
     def close(self):
         self.controller.stop()
+
+
+class HoldingReceiver:
+    """A webhook receiver for an alert in flight when its sender dies: it keeps the first
+    `hold` requests (every one when None) open without answering until `release` is set,
+    answers the rest at once, and records every arrival as it comes."""
+
+    def __init__(self, hold=None):
+        self.arrived = []  # {"at": monotonic, "headers": {...}, "body": parsed JSON}
+        self.lock = threading.Lock()
+        self.release = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.lock:
+                    receiver.arrived.append({"at": time.monotonic(), "headers": dict(self.headers),
+                                             "body": json.loads(raw)})
+                    held = hold is None or len(receiver.arrived) <= hold
+                if held:
+                    receiver.release.wait(60)
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                except OSError:
+                    pass  # its sender was killed meanwhile
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def arrivals(self, event=None):
+        """What arrived, oldest first; with `event`, only alerts of that event ("down")."""
+        with self.lock:
+            return [r for r in self.arrived if event is None or r["body"].get("event") == event]
+
+    def close(self):
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()

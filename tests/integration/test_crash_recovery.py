@@ -5,17 +5,16 @@ and an alert whose delivery was cut off is delivered after the restart, any dupl
 carrying the same delivery_id.
 """
 import http.client
-import json
 import signal
 import sqlite3
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from conftest import Server, wait_for
+from receivers import HoldingReceiver
 
 TOKEN = "crash-ping-token-0001"
 PINGERS = 4
@@ -96,51 +95,6 @@ monitors:
     assert lost == [], f"{len(lost)} of {len(answered)} acknowledged pings lost, e.g. {lost[:5]}"
 
 
-class HoldingReceiver:
-    """A webhook receiver that records each request as it arrives and, while `hold` is
-    clear, keeps it open without answering."""
-
-    def __init__(self):
-        self.arrived = []
-        self.lock = threading.Lock()
-        self.hold = threading.Event()  # set: answer at once; clear: hold
-        self.release = threading.Event()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                with receiver.lock:
-                    receiver.arrived.append({"headers": dict(self.headers), "body": json.loads(raw)})
-                if not receiver.hold.is_set():
-                    receiver.release.wait(30)
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                except OSError:
-                    pass  # the server was killed meanwhile
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def downs(self):
-        with self.lock:
-            return [r for r in self.arrived if r["body"].get("event") == "down"]
-
-    def close(self):
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def holding_receiver():
     r = HoldingReceiver()
@@ -164,17 +118,16 @@ monitors:
 """)
     server.wait_status("trainer", "up")
     health_target.degrade()
-    [first] = wait_for(holding_receiver.downs, what="the DOWN delivery to arrive (and be held)")
+    [first] = wait_for(lambda: holding_receiver.arrivals("down"), what="the DOWN delivery to arrive (and be held)")
     kill(server)  # while the receiver holds the request open
-    holding_receiver.hold.set()
     holding_receiver.release.set()
 
     server = restart(server, tmp_path)
     try:
-        wait_for(lambda: len(holding_receiver.downs()) >= 2, what="the DOWN delivered again after the restart")
+        wait_for(lambda: len(holding_receiver.arrivals("down")) >= 2, what="the DOWN delivered again after the restart")
         wait_for(lambda: [d for d in server.get("/api/v1/deliveries?limit=100")[1]["deliveries"]
                           if d.get("status") == "delivered"], what="the delivery recorded as delivered")
-        downs = holding_receiver.downs()
+        downs = holding_receiver.arrivals("down")
         ids = {d["body"]["delivery_id"] for d in downs}
         assert ids == {first["body"]["delivery_id"]}, downs
         assert {d["headers"].get("X-Trainwatch-Delivery") for d in downs} == {str(first["body"]["delivery_id"])}

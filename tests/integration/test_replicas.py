@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from conftest import Server, api_call, wait_for
-from receivers import HttpReceiver
+from receivers import HoldingReceiver, HttpReceiver
 
 
 def iso(seconds):
@@ -293,53 +293,11 @@ def test_replicas_started_from_different_files_say_so(tmp_path, postgres, target
             s.stop()
 
 
-class HoldingReceiver:
-    """A webhook receiver that holds its first request until released (the alert in
-    flight when its sender dies) and answers the rest at once; records every arrival."""
-
-    def __init__(self):
-        self.arrivals = []
-        self.release = threading.Event()
-        self.lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                with receiver.lock:
-                    receiver.arrivals.append((time.monotonic(), body))
-                    first = len(receiver.arrivals) == 1
-                if first:
-                    receiver.release.wait(60)
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def bodies(self):
-        with self.lock:
-            return list(self.arrivals)
-
-    def close(self):
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def test_an_alert_in_flight_when_its_replica_dies_is_sent_by_another(tmp_path, postgres, target, monkeypatch):
     """The owner of a DOWN monitor dies while its alert is in flight: once it is dropped
     from the members, a survivor claims the pending row and sends it, with the same
     delivery id, so the receiver can drop the duplicate if the first ever lands."""
-    receiver = HoldingReceiver()
+    receiver = HoldingReceiver(hold=1)
     monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
     config = tmp_path / "trainwatch.yaml"
     config.write_text(f"""
@@ -364,13 +322,15 @@ monitors:
         victim = by_id[owner_of("svc", members)]
         survivor = next(r for r in replicas if r is not victim)
         target.failing.add("svc")
-        wait_for(lambda: len(receiver.bodies()) == 1, timeout=15, what="the DOWN alert in flight")
+        wait_for(lambda: len(receiver.arrivals()) == 1, timeout=15, what="the DOWN alert in flight")
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait(10)
         killed = time.monotonic()
 
-        [(first_at, first), (again_at, again)] = wait_for(lambda: (b := receiver.bodies()) and len(b) >= 2 and b,
-                                                          timeout=20, what="the alert sent again by the survivor")
+        arrivals = wait_for(lambda: (b := receiver.arrivals()) and len(b) >= 2 and b, timeout=20,
+                            what="the alert sent again by the survivor")
+        [first, again] = [a["body"] for a in arrivals[:2]]
+        again_at = arrivals[1]["at"]
         print(f"alert in flight at SIGKILL: sent again {again_at - killed:.1f} s later")
         assert again_at - killed <= 15.0
         assert first["event"] == again["event"] == "down"
@@ -379,7 +339,7 @@ monitors:
         wait_for(lambda: [d["status"] for d in survivor.get("/api/v1/deliveries")[1]["deliveries"]] == ["delivered"],
                  timeout=10, what="the delivery stored as delivered")
         time.sleep(1.5)  # a third copy would come at the survivor's next beats
-        assert len(receiver.bodies()) == 2
+        assert len(receiver.arrivals()) == 2
         assert len(survivor.get("/api/v1/incidents")[1]["incidents"]) == 1
     finally:
         for r in replicas:
