@@ -52,12 +52,12 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
+from rendezvous import owners  # noqa: E402
 
 MONITORS = 10_000
 INTERVAL_S = 10.0
 REPLICAS = 3
 TCK = os.sysconf("SC_CLK_TCK")
-M64 = (1 << 64) - 1
 
 
 def log(msg):
@@ -66,32 +66,6 @@ def log(msg):
 
 def load_avg():
     return [round(x, 2) for x in os.getloadavg()]
-
-
-# Rendezvous hashing as src/cluster/membership.cc computes it (as tests/integration/test_replicas.py).
-def fnv1a(text):
-    h = 0xCBF29CE484222325
-    for c in text.encode():
-        h = ((h ^ c) * 0x100000001B3) & M64
-    return h
-
-
-def mix(x):
-    x ^= x >> 30
-    x = (x * 0xBF58476D1CE4E5B9) & M64
-    x ^= x >> 27
-    x = (x * 0x94D049BB133111EB) & M64
-    return x ^ (x >> 31)
-
-
-def owners(names, members):
-    """name -> owner, computed once per member list (10,000 names)."""
-    mm = {m: mix(fnv1a(m)) for m in sorted(members)}
-    out = {}
-    for n in names:
-        h = fnv1a(n)
-        out[n] = max(mm, key=lambda m: mix(h ^ mm[m]))
-    return out
 
 
 def free_port():

@@ -64,12 +64,12 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
+from rendezvous import owner_of  # noqa: E402
 
 HAPROXY = "/usr/sbin/haproxy"
 REPLICAS = 3
 RECEIVER_HOLD_S = 0.2
 IN_FLIGHT_WINDOW_S = 2.5
-M64 = (1 << 64) - 1
 
 
 def log(msg):
@@ -79,26 +79,6 @@ def log(msg):
 def load_avg():
     return [round(x, 2) for x in os.getloadavg()]
 
-
-# Rendezvous hashing as src/cluster/membership.cc computes it (and
-# tests/integration/test_replicas.py checks it): the highest weight owns, ties to the smaller id.
-def fnv1a(text):
-    h = 0xCBF29CE484222325
-    for c in text.encode():
-        h = ((h ^ c) * 0x100000001B3) & M64
-    return h
-
-
-def mix(x):
-    x ^= x >> 30
-    x = (x * 0xBF58476D1CE4E5B9) & M64
-    x ^= x >> 27
-    x = (x * 0x94D049BB133111EB) & M64
-    return x ^ (x >> 31)
-
-
-def owner_of(name, members):
-    return max(sorted(members), key=lambda m: mix(fnv1a(name) ^ mix(fnv1a(m))))
 
 
 def free_port():

@@ -3,7 +3,7 @@ monitor is checked by one replica, and when the replica that checks a DOWN monit
 killed with SIGKILL, the others take its monitors over within 15 s, raise no false DOWN,
 and the new owner closes the incident the dead one opened, with one alert each way.
 
-Who owns a monitor is computed here as the replicas compute it (rendezvous hashing,
+Who owns a monitor is computed as the replicas compute it (rendezvous.py, after
 cluster/membership.h), and checked against what each replica says it owns."""
 import contextlib
 import json
@@ -16,6 +16,7 @@ import pytest
 
 from conftest import Server, api_call, wait_for
 from receivers import HoldingReceiver, HttpReceiver
+from rendezvous import owner_of
 
 
 def iso(seconds):
@@ -24,27 +25,6 @@ def iso(seconds):
 
 MONITORS = [f"svc-{i:02d}" for i in range(12)]
 ADMIN = "replica-admin-token-0123456789"
-M64 = (1 << 64) - 1
-
-
-def fnv1a(text):
-    h = 0xCBF29CE484222325
-    for c in text.encode():
-        h = ((h ^ c) * 0x100000001B3) & M64
-    return h
-
-
-def mix(x):
-    x ^= x >> 30
-    x = (x * 0xBF58476D1CE4E5B9) & M64
-    x ^= x >> 27
-    x = (x * 0x94D049BB133111EB) & M64
-    return x ^ (x >> 31)
-
-
-def owner_of(name, members):
-    """The member with the highest weight; ties to the smaller id (max keeps the first)."""
-    return max(sorted(members), key=lambda m: mix(fnv1a(name) ^ mix(fnv1a(m))))
 
 
 class Target:
