@@ -48,6 +48,7 @@
 #include "heartbeat/ingest.h"
 #include "http/request_target.h"
 #include "http/server.h"
+#include "jobs/job_journal.h"
 #include "jobs/job_registry.h"
 #include "storage/sqlite/sqlite_store.h"
 #include "web/maintenance_page.h"
@@ -153,6 +154,8 @@ struct ServerInProcess {
   NoCheckers checkers;
   AsioTimers engine_timers{engine_io, clock};
   engine::Engine engine{engine_io, clock, engine_timers, *store, checkers, &planner};
+  jobs::JobJournal journal{*store, jobs, clock, "",
+                           [this](const std::string& job) { engine.ensure_monitor(jobs.auto_monitor(job)); }};
   CountingRandom random;
   catalog::MonitorCatalog catalog{engine, *store, random};
   catalog::MaintenanceCatalog maintenance{
@@ -199,9 +202,9 @@ struct ServerInProcess {
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
     web::add_maintenance_routes(router, web::MaintenancePageContext{web_context, maintenance});
     web::add_notifications_routes(router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
-    api::add_job_routes(
-        router,
-        api::JobApiContext{engine, jobs, std::make_shared<auth::ReloadableSecret>(config.jobs.token)});
+    api::add_job_routes(router,
+                        api::JobApiContext{engine, jobs, journal,
+                                           std::make_shared<auth::ReloadableSecret>(config.jobs.token)});
   }
 };
 
