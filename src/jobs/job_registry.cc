@@ -267,9 +267,11 @@ std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry,
 }
 
 std::shared_ptr<const InterruptionLedger> JobRegistry::published_ledger(const Entry& entry) {
-  static const auto kEmpty = std::make_shared<const InterruptionLedger>();
+  // Never destroyed: a reader on another thread may still copy it while the process exits.
+  static const auto* const kEmpty =
+      new std::shared_ptr<const InterruptionLedger>(std::make_shared<const InterruptionLedger>());
   std::lock_guard lock(entry.verdict_mu);
-  return entry.published_ledger ? entry.published_ledger : kEmpty;
+  return entry.published_ledger ? entry.published_ledger : *kEmpty;
 }
 
 std::map<InterruptionKind, CauseTotals> JobRegistry::interruption_totals() const {
@@ -290,13 +292,14 @@ std::map<InterruptionKind, CauseTotals> JobRegistry::interruption_totals() const
 }
 
 std::shared_ptr<const JobVerdict> JobRegistry::published_verdict(const Entry& entry) {
-  static const auto kNotEvaluated = [] {
+  // Never destroyed, as kEmpty above.
+  static const auto* const kNotEvaluated = [] {
     JobVerdict v;
     v.phase = "waiting";
-    return std::make_shared<const JobVerdict>(std::move(v));
+    return new std::shared_ptr<const JobVerdict>(std::make_shared<const JobVerdict>(std::move(v)));
   }();
   std::lock_guard lock(entry.verdict_mu);
-  return entry.verdict ? entry.verdict : kNotEvaluated;
+  return entry.verdict ? entry.verdict : *kNotEvaluated;
 }
 
 CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
