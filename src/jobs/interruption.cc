@@ -165,11 +165,15 @@ bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoT
   const bool trains =
       !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
   if (open()) {
+    Interruption& current = entries_.back();
     // Training again: the new attempt's first step, or the stall's end. A job that
     // finished meanwhile resumed nothing; it stays open until it is seen training.
-    if (!trains || (v.phase == "starting" && job.attempts().back().number == entries_.back().attempt))
-      return false;
-    close(entries_.back(), job, now);
+    if (!trains || (v.phase == "starting" && job.attempts().back().number == current.attempt)) {
+      if (!current.stacks.empty() || !v.down) return false;
+      current.stacks = keep_stacks(job);
+      return !current.stacks.empty();
+    }
+    close(current, job, now);
     return true;
   }
   if (!v.down || v.undecided || v.findings.empty()) return false;
@@ -188,6 +192,7 @@ bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoT
   i.world_size =
       job.attempts().empty() ? static_cast<int>(job.ranks().size()) : job.attempts().back().world_size;
   if (i.world_size <= 0) i.world_size = static_cast<int>(job.ranks().size());
+  i.stacks = keep_stacks(job);
   ++totals_[i.cause.kind].count;
   ++count_;
   entries_.push_back(std::move(i));

@@ -21,6 +21,7 @@
 #include "core/clock.h"
 #include "jobs/analysis.h"
 #include "jobs/job_state.h"
+#include "jobs/kept_stacks.h"
 
 namespace trainwatch::jobs {
 
@@ -69,6 +70,10 @@ struct Interruption {
   std::optional<MonoTime> resumed_at;  // trained again
   bool restarted = false;              // as a new attempt
   int64_t resumed_from_step = -1;
+  // Where the ranks were, from the stacks their agents captured while it was open (the
+  // first capture: the agents ask for stacks once a step is overdue, which may come after
+  // the verdict); empty when none came.
+  std::vector<KeptStackGroup> stacks;
 
   Millis to_detect() const;
   // Verdict to training again; up to `now` while open.

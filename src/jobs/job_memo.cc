@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "jobs/kept_stacks.h"
+
 namespace trainwatch::jobs {
 namespace {
 
@@ -97,7 +99,8 @@ json::object interruption_json(const Interruption& i, const Instants& at) {
                       {"world_size", i.world_size},
                       {"resumed_ms", at.to_ms(i.resumed_at)},
                       {"restarted", i.restarted},
-                      {"resumed_from_step", i.resumed_from_step}};
+                      {"resumed_from_step", i.resumed_from_step},
+                      {"stacks", kept_stacks_json(i.stacks)}};
 }
 
 Interruption interruption_from(const json::object& o, const Instants& at) {
@@ -118,6 +121,7 @@ Interruption interruption_from(const json::object& o, const Instants& at) {
   if (auto ms = int_field(o, "resumed_ms")) i.resumed_at = at.from_ms(*ms);
   i.restarted = bool_field(o, "restarted");
   i.resumed_from_step = int_field(o, "resumed_from_step").value_or(-1);
+  if (const json::value* stacks = o.if_contains("stacks")) i.stacks = kept_stacks_from_json(*stacks);
   return i;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/process_exit.h"
 #include "core/time_format.h"
+#include "jobs/kept_stacks.h"
 #include "jobs/rank_health.h"
 #include "jobs/rank_place.h"
 
@@ -231,7 +232,8 @@ json::object interruption_json(const JobSnapshot& s, const jobs::Interruption& i
       {"checkpoint_step", i.checkpoint_step >= 0 ? json::value(i.checkpoint_step) : json::value(nullptr)},
       {"steps_lost", steps ? json::value(*steps) : json::value(nullptr)},
       {"recomputed_ms", i.recomputed(started).count()},
-      {"gpu_hours_lost", i.gpu_hours_lost(s.at, started)}};
+      {"gpu_hours_lost", i.gpu_hours_lost(s.at, started)},
+      {"stacks", jobs::kept_stacks_json(i.stacks)}};
 }
 
 json::object goodput_json(const JobSnapshot& s) {

@@ -64,6 +64,29 @@ json::array rank_range_rows(const jobs::RankSummary& summary) {
   return rows;
 }
 
+// An interruption's kept stacks (jobs/kept_stacks.h) as one folded text: each place, who
+// was there, and its sample rank's frames, innermost first as faulthandler prints them.
+std::string kept_stacks_text(const json::array& groups) {
+  std::string text;
+  for (const auto& gv : groups) {
+    const json::object& g = gv.as_object();
+    std::string ranks;
+    for (const auto& r : g.at("ranks").as_array()) ranks += (ranks.empty() ? "" : ",") + text_of(r);
+    const auto count = g.at("rank_count").to_number<int64_t>();
+    if (count > static_cast<int64_t>(g.at("ranks").as_array().size()))
+      ranks += ",… (" + std::to_string(count) + ")";
+    text += (count == 1 ? "rank " : "ranks ") + ranks + " " + text_of(g.at("place")) +
+            (g.at("culprit").as_bool() ? "  ← the others waited for it" : "") + "\n";
+    text += "  rank " + text_of(g.at("rank")) + ":\n";
+    for (const auto& fv : g.at("frames").as_array()) {
+      const json::object& f = fv.as_object();
+      text += "    " + text_of(f.at("function")) + "  " + text_of(f.at("file")) + ":" +
+              text_of(f.at("line")) + "\n";
+    }
+  }
+  return text;
+}
+
 // The interruption ledger as table rows, newest first, with the job's goodput and attempts.
 void add_ledger(json::object& m) {
   json::array rows;
@@ -82,7 +105,8 @@ void add_ledger(json::object& m) {
                      {"steps_lost", i.at("steps_lost").is_null() ? json::value("?")
                                                                  : json::value(text_of(i.at("steps_lost")))},
                      {"gpu_hours", cost},
-                     {"open", i.at("resumed_at").is_null()}});
+                     {"open", i.at("resumed_at").is_null()},
+                     {"stacks_text", kept_stacks_text(i.at("stacks").as_array())}});
   }
   const json::object& g = m.at("goodput").as_object();
   char goodput[32];

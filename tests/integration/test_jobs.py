@@ -338,10 +338,19 @@ def test_a_rank_stuck_in_python_is_named_with_its_function_while_the_others_wait
         print(f"stuck rank: down after {elapsed:.1f} s (step timeout {step_timeout:.0f} s): {cause}")
     finally:
         cluster.remove("stuck-2")
-    wait_for(lambda: training_up(cluster), timeout=30, what="recovery once the data loader returns")
+    j = wait_for(lambda: training_up(cluster), timeout=30, what="recovery once the data loader returns")
     # One page for the hang, naming rank 2.
     downs = [a for a in cluster.hook.downs() if "fetch_next_shard" in a["cause"]]
     assert len(downs) == 1, cluster.hook.downs()
+    # Training again: the hang's stacks stay with its interruption, on the API and the page.
+    [hang] = [i for i in j["interruptions"] if i["code"] == "rank_stuck"]
+    culprit, waiting = hang["stacks"][0], hang["stacks"][1]
+    assert culprit["culprit"] and culprit["ranks"] == [2], hang["stacks"]
+    assert culprit["place"].startswith("in fetch_next_shard (job_rank.py:"), culprit
+    assert "fetch_next_shard" in [f["function"] for f in culprit["frames"]], culprit
+    assert waiting["ranks"] == [0, 1, 3] and waiting["place"].startswith("in all_reduce"), waiting
+    status, page, _ = cluster.server.get("/jobs/tiny")
+    assert status == 200 and "stacks when it stopped" in page and "the others waited for it" in page
 
 
 def process_events_allowed():

@@ -3,10 +3,14 @@
 #include "jobs/rank_place.h"
 
 #include <gtest/gtest.h>
+#include <boost/json.hpp>
 
 #include "fakes/manual_clock.h"
 #include "jobs/analysis.h"
+#include "jobs/interruption.h"
+#include "jobs/job_memo.h"
 #include "jobs/job_state.h"
+#include "jobs/kept_stacks.h"
 
 namespace trainwatch::jobs {
 namespace {
@@ -199,6 +203,95 @@ TEST_F(StuckRank, ASharedPlaceIsSaid) {
                           0),
             0u)
       << v.cause;
+}
+
+TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
+  // The verdict comes before any stack: the agents ask for one once a step is overdue.
+  const int64_t step =
+      train_then_stall(4, [](RankReport& r) { r.syscall = r.rank == 2 ? "clock_nanosleep" : "futex"; });
+  InterruptionLedger ledger;
+  ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+  ASSERT_TRUE(ledger.open());
+  EXPECT_TRUE(ledger.entries().back().stacks.empty());
+
+  // The stacks come in the next reports; the interruption keeps the first capture.
+  clock_.advance(Millis(1'000));
+  std::vector<RankReport> stalled;
+  for (int rank = 0; rank < 4; ++rank) {
+    stalled.push_back(at(rank, step, 6'000));
+    stalled.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500};
+  }
+  report("node-a", {stalled[0], stalled[1]});
+  report("node-b", {stalled[2], stalled[3]});
+  ASSERT_TRUE(verdict().down);
+  EXPECT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+  EXPECT_FALSE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()))
+      << "one capture per interruption";
+
+  // Rank 2's loader returns: training again, and the live stacks are gone.
+  for (int i = 1; i <= 3; ++i) {
+    report("node-a", {at(0, step + i, 0), at(1, step + i, 0)});
+    report("node-b", {at(2, step + i, 0), at(3, step + i, 0)});
+    clock_.advance(Millis(100));
+  }
+  ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+  ASSERT_FALSE(ledger.open());
+
+  const auto check = [](const std::vector<KeptStackGroup>& kept) {
+    ASSERT_EQ(kept.size(), 2u);
+    EXPECT_TRUE(kept[0].culprit);
+    EXPECT_EQ(kept[0].place, "in fetch_next_shard (data.py:31)");
+    EXPECT_EQ(kept[0].ranks, std::vector<int>{2});
+    EXPECT_EQ(kept[0].sample_rank, 2);
+    ASSERT_EQ(kept[0].frames.size(), 2u);
+    EXPECT_EQ(kept[0].frames[0].function, "fetch_next_shard");
+    EXPECT_EQ(kept[0].frames[0].file, "/work/data.py");
+    EXPECT_EQ(kept[0].frames[0].line, 31);
+    EXPECT_FALSE(kept[1].culprit);
+    EXPECT_EQ(kept[1].place, "in all_reduce (train.py:57)");
+    EXPECT_EQ(kept[1].ranks, (std::vector<int>{0, 1, 3}));
+    EXPECT_EQ(kept[1].rank_count, 3u);
+  };
+  check(ledger.entries().back().stacks);
+
+  // A restarted server reads them back from the job's memo.
+  JobState resumed("llama");
+  InterruptionLedger read_back;
+  ASSERT_TRUE(apply_job_memo(encode_job_memo(job_, ledger, clock_.monotonic_time(), clock_.system_time()),
+                             resumed, read_back, clock_.monotonic_time(), clock_.system_time())
+                  .ok());
+  ASSERT_EQ(read_back.entries().size(), 1u);
+  check(read_back.entries().back().stacks);
+}
+
+TEST(KeptStacks, AreBoundedInPlacesRanksAndFrames) {
+  JobState job("big");
+  NodeReport n;
+  n.node = "node-a";
+  for (int rank = 0; rank < 200; ++rank) {
+    PyThreadStack t;
+    // Rank 0..9 each in a place of its own; the rest all in one loop 60 frames deep.
+    for (int depth = 0; depth < 60; ++depth)
+      t.frames.push_back({"/work/train.py", rank < 10 ? rank + 1 : 100 + depth, "step"});
+    RankReport r = rank_with(rank, PyStack{{t}, false});
+    r.world_size = 200;
+    n.ranks.push_back(r);
+  }
+  ManualClock clock;
+  ASSERT_TRUE(job.ingest(n, clock.monotonic_time(), clock.system_time()));
+  const auto kept = keep_stacks(job);
+  ASSERT_EQ(kept.size(), kMaxKeptGroups);
+  EXPECT_EQ(kept[0].rank_count, 190u) << "the most shared place first";
+  EXPECT_EQ(kept[0].ranks.size(), kMaxKeptRanks);
+  EXPECT_EQ(kept[0].frames.size(), kMaxKeptFrames);
+
+  // Read back from a damaged memo: what is not a group is skipped, the bounds hold.
+  boost::json::array groups = kept_stacks_json(kept);
+  groups.push_back("not a group");
+  for (int i = 0; i < 20; ++i) groups.push_back(groups.front());
+  const auto read = kept_stacks_from_json(groups);
+  EXPECT_EQ(read.size(), kMaxKeptGroups);
+  EXPECT_EQ(read[0].rank_count, 190u);
 }
 
 }  // namespace

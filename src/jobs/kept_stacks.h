@@ -1,0 +1,45 @@
+// The stacks of a hang, kept with its interruption (interruption.h): once the job's
+// verdict is down, the Python stacks the agents captured for its overdue ranks are grouped
+// by where each rank was (rank_place.h) and kept, so that after the job recovered or was
+// restarted, and the live stacks are gone, one can still read where it stood.
+//
+// Bounded, whatever the job's size: at most kMaxKeptGroups places (the culprit's first,
+// then the most shared), each with its ranks (the first kMaxKeptRanks listed, all
+// counted) and the innermost kMaxKeptFrames frames of its lowest rank's main thread.
+// Pure.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <boost/json/fwd.hpp>
+
+#include "core/python_stack.h"
+#include "jobs/job_state.h"
+
+namespace trainwatch::jobs {
+
+inline constexpr size_t kMaxKeptGroups = 8;
+inline constexpr size_t kMaxKeptRanks = 64;
+inline constexpr size_t kMaxKeptFrames = 16;
+
+struct KeptStackGroup {
+  std::string place;            // "in fetch_next_shard (data.py:31)"
+  bool culprit = false;         // the place the others waited for (rank_place.h's culprit)
+  std::vector<int> ranks;       // ascending, the first kMaxKeptRanks
+  size_t rank_count = 0;        // every rank that was there
+  int sample_rank = -1;         // whose frames these are
+  std::vector<PyFrame> frames;  // innermost first
+};
+
+// The groups of the ranks whose last report carries a stack; empty when none does.
+std::vector<KeptStackGroup> keep_stacks(const JobState& job);
+
+// One form for the API and the job's stored memo (job_memo.h):
+//   [{"place", "culprit", "ranks", "rank_count", "rank", "frames": [{"function", "file", "line"}]}]
+// Reading skips what is damaged and applies the bounds again (a memo is stored input).
+boost::json::array kept_stacks_json(const std::vector<KeptStackGroup>& groups);
+std::vector<KeptStackGroup> kept_stacks_from_json(const boost::json::value& value);
+
+}  // namespace trainwatch::jobs
