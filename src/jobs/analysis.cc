@@ -1,8 +1,10 @@
 #include "jobs/analysis.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 #include <tuple>
 #include <unordered_set>
 
@@ -109,6 +111,29 @@ struct Context {
     return r.last.step >= 0 ? " at step " + std::to_string(r.last.step) : " before its first step";
   }
 };
+
+// How long a rank that failed on a broken connection (failed_on_a_peer) leaves the verdict
+// undecided: the dead peer's agent sees it gone within a sample (200 ms) and reports it
+// within kMinPushGap more; a second covers the network and a late sample.
+constexpr Millis kPeerFailureGrace{2'000};
+
+// Whether the head finding's rank failed on a collective's broken connection: the error a
+// rank gets when a peer died (gloo, NCCL, torch.distributed's own).
+bool failed_on_a_peer(const Context& c, const Finding& head) {
+  static constexpr std::array<std::string_view, 7> kPeerErrors{"Connection closed by peer",
+                                                               "Connection reset by peer",
+                                                               "/gloo/transport/",
+                                                               "ncclRemoteError",
+                                                               "remote process exited",
+                                                               "DistNetworkError",
+                                                               "NCCL communicator was aborted"};
+  if (head.ranks.empty()) return false;
+  auto it = c.job.ranks().find(head.ranks.front());
+  if (it == c.job.ranks().end()) return false;
+  const std::string& error = it->second.last.error;
+  return std::any_of(kPeerErrors.begin(), kPeerErrors.end(),
+                     [&](std::string_view e) { return error.find(e) != std::string::npos; });
+}
 
 // Ranks still running: not done, not gone, on a node that still reports.
 bool running(const Context& c, const RankRecord& r) {
@@ -842,6 +867,11 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
               had_running || (it != job.ranks().end() && it->second.node == name && !done(it->second.last));
         }
         if (had_running && !n.final && n.last_seen < head.since && !c.silent(n)) v.undecided = true;
+        // A rank that failed on a broken connection failed because a peer did: its error
+        // can reach the server before its agent has seen that peer gone.
+        if (had_running && !n.final && head.code == "rank_failed" && c.now - head.since < kPeerFailureGrace &&
+            failed_on_a_peer(c, head))
+          v.undecided = true;
       }
     }
     Millis waiting_after = std::max(Millis{1'000}, 2 * v.timeouts.smoothed_step_gap.value_or(Millis{0}));

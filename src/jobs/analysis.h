@@ -12,7 +12,10 @@
 // While the first finding is a reported error (then the only kind of failure) or a
 // non-finite loss, and some node whose ranks were running has not reported since it
 // began, the verdict is `undecided`: the culprit may be on that node, and its report (or
-// its silence, after node_silent_after) decides. A non-finite loss is timed by the first
+// its silence, after node_silent_after) decides. So does, for up to 2 s, every node with
+// running ranks when the error is a broken connection to a peer ("Connection closed by
+// peer"...): the peer's death caused it, and even the failed rank's own agent may report
+// the error before it has seen that peer gone. A non-finite loss is timed by the first
 // step of its run, not by the report's arrival, so the rank that went bad first is named
 // whichever node spoke first, and stays named as the others report.
 //

@@ -179,6 +179,77 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
       << v.cause;
 }
 
+// The agent living in local rank 0: rank 1 is killed, rank 0 fails on the broken
+// connection and its error reaches the server before the agent saw rank 1 gone. The
+// verdict waits for the agent's next word instead of blaming rank 0.
+TEST_F(JobAnalysis, APeerFailureReportedBeforeItsCauseWaitsForTheAgentsNextReport) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(300));
+  RankReport failed = training(0, step);
+  failed.status = RankStatus::kFailed;
+  failed.error =
+      "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:28037";
+  failed.error_age_ms = 0;
+  RankReport not_yet_seen_gone = training(1, step);
+  report("node-a", {failed, not_yet_seen_gone});
+  JobVerdict early = verdict();
+  EXPECT_TRUE(early.down);
+  EXPECT_EQ(early.findings.front().ranks, std::vector<int>{0});
+  EXPECT_TRUE(early.undecided) << "rank 0's own node may not yet have seen why it failed";
+
+  clock_.advance(Millis(400));
+  RankReport victim = training(1, step);
+  victim.alive = false;
+  victim.state = '?';
+  victim.gone_age_ms = 500;
+  report("node-a", {failed, victim}, /*final=*/true);
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_FALSE(v.undecided);
+  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{1});
+  EXPECT_NE(v.cause.find("rank 0 failed after it"), std::string::npos) << v.cause;
+}
+
+// When no peer turns out to have died first, the failed rank is named once the grace is over.
+TEST_F(JobAnalysis, APeerFailureWithNoPeerSeenGoneIsNamedAfterTheGrace) {
+  int64_t step = run_healthy();
+  RankReport failed = training(2, step);
+  failed.status = RankStatus::kFailed;
+  failed.error = "torch.distributed.DistNetworkError: Connection reset by peer";
+  failed.error_age_ms = 0;
+  report("node-b", {failed, training(3, step)});
+  EXPECT_TRUE(verdict().undecided);
+  clock_.advance(Millis(1'000));
+  report("node-a", {training(0, step), training(1, step)});
+  failed.error_age_ms = 1'000;
+  report("node-b", {failed, training(3, step)});
+  EXPECT_TRUE(verdict().undecided);
+  clock_.advance(Millis(1'100));
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_FALSE(v.undecided);
+  EXPECT_EQ(v.findings.front().code, "rank_failed");
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
+
+  // An error of the rank's own is named at once.
+  JobState other("other");
+  NodeReport n;
+  n.node = "node-a";
+  n.report_every = Millis(1'000);
+  RankReport own = training(0, 5);
+  own.status = RankStatus::kFailed;
+  own.error = "ValueError: bad batch";
+  own.error_age_ms = 0;
+  n.ranks = {own, training(1, 5)};
+  ASSERT_TRUE(other.ingest(n, clock_.monotonic_time(), clock_.system_time()));
+  JobCheckSpec spec;
+  spec.world_size = 2;
+  JobVerdict at_once = analyze(other, spec, clock_.monotonic_time(), clock_.system_time());
+  EXPECT_TRUE(at_once.down);
+  EXPECT_FALSE(at_once.undecided);
+}
+
 // Where the agent heard from the kernel how the rank ended, the alert says so.
 TEST_F(JobAnalysis, AKilledRankIsNamedWithTheSignalThatKilledIt) {
   int64_t step = run_healthy();
