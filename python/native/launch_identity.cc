@@ -32,7 +32,8 @@ PyObject* launch_env(PyObject*, PyObject*) {
     PyObject* out = PyDict_New();
     if (out == nullptr) return nullptr;
     bool ok = put(out, "launcher", text(env.launcher)) && put(out, "run_id", text(env.run_id)) &&
-              put(out, "node_name", text(env.node_name)) && put(out, "rank", number_or_none(env.rank)) &&
+              put(out, "node_name", text(env.node_name)) && put(out, "job", text(env.job)) &&
+              put(out, "rank", number_or_none(env.rank)) &&
               put(out, "local_rank", number_or_none(env.local_rank)) &&
               put(out, "world_size", number_or_none(env.world_size)) &&
               put(out, "node_rank", number_or_none(env.node_rank)) &&

@@ -154,12 +154,12 @@ def _env_float(name, default):
 
 def launch_env():
     """What the launcher's variables say about this process: a dict with launcher ("torchrun",
-    "slurm", "kubernetes" or ""), run_id and node_name ("" when unknown), and rank, local_rank,
+    "slurm", "kubernetes" or ""), run_id, node_name and job ("" when unknown), and rank, local_rank,
     world_size, node_rank, attempt (None when no variable gives one). TRAINWATCH_RUN_ID,
     TRAINWATCH_ATTEMPT, TRAINWATCH_NODE_RANK and TRAINWATCH_NODE win over every launcher's;
     docs/training.md has the table. Read by the same code as the slot's identity."""
     if _native is None:
-        return {"launcher": "", "run_id": "", "node_name": "", "rank": None, "local_rank": None,
+        return {"launcher": "", "run_id": "", "node_name": "", "job": "", "rank": None, "local_rank": None,
                 "world_size": None, "node_rank": None, "attempt": None}
     return _native.launch_env()
 
@@ -169,6 +169,9 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
          disk_free_gb=10.0, host_memory_free_gb=1.0, ping_every=None, nvml_library=None, status="training",
          server=None, node=None, report_every=None):
     """Open this rank's slot and return its Run.
+
+    The job is `job`, else TRAINWATCH_JOB, else Slurm's job name (SLURM_JOB_NAME, made a
+    valid name), else "default"; the agent started without --job takes the same.
 
     Rank, local rank and world size come from RANK, LOCAL_RANK, WORLD_SIZE (or Slurm's
     SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS) unless given; the run id, restart attempt and
@@ -198,10 +201,10 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     if _native is None:
         sys.stderr.write(f"trainwatch: native extension not available ({_native_error}); "
                          "training continues without trainwatch reporting\n")
-    job = job or os.environ.get("TRAINWATCH_JOB") or "default"
+    launch = launch_env()
+    job = job or os.environ.get("TRAINWATCH_JOB") or launch["job"] or "default"
     directory = dir or os.environ.get("TRAINWATCH_DIR") or "/dev/shm/trainwatch"
     run = Run(job=job, dir=directory, rank=rank, local_rank=local_rank, world_size=world_size)
-    launch = launch_env()
     global_rank = rank if rank is not None else (launch["rank"] or 0)
     my_local_rank = local_rank if local_rank is not None else launch["local_rank"]
     if my_local_rank is None:

@@ -17,6 +17,8 @@
 #include "cli/commands.h"
 #include "cli/fd_limit.h"
 #include "cli/listen_address.h"
+#include "reporter/launch_env.h"
+#include "reporter/options.h"
 
 namespace trainwatch::cli {
 namespace {
@@ -34,11 +36,13 @@ Command add_agent_options(CLI::App& sub) {
     double stall_after_s = 600, disk_free_gb = 10, host_memory_free_gb = 1, report_every_s = 5;
   };
   auto args = std::make_shared<Args>();
+  args->o.job.clear();  // not given: the launcher's name or the default, below
   // The ranks' own variables: an agent started beside them in the same environment
   // watches what they write without repeating it.
-  sub.add_option("--job", args->o.job, "Job name (default: TRAINWATCH_JOB, as the ranks read it)")
-      ->envname("TRAINWATCH_JOB")
-      ->required();
+  sub.add_option("--job", args->o.job,
+                 "Job name (default, as the ranks read it: TRAINWATCH_JOB, else Slurm's SLURM_JOB_NAME, "
+                 "else 'default')")
+      ->envname("TRAINWATCH_JOB");
   sub.add_option("--listen", args->listen, "host:port to serve on");
   sub.add_option("--dir", args->o.dir, "Slot directory (default: TRAINWATCH_DIR, as the ranks read it)")
       ->envname("TRAINWATCH_DIR");
@@ -68,6 +72,10 @@ Command add_agent_options(CLI::App& sub) {
     }
     o.host = listen->host;
     o.port = listen->port;
+    if (o.job.empty()) {
+      o.job = reporter::read_launch_env(reporter::process_env()).job;
+      if (o.job.empty()) o.job = reporter::kDefaultJob;
+    }
     const FdLimit fd_limit = raise_fd_limit();
     std::fprintf(stderr, "trainwatch agent: %s\n", describe(fd_limit).c_str());
     if (!args->checkpoint_dir.empty()) o.disks.push_back({"checkpoint_dir", args->checkpoint_dir});

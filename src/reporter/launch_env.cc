@@ -4,6 +4,8 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "core/names.h"
+
 namespace trainwatch::reporter {
 namespace {
 
@@ -93,7 +95,20 @@ LaunchEnv read_launch_env(const EnvLookup& env) {
   out.run_id = first_text(without_torchrun_placeholder(env),
                           {"TRAINWATCH_RUN_ID", "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID"});
   out.node_name = first_text(env, {"TRAINWATCH_NODE", "SLURMD_NODENAME"});
+  out.job = job_name_from(first_text(env, {"SLURM_JOB_NAME"}));
   return out;
+}
+
+std::string job_name_from(std::string_view text) {
+  std::string name;
+  for (char c : text) {
+    if (name.size() == kMaxNameLength) break;
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (name.empty() && (c == '.' || !allowed)) continue;  // "." and ".." name directories
+    name += allowed ? c : '-';
+  }
+  return valid_name(name) ? name : std::string();
 }
 
 }  // namespace trainwatch::reporter

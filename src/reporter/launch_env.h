@@ -13,6 +13,9 @@
 //               JOBSET_RESTART_ATTEMPT (JobSet's restart-attempt annotation, by the downward API)
 //   run id      TRAINWATCH_RUN_ID, TORCHELASTIC_RUN_ID (not its placeholder "none"), SLURM_JOB_ID
 //   node name   TRAINWATCH_NODE, SLURMD_NODENAME
+//   job name    SLURM_JOB_NAME (the name squeue shows), made a valid name (core/names.h):
+//               lower case, '-' for any other character, at most 63; the reporter and the
+//               agent use it when neither an argument nor TRAINWATCH_JOB names the job
 // torchrun started by srun is the common nesting: torchrun's variables come first, so RANK
 // (the global rank) wins over SLURM_PROCID (which there numbers the nodes).
 #pragma once
@@ -21,6 +24,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace trainwatch::reporter {
 
@@ -44,10 +48,14 @@ struct LaunchEnv {
   EnvNumber rank, local_rank, world_size, node_rank, attempt;
   std::string run_id;     // "" when nothing names the run
   std::string node_name;  // "" when nothing names the node (the caller uses the host name)
+  std::string job;        // "" when the launcher names no job (the caller uses "default")
 };
 
 // Ranges: ranks and node ranks [0, 2^24], world size [1, 2^24], attempt [0, 2^31 - 1].
 LaunchEnv read_launch_env(const EnvLookup& env);
+
+// `text` as a valid job name (core/names.h), or "" when nothing of it is left.
+std::string job_name_from(std::string_view text);
 
 // Strict decimal parse of a whole string into [min, max].
 std::optional<int64_t> parse_int(const std::string& text, int64_t min, int64_t max);

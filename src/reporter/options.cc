@@ -52,10 +52,13 @@ Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& 
                                       " is smaller than version 1 of the struct");
   }
   RankOptions out;
+  const LaunchEnv launch = read_launch_env(env);
   if (options->job && *options->job) {
     out.job = options->job;
   } else if (auto job = env("TRAINWATCH_JOB"); job && !job->empty()) {
     out.job = *job;
+  } else if (!launch.job.empty()) {
+    out.job = launch.job;
   }
   // The server's rule for job names, so a job the reporter accepts is one the server takes.
   if (std::string problem = name_problem(out.job); !problem.empty()) {
@@ -67,7 +70,6 @@ Result<RankOptions> resolve_options(const tw_options* options, const EnvLookup& 
     out.dir = *dir;
   }
 
-  const LaunchEnv launch = read_launch_env(env);
   auto world = pick_int(options->world_size_set, options->world_size, "WORLD_SIZE", launch.world_size, 1, 1);
   if (!world) return world.error();
   auto rank = pick_int(options->rank_set, options->rank, "RANK", launch.rank, 0, 0);

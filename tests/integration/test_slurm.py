@@ -90,13 +90,14 @@ def test_srun_of_four_tasks_is_one_job_of_four_ranks_named_by_slurm(slurm, start
     # Two CPUs here: four tasks only with --overcommit.
     # --kill-on-bad-exit: a task that fails ends the step, instead of leaving the others in
     # the rendezvous.
-    srun = subprocess.Popen(["srun", "--overcommit", "--kill-on-bad-exit=1", "-n", "4", PY, str(HERE / "job_rank.py")], env=env,
+    srun = subprocess.Popen(["srun", "--overcommit", "--kill-on-bad-exit=1", "--job-name", "Llama 7B", "-n", "4", PY,
+                             str(HERE / "job_rank.py")], env=env,
                             stdout=subprocess.DEVNULL, stderr=open(tmp_path / "srun.log", "wb"),
                             start_new_session=True)
     try:
         def four_ranks():
             assert srun.poll() is None, (tmp_path / "srun.log").read_text()[-3000:]
-            status, j, _ = server.get("/api/v1/jobs/default")
+            status, j, _ = server.get("/api/v1/jobs/llama-7b")  # SLURM_JOB_NAME, made a valid name
             return j if status == 200 and len(j["ranks"]) == 4 and all(r["step"] > 2 for r in j["ranks"]) else None
 
         j = wait_for(four_ranks, timeout=120, interval=0.5, what="one job with 4 ranks")

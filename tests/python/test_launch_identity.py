@@ -48,3 +48,22 @@ def test_slurm_tasks_report_their_place_and_attempt_without_configuration(env):
     assert ranks[0]["step"] == 7 and ranks[1]["step"] == 7
     assert (ranks[0]["attempt"], ranks[0]["run_id"], ranks[0]["node_rank"]) == (2, "8812345", 0)
     assert (ranks[1]["attempt"], ranks[1]["run_id"], ranks[1]["node_rank"]) == (5, "llama-v3", 0)
+
+
+def test_slurms_job_name_names_the_job_for_the_ranks_and_for_an_agent_in_the_same_environment(env):
+    """sbatch --job-name "Llama 7B": neither the ranks nor the agent is told the job's name."""
+    slurm = {k: v for k, v in env.items() if k != "TRAINWATCH_JOB"}
+    slurm["SLURM_JOB_NAME"] = "Llama 7B"
+    assert slurm_task(slurm, 0)["job"] == "llama-7b"
+    slurm_task(slurm, 1)
+
+    port = free_port()
+    agent = subprocess.Popen([BIN, "agent", "--listen", f"127.0.0.1:{port}"], env=slurm,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        h = wait_for(lambda: (lambda b: b if b and len(b["ranks"]) == 2 else None)(agent_health(port)))
+    finally:
+        agent.terminate()
+        _, err = agent.communicate(timeout=10)
+    assert h["job"] == "llama-7b", h
+    assert "trainwatch agent: job llama-7b on " in err, err

@@ -27,6 +27,17 @@ TEST(LaunchEnv, NothingSetNamesNoLauncherAndNoField) {
   EXPECT_FALSE(e.node_rank.set());
   EXPECT_EQ(e.run_id, "");
   EXPECT_EQ(e.node_name, "");
+  EXPECT_EQ(e.job, "");
+}
+
+TEST(LaunchEnv, SlurmsJobNameIsMadeAValidName) {
+  EXPECT_EQ(read_launch_env(env_of({{"SLURM_JOB_NAME", "train.sh"}})).job, "train.sh");
+  EXPECT_EQ(job_name_from("Llama 7B/ft#2"), "llama-7b-ft-2");
+  EXPECT_EQ(job_name_from("..hidden"), "hidden") << "a leading '.' would name a directory";
+  EXPECT_EQ(job_name_from(std::string(100, 'a')), std::string(63, 'a'));
+  EXPECT_EQ(job_name_from("\xe2\x9c\x93 run"), "run");
+  EXPECT_EQ(job_name_from(""), "");
+  EXPECT_EQ(job_name_from("!!!"), "");
 }
 
 // What torchrun 1.13 puts in each worker's environment on the second node after one restart.

@@ -106,6 +106,22 @@ TEST(ResolveOptions, SlurmTasksFindTheirPlaceWithoutRank) {
   EXPECT_TRUE(r->warnings.empty());
 }
 
+// sbatch --job-name "Llama 7B" train.sh: the job takes Slurm's name unless TRAINWATCH_JOB
+// or the argument names it.
+TEST(ResolveOptions, SlurmNamesTheJobWhenNothingElseDoes) {
+  auto named =
+      resolve_options(nullptr, env_of({{"SLURM_JOB_ID", "8812345"}, {"SLURM_JOB_NAME", "Llama 7B"}}));
+  ASSERT_TRUE(named.ok()) << named.error().message;
+  EXPECT_EQ(named->job, "llama-7b");
+  auto overridden =
+      resolve_options(nullptr, env_of({{"SLURM_JOB_NAME", "Llama 7B"}, {"TRAINWATCH_JOB", "pretrain"}}));
+  ASSERT_TRUE(overridden.ok());
+  EXPECT_EQ(overridden->job, "pretrain");
+  auto unnamed = resolve_options(nullptr, env_of({{"SLURM_JOB_NAME", "..."}}));
+  ASSERT_TRUE(unnamed.ok()) << "a name with nothing usable in it is no name, not an error";
+  EXPECT_EQ(unnamed->job, kDefaultJob);
+}
+
 TEST(ResolveOptions, NoLauncherIsTheFirstAttemptOnAnUnknownNode) {
   auto r = resolve_options(nullptr, env_of({}));
   ASSERT_TRUE(r.ok());
