@@ -361,8 +361,8 @@ TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTak
   MonitorState down;
   down.status = MonitorStatus::kDown;
   std::vector<NewDelivery> outbox;
-  for (int i = 0; i < 3; ++i) {
-    outbox.push_back(NewDelivery{"hook", "api", 1, "down", "{}", from_unix_ms(kT0), from_unix_ms(kT0)});
+  for (int i = 0; i < 3; ++i) {  // three incidents: one incident's rows wait for each other (below)
+    outbox.push_back(NewDelivery{"hook", "api", i + 1, "down", "{}", from_unix_ms(kT0), from_unix_ms(kT0)});
   }
   ASSERT_TRUE(write_and_wait(store, RecordResult{"api", result_at(kT0, false), down, outbox}).ok());
   const Millis ttl(6'000);
@@ -396,6 +396,57 @@ TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTak
                                            from_unix_ms(kT0), std::nullopt, "", 200, from_unix_ms(kT0)})
           .ok());
   EXPECT_EQ(claim("b", true), first_two);
+}
+
+// The DOWN of incident 1 is claimed by replica a, which dies; b, the monitor's new owner,
+// writes its recovery. The recovery waits until b holds the DOWN, so the channel hears the
+// DOWN first.
+TEST_F(PostgresStoreTest, ARecoveryIsNotClaimedWhileItsDownIsHeldByAnotherReplica) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  postgres::PgMemberRegistry members(url_);
+  ASSERT_TRUE(members.beat(MemberRow{"a", "host:1", "c", {}, {}}).ok());
+  ASSERT_TRUE(members.beat(MemberRow{"b", "host:2", "c", {}, {}}).ok());
+  const Millis ttl(6'000);
+  auto claim = [&](const std::string& who) {
+    auto rows = store.claim_deliveries(DeliveryClaim{"hook", who, 0, false, 50, ttl});
+    EXPECT_TRUE(rows.ok()) << rows.error().message;
+    std::vector<std::string> events;
+    for (const auto& r : *rows) events.push_back(r.spec.kind + "#" + std::to_string(*r.spec.incident_id));
+    return events;
+  };
+  MonitorState down;
+  down.status = MonitorStatus::kDown;
+  ASSERT_TRUE(write_and_wait(store, RecordResult{"api",
+                                                 result_at(kT0, false),
+                                                 down,
+                                                 {NewDelivery{"hook", "api", 1, "down", "{}",
+                                                              from_unix_ms(kT0), from_unix_ms(kT0)}}})
+                  .ok());
+  EXPECT_EQ(claim("a"), std::vector<std::string>{"down#1"});
+
+  // Another incident's row, and a row of no incident, are not held up.
+  MonitorState up;
+  up.status = MonitorStatus::kUp;
+  ASSERT_TRUE(
+      write_and_wait(
+          store,
+          RecordResult{"api",
+                       result_at(kT0 + 1'000, true),
+                       up,
+                       {NewDelivery{"hook", "api", 1, "up", "{}", from_unix_ms(kT0), from_unix_ms(kT0)},
+                        NewDelivery{"hook", "other", 2, "down", "{}", from_unix_ms(kT0), from_unix_ms(kT0)}}})
+          .ok());
+  EXPECT_EQ(claim("b"), std::vector<std::string>{"down#2"}) << "up#1 waits behind a's down#1";
+  EXPECT_TRUE(claim("b").empty());
+
+  pqxx::connection conn(url_);
+  pqxx::work tx(conn);
+  tx.exec("UPDATE members SET seen_at = now() - interval '7 seconds' WHERE id = 'a'");
+  tx.commit();
+  EXPECT_EQ(claim("b"), std::vector<std::string>{"down#1"}) << "a died: b takes its down first";
+  EXPECT_EQ(claim("b"), std::vector<std::string>{"up#1"}) << "then the recovery, queued behind it";
 }
 
 // Two replicas opening incidents at once never number two alike.

@@ -54,17 +54,26 @@ Result<std::vector<Delivery>> read_deliveries(Tx& tx, const DeliveryQuery& query
 Result<std::vector<Delivery>> claim_deliveries(Tx& tx, const DeliveryClaim& claim) {
   // SKIP LOCKED: two replicas claiming at once take different rows instead of waiting
   // for each other; what one skipped is taken by its next claim, or by the other.
+  // NOT EXISTS: a row waits while an earlier pending row of its incident on this channel
+  // is claimed by another replica, so a channel hears an incident's messages in order
+  // across replicas too (unclaimed rows are taken together, oldest first, by one claim). Without it, a new
+  // owner's recovery went out at once while the DOWN sat claimed by the replica that died, and was sent after
+  // it when that claim expired (a PagerDuty incident resolved, then triggered again for good). A row held by
+  // a dead replica is taken by this claim; what waited behind it is taken by the next.
   std::vector<Delivery> out;
-  for (const pqxx::row& row : tx.exec_params(
-           "UPDATE deliveries SET claimed_by = $1 WHERE id IN ("
-           "SELECT id FROM deliveries WHERE status = 'pending' AND channel = $2 AND (claimed_by IS NULL "
-           "OR ($3 AND claimed_by = $1) OR (claimed_by <> $1 AND claimed_by NOT IN "
-           "(SELECT id FROM members WHERE seen_at > now() - make_interval(secs => $4)))) "
-           "ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED) "
-           "RETURNING id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
-           "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms",
-           claim.claimer, claim.channel, claim.again, static_cast<double>(claim.claimer_ttl.count()) / 1000.0,
-           std::clamp(claim.limit, 0, kMaxRowsPerRead))) {
+  for (
+      const pqxx::row& row : tx.exec_params(
+          "UPDATE deliveries SET claimed_by = $1 WHERE id IN ("
+          "SELECT d.id FROM deliveries d WHERE d.status = 'pending' AND d.channel = $2 AND (d.claimed_by IS NULL "
+          "OR ($3 AND d.claimed_by = $1) OR (d.claimed_by <> $1 AND d.claimed_by NOT IN "
+          "(SELECT id FROM members WHERE seen_at > now() - make_interval(secs => $4)))) "
+          "AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.status = 'pending' AND e.channel = d.channel "
+          "AND e.incident_id = d.incident_id AND e.id < d.id AND e.claimed_by <> $1) "
+          "ORDER BY d.id LIMIT $5 FOR UPDATE OF d SKIP LOCKED) "
+          "RETURNING id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
+          "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms",
+          claim.claimer, claim.channel, claim.again, static_cast<double>(claim.claimer_ttl.count()) / 1000.0,
+          std::clamp(claim.limit, 0, kMaxRowsPerRead))) {
     out.push_back(delivery_from_row(row));
   }
   // RETURNING keeps no order.
