@@ -14,7 +14,6 @@ Prints one JSON line last.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -24,6 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS = os.path.join(HERE, "..", "..", "..", "shared", "peers")
 sys.path.insert(0, PEERS)
 from wrkparse import parse_wrk  # noqa: E402
+sys.path.insert(0, os.path.dirname(HERE))
+from benchkit import free_port  # noqa: E402
 
 DUR = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 N = 1_000_000
@@ -46,12 +47,6 @@ def our_step_ns(n, runs=5):
         out.append(((t1 - t0) - (t2 - t1)) / n)
     out.sort()
     return out[len(out) // 2]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 TARGET = r"""

@@ -14,7 +14,6 @@ import http.client
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,9 @@ BUILD = os.path.join(ROOT, sys.argv[1] if len(sys.argv) > 1 else "build-agent-re
 RANKS = GPUS = 8
 REQUESTS = 2000
 
+sys.path.insert(0, os.path.dirname(HERE))
+from benchkit import free_port  # noqa: E402
+
 RANK = r"""
 import sys, time, trainwatch
 tw = trainwatch.init(rank=int(sys.argv[1]), local_rank=int(sys.argv[1]), world_size=8)
@@ -36,12 +38,6 @@ while True:
     tw.step(step, loss=1.0 / step, loss_scale=65536.0, tokens=4096)
     time.sleep(0.01)
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def memory_kb(pid):

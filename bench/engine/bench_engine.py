@@ -19,7 +19,6 @@ import json
 import os
 import pathlib
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,22 +29,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PEERS = pathlib.Path(os.environ.get("TRAINWATCH_PEERS", ROOT.parent / "shared" / "peers"))
 sys.path.insert(0, str(PEERS))
 from wrkparse import parse_wrk  # noqa: E402  (the peers' own wrk parser, imported, not copied)
+sys.path.insert(0, str(ROOT / "bench"))
+from benchkit import cpu_s, free_port, postgres_cpu_s  # noqa: E402
 
 BINARY = os.environ.get("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
 QUICK = "--quick" in sys.argv
 ON_POSTGRES = "--store" in sys.argv and sys.argv[sys.argv.index("--store") + 1:][:1] == ["postgres"]
-TCK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_s(pid):
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / TCK
 
 
 def peak_rss_mb(pid):
@@ -105,20 +94,6 @@ def stop(proc):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-
-
-def postgres_cpu_s(owner_pid):
-    """CPU of a PostgreSQL cluster: its postmaster and every backend it forked."""
-    total = 0.0
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(stat.parent.name)
-        if pid == owner_pid or int(fields[1]) == owner_pid:
-            total += (int(fields[11]) + int(fields[12])) / TCK
-    return total
 
 
 def checks_per_cpu_second(tmp, nginx_port, store_url=None, db_pid=None):

@@ -38,7 +38,6 @@ import re
 import selectors
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,45 +53,15 @@ sys.path.insert(0, str(ROOT / "tests" / "integration"))
 from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 from rendezvous import owners  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from benchkit import cpu_s, free_port, load_avg, logger, postgres_cpu_s  # noqa: E402
+
 MONITORS = 10_000
 INTERVAL_S = 10.0
 REPLICAS = 3
-TCK = os.sysconf("SC_CLK_TCK")
 
 
-def log(msg):
-    print(f"[bench_spread.py {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def load_avg():
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_s(pid):
-    try:
-        f = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(f[11]) + int(f[12])) / TCK
-
-
-def postgres_cpu_s(postmaster):
-    """CPU of a PostgreSQL cluster: its postmaster and the backends it forked (live ones)."""
-    total = 0.0
-    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(stat.parent.name) == postmaster or int(fields[1]) == postmaster:
-            total += (int(fields[11]) + int(fields[12])) / TCK
-    return total
+log = logger("bench_spread.py")
 
 
 def get(url, timeout=30):

@@ -32,7 +32,8 @@ every replica is SIGKILLed, and PostgreSQL is read:
     twice is a duplicate, "in flight" when its first copy arrived within 2.5 s before a
     kill and the second after it.
   - incidents that overlap on one monitor, or that opened while the target was up
-    (false DOWN).
+    (false DOWN);
+  - incidents whose `up` reached the receiver before their `down` (must be 0).
 
 Usage: /usr/bin/python3 bench/heartbeat/kills.py [--kills 20] [--quick] [--seed N]
        [--binary PATH]   (default: a copy of build/src/cli/trainwatch taken at start)
@@ -49,7 +50,6 @@ import secrets
 import selectors
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -66,25 +66,16 @@ sys.path.insert(0, str(ROOT / "tests" / "integration"))
 from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 from rendezvous import owner_of  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from benchkit import free_port, load_avg, logger  # noqa: E402
+
 HAPROXY = "/usr/sbin/haproxy"
 REPLICAS = 3
 RECEIVER_HOLD_S = 0.2
 IN_FLIGHT_WINDOW_S = 2.5
 
 
-def log(msg):
-    print(f"[kills.py {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def load_avg():
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+log = logger("kills.py")
 
 
 class Server(ThreadingHTTPServer):
@@ -669,6 +660,14 @@ def main():
                            "first_before_kill_s": round(cause - first, 2) if cause else None,
                            "resent_after_kill_s": round(second - cause, 2) if cause else None,
                            "first_answered": arr[0]["answered"]})
+    # An incident's recovery that reached the receiver before its DOWN (an order the
+    # channel must never see: the receiver is left with the incident open).
+    first_at = {}
+    for a in arrivals:
+        key = (a["incident_id"], a["event"])
+        first_at[key] = min(first_at.get(key, a["at"]), a["at"])
+    reversed_ids = sorted(inc for (inc, event), at in first_at.items()
+                          if event == "up" and inc is not None and at < first_at.get((inc, "down"), at))
     # Incidents that overlap on one monitor, and DOWNs opened while the target was up.
     overlaps = 0
     per_monitor = {}
@@ -715,6 +714,7 @@ def main():
               "missing": len(never_received), "missing_ids": never_received[:10],
               "duplicates": len(duplicates), "duplicates_in_flight": sum(d["in_flight_at_kill"] for d in duplicates),
               "duplicate_detail": duplicates, "unknown_delivery_ids": unknown[:10],
+              "recoveries_before_their_down": len(reversed_ids), "reversed_incidents": reversed_ids[:10],
               "overlapping_incidents": overlaps, "false_down": len(false_down),
               "outages": len(outages), "outages_missed": len(missed), "outages_missed_while_unowned": len(missed_unowned),
               "missed_examples": missed[:5], "down_delay_s": quantiles(down_delays),

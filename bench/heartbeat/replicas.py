@@ -44,15 +44,16 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
-from run import BINARY, TOKENS, free_port, start_nginx, wrk  # noqa: E402
+from run import BINARY, TOKENS, start_nginx, wrk  # noqa: E402
 from conftest import PASSWORD, PG_BIN, Postgres, wait_for  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
+from benchkit import free_port, logger  # noqa: E402
 
 HAPROXY = "/usr/sbin/haproxy"
 REPLICAS = 3
 
 
-def log(msg):
-    print(f"[replicas.py {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = logger("replicas.py")
 
 
 def write_config(path, tokens, store_url_env):

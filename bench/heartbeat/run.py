@@ -23,18 +23,13 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT.parent / "shared" / "peers"))
 from wrkparse import parse_wrk  # noqa: E402  (the peers' shared wrk parser)
+sys.path.insert(0, str(ROOT / "bench"))
+from benchkit import free_port  # noqa: E402
 
 BINARY = os.environ.get("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
 TOKENS = 10_000
 
 
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def start_trainwatch(work, tokens):

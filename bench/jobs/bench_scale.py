@@ -72,11 +72,13 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE.parent / "heartbeat"))
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 import replicas  # noqa: E402  (Serve, replicas_agree, pg_url, odd_log_lines)
-from run import free_port, start_nginx  # noqa: E402
+from run import start_nginx  # noqa: E402
 from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 
 sys.path.insert(0, str(ROOT.parent / "shared" / "peers"))
 from wrkparse import parse_wrk  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
+from benchkit import free_port, logger  # noqa: E402
 
 NODES = 2048
 RANKS_PER_NODE = 8
@@ -95,8 +97,7 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 SETUPS = ("sqlite", "postgres", "pg-x3-job", "pg-x3-uri", "pg-x3-rr", "nginx")
 
 
-def log(msg):
-    print(f"[bench_scale {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+log = logger("bench_scale")
 
 
 def load1():

@@ -1,0 +1,50 @@
+"""What the benches share: a free loopback port, a process's CPU time from /proc, the
+load average, and a log line to stderr. Imported by each bench after it puts bench/ on
+sys.path; it starts nothing."""
+import os
+import pathlib
+import socket
+import sys
+import time
+
+TCK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    """A port free on 127.0.0.1 now (another process may take it before it is bound)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_s(pid):
+    """User + system CPU seconds of a live process; 0.0 once it is gone."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TCK
+
+
+def postgres_cpu_s(postmaster):
+    """CPU of a PostgreSQL cluster: its postmaster and the live backends it forked."""
+    total = 0.0
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat.parent.name) == postmaster or int(fields[1]) == postmaster:
+            total += (int(fields[11]) + int(fields[12])) / TCK
+    return total
+
+
+def load_avg():
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def logger(name):
+    """A log(msg) that prints "[name HH:MM:SS] msg" to stderr at once."""
+    def log(msg):
+        print(f"[{name} {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+    return log
