@@ -464,8 +464,14 @@ def test_a_job_whose_nodes_report_to_different_replicas_is_analysed_as_one(tmp_p
         assert "rank 1" in job(other)["cause"], "the other replica's job page names it too"
 
         checker.stop(signal.SIGKILL)
-        time.sleep(8)  # past the 6 s member ttl: `other` checks the job now
-        assert health(other)["replicas"]["members"] == [health(other)["replicas"]["self"]]
+        me = health(other)["replicas"]["self"]
+        wait_for(lambda: health(other)["replicas"]["members"] == [me], timeout=15,
+                 what="the killed checker to leave the members (6 s ttl)")
+        # `other` owns the job now: wait for its own first check of it, which is where a
+        # takeover that started blind would recover the job falsely.
+        alone_since = other.monitor("llama")["last_check"]
+        wait_for(lambda: other.monitor("llama")["last_check"] != alone_since, timeout=10,
+                 what="the survivor's first check of the job")
         after = job(other)
         assert sorted(n["name"] for n in after["nodes"]) == ["node-a", "node-b"], "it did not start blind"
         assert other.monitor("llama")["status"] == "down", "no false recovery on takeover"
