@@ -29,6 +29,20 @@ class PostgresStoreTest : public ::testing::Test {
     ASSERT_TRUE(url.ok()) << url.error().message;
     url_ = *url;
   }
+  // Replicas "a" and "b", both alive in the members table.
+  void two_live_replicas() {
+    postgres::PgMemberRegistry members(url_);
+    ASSERT_TRUE(members.beat(MemberRow{"a", "host:1", "c", {}, {}}).ok());
+    ASSERT_TRUE(members.beat(MemberRow{"b", "host:2", "c", {}, {}}).ok());
+  }
+  // `member`'s last beat moves 7 s back: past the 6 s ttl the claims use, as if it died.
+  void silence(const std::string& member) {
+    pqxx::connection conn(url_);
+    pqxx::work tx(conn);
+    tx.exec_params("UPDATE members SET seen_at = now() - interval '7 seconds' WHERE id = $1", member);
+    tx.commit();
+  }
+
   std::string url_;
 };
 
@@ -355,9 +369,7 @@ TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTak
   auto opened = postgres::PostgresStore::open(url_);
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   Store& store = **opened;
-  postgres::PgMemberRegistry members(url_);
-  ASSERT_TRUE(members.beat(MemberRow{"a", "host:1", "c", {}, {}}).ok());
-  ASSERT_TRUE(members.beat(MemberRow{"b", "host:2", "c", {}, {}}).ok());
+  two_live_replicas();
   MonitorState down;
   down.status = MonitorStatus::kDown;
   std::vector<NewDelivery> outbox;
@@ -384,10 +396,7 @@ TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTak
   EXPECT_EQ(claim("a", /*again=*/true), first_two);  // unless it asks for them again
 
   // a stops beating: once its last beat is older than the ttl, b takes its rows.
-  pqxx::connection conn(url_);
-  pqxx::work tx(conn);
-  tx.exec("UPDATE members SET seen_at = now() - interval '7 seconds' WHERE id = 'a'");
-  tx.commit();
+  silence("a");
   EXPECT_EQ(claim("b"), first_two);
   EXPECT_TRUE(claim("a").empty());
   // A row that is no longer pending is nobody's to take.
@@ -405,9 +414,7 @@ TEST_F(PostgresStoreTest, ARecoveryIsNotClaimedWhileItsDownIsHeldByAnotherReplic
   auto opened = postgres::PostgresStore::open(url_);
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   Store& store = **opened;
-  postgres::PgMemberRegistry members(url_);
-  ASSERT_TRUE(members.beat(MemberRow{"a", "host:1", "c", {}, {}}).ok());
-  ASSERT_TRUE(members.beat(MemberRow{"b", "host:2", "c", {}, {}}).ok());
+  two_live_replicas();
   const Millis ttl(6'000);
   auto claim = [&](const std::string& who) {
     auto rows = store.claim_deliveries(DeliveryClaim{"hook", who, 0, false, 50, ttl});
@@ -441,10 +448,7 @@ TEST_F(PostgresStoreTest, ARecoveryIsNotClaimedWhileItsDownIsHeldByAnotherReplic
   EXPECT_EQ(claim("b"), std::vector<std::string>{"down#2"}) << "up#1 waits behind a's down#1";
   EXPECT_TRUE(claim("b").empty());
 
-  pqxx::connection conn(url_);
-  pqxx::work tx(conn);
-  tx.exec("UPDATE members SET seen_at = now() - interval '7 seconds' WHERE id = 'a'");
-  tx.commit();
+  silence("a");
   EXPECT_EQ(claim("b"), std::vector<std::string>{"down#1"}) << "a died: b takes its down first";
   EXPECT_EQ(claim("b"), std::vector<std::string>{"up#1"}) << "then the recovery, queued behind it";
 }
