@@ -4,8 +4,11 @@ sys.path; it starts nothing."""
 import os
 import pathlib
 import socket
+import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 
 TCK = os.sysconf("SC_CLK_TCK")
 
@@ -37,6 +40,27 @@ def postgres_cpu_s(postmaster):
         if int(stat.parent.name) == postmaster or int(fields[1]) == postmaster:
             total += (int(fields[11]) + int(fields[12])) / TCK
     return total
+
+
+def run_haproxy(config, log, port):
+    """Starts Debian's HAProxy on the config file written at `config` (its output to `log`)
+    and returns the process once http://127.0.0.1:`port`/healthz answers 200 through it,
+    that is once a backend is up. Raises with HAProxy's log if it exits, or after 10 s."""
+    proc = subprocess.Popen(["/usr/sbin/haproxy", "-db", "-f", str(config)], stdout=open(log, "wb"),
+                            stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"haproxy exited: {pathlib.Path(log).read_text()}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return proc
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"haproxy: no answer from 127.0.0.1:{port}/healthz within 10 s")
 
 
 def load_avg():

@@ -67,9 +67,8 @@ from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 from rendezvous import owner_of  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from benchkit import free_port, load_avg, logger  # noqa: E402
+from benchkit import free_port, load_avg, logger, run_haproxy  # noqa: E402
 
-HAPROXY = "/usr/sbin/haproxy"
 REPLICAS = 3
 RECEIVER_HOLD_S = 0.2
 IN_FLIGHT_WINDOW_S = 2.5
@@ -291,20 +290,7 @@ backend replicas
   default-server inter 500ms fall 2 rise 1
 {servers}
 """)
-    proc = subprocess.Popen([HAPROXY, "-db", "-f", str(cfg)], stdout=open(work / "haproxy.log", "wb"),
-                            stderr=subprocess.STDOUT)
-
-    def up():
-        if proc.poll() is not None:
-            raise RuntimeError(f"haproxy exited: {(work / 'haproxy.log').read_text()}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                return r.status == 200
-        except (urllib.error.URLError, OSError):
-            return False
-
-    wait_for(up, timeout=10, interval=0.2, what="haproxy")
-    return proc, port
+    return run_haproxy(cfg, work / "haproxy.log", port), port
 
 
 class PingLoad:

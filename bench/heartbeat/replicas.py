@@ -47,9 +47,8 @@ sys.path.insert(0, str(ROOT / "tests" / "integration"))
 from run import BINARY, TOKENS, start_nginx, wrk  # noqa: E402
 from conftest import PASSWORD, PG_BIN, Postgres, wait_for  # noqa: E402
 sys.path.insert(0, str(ROOT / "bench"))
-from benchkit import free_port, logger  # noqa: E402
+from benchkit import free_port, logger, run_haproxy  # noqa: E402
 
-HAPROXY = "/usr/sbin/haproxy"
 REPLICAS = 3
 
 
@@ -141,21 +140,7 @@ backend replicas
   balance roundrobin
 {servers}
 """)
-    proc = subprocess.Popen([HAPROXY, "-db", "-f", str(cfg), "-p", str(work / "haproxy.pid")],
-                            stdout=open(work / "haproxy.log", "wb"), stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-
-    def up():
-        if proc.poll() is not None:
-            raise RuntimeError(f"haproxy exited: {(work / 'haproxy.log').read_text()}")
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-                return r.status == 200
-        except (urllib.error.URLError, OSError):
-            return False
-
-    wait_for(up, timeout=10, interval=0.2, what="haproxy")
-    return proc, base
+    return run_haproxy(cfg, work / "haproxy.log", port), f"http://127.0.0.1:{port}"
 
 
 def pg_url(port, database):

@@ -78,7 +78,7 @@ from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 sys.path.insert(0, str(ROOT.parent / "shared" / "peers"))
 from wrkparse import parse_wrk  # noqa: E402
 sys.path.insert(0, str(ROOT / "bench"))
-from benchkit import free_port, logger  # noqa: E402
+from benchkit import free_port, logger, run_haproxy  # noqa: E402
 
 NODES = 2048
 RANKS_PER_NODE = 8
@@ -91,7 +91,6 @@ TOKEN = "bench-scale-token-4b1d7c"
 VICTIM_NODE, VICTIM_LOCAL = 1234, 5
 VICTIM = VICTIM_NODE * RANKS_PER_NODE + VICTIM_LOCAL  # 9877
 PUSH_GAP_S = 0.2  # agent/push_plan.h kMinPushGap
-HAPROXY = "/usr/sbin/haproxy"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 SETUPS = ("sqlite", "postgres", "pg-x3-job", "pg-x3-uri", "pg-x3-rr", "nginx")
@@ -381,21 +380,7 @@ defaults
 frontend fe
   bind 127.0.0.1:{port}
 {routing}""")
-    logf = open(work / f"haproxy-{tag}.log", "wb")
-    proc = subprocess.Popen([HAPROXY, "-db", "-f", str(cfg)], stdout=logf, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-
-    def up():
-        if proc.poll() is not None:
-            raise RuntimeError(f"haproxy exited: {(work / f'haproxy-{tag}.log').read_text()}")
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-                return r.status == 200
-        except (urllib.error.URLError, OSError):
-            return False
-
-    wait_for(up, timeout=10, interval=0.2, what="haproxy")
-    return proc, base
+    return run_haproxy(cfg, work / f"haproxy-{tag}.log", port), f"http://127.0.0.1:{port}"
 
 
 def start_setup(name, work, tag, pg, binary):
