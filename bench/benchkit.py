@@ -3,6 +3,7 @@ load average, and a log line to stderr. Imported by each bench after it puts ben
 sys.path; it starts nothing."""
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
@@ -11,6 +12,18 @@ import urllib.error
 import urllib.request
 
 TCK = os.sysconf("SC_CLK_TCK")
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def binary_to_run(given, work):
+    """The trainwatch binary a bench runs, and when it was built: `given`, else a copy of
+    build/src/cli/trainwatch taken now into `work` (build/ may be rebuilt under a long run)."""
+    binary = given
+    if not binary:
+        binary = str(pathlib.Path(work) / "trainwatch")
+        shutil.copy2(ROOT / "build" / "src" / "cli" / "trainwatch", binary)
+    built = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(os.stat(binary).st_mtime))
+    return binary, built
 
 
 def free_port():

@@ -54,7 +54,7 @@ from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 from rendezvous import owners  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from benchkit import cpu_s, free_port, load_avg, logger, postgres_cpu_s  # noqa: E402
+from benchkit import binary_to_run, cpu_s, free_port, load_avg, logger, postgres_cpu_s  # noqa: E402
 
 MONITORS = 10_000
 INTERVAL_S = 10.0
@@ -377,12 +377,7 @@ def main():
         signal.signal(sig, lambda *_: sys.exit(1))
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="tw-bench-spread-"))
-    if args.binary:
-        binary = args.binary
-    else:  # build/ may be rebuilt under a long run: run a copy
-        binary = str(work / "trainwatch")
-        shutil.copy2(ROOT / "build" / "src" / "cli" / "trainwatch", binary)
-    binary_built = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(os.stat(binary).st_mtime))
+    binary, binary_built = binary_to_run(args.binary, work)
     started = time.monotonic()
     load_start = load_avg()
     results = []

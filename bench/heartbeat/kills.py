@@ -67,7 +67,7 @@ from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 from rendezvous import owner_of  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from benchkit import free_port, load_avg, logger, run_haproxy  # noqa: E402
+from benchkit import binary_to_run, free_port, load_avg, logger, run_haproxy  # noqa: E402
 
 REPLICAS = 3
 RECEIVER_HOLD_S = 0.2
@@ -426,12 +426,7 @@ def main():
         signal.signal(sig, lambda *_: sys.exit(1))
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="tw-bench-kills-"))
-    if args.binary:
-        binary = args.binary
-    else:  # build/ may be rebuilt under a long run: run a copy
-        binary = str(work / "trainwatch")
-        shutil.copy2(ROOT / "build" / "src" / "cli" / "trainwatch", binary)
-    binary_built = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(os.stat(binary).st_mtime))
+    binary, binary_built = binary_to_run(args.binary, work)
     http_names = [f"svc{i:02d}" for i in range(args.http)]
     tokens = [secrets.token_hex(16) for _ in range(args.heartbeats)]
     all_names = http_names + [f"hb{i}" for i in range(args.heartbeats)]

@@ -78,7 +78,7 @@ from conftest import PG_BIN, Postgres, wait_for  # noqa: E402
 sys.path.insert(0, str(ROOT.parent / "shared" / "peers"))
 from wrkparse import parse_wrk  # noqa: E402
 sys.path.insert(0, str(ROOT / "bench"))
-from benchkit import free_port, logger, run_haproxy  # noqa: E402
+from benchkit import binary_to_run, free_port, logger, run_haproxy  # noqa: E402
 
 NODES = 2048
 RANKS_PER_NODE = 8
@@ -739,7 +739,7 @@ def main():
     ap.add_argument("--request-timeout", type=float, default=3.0,
                     help="per report, s: the agent's own (agent/report_pusher.h PushOptions.timeout)")
     ap.add_argument("--setups", default="sqlite,postgres,pg-x3-job,nginx")
-    ap.add_argument("--bin", default="/tmp/scale-bin/trainwatch", help="the trainwatch binary (a copy)")
+    ap.add_argument("--bin", default=None, help="the trainwatch binary (default: a copy of build's, taken at start)")
     ap.add_argument("--nodes", type=int, default=2048, help="simulated agents (exploration; the figures use 2048)")
     ap.add_argument("--period", type=float, default=5.0, help="report interval, s (exploration; figures: 5)")
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 round, 8 s warm-up, 10 s window, 3 s burst")
@@ -756,14 +756,14 @@ def main():
             ap.error(f"unknown set-up {s}; known: {', '.join(SETUPS)}")
     if "nginx" not in setups:
         setups.append("nginx")  # the peer is always in the run
-    replicas.BINARY = args.bin
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: sys.exit(1))
 
-    binary_built = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(os.stat(args.bin).st_mtime))
     head = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"], capture_output=True,
                           text=True).stdout.strip()[:90]
     work = pathlib.Path(tempfile.mkdtemp(prefix="tw-bench-scale-"))
+    args.bin, binary_built = binary_to_run(args.bin, work)
+    replicas.BINARY = args.bin
     load_before = os.getloadavg()
     log(f"work dir {work}; binary {args.bin} (built {binary_built}); HEAD {head}; load {load_before}")
     pg = None
