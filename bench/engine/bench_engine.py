@@ -141,8 +141,8 @@ def sqlite_and_postgres():
         print("postgres:", postgres, flush=True)
     finally:
         stop(nginx)
-        pg.stop("immediate")
-        subprocess.run(["rm", "-rf", tmp, str(pg.dir)])
+        pg.discard()
+        subprocess.run(["rm", "-rf", tmp])
     print(json.dumps({"bench": "engine_stores", "nproc": os.cpu_count(), "quick": QUICK, "sqlite": sqlite,
                       "postgres": postgres,
                       "ratio_postgres_to_sqlite": round(postgres["checks_per_cpu_s"] / sqlite["checks_per_cpu_s"], 2)}))

@@ -405,9 +405,7 @@ def main():
                 nginx.kill()
                 nginx.wait()
         if pg is not None:
-            subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(pg.dir / "data"),
-                            "-m", "immediate", "-w", "stop"], capture_output=True)
-            shutil.rmtree(pg.dir, ignore_errors=True)
+            pg.discard()
         errors = []
         for p in sorted(work.glob("*.log")):
             if p.name == "access.log":

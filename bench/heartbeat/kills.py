@@ -581,9 +581,7 @@ def main():
             if s is not None:
                 s.close()
         if pg is not None:
-            subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(pg.dir / "data"),
-                            "-m", "immediate", "-w", "stop"], capture_output=True)
-            shutil.rmtree(pg.dir, ignore_errors=True)
+            pg.discard()
         odd, dropped_changes = [], []
         for r in replicas:
             try:

@@ -809,9 +809,7 @@ def main():
         if current is not None:
             current.stop()
         if pg is not None:
-            subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(pg.dir / "data"),
-                            "-m", "immediate", "-w", "stop"], capture_output=True)
-            shutil.rmtree(pg.dir, ignore_errors=True)
+            pg.discard()
         if os.environ.get("KEEP_WORK"):
             log(f"kept {work}")
         else:

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "jobs/job_memo.h"
-
 #include <spdlog/spdlog.h>
+
+#include "jobs/job_memo.h"
 
 namespace trainwatch::jobs {
 namespace {

@@ -272,6 +272,12 @@ class Postgres:
     def stop(self, mode="fast"):
         self.as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-m", mode, "-w", "stop"])
 
+    def discard(self):
+        """Stops the server at once, whatever state it is in, and removes its folder."""
+        subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"),
+                        "-m", "immediate", "-w", "stop"], capture_output=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
     def url(self, password=PASSWORD):
         return f"postgresql://postgres:{password}@127.0.0.1:{self.port}/trainwatch?sslmode=disable"
 
@@ -282,6 +288,4 @@ def postgres():
         pytest.fail("PostgreSQL 15 is not installed; scripts/setup.sh installs it")
     pg = Postgres()
     yield pg
-    subprocess.run(["runuser", "-u", "postgres", "--", str(PG_BIN / "pg_ctl"), "-D", str(pg.dir / "data"),
-                    "-m", "immediate", "-w", "stop"], capture_output=True)
-    shutil.rmtree(pg.dir, ignore_errors=True)
+    pg.discard()
