@@ -31,6 +31,15 @@ RankReport training(int rank, int64_t step, uint64_t reports = 0) {
   return r;
 }
 
+// A rank that has just failed with `error` at `step`.
+RankReport failed_with(int rank, int64_t step, std::string error) {
+  RankReport r = training(rank, step);
+  r.status = RankStatus::kFailed;
+  r.error = std::move(error);
+  r.error_age_ms = 0;
+  return r;
+}
+
 class JobAnalysis : public ::testing::Test {
  protected:
   JobAnalysis() : job_("llama") {
@@ -149,11 +158,10 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
   victim.state = '?';
   victim.gone_age_ms = 100;
   auto peer = [&](int rank) {
-    RankReport r = training(rank, step);
+    RankReport r = failed_with(
+        rank, step,
+        "RuntimeError: [/gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:29500");
     r.alive = rank == 3;  // rank 3's process still exiting
-    r.status = RankStatus::kFailed;
-    r.error = "RuntimeError: [/gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:29500";
-    r.error_age_ms = 0;
     return r;
   };
   // node-a's failures arrive first: the verdict waits for node-b.
@@ -185,11 +193,9 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
 TEST_F(JobAnalysis, APeerFailureReportedBeforeItsCauseWaitsForTheAgentsNextReport) {
   int64_t step = run_healthy();
   clock_.advance(Millis(300));
-  RankReport failed = training(0, step);
-  failed.status = RankStatus::kFailed;
-  failed.error =
-      "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:28037";
-  failed.error_age_ms = 0;
+  RankReport failed = failed_with(
+      0, step,
+      "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:28037");
   RankReport not_yet_seen_gone = training(1, step);
   report("node-a", {failed, not_yet_seen_gone});
   JobVerdict early = verdict();
@@ -214,10 +220,7 @@ TEST_F(JobAnalysis, APeerFailureReportedBeforeItsCauseWaitsForTheAgentsNextRepor
 // When no peer turns out to have died first, the failed rank is named once the grace is over.
 TEST_F(JobAnalysis, APeerFailureWithNoPeerSeenGoneIsNamedAfterTheGrace) {
   int64_t step = run_healthy();
-  RankReport failed = training(2, step);
-  failed.status = RankStatus::kFailed;
-  failed.error = "torch.distributed.DistNetworkError: Connection reset by peer";
-  failed.error_age_ms = 0;
+  RankReport failed = failed_with(2, step, "torch.distributed.DistNetworkError: Connection reset by peer");
   report("node-b", {failed, training(3, step)});
   EXPECT_TRUE(verdict().undecided);
   clock_.advance(Millis(1'000));
@@ -237,11 +240,7 @@ TEST_F(JobAnalysis, APeerFailureWithNoPeerSeenGoneIsNamedAfterTheGrace) {
   NodeReport n;
   n.node = "node-a";
   n.report_every = Millis(1'000);
-  RankReport own = training(0, 5);
-  own.status = RankStatus::kFailed;
-  own.error = "ValueError: bad batch";
-  own.error_age_ms = 0;
-  n.ranks = {own, training(1, 5)};
+  n.ranks = {failed_with(0, 5, "ValueError: bad batch"), training(1, 5)};
   ASSERT_TRUE(other.ingest(n, clock_.monotonic_time(), clock_.system_time()));
   JobCheckSpec spec;
   spec.world_size = 2;
@@ -599,11 +598,7 @@ TEST_F(JobAnalysis, AllRanksFinishedClosesCleanlyEvenAsTheirProcessesAndAgentsGo
 
 TEST_F(JobAnalysis, AFailedRankAloneIsDownWithItsError) {
   int64_t step = run_healthy();
-  RankReport r1 = training(1, step);
-  r1.status = RankStatus::kFailed;
-  r1.error = "ValueError: bad batch";
-  r1.error_age_ms = 0;
-  report("node-a", {training(0, step), r1});
+  report("node-a", {training(0, step), failed_with(1, step, "ValueError: bad batch")});
   report("node-b", {training(2, step), training(3, step)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
