@@ -74,6 +74,38 @@ void analyze_a_training_job(benchmark::State& state) {
 }
 BENCHMARK(analyze_a_training_job)->Arg(16)->Arg(2'048)->Unit(benchmark::kMillisecond);
 
+// One more round of reports into the job above, one node at a time: what a report costs
+// the replica that takes it, and every replica that follows it, under the job's lock.
+void ingest_a_node_report(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  MonoTime now;
+  SystemTime wall;
+  JobState job = big_job(nodes, now, wall);
+  std::vector<NodeReport> round;
+  for (int n = 0; n < nodes; ++n) {
+    NodeReport report;
+    report.node = "node-" + std::to_string(n);
+    report.report_every = kReportEvery;
+    for (int i = 0; i < kRanksPerNode; ++i) report.ranks.push_back(training(n * kRanksPerNode + i, 0, 0));
+    round.push_back(std::move(report));
+  }
+  int64_t sent = 0;
+  for (auto _ : state) {
+    NodeReport& report = round[static_cast<size_t>(sent % nodes)];
+    now += kReportEvery / nodes;
+    wall += kReportEvery / nodes;
+    const int64_t step = (kReportsEach * kReportEvery.count() + sent * kReportEvery.count() / nodes) / 100;
+    for (RankReport& r : report.ranks) {
+      r.step = step;
+      r.step_reports = static_cast<uint64_t>(step + 1);
+      r.cpu_s = static_cast<double>(step) / 10;
+    }
+    benchmark::DoNotOptimize(job.ingest(report, now, wall));
+    ++sent;
+  }
+}
+BENCHMARK(ingest_a_node_report)->Arg(2'048)->Unit(benchmark::kMicrosecond);
+
 // A report of node `n` at `step`, field for field as bench_scale.py writes it.
 std::string report_body(int n, int64_t step) {
   std::string ranks;
