@@ -16,6 +16,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "agent/exit_watch.h"
+#include "agent/native_capture.h"
 #include "agent/probe_worker.h"
 #include "agent/report_pusher.h"
 #include "agent/stack_capture.h"
@@ -55,6 +56,8 @@ struct Track {
   std::shared_ptr<const PyStack> stack;
   int64_t stack_ms = 0;
   std::string stack_note;
+  std::shared_ptr<const NativeStack> native;
+  std::string native_note;
   // How its process ended (exit_watch.h), and the host's OOM-kill count while it lived.
   std::optional<ProcessExit> exit;
   bool exit_sought = false;  // looked for once it was seen gone: the kernel had said by then
@@ -112,6 +115,11 @@ class AgentImpl final : public Agent {
 
   Status start(bool serve_http, bool run_threads) {
     exit_watch_ = ExitWatch::open(exit_watch_note_);
+    if (options_.native_stacks) {
+      // Once: a tool installed later is picked up by the next agent, not mid-run.
+      const char* path = std::getenv("PATH");
+      native_tool_ = find_on_path(options_.native_tool, path ? path : "/usr/bin:/bin");
+    }
     if (!options_.server_url.empty()) {
       auto pusher = ReportPusher::start(
           PushOptions{options_.server_url, options_.token, options_.node, options_.report_every,
@@ -276,6 +284,8 @@ class AgentImpl final : public Agent {
         t.captured = false;
         t.stack.reset();
         t.stack_note.clear();
+        t.native.reset();
+        t.native_note.clear();
       }
       if (mono - t.anchor_time >= kRateWindow) {
         double secs = std::chrono::duration<double>(mono - t.anchor_time).count();
@@ -299,9 +309,7 @@ class AgentImpl final : public Agent {
             {views.size(), key,
              StackTarget{v.slot.pid, uid, stack_file_path(options_.dir, uid, options_.job, v.slot.pid)}});
       }
-      v.stack = t.stack;
-      v.stack_ms = t.stack_ms;
-      v.stack_note = t.stack_note;
+      copy_stacks(t, v);
       last_views_[key] = v;
       views.push_back(std::move(v));
     }
@@ -371,23 +379,43 @@ class AgentImpl final : public Agent {
     node.ranks = std::move(views);
   }
 
-  // Asks the overdue ranks found by read_file for their stacks, all at once.
+  static void copy_stacks(const Track& t, RankView& v) {
+    v.stack = t.stack;
+    v.stack_ms = t.stack_ms;
+    v.stack_note = t.stack_note;
+    v.native = t.native;
+    v.native_note = t.native_note;
+  }
+
+  // Asks the overdue ranks found by read_file for their stacks, all at once: the Python
+  // stacks first (the rank's own handler must run, so it must not be stopped), then the
+  // native frames, which stop each rank for as long as eu-stack walks it.
   void capture_wanted_stacks(int64_t now_ms, std::vector<RankView>& views) {
     if (stack_wanted_.empty()) return;
     std::vector<StackTarget> targets;
+    std::vector<int32_t> pids;
     targets.reserve(stack_wanted_.size());
-    for (const auto& w : stack_wanted_) targets.push_back(w.target);
+    for (const auto& w : stack_wanted_) {
+      targets.push_back(w.target);
+      pids.push_back(w.target.pid);
+    }
     auto captures = capture_stacks(targets, options_.proc_root);
+    std::vector<NativeCapture> natives(pids.size());
+    if (!native_tool_.empty()) {
+      natives = capture_native_stacks(native_tool_, pids, options_.proc_root);
+    } else if (options_.native_stacks) {
+      for (auto& n : natives)
+        n.note = options_.native_tool + " is not on PATH (package elfutils): no native frames";
+    }
     for (size_t i = 0; i < stack_wanted_.size(); ++i) {
       Track& t = tracks_[stack_wanted_[i].key];
       t.captured = true;
       t.stack = std::move(captures[i].stack);
       t.stack_ms = now_ms;
       t.stack_note = std::move(captures[i].note);
-      RankView& v = views[stack_wanted_[i].view];
-      v.stack = t.stack;
-      v.stack_ms = t.stack_ms;
-      v.stack_note = t.stack_note;
+      t.native = std::move(natives[i].stack);
+      t.native_note = std::move(natives[i].note);
+      copy_stacks(t, views[stack_wanted_[i].view]);
     }
     stack_wanted_.clear();
   }
@@ -417,6 +445,7 @@ class AgentImpl final : public Agent {
     StackTarget target;
   };
   std::vector<StackWanted> stack_wanted_;  // filled by read_file, emptied by capture_wanted_stacks
+  std::string native_tool_;                // eu-stack's path; "" when off or not found
   bool probed_once_ = false;
   MonoTime last_probe_{};
 

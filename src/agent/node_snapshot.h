@@ -12,6 +12,7 @@
 #include "agent/probes.h"
 #include "agent/wait_point.h"
 #include "core/clock.h"
+#include "core/native_stack.h"
 #include "core/process_exit.h"
 #include "core/python_stack.h"
 #include "reporter/slot_reader.h"
@@ -35,6 +36,10 @@ struct RankView {
   std::shared_ptr<const PyStack> stack;
   int64_t stack_ms = 0;  // wall time of the capture
   std::string stack_note;
+  // Its native frames, taken right after the Python stack (native_capture.h); null when
+  // none was asked for or none came (native_note says why, when it was asked for).
+  std::shared_ptr<const NativeStack> native;
+  std::string native_note;
   std::optional<ProcessExit> exit;  // once gone, how it ended, when the kernel told (exit_watch.h)
 };
 

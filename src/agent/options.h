@@ -33,6 +33,10 @@ struct AgentOptions {
   std::string nvml_library = "libnvidia-ml.so.1";  // TRAINWATCH_NVML_LIBRARY overrides
   bool nvml = true;
   bool rendezvous = true;  // probe MASTER_ADDR:MASTER_PORT from the slots
+  // Native frames of an overdue rank (native_capture.h), by this tool, looked up on PATH
+  // once at start; none when it is not found or native_stacks is off (--no-native-stacks).
+  bool native_stacks = true;
+  std::string native_tool = "eu-stack";
   std::vector<DiskPath> disks;
   Thresholds thresholds;
   Millis sample_interval{200};   // slots and procfs; /health serves the last sample

@@ -33,6 +33,7 @@ Command add_agent_options(CLI::App& sub) {
     agent::AgentOptions o;
     std::string listen = "127.0.0.1:8765";
     std::string checkpoint_dir, nvme_path;
+    bool no_native_stacks = false;
     double stall_after_s = 600, disk_free_gb = 10, host_memory_free_gb = 1, report_every_s = 5;
   };
   auto args = std::make_shared<Args>();
@@ -50,6 +51,9 @@ Command add_agent_options(CLI::App& sub) {
   sub.add_option("--nvme-path", args->nvme_path, "Watch free space here (ZeRO-Infinity offload)");
   sub.add_option("--nvml-library", args->o.nvml_library,
                  "Path of libnvidia-ml.so.1 (or TRAINWATCH_NVML_LIBRARY)");
+  sub.add_flag(
+      "--no-native-stacks", args->no_native_stacks,
+      "Do not run eu-stack for a rank whose step is overdue (native frames beside its Python stack)");
   sub.add_option("--stall-after", args->stall_after_s, "Seconds without a step before 'stalled'");
   sub.add_option("--gpu-memory-pct", args->o.thresholds.gpu_memory_pct, "GPU memory % that is an OOM risk");
   sub.add_option("--disk-free-gb", args->disk_free_gb, "Minimum free GB on watched paths");
@@ -80,6 +84,7 @@ Command add_agent_options(CLI::App& sub) {
     std::fprintf(stderr, "trainwatch agent: %s\n", describe(fd_limit).c_str());
     if (!args->checkpoint_dir.empty()) o.disks.push_back({"checkpoint_dir", args->checkpoint_dir});
     if (!args->nvme_path.empty()) o.disks.push_back({"nvme", args->nvme_path});
+    o.native_stacks = !args->no_native_stacks;
     o.thresholds.stall_after = Millis(static_cast<int64_t>(args->stall_after_s * 1000));
     o.report_every = Millis(static_cast<int64_t>(args->report_every_s * 1000));
     if (o.server_url.empty()) {
