@@ -49,6 +49,17 @@ json::object stack_json(const PyStack& stack) {
   return json::object{{"threads", std::move(threads)}, {"truncated", stack.truncated}};
 }
 
+json::object native_json(const NativeStack& stack) {
+  json::array threads;
+  for (const auto& t : stack.threads) {
+    json::array frames;
+    for (const auto& f : t.frames)
+      frames.push_back(json::object{{"function", f.function}, {"module", f.module}});
+    threads.push_back(json::object{{"tid", t.tid}, {"frames", std::move(frames)}});
+  }
+  return json::object{{"threads", std::move(threads)}, {"truncated", stack.truncated}};
+}
+
 json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms, double ticks_per_s) {
   const auto& s = r.slot;
   json::object out{{"rank", s.rank},
@@ -83,12 +94,13 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
   }
   if (!r.wait.syscall.empty()) out["syscall"] = r.wait.syscall;
   if (!r.wait.wchan.empty()) out["wchan"] = r.wait.wchan;
-  if (r.stack) {
-    json::object stack = stack_json(*r.stack);
+  if (r.stack || !r.stack_note.empty() || r.native || !r.native_note.empty()) {
+    json::object stack = r.stack ? stack_json(*r.stack) : json::object{{"note", r.stack_note}};
     stack["age_ms"] = age(now_ms, r.stack_ms);
+    // Native frames ride in the same object: one capture, one age.
+    if (r.native) stack["native"] = native_json(*r.native);
+    if (!r.native_note.empty()) stack["native_note"] = r.native_note;
     out["stack"] = std::move(stack);
-  } else if (!r.stack_note.empty()) {
-    out["stack"] = json::object{{"age_ms", age(now_ms, r.stack_ms)}, {"note", r.stack_note}};
   }
   if (track && track->gone_since_ms) out["gone_age_ms"] = age(now_ms, *track->gone_since_ms);
   if (r.exit && r.exit->signal != 0) {

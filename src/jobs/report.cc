@@ -226,6 +226,20 @@ void read_stack(const Fields& f, RankStack& out) {
       frame.function = ff.text("function").substr(0, kMaxFrameText);
     });
   });
+  out.native_note = f.text("native_note").substr(0, kMaxFrameText);
+  if (const json::object* native = f.object("native")) {
+    Fields nf = f.child(*native, f.at("native"));
+    out.native.truncated = nf.flag("truncated", false);
+    each_object(nf, "threads", nf.array("threads", kMaxStackThreads), [&](const Fields& tf) {
+      NativeThread& thread = out.native.threads.emplace_back();
+      thread.tid = static_cast<int32_t>(tf.integer("tid", false, 0, INT32_MAX).value_or(0));
+      each_object(tf, "frames", tf.array("frames", kMaxNativeFrames), [&](const Fields& ff) {
+        NativeFrame& frame = thread.frames.emplace_back();
+        frame.function = ff.text("function").substr(0, kMaxFrameText);
+        frame.module = ff.text("module").substr(0, kMaxFrameText);
+      });
+    });
+  }
 }
 
 void read_rank(const Fields& f, RankReport& r) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/native_stack.h"
 #include "core/process_exit.h"
 #include "core/python_stack.h"
 #include "core/result.h"
@@ -51,9 +52,11 @@ struct CheckpointReport {
 };
 
 struct RankStack {
-  PyStack stack;       // no threads when only a note came
-  std::string note;    // why there is no stack ("" when there is one)
-  int64_t age_ms = 0;  // since the capture
+  PyStack stack;            // no threads when only a note came
+  std::string note;         // why there is no stack ("" when there is one)
+  int64_t age_ms = 0;       // since the capture
+  NativeStack native;       // eu-stack's frames (agent/native_capture.h); no threads when none came
+  std::string native_note;  // why none came, or what went wrong while they were taken
 };
 
 struct RankReport {

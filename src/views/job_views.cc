@@ -77,13 +77,28 @@ json::value stack_json(const jobs::RankReport& l) {
       frames.push_back(json::object{{"file", f.file}, {"line", f.line}, {"function", f.function}});
     threads.push_back(json::object{{"current", t.current}, {"frames", std::move(frames)}});
   }
+  // Native frames (eu-stack's), when the agent could take them: null when it did not.
+  json::value native = nullptr;
+  if (!l.stack->native.threads.empty()) {
+    json::array native_threads;
+    for (const auto& t : l.stack->native.threads) {
+      json::array frames;
+      for (const auto& f : t.frames)
+        frames.push_back(json::object{{"function", f.function}, {"module", f.module}});
+      native_threads.push_back(json::object{{"tid", t.tid}, {"frames", std::move(frames)}});
+    }
+    native = json::object{{"truncated", l.stack->native.truncated}, {"threads", std::move(native_threads)}};
+  }
   auto place = jobs::place_of(l);
   return json::object{
       {"captured_age_ms", l.stack->age_ms},
       {"place", place && !l.stack->stack.threads.empty() ? json::value(place->text) : json::value(nullptr)},
       {"note", l.stack->note.empty() ? json::value(nullptr) : json::value(l.stack->note)},
       {"truncated", l.stack->stack.truncated},
-      {"threads", std::move(threads)}};
+      {"threads", std::move(threads)},
+      {"native", std::move(native)},
+      {"native_note",
+       l.stack->native_note.empty() ? json::value(nullptr) : json::value(l.stack->native_note)}};
 }
 
 json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, jobs::RankHealth health) {

@@ -117,14 +117,33 @@ void add_ledger(json::object& m) {
   m["ledger"] = std::move(rows);
 }
 
-// Ranks whose agent captured a Python stack, each folded under where it puts the rank:
-// the innermost frame first, as faulthandler prints it.
+// A rank's native frames (eu-stack's) as one text, innermost first; "" when none came.
+std::string native_text(const json::object& stack) {
+  const json::value& native = stack.at("native");
+  std::string text;
+  if (!native.is_object()) return text;
+  for (const auto& tv : native.as_object().at("threads").as_array()) {
+    const json::object& t = tv.as_object();
+    text += "Thread " + text_of(t.at("tid")) + ":\n";
+    for (const auto& fv : t.at("frames").as_array()) {
+      const json::object& f = fv.as_object();
+      text += "  " + text_of(f.at("function")) + "  " + text_of(f.at("module")) + "\n";
+    }
+  }
+  return text;
+}
+
+// Ranks whose agent captured a Python stack or native frames, each folded under where it
+// puts the rank: the innermost frame first, as faulthandler prints it; the native frames
+// folded again beneath.
 json::array stack_rows(const json::array& ranks) {
   json::array rows;
   for (const auto& rv : ranks) {
     const json::object& r = rv.as_object();
     const json::value& stack = r.at("stack");
-    if (!stack.is_object() || stack.as_object().at("threads").as_array().empty()) continue;
+    if (!stack.is_object()) continue;
+    std::string native = native_text(stack.as_object());
+    if (stack.as_object().at("threads").as_array().empty() && native.empty()) continue;
     std::string text;
     for (const auto& tv : stack.as_object().at("threads").as_array()) {
       const json::object& t = tv.as_object();
@@ -137,7 +156,8 @@ json::array stack_rows(const json::array& ranks) {
     }
     rows.push_back(json::object{{"who", "rank " + text_of(r.at("rank")) + " (" + text_of(r.at("node")) + ")"},
                                 {"place", stack.as_object().at("place")},
-                                {"text", text}});
+                                {"text", text},
+                                {"native_text", native}});
   }
   return rows;
 }

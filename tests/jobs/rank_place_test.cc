@@ -40,7 +40,7 @@ RankReport rank_with(int rank, std::optional<PyStack> stack, std::string syscall
   r.state = 'S';
   r.status = RankStatus::kTraining;
   r.syscall = std::move(syscall);
-  if (stack) r.stack = RankStack{std::move(*stack), "", 0};
+  if (stack) r.stack = RankStack{std::move(*stack), "", 0, {}, ""};
   return r;
 }
 
@@ -158,7 +158,7 @@ class StuckRank : public ::testing::Test {
 
 TEST_F(StuckRank, TheAlertNamesTheRankOutsideTheCollectiveAndWhereItIs) {
   const int64_t step = train_then_stall(4, [](RankReport& r) {
-    r.stack = RankStack{r.rank == 2 ? in_data_loader() : in_all_reduce(), "", 500};
+    r.stack = RankStack{r.rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
   });
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
@@ -194,7 +194,7 @@ TEST_F(StuckRank, WithNothingToTellThemApartTheStallNamesEveryRankWithoutGuessin
 
 TEST_F(StuckRank, ASharedPlaceIsSaid) {
   const int64_t step = train_then_stall(4, [](RankReport& r) {
-    r.stack = RankStack{in_all_reduce(), "", 500};
+    r.stack = RankStack{in_all_reduce(), "", 500, {}, ""};
   });
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
@@ -219,7 +219,7 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
   std::vector<RankReport> stalled;
   for (int rank = 0; rank < 4; ++rank) {
     stalled.push_back(at(rank, step, 6'000));
-    stalled.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500};
+    stalled.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
   }
   report("node-a", {stalled[0], stalled[1]});
   report("node-b", {stalled[2], stalled[3]});

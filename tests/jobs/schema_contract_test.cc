@@ -150,5 +150,75 @@ TEST(SchemaContract, NonFiniteLossesArriveWithTheRunsFirstStepAndAge) {
   EXPECT_FALSE(parsed->ranks[2].nonfinite_first_step);
 }
 
+// Native frames ride in the rank's stack object beside the Python ones, with the note of
+// whatever went wrong while they were taken; a rank whose Python capture failed still
+// sends its native frames.
+TEST(SchemaContract, NativeFramesArriveBesideThePythonStack) {
+  agent::NodeSnapshot node;
+  node.job = "llama";
+  node.now_ms = 1'700'000'010'000;
+  agent::RankView both;
+  both.slot.owner = 1;
+  both.slot.rank = 0;
+  both.slot.pid = 4100;
+  PyStack py;
+  py.threads.push_back({true, {{"/work/data.py", 31, "fetch_next_shard"}}});
+  both.stack = std::make_shared<const PyStack>(py);
+  both.stack_ms = node.now_ms - 400;
+  NativeStack native;
+  native.truncated = true;
+  native.threads.push_back(
+      {4100, {{"clock_nanosleep@GLIBC_2.2.5", "libc.so.6"}, {"0x5d64b4", "python3.11"}}});
+  native.threads.push_back({4102, {{"pthread_cond_wait", "libc.so.6"}}});
+  both.native = std::make_shared<const NativeStack>(native);
+  agent::RankView native_only = both;
+  native_only.slot.owner = 2;
+  native_only.slot.rank = 1;
+  native_only.stack.reset();
+  native_only.stack_note = "no dump within 300 ms of the signal";
+  native_only.native_note =
+      "eu-stack took longer than 2000 ms: killed; the rank was left stopped and was sent SIGCONT";
+  node.ranks = {both, native_only};
+
+  auto parsed =
+      jobs::parse_node_report(agent::render_node_report(node, {}, {"node-2", 1, false, Millis(5'000), 1}));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->ranks.size(), 2u);
+  ASSERT_TRUE(parsed->ranks[0].stack);
+  const jobs::RankStack& a = *parsed->ranks[0].stack;
+  EXPECT_EQ(a.age_ms, 400);
+  ASSERT_EQ(a.stack.threads.size(), 1u);
+  EXPECT_EQ(a.stack.threads[0].frames[0].function, "fetch_next_shard");
+  EXPECT_TRUE(a.native.truncated);
+  ASSERT_EQ(a.native.threads.size(), 2u);
+  EXPECT_EQ(a.native.threads[0].tid, 4100);
+  ASSERT_EQ(a.native.threads[0].frames.size(), 2u);
+  EXPECT_EQ(a.native.threads[0].frames[0].function, "clock_nanosleep@GLIBC_2.2.5");
+  EXPECT_EQ(a.native.threads[0].frames[0].module, "libc.so.6");
+  EXPECT_EQ(a.native.threads[0].frames[1].function, "0x5d64b4");
+  EXPECT_EQ(a.native.threads[1].tid, 4102);
+  EXPECT_EQ(a.native_note, "");
+  ASSERT_TRUE(parsed->ranks[1].stack);
+  const jobs::RankStack& b = *parsed->ranks[1].stack;
+  EXPECT_TRUE(b.stack.threads.empty());
+  EXPECT_EQ(b.note, "no dump within 300 ms of the signal");
+  EXPECT_EQ(b.native.threads.size(), 2u);
+  EXPECT_EQ(b.native_note, native_only.native_note);
+}
+
+// The server holds native frames to the same bounds as the agent: a report with more is refused.
+TEST(SchemaContract, NativeFramesPastTheBoundsAreRefused) {
+  std::string frames;
+  for (size_t i = 0; i <= kMaxNativeFrames; ++i)
+    frames += std::string(i ? "," : "") + R"({"function":"f","module":"m"})";
+  const std::string body =
+      R"({"schema":1,"job":"j","node":"n","seq":1,"ranks":[{"rank":0,"status":"training",)"
+      R"("stack":{"age_ms":1,"native":{"threads":[{"tid":1,"frames":[)" +
+      frames + "]}]}}}]}";
+  auto parsed = jobs::parse_node_report(body);
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("frames"), std::string::npos) << parsed.error().message;
+}
+
 }  // namespace
 }  // namespace trainwatch
