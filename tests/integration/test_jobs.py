@@ -11,6 +11,7 @@ import os
 import pathlib
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -333,8 +334,18 @@ def test_a_rank_stuck_in_python_is_named_with_its_function_while_the_others_wait
         assert ranks[2]["stack"]["place"].startswith("in fetch_next_shard"), ranks[2]["stack"]
         assert ranks[0]["stack"]["threads"][0]["frames"][0]["function"] == "all_reduce", ranks[0]["stack"]
         assert ranks[2]["syscall"] == "clock_nanosleep", ranks[2]
+        # Native frames from the real eu-stack beside the Python ones: the main thread first,
+        # asleep in libc under time.sleep.
+        if shutil.which("eu-stack"):
+            native = ranks[2]["stack"]["native"]
+            assert native, ranks[2]["stack"]
+            assert native["threads"][0]["tid"] == pid, native
+            frames = native["threads"][0]["frames"]
+            assert any(f["module"].startswith("libc") for f in frames), frames
         status, page, _ = cluster.server.get("/jobs/tiny")
         assert status == 200 and "rank 2 (node-b) in fetch_next_shard" in page, page[-3000:]
+        if shutil.which("eu-stack"):
+            assert "native frames</summary>" in page, page[-3000:]
         print(f"stuck rank: down after {elapsed:.1f} s (step timeout {step_timeout:.0f} s): {cause}")
     finally:
         cluster.remove("stuck-2")
