@@ -54,5 +54,21 @@ TEST(EscapeTest, StatusPageTemplateEscapesEveryText) {
   EXPECT_NE(page.find("Identified"), std::string::npos) << "the update is on the page";
 }
 
+// A rank's stack texts come from the ranks' processes (file and function names, and the
+// native frames' symbols and modules): the job page shows them as text.
+TEST(EscapeTest, JobPageStacksEscapePythonAndNativeFrames) {
+  boost::json::object model;
+  model["has_stacks"] = true;
+  model["stacks"] =
+      boost::json::array{boost::json::object{{"who", kXss},
+                                             {"place", kXss},
+                                             {"text", kXss},
+                                             {"native_text", std::string("  ") + kXss + "  libc.so.6\n"}}};
+  std::string page = render_page("part_job_live", model);
+  EXPECT_NE(page.find("native frames"), std::string::npos) << page;
+  EXPECT_EQ(page.find("<script>"), std::string::npos) << page;
+  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;  libc.so.6"), std::string::npos) << page;
+}
+
 }  // namespace
 }  // namespace trainwatch::web
