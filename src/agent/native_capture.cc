@@ -167,7 +167,10 @@ std::vector<NativeCapture> capture_native_stacks(const std::string& tool, const 
       if (run.out >= 0) fds.push_back({run.out, POLLIN, 0});
       if (run.err >= 0) fds.push_back({run.err, POLLIN, 0});
       if (run.out < 0 && run.err < 0) {
-        run.reaped = ::waitpid(run.child, &run.status, WNOHANG) == run.child;
+        // ECHILD: the host program (an agent inside rank 0) ignores SIGCHLD, so the kernel
+        // reaped it; its exit status is lost, and it counts as clean.
+        const pid_t w = ::waitpid(run.child, &run.status, WNOHANG);
+        run.reaped = w == run.child || (w < 0 && errno == ECHILD);
         running = running || !run.reaped;
       } else {
         running = true;

@@ -121,5 +121,22 @@ TEST(NativeCapture, FailuresAreNotes) {
   EXPECT_EQ(rank.state(), 'S');
 }
 
+// Inside rank 0 (trainwatch.init(server=...)) the host program may ignore SIGCHLD, and the
+// kernel then reaps the tool itself: the capture ends when the tool does, not at the deadline.
+TEST(NativeCapture, AHostThatIgnoresSigchldDoesNotWaitForTheDeadline) {
+  Sleeper rank;
+  struct sigaction ignore {
+  }, before{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGCHLD, &ignore, &before);
+  const auto started = std::chrono::steady_clock::now();
+  auto out = capture_native_stacks("/bin/true", {rank.pid}, "/proc", Millis{1'500});
+  const auto took = std::chrono::steady_clock::now() - started;
+  ::sigaction(SIGCHLD, &before, nullptr);
+  EXPECT_LT(took, std::chrono::milliseconds(1'000));
+  EXPECT_FALSE(out[0].stack);
+  EXPECT_EQ(out[0].note, "eu-stack printed no thread");
+}
+
 }  // namespace
 }  // namespace trainwatch::agent
