@@ -12,8 +12,10 @@ then only waits, outside the rank, for the dump to land (the handler runs as soo
 signal is delivered). The same statistic over windows of the same length between captures
 is the machine's noise floor: what the rank loses anyway to the scheduler.
 
-  /usr/bin/python3 bench/stacks/bench_stacks.py [BUILD] [--runs 3] [--captures 100] [--peer-captures 20]
+  /usr/bin/python3 bench/stacks/bench_stacks.py [BUILD] [--runs 3] [--captures 100] [--peer-captures 20] [--torch]
 BUILD defaults to build (the capture path is the same in any build type: the pause is the rank's).
+--torch: the rank imports torch and runs a matmul first, so it has torch's threads (15 here)
+and libraries, as a real rank does; eu-stack then walks them all.
 """
 import argparse
 import array
@@ -33,6 +35,11 @@ SIGNAL_WINDOW_NS = 2_000_000
 RANK = textwrap.dedent("""
     import array, os, sys, time, trainwatch
     depth, out, stop = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    if sys.argv[4] == "torch":  # a rank's usual threads: torch's intra-op pool, started by a matmul
+        import torch
+        torch.set_num_threads(8)
+        x = torch.ones(512, 512)
+        (x @ x).sum()
     tw = trainwatch.init(job="bench", rank=0, world_size=1)
     tw.step(1)
 
@@ -75,7 +82,7 @@ def pauses(gaps, windows):
     return out
 
 
-def run_rank(build, tmp, capture):
+def run_rank(build, tmp, capture, kind):
     """Starts the rank, lets `capture(pid, stack_file)` return its windows, and gives back
     the pauses of those windows and of as many quiet windows between them."""
     env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"), TRAINWATCH_DIR=os.path.join(tmp, "slots"))
@@ -83,7 +90,7 @@ def run_rank(build, tmp, capture):
     for path in (out, stop):
         if os.path.exists(path):
             os.unlink(path)
-    rank = subprocess.Popen([sys.executable, "-c", RANK, str(DEPTH), out, stop], env=env,
+    rank = subprocess.Popen([sys.executable, "-c", RANK, str(DEPTH), out, stop, kind], env=env,
                             stdout=subprocess.PIPE, text=True)
     try:
         assert rank.stdout.readline().strip() == "ready"
@@ -122,7 +129,7 @@ def tool_capture(argv, count):
             start = time.monotonic_ns()
             done = subprocess.run(argv + [str(pid)], capture_output=True, text=True, timeout=60)
             end = time.monotonic_ns()
-            assert done.returncode == 0 and done.stdout, done.stderr
+            assert done.returncode in (0, 1) and done.stdout, done.stderr  # 1: frames cut at -n
             windows.append((start, end))
             time.sleep(0.02)
         return windows
@@ -135,14 +142,18 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--captures", type=int, default=100)
     ap.add_argument("--peer-captures", type=int, default=20)
+    ap.add_argument("--torch", action="store_true", help="a rank with torch's threads and libraries")
+    ap.add_argument("--no-gdb", action="store_true", help="leave gdb out (seconds a capture)")
     args = ap.parse_args()
     driver = os.path.join(args.build, "bench", "stacks", "stack_capture_driver")
     tools = {"trainwatch (SIGUSR2 + faulthandler)": trainwatch_capture(driver, args.captures)}
-    if shutil.which("gdb"):
+    if shutil.which("gdb") and not args.no_gdb:
         tools["gdb -batch thread apply all bt"] = tool_capture(
             ["gdb", "-nx", "-batch", "-ex", "thread apply all bt", "-p"], args.peer_captures)
     if shutil.which("eu-stack"):
-        tools["eu-stack -p"] = tool_capture(["eu-stack", "-p"], args.peer_captures)
+        # As the agent runs it for native frames (agent/native_capture.h).
+        tools["eu-stack -m -n 17 -p (the agent's native frames)"] = tool_capture(
+            ["eu-stack", "-m", "-n", "17", "-p"], args.peer_captures)
 
     results = {name: [] for name in tools}
     floor = []
@@ -150,7 +161,7 @@ def main():
     with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp:
         for run in range(args.runs):
             for name, capture in tools.items():  # interleaved: every tool sees each run's machine
-                taken, quiet = run_rank(args.build, tmp, capture)
+                taken, quiet = run_rank(args.build, tmp, capture, "torch" if args.torch else "plain")
                 results[name].append((percentile(taken, 50), percentile(taken, 99), max(taken), len(taken)))
                 if name.startswith("trainwatch"):
                     floor.append(percentile(quiet, 99))
@@ -159,7 +170,8 @@ def main():
                       f"over {len(taken)}", flush=True)
 
     ours = statistics.median(r[1] for r in results[next(iter(tools))])
-    print(f"\nrank pause per capture of a {DEPTH}-frame stack, medians of {args.runs} runs "
+    print(f"\nrank pause per capture of a {DEPTH}-frame stack{' (with torch)' if args.torch else ''}, "
+          f"medians of {args.runs} runs "
           "(min-max of the runs):\n")
     print("| tool | captures a run | p50 | p99 | max | p99 ratio to trainwatch |")
     print("|---|---|---|---|---|---|")
