@@ -58,9 +58,16 @@ std::vector<KeptStackGroup> keep_stacks(const JobState& job) {
     k.ranks.assign(g.ranks.begin(),
                    g.ranks.begin() + static_cast<std::ptrdiff_t>(std::min(g.ranks.size(), kMaxKeptRanks)));
     k.sample_rank = g.ranks.front();
-    const auto& frames = job.ranks().at(k.sample_rank).last.stack->stack.threads.front().frames;
+    const RankStack& sample = *job.ranks().at(k.sample_rank).last.stack;
+    const auto& frames = sample.stack.threads.front().frames;
     k.frames.assign(frames.begin(),
                     frames.begin() + static_cast<std::ptrdiff_t>(std::min(frames.size(), kMaxKeptFrames)));
+    // The main thread's native frames (parse_eu_stack puts it first), beside its Python ones.
+    if (!sample.native.threads.empty()) {
+      const auto& native = sample.native.threads.front().frames;
+      k.native.assign(native.begin(),
+                      native.begin() + static_cast<std::ptrdiff_t>(std::min(native.size(), kMaxKeptFrames)));
+    }
     kept.push_back(std::move(k));
   }
   return kept;
@@ -73,12 +80,16 @@ json::array kept_stacks_json(const std::vector<KeptStackGroup>& groups) {
     json::array frames;
     for (const auto& f : g.frames)
       frames.push_back(json::object{{"function", f.function}, {"file", f.file}, {"line", f.line}});
+    json::array native;
+    for (const auto& f : g.native)
+      native.push_back(json::object{{"function", f.function}, {"module", f.module}});
     out.push_back(json::object{{"place", g.place},
                                {"culprit", g.culprit},
                                {"ranks", std::move(ranks)},
                                {"rank_count", g.rank_count},
                                {"rank", g.sample_rank},
-                               {"frames", std::move(frames)}});
+                               {"frames", std::move(frames)},
+                               {"native", std::move(native)}});
   }
   return out;
 }
@@ -108,6 +119,14 @@ std::vector<KeptStackGroup> kept_stacks_from_json(const json::value& value) {
         if (f == nullptr || k.frames.size() == kMaxKeptFrames) continue;
         k.frames.push_back(
             PyFrame{text_in(*f, "file"), static_cast<int>(int_in(*f, "line", 0)), text_in(*f, "function")});
+      }
+    }
+    // Absent in a memo stored before native frames were kept.
+    if (const json::value* native = g->if_contains("native"); native && native->is_array()) {
+      for (const auto& fv : native->get_array()) {
+        const json::object* f = fv.if_object();
+        if (f == nullptr || k.native.size() == kMaxKeptFrames) continue;
+        k.native.push_back(NativeFrame{text_in(*f, "function"), text_in(*f, "module")});
       }
     }
     out.push_back(std::move(k));

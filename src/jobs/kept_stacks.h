@@ -5,8 +5,8 @@
 //
 // Bounded, whatever the job's size: at most kMaxKeptGroups places (the culprit's first,
 // then the most shared), each with its ranks (the first kMaxKeptRanks listed, all
-// counted) and the innermost kMaxKeptFrames frames of its lowest rank's main thread.
-// Pure.
+// counted) and the innermost kMaxKeptFrames frames of its lowest rank's main thread, with
+// that thread's native frames when the agent took them (core/native_stack.h). Pure.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,7 @@
 
 #include <boost/json/fwd.hpp>
 
+#include "core/native_stack.h"
 #include "core/python_stack.h"
 #include "jobs/job_state.h"
 
@@ -25,19 +26,21 @@ inline constexpr size_t kMaxKeptRanks = 64;
 inline constexpr size_t kMaxKeptFrames = 16;
 
 struct KeptStackGroup {
-  std::string place;            // "in fetch_next_shard (data.py:31)"
-  bool culprit = false;         // the place the others waited for (rank_place.h's culprit)
-  std::vector<int> ranks;       // ascending, the first kMaxKeptRanks
-  size_t rank_count = 0;        // every rank that was there
-  int sample_rank = -1;         // whose frames these are
-  std::vector<PyFrame> frames;  // innermost first
+  std::string place;                // "in fetch_next_shard (data.py:31)"
+  bool culprit = false;             // the place the others waited for (rank_place.h's culprit)
+  std::vector<int> ranks;           // ascending, the first kMaxKeptRanks
+  size_t rank_count = 0;            // every rank that was there
+  int sample_rank = -1;             // whose frames these are
+  std::vector<PyFrame> frames;      // innermost first
+  std::vector<NativeFrame> native;  // the same thread's, innermost first; empty when none came
 };
 
 // The groups of the ranks whose last report carries a stack; empty when none does.
 std::vector<KeptStackGroup> keep_stacks(const JobState& job);
 
 // One form for the API and the job's stored memo (job_memo.h):
-//   [{"place", "culprit", "ranks", "rank_count", "rank", "frames": [{"function", "file", "line"}]}]
+//   [{"place", "culprit", "ranks", "rank_count", "rank", "frames": [{"function", "file", "line"}],
+//     "native": [{"function", "module"}]}]
 // Reading skips what is damaged and applies the bounds again (a memo is stored input).
 boost::json::array kept_stacks_json(const std::vector<KeptStackGroup>& groups);
 std::vector<KeptStackGroup> kept_stacks_from_json(const boost::json::value& value);

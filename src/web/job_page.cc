@@ -83,6 +83,13 @@ std::string kept_stacks_text(const json::array& groups) {
       text += "    " + text_of(f.at("function")) + "  " + text_of(f.at("file")) + ":" +
               text_of(f.at("line")) + "\n";
     }
+    const json::array& native = g.at("native").as_array();
+    if (!native.empty()) text += "  native:\n";
+    for (const auto& fv : native) {
+      const json::object& f = fv.as_object();
+      const std::string module = text_of(f.at("module"));
+      text += "    " + text_of(f.at("function")) + (module.empty() ? "" : "  " + module) + "\n";
+    }
   }
   return text;
 }

@@ -360,8 +360,12 @@ def test_a_rank_stuck_in_python_is_named_with_its_function_while_the_others_wait
     assert culprit["place"].startswith("in fetch_next_shard (job_rank.py:"), culprit
     assert "fetch_next_shard" in [f["function"] for f in culprit["frames"]], culprit
     assert waiting["ranks"] == [0, 1, 3] and waiting["place"].startswith("in all_reduce"), waiting
+    if shutil.which("eu-stack"):  # the culprit's native frames are kept with its Python ones
+        assert any(f["module"].startswith("libc") for f in culprit["native"]), culprit
     status, page, _ = cluster.server.get("/jobs/tiny")
     assert status == 200 and "stacks when it stopped" in page and "the others waited for it" in page
+    if shutil.which("eu-stack"):
+        assert "  native:\n" in page, page[-3000:]
 
 
 def process_events_allowed():

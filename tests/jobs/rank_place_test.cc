@@ -46,6 +46,7 @@ RankReport rank_with(int rank, std::optional<PyStack> stack, std::string syscall
 
 Whereabouts of(const std::vector<RankReport>& ranks) {
   std::vector<std::pair<int, const RankReport*>> in;
+  in.reserve(ranks.size());
   for (const auto& r : ranks) in.emplace_back(r.rank, &r);
   return whereabouts(in);
 }
@@ -221,6 +222,9 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
     stalled.push_back(at(rank, step, 6'000));
     stalled.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
   }
+  // Rank 2's agent took its native frames too: asleep in libc under time.sleep.
+  stalled[2].stack->native.threads.push_back(
+      NativeThread{102, {{"clock_nanosleep@GLIBC_2.2.5", "libc.so.6"}, {"0x5d64b4", "python3.11"}}});
   report("node-a", {stalled[0], stalled[1]});
   report("node-b", {stalled[2], stalled[3]});
   ASSERT_TRUE(verdict().down);
@@ -247,10 +251,15 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
     EXPECT_EQ(kept[0].frames[0].function, "fetch_next_shard");
     EXPECT_EQ(kept[0].frames[0].file, "/work/data.py");
     EXPECT_EQ(kept[0].frames[0].line, 31);
+    ASSERT_EQ(kept[0].native.size(), 2u);
+    EXPECT_EQ(kept[0].native[0].function, "clock_nanosleep@GLIBC_2.2.5");
+    EXPECT_EQ(kept[0].native[0].module, "libc.so.6");
+    EXPECT_EQ(kept[0].native[1].function, "0x5d64b4");
     EXPECT_FALSE(kept[1].culprit);
     EXPECT_EQ(kept[1].place, "in all_reduce (train.py:57)");
     EXPECT_EQ(kept[1].ranks, (std::vector<int>{0, 1, 3}));
     EXPECT_EQ(kept[1].rank_count, 3u);
+    EXPECT_TRUE(kept[1].native.empty()) << "rank 0's agent took no native frames";
   };
   check(ledger.entries().back().stacks);
 
