@@ -161,7 +161,29 @@ void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime no
   closed_.recomputing += i.recomputed(started);
 }
 
+// A stall opens as "every rank stopped" when the stacks that name the rank the others
+// wait for come after the verdict (the agents ask for them once a step is overdue, and
+// each node's arrive with its next report). Once the analysis names that rank, the
+// interruption takes its finding: the same hang, now attributed to where it is.
+bool InterruptionLedger::attribute(Interruption& i, const JobVerdict& v, const JobState& job) {
+  if (!v.down || v.findings.empty()) return false;
+  const Finding& head = v.findings.front();
+  if (head.code != "rank_stuck" || (i.code != "job_stalled" && i.code != "rank_hung")) return false;
+  --totals_[i.cause.kind].count;
+  i.code = head.code;
+  i.cause = classify(head, job);
+  i.message = head.message;
+  ++totals_[i.cause.kind].count;
+  return true;
+}
+
 bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
+  const bool changed = observed(job, v, now, wall);
+  if (changed) ++revision_;
+  return changed;
+}
+
+bool InterruptionLedger::observed(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
   const bool trains =
       !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
   if (open()) {
@@ -169,9 +191,10 @@ bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoT
     // Training again: the new attempt's first step, or the stall's end. A job that
     // finished meanwhile resumed nothing; it stays open until it is seen training.
     if (!trains || (v.phase == "starting" && job.attempts().back().number == current.attempt)) {
-      if (!current.stacks.empty() || !v.down) return false;
+      const bool attributed = attribute(current, v, job);
+      if (!current.stacks.empty() || !v.down) return attributed;
       current.stacks = keep_stacks(job);
-      return !current.stacks.empty();
+      return attributed || !current.stacks.empty();
     }
     close(current, job, now);
     return true;

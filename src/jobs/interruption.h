@@ -109,6 +109,8 @@ class InterruptionLedger {
   // Every interruption since the job was first seen, kept or not, by kind.
   const std::map<InterruptionKind, CauseTotals>& totals() const { return totals_; }
   uint64_t count() const { return count_; }
+  // Grows with every change observe() makes, so a holder can tell that the ledger changed.
+  uint64_t revision() const { return revision_; }
   // The lost times of the interruptions already closed (wall and ratio unused).
   const Goodput& closed() const { return closed_; }
 
@@ -123,10 +125,13 @@ class InterruptionLedger {
 
  private:
   void close(Interruption& i, const JobState& job, MonoTime now);
+  bool attribute(Interruption& i, const JobVerdict& v, const JobState& job);
+  bool observed(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);
 
   std::deque<Interruption> entries_;
   std::map<InterruptionKind, CauseTotals> totals_;
   uint64_t count_ = 0;
+  uint64_t revision_ = 0;
   Goodput closed_;  // the lost times of the interruptions already closed (wall and ratio unused)
 };
 

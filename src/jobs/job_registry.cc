@@ -132,9 +132,7 @@ Result<IngestOutcome> JobRegistry::resume(const std::string& job, std::string_vi
 
 JobRegistry::MemoKey JobRegistry::memo_key(const Entry& entry) {
   const auto& attempts = entry.state.attempts();
-  const auto& interruptions = entry.ledger.entries();
-  return {attempts.empty() ? 0 : attempts.back().number, entry.ledger.count(), entry.ledger.open(),
-          !interruptions.empty() && !interruptions.back().stacks.empty()};
+  return {attempts.empty() ? 0 : attempts.back().number, entry.ledger.revision()};
 }
 
 std::optional<std::string> JobRegistry::memo_if_changed(Entry& entry, MonoTime now, SystemTime wall) {

@@ -170,12 +170,12 @@ class JobRegistry {
     // owner is changing; each analysis observes the ledger in turn.
     std::mutex analysis_mu;
     InterruptionLedger ledger;
-    std::optional<std::tuple<int, uint64_t, bool, bool>> memo_key;  // of the last memo handed out
+    std::optional<std::tuple<int, uint64_t>> memo_key;  // of the last memo handed out (MemoKey)
   };
 
-  // What a memo changes with: the current attempt, interruptions seen, one open, the
-  // newest one's stacks kept.
-  using MemoKey = std::tuple<int, uint64_t, bool, bool>;
+  // What a memo changes with: the current attempt, and every change to the ledger (an
+  // interruption opened, attributed, given its stacks, closed).
+  using MemoKey = std::tuple<int, uint64_t>;    // the attempt, the ledger's revision
   static MemoKey memo_key(const Entry& entry);  // call with analysis_mu and state_mu held
   std::optional<std::string> memo_if_changed(Entry& entry, MonoTime now, SystemTime wall);
   // The job's entry, created if jobs.auto_create allows (result.outcome kCreated); null

@@ -273,6 +273,38 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
   check(read_back.entries().back().stacks);
 }
 
+TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItOnceTheStacksNameIt) {
+  // Nothing tells the ranks apart at the verdict: the interruption opens as a stall.
+  const int64_t step = train_then_stall(4, [](RankReport&) {});
+  InterruptionLedger ledger;
+  ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+  ASSERT_EQ(ledger.entries().back().code, "job_stalled");
+  const InterruptionKind stalled = ledger.entries().back().cause.kind;
+  const uint64_t revision = ledger.revision();
+
+  // The stacks come with the next reports and name rank 2, in its data loader.
+  clock_.advance(Millis(1'000));
+  std::vector<RankReport> stacks;
+  for (int rank = 0; rank < 4; ++rank) {
+    stacks.push_back(at(rank, step, 6'000));
+    stacks.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+  }
+  report("node-a", {stacks[0], stacks[1]});
+  report("node-b", {stacks[2], stacks[3]});
+  ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+  ASSERT_EQ(ledger.entries().size(), 1u) << "the same hang, not a second one";
+  const Interruption& hang = ledger.entries().back();
+  EXPECT_EQ(hang.code, "rank_stuck");
+  EXPECT_EQ(hang.cause.kind, InterruptionKind::kHangElsewhere);
+  EXPECT_EQ(hang.message.rfind("rank 2 (node-b, pid 102) is stuck in fetch_next_shard (data.py:31)", 0), 0u)
+      << hang.message;
+  EXPECT_GT(ledger.revision(), revision) << "the job's memo is written again";
+  EXPECT_EQ(ledger.totals().at(InterruptionKind::kHangElsewhere).count, 1u);
+  EXPECT_EQ(ledger.totals().at(stalled).count, 0u);
+  EXPECT_EQ(ledger.count(), 1u);
+  EXPECT_FALSE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+}
+
 TEST(KeptStacks, AreBoundedInPlacesRanksAndFrames) {
   JobState job("big");
   NodeReport n;
