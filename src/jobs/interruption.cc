@@ -177,6 +177,20 @@ bool InterruptionLedger::attribute(Interruption& i, const JobVerdict& v, const J
   return true;
 }
 
+// The first capture while the job is down, or a later one that names the rank the others
+// waited for where the kept one does not: each node's stacks come with its own report, so
+// the first capture may hold only the waiting ranks.
+bool InterruptionLedger::keep_better_stacks(Interruption& i, const JobVerdict& v, const JobState& job) {
+  auto named = [](const std::vector<KeptStackGroup>& groups) {
+    return std::any_of(groups.begin(), groups.end(), [](const KeptStackGroup& g) { return g.culprit; });
+  };
+  if (!v.down || (!i.stacks.empty() && named(i.stacks))) return false;
+  std::vector<KeptStackGroup> capture = keep_stacks(job);
+  if (capture.empty() || (!i.stacks.empty() && !named(capture))) return false;
+  i.stacks = std::move(capture);
+  return true;
+}
+
 bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
   const bool changed = observed(job, v, now, wall);
   if (changed) ++revision_;
@@ -192,9 +206,7 @@ bool InterruptionLedger::observed(const JobState& job, const JobVerdict& v, Mono
     // finished meanwhile resumed nothing; it stays open until it is seen training.
     if (!trains || (v.phase == "starting" && job.attempts().back().number == current.attempt)) {
       const bool attributed = attribute(current, v, job);
-      if (!current.stacks.empty() || !v.down) return attributed;
-      current.stacks = keep_stacks(job);
-      return attributed || !current.stacks.empty();
+      return keep_better_stacks(current, v, job) || attributed;
     }
     close(current, job, now);
     return true;

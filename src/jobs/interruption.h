@@ -70,9 +70,10 @@ struct Interruption {
   std::optional<MonoTime> resumed_at;  // trained again
   bool restarted = false;              // as a new attempt
   int64_t resumed_from_step = -1;
-  // Where the ranks were, from the stacks their agents captured while it was open (the
-  // first capture: the agents ask for stacks once a step is overdue, which may come after
-  // the verdict); empty when none came.
+  // Where the ranks were, from the stacks their agents captured while it was open: the
+  // first capture (the agents ask for stacks once a step is overdue, which may come after
+  // the verdict), or the first after it that names the rank the others waited for; empty
+  // when none came.
   std::vector<KeptStackGroup> stacks;
 
   Millis to_detect() const;
@@ -126,6 +127,7 @@ class InterruptionLedger {
  private:
   void close(Interruption& i, const JobState& job, MonoTime now);
   bool attribute(Interruption& i, const JobVerdict& v, const JobState& job);
+  static bool keep_better_stacks(Interruption& i, const JobVerdict& v, const JobState& job);
   bool observed(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);
 
   std::deque<Interruption> entries_;

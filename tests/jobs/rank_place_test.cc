@@ -273,7 +273,7 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
   check(read_back.entries().back().stacks);
 }
 
-TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItOnceTheStacksNameIt) {
+TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItAndItsStacksOnceTheyNameIt) {
   // Nothing tells the ranks apart at the verdict: the interruption opens as a stall.
   const int64_t step = train_then_stall(4, [](RankReport&) {});
   InterruptionLedger ledger;
@@ -282,7 +282,8 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItOnceTheStacksNameIt) {
   const InterruptionKind stalled = ledger.entries().back().cause.kind;
   const uint64_t revision = ledger.revision();
 
-  // The stacks come with the next reports and name rank 2, in its data loader.
+  // The stacks come with each node's next report: node-a's first, its ranks waiting in
+  // all_reduce, which is all the first capture holds.
   clock_.advance(Millis(1'000));
   std::vector<RankReport> stacks;
   for (int rank = 0; rank < 4; ++rank) {
@@ -290,6 +291,12 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItOnceTheStacksNameIt) {
     stacks.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
   }
   report("node-a", {stacks[0], stacks[1]});
+  ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+  ASSERT_EQ(ledger.entries().back().code, "job_stalled");
+  ASSERT_EQ(ledger.entries().back().stacks.size(), 1u);
+  EXPECT_FALSE(ledger.entries().back().stacks[0].culprit);
+
+  // Then node-b's, naming rank 2 in its data loader.
   report("node-b", {stacks[2], stacks[3]});
   ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
   ASSERT_EQ(ledger.entries().size(), 1u) << "the same hang, not a second one";
@@ -298,6 +305,10 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItOnceTheStacksNameIt) {
   EXPECT_EQ(hang.cause.kind, InterruptionKind::kHangElsewhere);
   EXPECT_EQ(hang.message.rfind("rank 2 (node-b, pid 102) is stuck in fetch_next_shard (data.py:31)", 0), 0u)
       << hang.message;
+  ASSERT_EQ(hang.stacks.size(), 2u) << "the capture that names it replaces the first";
+  EXPECT_TRUE(hang.stacks[0].culprit);
+  EXPECT_EQ(hang.stacks[0].ranks, std::vector<int>{2});
+  EXPECT_EQ(hang.stacks[1].ranks, (std::vector<int>{0, 1, 3}));
   EXPECT_GT(ledger.revision(), revision) << "the job's memo is written again";
   EXPECT_EQ(ledger.totals().at(InterruptionKind::kHangElsewhere).count, 1u);
   EXPECT_EQ(ledger.totals().at(stalled).count, 0u);
