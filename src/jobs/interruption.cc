@@ -192,12 +192,12 @@ bool InterruptionLedger::keep_better_stacks(Interruption& i, const JobVerdict& v
 }
 
 bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
-  const bool changed = observed(job, v, now, wall);
+  const bool changed = update(job, v, now, wall);
   if (changed) ++revision_;
   return changed;
 }
 
-bool InterruptionLedger::observed(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
+bool InterruptionLedger::update(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
   const bool trains =
       !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
   if (open()) {

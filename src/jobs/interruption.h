@@ -128,7 +128,8 @@ class InterruptionLedger {
   void close(Interruption& i, const JobState& job, MonoTime now);
   bool attribute(Interruption& i, const JobVerdict& v, const JobState& job);
   static bool keep_better_stacks(Interruption& i, const JobVerdict& v, const JobState& job);
-  bool observed(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);
+  // What observe() does, without counting the revision: whether the ledger changed.
+  bool update(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);
 
   std::deque<Interruption> entries_;
   std::map<InterruptionKind, CauseTotals> totals_;
