@@ -8,7 +8,9 @@
 #include <boost/json.hpp>
 
 #include "core/json_text.h"
+#include "core/native_stack.h"
 #include "core/process_exit.h"
+#include "core/python_stack.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::agent {
@@ -39,25 +41,7 @@ const char* checkpoint_name(CheckpointState s) {
 }
 
 json::object stack_json(const PyStack& stack) {
-  json::array threads;
-  for (const auto& t : stack.threads) {
-    json::array frames;
-    for (const auto& f : t.frames)
-      frames.push_back(json::object{{"file", f.file}, {"line", f.line}, {"function", f.function}});
-    threads.push_back(json::object{{"current", t.current}, {"frames", std::move(frames)}});
-  }
-  return json::object{{"threads", std::move(threads)}, {"truncated", stack.truncated}};
-}
-
-json::object native_json(const NativeStack& stack) {
-  json::array threads;
-  for (const auto& t : stack.threads) {
-    json::array frames;
-    for (const auto& f : t.frames)
-      frames.push_back(json::object{{"function", f.function}, {"module", f.module}});
-    threads.push_back(json::object{{"tid", t.tid}, {"frames", std::move(frames)}});
-  }
-  return json::object{{"threads", std::move(threads)}, {"truncated", stack.truncated}};
+  return json::object{{"threads", py_threads_json(stack)}, {"truncated", stack.truncated}};
 }
 
 json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms, double ticks_per_s) {
@@ -98,7 +82,7 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
     json::object stack = r.stack ? stack_json(*r.stack) : json::object{{"note", r.stack_note}};
     stack["age_ms"] = age(now_ms, r.stack_ms);
     // Native frames ride in the same object: one capture, one age.
-    if (r.native) stack["native"] = native_json(*r.native);
+    if (r.native) stack["native"] = native_stack_json(*r.native);
     if (!r.native_note.empty()) stack["native_note"] = r.native_note;
     out["stack"] = std::move(stack);
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include <boost/json.hpp>
+
 namespace trainwatch {
 namespace {
 
@@ -91,6 +93,20 @@ NativeStack parse_eu_stack(std::string_view text, int32_t pid) {
   std::stable_partition(stack.threads.begin(), stack.threads.end(),
                         [pid](const NativeThread& t) { return t.tid == pid; });
   return stack;
+}
+
+boost::json::object native_frame_json(const NativeFrame& frame) {
+  return boost::json::object{{"function", frame.function}, {"module", frame.module}};
+}
+
+boost::json::object native_stack_json(const NativeStack& stack) {
+  boost::json::array threads;
+  for (const auto& t : stack.threads) {
+    boost::json::array frames;
+    for (const auto& f : t.frames) frames.push_back(native_frame_json(f));
+    threads.push_back(boost::json::object{{"tid", t.tid}, {"frames", std::move(frames)}});
+  }
+  return boost::json::object{{"threads", std::move(threads)}, {"truncated", stack.truncated}};
 }
 
 }  // namespace trainwatch

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/fwd.hpp>
+
 #include "core/python_stack.h"
 
 namespace trainwatch {
@@ -47,5 +49,11 @@ struct NativeStack {
 // own "eu-stack: ..." messages) are skipped. Empty when nothing in the text is a thread.
 // The main thread is kept even when it comes after kMaxStackThreads others.
 NativeStack parse_eu_stack(std::string_view text, int32_t pid);
+
+// The one JSON form of a frame, {"function", "module"}, and of a stack,
+// {"threads": [{"tid", "frames": [...]}], "truncated"}: in the node report, the API and a
+// kept capture alike.
+boost::json::object native_frame_json(const NativeFrame& frame);
+boost::json::object native_stack_json(const NativeStack& stack);
 
 }  // namespace trainwatch

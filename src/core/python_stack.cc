@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include <boost/json.hpp>
+
 namespace trainwatch {
 namespace {
 
@@ -90,6 +92,20 @@ bool is_user_frame(const PyFrame& frame) {
 std::string_view base_name(std::string_view path) {
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+boost::json::object py_frame_json(const PyFrame& frame) {
+  return boost::json::object{{"file", frame.file}, {"line", frame.line}, {"function", frame.function}};
+}
+
+boost::json::array py_threads_json(const PyStack& stack) {
+  boost::json::array threads;
+  for (const auto& t : stack.threads) {
+    boost::json::array frames;
+    for (const auto& f : t.frames) frames.push_back(py_frame_json(f));
+    threads.push_back(boost::json::object{{"current", t.current}, {"frames", std::move(frames)}});
+  }
+  return threads;
 }
 
 }  // namespace trainwatch

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/fwd.hpp>
+
 namespace trainwatch {
 
 inline constexpr size_t kMaxStackThreads = 8;
@@ -49,6 +51,11 @@ PyStack parse_faulthandler_dump(std::string_view text);
 // Whether a frame is the program's own code rather than the interpreter's standard library,
 // an installed package (site-packages, dist-packages) or a frozen module.
 bool is_user_frame(const PyFrame& frame);
+
+// The one JSON form of a frame, {"file", "line", "function"}, and of a stack's threads,
+// [{"current", "frames": [...]}]: in the node report, the API and a kept capture alike.
+boost::json::object py_frame_json(const PyFrame& frame);
+boost::json::array py_threads_json(const PyStack& stack);
 
 // "data.py" for "/work/src/data.py".
 std::string_view base_name(std::string_view path);

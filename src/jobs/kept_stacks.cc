@@ -78,11 +78,9 @@ json::array kept_stacks_json(const std::vector<KeptStackGroup>& groups) {
   for (const auto& g : groups) {
     json::array ranks(g.ranks.begin(), g.ranks.end());
     json::array frames;
-    for (const auto& f : g.frames)
-      frames.push_back(json::object{{"function", f.function}, {"file", f.file}, {"line", f.line}});
+    for (const auto& f : g.frames) frames.push_back(py_frame_json(f));
     json::array native;
-    for (const auto& f : g.native)
-      native.push_back(json::object{{"function", f.function}, {"module", f.module}});
+    for (const auto& f : g.native) native.push_back(native_frame_json(f));
     out.push_back(json::object{{"place", g.place},
                                {"culprit", g.culprit},
                                {"ranks", std::move(ranks)},

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/native_stack.h"
 #include "core/process_exit.h"
+#include "core/python_stack.h"
 #include "core/time_format.h"
 #include "jobs/kept_stacks.h"
 #include "jobs/rank_health.h"
@@ -70,32 +72,16 @@ json::value exit_json(const jobs::RankReport& l) {
 // The rank's Python stack as its agent last captured it, with where it puts the rank.
 json::value stack_json(const jobs::RankReport& l) {
   if (!l.stack) return nullptr;
-  json::array threads;
-  for (const auto& t : l.stack->stack.threads) {
-    json::array frames;
-    for (const auto& f : t.frames)
-      frames.push_back(json::object{{"file", f.file}, {"line", f.line}, {"function", f.function}});
-    threads.push_back(json::object{{"current", t.current}, {"frames", std::move(frames)}});
-  }
   // Native frames (eu-stack's), when the agent could take them: null when it did not.
   json::value native = nullptr;
-  if (!l.stack->native.threads.empty()) {
-    json::array native_threads;
-    for (const auto& t : l.stack->native.threads) {
-      json::array frames;
-      for (const auto& f : t.frames)
-        frames.push_back(json::object{{"function", f.function}, {"module", f.module}});
-      native_threads.push_back(json::object{{"tid", t.tid}, {"frames", std::move(frames)}});
-    }
-    native = json::object{{"truncated", l.stack->native.truncated}, {"threads", std::move(native_threads)}};
-  }
+  if (!l.stack->native.threads.empty()) native = native_stack_json(l.stack->native);
   auto place = jobs::place_of(l);
   return json::object{
       {"captured_age_ms", l.stack->age_ms},
       {"place", place && !l.stack->stack.threads.empty() ? json::value(place->text) : json::value(nullptr)},
       {"note", l.stack->note.empty() ? json::value(nullptr) : json::value(l.stack->note)},
       {"truncated", l.stack->stack.truncated},
-      {"threads", std::move(threads)},
+      {"threads", py_threads_json(l.stack->stack)},
       {"native", std::move(native)},
       {"native_note",
        l.stack->native_note.empty() ? json::value(nullptr) : json::value(l.stack->native_note)}};
