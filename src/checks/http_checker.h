@@ -1,39 +1,28 @@
-// HttpChecker: HTTP(S) checks with libcurl's multi interface driven by Boost.Asio.
-//
-// One CURLM per checker; curl tells us which sockets to watch and when its timeout
-// fires (CURLMOPT_SOCKETFUNCTION / CURLMOPT_TIMERFUNCTION), and asio waits on them. No
-// thread per check: thousands of checks share the one io_context thread.
-//
-// Sockets are opened and closed through curl's open/close callbacks so asio stops
-// watching a descriptor before it is closed (a reused descriptor number is then never
-// confused with the old one).
-//
-// Bounds: a response body over kMaxBodyBytes fails the check ("body over 1 MiB") and is
-// not kept; each check has its own timeout; every connection is fresh so DNS, connect
-// and TLS times are real.
+// HttpChecker: the checker of every `type: http` monitor. It sends a plain http:// check
+// through PlainHttpChecker (Boost.Beast on the engine's io_context, a few system calls a
+// check) and everything else through CurlHttpChecker (libcurl: TLS, certificates,
+// redirects across schemes). Both judge the response with the same judge_http_response,
+// so a monitor's verdict does not depend on which client ran it.
 #pragma once
-
-#include <memory>
 
 #include <boost/asio/io_context.hpp>
 
 #include "checks/checker.h"
+#include "checks/curl_http_checker.h"
+#include "checks/plain_http_checker.h"
 #include "core/clock.h"
 
 namespace trainwatch::checks {
 
 class HttpChecker final : public Checker {
  public:
-  static constexpr size_t kMaxBodyBytes = 1024 * 1024;
-
   HttpChecker(boost::asio::io_context& io, const Clock& clock);
-  ~HttpChecker() override;
 
   void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  CurlHttpChecker curl_;
+  PlainHttpChecker plain_;  // hands what it cannot do (a redirect to follow) to curl_
 };
 
 }  // namespace trainwatch::checks

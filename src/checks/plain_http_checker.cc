@@ -1,0 +1,259 @@
+#include "checks/plain_http_checker.h"
+
+#include <optional>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+
+#include "checks/http_verdict.h"
+#include "core/duration.h"
+
+namespace trainwatch::checks {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+// asio says "Connection refused"; causes read as one sentence: "connect: connection refused".
+std::string lower_first(std::string text) {
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return text;
+}
+
+bool is_redirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// Where an http:// URL points, parsed once per check.
+struct Target {
+  std::optional<asio::ip::address> address;  // an IP literal; otherwise `host` is resolved
+  std::string host;
+  std::string port;
+  std::string host_header;  // host[:port] as written in the URL
+  std::string path;         // path and query, "/" when empty
+};
+
+std::optional<Target> parse_target(const std::string& url) {
+  auto parsed = boost::urls::parse_absolute_uri(url);
+  if (!parsed || parsed->scheme_id() != boost::urls::scheme::http || parsed->has_userinfo())
+    return std::nullopt;
+  Target t;
+  switch (parsed->host_type()) {
+    case boost::urls::host_type::ipv4:
+      t.address = asio::ip::address_v4(parsed->host_ipv4_address().to_uint());
+      break;
+    case boost::urls::host_type::ipv6:
+      t.address = asio::ip::address_v6(parsed->host_ipv6_address().to_bytes());
+      break;
+    case boost::urls::host_type::name: t.host = parsed->host(); break;
+    default: return std::nullopt;
+  }
+  if (!t.address && t.host.empty()) return std::nullopt;
+  t.port = parsed->has_port() && !parsed->port().empty() ? std::string(parsed->port()) : "80";
+  t.host_header = parsed->encoded_host_and_port();
+  t.path = parsed->encoded_path().empty() ? "/" : std::string(parsed->encoded_path());
+  if (parsed->has_query()) t.path += "?" + std::string(parsed->encoded_query());
+  return t;
+}
+
+double ms_between(MonoTime from, MonoTime to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+}  // namespace
+
+// One check: resolve (names only), connect, send, read one response. Whichever ends it
+// first, the exchange or the timer, reports; anything completing after sees `finished`.
+struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
+  Exchange(PlainHttpChecker& owner_in, std::shared_ptr<const MonitorConfig> monitor_in, CheckDone done_in)
+      : owner(owner_in),
+        resolver(owner_in.io_),
+        socket(owner_in.io_),
+        timer(owner_in.io_),
+        monitor(std::move(monitor_in)),
+        spec(std::get<HttpCheckSpec>(monitor->spec)),
+        done(std::move(done_in)) {
+    result.at = owner.clock_.system_time();
+    started = owner.clock_.monotonic_time();
+  }
+
+  void start(Target target) {
+    timer.expires_after(monitor->timeout);
+    timer.async_wait([self = shared_from_this()](error_code ec) {
+      if (!ec) self->fail("timeout after " + format_duration(self->monitor->timeout));
+    });
+    build_request(target);
+    if (target.address) {
+      const auto port = static_cast<uint16_t>(std::stoul(target.port));
+      return connect(std::vector<tcp::endpoint>{tcp::endpoint(*target.address, port)});
+    }
+    resolver.async_resolve(
+        target.host, target.port,
+        [self = shared_from_this()](error_code ec, const tcp::resolver::results_type& found) {
+          if (self->finished) return;
+          if (ec) return self->fail("dns: could not resolve host");
+          self->result.timings.dns_ms = self->elapsed_ms();
+          self->connect({found.begin(), found.end()});
+        });
+  }
+
+  void build_request(const Target& target) {
+    request.version(11);
+    request.method_string(spec.method);
+    request.target(target.path);
+    request.set(bhttp::field::host, target.host_header);
+    request.set(bhttp::field::user_agent, "trainwatch/" TRAINWATCH_VERSION);
+    request.set(bhttp::field::accept, "*/*");
+    request.set(bhttp::field::connection, "close");
+    if (!spec.body.empty()) request.set(bhttp::field::content_type, "application/x-www-form-urlencoded");
+    for (const auto& [name, value] : spec.headers) request.set(name, value);
+    if (!spec.body.empty()) {
+      request.body() = spec.body;
+      request.prepare_payload();
+    }
+  }
+
+  void connect(const std::vector<tcp::endpoint>& endpoints) {
+    asio::async_connect(socket, endpoints, [self = shared_from_this()](error_code ec, const tcp::endpoint&) {
+      if (self->finished) return;
+      if (ec) return self->fail("connect: " + lower_first(ec.message()));
+      self->result.timings.connect_ms = self->elapsed_ms();
+      self->send();
+    });
+  }
+
+  void send() {
+    bhttp::async_write(socket, request, [self = shared_from_this()](error_code ec, size_t) {
+      if (self->finished) return;
+      if (ec) return self->fail("connection: " + lower_first(ec.message()));
+      self->new_parser();
+      self->read();
+    });
+  }
+
+  void new_parser() {
+    parser.emplace();
+    parser->header_limit(kMaxHeaderBytes);
+    parser->body_limit(kMaxBodyBytes);
+    parser->skip(spec.method == "HEAD");  // a HEAD response announces a body it does not send
+  }
+
+  void read() {
+    bhttp::async_read_some(socket, buffer, *parser, [self = shared_from_this()](error_code ec, size_t bytes) {
+      if (self->finished) return;
+      if (bytes > 0 && self->result.timings.first_byte_ms == 0)
+        self->result.timings.first_byte_ms = self->elapsed_ms();
+      if (ec) return self->fail(self->describe(ec));
+      if (!self->parser->is_done()) return self->read();
+      // An interim answer (100 Continue, 103 Early Hints): the final one follows.
+      const int status = self->parser->get().result_int();
+      if (status >= 100 && status < 200 && status != 101) {
+        self->new_parser();
+        return self->read();
+      }
+      self->judge();
+    });
+  }
+
+  std::string describe(error_code ec) const {
+    if (ec == bhttp::error::end_of_stream) return "empty reply from server";
+    if (ec == bhttp::error::body_limit) return "body over 1 MiB";
+    if (ec == bhttp::error::header_limit) return "invalid response: headers over 100 KiB";
+    if (ec == bhttp::error::partial_message) return "connection: closed before the response ended";
+    if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category())
+      return "invalid response: " + ec.message();
+    return "connection: " + lower_first(ec.message());
+  }
+
+  void judge() {
+    const auto& response = parser->get();
+    const int status = response.result_int();
+    if (spec.follow_redirects && is_redirect(status) &&
+        response.find(bhttp::field::location) != response.end()) {
+      return hand_over_redirect();
+    }
+    settle();
+    result.http_status = status;
+    const std::string& body = response.body();
+    result.body_excerpt = body.substr(0, kBodyExcerptBytes);
+    HttpVerdict verdict = judge_http_response(spec, status, body, result.latency_ms);
+    report(verdict.ok, std::move(verdict.cause));
+  }
+
+  // libcurl follows it, across schemes and hosts, as the monitor has always been checked.
+  void hand_over_redirect() {
+    finished = true;
+    stop_io();
+    owner.redirecting_.insert(monitor->name);
+    owner.redirects_.check(std::move(monitor), std::move(done));
+  }
+
+  void fail(std::string cause) {
+    if (finished) return;
+    settle();
+    if (parser && parser->is_header_done()) result.http_status = parser->get().result_int();
+    report(false, std::move(cause));
+  }
+
+  // The total as curl reports it: from the start to the end of the response.
+  void settle() {
+    result.latency_ms = elapsed_ms();
+    result.timings.total_ms = result.latency_ms;
+  }
+
+  void report(bool ok, std::string cause) {
+    finished = true;
+    stop_io();
+    result.ok = ok;
+    result.cause = std::move(cause);
+    done(std::move(result));
+  }
+
+  void stop_io() {
+    timer.cancel();
+    resolver.cancel();
+    error_code ignored;
+    socket.close(ignored);
+  }
+
+  double elapsed_ms() const { return ms_between(started, owner.clock_.monotonic_time()); }
+
+  PlainHttpChecker& owner;
+  tcp::resolver resolver;
+  tcp::socket socket;
+  asio::steady_timer timer;
+  std::shared_ptr<const MonitorConfig> monitor;
+  const HttpCheckSpec& spec;  // in `monitor`, which this exchange keeps alive
+  CheckDone done;
+  CheckResult result;
+  MonoTime started;
+  bhttp::request<bhttp::string_body> request;
+  beast::flat_buffer buffer;
+  std::optional<bhttp::response_parser<bhttp::string_body>> parser;
+  bool finished = false;
+};
+
+bool PlainHttpChecker::can_check(const HttpCheckSpec& spec) { return parse_target(spec.url).has_value(); }
+
+PlainHttpChecker::PlainHttpChecker(asio::io_context& io, const Clock& clock, Checker& redirects)
+    : io_(io), clock_(clock), redirects_(redirects) {}
+
+void PlainHttpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) {
+  asio::post(io_, [this, monitor = std::move(monitor), done = std::move(done)]() mutable {
+    std::optional<Target> target = parse_target(std::get<HttpCheckSpec>(monitor->spec).url);
+    if (!target || redirecting_.contains(monitor->name))
+      return redirects_.check(std::move(monitor), std::move(done));
+    auto exchange = std::make_shared<Exchange>(*this, std::move(monitor), std::move(done));
+    exchange->start(std::move(*target));
+  });
+}
+
+}  // namespace trainwatch::checks

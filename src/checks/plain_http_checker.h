@@ -1,0 +1,60 @@
+// PlainHttpChecker: an http:// check over one fresh TCP connection, with Boost.Beast on
+// the engine's io_context.
+//
+// Why not libcurl for these too: on loopback a check's cost is mostly the kernel's, and
+// libcurl spends about twenty-five system calls on a check (socket options, getsockname
+// and getpeername three and two times, polls and fcntls after connect) where this client
+// makes about ten (socket, connect, epoll registration, one send, the reads, close), and
+// it skips curl's own bookkeeping. bench/RESULTS.md ("the engine") has the figures.
+// Everything that needs more than plain HTTP stays with libcurl (CurlHttpChecker): TLS,
+// credentials in the URL, and a redirect to follow, whose check is handed to
+// `redirects` whole; such a monitor is then sent there directly from its next check on.
+//
+// The request is what curl sends: the method, Host, `User-Agent: trainwatch/VERSION`,
+// `Accept: */*`, the monitor's headers (a header of the same name replaces a default),
+// its body with Content-Length (and form Content-Type unless one is given), plus
+// `Connection: close`, as the connection is never reused.
+//
+// Bounds: the whole check within the monitor's timeout; response headers at most
+// kMaxHeaderBytes and the body at most kMaxBodyBytes, beyond which the check fails and
+// reading stops. Causes read as curl's do: "connect: connection refused", "timeout after
+// 5s", "empty reply from server", "body over 1 MiB", "invalid response: ...".
+//
+// Threading: check() may be called from any thread; the work and `done` run on the
+// io_context, `done` never inline from check().
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include <boost/asio/io_context.hpp>
+
+#include "checks/checker.h"
+#include "core/clock.h"
+
+namespace trainwatch::checks {
+
+class PlainHttpChecker final : public Checker {
+ public:
+  static constexpr size_t kMaxBodyBytes = 1024 * 1024;
+  static constexpr size_t kMaxHeaderBytes = 100 * 1024;
+
+  // An http:// URL whose host is a name or an IP address, with no user or password.
+  static bool can_check(const HttpCheckSpec& spec);
+
+  PlainHttpChecker(boost::asio::io_context& io, const Clock& clock, Checker& redirects);
+
+  void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
+
+ private:
+  struct Exchange;
+
+  boost::asio::io_context& io_;
+  const Clock& clock_;
+  Checker& redirects_;
+  // Monitors whose target answered with a redirect to follow; touched on the io thread only.
+  std::unordered_set<std::string> redirecting_;
+};
+
+}  // namespace trainwatch::checks
