@@ -22,7 +22,7 @@ class HttpChecker final : public Checker {
 
  private:
   CurlHttpChecker curl_;
-  PlainHttpChecker plain_;  // hands what it cannot do (a redirect to follow) to curl_
+  PlainHttpChecker plain_;  // sees every check first and hands curl_ what is not plain HTTP
 };
 
 }  // namespace trainwatch::checks

@@ -193,7 +193,7 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
     finished = true;
     stop_io();
     owner.redirecting_.insert(monitor->name);
-    owner.redirects_.check(std::move(monitor), std::move(done));
+    owner.fallback_.check(std::move(monitor), std::move(done));
   }
 
   void fail(std::string cause) {
@@ -243,14 +243,14 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
 
 bool PlainHttpChecker::can_check(const HttpCheckSpec& spec) { return parse_target(spec.url).has_value(); }
 
-PlainHttpChecker::PlainHttpChecker(asio::io_context& io, const Clock& clock, Checker& redirects)
-    : io_(io), clock_(clock), redirects_(redirects) {}
+PlainHttpChecker::PlainHttpChecker(asio::io_context& io, const Clock& clock, Checker& fallback)
+    : io_(io), clock_(clock), fallback_(fallback) {}
 
 void PlainHttpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) {
   asio::post(io_, [this, monitor = std::move(monitor), done = std::move(done)]() mutable {
     std::optional<Target> target = parse_target(std::get<HttpCheckSpec>(monitor->spec).url);
     if (!target || redirecting_.contains(monitor->name))
-      return redirects_.check(std::move(monitor), std::move(done));
+      return fallback_.check(std::move(monitor), std::move(done));
     auto exchange = std::make_shared<Exchange>(*this, std::move(monitor), std::move(done));
     exchange->start(std::move(*target));
   });

@@ -6,9 +6,9 @@
 // and getpeername three and two times, polls and fcntls after connect) where this client
 // makes about ten (socket, connect, epoll registration, one send, the reads, close), and
 // it skips curl's own bookkeeping. bench/RESULTS.md ("the engine") has the figures.
-// Everything that needs more than plain HTTP stays with libcurl (CurlHttpChecker): TLS,
-// credentials in the URL, and a redirect to follow, whose check is handed to
-// `redirects` whole; such a monitor is then sent there directly from its next check on.
+// Every check that needs more than plain HTTP is handed whole to `fallback` (libcurl,
+// CurlHttpChecker, in the server): an https:// URL, credentials in the URL, and a
+// redirect to follow, after which that monitor goes to `fallback` from its next check on.
 //
 // The request is what curl sends: the method, Host, `User-Agent: trainwatch/VERSION`,
 // `Accept: */*`, the monitor's headers (a header of the same name replaces a default),
@@ -43,7 +43,7 @@ class PlainHttpChecker final : public Checker {
   // An http:// URL whose host is a name or an IP address, with no user or password.
   static bool can_check(const HttpCheckSpec& spec);
 
-  PlainHttpChecker(boost::asio::io_context& io, const Clock& clock, Checker& redirects);
+  PlainHttpChecker(boost::asio::io_context& io, const Clock& clock, Checker& fallback);
 
   void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
 
@@ -52,7 +52,7 @@ class PlainHttpChecker final : public Checker {
 
   boost::asio::io_context& io_;
   const Clock& clock_;
-  Checker& redirects_;
+  Checker& fallback_;
   // Monitors whose target answered with a redirect to follow; touched on the io thread only.
   std::unordered_set<std::string> redirecting_;
 };
