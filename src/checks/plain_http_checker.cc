@@ -36,7 +36,7 @@ bool is_redirect(int status) {
 struct Target {
   std::optional<asio::ip::address> address;  // an IP literal; otherwise `host` is resolved
   std::string host;
-  std::string port;
+  uint16_t port = 80;
   std::string host_header;  // host[:port] as written in the URL
   std::string path;         // path and query, "/" when empty
 };
@@ -57,7 +57,10 @@ std::optional<Target> parse_target(const std::string& url) {
     default: return std::nullopt;
   }
   if (!t.address && t.host.empty()) return std::nullopt;
-  t.port = parsed->has_port() && !parsed->port().empty() ? std::string(parsed->port()) : "80";
+  if (parsed->has_port() && !parsed->port().empty()) {
+    t.port = parsed->port_number();
+    if (t.port == 0) return std::nullopt;  // past 65535: libcurl says what is wrong with it
+  }
   t.host_header = parsed->encoded_host_and_port();
   t.path = parsed->encoded_path().empty() ? "/" : std::string(parsed->encoded_path());
   if (parsed->has_query()) t.path += "?" + std::string(parsed->encoded_query());
@@ -90,13 +93,14 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
     timer.async_wait([self = shared_from_this()](error_code ec) {
       if (!ec) self->fail("timeout after " + format_duration(self->monitor->timeout));
     });
-    build_request(target);
-    if (target.address) {
-      const auto port = static_cast<uint16_t>(std::stoul(target.port));
-      return connect(std::vector<tcp::endpoint>{tcp::endpoint(*target.address, port)});
+    try {
+      build_request(target);
+    } catch (const std::exception& e) {  // Beast refuses a header name or value over 64 KiB
+      return fail(std::string("invalid request: ") + e.what());
     }
+    if (target.address) return connect({tcp::endpoint(*target.address, target.port)});
     resolver.async_resolve(
-        target.host, target.port,
+        target.host, std::to_string(target.port),
         [self = shared_from_this()](error_code ec, const tcp::resolver::results_type& found) {
           if (self->finished) return;
           if (ec) return self->fail("dns: could not resolve host");
