@@ -197,8 +197,12 @@ struct CurlHttpChecker::Impl {
         return "tls: " + std::string(t.error[0] ? t.error : curl_easy_strerror(code));
       case CURLE_TOO_MANY_REDIRECTS: return "too many redirects";
       case CURLE_WEIRD_SERVER_REPLY:
-      case CURLE_UNSUPPORTED_PROTOCOL:
-        return "invalid response: " + std::string(t.error[0] ? t.error : curl_easy_strerror(code));
+      case CURLE_UNSUPPORTED_PROTOCOL: {
+        const std::string said = t.error[0] ? t.error : curl_easy_strerror(code);
+        // No status line at all: curl reads it as HTTP/0.9, which it refuses.
+        if (said.find("HTTP/0.9") != std::string::npos) return std::string(kNotHttp);
+        return "invalid response: " + said;
+      }
       default: break;
     }
     return lower_first(t.error[0] ? t.error : curl_easy_strerror(code));

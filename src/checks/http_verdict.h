@@ -17,6 +17,9 @@ struct HttpVerdict {
   std::string cause;
 };
 
+// The cause of a reply that does not begin with an HTTP status line, in either client.
+inline constexpr std::string_view kNotHttp = "invalid response: not an HTTP response";
+
 // Without a condition on [STATUS], a status from 200 to 399 is success.
 // `certificate_ms_left`: what [CERTIFICATE_EXPIRATION] reads; nullopt without TLS.
 HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body,

@@ -169,6 +169,7 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
 
   std::string describe(error_code ec) const {
     if (ec == bhttp::error::end_of_stream) return "empty reply from server";
+    if (ec == bhttp::error::bad_version) return std::string(kNotHttp);  // no "HTTP/1.x" first
     if (ec == bhttp::error::body_limit) return "body over 1 MiB";
     if (ec == bhttp::error::header_limit) return "invalid response: headers over 100 KiB";
     if (ec == bhttp::error::partial_message) return "connection: closed before the response ended";
