@@ -757,8 +757,11 @@ bool is_waiting(const RankEntry& e, Millis waiting_after) {
   return idle && *idle > waiting_after && !in_checkpoint(e.r->last) && !e.node_overdue;
 }
 
-// The context after the headline: who failed after the culprit and who is waiting for it.
-std::string consequences(const Context& c, const Finding& head, Millis waiting_after) {
+// The headline with its context: who failed after the culprit and who is waiting for it.
+// A stuck rank's headline already says where the others are ("ranks 0-1,3 are in
+// all_reduce (train.py:57)"): when exactly those ranks wait, the wait joins that phrase
+// instead of naming them a second time.
+std::string with_consequences(const Context& c, const Finding& head, Millis waiting_after) {
   std::vector<int> failed, waiting;
   std::string first_error;
   std::optional<MonoTime> waiting_since;
@@ -778,14 +781,22 @@ std::string consequences(const Context& c, const Finding& head, Millis waiting_a
     waiting.push_back(rank);
     if (!waiting_since || *r.last_step_at > *waiting_since) waiting_since = *r.last_step_at;
   }
-  std::string text;
+  std::string text = head.message;
   if (!failed.empty()) {
     std::string err = first_error.size() > 120 ? first_error.substr(0, 117) + "..." : first_error;
     text += "; " + ranks_phrase(failed) + " failed after it" + (err.empty() ? "" : " (" + err + ")");
   }
   if (!waiting.empty()) {
-    text += "; " + ranks_phrase(waiting) + " waiting since " + clock_time(c.wall(*waiting_since)) + " (" +
-            ago(c.now, *waiting_since) + ")";
+    const std::string since =
+        "waiting since " + clock_time(c.wall(*waiting_since)) + " (" + ago(c.now, *waiting_since) + ")";
+    const std::string placed = "; " + ranks_phrase(waiting) + (waiting.size() == 1 ? " is " : " are ");
+    const size_t at = head.code == "rank_stuck" ? text.find(placed) : std::string::npos;
+    if (at == std::string::npos) {
+      text += "; " + ranks_phrase(waiting) + " " + since;
+    } else {
+      const size_t end = text.find("; ", at + placed.size());
+      text.insert(end == std::string::npos ? text.size() : end, ", " + since);
+    }
   }
   return text;
 }
@@ -922,7 +933,7 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
       }
     }
     Millis waiting_after = std::max(Millis{1'000}, 2 * v.timeouts.smoothed_step_gap.value_or(Millis{0}));
-    v.cause = head.message + consequences(c, head, waiting_after);
+    v.cause = with_consequences(c, head, waiting_after);
   } else {
     for (const auto& x : f) v.cause += (v.cause.empty() ? "" : "; ") + x.message;
   }
