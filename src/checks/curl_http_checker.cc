@@ -188,6 +188,7 @@ struct CurlHttpChecker::Impl {
         if (t.body_too_large) return "body over 1 MiB";
         break;
       case CURLE_GOT_NOTHING: return "empty reply from server";
+      case CURLE_PARTIAL_FILE: return "connection: closed before the response ended";
       case CURLE_RECV_ERROR:
       case CURLE_SEND_ERROR:
         if (!os.empty()) return "connection: " + os;

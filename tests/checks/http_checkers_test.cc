@@ -461,6 +461,12 @@ TEST(HttpClients, ABodyOver1MiBIsDown) {
   expect_each_and_agreement(check_with_each(monitor_of(server.url())), down("body over 1 MiB", 200));
 }
 
+TEST(HttpClients, ABodyCutShortByTheServerClosingIsDown) {
+  ScriptedServer server(Reply{"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten b"});
+  expect_each_and_agreement(check_with_each(monitor_of(server.url())),
+                            down("connection: closed before the response ended", 200));
+}
+
 TEST(HttpClients, AServerThatNeverAnswersTimesOutAtTheMonitorsTimeout) {
   ScriptedServer server(Reply{"", Ending::kHold});
   auto monitor = monitor_of(server.url());
