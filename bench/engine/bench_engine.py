@@ -12,13 +12,22 @@ With --store postgres, only benchmark 1, twice in one run: trainwatch on SQLite,
 a throwaway PostgreSQL 15 (started here as tests/integration/conftest.py does, with its
 defaults); the PostgreSQL server's own CPU is counted beside trainwatch's.
 
+With --rounds N, only benchmark 1, N rounds in one run; each round measures trainwatch
+on SQLite, on PostgreSQL too with --store postgres (trainwatch's CPU; the database's is
+reported beside it), the binary given by --before on SQLite, then blackbox_exporter, so
+that a change and the peer are measured side by side under the same conditions. It
+prints each round, then the median and spread of each and of each ratio to the peer.
+
 Usage: /usr/bin/python3 bench/engine/bench_engine.py [--quick] [--store postgres]
+       /usr/bin/python3 bench/engine/bench_engine.py --rounds 3 [--store postgres]
+           [--before OLD_BINARY] [--quick]
 Prints one JSON line last. Everything binds 127.0.0.1 and stops by itself.
 """
 import json
 import os
 import pathlib
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +43,16 @@ from benchkit import cpu_s, free_port, postgres_cpu_s  # noqa: E402
 
 BINARY = os.environ.get("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
 QUICK = "--quick" in sys.argv
-ON_POSTGRES = "--store" in sys.argv and sys.argv[sys.argv.index("--store") + 1:][:1] == ["postgres"]
+
+
+def option(name):
+    """The value after `name` on the command line, or None."""
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else None
+
+
+ON_POSTGRES = option("--store") == "postgres"
+ROUNDS = int(option("--rounds") or 0)
+BEFORE = option("--before")
 
 
 def peak_rss_mb(pid):
@@ -70,7 +88,7 @@ http {{ access_log off; client_body_temp_path {tmp}/cb; proxy_temp_path {tmp}/pt
     raise RuntimeError("nginx did not start")
 
 
-def start_trainwatch(tmp, monitors, interval, max_in_flight=256, store_url=None):
+def start_trainwatch(tmp, monitors, interval, max_in_flight=256, store_url=None, binary=BINARY):
     lines = [f"server:\n  max_checks_in_flight: {max_in_flight}"]
     if store_url:
         lines.append(f"store:\n  url: {store_url}")
@@ -80,7 +98,7 @@ def start_trainwatch(tmp, monitors, interval, max_in_flight=256, store_url=None)
     config = f"{tmp}/trainwatch.yaml"
     pathlib.Path(config).write_text("\n".join(lines) + "\n")
     data = tempfile.mkdtemp(dir=tmp)
-    proc = subprocess.Popen([BINARY, "serve", "-c", config, "--listen", "127.0.0.1:0", "--data-dir", data],
+    proc = subprocess.Popen([binary, "serve", "-c", config, "--listen", "127.0.0.1:0", "--data-dir", data],
                             stdout=subprocess.PIPE, stderr=open(f"{tmp}/trainwatch.log", "ab"))
     line = proc.stdout.readline().decode()
     base = line.strip().split(" on ")[1].rstrip("/")
@@ -96,11 +114,12 @@ def stop(proc):
         proc.wait()
 
 
-def checks_per_cpu_second(tmp, nginx_port, store_url=None, db_pid=None):
+def checks_per_cpu_second(tmp, nginx_port, store_url=None, db_pid=None, binary=BINARY):
     """trainwatch's side of benchmark 1: 500 monitors at 250 ms (2,000 checks/s offered)."""
     duration = 10 if QUICK else 20
     target = f"http://127.0.0.1:{nginx_port}/"
-    tw, base = start_trainwatch(tmp, [(f"m{i}", target) for i in range(500)], "250ms", store_url=store_url)
+    tw, base = start_trainwatch(tmp, [(f"m{i}", target) for i in range(500)], "250ms", store_url=store_url,
+                                binary=binary)
     db = (lambda: postgres_cpu_s(db_pid)) if db_pid else (lambda: 0.0)
     try:
         time.sleep(12)  # past the spread of first checks (10 s window)
@@ -186,6 +205,53 @@ def ten_thousand_monitors(tmp, nginx_port):
         stop(tw)
 
 
+def median_and_spread(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
+
+
+def rounds_beside_the_peer():
+    """Benchmark 1, ROUNDS times: trainwatch (on SQLite, then on PostgreSQL with --store
+    postgres), the --before binary on SQLite, then blackbox_exporter."""
+    tmp = tempfile.mkdtemp(prefix="tw_bench_engine_")
+    pg = None
+    if ON_POSTGRES:
+        sys.path.insert(0, str(ROOT / "tests" / "integration"))
+        from conftest import Postgres  # noqa: E402  (the tests' throwaway cluster)
+        pg = Postgres()
+    runs = {"trainwatch": [], "trainwatch_postgres": [], "before": [], "blackbox_exporter": []}
+    try:
+        for round_number in range(ROUNDS):
+            nginx, port = start_nginx(tmp)
+            try:
+                runs["trainwatch"].append(checks_per_cpu_second(tmp, port))
+                if pg:
+                    postmaster = int((pg.dir / "data" / "postmaster.pid").read_text().split()[0])
+                    runs["trainwatch_postgres"].append(
+                        checks_per_cpu_second(tmp, port, store_url=pg.url(), db_pid=postmaster))
+                if BEFORE:
+                    runs["before"].append(checks_per_cpu_second(tmp, port, binary=BEFORE))
+            finally:
+                stop(nginx)
+            runs["blackbox_exporter"].append(blackbox_peer())
+            for name, measured in runs.items():
+                if measured:
+                    print(f"round {round_number + 1} {name}:",
+                          {k: v for k, v in measured[-1].items() if k != "all"}, flush=True)
+    finally:
+        subprocess.run(["rm", "-rf", tmp])
+        if pg:
+            pg.discard()
+    peer = [p["probes_per_cpu_s"] for p in runs.pop("blackbox_exporter")]
+    summary = {"bench": "engine_rounds", "nproc": os.cpu_count(), "quick": QUICK, "rounds": ROUNDS,
+               "blackbox_exporter": median_and_spread(peer)}
+    for name, measured in runs.items():
+        if measured:
+            ours = [r["checks_per_cpu_s"] for r in measured]
+            summary[name] = median_and_spread(ours)
+            summary[f"{name}_ratio"] = median_and_spread([round(o / b, 2) for o, b in zip(ours, peer)])
+    print(json.dumps(summary))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="tw_bench_engine_")
     nginx, port = start_nginx(tmp)
@@ -211,4 +277,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sqlite_and_postgres() if ON_POSTGRES else main()
+    if ROUNDS:
+        rounds_beside_the_peer()
+    elif ON_POSTGRES:
+        sqlite_and_postgres()
+    else:
+        main()
