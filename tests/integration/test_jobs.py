@@ -191,6 +191,13 @@ def cluster(tmp_path_factory):
         hook.close()
 
 
+def checks_of(server, monitor):
+    """Checks of `monitor` since the server started, from its /metrics."""
+    text = server.get("/metrics")[1]
+    return sum(float(n) for n in re.findall(rf'^trainwatch_checks_total{{monitor="{monitor}",result="\w+"}} (\S+)$',
+                                            text, re.M))
+
+
 def findings(job, code):
     return [f for f in job["findings"] if f["code"] == code]
 
@@ -511,7 +518,8 @@ def test_a_restarted_server_resumes_its_jobs_from_their_last_reports(tmp_path, m
         assert server.monitor("resumed")["type"] == "job"
         [before] = job["interruptions"]
         assert (before["cause"], before["detail"], before["resumed_at"]) == ("signal", "SIGKILL", None), before
-        time.sleep(1.5)  # the first ticks after the start
+        # Two analyses of the job since the start, rather than a guess at how long they take.
+        wait_for(lambda: checks_of(server, "resumed") >= 2, timeout=10, what="two checks of the job since the start")
         assert server.monitor("resumed")["status"] == "down", "rank 1 is still dead"
         assert len(server.get("/api/v1/jobs/resumed")[1]["interruptions"]) == 1, "the same interruption, not a new one"
 
