@@ -9,16 +9,12 @@
 #include <map>
 
 #include "alerting/providers/provider_util.h"
+#include "core/cause_text.h"
 #include "core/duration.h"
 #include "net/curl_multi.h"
 
 namespace trainwatch::alerting {
 namespace {
-
-std::string lower_first(std::string text) {
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 // Removes every occurrence of `secret` (a URL with a token, a password) from `text`.
 void redact(std::string& text, const std::string& secret) {

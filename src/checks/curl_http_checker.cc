@@ -8,6 +8,7 @@
 
 #include "checks/certificate.h"
 #include "checks/http_verdict.h"
+#include "core/cause_text.h"
 #include "core/duration.h"
 #include "net/curl_multi.h"
 
@@ -15,11 +16,6 @@ namespace trainwatch::checks {
 namespace {
 
 namespace asio = boost::asio;
-
-std::string lower_first(std::string text) {
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "checks/dns_message.h"
 #include "checks/dns_verdict.h"
 #include "checks/resolv_conf.h"
+#include "core/cause_text.h"
 #include "core/duration.h"
 
 namespace trainwatch::checks {
@@ -21,11 +22,6 @@ namespace {
 namespace asio = boost::asio;
 using udp = asio::ip::udp;
 using tcp = asio::ip::tcp;
-
-std::string lower_first(std::string text) {
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 std::string endpoint_text(const asio::ip::address& address, uint16_t port) {
   return (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string()) + ":" +

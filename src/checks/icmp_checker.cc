@@ -15,6 +15,7 @@
 
 #include "checks/icmp_packet.h"
 #include "checks/icmp_verdict.h"
+#include "core/cause_text.h"
 #include "core/duration.h"
 
 namespace trainwatch::checks {
@@ -24,11 +25,6 @@ namespace asio = boost::asio;
 using icmp = asio::ip::icmp;  // NOLINT(readability-identifier-naming): asio's protocol keeps its name
 
 constexpr size_t kNonceBytes = 8;
-
-std::string lower_first(std::string text) {
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 struct OpenedSocket {
   int fd = -1;

@@ -14,6 +14,7 @@
 #include <boost/url/parse.hpp>
 
 #include "checks/http_verdict.h"
+#include "core/cause_text.h"
 #include "core/duration.h"
 
 namespace trainwatch::checks {
@@ -24,12 +25,6 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
-
-// asio says "Connection refused"; causes read as one sentence: "connect: connection refused".
-std::string lower_first(std::string text) {
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 bool is_redirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;

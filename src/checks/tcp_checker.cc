@@ -4,6 +4,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "core/cause_text.h"
 #include "core/duration.h"
 
 namespace trainwatch::checks {
@@ -11,12 +12,6 @@ namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-
-// asio says "Connection refused"; causes read as one sentence: "connect: connection refused".
-std::string lower_first(std::string text) {
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 // One connection attempt. Whichever finishes first, the connect or the timer, reports;
 // the other sees `finished` and does nothing.

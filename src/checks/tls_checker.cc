@@ -9,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "checks/certificate.h"
+#include "core/cause_text.h"
 #include "core/duration.h"
 
 namespace trainwatch::checks {
@@ -17,11 +18,6 @@ namespace {
 namespace asio = boost::asio;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
-
-std::string lower_first(std::string text) {
-  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-  return text;
-}
 
 bool is_ip_address(const std::string& host) {
   boost::system::error_code ec;
