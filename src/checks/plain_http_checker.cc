@@ -225,7 +225,9 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   void hand_over_redirect() {
     finished = true;
     stop_io();
-    owner.redirecting_.insert(monitor->name);
+    if (owner.redirecting_.size() >= kMaxRedirectingUrls)
+      owner.redirecting_.clear();  // relearned, one check each
+    owner.redirecting_.insert(spec.url);
     owner.fallback_.check(std::move(monitor), std::move(done));
   }
 
@@ -284,7 +286,7 @@ PlainHttpChecker::PlainHttpChecker(asio::io_context& io, const Clock& clock, Che
 void PlainHttpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) {
   asio::post(io_, [this, monitor = std::move(monitor), done = std::move(done)]() mutable {
     std::optional<Target> target = parse_target(std::get<HttpCheckSpec>(monitor->spec).url);
-    if (!target || redirecting_.contains(monitor->name))
+    if (!target || redirecting_.contains(std::get<HttpCheckSpec>(monitor->spec).url))
       return fallback_.check(std::move(monitor), std::move(done));
     auto exchange = std::make_shared<Exchange>(*this, std::move(monitor), std::move(done));
     exchange->start(std::move(*target));

@@ -8,7 +8,7 @@
 // it skips curl's own bookkeeping. bench/RESULTS.md ("the engine") has the figures.
 // Every check that needs more than plain HTTP is handed whole to `fallback` (libcurl,
 // CurlHttpChecker, in the server): an https:// URL, credentials in the URL, and a
-// redirect to follow, after which that monitor goes to `fallback` from its next check on.
+// redirect to follow, after which that URL goes to `fallback` from its next check on.
 //
 // The request is what curl sends: the method, Host, `User-Agent: trainwatch/VERSION`,
 // `Accept: */*`, the monitor's headers (a header of the same name replaces a default),
@@ -53,7 +53,10 @@ class PlainHttpChecker final : public Checker {
   boost::asio::io_context& io_;
   const Clock& clock_;
   Checker& fallback_;
-  // Monitors whose target answered with a redirect to follow; touched on the io thread only.
+  // URLs that answered with a redirect to follow, checked by `fallback_` from then on:
+  // keyed by URL, so a monitor whose URL is edited is tried here again. At most
+  // kMaxRedirectingUrls, then forgotten all at once. Touched on the io thread only.
+  static constexpr size_t kMaxRedirectingUrls = 100'000;
   std::unordered_set<std::string> redirecting_;
 };
 

@@ -590,5 +590,22 @@ TEST(HttpCheckerRouting, ARedirectingMonitorIsFollowedOnEveryCheck) {
   EXPECT_EQ(server.requests().size(), 7u);
 }
 
+// The Beast client says "Connection: close" (its connection is never reused); curl does not.
+bool made_by_the_plain_client(const Recorded& request) { return request.header("Connection") == "close"; }
+
+TEST(HttpCheckerRouting, AMonitorWhoseUrlNoLongerRedirectsIsCheckedByThePlainClientAgain) {
+  ScriptedServer server(redirecting);
+  Runner runner(server_router());
+  ASSERT_TRUE(runner.check(monitor_of(server.url("/start"))));  // learnt: /start redirects
+  const size_t before = server.requests().size();
+  auto edited = runner.check(monitor_of(server.url("/final")));  // the same monitor, its URL edited
+  ASSERT_TRUE(edited);
+  EXPECT_TRUE(edited->ok) << edited->cause;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), before + 1);
+  EXPECT_TRUE(made_by_the_plain_client(requests.back()));
+  EXPECT_FALSE(made_by_the_plain_client(requests[before - 1])) << "the redirect itself was followed by curl";
+}
+
 }  // namespace
 }  // namespace trainwatch::checks
