@@ -316,8 +316,17 @@ monitors:
         assert first["event"] == again["event"] == "down"
         assert first["delivery_id"] == again["delivery_id"]
         # The row is the survivor's now, and delivered; nothing else was sent.
-        wait_for(lambda: [d["status"] for d in survivor.get("/api/v1/deliveries")[1]["deliveries"]] == ["delivered"],
-                 timeout=10, what="the delivery stored as delivered")
+        seen = []  # the survivor's deliveries at the last look, for the message if it never settles
+
+        def delivered():
+            seen[:] = [{k: d.get(k) for k in ("id", "event", "status", "attempts", "last_error", "http_status")}
+                       for d in survivor.get("/api/v1/deliveries")[1]["deliveries"]]
+            return [d["status"] for d in seen] == ["delivered"]
+
+        try:
+            wait_for(delivered, timeout=10, what="the delivery stored as delivered")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; the survivor's deliveries: {seen}") from None
         time.sleep(1.5)  # a third copy would come at the survivor's next beats
         assert len(receiver.arrivals()) == 2
         assert len(survivor.get("/api/v1/incidents")[1]["incidents"]) == 1
