@@ -101,7 +101,7 @@ struct CurlHttpChecker::Impl {
   static size_t on_body(char* data, size_t size, size_t count, void* user) {
     auto* transfer = static_cast<Transfer*>(user);
     size_t bytes = size * count;
-    if (transfer->body.size() + bytes > kMaxBodyBytes) {
+    if (transfer->body.size() + bytes > kMaxHttpBodyBytes) {
       transfer->body_too_large = true;
       return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
     }
@@ -181,7 +181,7 @@ struct CurlHttpChecker::Impl {
       case CURLE_COULDNT_CONNECT: return "connect: " + (os.empty() ? std::string("could not connect") : os);
       case CURLE_COULDNT_RESOLVE_HOST: return "dns: could not resolve host";
       case CURLE_WRITE_ERROR:
-        if (t.body_too_large) return "body over 1 MiB";
+        if (t.body_too_large) return std::string(kBodyTooLarge);
         break;
       case CURLE_GOT_NOTHING: return "empty reply from server";
       case CURLE_PARTIAL_FILE: return "connection: closed before the response ended";

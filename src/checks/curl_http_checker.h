@@ -8,7 +8,7 @@
 // watching a descriptor before it is closed (a reused descriptor number is then never
 // confused with the old one).
 //
-// Bounds: a response body over kMaxBodyBytes fails the check ("body over 1 MiB") and is
+// Bounds: a response body over kMaxHttpBodyBytes (http_verdict.h) fails the check ("body over 1 MiB") and is
 // not kept; each check has its own timeout; every connection is fresh so DNS, connect
 // and TLS times are real.
 #pragma once
@@ -24,8 +24,6 @@ namespace trainwatch::checks {
 
 class CurlHttpChecker final : public Checker {
  public:
-  static constexpr size_t kMaxBodyBytes = 1024 * 1024;
-
   CurlHttpChecker(boost::asio::io_context& io, const Clock& clock);
   ~CurlHttpChecker() override;
 

@@ -20,6 +20,10 @@ struct HttpVerdict {
 // The cause of a reply that does not begin with an HTTP status line, in either client.
 inline constexpr std::string_view kNotHttp = "invalid response: not an HTTP response";
 
+// A response body past this fails the check with kBodyTooLarge and is not kept, in either client.
+inline constexpr size_t kMaxHttpBodyBytes = 1024 * 1024;
+inline constexpr std::string_view kBodyTooLarge = "body over 1 MiB";
+
 // Without a condition on [STATUS], a status from 200 to 399 is success.
 // `certificate_ms_left`: what [CERTIFICATE_EXPIRATION] reads; nullopt without TLS.
 HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::string_view body,

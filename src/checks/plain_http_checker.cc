@@ -30,41 +30,6 @@ bool is_redirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
-// Where an http:// URL points, parsed once per check.
-struct Target {
-  std::optional<asio::ip::address> address;  // an IP literal; otherwise `host` is resolved
-  std::string host;
-  uint16_t port = 80;
-  std::string host_header;  // host[:port] as written in the URL
-  std::string path;         // path and query, "/" when empty
-};
-
-std::optional<Target> parse_target(const std::string& url) {
-  auto parsed = boost::urls::parse_absolute_uri(url);
-  if (!parsed || parsed->scheme_id() != boost::urls::scheme::http || parsed->has_userinfo())
-    return std::nullopt;
-  Target t;
-  switch (parsed->host_type()) {
-    case boost::urls::host_type::ipv4:
-      t.address = asio::ip::address_v4(parsed->host_ipv4_address().to_uint());
-      break;
-    case boost::urls::host_type::ipv6:
-      t.address = asio::ip::address_v6(parsed->host_ipv6_address().to_bytes());
-      break;
-    case boost::urls::host_type::name: t.host = parsed->host(); break;
-    default: return std::nullopt;
-  }
-  if (!t.address && t.host.empty()) return std::nullopt;
-  if (parsed->has_port() && !parsed->port().empty()) {
-    t.port = parsed->port_number();
-    if (t.port == 0) return std::nullopt;  // past 65535: libcurl says what is wrong with it
-  }
-  t.host_header = parsed->encoded_host_and_port();
-  t.path = parsed->encoded_path().empty() ? "/" : std::string(parsed->encoded_path());
-  if (parsed->has_query()) t.path += "?" + std::string(parsed->encoded_query());
-  return t;
-}
-
 double ms_between(MonoTime from, MonoTime to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
 }
@@ -86,7 +51,7 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
     started = owner.clock_.monotonic_time();
   }
 
-  void start(Target target) {
+  void start(PlainHttpTarget target) {
     timer.expires_after(monitor->timeout);
     timer.async_wait([self = shared_from_this()](error_code ec) {
       if (!ec) self->fail("timeout after " + format_duration(self->monitor->timeout));
@@ -107,7 +72,7 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
         });
   }
 
-  void build_request(const Target& target) {
+  void build_request(const PlainHttpTarget& target) {
     request.version(11);
     request.method_string(spec.method);
     request.target(target.path);
@@ -174,7 +139,7 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   void new_parser() {
     parser.emplace();
     parser->header_limit(kMaxHeaderBytes);
-    parser->body_limit(kMaxBodyBytes);
+    parser->body_limit(kMaxHttpBodyBytes);
     parser->skip(spec.method == "HEAD");  // a HEAD response announces a body it does not send
   }
 
@@ -198,7 +163,7 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   std::string describe(error_code ec) const {
     if (ec == bhttp::error::end_of_stream) return "empty reply from server";
     if (ec == bhttp::error::bad_version) return std::string(kNotHttp);  // no "HTTP/1.x" first
-    if (ec == bhttp::error::body_limit) return "body over 1 MiB";
+    if (ec == bhttp::error::body_limit) return std::string(kBodyTooLarge);
     if (ec == bhttp::error::header_limit) return "invalid response: headers over 100 KiB";
     if (ec == bhttp::error::partial_message) return "connection: closed before the response ended";
     if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category())
@@ -278,16 +243,40 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   bool finished = false;
 };
 
-bool PlainHttpChecker::can_check(const HttpCheckSpec& spec) { return parse_target(spec.url).has_value(); }
+std::optional<PlainHttpTarget> plain_http_target(const std::string& url) {
+  auto parsed = boost::urls::parse_absolute_uri(url);
+  if (!parsed || parsed->scheme_id() != boost::urls::scheme::http || parsed->has_userinfo())
+    return std::nullopt;
+  PlainHttpTarget t;
+  switch (parsed->host_type()) {
+    case boost::urls::host_type::ipv4:
+      t.address = asio::ip::address_v4(parsed->host_ipv4_address().to_uint());
+      break;
+    case boost::urls::host_type::ipv6:
+      t.address = asio::ip::address_v6(parsed->host_ipv6_address().to_bytes());
+      break;
+    case boost::urls::host_type::name: t.host = parsed->host(); break;
+    default: return std::nullopt;
+  }
+  if (!t.address && t.host.empty()) return std::nullopt;
+  if (parsed->has_port() && !parsed->port().empty()) {
+    t.port = parsed->port_number();
+    if (t.port == 0) return std::nullopt;  // past 65535: libcurl says what is wrong with it
+  }
+  t.host_header = parsed->encoded_host_and_port();
+  t.path = parsed->encoded_path().empty() ? "/" : std::string(parsed->encoded_path());
+  if (parsed->has_query()) t.path += "?" + std::string(parsed->encoded_query());
+  return t;
+}
 
 PlainHttpChecker::PlainHttpChecker(asio::io_context& io, const Clock& clock, Checker& fallback)
     : io_(io), clock_(clock), fallback_(fallback) {}
 
 void PlainHttpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) {
   asio::post(io_, [this, monitor = std::move(monitor), done = std::move(done)]() mutable {
-    std::optional<Target> target = parse_target(std::get<HttpCheckSpec>(monitor->spec).url);
-    if (!target || redirecting_.contains(std::get<HttpCheckSpec>(monitor->spec).url))
-      return fallback_.check(std::move(monitor), std::move(done));
+    const std::string& url = std::get<HttpCheckSpec>(monitor->spec).url;
+    std::optional<PlainHttpTarget> target = plain_http_target(url);
+    if (!target || redirecting_.contains(url)) return fallback_.check(std::move(monitor), std::move(done));
     auto exchange = std::make_shared<Exchange>(*this, std::move(monitor), std::move(done));
     exchange->start(std::move(*target));
   });

@@ -16,7 +16,7 @@
 // `Connection: close`, as the connection is never reused.
 //
 // Bounds: the whole check within the monitor's timeout; response headers at most
-// kMaxHeaderBytes and the body at most kMaxBodyBytes, beyond which the check fails and
+// kMaxHeaderBytes and the body at most kMaxHttpBodyBytes (http_verdict.h), beyond which the check fails and
 // reading stops. Causes read as curl's do: "connect: connection refused", "timeout after
 // 5s", "empty reply from server", "body over 1 MiB", "invalid response: ...".
 //
@@ -24,24 +24,36 @@
 // io_context, `done` never inline from check().
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
 
 #include "checks/checker.h"
 #include "core/clock.h"
 
 namespace trainwatch::checks {
 
+// Where a URL this client can check points.
+struct PlainHttpTarget {
+  std::optional<boost::asio::ip::address> address;  // an IP literal; otherwise `host` is resolved
+  std::string host;
+  uint16_t port = 80;
+  std::string host_header;  // host[:port] as written in the URL
+  std::string path;         // path and query, "/" when empty
+};
+
+// The client's scope, pure: an http:// URL whose host is a name or an IP address, with no
+// user or password and a port within range; nullopt for anything else (left to libcurl).
+std::optional<PlainHttpTarget> plain_http_target(const std::string& url);
+
 class PlainHttpChecker final : public Checker {
  public:
-  static constexpr size_t kMaxBodyBytes = 1024 * 1024;
   static constexpr size_t kMaxHeaderBytes = 100 * 1024;
-
-  // An http:// URL whose host is a name or an IP address, with no user or password.
-  static bool can_check(const HttpCheckSpec& spec);
 
   PlainHttpChecker(boost::asio::io_context& io, const Clock& clock, Checker& fallback);
 

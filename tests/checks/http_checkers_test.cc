@@ -542,11 +542,7 @@ TEST(HttpClients, AHostNameIsResolved) {
 
 // --- which client the server picks ---------------------------------------------------------
 
-bool plain_can_check(std::string url) {
-  HttpCheckSpec spec;
-  spec.url = std::move(url);
-  return PlainHttpChecker::can_check(spec);
-}
+bool plain_can_check(const std::string& url) { return plain_http_target(url).has_value(); }
 
 TEST(PlainHttpCheckerScope, TakesPlainHttpUrlsAndLeavesTlsAndCredentialsToCurl) {
   EXPECT_TRUE(plain_can_check("http://127.0.0.1:8080/x"));
