@@ -833,16 +833,19 @@ void Engine::follow_owners(uint64_t term, Result<StateFeed> changed) {
   }
   // The states stored since the last beat: every one at the first beat, then only those
   // changed (store.h: states_after), whichever replica wrote them.
+  // Unread states do not stop the owners from moving: a replica whose lease lapsed (cut
+  // off, so it reads nothing) must let go of its monitors all the same, and one that takes
+  // a monitor over needs the store for its claim anyway.
   if (!changed) {
     if (auto events = follow_log_.admit(clock_.monotonic_time())) {
       spdlog::warn("replicas: cannot read the stored states ({} time(s) since the last report): {}", *events,
                    changed.error().message);
     }
-    return;
-  }
-  for (auto& s : changed->states) {
-    stored_states_[s.monitor] = s.state;  // a monitor added here later starts from it
-    to_follow_[s.monitor] = std::move(s.state);
+  } else {
+    for (auto& s : changed->states) {
+      stored_states_[s.monitor] = s.state;  // a monitor added here later starts from it
+      to_follow_[s.monitor] = std::move(s.state);
+    }
   }
   // Monitors others own show what their owner stored; one owned here follows only a pause
   // or resume asked of another replica (the store keeps a pause: store.h). A monitor with
