@@ -22,8 +22,8 @@
 //                 after the others have ended; the store's destructor joins it.
 //   checkpointer  SQLite only: copies the WAL into the database on its own connection
 //                 (storage/sqlite/checkpointer.h); joined by the store's destructor.
-//   caches x 3    one http::TtlCache thread each for the status pages, the dashboard's
-//                 monitors table and the API's monitor list: rebuilds off the HTTP
+//   caches x 3    one http::FreshCache thread each for the status pages, the dashboard's
+//                 monitors table and the API's monitor list: builds off the HTTP
 //                 threads. Owned by their routes; joined when the router is destroyed.
 //   job views x 2 api::JobViewWorker, one for the job API and one for the job pages;
 //                 owned and joined like the caches.
