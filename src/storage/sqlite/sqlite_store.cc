@@ -326,8 +326,8 @@ class SqliteStore::Writer final : public BatchApplier {
       q.bind(7, ms(d.due));
       q.exec();
     }
-    add_to_rollup(add_hourly_, op.monitor, c, kHourMs);
-    add_to_rollup(add_daily_, op.monitor, c, kDayMs);
+    add_to_rollup(add_hourly_, op, kHourMs);
+    add_to_rollup(add_daily_, op, kDayMs);
     return save_state(op.monitor, op.state);
   }
 
@@ -467,15 +467,15 @@ class SqliteStore::Writer final : public BatchApplier {
            "latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms";
   }
 
-  static void add_to_rollup(SQLite::Statement& statement, const std::string& monitor, const CheckResult& c,
-                            int64_t width_ms) {
+  static void add_to_rollup(SQLite::Statement& statement, const RecordResult& op, int64_t width_ms) {
     SQLite::Statement& s = fresh(statement);
+    const CheckResult& c = op.result;
     const int64_t at = ms(c.at);
     // Floor division: results before 1970 (a broken clock) still land in one bucket.
     const int64_t start = at - (((at % width_ms) + width_ms) % width_ms);
-    s.bind(1, monitor);
+    s.bind(1, op.monitor);
     s.bind(2, start);
-    s.bind(3, c.ok ? 1 : 0);
+    s.bind(3, counts_as_up(op) ? 1 : 0);
     s.bind(4, c.latency_ms);
     s.exec();
   }
