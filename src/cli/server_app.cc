@@ -336,6 +336,7 @@ void ServerApp::run() {
   auto alert_guard = asio::make_work_guard(alert_io_);
   std::thread alert_thread([this] { alert_io_.run(); });
   engine_io_.run();
+  checkers_->stop();  // job analyses: they hand memos to the journal
   for (auto& io : http_ios_) io->stop();
   alert_io_.stop();
   for (auto& t : http_threads) t.join();

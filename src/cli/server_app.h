@@ -27,7 +27,8 @@
 //                 monitors table and the API's monitor list: rebuilds off the HTTP
 //                 threads. Owned by their routes; joined when the router is destroyed.
 //   job checker   jobs::JobChecker's: each job check's analysis, its verdict posted back
-//                 to engine_io_. Owned by the checkers; joined when they are destroyed.
+//                 to engine_io_. Owned by the checkers; run() joins it once engine_io_
+//                 has stopped.
 //   report intake jobs::ReportIntake's: applies each node report once the store committed
 //                 it, and answers the agent. Joined when intake_ is destroyed, after the
 //                 store was flushed.

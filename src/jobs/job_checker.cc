@@ -4,7 +4,7 @@
 
 namespace trainwatch::jobs {
 
-JobChecker::~JobChecker() { analyses_.join(); }
+JobChecker::~JobChecker() { stop(); }
 
 void JobChecker::check(std::shared_ptr<const MonitorConfig> monitor, checks::CheckDone done) {
   boost::asio::post(analyses_, [this, monitor = std::move(monitor), done = std::move(done)]() mutable {

@@ -12,8 +12,11 @@
 // Bound: the engine runs at most one check per monitor at a time, so at most one analysis
 // per job monitor is queued or running here.
 //
-// Lifetime: the destructor lets the analyses already queued finish (their results are
-// posted to the io_context, which must outlive the checker, as must the registry).
+// Lifetime: stop(), once the engine's io_context has stopped, lets the analyses already
+// queued finish and starts no other: an analysis hands memos to the journal
+// (JobRegistry::set_on_memo), which must outlive it. The destructor does the same. Their
+// results are posted to the io_context, which must outlive the checker, as must the
+// registry.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -32,6 +35,8 @@ class JobChecker final : public checks::Checker {
   JobChecker& operator=(const JobChecker&) = delete;
 
   void check(std::shared_ptr<const MonitorConfig> monitor, checks::CheckDone done) override;
+  // Waits for the analyses queued or running; a check after it never runs. For shutdown.
+  void stop() { analyses_.join(); }
 
  private:
   boost::asio::io_context& io_;
