@@ -287,7 +287,10 @@ bool ServerApp::start() {
   pruner_->start();
   job_token_ = std::make_shared<auth::ReloadableSecret>(report_token(config_));
   if (job_token_->get().empty()) warn_without_job_token();
-  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *journal_, job_token_});
+  intake_ = std::make_unique<jobs::ReportIntake>(
+      *job_registry_, *journal_, job_token_,
+      [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); });
+  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *intake_});
 
   http::ServerOptions http_options;
   http_options.host = config_.server.listen.host;
@@ -335,6 +338,7 @@ void ServerApp::run() {
   auto alert_guard = asio::make_work_guard(alert_io_);
   std::thread alert_thread([this] { alert_io_.run(); });
   engine_io_.run();
+  checkers_->stop();  // job analyses: they hand memos to the journal
   for (auto& io : http_ios_) io->stop();
   alert_io_.stop();
   for (auto& t : http_threads) t.join();

@@ -341,7 +341,8 @@ struct WriteHealth {
   bool refusing = false;
   std::string reason;  // of the newest failure, as SQLite words it ("database or disk is full")
   // Operations that did not commit, by kind: "disk_full", "io_error", "read_only", "busy",
-  // "queue_full", "corrupt", "constraint", "unavailable" (PostgreSQL unreachable), "other".
+  // "queue_full", "corrupt", "constraint", "unavailable" (PostgreSQL unreachable),
+  // "file_vanished" (SQLite's database or WAL file deleted under it), "other".
   std::map<std::string, uint64_t> failures_by_reason;
   uint64_t failed_pings = 0;    // RecordPing operations among them: pings answered 503
   uint64_t failed_results = 0;  // RecordResult operations among them: results not stored
