@@ -11,8 +11,6 @@
 #include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
-#include "core/constant_time.h"
-#include "core/names.h"
 #include "core/prometheus.h"
 #include "core/time_format.h"
 
@@ -26,75 +24,13 @@ using http::Response;
 using jobs::JobSnapshot;
 
 void post_report(const JobApiContext& ctx, const Request& request, const Responder& respond) {
-  const std::string& job = request.params.at("job");
-  if (request.body.size() > jobs::kMaxReportBytes) {
-    return respond(Response::problem(413, "the report is " + std::to_string(request.body.size()) +
-                                              " bytes; at most " + std::to_string(jobs::kMaxReportBytes) +
-                                              " are accepted"));
-  }
-  if (const std::string token = ctx.token ? ctx.token->get() : std::string(); !token.empty()) {
-    std::string_view auth = request.header("authorization");
-    constexpr std::string_view kBearer = "Bearer ";
-    if (auth.substr(0, kBearer.size()) != kBearer ||
-        !constant_time_equal(auth.substr(kBearer.size()), token)) {
-      Response r =
-          Response::problem(401, auth.empty() ? "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)"
-                                              : "the bearer token is not the server's");
-      r.headers.emplace_back("WWW-Authenticate", "Bearer");
-      return respond(std::move(r));
-    }
-  }
-  if (std::string problem = name_problem(job); !problem.empty()) {
-    return respond(Response::problem(400, "job name '" + job + "': " + problem));
-  }
-  auto report = jobs::parse_node_report(request.body);
-  if (!report) return respond(Response::problem(400, report.error().message));
-  if (!report->job.empty() && report->job != job) {
-    return respond(
-        Response::problem(400, "job: the report is for '" + report->job + "' but was sent to '" + job + "'"));
-  }
-  const jobs::IngestResult result = ctx.jobs.ingest(job, *report);
-  switch (result.outcome) {
-    case jobs::IngestOutcome::kUnknownJob:
-      return respond(
-          Response::problem(404, "no job monitor named '" + job + "' and jobs.auto_create is off"));
-    case jobs::IngestOutcome::kTooManyJobs:
-      return respond(
-          Response::problem(429, "the server already watches " + std::to_string(jobs::kMaxAutoJobs) +
-                                     " auto-created jobs; declare this one in the config, or wait until one "
-                                     "expires (jobs.expire_after)"));
-    case jobs::IngestOutcome::kTooManyNodes:
-      return respond(Response::problem(
-          429, "job '" + job + "' already has " + std::to_string(jobs::kMaxNodesPerJob) + " nodes"));
-    case jobs::IngestOutcome::kTooManyRanks:
-      return respond(Response::problem(
-          422, "job '" + job + "' would have " + std::to_string(result.actual) + " ranks; " + result.bound +
-                   " allows " + std::to_string(result.limit) + " (the report was not applied)"));
-    case jobs::IngestOutcome::kTooManyRanksOnNode:
-      return respond(Response::problem(422, "node '" + report->node + "' reports " +
-                                                std::to_string(result.actual) + " ranks; " + result.bound +
-                                                " allows " + std::to_string(result.limit) +
-                                                " (the report was not applied)"));
-    case jobs::IngestOutcome::kCreated:
-      spdlog::info("job {} created by a report from node {}", job, report->node);
-      ctx.engine.ensure_monitor(ctx.jobs.auto_monitor(job));
-      break;
-    case jobs::IngestOutcome::kAccepted:
-    case jobs::IngestOutcome::kOutdated: break;  // only a stored report is ever outdated
-  }
-  // Applied here; the other replicas (and this one after a restart) read it from the store.
-  const bool queued = ctx.journal.save(
-      job, report->node, request.body,
-      [respond, answer = json_text(json::object{{"job", job}, {"node", report->node}, {"accepted", true}})](
-          const Status& stored) {
-        if (!stored) {
-          return respond(Response::problem(
-              503, "the report was not stored (" + stored.error().message + "); send the next one as usual"));
-        }
-        respond(Response::json(200, answer));
-      });
-  if (!queued)
-    respond(Response::problem(503, "the store's write queue is full; send the next report as usual"));
+  ctx.intake.submit(request.params.at("job"), request.header("authorization"), request.body,
+                    [respond](jobs::IntakeAnswer answer) {
+                      if (answer.status == 200) return respond(Response::json(200, std::move(answer.body)));
+                      Response r = Response::problem(answer.status, answer.detail);
+                      if (answer.bearer_challenge) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+                      respond(std::move(r));
+                    });
 }
 
 void list_jobs(const JobApiContext& ctx, const Request&, const Responder& respond) {

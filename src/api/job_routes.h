@@ -1,31 +1,26 @@
 // The job endpoints: agents POST node reports; people and dashboards GET jobs,
 // one job, and its series; /metrics gets per-job and per-rank families.
-//   POST /api/v1/jobs/{job}/report   bearer token; 413 > kMaxReportBytes, 401, 400, 404, 429, 422 past
-//                                    a rank bound (job_registry.h); 200 once stored, 503 when the
-//                                    store did not take it (then it is analysed here only)
+//   POST /api/v1/jobs/{job}/report   jobs::ReportIntake: bearer token; 413 > kMaxReportBytes, 401, 400,
+//                                    404, 429, 422 past a bound (job_registry.h); 200 once stored and
+//                                    applied, 503 when the store did not take it (then not applied)
 //   GET  /api/v1/jobs                every job with its monitor state and phase
 //   GET  /api/v1/jobs/{job}          nodes, ranks, GPUs, timeouts, findings
 //   GET  /api/v1/jobs/{job}/series?metric=step_time|loss|tokens_per_s|gpu_mem
 #pragma once
 
-#include <memory>
 #include <string>
-
-#include "auth/reloadable_secret.h"
 
 #include "engine/engine.h"
 #include "http/server.h"
-#include "jobs/job_journal.h"
 #include "jobs/job_registry.h"
+#include "jobs/report_intake.h"
 
 namespace trainwatch::api {
 
 struct JobApiContext {
   engine::Engine& engine;
   jobs::JobRegistry& jobs;
-  jobs::JobJournal& journal;  // where an applied report is kept before the agent hears 200
-  // The token agents send (empty: reports need no token); replaced on SIGHUP.
-  std::shared_ptr<const auth::ReloadableSecret> token;
+  jobs::ReportIntake& intake;  // node reports: checked, stored, then applied
 };
 
 void add_job_routes(http::Router& router, const JobApiContext& context);

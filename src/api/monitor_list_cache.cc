@@ -5,17 +5,18 @@
 
 namespace trainwatch::api {
 
-std::shared_ptr<const std::string> MonitorListCache::body(const engine::Engine& engine, Audience audience,
-                                                          MonoTime now) {
-  // render() cannot fail, so neither can get().
+MonitorListCache::MonitorListCache(const engine::Engine& engine, const Clock& clock)
+    : engine_(engine), bodies_(clock, kMaxAge, [&engine] { return engine.state_generation(); }) {}
+
+void MonitorListCache::body(Audience audience, std::function<void(Result<Body>)> deliver) {
   const std::string key = audience == Audience::kAdmin ? "admin" : "public";
-  return *bodies_.get(
-      key, now, [this, &engine, audience]() -> Result<std::string> { return render(engine, audience); });
+  bodies_.get(
+      key, [this, audience]() -> Result<std::string> { return render(audience); }, std::move(deliver));
 }
 
-std::string MonitorListCache::render(const engine::Engine& engine, Audience audience) {
+std::string MonitorListCache::render(Audience audience) {
   std::lock_guard lock(render_mu_);
-  engine::MonitorListDelta delta = engine.monitors_since(seen_revision_);
+  engine::MonitorListDelta delta = engine_.monitors_since(seen_revision_);
   seen_revision_ = delta.revision;
   // Both forms are brought up to date whichever is asked for: the revision is shared.
   for (const auto& view : delta.changed) {

@@ -25,11 +25,21 @@ constexpr int64_t kMaxPageSize = 1000;
 
 Response json_response(const json::value& value) { return Response::json(200, json_text(value)); }
 
+// A cached view that cannot be had now (http/fresh_cache.h): too many waiting, or its build failed.
+Response busy(const Error& error) {
+  Response r = Response::problem(503, error.message);
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
 void list_monitors(const ApiContext& ctx, MonitorListCache& cache, const Request& request,
                    const Responder& respond) {
-  Response r = Response::json(200, "");
-  r.shared_body = cache.body(ctx.engine, views::audience_of(ctx.admin, request), ctx.clock.monotonic_time());
-  respond(std::move(r));
+  cache.body(views::audience_of(ctx.admin, request), [respond](Result<MonitorListCache::Body> body) {
+    if (!body) return respond(busy(body.error()));
+    Response r = Response::json(200, "");
+    r.shared_body = std::move(*body);
+    respond(std::move(r));
+  });
 }
 
 void get_monitor(const ApiContext& ctx, const Request& request, const Responder& respond) {
@@ -145,7 +155,7 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
     return [ctx, fn](const Request& request, const Responder& respond) { fn(ctx, request, respond); };
   };
   const std::vector<std::string> get = {"GET", "HEAD"};
-  auto list_cache = std::make_shared<MonitorListCache>();
+  auto list_cache = std::make_shared<MonitorListCache>(ctx.engine, ctx.clock);
   router.add(get, "/api/v1/monitors", [ctx, list_cache](const Request& request, const Responder& respond) {
     list_monitors(ctx, *list_cache, request, respond);
   });

@@ -28,6 +28,10 @@ class DefaultCheckers final : public engine::CheckerSet {
         dns_(io, clock, random),
         icmp_(io, clock, random),
         tls_(io, clock) {}
+  // Once the engine's io_context stopped: waits for the job analyses still running
+  // (jobs/job_checker.h), before what they write to is destroyed.
+  void stop() { job_.stop(); }
+
   checks::Checker* for_type(MonitorType type) override {
     switch (type) {
       case MonitorType::kHttp: return &http_;

@@ -24,6 +24,7 @@
 #include "cli/serve_connection_limits.h"
 #include "cluster/membership.h"
 #include "config/loader.h"
+#include "config/reload_guard.h"
 #include "heartbeat/tokens.h"
 #include "storage/open_store.h"
 #include "web/maintenance_page.h"
@@ -149,6 +150,7 @@ bool ServerApp::start() {
   }
   config_ = std::move(*loaded.config);
   if (!apply_overrides(options_, config_)) return false;
+  file_monitors_ = config_.monitors.size();
   const FdLimit fd_limit = raise_fd_limit();
   spdlog::info("{}", describe(fd_limit));
   fd_soft_limit_ = fd_limit.soft;
@@ -285,7 +287,10 @@ bool ServerApp::start() {
   pruner_->start();
   job_token_ = std::make_shared<auth::ReloadableSecret>(report_token(config_));
   if (job_token_->get().empty()) warn_without_job_token();
-  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *journal_, job_token_});
+  intake_ = std::make_unique<jobs::ReportIntake>(
+      *job_registry_, *journal_, job_token_,
+      [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); });
+  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *intake_});
 
   http::ServerOptions http_options;
   http_options.host = config_.server.listen.host;
@@ -333,6 +338,7 @@ void ServerApp::run() {
   auto alert_guard = asio::make_work_guard(alert_io_);
   std::thread alert_thread([this] { alert_io_.run(); });
   engine_io_.run();
+  checkers_->stop();  // job analyses: they hand memos to the journal
   for (auto& io : http_ios_) io->stop();
   alert_io_.stop();
   for (auto& t : http_threads) t.join();
@@ -349,6 +355,10 @@ void ServerApp::reload() {
     return;
   }
   if (!apply_overrides(options_, *next.config)) return;
+  if (auto refusal = reload_refusal(file_monitors_, next)) {
+    spdlog::error("reload refused; keeping the running config: {}", *refusal);
+    return;
+  }
   if (auto resolved = heartbeat::resolve_tokens(*next.config, *store_, random_); !resolved) {
     spdlog::error("reload of {} refused: cannot keep heartbeat tokens: {}", path, resolved.error().message);
     return;
@@ -362,6 +372,7 @@ void ServerApp::reload() {
     if (job_token_->get().empty()) warn_without_job_token();
   }
   spdlog::info("reloaded {}: {} monitors", path, next.config->monitors.size());
+  file_monitors_ = next.config->monitors.size();
   job_registry_->configure(*next.config);
   const Config merged = monitors_->set_yaml(*next.config);
   engine_->reload(merged);

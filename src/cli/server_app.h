@@ -4,10 +4,11 @@
 //
 // Threads: every thread the server runs, what it owns and how it ends.
 //
-//   engine        the thread that calls run(); runs engine_io_: the checks (http, tcp,
-//                 job), schedules and retries, heartbeat deadlines, retention pruning,
-//                 the signal set, and so reload() and stop(). Owns the Engine's monitor
-//                 state, the checkers, the pruner. Ends when stop() stops engine_io_.
+//   engine        the thread that calls run(); runs engine_io_: the checks (http, tcp;
+//                 a job's analysis runs on the job checker's thread), schedules and
+//                 retries, heartbeat deadlines, retention pruning, the signal set, and
+//                 so reload() and stop(). Owns the Engine's monitor state, the
+//                 checkers, the pruner. Ends when stop() stops engine_io_.
 //   alert         runs alert_io_: the Dispatcher's deliveries, retries and holds, so a
 //                 slow provider never delays a check (nor a check a delivery). Owns the
 //                 outbox's channel state, its timers and the Transport's curl transfers.
@@ -22,9 +23,15 @@
 //                 after the others have ended; the store's destructor joins it.
 //   checkpointer  SQLite only: copies the WAL into the database on its own connection
 //                 (storage/sqlite/checkpointer.h); joined by the store's destructor.
-//   caches x 3    one http::TtlCache thread each for the status pages, the dashboard's
-//                 monitors table and the API's monitor list: rebuilds off the HTTP
+//   caches x 3    one http::FreshCache thread each for the status pages, the dashboard's
+//                 monitors table and the API's monitor list: builds off the HTTP
 //                 threads. Owned by their routes; joined when the router is destroyed.
+//   job checker   jobs::JobChecker's: each job check's analysis, its verdict posted back
+//                 to engine_io_. Owned by the checkers; run() joins it once engine_io_
+//                 has stopped.
+//   report intake jobs::ReportIntake's: applies each node report once the store committed
+//                 it, and answers the agent. Joined when intake_ is destroyed, after the
+//                 store was flushed.
 //   job views x 2 api::JobViewWorker, one for the job API and one for the job pages;
 //                 owned and joined like the caches.
 //   resolvers     asio's resolver thread (started by the first TCP check's lookup, ended
@@ -71,6 +78,7 @@
 #include "http/server_stats.h"
 #include "jobs/job_journal.h"
 #include "jobs/job_registry.h"
+#include "jobs/report_intake.h"
 #include "storage/log_throttle.h"
 #include "storage/member_registry.h"
 #include "storage/retention.h"
@@ -116,7 +124,8 @@ class ServerApp {
   bool join_replicas();
 
   const ServeOptions options_;
-  Config config_;  // the file's, as started (reloads do not keep theirs)
+  Config config_;             // the file's, as started (reloads do not keep theirs)
+  size_t file_monitors_ = 0;  // monitors in the file last applied, at start or reload (reload_guard.h)
   uint64_t fd_soft_limit_ = 0;
   std::unique_ptr<Store> store_;  // SQLite or PostgreSQL, as store.url says (storage/open_store.h)
   SystemRandom random_;
@@ -138,6 +147,8 @@ class ServerApp {
   std::unique_ptr<engine::Engine> engine_;
   // Node reports through the store; before the replica set, whose beats follow it.
   std::unique_ptr<jobs::JobJournal> journal_;
+  // Node reports from the route: stored, then applied (jobs/report_intake.h).
+  std::unique_ptr<jobs::ReportIntake> intake_;
   std::string member_id_;  // on replicas: this one's id in the members table; else ""
   // PostgreSQL only: the members table and this replica's place among the others
   // (cluster/replica_set.h). After the engine: its beats call into it until stopped.

@@ -143,6 +143,7 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
   {
     std::lock_guard lock(mu_);
     r.revision = next_revision_++;
+    state_changed();
     bind_metrics(r);
     auto [it, added] = monitors_.insert_or_assign(r.config->name, std::move(runtime));
     by_name_[it->first] = &r;
@@ -454,9 +455,13 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   }
   {
     std::lock_guard lock(mu_);
+    // A first failure below `retries`, or the success after it, turns a status page's
+    // banner degraded or back (web/banner.h): readers must see it at once too.
+    const bool failing_changed = (r.state.consecutive_failures > 0) != (step.state.consecutive_failures > 0);
     r.state = step.state;
     r.last_result = result;
     r.revision = next_revision_++;
+    if (failing_changed) state_changed();
     count_result(r, result);
   }
   // A heartbeat's plain success writes nothing (its ping row is its history).
@@ -543,6 +548,7 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
       r.state = next;
       r.last_result = record.result;
       r.revision = next_revision_++;
+      state_changed();
       if (record.opened) r.open_incident = record.opened;
       if (record.closed) r.open_incident.reset();
       --stats_.changes_waiting;
@@ -685,6 +691,7 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
         by_name_.erase(name);
         monitors_.erase(name);
         stats_.monitors = monitors_.size();
+        state_changed();
       }
       runtime->timer->cancel();
       if (runtime->state.open_incident_id) {
@@ -726,6 +733,7 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
         r.config = std::make_shared<const MonitorConfig>(m);
         bind_metrics(r);
         r.revision = next_revision_++;
+        state_changed();
         if (m.type != MonitorType::kHeartbeat) r.heartbeat.reset();
       }
       if (check_changed && r.state.status != MonitorStatus::kPaused) {
@@ -751,6 +759,7 @@ void Engine::set_paused(const std::string& name, bool paused, std::function<void
       std::lock_guard lock(mu_);
       r.state = state;
       r.revision = next_revision_++;
+      state_changed();
     }
     if (paused) {
       r.timer->cancel();
@@ -792,6 +801,7 @@ void Engine::release_monitor(const std::string& name) {
       monitors_.erase(it);
       metrics_.by_monitor.erase(name);  // fresh job names must not grow /metrics for ever
       stats_.monitors = monitors_.size();
+      state_changed();
     }
     runtime->timer->cancel();
     if (runtime->state.open_incident_id)
@@ -1034,12 +1044,14 @@ void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
     }
   }
   const bool was_paused = st.status == MonitorStatus::kPaused;
+  const bool shown_changed = st.status != stored.status || st.open_incident_id != stored.open_incident_id;
   {
     std::lock_guard lock(mu_);
     r.state = stored;
     r.open_incident = std::move(incident);
     r.quiet_success.reset();
     r.revision = next_revision_++;
+    if (shown_changed) state_changed();
   }
   if (!r.owned) return;
   // A pause or resume asked of another replica.

@@ -53,6 +53,7 @@
 // and retry, and a new Ownership::term lets go of everything and reads every state again.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -198,6 +199,13 @@ class Engine final : public heartbeat::PingSink {
   // Copies only what changed since `since`: with 10,000 monitors a list request costs
   // the monitors checked since the previous one, not all of them.
   MonitorListDelta monitors_since(uint64_t since) const;
+  // Moves whenever what a reader must never see stale changes: a monitor added, removed
+  // or reconfigured, paused or resumed, its status, its open incident, or its failing
+  // below `retries` starting or ending (a status page's banner). It moves after the
+  // change is in memory, so a view built after reading it shows the change. A check's
+  // latency or time moves only the monitor's `revision`.
+  // Any thread; cached views (http/fresh_cache.h) are rebuilt when it moves.
+  uint64_t state_generation() const { return state_generation_.load(std::memory_order_acquire); }
   EngineStats stats() const;
   CheckMetrics metrics() const;
   // The monitors that depend on `parent` (depends_on) and are DOWN now, by name: what a
@@ -297,6 +305,9 @@ class Engine final : public heartbeat::PingSink {
   LogThrottle drop_log_{kDropLogInterval};
   LogThrottle retry_log_{kDropLogInterval};
   uint64_t next_revision_ = 1;  // under mu_
+  // Moved under mu_, after the change it announces (state_generation()).
+  std::atomic<uint64_t> state_generation_{1};
+  void state_changed() { state_generation_.fetch_add(1, std::memory_order_release); }  // call with mu_ held
 
   mutable std::mutex mu_;  // guards monitors_ (the map and each Runtime's view fields), stats_, metrics_
   std::map<std::string, std::unique_ptr<Runtime>> monitors_;

@@ -4,11 +4,15 @@
 
 namespace trainwatch::jobs {
 
+JobChecker::~JobChecker() { stop(); }
+
 void JobChecker::check(std::shared_ptr<const MonitorConfig> monitor, checks::CheckDone done) {
-  CheckResult result = registry_.evaluate(*monitor);
-  // The Checker contract: `done` runs on the io_context, never inline from check().
-  boost::asio::post(
-      io_, [done = std::move(done), result = std::move(result)]() mutable { done(std::move(result)); });
+  boost::asio::post(analyses_, [this, monitor = std::move(monitor), done = std::move(done)]() mutable {
+    CheckResult result = registry_.evaluate(*monitor);
+    // The verdict goes back to the engine's thread, which applies it as any check result.
+    boost::asio::post(
+        io_, [done = std::move(done), result = std::move(result)]() mutable { done(std::move(result)); });
+  });
 }
 
 }  // namespace trainwatch::jobs

@@ -20,6 +20,18 @@ size_t ranks_after(const JobState& state, const NodeReport& report) {
   return state.ranks().size() + fresh.size();
 }
 
+// The rank bound `report` would cross in `state`: kTooManyRanks, else kAccepted.
+IngestResult rank_refusal(const JobState& state, const JobCheckSpec& spec, size_t max_ranks,
+                          const NodeReport& report) {
+  const size_t limit = spec.world_size > 0 ? static_cast<size_t>(spec.world_size) : max_ranks;
+  const size_t after = ranks_after(state, report);
+  bool over = after > limit;
+  // A declared world_size also names the ranks: 0 to world_size - 1.
+  for (const auto& r : report.ranks) over = over || (spec.world_size > 0 && r.rank >= spec.world_size);
+  if (!over) return {};
+  return {IngestOutcome::kTooManyRanks, limit, after, spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
+}
+
 }  // namespace
 
 void JobRegistry::configure(const Config& config) {
@@ -179,6 +191,53 @@ void JobRegistry::refused(const std::string& job, const IngestResult& result) {
                unlogged ? " and " + std::to_string(unlogged) + " more refused since the last such line" : "");
 }
 
+IngestResult JobRegistry::admit(const std::string& job, const NodeReport& report) {
+  const MonoTime now = clock_.monotonic_time();
+  IngestResult result;
+  std::shared_ptr<Entry> entry;
+  JobCheckSpec spec;
+  size_t max_ranks = 0;
+  Millis expire_after{0};
+  std::vector<std::string> expired;
+  {
+    std::lock_guard lock(mu_);
+    max_ranks = static_cast<size_t>(jobs_config_.max_ranks);
+    expire_after = jobs_config_.expire_after;
+    const size_t max_per_node = static_cast<size_t>(jobs_config_.max_ranks_per_node);
+    if (report.ranks.size() > max_per_node) {
+      result = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(),
+                "jobs.max_ranks_per_node"};
+    } else if (auto it = jobs_.find(job); it != jobs_.end()) {
+      entry = it->second;
+      spec = entry->spec;
+    } else if (!jobs_config_.auto_create) {
+      return {IngestOutcome::kUnknownJob, 0, 0, ""};
+    } else {
+      // As find_or_create() would: room is made from expired jobs before refusing.
+      if (auto_created_ >= kMaxAutoJobs) expired = take_expired(now);
+      if (auto_created_ >= kMaxAutoJobs)
+        result = {IngestOutcome::kTooManyJobs, kMaxAutoJobs, auto_created_ + 1, "auto-created jobs"};
+      spec.thresholds = jobs_config_.thresholds;
+    }
+  }
+  released(expired, expire_after);
+  if (result.outcome == IngestOutcome::kAccepted) {
+    if (entry) {
+      std::shared_lock lock(entry->state_mu);
+      result = rank_refusal(entry->state, spec, max_ranks, report);
+      const auto& nodes = entry->state.nodes();
+      if (result.outcome == IngestOutcome::kAccepted && nodes.count(report.node) == 0 &&
+          nodes.size() >= kMaxNodesPerJob) {
+        result = {IngestOutcome::kTooManyNodes, kMaxNodesPerJob, nodes.size() + 1, "nodes per job"};
+      }
+    } else {
+      result = rank_refusal(JobState(job, now), spec, max_ranks, report);  // a job created by this report
+    }
+  }
+  refused(job, result);
+  return result;
+}
+
 IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& report) {
   return ingest(job, report, Millis{0});
 }
@@ -217,17 +276,12 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
   }
   {
     std::unique_lock lock(entry->state_mu);
-    const size_t limit = spec.world_size > 0 ? static_cast<size_t>(spec.world_size) : max_ranks;
-    const size_t after = ranks_after(entry->state, report);
-    bool over = after > limit;
-    // A declared world_size also names the ranks: 0 to world_size - 1.
-    for (const auto& r : report.ranks) over = over || (spec.world_size > 0 && r.rank >= spec.world_size);
+    IngestResult over = rank_refusal(entry->state, spec, max_ranks, report);
     auto node = entry->state.nodes().find(report.node);
     if (age.count() > 0 && node != entry->state.nodes().end() && node->second.last_seen_wall >= wall) {
       result = {IngestOutcome::kOutdated, 0, 0, ""};
-    } else if (over) {
-      result = {IngestOutcome::kTooManyRanks, limit, after,
-                spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
+    } else if (over.outcome != IngestOutcome::kAccepted) {
+      result = std::move(over);
     } else if (!entry->state.ingest(report, now, wall)) {
       result = {IngestOutcome::kTooManyNodes, kMaxNodesPerJob, entry->state.nodes().size() + 1,
                 "nodes per job"};

@@ -1,15 +1,16 @@
-// JobRegistry: every job the server watches, fed by node reports from HTTP threads and
-// evaluated by the engine's job checker on its io thread.
+// JobRegistry: every job the server watches, fed by node reports (jobs/report_intake.h,
+// on its apply thread, once stored) and evaluated by the job checker on its own thread
+// (jobs/job_checker.h), never on the engine's.
 //
 // Threading: every public call may come from any thread. Four locks, always taken in this
 // order and never across I/O:
 //   1. mu_, the map's: held only to find, add or remove an entry and read its spec.
 //   2. an entry's analysis_mu: one analysis (and its ledger) at a time, whether the
-//      engine's tick or analyse_others() runs it; a memo is read under it.
+//      job checker's tick or analyse_others() runs it; a memo is read under it.
 //   3. an entry's state_mu: unique for an ingest; shared for the analysis and for a reader
 //      copying the state, so the analysis never holds up a reader.
 //   4. an entry's verdict_mu: held to publish or read the last verdict (a pointer swap).
-// The analysis runs once per tick, in the engine's evaluate(), which publishes its verdict
+// The analysis runs once per tick, in the job checker's evaluate(), which publishes its verdict
 // (on replicas, analyse_others() does the same for the jobs another replica checks).
 // Readers (the API, the job pages, /metrics) show that verdict and never analyse: what
 // they show is what the engine applied, even when reports arrived after the tick. Before
@@ -112,13 +113,20 @@ class JobRegistry {
     on_expired_ = std::move(on_expired);
   }
 
+  // Whether `report` is within every bound (the same refusals as ingest(), counted and
+  // logged the same), without applying it or creating its job: ReportIntake asks before it
+  // stores a report, so one past a bound is neither stored nor applied. kAccepted when the
+  // report may be applied (its job created, if auto_create allows); a report that passes
+  // here may still be refused by the ingest() after it is stored, if another report took
+  // the room in between.
+  IngestResult admit(const std::string& job, const NodeReport& report);
   IngestResult ingest(const std::string& job, const NodeReport& report);
   // At start, before the stored reports: a job's attempts and ledger as its checker last
   // stored them (job_memo.h). Creates an auto-created job as a report would (kCreated:
   // add its monitor); kOutdated when the job has had a report already. An unreadable memo
   // is an error and changes nothing.
   Result<IngestOutcome> resume(const std::string& job, std::string_view memo);
-  // Called from evaluate(), on the engine's thread, with a job's memo each time an
+  // Called from evaluate(), on the job checker's thread, with a job's memo each time an
   // attempt begins or its ledger changes, for the store. Set before the engine starts.
   void set_on_memo(std::function<void(const std::string& job, std::string memo)> on_memo) {
     on_memo_ = std::move(on_memo);
@@ -131,7 +139,8 @@ class JobRegistry {
   // thresholds).
   MonitorConfig auto_monitor(const std::string& job) const;
 
-  // The check result of one evaluation, for the engine. A down verdict whose culprit is
+  // The check result of one evaluation, for the engine; from the job checker's thread, one
+  // evaluation at a time. A down verdict whose culprit is
   // undecided (analysis.h) repeats the job's previous result instead.
   CheckResult evaluate(const MonitorConfig& monitor);
   // On replicas: analyses the jobs this one does not check (`checked_here` false), so its
@@ -164,9 +173,9 @@ class JobRegistry {
     mutable std::mutex verdict_mu;
     std::shared_ptr<const JobVerdict> verdict;
     std::shared_ptr<const InterruptionLedger> published_ledger;
-    // The engine's io thread only:
+    // evaluate()'s only, on the job checker's one thread:
     std::optional<CheckResult> last_result;
-    // Under analysis_mu: the engine's tick and analyse_others() may meet on a job whose
+    // Under analysis_mu: the job checker's tick and analyse_others() may meet on a job whose
     // owner is changing; each analysis observes the ledger in turn.
     std::mutex analysis_mu;
     InterruptionLedger ledger;

@@ -274,14 +274,25 @@ struct HeartbeatMarks {
 // Uptime rollups: every RecordResult also adds to its monitor's hourly and daily bucket
 // (UTC), in the same transaction, so a 90-day view reads at most 90 rows per monitor and
 // survives the pruning of raw results.
+//
+// Uptime is time not DOWN. Checks run at a fixed rate (engine/schedule.h), so each stands
+// for one interval of time, and it counts as up unless the monitor was DOWN after it
+// (counts_as_up): a failed check below `retries` opened no incident and takes no uptime.
+// A paused monitor runs no checks, so a pause counts neither way; nor does time the
+// server was stopped. Rows written before this rule counted failed checks instead; no
+// migration can tell them apart (the raw results are pruned), so they age out of the
+// 90-day window.
 enum class RollupResolution { kHour, kDay };
 
 struct UptimeBucket {
   int64_t start_ms = 0;  // the bucket's first millisecond (UTC hour or day)
   int64_t checks = 0;
-  int64_t ok = 0;
+  int64_t ok = 0;             // checks that count as up (counts_as_up): uptime = ok / checks
   double latency_sum_ms = 0;  // of every check in the bucket: mean = sum / checks
 };
+
+// Whether a stored result counts as up time in its rollup buckets (above).
+inline bool counts_as_up(const RecordResult& r) { return r.state.status != MonitorStatus::kDown; }
 
 struct ApiMonitorSpec {
   std::string name;
@@ -337,7 +348,8 @@ struct WriteHealth {
   bool refusing = false;
   std::string reason;  // of the newest failure, as SQLite words it ("database or disk is full")
   // Operations that did not commit, by kind: "disk_full", "io_error", "read_only", "busy",
-  // "queue_full", "corrupt", "constraint", "unavailable" (PostgreSQL unreachable), "other".
+  // "queue_full", "corrupt", "constraint", "unavailable" (PostgreSQL unreachable),
+  // "file_vanished" (SQLite's database or WAL file deleted under it), "other".
   std::map<std::string, uint64_t> failures_by_reason;
   uint64_t failed_pings = 0;    // RecordPing operations among them: pings answered 503
   uint64_t failed_results = 0;  // RecordResult operations among them: results not stored

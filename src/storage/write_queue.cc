@@ -71,7 +71,11 @@ void WriteQueue::run() {
     {
       std::unique_lock lock(queue_mu_);
       const bool was_idle = prompt_queued_ == 0;
-      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      while (!queue_cv_.wait_for(lock, options_.idle_tick, [&] { return stopping_ || !queue_.empty(); })) {
+        lock.unlock();
+        applier_.idle();
+        lock.lock();
+      }
       if (queue_.empty()) {  // stopping, and everything queued is committed
         lock.unlock();
         applier_.after_batch(/*stopping=*/true);

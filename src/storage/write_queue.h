@@ -57,6 +57,8 @@ class BatchApplier {
   virtual std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) = 0;
   // After each batch's callbacks (`stopping`: the last call, the queue is drained).
   virtual void after_batch(bool /*stopping*/) {}
+  // Each idle_tick the queue stays empty: a store looks at itself (sqlite: its files).
+  virtual void idle() {}
 };
 
 struct WriteQueueOptions {
@@ -64,6 +66,7 @@ struct WriteQueueOptions {
   std::chrono::microseconds prompt_linger{1'000};
   std::chrono::microseconds background_linger{100'000};
   std::chrono::seconds failure_log_interval{10};
+  std::chrono::milliseconds idle_tick{1'000};
 };
 
 class WriteQueue {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cron/zone.h"
-#include "http/ttl_cache.h"
+#include "http/fresh_cache.h"
 #include "views/audience.h"
 #include "views/json_views.h"
 #include "web/banner.h"
@@ -24,12 +24,13 @@ using http::Responder;
 // The monitors page lists at most this many rows (down ones first) and says how many
 // more match; filters narrow it. Each row costs one read of at most 24 hourly rows.
 constexpr size_t kMaxListRows = 100;
-// The monitors table is rebuilt at most this often per filter (ttl_cache.h): under load
-// it is at most this old; the page's script refreshes states every few seconds anyway.
-constexpr Millis kMonitorRowsTtl{1'000};
+// The monitors table of one filter shows every change of state the engine had applied
+// when it was asked for (fresh_cache.h); its latencies, check times and sparklines are at
+// most this much older than the request.
+constexpr Millis kMonitorRowsMaxAge{1'000};
 constexpr int64_t kHourMs = 3'600'000;
 
-using MonitorRowsCache = http::TtlCache<std::string>;
+using MonitorRowsCache = http::FreshCache<std::string>;
 
 // A 24 h latency sparkline from a monitor's hourly buckets (24 at most).
 std::pair<std::string, std::string> sparkline(const std::vector<UptimeBucket>& buckets, int64_t now_ms) {
@@ -125,12 +126,10 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   const Audience audience = views::audience_of(&ctx.auth, request);
   const std::string key =
       (audience == Audience::kAdmin ? "admin\n" : "public\n") + state + '\n' + type + '\n' + tag;
-  auto rows =
-      cache.get(key, ctx.clock.monotonic_time(), [ctx, audience, state, type, tag]() -> Result<std::string> {
-        return render_monitor_rows(ctx, audience, state, type, tag);
-      });
+  auto build = [ctx, audience, state, type, tag]() -> Result<std::string> {
+    return render_monitor_rows(ctx, audience, state, type, tag);
+  };
   json::object m = layout_model(ctx, request, "Monitors · trainwatch");
-  m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
   json::array states, types;
   for (const char* s : {"down", "pending", "up", "paused"})
     states.push_back(json::object{{"value", s}, {"selected", state == s}});
@@ -139,14 +138,25 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   m["state_options"] = std::move(states);
   m["type_options"] = std::move(types);
   m["tag"] = tag;
-  respond(html(200, render_page("monitors", m)));
+  cache.get(key, build, [respond, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
+    if (!rows) {
+      http::Response r =
+          http::Response::problem(503, "the monitors table cannot be read: " + rows.error().message);
+      r.headers.emplace_back("Retry-After", "1");
+      return respond(std::move(r));
+    }
+    m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
+    respond(html(200, render_page("monitors", m)));
+  });
 }
 
 }  // namespace
 
 void add_monitors_page(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
-  auto rows_cache = std::make_shared<MonitorRowsCache>(kMonitorRowsTtl);
+  const engine::Engine& engine = ctx.engine;
+  auto rows_cache = std::make_shared<MonitorRowsCache>(ctx.clock, kMonitorRowsMaxAge,
+                                                       [&engine] { return engine.state_generation(); });
   router.add(get, "/", [ctx, rows_cache](const Request& r, const Responder& respond) {
     monitors_page(ctx, *rows_cache, r, respond);
   });

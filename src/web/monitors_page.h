@@ -1,7 +1,8 @@
 // The dashboard's home, GET /: every monitor (down ones first) with its state and a 24 h
 // latency sparkline, filtered by state, type and tag. Bounds: at most kMaxListRows rows
-// ("showing N of M" beyond); the table is rebuilt at most every kMonitorRowsTtl per
-// filter and audience (http/ttl_cache.h), the page around it per visitor.
+// ("showing N of M" beyond); the table, per filter and audience, shows every change of
+// state applied before the request and is at most kMonitorRowsMaxAge older than it
+// (http/fresh_cache.h); the page around it is rendered per visitor.
 #pragma once
 
 #include "http/server.h"

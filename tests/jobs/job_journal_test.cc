@@ -32,7 +32,7 @@ struct Replica {
     journal = std::make_unique<JobJournal>(store, registry, clock, id,
                                            [this](const std::string& job) { created.push_back(job); });
   }
-  // What the route does: apply, then save.
+  // A report this replica took: applied and saved (ReportIntake's order is its own test's).
   void take(const std::string& job, const std::string& report_body) {
     auto report = parse_node_report(report_body);
     ASSERT_TRUE(report.ok()) << report.error().message;

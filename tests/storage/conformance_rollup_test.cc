@@ -11,12 +11,16 @@ constexpr int64_t kDay0 = 19'700 * kDay;  // a UTC midnight
 template <typename F>
 class StoreRollups : public StoreTest<F> {
  protected:
-  void record(const std::string& monitor, int64_t at, bool ok, double latency) {
+  // A failed check leaves the monitor DOWN unless `after` says otherwise (below `retries`).
+  void record(const std::string& monitor, int64_t at, bool ok, double latency,
+              std::optional<MonitorStatus> after = std::nullopt) {
     CheckResult r;
     r.at = from_unix_ms(at);
     r.ok = ok;
     r.latency_ms = latency;
-    ASSERT_TRUE(this->store_->write(RecordResult{monitor, r, MonitorState{}}));
+    MonitorState state;
+    state.status = after.value_or(ok ? MonitorStatus::kUp : MonitorStatus::kDown);
+    ASSERT_TRUE(this->store_->write(RecordResult{monitor, r, state}));
   }
 
   std::vector<UptimeBucket> buckets(RollupResolution res, int64_t from, int64_t to,
@@ -50,6 +54,26 @@ TYPED_TEST(StoreRollups, EachResultAddsToItsHourAndDay) {
   EXPECT_EQ(days[0].ok, 2);
   EXPECT_EQ(days[1].start_ms, kDay0 + kDay);
   EXPECT_EQ(this->buckets(RollupResolution::kDay, kDay0, kDay0 + kDay, "b").at(0).ok, 0);
+}
+
+// Uptime is time not DOWN: failed checks that opened no incident take none of it.
+TYPED_TEST(StoreRollups, AFailedCheckCountsAgainstUptimeOnlyWhenTheMonitorIsDown) {
+  this->record("a", kDay0 + 1, false, 1, MonitorStatus::kPending);  // start-up failures below retries
+  this->record("a", kDay0 + 2, false, 1, MonitorStatus::kPending);
+  for (int i = 3; i < 11; ++i) this->record("a", kDay0 + i, true, 1);
+  this->record("a", kDay0 + 11, false, 1, MonitorStatus::kUp);  // one more below retries, while up
+  auto day = this->buckets(RollupResolution::kDay, kDay0, kDay0 + kDay);
+  ASSERT_EQ(day.size(), 1u);
+  EXPECT_EQ(day[0].checks, 11);
+  EXPECT_EQ(day[0].ok, 11);
+
+  this->record("a", kDay0 + 12, false, 1);  // past retries: DOWN
+  this->record("a", kDay0 + 13, false, 1);  // still DOWN
+  this->record("a", kDay0 + 14, true, 1);   // up again
+  day = this->buckets(RollupResolution::kDay, kDay0, kDay0 + kDay);
+  EXPECT_EQ(day[0].checks, 14);
+  EXPECT_EQ(day[0].ok, 12);
+  EXPECT_EQ(this->buckets(RollupResolution::kHour, kDay0, kDay0 + kHour).at(0).ok, 12);
 }
 
 TYPED_TEST(StoreRollups, TheWindowIsHalfOpen) {

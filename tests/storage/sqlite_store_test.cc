@@ -77,6 +77,74 @@ TEST_F(SqliteStoreTest, TheWalIsCopiedIntoTheDatabaseFileWhileTheStoreRuns) {
   EXPECT_GE(fs::file_size(path_), 4'000'000u) << "the committed pages are still only in the WAL";
 }
 
+RecordPing success_ping(int64_t at_ms) {
+  PingRecord r;
+  r.monitor = "nightly";
+  r.ping.kind = PingKind::kSuccess;
+  r.ping.at = from_unix_ms(at_ms);
+  return RecordPing{r};
+}
+
+size_t stored_pings(Store& store) {
+  auto pings = store.pings(PingQuery{"nightly", std::nullopt, 10'000});
+  EXPECT_TRUE(pings.ok()) << pings.error().message;
+  return pings.ok() ? pings->size() : 0;
+}
+
+TEST_F(SqliteStoreTest, AWalDeletedUnderTheStoreRefusesWritesAndKeepsWhatItAcknowledged) {
+  auto store = open_store();
+  // Fewer pages than a checkpoint needs: every one of these is only in the WAL.
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(write_and_wait(*store, success_ping(kT0 + i)).ok()) << i;
+
+  fs::remove(path_ + "-wal");  // a cleanup script
+  for (int i = 0; i < 3; ++i) {
+    const Status refused = write_and_wait(*store, success_ping(kT0 + 1000 + i));
+    ASSERT_FALSE(refused.ok()) << "a ping acknowledged after its WAL was deleted";
+    EXPECT_EQ(refused.error().code, "store.unavailable");
+    EXPECT_NE(refused.error().message.find("trainwatch.db-wal' was deleted"), std::string::npos)
+        << refused.error().message;
+  }
+  const WriteHealth health = store->write_health();
+  EXPECT_TRUE(health.refusing);
+  EXPECT_NE(health.reason.find("until trainwatch is restarted"), std::string::npos) << health.reason;
+  EXPECT_EQ(health.failures_by_reason.at("file_vanished"), 3u);
+  EXPECT_EQ(health.failed_pings, 3u);
+
+  store.reset();  // the restart
+  store = open_store();
+  EXPECT_EQ(stored_pings(*store), 200u) << "acknowledged pings lost with the deleted WAL";
+  EXPECT_TRUE(write_and_wait(*store, success_ping(kT0 + 2000)).ok()) << "the reopened store takes writes";
+  EXPECT_FALSE(store->write_health().refusing);
+}
+
+TEST_F(SqliteStoreTest, AnIdleStoreNoticesItsDeletedWalWithinTheCheckInterval) {
+  auto store = open_store();
+  ASSERT_TRUE(write_and_wait(*store, success_ping(kT0)).ok());
+  fs::remove(path_ + "-wal");
+  // No write: the writer's idle tick finds it.
+  const auto deadline = std::chrono::steady_clock::now() + 5 * sqlite::SqliteStore::kFileCheckInterval;
+  while (!store->write_health().refusing && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const WriteHealth health = store->write_health();
+  ASSERT_TRUE(health.refusing);
+  EXPECT_NE(health.reason.find("trainwatch.db-wal' was deleted"), std::string::npos) << health.reason;
+  store.reset();
+  store = open_store();
+  EXPECT_EQ(stored_pings(*store), 1u);
+}
+
+TEST_F(SqliteStoreTest, ADatabaseFileDeletedUnderTheStoreRefusesWrites) {
+  auto store = open_store();
+  ASSERT_TRUE(write_and_wait(*store, success_ping(kT0)).ok());
+  fs::remove(path_);
+  const Status refused = write_and_wait(*store, success_ping(kT0 + 1));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("trainwatch.db' was deleted"), std::string::npos)
+      << refused.error().message;
+  EXPECT_TRUE(store->write_health().refusing);
+}
+
 TEST_F(SqliteStoreTest, AFullQueueRefusesWritesUntilItDrains) {
   auto store = open_store();
   std::promise<void> in_done;

@@ -26,9 +26,9 @@ std::string rollup_upsert(const char* table) {
 // broken clock) still land in one bucket.
 int64_t bucket_start(int64_t at, int64_t width_ms) { return at - (((at % width_ms) + width_ms) % width_ms); }
 
-void add_to_rollup(Tx& tx, const char* statement, const std::string& monitor, const CheckResult& c,
-                   int64_t width_ms) {
-  tx.exec_prepared(statement, monitor, bucket_start(ms(c.at), width_ms), c.ok ? 1 : 0, c.latency_ms);
+void add_to_rollup(Tx& tx, const char* statement, const RecordResult& op, int64_t width_ms) {
+  tx.exec_prepared(statement, op.monitor, bucket_start(ms(op.result.at), width_ms), counts_as_up(op) ? 1 : 0,
+                   op.result.latency_ms);
 }
 
 struct Bucket {
@@ -123,8 +123,8 @@ Status run_op(Tx& tx, const RecordResult& op) {
   if (op.opened) (void)run_op(tx, OpenIncident{*op.opened});  // it throws on failure; it never returns one
   if (op.closed) tx.exec_prepared("close_incident", ms(op.closed->ended), op.closed->id);
   for (const NewDelivery& d : op.outbox) insert_delivery(tx, d);
-  add_to_rollup(tx, "add_hourly", op.monitor, c, kHourMs);
-  add_to_rollup(tx, "add_daily", op.monitor, c, kDayMs);
+  add_to_rollup(tx, "add_hourly", op, kHourMs);
+  add_to_rollup(tx, "add_daily", op, kDayMs);
   const MonitorState& st = op.state;
   tx.exec_prepared("upsert_result_state", op.monitor, std::string(to_string(st.status)), ms(st.since),
                    ms(st.last_check), st.last_latency_ms, st.last_error, st.consecutive_failures,
@@ -165,7 +165,7 @@ std::vector<Status> insert_results(Tx& tx, const std::vector<const RecordResult*
     for (auto [buckets, width] : {std::pair{&hourly, kHourMs}, std::pair{&daily, kDayMs}}) {
       Bucket& b = (*buckets)[{r->monitor, bucket_start(ms(c.at), width)}];
       ++b.checks;
-      b.ok += c.ok ? 1 : 0;
+      b.ok += counts_as_up(*r) ? 1 : 0;
       b.latency_sum_ms += c.latency_ms;
     }
     newest[r->monitor] = &r->state;

@@ -14,6 +14,7 @@
 
 #include "storage/data_dir.h"
 #include "storage/sqlite/checkpointer.h"
+#include "storage/sqlite/database_files.h"
 #include "storage/sqlite/migrations.h"
 #include "storage/sqlite/ping_chains.h"
 
@@ -150,9 +151,10 @@ Error write_error(FailureKind kind, std::string message) {
 // The write connection and its prepared statements. Used only by the writer thread.
 class SqliteStore::Writer final : public BatchApplier {
  public:
-  Writer(std::unique_ptr<SQLite::Database> db, PingChains& chains)
+  Writer(std::unique_ptr<SQLite::Database> db, PingChains& chains, DatabaseFiles files)
       : db_(std::move(db)),
         chains_(chains),
+        files_(std::move(files)),
         insert_result_(
             *db_,
             "INSERT INTO check_results (monitor, at_ms, ok, latency_ms, cause, http_status, dns_ms, "
@@ -215,6 +217,7 @@ class SqliteStore::Writer final : public BatchApplier {
 
   // Applies `batch` in one transaction; returns one outcome per operation, in order.
   std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override {
+    if (files_gone()) return refused(batch.size());
     std::vector<WriteOutcome> out;
     out.reserve(batch.size());
     try {
@@ -234,13 +237,25 @@ class SqliteStore::Writer final : public BatchApplier {
       out.assign(batch.size(),
                  WriteOutcome{make_error("store.unavailable", "the write transaction failed"), "other"});
     }
+    // Committed into a file that was unlinked meanwhile: not durable, so not acknowledged.
+    if (files_gone()) return refused(batch.size());
     return out;
+  }
+
+  // Between batches, so that an idle store notices a vanished file too (WriteQueue's idle_tick).
+  void idle() override { (void)files_gone(); }
+
+  // Why writes are refused for good (a file vanished); "" while they are not. Any thread.
+  std::string vanished() const {
+    std::lock_guard lock(vanished_mu_);
+    return vanished_;
   }
 
   // Saves the ping chains' heads when they changed and the last save is kHeadsSaveInterval
   // old (or always at shutdown, so the next start has nothing to replay). A failed save is
   // retried at the next one.
   void after_batch(bool force) override {
+    if (gone_) return;  // no write at all into files that are gone
     const auto now = std::chrono::steady_clock::now();
     if (!chains_.unsaved() || (!force && now - last_heads_save_ < kHeadsSaveInterval)) return;
     last_heads_save_ = now;
@@ -273,6 +288,46 @@ class SqliteStore::Writer final : public BatchApplier {
       throw std::runtime_error("cannot undo a failed operation: " + status.error().message);
     }
     return WriteOutcome{std::move(status), nullptr};
+  }
+
+  // Whether the database or its WAL is gone from under the store (database_files.h). The
+  // first time, every frame this connection committed is copied from the WAL it still
+  // holds open into the database file (a FULL checkpoint, synced), so what was acknowledged
+  // survives the restart that reopens the store; from then on every write is refused.
+  // Reopening here instead would leave the readers and the checkpointer on the old files.
+  bool files_gone() {
+    if (gone_) return true;
+    const std::string why = files_.vanished();
+    if (why.empty()) return false;
+    gone_ = true;
+    std::string rescue;
+    if (!files_.database_in_place()) {
+      rescue = "what the database held is lost unless restored from a backup";
+    } else {
+      try {
+        SQLite::Statement q(*db_, "PRAGMA wal_checkpoint(FULL)");
+        q.executeStep();
+        const int busy = q.getColumn(0).getInt();
+        const int frames = q.getColumn(1).getInt();
+        const int copied = q.getColumn(2).getInt();
+        rescue = busy == 0 && copied == frames
+                     ? "every committed write (" + std::to_string(frames) +
+                           " WAL pages) was copied into the database file first"
+                     : "only " + std::to_string(copied) + " of " + std::to_string(frames) +
+                           " WAL pages could be copied into the database file; the rest is lost at restart";
+      } catch (const std::exception& e) {
+        rescue = std::string("the committed writes could not be copied into the database file: ") + e.what();
+      }
+    }
+    spdlog::error("store: {}; {}; every write is refused until trainwatch is restarted", why, rescue);
+    std::lock_guard lock(vanished_mu_);
+    vanished_ = why + "; writes are refused until trainwatch is restarted";
+    return true;
+  }
+
+  std::vector<WriteOutcome> refused(size_t n) const {
+    return std::vector<WriteOutcome>(
+        n, WriteOutcome{make_error("store.unavailable", vanished()), "file_vanished"});
   }
 
   bool undo_savepoint() {
@@ -326,8 +381,8 @@ class SqliteStore::Writer final : public BatchApplier {
       q.bind(7, ms(d.due));
       q.exec();
     }
-    add_to_rollup(add_hourly_, op.monitor, c, kHourMs);
-    add_to_rollup(add_daily_, op.monitor, c, kDayMs);
+    add_to_rollup(add_hourly_, op, kHourMs);
+    add_to_rollup(add_daily_, op, kDayMs);
     return save_state(op.monitor, op.state);
   }
 
@@ -467,15 +522,15 @@ class SqliteStore::Writer final : public BatchApplier {
            "latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms";
   }
 
-  static void add_to_rollup(SQLite::Statement& statement, const std::string& monitor, const CheckResult& c,
-                            int64_t width_ms) {
+  static void add_to_rollup(SQLite::Statement& statement, const RecordResult& op, int64_t width_ms) {
     SQLite::Statement& s = fresh(statement);
+    const CheckResult& c = op.result;
     const int64_t at = ms(c.at);
     // Floor division: results before 1970 (a broken clock) still land in one bucket.
     const int64_t start = at - (((at % width_ms) + width_ms) % width_ms);
-    s.bind(1, monitor);
+    s.bind(1, op.monitor);
     s.bind(2, start);
-    s.bind(3, c.ok ? 1 : 0);
+    s.bind(3, counts_as_up(op) ? 1 : 0);
     s.bind(4, c.latency_ms);
     s.exec();
   }
@@ -553,6 +608,10 @@ class SqliteStore::Writer final : public BatchApplier {
 
   std::unique_ptr<SQLite::Database> db_;
   PingChains& chains_;
+  const DatabaseFiles files_;
+  bool gone_ = false;               // the writer thread's: a file vanished, writes are refused
+  mutable std::mutex vanished_mu_;  // guards vanished_, read by write_health() on any thread
+  std::string vanished_;
   std::chrono::steady_clock::time_point last_heads_save_ = std::chrono::steady_clock::now();
   SQLite::Statement insert_result_;
   SQLite::Statement upsert_state_;
@@ -595,7 +654,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const std::string& path) 
   try {
     auto chains = std::make_unique<PingChains>(*db);
     auto checkpointer = std::make_unique<Checkpointer>(path, *db);
-    auto writer = std::make_unique<Writer>(std::move(db), *chains);
+    // After the migrations, which read through the WAL: it exists by now.
+    auto files = DatabaseFiles::capture(path);
+    if (!files) return open_error(path, files.error().message);
+    auto writer = std::make_unique<Writer>(std::move(db), *chains, std::move(*files));
     auto reader = open_reader(path);  // fails here, not on the first read, if reading cannot work
     return std::unique_ptr<SqliteStore>(new SqliteStore(path, std::move(chains), std::move(checkpointer),
                                                         std::move(writer), std::move(reader)));
@@ -615,7 +677,7 @@ SqliteStore::SqliteStore(std::string path, std::unique_ptr<PingChains> chains,
   queue_ = std::make_unique<WriteQueue>(
       *writer_, WriteQueueOptions{kMaxOpsPerTransaction, kPromptLinger,
                                   std::chrono::duration_cast<std::chrono::microseconds>(kBackgroundLinger),
-                                  kFailureLogInterval});
+                                  kFailureLogInterval, kFileCheckInterval});
 }
 
 SqliteStore::~SqliteStore() {
@@ -626,7 +688,15 @@ bool SqliteStore::write(WriteOp op, WriteDone done) { return queue_->write(std::
 
 void SqliteStore::flush() { queue_->flush(); }
 
-WriteHealth SqliteStore::write_health() const { return queue_->health(); }
+WriteHealth SqliteStore::write_health() const {
+  WriteHealth health = queue_->health();
+  // Refused for good from the moment a file vanished, even before a write is refused.
+  if (std::string why = writer_->vanished(); !why.empty()) {
+    health.refusing = true;
+    health.reason = std::move(why);
+  }
+  return health;
+}
 
 // --- reads --------------------------------------------------------------------------
 

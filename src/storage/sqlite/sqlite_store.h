@@ -17,6 +17,16 @@
 // "store.write" when it cannot (a constraint, a corrupt file). write_health().refusing is
 // set by such a failure and cleared by the next transaction that commits.
 //
+// Vanished files: a database or WAL file unlinked (or replaced) under the store, say by a
+// cleanup script, is noticed before and after each transaction and every
+// kFileCheckInterval while idle (database_files.h). Then the writer copies every frame it
+// committed from the WAL it still holds open into the database file (a FULL checkpoint),
+// and from then on refuses every write ("file_vanished"; write_health().refusing, with
+// the file named in its reason) until the server is restarted: a transaction that
+// committed into a vanished file is not acknowledged. Why not reopen in place: the read
+// pool and the checkpointer hold the old files too, and SQLite's shared-memory index
+// describes the old WAL; a restart reopens all of them together, safely.
+//
 // Files: open() creates the database 0600 (SQLite gives -wal and -shm the same mode) and
 // takes group and other access from files left readable by an older version.
 //
@@ -103,6 +113,9 @@ class SqliteStore final : public Store {
   static constexpr int kBusyTimeoutMs = 5000;
   // Failed writes are logged at most once per this interval; the line counts the rest.
   static constexpr std::chrono::seconds kFailureLogInterval{10};
+  // How often an idle store checks that its files are still in place; a busy one checks
+  // around every transaction.
+  static constexpr std::chrono::milliseconds kFileCheckInterval{1'000};
 
  private:
   class Writer;
@@ -120,7 +133,7 @@ class SqliteStore final : public Store {
   const std::string path_;
   std::unique_ptr<PingChains> chains_;  // written by the writer, read by pings() and heartbeat_marks()
   std::unique_ptr<Checkpointer> checkpointer_;  // hooked to the writer's connection: outlives it
-  std::unique_ptr<Writer> writer_;              // touched only by the writer thread once it runs
+  std::unique_ptr<Writer> writer_;              // the writer thread's once it runs, but vanished()
 
   // Guards only the idle list; connections are used outside the lock by one thread each.
   std::mutex readers_mu_;

@@ -1,0 +1,129 @@
+#include "jobs/report_intake.h"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <boost/json.hpp>
+
+#include "core/constant_time.h"
+#include "core/json_text.h"
+#include "core/names.h"
+
+namespace trainwatch::jobs {
+namespace {
+
+IntakeAnswer problem(int status, std::string detail) {
+  IntakeAnswer a;
+  a.status = status;
+  a.detail = std::move(detail);
+  return a;
+}
+
+// The answer to a report the registry refused; nullopt when it took (or would take) it.
+std::optional<IntakeAnswer> bound_answer(const std::string& job, const NodeReport& report,
+                                         const IngestResult& result) {
+  switch (result.outcome) {
+    case IngestOutcome::kUnknownJob:
+      return problem(404, "no job monitor named '" + job + "' and jobs.auto_create is off");
+    case IngestOutcome::kTooManyJobs:
+      return problem(429, "the server already watches " + std::to_string(kMaxAutoJobs) +
+                              " auto-created jobs; declare this one in the config, or wait until one "
+                              "expires (jobs.expire_after)");
+    case IngestOutcome::kTooManyNodes:
+      return problem(429, "job '" + job + "' already has " + std::to_string(kMaxNodesPerJob) + " nodes");
+    case IngestOutcome::kTooManyRanks:
+      return problem(422, "job '" + job + "' would have " + std::to_string(result.actual) + " ranks; " +
+                              result.bound + " allows " + std::to_string(result.limit) +
+                              " (the report was not applied)");
+    case IngestOutcome::kTooManyRanksOnNode:
+      return problem(422, "node '" + report.node + "' reports " + std::to_string(result.actual) + " ranks; " +
+                              result.bound + " allows " + std::to_string(result.limit) +
+                              " (the report was not applied)");
+    case IngestOutcome::kCreated:
+    case IngestOutcome::kAccepted:
+    case IngestOutcome::kOutdated: break;  // only a stored report is ever outdated
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ReportIntake::ReportIntake(JobRegistry& registry, JobJournal& journal,
+                           std::shared_ptr<const auth::ReloadableSecret> token,
+                           std::function<void(const std::string& job)> on_created)
+    : registry_(registry), journal_(journal), token_(std::move(token)), on_created_(std::move(on_created)) {}
+
+ReportIntake::~ReportIntake() { apply_.join(); }
+
+std::optional<IntakeAnswer> ReportIntake::refusal(const std::string& job, std::string_view authorization,
+                                                  const std::string& body, NodeReport& report) {
+  if (body.size() > kMaxReportBytes) {
+    return problem(413, "the report is " + std::to_string(body.size()) + " bytes; at most " +
+                            std::to_string(kMaxReportBytes) + " are accepted");
+  }
+  if (const std::string token = token_ ? token_->get() : std::string(); !token.empty()) {
+    constexpr std::string_view kBearer = "Bearer ";
+    if (authorization.substr(0, kBearer.size()) != kBearer ||
+        !constant_time_equal(authorization.substr(kBearer.size()), token)) {
+      IntakeAnswer a =
+          problem(401, authorization.empty() ? "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)"
+                                             : "the bearer token is not the server's");
+      a.bearer_challenge = true;
+      return a;
+    }
+  }
+  if (std::string why = name_problem(job); !why.empty())
+    return problem(400, "job name '" + job + "': " + why);
+  auto parsed = parse_node_report(body);
+  if (!parsed) return problem(400, parsed.error().message);
+  if (!parsed->job.empty() && parsed->job != job) {
+    return problem(400, "job: the report is for '" + parsed->job + "' but was sent to '" + job + "'");
+  }
+  report = std::move(*parsed);
+  return bound_answer(job, report, registry_.admit(job, report));
+}
+
+void ReportIntake::submit(const std::string& job, std::string_view authorization, std::string body,
+                          IntakeDone done) {
+  auto report = std::make_shared<NodeReport>();
+  if (auto answer = refusal(job, authorization, body, *report)) return done(std::move(*answer));
+  if (pending_.fetch_add(1) >= kMaxPending) {
+    pending_.fetch_sub(1);
+    return done(problem(503, "the server is still storing " + std::to_string(kMaxPending) +
+                                 " reports; send the next one as usual"));
+  }
+  auto shared_done = std::make_shared<IntakeDone>(std::move(done));
+  const std::string node = report->node;
+  const bool queued =
+      journal_.save(job, node, std::move(body), [this, job, report, shared_done](const Status& stored) {
+        // Off the store's writer: applying waits for the job's lock, which an analysis may hold.
+        boost::asio::post(apply_, [this, job, report, shared_done, stored] {
+          apply(job, *report, stored, *shared_done);
+          pending_.fetch_sub(1);
+        });
+      });
+  if (!queued) {
+    pending_.fetch_sub(1);
+    (*shared_done)(problem(503, "the store's write queue is full; send the next report as usual"));
+  }
+}
+
+void ReportIntake::apply(const std::string& job, const NodeReport& report, const Status& stored,
+                         const IntakeDone& done) {
+  if (!stored) {
+    return done(problem(503, "the report was not stored (" + stored.error().message +
+                                 "); it was not applied; send the next one as usual"));
+  }
+  const IngestResult result = registry_.ingest(job, report);
+  // Stored, but another report took the room admit() saw: this one is refused as it would
+  // have been a moment earlier (a restart re-applies it under the same bounds).
+  if (auto refused = bound_answer(job, report, result)) return done(std::move(*refused));
+  if (result.outcome == IngestOutcome::kCreated) {
+    spdlog::info("job {} created by a report from node {}", job, report.node);
+    if (on_created_) on_created_(job);
+  }
+  IntakeAnswer ok;
+  ok.body = json_text(boost::json::object{{"job", job}, {"node", report.node}, {"accepted", true}});
+  done(std::move(ok));
+}
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,82 @@
+// ReportIntake: one node report, from the agent's POST to its answer, in the engine's
+// order: show only what is committed.
+//
+//   1. check     size, bearer token, job name, body (report.h), then the registry's bounds
+//                (JobRegistry::admit): 413, 401, 400, 404, 429 and 422 are answered here,
+//                and nothing is stored or applied.
+//   2. store     the raw body goes to the store (JobJournal::save).
+//   3. apply     once it is committed, and only then, the report is applied to the job
+//                (JobRegistry::ingest) on the intake's own thread, and the agent hears
+//                200. A report the store refused (full disk, queue full, a vanished file)
+//                is answered 503 and never applied: no page, API or check shows it.
+//
+// Why this order: a report applied before it is stored shows the job a state that a
+// restart or another replica never sees, and the agent, told 503, sends it again.
+//
+// Bound: at most kMaxPending reports between step 2 and their answer; one more is answered
+// 503 at once (the agent sends its next report as usual), so a slow store cannot grow the
+// store's queue or the apply thread's with reports.
+//
+// Threading: submit() from any thread (the HTTP threads). `done` runs on the calling
+// thread for an answer from step 1, else on the intake's apply thread. The registry and
+// the journal must outlive the intake; destroy it only after the store is flushed (no
+// save's callback still to come), which joins the apply thread after what it holds.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/thread_pool.hpp>
+
+#include "auth/reloadable_secret.h"
+#include "jobs/job_journal.h"
+#include "jobs/job_registry.h"
+
+namespace trainwatch::jobs {
+
+// What the agent hears: 200 with `body` (JSON), or a problem with `detail`.
+struct IntakeAnswer {
+  int status = 200;
+  std::string detail;             // a problem's words, for any status but 200
+  std::string body;               // the JSON of a 200
+  bool bearer_challenge = false;  // a 401: the answer says which scheme (WWW-Authenticate)
+};
+using IntakeDone = std::function<void(IntakeAnswer)>;
+
+class ReportIntake {
+ public:
+  static constexpr int kMaxPending = 1024;
+
+  // `token`: the one agents must send (empty: none is asked); replaced on SIGHUP.
+  // `on_created`: a report created an auto-created job, which needs its monitor
+  // (JobRegistry::auto_monitor); called on the apply thread.
+  ReportIntake(JobRegistry& registry, JobJournal& journal,
+               std::shared_ptr<const auth::ReloadableSecret> token,
+               std::function<void(const std::string& job)> on_created);
+  ~ReportIntake();
+  ReportIntake(const ReportIntake&) = delete;
+  ReportIntake& operator=(const ReportIntake&) = delete;
+
+  // `authorization`: the request's Authorization header, "" when it had none.
+  void submit(const std::string& job, std::string_view authorization, std::string body, IntakeDone done);
+
+ private:
+  // Step 1; nullopt when the report may be stored, else the answer.
+  std::optional<IntakeAnswer> refusal(const std::string& job, std::string_view authorization,
+                                      const std::string& body, NodeReport& report);
+  // Step 3, on the apply thread, once the store answered.
+  void apply(const std::string& job, const NodeReport& report, const Status& stored, const IntakeDone& done);
+
+  JobRegistry& registry_;
+  JobJournal& journal_;
+  const std::shared_ptr<const auth::ReloadableSecret> token_;
+  const std::function<void(const std::string&)> on_created_;
+  std::atomic<int> pending_{0};
+  boost::asio::thread_pool apply_{1};  // last: joined first, while the rest still exists
+};
+
+}  // namespace trainwatch::jobs

@@ -1,0 +1,154 @@
+// The intake's order: a report is checked, stored, and applied only once the store
+// committed it; a report the store refuses is answered 503 and never applied.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+
+#include "fakes/fake_store.h"
+#include "fakes/manual_clock.h"
+#include "jobs/report_intake.h"
+
+namespace trainwatch::jobs {
+namespace {
+
+using testing::FakeStore;
+using testing::ManualClock;
+
+std::string body(const std::string& node, int first_rank, int ranks = 1) {
+  std::string out = R"({"schema":1,"node":")" + node + R"(","report_every_ms":5000,"ranks":[)";
+  for (int r = first_rank; r < first_rank + ranks; ++r) {
+    if (r > first_rank) out += ",";
+    out += R"({"rank":)" + std::to_string(r) +
+           R"(,"pid":100,"alive":true,"status":"training","step":7,"step_reports":8,"last_step_age_ms":0})";
+  }
+  return out + "]}";
+}
+
+class ReportIntakeTest : public ::testing::Test {
+ protected:
+  explicit ReportIntakeTest(int max_ranks_per_node = 1'024) : registry_(clock_) {
+    Config config;
+    config.jobs.auto_create = true;
+    config.jobs.max_ranks_per_node = max_ranks_per_node;
+    registry_.configure(config);
+  }
+
+  // Submits a report and returns its answer, which may come later (on the apply thread).
+  std::future<IntakeAnswer> submit(const std::string& job, const std::string& report_body,
+                                   std::string_view authorization = "") {
+    auto answer = std::make_shared<std::promise<IntakeAnswer>>();
+    intake_.submit(job, authorization, report_body,
+                   [answer](IntakeAnswer a) { answer->set_value(std::move(a)); });
+    return answer->get_future();
+  }
+  static bool answered(const std::future<IntakeAnswer>& f) {
+    return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+  static IntakeAnswer await(std::future<IntakeAnswer>& f) {
+    EXPECT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    return f.get();
+  }
+  std::vector<std::string> nodes(const std::string& job) const {
+    std::vector<std::string> out;
+    if (auto s = registry_.snapshot(job)) {
+      for (const auto& [name, n] : s->state->nodes()) out.push_back(name);
+    }
+    return out;
+  }
+
+  ManualClock clock_;
+  FakeStore store_;
+  JobRegistry registry_;
+  JobJournal journal_{store_, registry_, clock_, "", {}};
+  std::shared_ptr<auth::ReloadableSecret> token_ = std::make_shared<auth::ReloadableSecret>();
+  std::vector<std::string> created_;
+  ReportIntake intake_{registry_, journal_, token_,
+                       [this](const std::string& job) { created_.push_back(job); }};
+};
+
+TEST_F(ReportIntakeTest, AReportIsAppliedOnlyOnceTheStoreCommittedIt) {
+  auto answer = submit("train", body("n1", 0));
+  ASSERT_EQ(store_.waiting(), 1u);
+  ASSERT_NE(store_.front<SaveNodeReport>(), nullptr);
+  // Stored but not yet committed: no job, no answer.
+  EXPECT_FALSE(registry_.snapshot("train").has_value());
+  EXPECT_FALSE(answered(answer));
+
+  ASSERT_TRUE(store_.answer(Ok{}));
+  IntakeAnswer a = await(answer);
+  EXPECT_EQ(a.status, 200) << a.detail;
+  EXPECT_NE(a.body.find(R"("accepted":true)"), std::string::npos) << a.body;
+  EXPECT_EQ(nodes("train"), std::vector<std::string>{"n1"});
+  EXPECT_EQ(created_, std::vector<std::string>{"train"});
+}
+
+TEST_F(ReportIntakeTest, AReportTheStoreRefusesIsAnswered503AndNeverApplied) {
+  auto first = submit("train", body("n1", 0));
+  ASSERT_TRUE(store_.answer(Ok{}));
+  ASSERT_EQ(await(first).status, 200);
+
+  auto refused = submit("train", body("n2", 1));
+  ASSERT_TRUE(store_.answer(make_error("store.unavailable", "database or disk is full")));
+  IntakeAnswer a = await(refused);
+  EXPECT_EQ(a.status, 503);
+  EXPECT_NE(a.detail.find("database or disk is full"), std::string::npos) << a.detail;
+  EXPECT_NE(a.detail.find("not applied"), std::string::npos) << a.detail;
+  EXPECT_EQ(nodes("train"), std::vector<std::string>{"n1"});  // n2 is nowhere
+}
+
+TEST_F(ReportIntakeTest, AReportThatCreatesNoJobWhenRefusedLeavesNoJob) {
+  auto refused = submit("fresh", body("n1", 0));
+  ASSERT_TRUE(store_.answer(make_error("store.unavailable", "disk I/O error")));
+  EXPECT_EQ(await(refused).status, 503);
+  EXPECT_FALSE(registry_.snapshot("fresh").has_value());
+  EXPECT_TRUE(registry_.names().empty());
+  EXPECT_TRUE(created_.empty());
+}
+
+TEST_F(ReportIntakeTest, AWrongTokenIsAnswered401AndNothingIsStored) {
+  token_->set("s3cret");
+  auto none = submit("train", body("n1", 0));
+  auto wrong = submit("train", body("n1", 0), "Bearer nope");
+  for (auto* f : {&none, &wrong}) {
+    ASSERT_TRUE(answered(*f));  // at once, on the caller's thread
+    IntakeAnswer a = f->get();
+    EXPECT_EQ(a.status, 401);
+    EXPECT_TRUE(a.bearer_challenge);
+  }
+  EXPECT_EQ(store_.waiting(), 0u);
+
+  auto right = submit("train", body("n1", 0), "Bearer s3cret");
+  ASSERT_TRUE(store_.answer(Ok{}));
+  EXPECT_EQ(await(right).status, 200);
+}
+
+TEST_F(ReportIntakeTest, AnUnreadableReportIsAnswered400AndNothingIsStored) {
+  auto a = submit("train", "{not json");
+  ASSERT_TRUE(answered(a));
+  EXPECT_EQ(a.get().status, 400);
+  auto misdirected = submit("train", R"({"schema":1,"job":"other","node":"n1","ranks":[]})");
+  ASSERT_TRUE(answered(misdirected));
+  EXPECT_EQ(misdirected.get().status, 400);
+  EXPECT_EQ(store_.waiting(), 0u);
+  EXPECT_FALSE(registry_.snapshot("train").has_value());
+}
+
+class ReportIntakeBoundsTest : public ReportIntakeTest {
+ protected:
+  ReportIntakeBoundsTest() : ReportIntakeTest(2) {}
+};
+
+TEST_F(ReportIntakeBoundsTest, AReportPastABoundIsAnswered422AndNothingIsStored) {
+  auto a = submit("train", body("n1", 0, 3));
+  ASSERT_TRUE(answered(a));
+  IntakeAnswer answer = a.get();
+  EXPECT_EQ(answer.status, 422);
+  EXPECT_NE(answer.detail.find("jobs.max_ranks_per_node"), std::string::npos) << answer.detail;
+  EXPECT_EQ(store_.waiting(), 0u);
+  EXPECT_FALSE(registry_.snapshot("train").has_value());
+  EXPECT_EQ(registry_.refusals().too_many_ranks_on_node, 1u);
+}
+
+}  // namespace
+}  // namespace trainwatch::jobs
