@@ -1012,6 +1012,17 @@ void Engine::take_over(Runtime& r) {
   }
   r.timer->cancel();
   r.armed_deadline.reset();
+  // A finish stored after the stored state was decided (pinged to any replica while no
+  // one had claimed the monitor yet, as at a start) has not moved the state: it is
+  // applied now, as catch_up_pings applies one at a deadline.
+  const auto& last_finish = marks->last_finish;
+  if (last_finish && (!r.state.last_check || last_finish->ping.at > *r.state.last_check)) {
+    {
+      std::lock_guard lock(mu_);
+      r.heartbeat->last_finish_at.reset();
+    }
+    catch_up_pings(r);
+  }
   arm_deadline(r);
 }
 
