@@ -37,5 +37,12 @@ export SLURM_JOB_ID
 # shellcheck disable=SC2086  # TRAINWATCH_AGENT_ARGS is a list of options
 setsid "$agent" --listen "${TRAINWATCH_AGENT_LISTEN:-127.0.0.1:0}" ${TRAINWATCH_AGENT_ARGS:-} \
   </dev/null >>"$log" 2>&1 &
-echo $! >"$run_dir/$SLURM_JOB_ID.pid"
+pid=$!
+echo "$pid" >"$run_dir/$SLURM_JOB_ID.pid"
+# slurmd kills the prolog's process group once it exits: wait (up to 10 s) until the agent
+# leads a session of its own, or a loaded node may kill it before setsid has run.
+for _ in $(seq 100); do
+  [[ $(awk '{print $6}' "/proc/$pid/stat" 2>/dev/null) == "$pid" ]] && break
+  sleep 0.1
+done
 exit 0
