@@ -2,7 +2,9 @@
 // file can put anything in it, and the agent must neither crash nor read out of bounds.
 // Each input becomes the whole file (open_for_reading validates the header and the size
 // before the agent reads a slot), and its bytes are also read as the first slot directly,
-// so the slot reader is fuzzed even when the header is wrong.
+// so the slot reader is fuzzed even when the header is wrong. Every slot read whole then
+// goes through the invariants (reporter/slot_check.h) as the agent's would: a slot they pass
+// must be one the agent can show (its rank inside its world, its text UTF-8 once repaired).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -14,6 +16,8 @@
 #include <memory>
 #include <string>
 
+#include "core/utf8.h"
+#include "reporter/slot_check.h"
 #include "reporter/slot_file.h"
 #include "reporter/slot_reader.h"
 
@@ -39,12 +43,24 @@ const std::string& slot_path() {
   return file.path;
 }
 
+// The agent's judgement of one slot read whole; aborts when a slot that passes could not be shown.
+void check(trainwatch::reporter::SlotSnapshot& snapshot, uint32_t index) {
+  (void)trainwatch::reporter::status_name(snapshot.status);
+  if (!trainwatch::reporter::slot_problem(snapshot, index).empty()) return;
+  trainwatch::reporter::repair_slot_text(snapshot);
+  if (snapshot.pid <= 0 || snapshot.rank < 0 || snapshot.rank >= snapshot.world_size) std::abort();
+  for (const std::string* text :
+       {&snapshot.job, &snapshot.master_addr, &snapshot.run_id, &snapshot.error, &snapshot.checkpoint_path}) {
+    if (!trainwatch::is_valid_utf8(*text)) std::abort();
+  }
+}
+
 void read_every_slot(const trainwatch::reporter::SlotFile& file) {
   trainwatch::reporter::SlotSnapshot snapshot;
   for (uint32_t i = 0; i < kSlotCount; ++i) {
     if (trainwatch::reporter::read_slot(*file.slot(i), &snapshot, 4) ==
         trainwatch::reporter::ReadResult::kOk) {
-      (void)trainwatch::reporter::status_name(snapshot.status);
+      check(snapshot, i);
     }
   }
 }
@@ -60,7 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memset(static_cast<void*>(slot_bytes.get()), 0, sizeof(Slot));
   std::memcpy(static_cast<void*>(slot_bytes.get()), data, std::min(size, sizeof(Slot)));
   trainwatch::reporter::SlotSnapshot snapshot;
-  (void)trainwatch::reporter::read_slot(*slot_bytes, &snapshot, 4);
+  if (trainwatch::reporter::read_slot(*slot_bytes, &snapshot, 4) == trainwatch::reporter::ReadResult::kOk) {
+    check(snapshot, 0);
+  }
 
   // The whole file, as the agent opens it.
   const std::string& path = slot_path();

@@ -12,6 +12,10 @@
  *   Status, checkpoint and error calls are rare and may read the clock.
  * - tw_open always stores a usable handle in *out, even when it fails: on failure that
  *   handle is a no-op, one line explaining why goes to stderr, and training goes on.
+ * - A handle reports for the process that opened it. In a child made by fork() (a data
+ *   loader worker, a helper) every call on an inherited handle is a no-op that returns
+ *   TW_ERR_DISABLED, so the child never writes its parent's slot; a child that wants its
+ *   own reports opens its own handle.
  * - Threading: a handle has one writer. Calls on one handle from several threads at once
  *   must be serialised by the caller (the Python module's GIL does this).
  * - Structs passed in carry their size in struct_size (set it to sizeof); fields added

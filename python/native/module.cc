@@ -271,7 +271,10 @@ PyMethodDef module_methods[] = {
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(trainwatch::python::start_agent)),
      METH_VARARGS | METH_KEYWORDS,
      "start_agent(job, dir, host, port, ...) -> port or None: the node agent on C++ threads"},
-    {"stop_agent", trainwatch::python::stop_agent, METH_NOARGS, "stop_agent(): stop the in-process agent"},
+    {"stop_agent", trainwatch::python::stop_agent, METH_NOARGS,
+     "stop_agent(): stop the in-process agent (or the wait for its role) and give the role up"},
+    {"agent_role", trainwatch::python::agent_role, METH_NOARGS,
+     "agent_role() -> 'hosting' | 'waiting' | 'none': this process's part in the node's agent"},
     {"launch_env", trainwatch::python::launch_env, METH_NOARGS,
      "launch_env() -> dict: rank place and run identity from the launcher's variables"},
     {nullptr, nullptr, 0, nullptr}};

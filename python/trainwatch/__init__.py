@@ -30,6 +30,10 @@ __all__ = ["init", "ping", "Run", "flush_pings", "launch_env"]
 
 _STATUS = {"initializing": 0, "training": 1, "checkpointing": 2, "evaluating": 3, "finished": 4, "failed": 5}
 _current = None
+_owner_pid = None  # the process whose rank _current reports; a forked child is not it
+# Local rank 0 runs the node's agent; the others wait this long before they compete for the
+# role, so that the agent lives in local rank 0 whenever it starts with its peers.
+_AGENT_ROLE_DEFER_S = 3.0
 
 
 class _NoOpHandle:
@@ -176,16 +180,23 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     Rank, local rank and world size come from RANK, LOCAL_RANK, WORLD_SIZE (or Slurm's
     SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS) unless given; the run id, restart attempt and
     node index from torchrun, Slurm or the TRAINWATCH_* variables (launch_env()). With
-    health_port, local rank 0 also starts the node agent (GET /health, /metrics) on C++
+    health_port, one local rank also runs the node agent (GET /health, /metrics) on C++
     threads. Heartbeats: CHECKPOINT_HEARTBEAT_URL after each good checkpoint, and
     STEP_HEARTBEAT_URL / THROUGHPUT_HEARTBEAT_URL every `ping_every` steps (default 100,
     TRAINWATCH_PING_EVERY), from rank 0.
 
-    With server (or TRAINWATCH_SERVER), local rank 0 starts the agent (even without
+    With server (or TRAINWATCH_SERVER), one local rank runs the agent (even without
     health_port) and it pushes node reports to that trainwatch server every report_every
     seconds (default 5, TRAINWATCH_REPORT_EVERY), with TRAINWATCH_TOKEN as bearer token and
     node (or TRAINWATCH_NODE, default the host name) as this node's name; it sends a last
-    report as the process exits, failed or not.
+    report as the process exits, failed or not. Local rank 0 takes the agent role (a lock
+    beside the slot file; another local rank 3 s after its own init() when nobody holds it),
+    and the next live local rank takes it over when its holder's process ends, so the node
+    is watched until its last rank ends.
+
+    A child made with os.fork() (a DataLoader worker, a helper) reports nothing: the Run
+    belongs to the process that made it, and the child's exit leaves the parent's status,
+    agent and pings alone.
 
     The slot lives in dir (or TRAINWATCH_DIR, default /dev/shm/trainwatch) under
     <dir>/<uid>/<job>.slots, 0600 in a 0700 directory of this user's own (0640/0750 and
@@ -197,7 +208,7 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     when TRAINWATCH_STACK_SIGNAL (default SIGUSR2; "off" to disable) arrives; a handler the
     program installed earlier still runs after it (docs/training.md, "Stacks on a hang").
     """
-    global _current
+    global _current, _owner_pid
     if _native is None:
         sys.stderr.write(f"trainwatch: native extension not available ({_native_error}); "
                          "training continues without trainwatch reporting\n")
@@ -218,7 +229,7 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
             run._set_step_ping(every, lambda: ping(step_url))
 
     server = server or os.environ.get("TRAINWATCH_SERVER") or None
-    if (health_port is not None or server) and my_local_rank == 0 and _native is not None:
+    if (health_port is not None or server) and _native is not None:
         host = health_host or os.environ.get("TRAINWATCH_HEALTH_HOST") or "0.0.0.0"
         report_s = report_every if report_every is not None else _env_float("TRAINWATCH_REPORT_EVERY", 5.0)
         _native.start_agent(job, directory, host, int(health_port) if health_port is not None else -1,
@@ -228,7 +239,8 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
                             nvme_path=nvme_path or os.environ.get("NVME_PATH"),
                             stall_after_s=float(stall_after_s), gpu_memory_pct=float(gpu_memory_pct),
                             disk_free_gb=float(disk_free_gb), host_memory_free_gb=float(host_memory_free_gb),
-                            nvml_library=nvml_library)
+                            nvml_library=nvml_library, take_over=True,
+                            defer_s=0.0 if my_local_rank == 0 else _AGENT_ROLE_DEFER_S)
     if status:
         run.status(status)
     if run.enabled:
@@ -236,7 +248,13 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     if _current is None:
         _install_hooks()
     _current = run
+    _owner_pid = os.getpid()
     return run
+
+
+def _owned():
+    """Whether this process is the one whose rank _current reports (not a forked child)."""
+    return _owner_pid == os.getpid()
 
 
 def _install_hooks():
@@ -244,7 +262,7 @@ def _install_hooks():
 
     def excepthook(exc_type, exc, tb):
         run = _current
-        if run is not None:
+        if run is not None and _owned():
             try:
                 run.error(exc)
                 run.status("failed")
@@ -257,6 +275,8 @@ def _install_hooks():
 
 
 def _at_exit():
+    if not _owned():  # a forked child: its parent's rank goes on; nothing here is the child's
+        return
     run = _current
     if run is not None and not run._failed:
         try:

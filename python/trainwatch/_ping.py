@@ -3,6 +3,7 @@
 The queue is bounded (64); when it is full the ping is dropped and one warning is printed,
 because a ping service that is down must not grow memory in a training process.
 """
+import os
 import queue
 import sys
 import threading
@@ -55,6 +56,18 @@ def ping(url, params=None):
         return False
     except Exception:
         return False
+
+
+def _forget_in_child():
+    """After os.fork(), in the child: the worker thread exists only in the parent, so the
+    queue it would drain starts afresh (else flush_pings at the child's exit waits for it)."""
+    global _queue, _thread, _lock
+    _queue = queue.Queue(maxsize=_MAX_QUEUED)
+    _thread = None
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def flush_pings(timeout=2.0):

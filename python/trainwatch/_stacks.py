@@ -76,6 +76,16 @@ def register(directory, job):
     _file, _path, _signum = stream, path, number
 
 
+def _forget_in_child():
+    """After os.fork(), in the child: the stack file is the parent's (its name holds the
+    parent's pid), so the child's exit must not remove it."""
+    global _file, _path, _signum
+    _file = _path = _signum = None
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def unregister():
     """At exit: the agent stops asking (no file), and a request already on its way finds the
     disposition register() left under faulthandler (ignored, or the program's own handler)."""

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -22,8 +23,10 @@
 #include "agent/stack_capture.h"
 #include "agent/wait_point.h"
 #include "core/names.h"
+#include "core/utf8.h"
 #include "http/server.h"
 #include "reporter/process_info.h"
+#include "reporter/slot_check.h"
 #include "reporter/slot_dir.h"
 #include "reporter/slot_file.h"
 #include "trainwatch/trainwatch.h"
@@ -84,6 +87,9 @@ bool stack_overdue(const RankView& v, const Track& t, int64_t now_ms) {
 }
 
 constexpr Millis kRateWindow{5'000};
+// A writer holds a slot's seqlock for a few stores; a slot found busy this many samples in
+// a row (a second at the default interval) without ever being read whole is invalid.
+constexpr int kBusySamples = 5;
 
 using SlotKey = std::pair<uid_t, uint32_t>;
 
@@ -252,7 +258,7 @@ class AgentImpl final : public Agent {
   }
 
   // Copies every claimed slot of one user's file into views, updating each slot's Track.
-  void read_file(const SlotFile& file, uid_t uid, const NodeSnapshot& node, MonoTime mono,
+  void read_file(const SlotFile& file, uid_t uid, NodeSnapshot& node, MonoTime mono,
                  std::vector<RankView>& views) {
     for (uint32_t i = 0; i < reporter::kSlotCount; ++i) {
       RankView v;
@@ -260,10 +266,22 @@ class AgentImpl final : public Agent {
       ReadResult rr = reporter::read_slot(*file.slot(i), &v.slot, 64);
       if (rr == ReadResult::kEmpty) continue;
       if (rr == ReadResult::kBusy) {
-        // Writer mid-update for the whole retry budget: keep the last view of it.
-        if (auto it = last_views_.find(key); it != last_views_.end()) views.push_back(it->second);
+        // Writer mid-update for the whole retry budget: keep the last view of it. A slot
+        // never read whole that stays so for kBusySamples samples is no slot a writer keeps
+        // (one that died mid-update, or bytes that are not a slot): say so.
+        if (auto it = last_views_.find(key); it != last_views_.end()) {
+          views.push_back(it->second);
+        } else if (int busy = ++busy_samples_[key]; busy >= kBusySamples) {
+          std::string note = "slot " + std::to_string(i) + " of " + file.path() +
+                             " is invalid (its sequence number has stayed odd for " +
+                             std::to_string(kBusySamples) + " samples or more): not read as a rank";
+          if (busy == kBusySamples) std::fprintf(stderr, "trainwatch agent: %s\n", note.c_str());
+          node.invalid_slots.push_back(std::move(note));
+        }
         continue;
       }
+      busy_samples_.erase(key);
+      if (!slot_valid(file, key, v.slot, node)) continue;
       auto info = reporter::read_process(v.slot.pid, options_.proc_root);
       v.alive = !reporter::is_dead(info, v.slot.start_ticks);
       v.state = v.alive ? info->state : '?';
@@ -313,6 +331,38 @@ class AgentImpl final : public Agent {
       last_views_[key] = v;
       views.push_back(std::move(v));
     }
+  }
+
+  // Checks a copied slot against its invariants (reporter/slot_check.h) and, for the owner
+  // seen before, against its last copy. An invalid slot is no rank: it is dropped from the
+  // tracks, noted in the snapshot every sample while it stays so, and logged once per owner.
+  // It stays invalid until another process claims the slot.
+  bool slot_valid(const SlotFile& file, const SlotKey& key, SlotSnapshot& slot, NodeSnapshot& node) {
+    auto known = invalid_.find(key);
+    std::string problem;
+    if (known != invalid_.end() && known->second.owner == slot.owner) {
+      problem = known->second.problem;
+    } else {
+      problem = reporter::slot_problem(slot, key.second);
+      auto last = last_views_.find(key);
+      if (problem.empty() && last != last_views_.end() && last->second.slot.owner == slot.owner)
+        problem = reporter::slot_regression(last->second.slot, slot);
+    }
+    if (problem.empty()) {
+      if (known != invalid_.end()) invalid_.erase(known);
+      reporter::repair_slot_text(slot);
+      return true;
+    }
+    std::string note = "slot " + std::to_string(key.second) + " of " + file.path() + " is invalid (" +
+                       utf8_repaired(problem) + "): not read as a rank";
+    if (known == invalid_.end() || known->second.owner != slot.owner) {
+      std::fprintf(stderr, "trainwatch agent: %s\n", note.c_str());
+      invalid_[key] = {slot.owner, problem};
+    }
+    node.invalid_slots.push_back(std::move(note));
+    tracks_.erase(key);
+    last_views_.erase(key);
+    return false;
   }
 
   // While the rank lives, the host's OOM-kill count; once it is gone, how it ended, when the
@@ -439,6 +489,13 @@ class AgentImpl final : public Agent {
   // Entries live as long as the agent; at most kMaxUserDirs * kSlotCount of them.
   std::map<SlotKey, Track> tracks_;
   std::map<SlotKey, RankView> last_views_;
+  // Slots found invalid, with the owner they had then (slot_valid); as bounded as tracks_.
+  struct InvalidSlot {
+    uint64_t owner = 0;
+    std::string problem;
+  };
+  std::map<SlotKey, InvalidSlot> invalid_;
+  std::map<SlotKey, int> busy_samples_;  // samples in a row a never-read slot was busy
   struct StackWanted {
     size_t view;  // index into the sample's views
     SlotKey key;

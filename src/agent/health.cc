@@ -10,6 +10,7 @@
 #include "core/json_text.h"
 #include "core/process_exit.h"
 #include "core/rank_rule.h"
+#include "core/utf8.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::agent {
@@ -54,6 +55,7 @@ RankFacts rank_facts(const RankView& r, int64_t now_ms) {
   f.alive = r.alive;
   f.finished = r.slot.status == TW_STATUS_FINISHED;
   f.failed = r.slot.status == TW_STATUS_FAILED;
+  f.exited_ok = r.exit && r.exit->code == 0;
   f.checkpointing = r.slot.status == TW_STATUS_CHECKPOINTING;
   f.state = r.state;
   // From the last step only, as the server sees it (its report's last_step_age_ms): before
@@ -79,6 +81,8 @@ HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
   // refused entry there, and that alone must not turn the node's /health red. A rank whose
   // own directory is refused is missing from ranks[] and says so on its stderr.
   for (const auto& m : node.refused_slot_dirs) warn("slot_dir_refused", m);
+  // A warning: the slot's rank (if it was one) cannot be seen, but nothing says it failed.
+  for (const auto& m : node.invalid_slots) warn("slot_invalid", m);
   if (node.ranks.empty() && node.slot_error.empty() && node.malformed_slots.empty()) {
     add("no_ranks", "no rank of job '" + node.job + "' has reported on this node yet");
   }
@@ -353,8 +357,10 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
 
   Rendered out;
   out.status = h.healthy ? 200 : 503;
-  out.health_json = json_text(root);
-  out.metrics = node_metrics(node, h.healthy);
+  // Slot text is checked (reporter/slot_check.h); this catches anything else, so /health is
+  // always UTF-8 JSON whatever a rank or a file on the node held.
+  out.health_json = utf8_repaired(json_text(root));
+  out.metrics = utf8_repaired(node_metrics(node, h.healthy));
   return out;
 }
 

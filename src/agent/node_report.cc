@@ -11,6 +11,7 @@
 #include "core/native_stack.h"
 #include "core/process_exit.h"
 #include "core/python_stack.h"
+#include "core/utf8.h"
 #include "trainwatch/trainwatch.h"
 
 namespace trainwatch::agent {
@@ -167,7 +168,13 @@ std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t
     out["rendezvous"] =
         json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}, {"error", rv.error}};
   }
-  return json_text(out);
+  if (!node.invalid_slots.empty()) {
+    json::array notes;
+    for (const auto& m : node.invalid_slots)
+      notes.push_back(json::object{{"code", "slot_invalid"}, {"message", m}});
+    out["notes"] = std::move(notes);
+  }
+  return utf8_repaired(json_text(out));  // UTF-8 whatever the node held (core/utf8.h)
 }
 
 }  // namespace trainwatch::agent

@@ -58,6 +58,9 @@ struct NodeSnapshot {
   std::vector<std::string> malformed_slots;
   // User directories under the slot directory that fail the ownership checks (slot_dir.h).
   std::vector<std::string> refused_slot_dirs;
+  // Slots that break their invariants (reporter/slot_check.h): never ranks. One sentence
+  // each, naming the file and the slot number.
+  std::vector<std::string> invalid_slots;
   std::vector<RankView> ranks;  // ordered by global rank
   ProbeView<NvmlInfo> nvml;
   bool nvml_enabled = true;

@@ -1,12 +1,10 @@
 #include "agent/wait_point.h"
 
 #include <fcntl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
 #include <charconv>
-#include <utility>
 
 namespace trainwatch::agent {
 namespace {
@@ -23,32 +21,16 @@ std::string read_small(const std::string& path) {
 }  // namespace
 
 std::string syscall_name(long number) {
-  // The calls a rank blocks in: waits, sleeps, I/O. SYS_* are this architecture's numbers.
-  static constexpr std::array<std::pair<long, const char*>, 22> kNames{{
-      {SYS_futex, "futex"},
-      {SYS_clock_nanosleep, "clock_nanosleep"},
-      {SYS_nanosleep, "nanosleep"},
-      {SYS_epoll_pwait, "epoll_pwait"},
-      {SYS_epoll_wait, "epoll_wait"},
-      {SYS_ppoll, "ppoll"},
-      {SYS_poll, "poll"},
-      {SYS_select, "select"},
-      {SYS_pselect6, "pselect6"},
-      {SYS_read, "read"},
-      {SYS_write, "write"},
-      {SYS_pread64, "pread64"},
-      {SYS_pwrite64, "pwrite64"},
-      {SYS_recvfrom, "recvfrom"},
-      {SYS_recvmsg, "recvmsg"},
-      {SYS_sendto, "sendto"},
-      {SYS_sendmsg, "sendmsg"},
-      {SYS_accept4, "accept4"},
-      {SYS_connect, "connect"},
-      {SYS_wait4, "wait4"},
-      {SYS_fsync, "fsync"},
-      {SYS_openat, "openat"},
-  }};
-  for (const auto& [n, name] : kNames) {
+  // The kernel's names for this architecture (cmake/SyscallTable.cmake), in its order.
+  struct Row {
+    long number;
+    const char* name;
+  };
+  static constexpr Row kTable[] = {
+#include "syscall_table.inc"
+      {-1, ""},  // keeps the array non-empty where the table could not be read
+  };
+  for (const auto& [n, name] : kTable) {
     if (n == number) return name;
   }
   return "syscall " + std::to_string(number);

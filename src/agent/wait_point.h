@@ -14,7 +14,7 @@
 namespace trainwatch::agent {
 
 struct WaitPoint {
-  std::string syscall;  // "futex", "clock_nanosleep", "syscall 318"; "running"; "" unknown
+  std::string syscall;  // "futex", "clock_nanosleep", "pause"; "running"; "" unknown
   std::string wchan;    // "futex_wait_queue", "hrtimer_nanosleep"; "" unknown or none
 };
 
@@ -22,8 +22,8 @@ struct WaitPoint {
 // "-1 0x.. 0x.." blocked outside a syscall. "" for anything else.
 std::string syscall_from_proc(std::string_view text);
 
-// The name of a system call number on this architecture, or "syscall N" when it is not one
-// a training process commonly waits in.
+// The kernel's name of a system call number on this architecture ("pause" for 34 on
+// x86-64), or "syscall N" for a number the kernel's headers do not name.
 std::string syscall_name(long number);
 
 WaitPoint read_wait_point(int32_t pid, const std::string& proc_root);

@@ -3,6 +3,7 @@
 
 #include "cli/checked_config.h"
 #include "cli/commands.h"
+#include "config/reload_guard.h"
 
 namespace trainwatch::cli {
 
@@ -15,6 +16,7 @@ Command add_check_command(CLI::App& app) {
                    LoadedConfig loaded = load_checked_config(*path);
                    for (const auto& error : loaded.errors) std::cerr << error.to_string() << "\n";
                    if (!loaded.config) return 1;
+                   if (auto warning = missing_monitors_warning(loaded)) std::cerr << *warning << "\n";
                    std::cout << *path << ": ok, " << loaded.config->monitors.size() << " monitors\n";
                    return 0;
                  }};

@@ -24,6 +24,7 @@
 #include "cli/serve_connection_limits.h"
 #include "cluster/membership.h"
 #include "config/loader.h"
+#include "config/reload_guard.h"
 #include "heartbeat/tokens.h"
 #include "storage/open_store.h"
 #include "web/maintenance_page.h"
@@ -149,6 +150,7 @@ bool ServerApp::start() {
   }
   config_ = std::move(*loaded.config);
   if (!apply_overrides(options_, config_)) return false;
+  file_monitors_ = config_.monitors.size();
   const FdLimit fd_limit = raise_fd_limit();
   spdlog::info("{}", describe(fd_limit));
   fd_soft_limit_ = fd_limit.soft;
@@ -349,6 +351,10 @@ void ServerApp::reload() {
     return;
   }
   if (!apply_overrides(options_, *next.config)) return;
+  if (auto refusal = reload_refusal(file_monitors_, next)) {
+    spdlog::error("reload refused; keeping the running config: {}", *refusal);
+    return;
+  }
   if (auto resolved = heartbeat::resolve_tokens(*next.config, *store_, random_); !resolved) {
     spdlog::error("reload of {} refused: cannot keep heartbeat tokens: {}", path, resolved.error().message);
     return;
@@ -362,6 +368,7 @@ void ServerApp::reload() {
     if (job_token_->get().empty()) warn_without_job_token();
   }
   spdlog::info("reloaded {}: {} monitors", path, next.config->monitors.size());
+  file_monitors_ = next.config->monitors.size();
   job_registry_->configure(*next.config);
   const Config merged = monitors_->set_yaml(*next.config);
   engine_->reload(merged);

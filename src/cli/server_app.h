@@ -116,7 +116,8 @@ class ServerApp {
   bool join_replicas();
 
   const ServeOptions options_;
-  Config config_;  // the file's, as started (reloads do not keep theirs)
+  Config config_;             // the file's, as started (reloads do not keep theirs)
+  size_t file_monitors_ = 0;  // monitors in the file last applied, at start or reload (reload_guard.h)
   uint64_t fd_soft_limit_ = 0;
   std::unique_ptr<Store> store_;  // SQLite or PostgreSQL, as store.url says (storage/open_store.h)
   SystemRandom random_;

@@ -524,6 +524,17 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
   }
   Config config;
   config.path = path;
+  if (root.IsNull()) {
+    // Nothing but white space and comments: most often a file caught between an editor's
+    // truncate and its write. Starting or reloading on it would drop every monitor.
+    diag.error(YAML::Mark(), "file",
+               "is empty; expected a YAML mapping of sections (write `monitors: []` for an installation "
+               "with no monitors)");
+    loaded.errors = diag.take();
+    return loaded;
+  }
+  const YAML::Node& const_root = root;  // a const lookup: operator[] would insert the key
+  loaded.monitors_listed = const_root["monitors"].IsDefined();
   Section top(diag, root, "");
   if (top.valid()) {
     try {

@@ -23,6 +23,7 @@ struct ConfigError {
 struct LoadedConfig {
   std::optional<Config> config;  // set only when errors is empty
   std::vector<ConfigError> errors;
+  bool monitors_listed = false;  // the file has a `monitors:` key, an empty list included (reload_guard.h)
 };
 
 // Reads `${NAME}` references; returns nullopt for unset variables (an error).

@@ -4,8 +4,8 @@ namespace trainwatch {
 
 RankRuling rule_rank(const RankFacts& f) {
   if (f.failed) return RankRuling::kFailed;
-  if (!f.alive && !f.finished) return RankRuling::kGone;
-  if (f.finished) return RankRuling::kDone;
+  if (f.finished || (!f.alive && f.exited_ok)) return RankRuling::kDone;
+  if (!f.alive) return RankRuling::kGone;
   if (f.state == 'T' || f.state == 't') return RankRuling::kStopped;
   if (f.state == 'D' && f.no_step_for && *f.no_step_for > kBlockedAfter) {
     return f.checkpointing ? RankRuling::kBlockedCheckpointing : RankRuling::kBlocked;

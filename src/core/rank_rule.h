@@ -5,8 +5,10 @@
 //
 // The rule, first match wins:
 //   failed (reported)                          -> kFailed, down
-//   process gone, not finished                 -> kGone, down (it died without a word)
-//   finished                                   -> kDone
+//   process gone, not finished, not exited 0   -> kGone, down (it died without a word)
+//   finished, or gone with exit code 0         -> kDone: an exit is a fact, whatever the slot
+//                                                 last said (a program that never set its
+//                                                 status, os._exit(0), a launcher's wrapper)
 //   stopped (state T or t)                     -> kStopped, down at once: a stopped rank holds
 //                                                 every peer in its next collective for ever
 //   uninterruptible sleep (state D) with no step for more than kBlockedAfter
@@ -30,6 +32,7 @@ struct RankFacts {
   bool alive = false;     // the process exists
   bool finished = false;  // its last reported status
   bool failed = false;
+  bool exited_ok = false;             // gone, and the kernel said with exit code 0
   bool checkpointing = false;         // writing a checkpoint now
   char state = '?';                   // /proc/<pid>/stat state letter
   std::optional<Millis> no_step_for;  // since its last step; nullopt when none was seen

@@ -51,9 +51,12 @@ std::string number_text(double v) {
   return fmt("%g", v);
 }
 
-bool done(const RankReport& r) {
-  return r.status == RankStatus::kFinished || r.status == RankStatus::kFailed;
-}
+// Exited with code 0 once gone: finished, whatever its last status said (core/rank_rule.h).
+bool exited_ok(const RankReport& r) { return !r.alive && r.exit && r.exit->code == 0; }
+
+bool finished(const RankReport& r) { return r.status == RankStatus::kFinished || exited_ok(r); }
+
+bool done(const RankReport& r) { return finished(r) || r.status == RankStatus::kFailed; }
 
 bool in_checkpoint(const RankReport& r) {
   return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
@@ -76,7 +79,7 @@ struct RankEntry {
   const RankRecord* r;
   bool node_silent;   // Context::silent
   bool node_overdue;  // Context::overdue
-  bool running;       // not done, not gone, on a node that still reports
+  bool running;       // not done, not gone, on a node that still reports and has not said goodbye
 };
 
 class Context {
@@ -89,8 +92,11 @@ class Context {
     for (const auto& [rank, r] : job.ranks()) {
       const NodeRecord* n = node(r.node);
       const bool node_silent = n != nullptr && silent(*n);
+      // A rank left alive by its node's final report is unwatched, not running: its step
+      // and state froze with that report, so no timeout may read them as a hang.
+      const bool node_final = n != nullptr && n->final;
       ranks.push_back({rank, &r, node_silent, n != nullptr && overdue(*n),
-                       r.last.alive && !done(r.last) && !node_silent});
+                       r.last.alive && !done(r.last) && !node_silent && !node_final});
     }
   }
 
@@ -127,6 +133,7 @@ class Context {
     f.alive = r.last.alive;
     f.finished = r.last.status == RankStatus::kFinished;
     f.failed = r.last.status == RankStatus::kFailed;
+    f.exited_ok = exited_ok(r.last);
     f.checkpointing = r.last.status == RankStatus::kCheckpointing;
     f.state = r.last.state;
     if (r.last_step_at) f.no_step_for = std::chrono::duration_cast<Millis>(now - *r.last_step_at);
@@ -510,12 +517,37 @@ void silent_node_findings(const Context& c, const std::string& name, const NodeR
                  kOrderNodeSilent, since});
 }
 
+// A node whose agent said goodbye (its final report) while ranks there still ran. With the
+// agent hosted in a rank (trainwatch.init(server=...)), the agent's host ends first and
+// another local rank takes the role over (docs/training.md), so a report with final false
+// follows within a second or two. When none follows within the silence limit, nobody
+// watches those ranks: a warning, never a page, and never a timeout of the ranks, whose
+// progress froze with that report. A node whose every rank ended is simply finished.
+void unwatched_node_findings(const Context& c, const std::string& name, const NodeRecord& n,
+                             std::vector<Finding>& out) {
+  if (!n.final || c.now - n.last_seen <= c.silent_after(n)) return;
+  std::vector<int> ranks;
+  for (int rank : n.ranks) {
+    auto it = c.job.ranks().find(rank);
+    if (it == c.job.ranks().end() || it->second.node != name) continue;
+    if (it->second.last.alive && !done(it->second.last)) ranks.push_back(rank);
+  }
+  if (ranks.empty()) return;
+  out.push_back({"monitoring_lost", Severity::kWarning, ranks, name,
+                 "monitoring lost for node " + name + ": its agent stopped with its host process at " +
+                     clock_time(c.wall(n.last_seen)) + " while " + ranks_phrase(ranks) +
+                     (ranks.size() == 1 ? " was" : " were") +
+                     " still running there, and no agent has reported since",
+                 kOrderWarning, n.last_seen + c.silent_after(n)});
+}
+
 void node_findings(const Context& c, std::vector<Finding>& out) {
   for (const auto& [name, n] : c.job.nodes()) {
     if (c.silent(n)) {
       silent_node_findings(c, name, n, out);
       continue;
     }
+    unwatched_node_findings(c, name, n, out);
     for (const auto& g : n.gpus) {
       std::string gpu = "GPU " + std::to_string(g.index) + " on " + name;
       if (g.lost)
@@ -860,7 +892,7 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
   for (const RankEntry& e : c.ranks) {
     const RankRecord& r = *e.r;
     max_step = std::max(max_step, r.last.step);
-    all_finished = all_finished && r.last.status == RankStatus::kFinished;
+    all_finished = all_finished && finished(r.last);
     any_failed = any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
     if (e.running) {
       checkpointing = checkpointing || in_checkpoint(r.last);

@@ -42,10 +42,12 @@ RankHealth RankHealthIndex::health(int rank, const RankRecord& record, MonoTime 
   auto named = named_.find(rank);
   if (named != named_.end() && named->second) return RankHealth::kDown;
   const RankReport& last = record.last;
-  if (last.status == RankStatus::kFailed || (!last.alive && last.status != RankStatus::kFinished))
-    return RankHealth::kDown;
+  // Gone with exit code 0 is finished, whatever it last said (core/rank_rule.h).
+  const bool finished =
+      last.status == RankStatus::kFinished || (!last.alive && last.exit && last.exit->code == 0);
+  if (last.status == RankStatus::kFailed || (!last.alive && !finished)) return RankHealth::kDown;
   if (named != named_.end()) return RankHealth::kWarning;
-  if (last.status == RankStatus::kFinished) return RankHealth::kFinished;
+  if (finished) return RankHealth::kFinished;
   auto lag = verdict_.lag.find(rank);
   if (lag != verdict_.lag.end() &&
       lag->second - report_skew_steps(verdict_, record, newest_seen) >= kBehindSteps) {

@@ -12,7 +12,8 @@
 struct tw_handle {
   std::optional<trainwatch::reporter::SlotFile> file;  // empty for the no-op handle
   trainwatch::reporter::Slot* slot = nullptr;          // null for the no-op handle
-  uint32_t seq = 0;                                    // last even value we published
+  int32_t pid = 0;   // the process that opened it: a forked child writes nothing (fork_guard.h)
+  uint32_t seq = 0;  // last even value we published
   uint64_t step_reports = 0;
   uint64_t overflow_total = 0;
   uint64_t overflow_consecutive = 0;

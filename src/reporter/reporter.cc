@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "reporter/fork_guard.h"
 #include "reporter/handle.h"
 #include "reporter/options.h"
 #include "reporter/process_info.h"
@@ -123,7 +124,8 @@ tw_status open_impl(const tw_options* options, tw_handle** out) {
   auto h = std::make_unique<tw_handle>();
   h->file.emplace(std::move(*file));
   h->slot = h->file->slot(static_cast<uint32_t>(o.local_rank));
-  uint64_t me = rp::pack_owner(static_cast<int32_t>(::getpid()), rp::self_start_ticks());
+  h->pid = rp::watch_forks();
+  uint64_t me = rp::pack_owner(h->pid, rp::self_start_ticks());
   if (int32_t holder = claim(h->slot, me); holder != 0) {
     return fail_open(TW_ERR_CLAIMED,
                      "rank " + std::to_string(o.rank) + " (local rank " + std::to_string(o.local_rank) +
@@ -139,7 +141,11 @@ tw_status open_impl(const tw_options* options, tw_handle** out) {
 
 tw_status gauge_impl(tw_handle* h, const char* name, double value);
 
-inline bool writable(const tw_handle* h) { return h != nullptr && h->slot != nullptr; }
+// A handle writes only in the process that opened it: in a forked child every call is a
+// no-op, so the child never reports as its parent (fork_guard.h; one load, no syscall).
+inline bool writable(const tw_handle* h) {
+  return h != nullptr && h->slot != nullptr && h->pid == rp::current_pid();
+}
 inline tw_status not_writable(const tw_handle* h) { return h ? TW_ERR_DISABLED : TW_ERR_INVALID_ARGUMENT; }
 
 // Counts a non-finite loss and marks the first step of each run of them (slot_layout.h).

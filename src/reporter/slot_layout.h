@@ -47,7 +47,12 @@ struct AtomicText {
 
   void store(std::string_view text) {
     uint64_t buf[Words] = {};
-    std::memcpy(buf, text.data(), text.size() < kCapacity ? text.size() : kCapacity);
+    size_t n = text.size() < kCapacity ? text.size() : kCapacity;
+    // Cut before a character, never inside one: the agent refuses ill-formed UTF-8.
+    if (n < text.size()) {
+      while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0u) == 0x80u) --n;
+    }
+    std::memcpy(buf, text.data(), n);
     for (size_t i = 0; i < Words; ++i) words[i].store(buf[i], std::memory_order_relaxed);
   }
   std::string load() const {

@@ -3,6 +3,7 @@
 #include "agent/agent.h"
 #include "agent/exit_watch.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -14,8 +15,10 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <random>
 
 #include "core/rank_rule.h"
+#include "core/utf8.h"
 #include "fakes/manual_clock.h"
 #include "reporter/slot_file.h"
 #include "reporter/temp_dir.h"
@@ -400,6 +403,48 @@ TEST_F(AgentTest, TruncatedSlotFileIsMalformedNotACrash) {
   h = health();
   EXPECT_FALSE(has_reason(h, "slot_file_malformed")) << json::serialize(h);
   EXPECT_EQ(h.at("ranks").as_array().size(), 1u) << json::serialize(h);
+}
+
+// Random bytes over a slot nobody uses (a stray write): no phantom rank, a slot_invalid
+// warning naming the file and the slot every sample, one line in the log, and /health
+// still UTF-8 JSON. Seeds of both seqlock parities: an odd one reads as busy for ever.
+TEST_F(AgentTest, RandomBytesOverASlotAreAnInvalidSlotNotARank) {
+  Reporter r(rank_options(tmp_.path(), 0, 2));
+  r.status(TW_STATUS_TRAINING);
+  r.step(5, 1.0);
+  start();
+  const std::string path = reporter::slot_file_path(tmp_.path(), "job");
+  for (uint64_t seed : {1u, 2u, 3u, 4u}) {
+    std::mt19937_64 rng(seed);
+    std::string bytes(reporter::kSlotSize, '\0');
+    for (auto& b : bytes) b = static_cast<char>(rng());
+    const uint32_t slot = 2 + static_cast<uint32_t>(seed);
+    int fd = ::open(path.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), reporter::kHeaderSize + slot * reporter::kSlotSize),
+              static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+    ::testing::internal::CaptureStderr();
+    for (int i = 0; i < 8; ++i) agent_->sample_once();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    const std::string named = "slot " + std::to_string(slot) + " of " + path + " is invalid (";
+    EXPECT_NE(err.find(named), std::string::npos) << err;
+    EXPECT_EQ(err.find(named), err.rfind(named)) << "said more than once: " << err;
+
+    const std::string& text = agent_->current()->health_json;
+    EXPECT_TRUE(is_valid_utf8(text));
+    auto h = health();
+    EXPECT_EQ(status(), 200) << text;
+    ASSERT_EQ(h.at("ranks").as_array().size(), 1u) << text;
+    EXPECT_EQ(h.at("ranks").as_array()[0].as_object().at("rank").as_int64(), 0);
+    bool noted = false;
+    for (const auto& w : h.at("warnings").as_array()) {
+      const auto& o = w.as_object();
+      noted = noted || (o.at("code").as_string() == "slot_invalid" &&
+                        std::string(o.at("message").as_string()).find(named) == 0);
+    }
+    EXPECT_TRUE(noted) << text;
+  }
 }
 
 // Ranks of two users on one node each write their own file; the agent (root here) reads both.

@@ -15,12 +15,15 @@
 namespace trainwatch {
 namespace {
 
+constexpr int kExitUnknown = -2;
+
 struct Facts {
   const char* what;
   bool alive;
   jobs::RankStatus status;
   char state;
   int64_t no_step_for_ms;
+  int exit_code = kExitUnknown;  // once gone, what the kernel said (agent/exit_watch.h)
 };
 
 struct Codes {
@@ -43,6 +46,7 @@ Codes agent_codes(const Facts& f) {
   r.alive = f.alive;
   r.state = f.alive ? f.state : '?';
   r.last_step_ms = node.now_ms - f.no_step_for_ms;
+  if (!f.alive && f.exit_code != kExitUnknown) r.exit = ProcessExit{f.exit_code, 0, false, false};
   node.ranks.push_back(r);
   const agent::HealthReport h = agent::evaluate(node, agent::Thresholds{});
   Codes out;
@@ -72,6 +76,7 @@ Codes server_codes(const Facts& f) {
   r.step_reports = 11;
   r.last_step_age_ms = f.no_step_for_ms;
   if (!f.alive) r.gone_age_ms = 0;
+  if (!f.alive && f.exit_code != kExitUnknown) r.exit = ProcessExit{f.exit_code, 0, false, false};
   report.ranks.push_back(r);
   EXPECT_TRUE(job.ingest(report, now, wall));
   const jobs::JobVerdict v = jobs::analyze(job, JobCheckSpec{}, now, wall);
@@ -102,6 +107,9 @@ TEST(RankRuleAgreement, TheAgentAndTheServerNameTheSameRankCodes) {
       {{"dead pid after finishing", false, RankStatus::kFinished, 'R', long_ago}, {}},
       {{"failed", true, RankStatus::kFailed, 'S', brief}, {{"rank_failed"}, {}}},
       {{"failed and gone", false, RankStatus::kFailed, 'R', brief}, {{"rank_failed"}, {}}},
+      // An exit is a fact: code 0 is finished whatever the slot last said; others are not.
+      {{"exited 0 while training", false, RankStatus::kTraining, 'R', brief, 0}, {}},
+      {{"exited 1 while training", false, RankStatus::kTraining, 'R', brief, 1}, {{"rank_gone"}, {}}},
   };
   for (const auto& c : cases) {
     const Codes agent = agent_codes(c.facts), server = server_codes(c.facts);

@@ -62,11 +62,24 @@ monitors:
   EXPECT_EQ(c.monitors[1].timeout, Millis(10'000));  // default
 }
 
-TEST(LoadConfig, EmptyFileIsAServerWithNoMonitors) {
-  auto loaded = load("");
-  ASSERT_TRUE(loaded.config);
-  EXPECT_EQ(loaded.config->server.data_dir, "./data");
-  EXPECT_TRUE(loaded.config->monitors.empty());
+TEST(LoadConfig, AnEmptyFileIsRefusedAndAnEmptyListIsNot) {
+  // White space and comments only: an editor's truncate caught before its write.
+  for (const char* empty : {"", "   \n\n", "# monitors come later\n"}) {
+    auto loaded = load(empty);
+    EXPECT_FALSE(loaded.config) << empty;
+    ASSERT_EQ(loaded.errors.size(), 1u);
+    EXPECT_EQ(loaded.errors[0].to_string(),
+              "tw.yaml:1:1: file: is empty; expected a YAML mapping of sections (write `monitors: []` for an "
+              "installation with no monitors)");
+  }
+  auto listed = load("monitors: []\n");
+  ASSERT_TRUE(listed.config);
+  EXPECT_EQ(listed.config->server.data_dir, "./data");
+  EXPECT_TRUE(listed.config->monitors.empty());
+  EXPECT_TRUE(listed.monitors_listed);
+  auto jobs_only = load("jobs:\n  auto_create: true\n");
+  ASSERT_TRUE(jobs_only.config);
+  EXPECT_FALSE(jobs_only.monitors_listed);
 }
 
 TEST(LoadConfig, EnvironmentReferencesAreExpanded) {

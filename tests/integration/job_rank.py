@@ -8,6 +8,7 @@ report a NaN loss (and write the step of the first one into `nan-<rank>.first`, 
 test to compare with what the alert names), `oom-<rank>` makes it raise CUDA's
 out-of-memory error, `checkpoint` makes rank 0 write a
 checkpoint that takes CHECKPOINT_STEPS steps' time. STEP_JITTER adds random sleep a step.
+LINGER_S_<rank> keeps that rank alive (still "training") that long after its last step.
 """
 import os
 import random
@@ -25,7 +26,7 @@ dist.init_process_group("gloo", rank=int(os.environ.get("RANK", os.environ.get("
                         world_size=int(os.environ.get("WORLD_SIZE", os.environ.get("SLURM_NTASKS", "1"))))
 rank = dist.get_rank()
 control = os.environ["CONTROL_DIR"]
-server = os.environ.get("IN_PROCESS_SERVER")  # the agent inside local rank 0, not a sidecar
+server = os.environ.get("IN_PROCESS_SERVER")  # the agent inside a local rank, not a sidecar
 tw = trainwatch.init(server=server, report_every=float(os.environ.get("TRAINWATCH_REPORT_EVERY", "1")))
 work = torch.randn(160, 160)
 model = torch.nn.Linear(32, 1)
@@ -79,3 +80,4 @@ while True:
         break
 dist.barrier()
 print("done", flush=True)
+time.sleep(float(os.environ.get(f"LINGER_S_{rank}", "0")))  # still "training" as far as it said

@@ -251,3 +251,34 @@ def test_check_command_accepts_the_documented_example():
     run = subprocess.run([BINARY, "check", "examples/issue-2.yaml"], capture_output=True, text=True,
                          cwd=str(__import__("conftest").ROOT))
     assert run.returncode == 0, run.stderr
+
+
+def test_a_reload_that_would_empty_the_installation_is_refused(start_server, tmp_path):
+    """An editor truncates before it writes: a SIGHUP in between must not drop every monitor."""
+    server = start_server("monitors:\n  - {name: nightly, type: heartbeat, period: 1h, token: nightly-token-0123}\n")
+    assert server.get("/ping/nightly-token-0123")[0] == 200
+
+    server.config_path.write_text("")
+    server.reload()
+    wait_for(lambda: "is empty; expected a YAML mapping" in server.log_path.read_text(), what="the refusal")
+    server.config_path.write_text("jobs:\n  auto_create: true\n")
+    server.reload()
+    wait_for(lambda: "has no `monitors:` key while the running config has 1 monitors" in server.log_path.read_text(),
+             what="the second refusal")
+    assert [m["name"] for m in server.get("/api/v1/monitors")[1]["monitors"]] == ["nightly"]
+    assert server.get("/ping/nightly-token-0123")[0] == 200
+
+    # Said on purpose, it is applied.
+    server.config_path.write_text("monitors: []\n")
+    server.reload()
+    wait_for(lambda: server.get("/api/v1/monitors")[1]["monitors"] == [], what="the emptied list")
+
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("\n# nothing yet\n")
+    run = subprocess.run([BINARY, "check", str(empty)], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert f"{empty}:1:1: file: is empty" in run.stderr
+    no_key = tmp_path / "jobs-only.yaml"
+    no_key.write_text("jobs:\n  auto_create: true\n")
+    run = subprocess.run([BINARY, "check", str(no_key)], capture_output=True, text=True)
+    assert run.returncode == 0 and "warning: no `monitors:` key" in run.stderr

@@ -5,6 +5,7 @@ Needs root for the tmpfs mount and the second user; those tests are skipped othe
 import glob
 import json
 import os
+import random
 import shutil
 import subprocess
 import tempfile
@@ -121,6 +122,45 @@ def test_truncated_slot_file_under_running_ranks_and_agent(env):
 
 
 @ROOT_ONLY
+def raw_health(port):
+    """GET /health as bytes (status, body): what a client parses, before any decoding."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_random_bytes_over_a_slot_are_no_rank_and_health_stays_utf8_json(env, seed):
+    port = free_port()
+    lead = Rank(env, rank=0, local_rank=0, world_size=2, health_port=port, health_host="127.0.0.1")
+    try:
+        wait_for(lambda: (lambda r: r[0] == 200 and r[1]["training"]["workers_alive"] == 1)(health(port)))
+        (slot_file,) = glob.glob(os.path.join(env["TRAINWATCH_DIR"], "**", "pytest.slots"), recursive=True)
+        # Slot 5 of the layout (docs/training.md): a 128-byte header, then 1024 bytes a slot.
+        with open(slot_file, "r+b") as f:
+            f.seek(128 + 5 * 1024)
+            f.write(random.Random(seed).randbytes(1024))
+
+        def noted():
+            status, body = raw_health(port)
+            h = json.loads(body.decode("utf-8"))  # strict: a byte that is not UTF-8 fails here
+            notes = [w["message"] for w in h["warnings"] if w["code"] == "slot_invalid"]
+            return (status, h, notes) if notes else None
+
+        status, h, notes = wait_for(noted)
+        assert notes[0].startswith(f"slot 5 of {slot_file} is invalid ("), notes
+        assert [r["rank"] for r in h["ranks"]] == [0], h["ranks"]
+        assert status == 200 and not h["reasons"], h["reasons"]
+        # Said once in the agent's log (the lead's stderr), however often it is sampled.
+        before = lead.last_step()
+        wait_for(lambda: lead.last_step() > before + 100)
+        assert sum("slot 5 of" in line for line in lead.err) == 1, lead.err
+    finally:
+        lead.finish()
+
+
 def test_full_dev_shm_rank_trains_on_and_prints_one_line(env, tmp_path):
     mnt = tmp_path / "tiny-shm"
     mnt.mkdir()
