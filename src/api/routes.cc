@@ -1,5 +1,7 @@
 #include "api/routes.h"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
 
 #include "api/job_routes.h"
@@ -117,13 +119,15 @@ void list_incidents(const ApiContext& ctx, const Request& request, const Respond
   respond(json_response(out));
 }
 
-// 503 "degraded" while the store refuses writes (a full disk): nothing new is recorded
-// and no state change goes out then, which a load balancer or a person should hear of.
+// 503 "degraded" while the store refuses writes (a full disk), or while a write has waited
+// WriteHealth::kLateWrites (a locked table, a stalled server): nothing new is recorded and
+// no state change goes out then, which a load balancer or a person should hear of.
 // Healthy again once a write commits.
 void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
   engine::EngineStats stats = ctx.engine.stats();
   const WriteHealth store = ctx.store.write_health();
-  json::object out{{"status", store.refusing ? "degraded" : "ok"},
+  const bool degraded = store.refusing || store.late();
+  json::object out{{"status", degraded ? "degraded" : "ok"},
                    {"monitors", stats.monitors},
                    {"checks_in_flight", stats.checks_in_flight},
                    {"started_at", format_rfc3339(ctx.started_at)}};
@@ -132,8 +136,12 @@ void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
     replicas["owned"] = stats.owned;
     out["replicas"] = std::move(replicas);
   }
-  if (!store.refusing) return respond(json_response(out));
-  out["reason"] = "the store refuses writes: " + store.reason;
+  if (!degraded) return respond(json_response(out));
+  out["reason"] = store.refusing ? "the store refuses writes: " + store.reason
+                                 : fmt::format(
+                                       "the store's writes are late: the batch being committed has waited "
+                                       "{:.1f} s ({} write(s) queued behind it)",
+                                       static_cast<double>(store.writing_for.count()) / 1000.0, store.queued);
   out["state_changes_waiting"] = stats.changes_waiting;
   respond(Response::json(503, json_text(out)));
 }

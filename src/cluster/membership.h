@@ -17,7 +17,8 @@
 // monitor to renew (10,000 monitors, one row per replica beating once a second), and
 // because a member leaving moves only its own monitors, spread evenly over the others.
 // Two replicas can disagree only while they read different member lists, at most one
-// beat; the store's compare-and-set on a monitor's state keeps that window harmless.
+// beat; the epoch of each monitor's claim (storage/postgres/fence.h) keeps that window
+// harmless: the store refuses the writes of the replica whose claim is older.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,19 @@ namespace trainwatch::cluster {
 inline constexpr Millis kBeatEvery{1'000};
 inline constexpr Millis kMemberTtl{6'000};
 inline constexpr Millis kSettle{3'000};
+
+// The lease: a replica acts (checks, decides, sends) only while less than kLease has
+// passed on its own monotonic clock since the start of its last successful beat. The
+// others take its monitors over only once its row is kMemberTtl old on the database's
+// clock, and that row was stamped after the beat started: so a replica paused, cut off
+// from the database or outliving it stops at least kLeaseMargin before anyone else may
+// start. The margin covers what the two clocks may disagree on over a few seconds and
+// the moment between a replica's last look at its lease and its act.
+inline constexpr Millis kLeaseMargin{1'500};
+inline constexpr Millis kLease = kMemberTtl - kLeaseMargin;
+
+// Whether a replica whose last successful beat started at `beat_started` may act at `now`.
+inline bool lease_valid(MonoTime beat_started, MonoTime now) { return now - beat_started < kLease; }
 
 // The ids of the members that may own monitors, sorted.
 std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows);

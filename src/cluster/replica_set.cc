@@ -48,23 +48,36 @@ void ReplicaSet::set_config(std::string fingerprint) {
 
 ReplicaSet::Beat ReplicaSet::beat() {
   MemberRow self{id_, label_, {}, {}, {}};
+  // Taken before the round trip: the database stamps the row later than this, so the
+  // lease ends before the others can see the row expire.
+  const MonoTime started = clock_.monotonic_time();
+  bool rejoin = false;
   {
     std::lock_guard lock(mu_);
     self.config = config_;
+    rejoin = joined_ && !lease_valid(beat_started_, started);
   }
-  auto rows = registry_.beat(self);
+  auto rows = registry_.beat(self, rejoin);
   const MonoTime now = clock_.monotonic_time();
   std::vector<std::string> eligible;
   Beat outcome;
   if (rows) {
-    last_good_beat_ = now;
     eligible = eligible_members(*rows);
     warn_of_other_configs(*rows, self.config, now);
+    if (rejoin)
+      spdlog::warn("replicas: {} re-joined as new after its lease lapsed; it owns nothing until it settles",
+                   label_);
   } else {
     outcome.error = rows.error().message;
-    if (now - last_good_beat_ <= kMemberTtl) eligible = members();  // they keep their monitors a while
   }
   std::lock_guard lock(mu_);
+  if (rows) {
+    beat_started_ = started;
+    joined_ = true;
+    if (rejoin) ++term_;
+  } else if (lease_valid(beat_started_, now)) {
+    eligible = *members_;  // they keep their monitors while the lease lasts
+  }
   outcome.changed = eligible != *members_;
   if (outcome.changed) members_ = std::make_shared<const std::vector<std::string>>(std::move(eligible));
   return outcome;
@@ -128,9 +141,15 @@ bool ReplicaSet::owns(std::string_view monitor) const {
   std::shared_ptr<const std::vector<std::string>> members;
   {
     std::lock_guard lock(mu_);
+    if (!lease_valid(beat_started_, clock_.monotonic_time())) return false;
     members = members_;
   }
   return owner_of(monitor, *members) == id_;
+}
+
+uint64_t ReplicaSet::term() const {
+  std::lock_guard lock(mu_);
+  return term_;
 }
 
 std::vector<std::string> ReplicaSet::members() const {

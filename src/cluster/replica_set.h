@@ -10,10 +10,16 @@
 // monitors it owns to `on_nudge`, so a failure pinged to another replica is acted on in
 // a round trip instead of at the monitor's next deadline.
 //
-// Losing the database: while beats fail, the members this replica last read keep their
-// monitors until kMemberTtl after its last good beat; then it owns nothing, as the others
-// (which still reach the database) have taken its monitors by then. It owns again once a
-// beat succeeds and it has settled.
+// The lease (membership.h): this replica owns anything only while its lease is valid on
+// its own monotonic clock, kLease after the start of its last successful beat; owns()
+// asks the clock each time, so a replica that wakes from a pause longer than that owns
+// nothing from its first instruction on, before its thread has beaten again. While beats
+// fail (the database, or only this replica's connection to it, is gone) the members it
+// last read keep their monitors until the lease lapses; then it owns nothing, kLeaseMargin
+// before the others (which still reach the database) may take its monitors. The first
+// beat that succeeds after a lapse re-joins (MemberRegistry::beat's rejoin): the replica
+// settles again like a newcomer and owns what it is given then, under new epochs, from
+// the stored state; it never carries on from what it knew before.
 //
 // Threading: owns() and members() from any thread; start() and stop() from one.
 #pragma once
@@ -58,7 +64,10 @@ class ReplicaSet final : public engine::Ownership {
   // before start() and after each reload. Members whose fingerprint differs are logged.
   void set_config(std::string fingerprint);
 
+  // False for every monitor once the lease lapsed (see the top).
   bool owns(std::string_view monitor) const override;
+  const std::string& member_id() const override { return id_; }
+  uint64_t term() const override;
   // The eligible members' ids, as this replica last read them.
   std::vector<std::string> members() const;
   const std::string& id() const { return id_; }
@@ -86,8 +95,10 @@ class ReplicaSet final : public engine::Ownership {
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<std::string>> members_;  // under mu_; never null
   std::string config_;                                       // under mu_
-  MonoTime last_good_beat_{};                                // thread only
-  bool stopping_ = false;                                    // under mu_
+  MonoTime beat_started_{};  // under mu_: of the last successful beat (the lease's start)
+  bool joined_ = false;      // under mu_: a beat succeeded once
+  uint64_t term_ = 0;        // under mu_: re-joins after a lapse
+  bool stopping_ = false;    // under mu_
   std::condition_variable wake_;
   std::thread thread_;
 };

@@ -81,6 +81,9 @@ struct Engine::Runtime {
   std::unique_ptr<PendingChange> committing;  // see "State changes" at the top of engine.h
   std::deque<HeldItem> held;                  // at most kMaxHeldWhileCommitting
   bool owned = true;                          // checked and decided here (see Replicas in engine.h)
+  // Replicas: the epoch this replica claimed the monitor under (Store::claim_monitors),
+  // carried by every write it decides while it owns it; none while it does not.
+  std::optional<int64_t> epoch;
 };
 
 Engine::Engine(asio::io_context& io, const Clock& clock, TimerFactory& timers, Store& store,
@@ -129,7 +132,8 @@ void Engine::add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorSta
   auto runtime = std::make_unique<Runtime>(timers_.make_timer());
   runtime->config = std::move(config);
   runtime->state = std::move(state);
-  runtime->owned = owned_here(runtime->config->name);
+  // Replicas own a monitor only once they claimed it (follow_owners), never from the start.
+  runtime->owned = ownership_ == nullptr;
   if (runtime->state.open_incident_id) {
     if (auto incident = store_.incident(*runtime->state.open_incident_id); incident && *incident) {
       runtime->open_incident = **incident;
@@ -186,6 +190,9 @@ void Engine::on_deadline(Runtime& r) {
   r.armed_deadline.reset();
   if (!r.heartbeat || !r.owned) return;  // reconfigured as a checked monitor while paused; handed over
   const std::string name = r.config->name;
+  // The lease lapsed (or the monitor moved) since the last sync: no verdict; the sync that
+  // follows lets it go, and whoever owns it then re-arms the deadline.
+  if (!owned_here(name)) return;
   if (ownership_ != nullptr) catch_up_pings(r);
   std::optional<std::string> cause;
   {
@@ -285,7 +292,7 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
     return;
   }
   Runtime& r = *it->second;
-  if (!r.owned) {
+  if (!r.owned || !owned_here(name)) {
     // Its owner reads it from the store (catch_up_pings): at once when it starts a run or
     // changes the state as this replica last read it (a nudge), else at its next
     // deadline. Readers here see it at once.
@@ -342,7 +349,7 @@ void Engine::on_due(Runtime& r) {
 }
 
 void Engine::start_or_queue(Runtime& r, MonoTime due) {
-  if (!r.owned || r.check_id != 0 || r.waiting) return;
+  if (!r.owned || r.check_id != 0 || r.waiting || !owned_here(r.config->name)) return;
   if (stats_.checks_in_flight < max_in_flight_) return start_check(r, due);
   r.waiting = true;
   r.waiting_due = due;
@@ -353,7 +360,8 @@ void Engine::start_or_queue(Runtime& r, MonoTime due) {
 
 void Engine::start_check(Runtime& r, MonoTime due) {
   checks::Checker* checker = checkers_.for_type(r.config->type);
-  if (checker == nullptr || !r.owned) return;
+  // Asked again at the start: the lease may have lapsed while it waited for a free slot.
+  if (checker == nullptr || !r.owned || !owned_here(r.config->name)) return;
   r.check_id = next_check_id_++;
   const double late_ms = std::chrono::duration<double, std::milli>(clock_.monotonic_time() - due).count();
   {
@@ -378,8 +386,10 @@ void Engine::on_result(const std::string& name, uint64_t check_id, const CheckRe
   if (it != monitors_.end() && it->second->check_id == check_id) {
     Runtime& r = *it->second;
     r.check_id = 0;
-    // A check that was in flight when the monitor was paused does not unpause it.
-    if (r.state.status != MonitorStatus::kPaused) apply(r, result);
+    // A check that was in flight when the monitor was paused does not unpause it. One in
+    // flight when the lease lapsed (a pause of the whole process) describes a moment this
+    // replica may no longer decide about.
+    if (r.state.status != MonitorStatus::kPaused && owned_here(name)) apply(r, result);
   }
   start_waiting_checks();
 }
@@ -420,6 +430,7 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
     }
   }
   RecordResult record{r.config->name, result, step.state, {}};
+  record.epoch = r.epoch;
   if (alerts_ != nullptr) {
     std::optional<Incident> ended;
     if (closed && r.open_incident) {
@@ -455,7 +466,16 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   }
   // A heartbeat's plain success writes nothing (its ping row is its history).
   if (!history && result.ok && step.transition == Transition::kUnchanged) return;
-  write(std::move(record));
+  WriteDone fenced;
+  if (record.epoch) {
+    fenced = [this, name = r.config->name, epoch = *record.epoch](const Status& status) {
+      if (status || status.error().code != "store.fenced") return;
+      asio::post(io_, [this, name, epoch] {
+        if (auto it = monitors_.find(name); it != monitors_.end()) on_fenced(*it->second, epoch);
+      });
+    };
+  }
+  write(std::move(record), std::move(fenced));
 }
 
 void Engine::commit_change(Runtime& r, RecordResult record, const CheckResult& result) {
@@ -494,7 +514,10 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
   if (!r.committing || r.committing->id != change_id) return;
   PendingChange& c = *r.committing;
   const std::string_view to = to_string(c.record.state.status);
-  if (!status && status.error().code == "store.unavailable") {
+  // Not retried once this replica stopped owning the monitor (its lease lapsed, or the
+  // monitor moved): it would be written under an epoch that is no longer its own.
+  const bool stale = ownership_ != nullptr && (!r.owned || !owned_here(name));
+  if (!status && status.error().code == "store.unavailable" && !stale) {
     ++c.attempts;
     // 100 ms, 200 ms, ... 5 s: a disk that frees up is noticed within 5 s, and a full one
     // costs one write of this change per 5 s.
@@ -537,6 +560,18 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
                    change->attempts);
     }
     if (!record.outbox.empty() && alerts_ != nullptr) alerts_->committed();
+  } else if (status.error().code == "store.fenced" || (stale && status.error().code == "store.unavailable")) {
+    spdlog::warn("monitor {}: its change to {} is dropped: {}", name, to,
+                 stale ? "this replica no longer owns the monitor" : status.error().message);
+    {
+      std::lock_guard lock(mu_);
+      --stats_.changes_waiting;
+      ++stats_.results_dropped;
+    }
+    leave_io(name);
+    release_held(r, /*refused=*/true);
+    if (record.epoch) on_fenced(r, *record.epoch);
+    return;
   } else if (status.error().code == "store.conflict") {
     // Another replica, the monitor's owner a moment ago, changed it first: its change
     // stands, and this one (and its alerts) was never stored.
@@ -775,25 +810,52 @@ void Engine::release_monitor(const std::string& name) {
 }
 
 void Engine::sync_ownership() {
-  asio::post(io_, [this] { follow_owners(); });
+  if (ownership_ == nullptr) return;
+  // The states are read here, on the caller's thread (the replica set's), never on the io
+  // thread: a slow or locked table must not hold up the checks. The cursor is this
+  // caller's alone; a new term reads every state again.
+  const uint64_t term = ownership_->term();
+  if (term != read_term_) {
+    read_term_ = term;
+    state_cursor_ = 0;
+  }
+  auto changed = store_.states_after(state_cursor_);
+  if (changed) state_cursor_ = changed->next;
+  asio::post(
+      io_, [this, term, changed = std::move(changed)]() mutable { follow_owners(term, std::move(changed)); });
 }
 
-void Engine::follow_owners() {
-  if (ownership_ == nullptr) return;
+void Engine::follow_owners(uint64_t term, Result<StateFeed> changed) {
+  if (term != term_) {
+    // The lease lapsed and this replica re-joined as new: nothing it owned is its own any
+    // more, and what it knew of every monitor may be stale. It lets everything go, reads
+    // every stored state again, and claims what it is given from there.
+    size_t released = 0;
+    for (auto& [name, runtime] : monitors_) {
+      if (!runtime->owned) continue;
+      let_go(*runtime);
+      ++released;
+    }
+    spdlog::warn(
+        "replicas: re-joined after the lease lapsed: let go of {} monitor(s); reading every stored state",
+        released);
+    term_ = term;
+  }
   // The states stored since the last beat: every one at the first beat, then only those
   // changed (store.h: states_after), whichever replica wrote them.
-  auto changed = store_.states_after(state_cursor_);
+  // Unread states do not stop the owners from moving: a replica whose lease lapsed (cut
+  // off, so it reads nothing) must let go of its monitors all the same, and one that takes
+  // a monitor over needs the store for its claim anyway.
   if (!changed) {
     if (auto events = follow_log_.admit(clock_.monotonic_time())) {
       spdlog::warn("replicas: cannot read the stored states ({} time(s) since the last report): {}", *events,
                    changed.error().message);
     }
-    return;
-  }
-  state_cursor_ = changed->next;
-  for (auto& s : changed->states) {
-    stored_states_[s.monitor] = s.state;  // a monitor added here later starts from it
-    to_follow_[s.monitor] = std::move(s.state);
+  } else {
+    for (auto& s : changed->states) {
+      stored_states_[s.monitor] = s.state;  // a monitor added here later starts from it
+      to_follow_[s.monitor] = std::move(s.state);
+    }
   }
   // Monitors others own show what their owner stored; one owned here follows only a pause
   // or resume asked of another replica (the store keeps a pause: store.h). A monitor with
@@ -812,22 +874,71 @@ void Engine::follow_owners() {
     }
     it = to_follow_.erase(it);
   }
-  size_t taken = 0;
+  std::vector<Runtime*> taking;
+  std::vector<std::string> names;
   for (auto& [name, runtime] : monitors_) {
     Runtime& r = *runtime;
     const bool owns = ownership_->owns(name);
     if (owns && !r.owned) {
-      take_over(r);  // from the stored state it followed while another owned it
-      ++taken;
+      taking.push_back(&r);
+      names.push_back(name);
     } else if (!owns && r.owned) {
       let_go(r);
     }
   }
-  if (taken > 0) spdlog::info("replicas: took over {} monitor(s)", taken);
+  if (!taking.empty()) claim_and_take_over(taking, names);
   size_t owned = 0;
   for (const auto& [name, runtime] : monitors_) owned += runtime->owned ? 1 : 0;
   std::lock_guard lock(mu_);
   stats_.owned = owned;
+}
+
+void Engine::claim_and_take_over(const std::vector<Runtime*>& taking, const std::vector<std::string>& names) {
+  // One statement for all of them: each one's epoch grows, so whatever another replica
+  // still decides about them under its claim is refused by the store (fence.h).
+  auto epochs = store_.claim_monitors(ownership_->member_id(), names);
+  if (!epochs) {
+    // Not taken: the next beat tries again. Checking them unclaimed would let the replica
+    // that held them before write over this one's results.
+    if (auto events = follow_log_.admit(clock_.monotonic_time())) {
+      spdlog::warn("replicas: cannot claim {} monitor(s) ({} time(s) since the last report): {}",
+                   names.size(), *events, epochs.error().message);
+    }
+    return;
+  }
+  size_t taken = 0;
+  for (Runtime* r : taking) {
+    auto epoch = epochs->find(r->config->name);
+    if (epoch == epochs->end()) continue;
+    r->epoch = epoch->second;
+    take_over(*r);  // from the stored state it followed while another owned it
+    ++taken;
+  }
+  spdlog::info("replicas: took over {} monitor(s)", taken);
+}
+
+void Engine::on_fenced(Runtime& r, int64_t epoch) {
+  // A write of an older claim of this replica's, let go of already: nothing more to do.
+  if (!r.owned || r.epoch != epoch) return;
+  if (auto events = fence_log_.admit(clock_.monotonic_time())) {
+    spdlog::warn(
+        "monitor {}: another replica claimed it since (a newer epoch): this replica lets it go and reads its "
+        "stored state ({} fenced write(s) since the last report)",
+        r.config->name, *events);
+  }
+  let_go(r);
+  follow_stored_now(r);
+}
+
+void Engine::abandon_change(Runtime& r) {
+  if (!r.committing) return;
+  r.committing.reset();  // cancels its retry; its answer, should it come, matches no change
+  leave_io(r.config->name);
+  {
+    std::lock_guard lock(mu_);
+    --stats_.changes_waiting;
+  }
+  release_held(r, /*refused=*/true);
 }
 
 int64_t Engine::new_incident_id() {
@@ -853,23 +964,34 @@ void Engine::take_over(Runtime& r) {
     // Its checks keep this replica's slots, which ran while another owned it: they are
     // spread like every monitor's first checks. Starting every monitor taken over at the
     // same moment instead would make them due together at every interval, for good.
+    // None before kHandoverGap: the replica that held it may check it until its own next
+    // beat, a beat from now at most (its writes are fenced, its checks are not).
     const MonoTime now = clock_.monotonic_time();
-    if (r.due < now - Millis(1'000)) schedule(r, now);  // its timer stopped (a pause ended elsewhere)
-    // The check the last owner would have made next, if this replica's slot comes later:
-    // at once for a slot it missed because it died, else at that slot. So no monitor waits
-    // longer than about an interval between two checks, whatever the two slots.
+    const MonoTime earliest = now + kHandoverGap;
     const Millis interval = r.config->interval;
+    if (r.due < earliest) schedule(r, next_due(r.due, interval, earliest));
+    // The last owner's slots, which it may keep until it lets go: a slot it missed means it
+    // stopped (it died), and the check comes right after the gap; else the first check is
+    // at its first slot past the gap, or at this replica's slot if that comes first and
+    // half an interval after the last owner's slot before. So no two replicas check it
+    // within half an interval at a handover, and no monitor waits much longer than an
+    // interval between two checks when its owner died.
     if (!r.state.last_check) return;
     const auto since = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
     if (since >= 2 * interval + kTakeoverWindow) return;  // unchecked since the whole installation stopped
-    const MonoTime theirs = now + (interval - since);
-    if (theirs + Millis(1'000) >= r.due) return;  // this replica's slot comes first, or close enough
-    if (theirs <= now) return start_or_queue(r, now);
+    MonoTime theirs = now + (interval - since);
+    if (theirs <= now) {
+      theirs = earliest;
+    } else if (theirs < earliest) {
+      theirs = next_due(theirs, interval, earliest);
+    }
+    if (r.due <= theirs && r.due - (theirs - interval) >= interval / 2) return;  // this replica's slot
     r.timer->arm(theirs, [this, &r, theirs] {
       start_or_queue(r, theirs);
-      // This replica's slot, unless it comes within half an interval of that check.
-      schedule(r,
-               r.due - theirs < r.config->interval / 2 ? next_due(r.due, r.config->interval, r.due) : r.due);
+      // This replica's next slot, unless it comes within half an interval of that check.
+      const Millis every = r.config->interval;
+      const MonoTime mine = r.due > theirs ? r.due : next_due(r.due, every, theirs);
+      schedule(r, mine - theirs < every / 2 ? mine + every : mine);
     });
     return;
   }
@@ -895,7 +1017,11 @@ void Engine::take_over(Runtime& r) {
 
 void Engine::let_go(Runtime& r) {
   r.owned = false;
+  r.epoch.reset();
   r.check_id = 0;  // a check in flight is its new owner's to make
+  // A change not stored yet is never retried under a claim this replica gave up; if it
+  // commits still, this replica reads it with the stored states.
+  abandon_change(r);
   if (r.config->type == MonitorType::kHeartbeat) {
     r.timer->cancel();
     r.armed_deadline.reset();

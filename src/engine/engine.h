@@ -43,6 +43,14 @@
 // for a monitor owned elsewhere is stored and acknowledged here, and read by the owner
 // from the store before it decides that a deadline passed, or at once when it changes
 // the state (the store nudges the owner: on_nudge).
+//
+// Fencing (storage/postgres/fence.h): a monitor is owned here only once this replica
+// claimed it in the store (Store::claim_monitors), and every write decided while owning it
+// carries that claim's epoch. A write the store refuses as fenced (another replica claimed
+// the monitor since) is dropped, never retried, and the monitor let go and its stored
+// state read; the next sync claims it again if this replica still owns it. The lease
+// (Ownership::owns is false once it lapsed) is asked again before every check, verdict
+// and retry, and a new Ownership::term lets go of everything and reads every state again.
 #pragma once
 
 #include <atomic>
@@ -166,7 +174,8 @@ class Engine final : public heartbeat::PingSink {
   void set_ownership(const Ownership* ownership) { ownership_ = ownership; }
   // On the io thread: takes over the monitors this replica owns now and did not, lets go
   // of those it no longer owns, and reads the stored state of the others for readers.
-  // One read of every stored state; called after each beat of the replica set.
+  // One read of the stored states changed since the last sync, on the caller's thread;
+  // called after each beat of the replica set, from its thread.
   void sync_ownership();
 
   // From any thread: another replica stored a ping for `monitor` that its owner must act
@@ -248,7 +257,8 @@ class Engine final : public heartbeat::PingSink {
   void write_ping(RecordPing op, WriteDone done);
   MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
   bool owned_here(const std::string& name) const { return ownership_ == nullptr || ownership_->owns(name); }
-  void follow_owners();
+  // `changed`: the states stored since the last sync, read under `term`.
+  void follow_owners(uint64_t term, Result<StateFeed> changed);
   // Replicas: `stored` is the monitor's state in the store (nullptr: none yet).
   void take_over(Runtime& runtime);
   // Starts a check of an owned monitor due at `due`, or queues it when max_checks_in_flight
@@ -260,6 +270,18 @@ class Engine final : public heartbeat::PingSink {
   static constexpr Millis kTakeoverWindow{10'000};
   int64_t new_incident_id();  // io thread
   void let_go(Runtime& runtime);
+  // Replicas: claims `taking` (their names in `names`) in the store and takes over each
+  // one claimed; none when the claim fails (the next sync tries again).
+  void claim_and_take_over(const std::vector<Runtime*>& taking, const std::vector<std::string>& names);
+  // A write decided under `epoch` was refused: another replica claimed the monitor since.
+  // What it decided is dropped (never retried), and the monitor is let go and its stored
+  // state read; the next sync claims it again if this replica still owns it then.
+  void on_fenced(Runtime& runtime, int64_t epoch);
+  // Drops the change committing, if any, and what waits behind it.
+  void abandon_change(Runtime& runtime);
+  // At a takeover, the first check waits this long: the replica that held the monitor
+  // stops at its next beat, at most kBeatEvery after this one's, plus the time to act on it.
+  static constexpr Millis kHandoverGap{1'500};
   void follow_stored(Runtime& runtime, const MonitorState& stored);
   void follow_stored_now(Runtime& runtime);  // reads the store first
   // Replicas, at a heartbeat deadline: a finish ping another replica stored since this
@@ -274,6 +296,8 @@ class Engine final : public heartbeat::PingSink {
   AlertHook* alerts_ = nullptr;
   const Ownership* ownership_ = nullptr;  // null: this process owns every monitor
   LogThrottle follow_log_{kDropLogInterval};
+  LogThrottle fence_log_{kDropLogInterval};
+  uint64_t term_ = 0;  // Ownership::term at the last sync; io thread only
   size_t max_in_flight_ = 256;
   int64_t next_incident_id_ = 1;
   uint64_t next_change_id_ = 1;  // io thread only
@@ -300,9 +324,11 @@ class Engine final : public heartbeat::PingSink {
   std::deque<std::string> waiting_;  // monitors due while at the bound; io thread only
   // As loaded at start, then as followed on replicas; io thread only.
   std::map<std::string, MonitorState> stored_states_;
-  // Replicas, io thread only: where the next states_after read starts, and states read
-  // but not yet followed (their monitor was committing a change of its own).
+  // Replicas: where the next states_after read starts, and the term it reads under (the
+  // sync_ownership caller's only); states read but not yet followed (their monitor was
+  // committing a change of its own; io thread only).
   int64_t state_cursor_ = 0;
+  uint64_t read_term_ = 0;
   // Incident ids this replica may use, [first, second) (Store::reserve_incident_ids).
   static constexpr int kReservedIncidentIds = 64;
   std::pair<int64_t, int64_t> reserved_ids_{0, 0};

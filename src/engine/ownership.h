@@ -4,6 +4,8 @@
 // owner alone. The others follow its stored state for their readers.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace trainwatch::engine {
@@ -11,8 +13,14 @@ namespace trainwatch::engine {
 class Ownership {
  public:
   virtual ~Ownership() = default;
-  // Any thread; cheap enough to ask for every monitor at each change of owners.
+  // Any thread; cheap enough to ask for every monitor at each change of owners, and
+  // before every check: it is false for all once this process's lease lapsed.
   virtual bool owns(std::string_view monitor) const = 0;
+  // The id this process claims the monitors it takes over with (Store::claim_monitors).
+  virtual const std::string& member_id() const = 0;
+  // Grows each time this process re-joins after its lease lapsed: whatever it owned
+  // before is let go and claimed again under new epochs, from the stored state.
+  virtual uint64_t term() const = 0;
 };
 
 }  // namespace trainwatch::engine

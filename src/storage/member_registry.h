@@ -25,10 +25,12 @@ class MemberRegistry {
  public:
   virtual ~MemberRegistry() = default;
   // Writes this member's beat (its row, on the first: id, label and config; the ages are
-  // the database's) and returns every member's row.
+  // the database's) and returns every member's row. `rejoin`: the member joins anew, as
+  // if its row were new (its joined age starts again from 0), because its lease lapsed
+  // and what it knew is stale: it settles again before it owns anything.
   // Rows silent for kForgetAfter are deleted on the way. Blocks for one round trip, or a
   // connect timeout when the database is unreachable ("store.unavailable").
-  virtual Result<std::vector<MemberRow>> beat(const MemberRow& self) = 0;
+  virtual Result<std::vector<MemberRow>> beat(const MemberRow& self, bool rejoin = false) = 0;
   // Deletes this member's row, so that a clean stop hands its work over at the others'
   // next beat instead of after the member's time to live.
   virtual Status leave(const std::string& id) = 0;

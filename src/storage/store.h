@@ -71,6 +71,13 @@ struct RecordResult {
   // state yet passes. A store that one process owns (SQLite) has no other writer and
   // skips the check.
   std::optional<ExpectedState> expect = std::nullopt;
+  // Fencing, for replicas: the epoch of this replica's claim on the monitor
+  // (Store::claim_monitors) when it decided this result. A store that replicas share
+  // refuses the whole operation with "store.fenced", in its own transaction, when the
+  // monitor's current epoch is another (it was claimed since, by a replica that took it
+  // over): a replica that was paused or cut off never writes what it decided on a stale
+  // view. None: a lone server, whose writes nobody fences.
+  std::optional<int64_t> epoch = std::nullopt;
 };
 
 // The monitor's state changed without a check (paused, resumed, config reload).
@@ -346,6 +353,12 @@ struct WriteHealth {
   std::map<std::string, uint64_t> failures_by_reason;
   uint64_t failed_pings = 0;    // RecordPing operations among them: pings answered 503
   uint64_t failed_results = 0;  // RecordResult operations among them: results not stored
+  // How long the batch being committed now has taken so far; 0 when none is. A locked
+  // table or a slow server shows here while every write waits (kLateWrites).
+  Millis writing_for{0};
+  size_t queued = 0;  // operations waiting behind it (at most kMaxQueuedWrites)
+  static constexpr Millis kLateWrites{5'000};
+  bool late() const { return writing_for >= kLateWrites; }
 };
 
 class Store {
@@ -430,6 +443,17 @@ class Store {
   virtual Result<int64_t> reserve_incident_ids(int count) {
     (void)count;
     return make_error("store.unsupported", "this store is not shared: count from next_incident_id()");
+  }
+
+  // Takes `monitors` for `owner` (a replica's member id): each one's epoch grows by one
+  // and is returned, by name. Every write that follows from owning a monitor carries the
+  // epoch it was decided under (RecordResult::epoch) and is refused once another claim
+  // moved it. A store one process owns (SQLite) has nothing to fence: this default says so.
+  virtual Result<std::map<std::string, int64_t>> claim_monitors(const std::string& owner,
+                                                                const std::vector<std::string>& monitors) {
+    (void)owner;
+    (void)monitors;
+    return make_error("store.unsupported", "this store is not shared: nothing to fence");
   }
 
   // Outbox rows. With `after_id` set: oldest first (id ascending); otherwise newest first.

@@ -100,7 +100,15 @@ void WriteQueue::run() {
       // batch is already counted in committed_seq_.
       last_seq = committed_seq_ + n;
     }
+    {
+      std::lock_guard lock(health_mu_);
+      batch_started_ = std::chrono::steady_clock::now();
+    }
     const std::vector<WriteOutcome> outcomes = applier_.apply(batch);
+    {
+      std::lock_guard lock(health_mu_);
+      batch_started_.reset();
+    }
     // Before the callbacks: a ping answered 503 finds /healthz already degraded.
     note_outcomes(batch, outcomes);
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -178,8 +186,18 @@ void WriteQueue::note_queue_full() {
 }
 
 WriteHealth WriteQueue::health() const {
-  std::lock_guard lock(health_mu_);
-  return health_;
+  WriteHealth health;
+  {
+    std::lock_guard lock(health_mu_);
+    health = health_;
+    if (batch_started_) {
+      health.writing_for =
+          std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - *batch_started_);
+    }
+  }
+  std::lock_guard lock(queue_mu_);
+  health.queued = queue_.size();
+  return health;
 }
 
 }  // namespace trainwatch

@@ -26,6 +26,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,7 +93,7 @@ class WriteQueue {
   // Guards the queue and the sequence numbers. A write gets sequence `queued_seq_ + 1`;
   // `committed_seq_` is the last sequence whose batch committed (or failed) and whose done
   // callbacks have returned; flush waits for it to catch up.
-  std::mutex queue_mu_;
+  mutable std::mutex queue_mu_;         // mutable: health() reads the queue's length
   std::condition_variable queue_cv_;    // writer waits: work or stop
   std::condition_variable flushed_cv_;  // flush waits: committed_seq_ moved
   std::deque<QueuedWrite> queue_;
@@ -102,8 +103,9 @@ class WriteQueue {
   size_t flush_waiters_ = 0;  // flush() calls waiting: commit without lingering
   bool stopping_ = false;
 
-  mutable std::mutex health_mu_;  // guards health_
+  mutable std::mutex health_mu_;  // guards health_ and batch_started_
   WriteHealth health_;
+  std::optional<std::chrono::steady_clock::time_point> batch_started_;  // while one is applied
   LogThrottle failure_log_;
 
   std::thread thread_;  // last: starts after everything above is constructed

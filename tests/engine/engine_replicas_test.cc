@@ -1,6 +1,7 @@
 // The engine as one of several replicas: it checks only the monitors it owns, and takes
 // others over (engine.h: sync_ownership). Simulated time, a fake ownership.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -13,10 +14,15 @@ namespace {
 class FakeOwnership final : public Ownership {
  public:
   bool owns(std::string_view monitor) const override {
-    return all_ || owned_.count(std::string(monitor)) > 0;
+    return !lapsed_ && (all_ || owned_.count(std::string(monitor)) > 0);
   }
+  const std::string& member_id() const override { return id_; }
+  uint64_t term() const override { return term_; }
   bool all_ = false;
+  bool lapsed_ = false;  // the lease lapsed: owns nothing until it re-joins (term_ + 1)
+  uint64_t term_ = 0;
   std::set<std::string> owned_;
+  std::string id_ = "self";
 };
 
 class EngineReplicas : public testing::EngineHarness {
@@ -56,7 +62,8 @@ TEST_F(EngineReplicas, MonitorsTakenOverTogetherKeepTheirChecksSpread) {
 }
 
 // The replica that checked them died: the new owner checks each when its last owner would
-// have, or at its own slot if that comes first, so none waits a slot longer.
+// have, or at its own slot if that comes first, so none waits a slot longer; never within
+// the handover gap (1.5 s), while the last owner, if it lives, may not have let go yet.
 TEST_F(EngineReplicas, TakenOverMonitorsAreCheckedWhenTheirDeadOwnerWouldHave) {
   // This replica's slots: api at 0 s, db at 3.33 s, web at 6.67 s of every 10 s.
   config_.monitors = {http_monitor("api", Millis(10'000)), http_monitor("db", Millis(10'000)),
@@ -72,7 +79,7 @@ TEST_F(EngineReplicas, TakenOverMonitorsAreCheckedWhenTheirDeadOwnerWouldHave) {
     store_.put_state(name, s);
   };
   last_checked("api", Millis(12'000));  // its owner missed the slot 2 s ago
-  last_checked("db", Millis(9'000));    // due in 1 s; this replica's slot is in 2.33 s
+  last_checked("db", Millis(9'000));    // due in 1 s (in the gap); this replica's slot is in 2.33 s
   last_checked("web", Millis(9'500));   // due in 0.5 s; this replica's slot is in 5.67 s
   sync();
 
@@ -81,13 +88,12 @@ TEST_F(EngineReplicas, TakenOverMonitorsAreCheckedWhenTheirDeadOwnerWouldHave) {
   const MonoTime taken = clock_.monotonic_time();
   advance(Millis(20'000));
   EXPECT_EQ(checkers_.starts_of("api", taken),
-            (std::vector<Millis>{Millis(0), Millis(9'000), Millis(19'000)}))
-      << "at once, then at this replica's slots";
-  EXPECT_EQ(checkers_.starts_of("db", taken), (std::vector<Millis>{Millis(1'000), Millis(12'333)}))
-      << "its slot 1.33 s later is skipped";
-  EXPECT_EQ(checkers_.starts_of("web", taken),
-            (std::vector<Millis>{Millis(500), Millis(5'666), Millis(15'666)}))
-      << "its slot, more than half an interval later, is kept";
+            (std::vector<Millis>{Millis(1'500), Millis(9'000), Millis(19'000)}))
+      << "a slot its owner missed: after the gap, then at this replica's slots";
+  EXPECT_EQ(checkers_.starts_of("db", taken), (std::vector<Millis>{Millis(11'000)}))
+      << "its owner may still check it in 1 s, and this replica's slot 1.33 s later is too close to that";
+  EXPECT_EQ(checkers_.starts_of("web", taken), (std::vector<Millis>{Millis(5'666), Millis(15'666)}))
+      << "its owner's slot in 0.5 s is its owner's; its next one comes after this replica's";
 }
 
 TEST_F(EngineReplicas, ReplicasNumberIncidentsFromBlocksTheStoreHandsOut) {
@@ -97,9 +103,92 @@ TEST_F(EngineReplicas, ReplicasNumberIncidentsFromBlocksTheStoreHandsOut) {
   ASSERT_TRUE(store_.reserve_incident_ids(500).ok());  // another replica's block: 1-500
   start();
   sync();
-  advance(Millis(2'000));
+  advance(Millis(3'000));
   ASSERT_TRUE(view("api").open_incident.has_value());
   EXPECT_EQ(view("api").open_incident->id, 501);
+}
+
+// Every write that follows from owning a monitor carries the epoch of this replica's claim,
+// and each takeover claims anew.
+TEST_F(EngineReplicas, ResultsCarryTheEpochOfTheClaimTheyWereDecidedUnder) {
+  config_.monitors = {http_monitor("api", Millis(1'000))};
+  auto_commit_ = false;
+  start();
+  sync();
+  EXPECT_EQ(store_.claims(), 0) << "nothing is claimed before the replica owns it";
+  ownership_.all_ = true;
+  sync();
+  ASSERT_EQ(store_.epoch_of("api"), 1);
+  advance(Millis(2'000));
+  const auto* record = store_.front<RecordResult>();
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->epoch, std::optional<int64_t>(1));
+  store_.answer_all(Ok{});
+
+  ownership_.all_ = false;  // it moves away and comes back: a new claim, a new epoch
+  sync();
+  ownership_.all_ = true;
+  sync();
+  EXPECT_EQ(store_.epoch_of("api"), 2);
+  advance(Millis(2'000));
+  record = store_.front<RecordResult>();
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->epoch, std::optional<int64_t>(2));
+}
+
+// Another replica claimed the monitor while this one was deciding a DOWN: the store refuses
+// the change. It is dropped, never retried, and this replica stops checking the monitor
+// until it claims it again, which it does under a new epoch.
+TEST_F(EngineReplicas, AFencedChangeIsDroppedAndTheMonitorClaimedAgainBeforeItIsCheckedAgain) {
+  config_.monitors = {http_monitor("api", Millis(1'000))};
+  ownership_.all_ = true;
+  auto_commit_ = false;
+  checkers_.answer("api", false);
+  start();
+  sync();
+  advance(Millis(2'000));
+  const auto* change = store_.front<RecordResult>();
+  ASSERT_NE(change, nullptr);
+  ASSERT_TRUE(change->opened.has_value()) << "a DOWN that opens an incident";
+  ASSERT_TRUE(store_.answer(make_error("store.fenced", "fenced: a newer epoch")));
+  settle();
+  EXPECT_NE(view("api").state.status, MonitorStatus::kDown) << "a refused change is never shown";
+  const size_t checks = checkers_.started().size();
+  advance(Millis(5'000));
+  EXPECT_EQ(store_.waiting(), 0u) << "nothing retried under the old epoch";
+  EXPECT_EQ(checkers_.started().size(), checks) << "not checked again before a new claim";
+
+  sync();  // the next beat: it still owns it, and claims it again
+  EXPECT_EQ(store_.epoch_of("api"), 2);
+  advance(Millis(3'000));
+  EXPECT_GT(checkers_.started().size(), checks);
+  const auto* again = store_.front<RecordResult>();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->epoch, std::optional<int64_t>(2));
+}
+
+// A replica whose lease lapsed (paused longer than it, or cut off from the database) starts
+// no check from that instant, before any sync; when it re-joins it lets go of all it owned
+// and claims it again under new epochs.
+TEST_F(EngineReplicas, ALapsedLeaseStopsChecksAtOnceAndARejoinClaimsEverythingAnew) {
+  config_.monitors = {http_monitor("api", Millis(1'000)), http_monitor("db", Millis(1'000))};
+  ownership_.all_ = true;
+  start();
+  sync();
+  advance(Millis(3'000));
+  ASSERT_EQ(store_.epoch_of("api"), 1);
+  ownership_.lapsed_ = true;
+  const size_t checks = checkers_.started().size();
+  advance(Millis(10'000));
+  EXPECT_EQ(checkers_.started().size(), checks) << "checked after the lease lapsed";
+
+  ownership_.lapsed_ = false;
+  ++ownership_.term_;
+  sync();
+  EXPECT_EQ(store_.epoch_of("api"), 2);
+  EXPECT_EQ(store_.epoch_of("db"), 2);
+  advance(Millis(3'000));
+  EXPECT_GT(checkers_.started().size(), checks);
 }
 
 }  // namespace

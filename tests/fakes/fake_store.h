@@ -126,6 +126,28 @@ class FakeStore final : public Store {
     next_reserved_id_ += count;
     return first;
   }
+  // As a shared store claims them: each claim grows the monitor's epoch. Writes are not
+  // fenced here; a test answers one with "store.fenced" to play a newer claim elsewhere.
+  Result<std::map<std::string, int64_t>> claim_monitors(const std::string& owner,
+                                                        const std::vector<std::string>& monitors) override {
+    std::lock_guard lock(mu_);
+    std::map<std::string, int64_t> out;
+    for (const auto& m : monitors) {
+      out[m] = ++epochs_[m];
+      owners_[m] = owner;
+    }
+    ++claims_;
+    return out;
+  }
+  int64_t epoch_of(const std::string& monitor) const {
+    std::lock_guard lock(mu_);
+    auto it = epochs_.find(monitor);
+    return it == epochs_.end() ? 0 : it->second;
+  }
+  int claims() const {
+    std::lock_guard lock(mu_);
+    return claims_;
+  }
   // Filters like the SQL store: `after_id` oldest first, otherwise newest first.
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& q) override {
     std::lock_guard lock(mu_);
@@ -164,6 +186,9 @@ class FakeStore final : public Store {
   std::vector<Delivery> outbox_;  // row id - 1 is its index
   std::map<std::string, MonitorState> states_;
   std::map<int64_t, Incident> incidents_;
+  std::map<std::string, int64_t> epochs_;
+  std::map<std::string, std::string> owners_;
+  int claims_ = 0;
 };
 
 }  // namespace trainwatch::testing

@@ -365,6 +365,86 @@ TEST_F(PostgresStoreTest, OfTwoChangesFromTheSameStateOnlyTheFirstCommits) {
   EXPECT_EQ(states->front().state.status, MonitorStatus::kUp);
 }
 
+// Replica a owned api under epoch 1 and decided a DOWN; b claimed api meanwhile (a was
+// paused, or cut off). a's write, plain or a change with its incident and alert, is
+// refused whole in its own transaction; b's, under epoch 2, commits.
+TEST_F(PostgresStoreTest, AWriteDecidedUnderAnOlderEpochIsRefusedWholeAndStoresNothing) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  auto claimed = store.claim_monitors("a", {"api", "db"});
+  ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+  EXPECT_EQ(claimed->at("api"), 1);
+  ASSERT_TRUE(
+      write_and_wait(
+          store,
+          RecordResult{
+              "api", result_at(kT0), up_state(kT0), {}, std::nullopt, std::nullopt, std::nullopt, int64_t{1}})
+          .ok());
+
+  auto taken = store.claim_monitors("b", {"api"});
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  EXPECT_EQ(taken->at("api"), 2) << "the epoch grows whenever ownership moves";
+
+  RecordResult down;
+  down.monitor = "api";
+  down.result = result_at(kT0 + 1'000, false);
+  down.state.status = MonitorStatus::kDown;
+  down.state.since = down.result.at;
+  down.state.open_incident_id = 7;
+  down.opened = Incident{7, "api", down.result.at, std::nullopt, "refused", ""};
+  down.outbox = {NewDelivery{"pager", "api", 7, "down", "{}", down.result.at, down.result.at}};
+  down.expect = ExpectedState{std::nullopt};
+  down.epoch = 1;
+  Status refused = write_and_wait(store, down);
+  ASSERT_FALSE(refused.ok()) << "a change decided under a claim that moved";
+  EXPECT_EQ(refused.error().code, "store.fenced");
+  EXPECT_FALSE(store.write_health().refusing) << "a fenced write is no failure of the store";
+
+  // Plain results go in runs of one statement: each is fenced on its own.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::optional<Status>> outcomes(3);
+  auto plain = [](const std::string& monitor, int64_t at, int64_t epoch) {
+    return RecordResult{monitor,      result_at(at), up_state(kT0), {},
+                        std::nullopt, std::nullopt,  std::nullopt,  epoch};
+  };
+  const std::vector<RecordResult> run = {plain("api", kT0 + 2'000, 1), plain("api", kT0 + 3'000, 2),
+                                         plain("db", kT0 + 2'000, 1)};
+  for (size_t i = 0; i < run.size(); ++i) {
+    ASSERT_TRUE(store.write(run[i], [&, i](const Status& s) {
+      std::lock_guard lock(mu);
+      outcomes[i] = s;
+      cv.notify_all();
+    }));
+  }
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] {
+      return std::all_of(outcomes.begin(), outcomes.end(), [](const auto& o) { return o.has_value(); });
+    }));
+  }
+  ASSERT_FALSE(outcomes[0]->ok());
+  EXPECT_EQ(outcomes[0]->error().code, "store.fenced");
+  EXPECT_TRUE(outcomes[1]->ok()) << outcomes[1]->error().message;
+  EXPECT_TRUE(outcomes[2]->ok()) << "db is still a's";
+
+  auto incidents = store.incidents(IncidentQuery{});
+  ASSERT_TRUE(incidents.ok());
+  EXPECT_TRUE(incidents->empty()) << "the fenced change opened an incident";
+  auto alerts =
+      store.deliveries(DeliveryQuery{"pager", std::nullopt, std::nullopt, std::nullopt, std::nullopt, 10});
+  ASSERT_TRUE(alerts.ok());
+  EXPECT_TRUE(alerts->empty()) << "the fenced change queued an alert";
+  auto history = store.results(ResultQuery{"api", std::nullopt, 50});
+  ASSERT_TRUE(history.ok());
+  std::vector<int64_t> at;
+  for (const auto& r : *history) at.push_back(to_unix_ms(r.at));
+  std::sort(at.begin(), at.end());
+  EXPECT_EQ(at, (std::vector<int64_t>{kT0, kT0 + 3'000}))
+      << "only the results of the claims they were made under";
+}
+
 TEST_F(PostgresStoreTest, OutboxRowsAreClaimedByOneLiveReplicaAndADeadOnesAreTakenOver) {
   auto opened = postgres::PostgresStore::open(url_);
   ASSERT_TRUE(opened.ok()) << opened.error().message;

@@ -63,14 +63,15 @@ Result<std::vector<std::string>> PgMemberRegistry::await_nudges(Millis timeout) 
   }
 }
 
-Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self) {
+Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self, bool rejoin) {
   if (Status connected = ensure_connected(); !connected) return connected.error();
   try {
     pqxx::work tx(*conn_);
     tx.exec_params(
         "INSERT INTO members (id, label, config) VALUES ($1, $2, $3) "
-        "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label, config = excluded.config",
-        self.id, self.label, self.config);
+        "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label, config = excluded.config, "
+        "joined_at = CASE WHEN $4 THEN now() ELSE members.joined_at END",
+        self.id, self.label, self.config, rejoin);
     tx.exec_params("DELETE FROM members WHERE seen_at < now() - make_interval(secs => $1)",
                    static_cast<double>(kForgetAfter.count()) / 1000.0);
     std::vector<MemberRow> rows;

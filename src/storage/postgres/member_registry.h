@@ -20,7 +20,7 @@ class PgMemberRegistry final : public MemberRegistry {
   explicit PgMemberRegistry(std::string url);
   ~PgMemberRegistry() override;
 
-  Result<std::vector<MemberRow>> beat(const MemberRow& self) override;
+  Result<std::vector<MemberRow>> beat(const MemberRow& self, bool rejoin = false) override;
   Status leave(const std::string& id) override;
   // LISTENs on kNudgeChannel from the moment beat() connects.
   Result<std::vector<std::string>> await_nudges(Millis timeout) override;

@@ -183,6 +183,15 @@ constexpr Migration kMigrations[] = {
       ALTER TABLE monitor_state ADD COLUMN txid XID8 NOT NULL DEFAULT pg_current_xact_id();
       CREATE INDEX monitor_state_txid ON monitor_state (txid);
     )sql"},
+    // Who owns each monitor, under which epoch (storage/postgres/fence.h): a replica's
+    // writes about a monitor commit only under the epoch it claimed it with.
+    {8, "the owner and epoch of each monitor, which fence the replicas' writes", R"sql(
+      CREATE TABLE monitor_owners (
+        monitor TEXT PRIMARY KEY,
+        owner   TEXT NOT NULL,
+        epoch   BIGINT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "storage/postgres/connection.h"
+#include "storage/postgres/fence.h"
 #include "storage/postgres/migrations.h"
 #include "storage/postgres/reader_pool.h"
 #include "storage/postgres/reads.h"
@@ -162,6 +163,13 @@ Result<std::vector<Delivery>> PostgresStore::claim_deliveries(const DeliveryClai
   if (claim.claimer.empty()) return Store::claim_deliveries(claim);
   return readers_->read_and_mark<std::vector<Delivery>>(
       "deliveries", [&](Tx& tx) { return postgres::claim_deliveries(tx, claim); });
+}
+
+Result<std::map<std::string, int64_t>> PostgresStore::claim_monitors(
+    const std::string& owner, const std::vector<std::string>& monitors) {
+  if (monitors.empty()) return std::map<std::string, int64_t>{};
+  return readers_->read_and_mark<std::map<std::string, int64_t>>(
+      "monitor owners", [&](Tx& tx) { return claim_monitors_in(tx, owner, monitors); });
 }
 
 }  // namespace trainwatch::postgres

@@ -76,6 +76,8 @@ class PostgresStore final : public Store {
   Result<int64_t> reserve_incident_ids(int count) override;
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
   Result<std::vector<Delivery>> claim_deliveries(const DeliveryClaim& claim) override;
+  Result<std::map<std::string, int64_t>> claim_monitors(const std::string& owner,
+                                                        const std::vector<std::string>& monitors) override;
 
   // As SqliteStore's: a commit here is a network round trip and an fsync on the server.
   static constexpr size_t kMaxOpsPerTransaction = 1000;

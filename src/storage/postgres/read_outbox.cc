@@ -60,6 +60,9 @@ Result<std::vector<Delivery>> claim_deliveries(Tx& tx, const DeliveryClaim& clai
   // owner's recovery went out at once while the DOWN sat claimed by the replica that died, and was sent after
   // it when that claim expired (a PagerDuty incident resolved, then triggered again for good). A row held by
   // a dead replica is taken by this claim; what waited behind it is taken by the next.
+  // EXISTS: a claim is made under the claimer's lease, in the same statement. A replica
+  // whose own last beat is older than the ttl (paused, cut off) is a dead one to the
+  // others, who take its rows; it takes none, so it never sends a row it read then.
   std::vector<Delivery> out;
   for (
       const pqxx::row& row : tx.exec_params(
@@ -69,6 +72,7 @@ Result<std::vector<Delivery>> claim_deliveries(Tx& tx, const DeliveryClaim& clai
           "(SELECT id FROM members WHERE seen_at > now() - make_interval(secs => $4)))) "
           "AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.status = 'pending' AND e.channel = d.channel "
           "AND e.incident_id = d.incident_id AND e.id < d.id AND e.claimed_by <> $1) "
+          "AND EXISTS (SELECT 1 FROM members WHERE id = $1 AND seen_at > now() - make_interval(secs => $4)) "
           "ORDER BY d.id LIMIT $5 FOR UPDATE OF d SKIP LOCKED) "
           "RETURNING id, channel, monitor, incident_id, kind, event, created_ms, due_ms, status, attempts, "
           "first_attempt_ms, last_attempt_ms, next_attempt_ms, last_error, http_status, finished_ms",

@@ -33,6 +33,10 @@ class ReaderPool {
  public:
   static constexpr size_t kMaxConnections = 4;
   static constexpr std::chrono::seconds kBorrowWait{5};
+  // A read that waits this long for a lock (a table locked by a migration, an operator's
+  // LOCK TABLE, a long DDL) fails "store.read" instead: the replica set's beat and the
+  // engine read through this pool, and neither may stall behind a lock for its duration.
+  static constexpr std::chrono::milliseconds kLockWait{500};
 
   explicit ReaderPool(std::string url) : url_(std::move(url)) {}
 

@@ -42,9 +42,11 @@ Status run_op(Tx& tx, const SaveJobMemo& op);
 // a round trip per table instead of several per operation.
 void insert_pings(Tx& tx, const std::vector<const RecordPing*>& pings);
 // A result that opens or closes no incident, queues no alert and asks no compare-and-set:
-// only its history, rollups and state, which insert_results writes together.
+// only its history, rollups and state, which insert_results writes together. Each
+// result's outcome, in order: those whose epoch is fenced out (fence.h) fail with
+// "store.fenced" and store nothing; the others are written.
 bool is_plain(const RecordResult& op);
-void insert_results(Tx& tx, const std::vector<const RecordResult*>& results);
+std::vector<Status> insert_results(Tx& tx, const std::vector<const RecordResult*>& results);
 
 // Used by RecordResult for its outbox rows (write_outbox.cc).
 void insert_delivery(Tx& tx, const NewDelivery& d);

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/postgres/fence.h"
 #include "storage/postgres/multi_row.h"
 #include "storage/postgres/write_ops.h"
 
@@ -78,6 +79,7 @@ void prepare_write_statements(pqxx::connection_base& conn) {
       "open_incident_id = excluded.open_incident_id, version = s.version + 1, txid = pg_current_xact_id() "
       "WHERE s.status <> 'paused'");
   conn.prepare("lock_state", "SELECT open_incident_id FROM monitor_state WHERE monitor = $1 FOR UPDATE");
+  conn.prepare("lock_owner", "SELECT epoch, owner FROM monitor_owners WHERE monitor = $1 FOR SHARE");
   conn.prepare("insert_incident",
                "INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause, caused_by) "
                "VALUES ($1, $2, $3, $4, $5, $6)");
@@ -94,6 +96,11 @@ void prepare_write_statements(pqxx::connection_base& conn) {
 }
 
 Status run_op(Tx& tx, const RecordResult& op) {
+  // First: a fenced result stores nothing, not even its history (the check may have run
+  // while another replica checked the same monitor; fence.h).
+  if (op.epoch) {
+    if (Status fence = check_fence(tx, op.monitor, *op.epoch); !fence) return fence;
+  }
   if (op.expect) {
     // FOR UPDATE: a writer checking the same row at the same time waits for this
     // transaction, then reads what it stored.
@@ -127,7 +134,21 @@ Status run_op(Tx& tx, const RecordResult& op) {
 
 bool is_plain(const RecordResult& op) { return !op.opened && !op.closed && op.outbox.empty() && !op.expect; }
 
-void insert_results(Tx& tx, const std::vector<const RecordResult*>& results) {
+std::vector<Status> insert_results(Tx& tx, const std::vector<const RecordResult*>& all) {
+  const std::vector<bool> admitted = check_fences(tx, all);
+  std::vector<Status> outcomes;
+  std::vector<const RecordResult*> results;
+  outcomes.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (admitted[i]) {
+      outcomes.emplace_back(Ok{});
+      results.push_back(all[i]);
+    } else {
+      outcomes.emplace_back(
+          make_error("store.fenced", "fenced: the monitor was claimed under a newer epoch"));
+    }
+  }
+  if (results.empty()) return outcomes;
   std::vector<ParamRow> rows;
   rows.reserve(results.size());
   Buckets hourly;
@@ -174,6 +195,7 @@ void insert_results(Tx& tx, const std::vector<const RecordResult*>& results) {
       "last_check_ms = excluded.last_check_ms, last_latency_ms = excluded.last_latency_ms, "
       "last_error = excluded.last_error, consecutive_failures = excluded.consecutive_failures, "
       "open_incident_id = excluded.open_incident_id, version = s.version + 1, txid = pg_current_xact_id() WHERE s.status <> 'paused'");
+  return outcomes;
 }
 
 Status run_op(Tx& tx, const SaveState& op) {

@@ -62,10 +62,12 @@ void apply_run(pqxx::work& tx, const std::vector<QueuedWrite>& batch, size_t beg
                std::vector<WriteOutcome>& out, const std::string& url) {
   tx.exec("SAVEPOINT run");
   try {
+    std::vector<Status> outcomes(end - begin, Status{Ok{}});
     if (kind == RunKind::kPings) insert_pings(tx, ops_of<RecordPing>(batch, begin, end));
-    if (kind == RunKind::kResults) insert_results(tx, ops_of<RecordResult>(batch, begin, end));
+    if (kind == RunKind::kResults) outcomes = insert_results(tx, ops_of<RecordResult>(batch, begin, end));
     tx.exec("RELEASE SAVEPOINT run");
-    out.insert(out.end(), end - begin, WriteOutcome{Ok{}, nullptr});
+    // A fenced result is its own failure, not the store's (no reason): see fence.h.
+    for (Status& status : outcomes) out.push_back(WriteOutcome{std::move(status), nullptr});
     return;
   } catch (const pqxx::sql_error& e) {
     if (classify(e).connection_lost) throw;

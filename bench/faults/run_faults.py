@@ -1,0 +1,127 @@
+"""The long form of the replica fault suite (tests/integration/test_replica_faults.py):
+seeded random histories on 3 replicas and a real PostgreSQL. Each history starts a fresh
+installation, lets the nemesis pick faults (SIGSTOP longer and shorter than the lease,
+SIGKILL and a restart, one replica's database connection cut, PostgreSQL restarted fast
+or stopped immediate) while monitors fail on a schedule and heartbeats are pinged every
+second, then waits for every replica to show the truth and runs the checker over the
+whole history.
+
+  /usr/bin/python3 bench/faults/run_faults.py --seeds 1-100 [--faults 3]
+
+Prints one line per history and the counts at the end; exits 1 if any invariant broke.
+Needs root (PostgreSQL runs as the postgres user) and build/src/cli/trainwatch."""
+import argparse
+import os
+import pathlib
+import random
+import signal
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "integration"))
+os.environ.setdefault("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
+
+from conftest import Postgres, Server, wait_for  # noqa: E402
+from faults import Installation  # noqa: E402
+
+FAULTS = ["sigstop-long", "sigstop-short", "sigkill", "cut", "restart-fast", "stop-immediate"]
+
+
+def one_fault(inst, rng, kind):
+    i = rng.randrange(len(inst.replicas))
+    victim = rng.choice(inst.monitors)
+    outage_at = rng.uniform(0.5, 4.0)
+    length = rng.uniform(6.0, 12.0)
+    duration = {"sigstop-long": rng.uniform(8, 14), "sigstop-short": rng.uniform(1, 3), "cut": rng.uniform(8, 14),
+                "restart-fast": 0, "stop-immediate": rng.uniform(5, 15), "sigkill": 0}[kind]
+
+    def outage_during(block_seconds):
+        time.sleep(min(outage_at, block_seconds))
+        inst.target.fail(victim)
+
+    start = time.monotonic()
+    if kind.startswith("sigstop"):
+        with inst.paused(i):
+            outage_during(duration)
+            time.sleep(max(0.0, duration - (time.monotonic() - start)))
+    elif kind == "cut":
+        with inst.cut_off(i):
+            outage_during(duration)
+            time.sleep(max(0.0, duration - (time.monotonic() - start)))
+    elif kind == "stop-immediate":
+        with inst.database_stopped("immediate"):
+            outage_during(duration)
+            time.sleep(max(0.0, duration - (time.monotonic() - start)))
+    elif kind == "restart-fast":
+        outage_during(1.0)
+        inst.postgres.stop("fast")
+        inst.postgres.start()
+        inst.faults.append(("restart-fast", start, time.monotonic(), None))
+    elif kind == "sigkill":
+        outage_during(1.0)
+        old = inst.replicas[i]
+        old.proc.send_signal(signal.SIGKILL)
+        old.proc.wait(10)
+        old.log.close()
+        os.environ["TRAINWATCH_STORE_URL"] = inst.postgres.url().replace(
+            f":{inst.postgres.port}/", f":{inst.proxies[i].port}/")
+        inst.replicas[i] = Server(inst.config, inst.tmp / f"data-{i}-again", inst.tmp / f"replica-{i}.log").start()
+        inst.faults.append(("sigkill", start, time.monotonic(), i))
+    # The outage lasts its length from its start, whatever the fault took.
+    time.sleep(max(0.0, outage_at + length - (time.monotonic() - start)))
+    inst.target.recover(victim)
+    return f"{kind}({duration:.0f}s, replica {i}, {victim} down {length:.0f}s)"
+
+
+def history(seed, faults):
+    rng = random.Random(seed)
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"tw-faults-{seed}-"))
+    postgres = Postgres()
+    inst = None
+    try:
+        inst = Installation(tmp, postgres)
+        inst.settle()
+        done = [one_fault(inst, rng, rng.choice(FAULTS)) for _ in range(faults)]
+        wait_for(lambda: all(r.proc.poll() is None for r in inst.replicas), timeout=5, what="every replica alive")
+        took = inst.wait_for_truth(timeout=40)
+        broken = inst.violations()
+        return done, took, broken
+    finally:
+        if inst is not None:
+            inst.close()
+        postgres.discard()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", default="1-3", help="a range, A-B")
+    parser.add_argument("--faults", type=int, default=3, help="faults per history")
+    args = parser.parse_args()
+    first, last = (int(x) for x in args.seeds.split("-"))
+    counts = {"histories": 0, "held": 0, "broken": 0, "errors": 0}
+    by_invariant = {}
+    for seed in range(first, last + 1):
+        counts["histories"] += 1
+        try:
+            done, took, broken = history(seed, args.faults)
+        except AssertionError as e:
+            counts["errors"] += 1
+            print(f"seed {seed}: ERROR {e}", flush=True)
+            continue
+        if broken:
+            counts["broken"] += 1
+            for b in broken:
+                key = b.split(": ", 1)[1].split(" ")[0:4]
+                by_invariant[" ".join(key)] = by_invariant.get(" ".join(key), 0) + 1
+        else:
+            counts["held"] += 1
+        print(f"seed {seed}: {'; '.join(done)}; truth after {took:.1f} s; "
+              f"{'held' if not broken else 'BROKEN: ' + ' | '.join(broken)}", flush=True)
+    print(counts, by_invariant)
+    sys.exit(0 if counts["broken"] == 0 and counts["errors"] == 0 else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+// The replica set's lease: a replica owns nothing once kLease has passed on its own clock
+// since the start of its last successful beat, and the beat after that re-joins as new.
+// The clock is a ManualClock; the registry a fake that answers as the members table would.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "cluster/membership.h"
+#include "cluster/replica_set.h"
+#include "fakes/manual_clock.h"
+
+namespace trainwatch::cluster {
+namespace {
+
+// The members table of an installation where this replica is alone: each beat returns
+// its row, joined anew when the beat re-joins.
+class LoneRegistry final : public MemberRegistry {
+ public:
+  Result<std::vector<MemberRow>> beat(const MemberRow& self, bool rejoin) override {
+    std::lock_guard lock(mu_);
+    rejoins_.push_back(rejoin);
+    if (failing_) return make_error("store.unavailable", "members: the connection is cut");
+    MemberRow row = self;
+    row.joined_age = rejoin ? Millis(0) : Millis(60'000);
+    return std::vector<MemberRow>{row};
+  }
+  Status leave(const std::string&) override { return Ok{}; }
+  Result<std::vector<std::string>> await_nudges(Millis) override {
+    return make_error("store.unavailable", "members: not connected");
+  }
+  std::vector<bool> rejoins() const {
+    std::lock_guard lock(mu_);
+    return rejoins_;
+  }
+  void fail(bool failing) {
+    std::lock_guard lock(mu_);
+    failing_ = failing;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<bool> rejoins_;
+  bool failing_ = false;
+};
+
+// Polls `done` for up to 10 s of real time: the replica set beats on its own thread.
+template <typename Done>
+bool eventually(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+TEST(ReplicaSetLease, AReplicaOwnsNothingOnceItsLeaseLapsedAndReJoinsAsNewAtItsNextBeat) {
+  testing::ManualClock clock;
+  LoneRegistry registry;
+  ReplicaSet replicas(registry, clock, "self", "host:1");
+  ASSERT_TRUE(replicas.start([](bool) {}, [](const std::string&) {}).ok());
+  ASSERT_TRUE(replicas.owns("api")) << "alone, it owns every monitor";
+
+  // Paused, or its beats blocked: no beat for longer than the lease on its own clock.
+  registry.fail(true);
+  clock.advance(kLease - Millis(1));
+  EXPECT_TRUE(replicas.owns("api"));
+  clock.advance(Millis(1));
+  EXPECT_FALSE(replicas.owns("api")) << "kLease after its last good beat started, with no beat since";
+  EXPECT_EQ(replicas.term(), 0u);
+
+  // The database answers again: the next beat re-joins, and the term moves.
+  registry.fail(false);
+  ASSERT_TRUE(eventually([&] { return replicas.term() == 1; })) << "no re-join";
+  const auto rejoins = registry.rejoins();
+  EXPECT_FALSE(rejoins.front()) << "the first beat joins plainly";
+  EXPECT_TRUE(rejoins.back());
+  EXPECT_TRUE(replicas.owns("api")) << "alone again, it owns at once, as a fresh start does";
+  replicas.stop();
+}
+
+TEST(ReplicaSetLease, TheLeaseEndsBeforeTheOthersMayTakeOver) {
+  EXPECT_LT(kLease + kLeaseMargin, kMemberTtl + Millis(1));
+  EXPECT_GE(kLeaseMargin, kBeatEvery) << "a margin of at least one beat";
+  const MonoTime start{};
+  EXPECT_TRUE(lease_valid(start, start + kLease - Millis(1)));
+  EXPECT_FALSE(lease_valid(start, start + kLease));
+}
+
+}  // namespace
+}  // namespace trainwatch::cluster
