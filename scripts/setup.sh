@@ -39,6 +39,10 @@ packages=(
   # bench/stacks: the stack tools one uses on a hung process today; eu-stack (elfutils)
   # also gives the agent native frames of an overdue rank (agent/native_capture.h)
   gdb elfutils
+  # shipping it (scripts/package, tests/integration/test_package.py): the Debian package's
+  # tooling and its lint, systemd-analyze for the units, promtool (prometheus) for the
+  # metrics, rules and dashboard
+  debhelper lintian systemd prometheus
 )
 
 missing=()

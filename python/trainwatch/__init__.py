@@ -287,3 +287,17 @@ def _at_exit():
     if _native is not None:
         _native.stop_agent()
     _stacks.unregister()
+
+
+# `trainwatch.deepspeed.watch(engine)` after a plain `import trainwatch`, as the docs write
+# it: each helper module loads on first use (PEP 562), so importing trainwatch imports
+# neither a helper nor, through it, a framework.
+_FRAMEWORK_HELPERS = ("colossalai", "deepspeed", "huggingface", "lightning")
+
+
+def __getattr__(name):
+    if name in _FRAMEWORK_HELPERS:
+        import importlib
+
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

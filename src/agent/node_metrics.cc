@@ -10,7 +10,7 @@ std::string node_metrics(const NodeSnapshot& node, bool healthy) {
   PrometheusWriter m;
   const std::string& job = node.job;
   m.family("trainwatch_agent_healthy", "gauge", "1 when GET /health answers 200.");
-  m.sample("trainwatch_agent_healthy", {{"job", job}}, healthy ? 1 : 0);
+  m.sample("trainwatch_agent_healthy", {{"training_job", job}}, healthy ? 1 : 0);
   struct RankMetric {
     std::string_view name;
     std::string_view type;
@@ -46,7 +46,7 @@ std::string node_metrics(const NodeSnapshot& node, bool healthy) {
   for (const auto& rm : kRankMetrics) {
     m.family(rm.name, rm.type, rm.help);
     for (const auto& r : node.ranks)
-      m.sample(rm.name, {{"job", job}, {"rank", std::to_string(r.slot.rank)}}, rm.get(r));
+      m.sample(rm.name, {{"training_job", job}, {"rank", std::to_string(r.slot.rank)}}, rm.get(r));
   }
   if (node.nvml.value) {
     const auto& gpus = node.nvml.value->gpus;
@@ -86,7 +86,7 @@ std::string node_metrics(const NodeSnapshot& node, bool healthy) {
   }
   if (node.rendezvous.value && node.rendezvous.value->checked) {
     m.family("trainwatch_rendezvous_up", "gauge", "1 when MASTER_ADDR:MASTER_PORT accepts TCP connections.");
-    m.sample("trainwatch_rendezvous_up", {{"job", job}}, node.rendezvous.value->listening ? 1 : 0);
+    m.sample("trainwatch_rendezvous_up", {{"training_job", job}}, node.rendezvous.value->listening ? 1 : 0);
   }
   return m.take();
 }

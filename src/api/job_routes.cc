@@ -139,20 +139,21 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
   for (const auto& s : snaps) {
     for (const auto& [health, count] : s.rank_summary.counts) {
       w.sample("trainwatch_job_ranks",
-               {{"job", s.state->name()}, {"health", std::string(jobs::to_string(health))}},
+               {{"training_job", s.state->name()}, {"health", std::string(jobs::to_string(health))}},
                static_cast<double>(count));
     }
   }
   w.family("trainwatch_job_reports_total", "counter", "Node reports received, by job.");
   for (const auto& s : snaps)
-    w.sample("trainwatch_job_reports_total", {{"job", s.state->name()}},
+    w.sample("trainwatch_job_reports_total", {{"training_job", s.state->name()}},
              static_cast<double>(s.state->reports()));
   w.family("trainwatch_job_findings", "gauge", "Current findings, by job and severity.");
   for (const auto& s : snaps) {
     double down = 0, warning = 0;
     for (const auto& f : s.verdict->findings) ++(f.severity == jobs::Severity::kDown ? down : warning);
-    w.sample("trainwatch_job_findings", {{"job", s.state->name()}, {"severity", "down"}}, down);
-    w.sample("trainwatch_job_findings", {{"job", s.state->name()}, {"severity", "warning"}}, warning);
+    w.sample("trainwatch_job_findings", {{"training_job", s.state->name()}, {"severity", "down"}}, down);
+    w.sample("trainwatch_job_findings", {{"training_job", s.state->name()}, {"severity", "warning"}},
+             warning);
   }
   w.family("trainwatch_job_interruptions_total", "counter",
            "Times each job stopped training, by classified cause (the interruption ledger).");
@@ -162,28 +163,31 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
   for (const auto& s : snaps) {
     for (const auto& [kind, t] : s.ledger->totals()) {
       w.sample("trainwatch_job_interruptions_total",
-               {{"job", s.state->name()}, {"cause", std::string(jobs::to_string(kind))}},
+               {{"training_job", s.state->name()}, {"cause", std::string(jobs::to_string(kind))}},
                static_cast<double>(t.count));
     }
-    w.sample("trainwatch_job_goodput_ratio", {{"job", s.state->name()}},
+    w.sample("trainwatch_job_goodput_ratio", {{"training_job", s.state->name()}},
              s.ledger->goodput(*s.state, s.at).ratio);
   }
-  w.family("trainwatch_interruption_gpu_hours_lost_total", "counter",
-           "GPU-hours lost to closed interruptions of every job, by cause (one GPU a rank).");
+  // In GPU-seconds, Prometheus' base unit (promtool refuses _hours): divide by 3600 for the
+  // GPU-hours the API and the job page show.
+  w.family("trainwatch_interruption_gpu_seconds_lost_total", "counter",
+           "GPU-seconds lost to closed interruptions of every job, by cause (one GPU a rank).");
   for (const auto& [kind, t] : registry.interruption_totals()) {
-    w.sample("trainwatch_interruption_gpu_hours_lost_total", {{"cause", std::string(jobs::to_string(kind))}},
-             t.gpu_hours_lost);
+    w.sample("trainwatch_interruption_gpu_seconds_lost_total",
+             {{"cause", std::string(jobs::to_string(kind))}}, t.gpu_hours_lost * 3600.0);
   }
   w.family("trainwatch_job_step_timeout_seconds", "gauge", "The step timeout in force (learned or fixed).");
   for (const auto& s : snaps) {
-    w.sample("trainwatch_job_step_timeout_seconds", {{"job", s.state->name()}},
+    w.sample("trainwatch_job_step_timeout_seconds", {{"training_job", s.state->name()}},
              static_cast<double>(s.verdict->timeouts.step.count()) / 1000.0);
   }
   w.family("trainwatch_job_node_last_report_age_seconds", "gauge",
            "Seconds since the node's last report arrived.");
   for (const auto& s : snaps) {
     for (const auto& [name, n] : s.state->nodes()) {
-      w.sample("trainwatch_job_node_last_report_age_seconds", {{"job", s.state->name()}, {"node", name}},
+      w.sample("trainwatch_job_node_last_report_age_seconds",
+               {{"training_job", s.state->name()}, {"node", name}},
                static_cast<double>(views::snapshot_age_ms(s, n.last_seen)) / 1000.0);
     }
   }
@@ -231,7 +235,7 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
     for (const JobSnapshot& s : detailed) {
       for (const auto& [rank, r] : s.state->ranks()) {
         std::string rank_text = std::to_string(rank);
-        w.sample(fam.name, {{"job", s.state->name()}, {"rank", rank_text}, {"node", r.node}},
+        w.sample(fam.name, {{"training_job", s.state->name()}, {"rank", rank_text}, {"node", r.node}},
                  fam.get(s, rank, r));
       }
     }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <variant>
 
 #include "core/prometheus.h"
 
@@ -106,6 +107,24 @@ std::string render_metrics(const engine::Engine& engine, const Store* store) {
     if (!v.heartbeat || !v.heartbeat->last_ping) continue;
     w.sample("trainwatch_heartbeat_last_ping_timestamp_seconds", {{"monitor", v.config->name}},
              static_cast<double>(to_unix_ms(v.heartbeat->last_ping->ping.at)) / 1000.0);
+  }
+  // What a "late" rule compares the last ping with, so that no rule repeats the config's
+  // numbers. A cron heartbeat has no period (its due times are not evenly spaced).
+  w.family("trainwatch_heartbeat_period_seconds", "gauge",
+           "The expected time between pings (heartbeats with a period).");
+  for (const auto& v : views) {
+    const auto* spec = std::get_if<HeartbeatSpec>(&v.config->spec);
+    if (spec == nullptr || spec->schedule) continue;
+    w.sample("trainwatch_heartbeat_period_seconds", {{"monitor", v.config->name}},
+             static_cast<double>(spec->period.count()) / 1000.0);
+  }
+  w.family("trainwatch_heartbeat_grace_seconds", "gauge",
+           "Extra time after a missed due time before the heartbeat is late.");
+  for (const auto& v : views) {
+    const auto* spec = std::get_if<HeartbeatSpec>(&v.config->spec);
+    if (spec == nullptr) continue;
+    w.sample("trainwatch_heartbeat_grace_seconds", {{"monitor", v.config->name}},
+             static_cast<double>(spec->grace.count()) / 1000.0);
   }
 
   engine::CheckMetrics metrics = engine.metrics();

@@ -10,8 +10,8 @@ namespace trainwatch::cli {
 Command add_check_command(CLI::App& app) {
   CLI::App* sub =
       app.add_subcommand("check", "Validate a config file: exit 0 when good, else one line per error");
-  auto path = std::make_shared<std::string>();
-  sub->add_option("config", *path, "The YAML config file")->required();
+  auto path = std::make_shared<std::string>(kInstalledConfigPath);
+  sub->add_option("config", *path, "The YAML config file")->capture_default_str();
   return Command{sub, [path] {
                    LoadedConfig loaded = load_checked_config(*path);
                    for (const auto& error : loaded.errors) std::cerr << error.to_string() << "\n";

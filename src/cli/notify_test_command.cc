@@ -70,7 +70,8 @@ int notify_test(const NotifyTestOptions& options) {
 Command add_notify_test_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("notify-test", "Send a test message through one notification channel");
   auto options = std::make_shared<NotifyTestOptions>();
-  sub->add_option("-c,--config", options->config_path, "The YAML config file")->required();
+  options->config_path = kInstalledConfigPath;
+  sub->add_option("-c,--config", options->config_path, "The YAML config file")->capture_default_str();
   sub->add_option("channel", options->channel, "The channel's name (notifications[].name)")->required();
   return Command{sub, [options] { return notify_test(*options); }};
 }

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/signal_set.hpp>
 
+#include "cli/checked_config.h"
 #include "cli/commands.h"
 #include "cli/server_app.h"
 
@@ -46,7 +47,8 @@ int serve(const ServeOptions& options) {
 Command add_serve_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("serve", "Run the monitoring server");
   auto options = std::make_shared<ServeOptions>();
-  sub->add_option("-c,--config", options->config_path, "The YAML config file")->required();
+  options->config_path = kInstalledConfigPath;
+  sub->add_option("-c,--config", options->config_path, "The YAML config file")->capture_default_str();
   sub->add_option("--listen", options->listen_override,
                   "HOST:PORT to listen on, over server.listen (port 0: any free port)");
   sub->add_option("--data-dir", options->data_dir_override,

@@ -849,7 +849,8 @@ void restart_findings(const Context& c, std::vector<Finding>& out) {
   if (attempts.size() < 2) return;
   const AttemptRecord& now = attempts.back();
   const AttemptRecord& before = attempts[attempts.size() - 2];
-  if (now.first_step_at || now.launcher_attempt <= before.launcher_attempt) return;
+  // A new run is a new submission, not a restart: it is judged as a first launch.
+  if (now.first_step_at || now.run != before.run || now.launcher_attempt <= before.launcher_attempt) return;
   out.push_back({"restarting",
                  Severity::kDown,
                  {},

@@ -78,6 +78,7 @@ std::string_view to_string(InterruptionKind k) {
     case InterruptionKind::kGpuFault: return "gpu_fault";
     case InterruptionKind::kStartup: return "startup";
     case InterruptionKind::kRestarted: return "restarted";
+    case InterruptionKind::kRequeued: return "requeued";
     case InterruptionKind::kOther: return "other";
   }
   return "other";
@@ -120,6 +121,19 @@ InterruptionCause classify(const Finding& head, const JobState& job) {
   return {InterruptionKind::kOther, c};
 }
 
+std::optional<InterruptionCause> reclassify(const InterruptionCause& cause, LaunchOutcome outcome) {
+  const bool unexplained = cause.kind == InterruptionKind::kNodeLost ||
+                           cause.kind == InterruptionKind::kVanished ||
+                           cause.kind == InterruptionKind::kRestarted;
+  if (!unexplained) return std::nullopt;
+  if (outcome == LaunchOutcome::kRequeued)
+    return InterruptionCause{InterruptionKind::kRequeued,
+                             "relaunched by its scheduler after " + cause.detail};
+  if (outcome == LaunchOutcome::kPreempted)
+    return InterruptionCause{InterruptionKind::kPreempted, "SIGTERM, then " + cause.detail};
+  return std::nullopt;
+}
+
 Millis Interruption::to_detect() const {
   return std::max(Millis{0}, std::chrono::duration_cast<Millis>(detected_at - failed_at));
 }
@@ -148,7 +162,21 @@ double Interruption::gpu_hours_lost(MonoTime now, MonoTime attempt_started) cons
   return static_cast<double>(std::max(world_size, 1)) * static_cast<double>(lost.count()) / 3.6e6;
 }
 
+// Once the interrupted attempt has ended, its outcome may say whose doing it was
+// (reclassify): the cause is moved, and its count with it.
+bool InterruptionLedger::reclass_by_outcome(Interruption& i, const JobState& job) {
+  const AttemptRecord* ended = job.attempt(i.attempt);
+  if (ended == nullptr || ended->outcome == LaunchOutcome::kOpen) return false;
+  auto cause = reclassify(i.cause, ended->outcome);
+  if (!cause) return false;
+  if (totals_[i.cause.kind].count > 0) --totals_[i.cause.kind].count;
+  i.cause = std::move(*cause);
+  ++totals_[i.cause.kind].count;
+  return true;
+}
+
 void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime now) {
+  reclass_by_outcome(i, job);
   i.resumed_at = now;
   const AttemptRecord* current = job.attempts().empty() ? nullptr : &job.attempts().back();
   i.restarted = current && current->number != i.attempt;
@@ -206,7 +234,8 @@ bool InterruptionLedger::update(const JobState& job, const JobVerdict& v, MonoTi
     // finished meanwhile resumed nothing; it stays open until it is seen training.
     if (!trains || (v.phase == "starting" && job.attempts().back().number == current.attempt)) {
       const bool attributed = attribute(current, v, job);
-      return keep_better_stacks(current, v, job) || attributed;
+      const bool reclassed = reclass_by_outcome(current, job);
+      return keep_better_stacks(current, v, job) || attributed || reclassed;
     }
     close(current, job, now);
     return true;

@@ -43,6 +43,7 @@ enum class InterruptionKind {
   kGpuFault,   // XID, ECC, fell off the bus
   kStartup,    // never started: ranks missing, start-up stuck
   kRestarted,  // the launcher restarted the ranks before the failure was seen
+  kRequeued,   // the scheduler took the allocation, ranks and agents alike, and launched it again
   kOther,
 };
 std::string_view to_string(InterruptionKind k);
@@ -55,6 +56,12 @@ struct InterruptionCause {
 
 // What the head finding of a down verdict says about why the job stopped.
 InterruptionCause classify(const Finding& head, const JobState& job);
+
+// What the cause becomes once the interrupted attempt has ended as `outcome`: a node gone
+// silent, ranks vanished, or a restart before anything was seen, where the scheduler
+// brought the job back without a failure of its ranks' own (requeued) or ended it by SIGTERM
+// (preempted), was the scheduler's doing. nullopt: the cause stands.
+std::optional<InterruptionCause> reclassify(const InterruptionCause& cause, LaunchOutcome outcome);
 
 struct Interruption {
   int attempt = 1;   // the attempt it interrupted (AttemptRecord::number)
@@ -127,6 +134,7 @@ class InterruptionLedger {
  private:
   void close(Interruption& i, const JobState& job, MonoTime now);
   bool attribute(Interruption& i, const JobVerdict& v, const JobState& job);
+  bool reclass_by_outcome(Interruption& i, const JobState& job);
   static bool keep_better_stacks(Interruption& i, const JobVerdict& v, const JobState& job);
   // What observe() does, without counting the revision: whether the ledger changed.
   bool update(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);

@@ -57,15 +57,52 @@ const json::array* array_field(const json::object& o, std::string_view key) {
 }
 
 json::object attempt_json(const AttemptRecord& a, const Instants& at) {
-  return json::object{{"number", a.number},
-                      {"launcher_attempt", a.launcher_attempt},
-                      {"run_id", a.run_id},
-                      {"world_size", a.world_size},
-                      {"started_ms", at.to_ms(a.started)},
-                      {"first_step_at_ms", at.to_ms(a.first_step_at)},
-                      {"first_step", a.first_step},
-                      {"warm_at_ms", at.to_ms(a.warm_at)},
-                      {"max_step", a.max_step}};
+  return json::object{
+      {"number", a.number},
+      {"launcher_attempt", a.launcher_attempt},
+      {"run_id", a.run_id},
+      {"world_size", a.world_size},
+      {"started_ms", at.to_ms(a.started)},
+      {"first_step_at_ms", at.to_ms(a.first_step_at)},
+      {"first_step", a.first_step},
+      {"warm_at_ms", at.to_ms(a.warm_at)},
+      {"max_step", a.max_step},
+      {"run", a.run},
+      {"outcome", to_string(a.outcome)},
+      {"ended_ms", a.ended_wall ? json::value(to_unix_ms(*a.ended_wall)) : json::value(nullptr)}};
+}
+
+json::object run_json(const RunRecord& r) {
+  return json::object{
+      {"number", r.number},
+      {"run_id", r.run_id},
+      {"started_ms", to_unix_ms(r.started_wall)},
+      {"outcome", to_string(r.outcome)},
+      {"ended_ms", r.ended_wall ? json::value(to_unix_ms(*r.ended_wall)) : json::value(nullptr)}};
+}
+
+RunRecord run_from(const json::object& o) {
+  RunRecord r;
+  r.number = static_cast<int>(int_field(o, "number").value_or(1));
+  r.run_id = text_field(o, "run_id");
+  r.started_wall = from_unix_ms(int_field(o, "started_ms").value_or(0));
+  r.outcome = launch_outcome_from_string(text_field(o, "outcome")).value_or(LaunchOutcome::kOpen);
+  if (auto ms = int_field(o, "ended_ms")) r.ended_wall = from_unix_ms(*ms);
+  return r;
+}
+
+// A memo written before runs were kept: one run per run id in a row of its attempts.
+std::deque<RunRecord> runs_of(std::deque<AttemptRecord>& attempts) {
+  std::deque<RunRecord> runs;
+  for (auto& a : attempts) {
+    if (runs.empty() || runs.back().run_id != a.run_id) {
+      if (!runs.empty()) runs.back().ended_wall = a.started_wall;
+      runs.push_back(RunRecord{static_cast<int>(runs.size()) + 1, a.run_id, a.started_wall,
+                               LaunchOutcome::kOpen, std::nullopt});
+    }
+    a.run = runs.back().number;
+  }
+  return runs;
 }
 
 AttemptRecord attempt_from(const json::object& o, const Instants& at) {
@@ -82,6 +119,9 @@ AttemptRecord attempt_from(const json::object& o, const Instants& at) {
   a.first_step = int_field(o, "first_step").value_or(-1);
   if (auto ms = int_field(o, "warm_at_ms")) a.warm_at = at.from_ms(*ms);
   a.max_step = int_field(o, "max_step").value_or(-1);
+  a.run = static_cast<int>(int_field(o, "run").value_or(1));
+  a.outcome = launch_outcome_from_string(text_field(o, "outcome")).value_or(LaunchOutcome::kOpen);
+  if (auto ms = int_field(o, "ended_ms")) a.ended_wall = from_unix_ms(*ms);
   return a;
 }
 
@@ -132,6 +172,8 @@ std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledge
   const Instants at{now, wall};
   json::array attempts;
   for (const auto& a : job.attempts()) attempts.push_back(attempt_json(a, at));
+  json::array runs;
+  for (const auto& r : job.runs()) runs.push_back(run_json(r));
   json::array entries;
   for (const auto& i : ledger.entries()) entries.push_back(interruption_json(i, at));
   json::array totals;
@@ -143,6 +185,7 @@ std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledge
   json::object memo{{"version", kJobMemoVersion},
                     {"first_report_ms", at.to_ms(job.first_report())},
                     {"first_step_ms", at.to_ms(job.first_step())},
+                    {"runs", std::move(runs)},
                     {"attempts", std::move(attempts)},
                     {"interruptions", std::move(entries)},
                     {"totals", std::move(totals)},
@@ -172,6 +215,15 @@ Status apply_job_memo(std::string_view memo, JobState& job, InterruptionLedger& 
     }
   }
   while (attempts.size() > kMaxAttempts) attempts.pop_front();
+  std::deque<RunRecord> runs;
+  if (const auto* list = array_field(*o, "runs")) {
+    for (const auto& v : *list) {
+      if (const auto* r = v.if_object()) runs.push_back(run_from(*r));
+    }
+  } else {
+    runs = runs_of(attempts);
+  }
+  while (runs.size() > kMaxRuns) runs.pop_front();
   std::deque<Interruption> entries;
   if (const auto* list = array_field(*o, "interruptions")) {
     for (const auto& v : *list) {
@@ -201,7 +253,7 @@ Status apply_job_memo(std::string_view memo, JobState& job, InterruptionLedger& 
   std::optional<MonoTime> first_report, first_step;
   if (auto ms = int_field(*o, "first_report_ms")) first_report = at.from_ms(*ms);
   if (auto ms = int_field(*o, "first_step_ms")) first_step = at.from_ms(*ms);
-  job.resume(std::move(attempts), first_report, first_step);
+  job.resume(std::move(runs), std::move(attempts), first_report, first_step);
   ledger.resume(std::move(entries), std::move(totals),
                 static_cast<uint64_t>(std::max<int64_t>(0, int_field(*o, "count").value_or(0))), closed);
   return Ok{};

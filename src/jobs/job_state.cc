@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <vector>
 
 namespace trainwatch::jobs {
 namespace {
@@ -87,11 +88,9 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
       last_checkpoint_activity_ && now - *last_checkpoint_activity_ <= 2 * report.report_every;
 
   for (const auto& r : report.ranks) {
-    switch (attempt_of(r)) {
-      case AttemptOf::kOlder: continue;  // a dead rank of an earlier launch, still in its agent's view
-      case AttemptOf::kNewer: begin_attempt(r, now, wall); break;
-      case AttemptOf::kCurrent: break;
-    }
+    const LaunchOf launch = launch_of(r, report.node);
+    if (launch == LaunchOf::kOlder) continue;  // a rank of an earlier launch, still in its agent's view
+    if (launch != LaunchOf::kCurrent) begin_launch(launch, r, now, wall);
     update_rank(r, report, now, wall, checkpointing);
     AttemptRecord& a = attempts_.back();
     a.max_step = std::max(a.max_step, r.step);
@@ -114,39 +113,93 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   return true;
 }
 
-JobState::AttemptOf JobState::attempt_of(const RankReport& r) const {
-  if (attempts_.empty()) return AttemptOf::kNewer;
+// Which launch a rank's report belongs to. In order:
+//  - a process of the launch the current one replaced: history, whatever it says;
+//  - another run id than the current attempt's (both known): a new run when the rank lives
+//    and the id is not an earlier run's; else history;
+//  - a lower restart count: a new run when the rank lives (a resubmission counts from 0
+//    again: srun after torchrun's attempt 1); else history;
+//  - a higher one: the next attempt of the current run when the rank lives; else history;
+//  - the same count: a new run when every rank of the current attempt has ended and a new
+//    process lives in the place of one of them (the script run again); the next attempt
+//    when a new live process has another world size (an elastic resize); else the current
+//    attempt.
+// A dead rank never begins a launch: it says nothing about what runs now.
+JobState::LaunchOf JobState::launch_of(const RankReport& r, const std::string& node) const {
+  if (attempts_.empty()) return LaunchOf::kNewRun;
+  if (r.pid > 0 && retired_.count({node, r.pid}) > 0) return LaunchOf::kOlder;
   const AttemptRecord& current = attempts_.back();
+  if (!r.run_id.empty() && !current.run_id.empty() && r.run_id != current.run_id) {
+    const bool earlier = std::any_of(runs_.begin(), runs_.end(), [&](const RunRecord& run) {
+      return run.run_id == r.run_id && run.number != current.run;
+    });
+    return r.alive && !earlier ? LaunchOf::kNewRun : LaunchOf::kOlder;
+  }
   const int launcher = r.attempt.value_or(0);
-  if (launcher < current.launcher_attempt) return AttemptOf::kOlder;
-  if (launcher > current.launcher_attempt) return r.alive ? AttemptOf::kNewer : AttemptOf::kOlder;
+  if (launcher < current.launcher_attempt) return r.alive ? LaunchOf::kNewRun : LaunchOf::kOlder;
+  if (launcher > current.launcher_attempt) return r.alive ? LaunchOf::kNewAttempt : LaunchOf::kOlder;
+  auto it = ranks_.find(r.rank);
+  const bool same_process = it != ranks_.end() && it->second.last.pid == r.pid && it->second.node == node;
+  if (same_process) return LaunchOf::kCurrent;
   // The same launch count with another world size: an elastic resize, or a plain relaunch
   // at another size. A dead rank says nothing about the size of what runs now.
-  if (r.world_size > 0 && current.world_size > 0 && r.world_size != current.world_size) {
-    if (!r.alive) return AttemptOf::kOlder;
-    // One of the current attempt's own live ranks with this size: the current one.
-    auto it = ranks_.find(r.rank);
-    const bool same =
-        it != ranks_.end() && it->second.last.pid == r.pid && it->second.last.world_size == r.world_size;
-    return same ? AttemptOf::kCurrent : AttemptOf::kNewer;
-  }
-  return AttemptOf::kCurrent;
+  const bool resized = r.world_size > 0 && current.world_size > 0 && r.world_size != current.world_size;
+  if (!r.alive) return resized ? LaunchOf::kOlder : LaunchOf::kCurrent;
+  // A new process for a rank the attempt already had, once all of them ended; a rank first
+  // heard of now (another node's, or the rest of this report) joins the attempt.
+  if (it != ranks_.end() && every_rank_ended()) return LaunchOf::kNewRun;
+  return resized ? LaunchOf::kNewAttempt : LaunchOf::kCurrent;
 }
 
-void JobState::begin_attempt(const RankReport& r, MonoTime now, SystemTime wall) {
+bool JobState::every_rank_ended() const {
+  if (ranks_.empty()) return false;  // nothing reported yet (or just resumed from a memo)
+  return std::all_of(ranks_.begin(), ranks_.end(), [](const auto& entry) {
+    const RankReport& last = entry.second.last;
+    return !last.alive || last.status == RankStatus::kFinished || last.status == RankStatus::kFailed;
+  });
+}
+
+void JobState::begin_launch(LaunchOf kind, const RankReport& r, MonoTime now, SystemTime wall) {
+  const bool new_run = kind == LaunchOf::kNewRun || runs_.empty();
+  if (!attempts_.empty()) {
+    AttemptRecord& current = attempts_.back();
+    // The launcher brought the ranks back: its own restart, or a requeue under the same id.
+    const bool relaunched =
+        kind == LaunchOf::kNewAttempt || (!r.run_id.empty() && r.run_id == current.run_id);
+    std::vector<const RankReport*> last;
+    last.reserve(ranks_.size());
+    for (const auto& [rank, rec] : ranks_) last.push_back(&rec.last);
+    current.outcome = ended_as(last, relaunched);
+    current.ended_wall = wall;
+    if (new_run && !runs_.empty()) {
+      runs_.back().outcome = current.outcome;
+      runs_.back().ended_wall = wall;
+    }
+    // The previous launch's ranks are history: what runs now is the new one.
+    retired_.clear();
+    for (const auto& [rank, rec] : ranks_) {
+      if (rec.last.pid > 0) retired_.emplace(rec.node, rec.last.pid);
+    }
+    ranks_.clear();
+    checkpointing_by_node_.clear();
+    checkpointing_ranks_ = 0;
+  }
+  if (new_run) {
+    RunRecord run;
+    run.number = runs_.empty() ? 1 : runs_.back().number + 1;
+    run.run_id = r.run_id;
+    run.started_wall = wall;
+    runs_.push_back(std::move(run));
+    while (runs_.size() > kMaxRuns) runs_.pop_front();
+  }
   AttemptRecord a;
   a.number = attempts_.empty() ? 1 : attempts_.back().number + 1;
+  a.run = runs_.back().number;
   a.launcher_attempt = r.attempt.value_or(0);
   a.run_id = r.run_id;
   a.world_size = r.world_size;
   a.started = now;
   a.started_wall = wall;
-  // The previous attempt's ranks are history: what runs now is the new launch.
-  if (!attempts_.empty()) {
-    ranks_.clear();
-    checkpointing_by_node_.clear();
-    checkpointing_ranks_ = 0;
-  }
   attempts_.push_back(std::move(a));
   while (attempts_.size() > kMaxAttempts) attempts_.pop_front();
 }
@@ -276,6 +329,7 @@ JobState JobState::copy_for_reader(bool with_ranks) const {
   copy.first_report_ = first_report_;
   copy.first_step_ = first_step_;
   copy.attempts_ = attempts_;
+  copy.runs_ = runs_;
   copy.last_ok_checkpoint_at_ = last_ok_checkpoint_at_;
   copy.last_ok_checkpoint_step_ = last_ok_checkpoint_step_;
   copy.checkpoint_interval_ = checkpoint_interval_;

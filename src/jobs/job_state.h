@@ -11,10 +11,12 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "jobs/launch_record.h"
 #include "jobs/learned_timeouts.h"
 #include "jobs/report.h"
 
@@ -69,24 +71,8 @@ struct SeriesPoint {
 };
 using Series = std::deque<SeriesPoint>;
 
-// One launch of the job's ranks. A restart by the launcher (a higher restart count:
-// torchrun's TORCHELASTIC_RESTART_COUNT, Slurm's SLURM_RESTART_COUNT) or a change of world
-// size starts the next: its ranks replace the previous attempt's, and its start-up is timed
-// from its own first report.
-struct AttemptRecord {
-  int number = 1;            // 1 for the job's first attempt seen here, then 2, 3...
-  int launcher_attempt = 0;  // the launcher's restart count (0 when it said nothing)
-  std::string run_id;
-  int world_size = 0;
-  MonoTime started{};  // its first report
-  SystemTime started_wall{};
-  std::optional<MonoTime> first_step_at;  // training again
-  int64_t first_step = -1;                // the first step it made (after a resumed checkpoint)
-  std::optional<MonoTime> warm_at;        // a rank past the warm-up steps: start-up is over
-  int64_t max_step = -1;
-};
-
 inline constexpr size_t kMaxAttempts = 64;         // attempts kept per job; the oldest go first
+inline constexpr size_t kMaxRuns = 64;             // runs kept per job; the oldest go first
 inline constexpr size_t kProgressWindow = 12;      // reports kept per rank for rates (1 min at 5 s)
 inline constexpr size_t kMaxSeriesPoints = 720;    // per series: an hour at 5 s; older points dropped
 inline constexpr size_t kMaxNodesPerJob = 4096;    // a report from one more node is refused (429)
@@ -113,8 +99,16 @@ class JobState {
   const LearnedTimeouts& learned() const { return learned_; }
   std::optional<MonoTime> first_report() const { return first_report_; }
   std::optional<MonoTime> first_step() const { return first_step_; }
-  // Newest last; never empty once a rank has reported.
+  // Newest last; never empty once a rank has reported. The last is the current one (open).
   const std::deque<AttemptRecord>& attempts() const { return attempts_; }
+  const std::deque<RunRecord>& runs() const { return runs_; }
+  // The attempt `number`, or null when it is no longer kept.
+  const AttemptRecord* attempt(int number) const {
+    for (const auto& a : attempts_) {
+      if (a.number == number) return &a;
+    }
+    return nullptr;
+  }
   // Start-up is timed from here: the current attempt's first report.
   std::optional<MonoTime> attempt_started() const {
     return attempts_.empty() ? first_report_ : std::optional<MonoTime>(attempts_.back().started);
@@ -141,10 +135,11 @@ class JobState {
   // The last time any rank was seen in or just after a checkpoint: progress, for the stall rule.
   std::optional<MonoTime> last_checkpoint_activity() const { return last_checkpoint_activity_; }
 
-  // At start, before any report: the attempts and first instants a stored memo kept
+  // At start, before any report: the runs, attempts and first instants a stored memo kept
   // (job_memo.h), which the node reports cannot tell again.
-  void resume(std::deque<AttemptRecord> attempts, std::optional<MonoTime> first_report,
-              std::optional<MonoTime> first_step) {
+  void resume(std::deque<RunRecord> runs, std::deque<AttemptRecord> attempts,
+              std::optional<MonoTime> first_report, std::optional<MonoTime> first_step) {
+    runs_ = std::move(runs);
     attempts_ = std::move(attempts);
     first_report_ = first_report;
     first_step_ = first_step;
@@ -159,11 +154,15 @@ class JobState {
   const std::map<std::string, std::map<std::string, Series>>& series() const { return series_; }
 
  private:
-  // Whether r belongs to an attempt after the current one (then begins it), the current
-  // one, or an earlier one (then it is history and ignored).
-  enum class AttemptOf { kCurrent, kNewer, kOlder };
-  AttemptOf attempt_of(const RankReport& r) const;
-  void begin_attempt(const RankReport& r, MonoTime now, SystemTime wall);
+  // Whether r, from `node`, belongs to the current attempt, begins the next attempt of the
+  // current run or a new run, or belongs to a launch already replaced (then it is history
+  // and ignored). The rules are in job_state.cc, above launch_of.
+  enum class LaunchOf { kCurrent, kNewAttempt, kNewRun, kOlder };
+  LaunchOf launch_of(const RankReport& r, const std::string& node) const;
+  bool every_rank_ended() const;
+  // Closes the current attempt (and, for kNewRun, its run) with the outcome its ranks
+  // show, and opens the next for r.
+  void begin_launch(LaunchOf kind, const RankReport& r, MonoTime now, SystemTime wall);
   void update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
                    bool checkpointing);
   void learn_step_gap(const NodeReport& report, bool checkpointing);
@@ -179,6 +178,12 @@ class JobState {
   LearnedTimeouts learned_;
   std::optional<MonoTime> first_report_, first_step_;
   std::deque<AttemptRecord> attempts_;
+  std::deque<RunRecord> runs_;
+  // The processes (node, pid) of the launch the current one replaced: a late report that
+  // still shows one (an agent that has not seen it gone, a slot not yet reclaimed) is
+  // history, whatever it says. Replaced at each launch, so it holds one launch's ranks.
+  // Ingest's alone: readers' copies lack it.
+  std::set<std::pair<std::string, int64_t>> retired_;
   std::optional<MonoTime> last_ok_checkpoint_at_;
   int64_t last_ok_checkpoint_step_ = -1;
   std::optional<Millis> checkpoint_interval_;

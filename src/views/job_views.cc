@@ -199,18 +199,60 @@ json::value millis_or_null(std::optional<Millis> v) {
   return v ? json::value(v->count()) : json::value(nullptr);
 }
 
+json::value outcome_or_null(jobs::LaunchOutcome o) {
+  return o == jobs::LaunchOutcome::kOpen ? json::value(nullptr) : json::value(jobs::to_string(o));
+}
+
+json::value wall_or_null(const std::optional<SystemTime>& t) {
+  return t ? json::value(format_rfc3339(*t)) : json::value(nullptr);
+}
+
+// The cause of the last interruption of attempt `number`, as the ledger classed it; null
+// when none interrupted it.
+json::value attempt_cause(const JobSnapshot& s, int number) {
+  const auto& entries = s.ledger->entries();
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    if (it->attempt == number) return json::value(jobs::to_string(it->cause.kind));
+  }
+  return nullptr;
+}
+
+json::object attempt_json(const JobSnapshot& s, const jobs::AttemptRecord& a) {
+  return json::object{
+      {"number", a.number},
+      {"run", a.run},
+      {"launcher_attempt", a.launcher_attempt},
+      {"run_id", a.run_id.empty() ? json::value(nullptr) : json::value(a.run_id)},
+      {"world_size", a.world_size > 0 ? json::value(a.world_size) : json::value(nullptr)},
+      {"started", format_rfc3339(a.started_wall)},
+      {"first_step", a.first_step >= 0 ? json::value(a.first_step) : json::value(nullptr)},
+      {"first_step_at", a.first_step_at ? json::value(wall_of(s, *a.first_step_at)) : json::value(nullptr)},
+      {"max_step", a.max_step >= 0 ? json::value(a.max_step) : json::value(nullptr)},
+      {"ended", wall_or_null(a.ended_wall)},
+      {"outcome", outcome_or_null(a.outcome)},
+      {"cause", attempt_cause(s, a.number)}};
+}
+
 json::array attempts_json(const JobSnapshot& s) {
   json::array out;
-  for (const auto& a : s.state->attempts()) {
-    out.push_back(json::object{
-        {"number", a.number},
-        {"launcher_attempt", a.launcher_attempt},
-        {"run_id", a.run_id.empty() ? json::value(nullptr) : json::value(a.run_id)},
-        {"world_size", a.world_size > 0 ? json::value(a.world_size) : json::value(nullptr)},
-        {"started", format_rfc3339(a.started_wall)},
-        {"first_step", a.first_step >= 0 ? json::value(a.first_step) : json::value(nullptr)},
-        {"first_step_at", a.first_step_at ? json::value(wall_of(s, *a.first_step_at)) : json::value(nullptr)},
-        {"max_step", a.max_step >= 0 ? json::value(a.max_step) : json::value(nullptr)}});
+  for (const auto& a : s.state->attempts()) out.push_back(attempt_json(s, a));
+  return out;
+}
+
+// Runs, oldest first, each with its attempts still kept.
+json::array runs_json(const JobSnapshot& s) {
+  json::array out;
+  for (const auto& r : s.state->runs()) {
+    json::array attempts;
+    for (const auto& a : s.state->attempts()) {
+      if (a.run == r.number) attempts.push_back(attempt_json(s, a));
+    }
+    out.push_back(json::object{{"number", r.number},
+                               {"run_id", r.run_id.empty() ? json::value(nullptr) : json::value(r.run_id)},
+                               {"started", format_rfc3339(r.started_wall)},
+                               {"ended", wall_or_null(r.ended_wall)},
+                               {"outcome", outcome_or_null(r.outcome)},
+                               {"attempts", std::move(attempts)}});
   }
   return out;
 }
@@ -218,8 +260,10 @@ json::array attempts_json(const JobSnapshot& s) {
 json::object interruption_json(const JobSnapshot& s, const jobs::Interruption& i) {
   const MonoTime started = s.state->attempt_start(i.attempt);
   const auto steps = i.steps_lost();
+  const jobs::AttemptRecord* attempt = s.state->attempt(i.attempt);
   return json::object{
       {"attempt", i.attempt},
+      {"run", attempt ? json::value(attempt->run) : json::value(nullptr)},
       {"cause", jobs::to_string(i.cause.kind)},
       {"detail", i.cause.detail},
       {"code", i.code},
@@ -280,6 +324,7 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
   json::object counts;
   for (const auto& [h, n] : s.rank_summary.counts) counts[jobs::to_string(h)] = n;
   out["rank_health"] = std::move(counts);
+  out["runs"] = runs_json(s);
   out["attempts"] = attempts_json(s);
   json::array interruptions;
   for (const auto& i : s.ledger->entries()) interruptions.push_back(interruption_json(s, i));

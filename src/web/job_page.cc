@@ -124,6 +124,30 @@ void add_ledger(json::object& m) {
   m["ledger"] = std::move(rows);
 }
 
+// The job's runs and their attempts as table rows, newest first: which launch is the
+// current one, and how each before it ended.
+void add_runs(json::object& m) {
+  json::array rows;
+  const json::array& attempts = m.at("attempts").as_array();
+  for (auto it = attempts.rbegin(); it != attempts.rend(); ++it) {
+    const json::object& a = it->as_object();
+    const json::value& outcome = a.at("outcome");
+    rows.push_back(json::object{
+        {"run", a.at("run")},
+        {"run_id", a.at("run_id").is_null() ? json::value("") : a.at("run_id")},
+        {"attempt", a.at("number")},
+        {"launcher_attempt", a.at("launcher_attempt")},
+        {"started", a.at("started")},
+        {"ended", a.at("ended")},
+        {"outcome", outcome.is_null() ? json::value("current") : outcome},
+        {"cause", a.at("cause")},
+        {"max_step", a.at("max_step").is_null() ? json::value("") : json::value(text_of(a.at("max_step")))}});
+  }
+  m["run_count"] = m.at("runs").as_array().size();
+  m["has_launches"] = !rows.empty();
+  m["launches"] = std::move(rows);
+}
+
 // A rank's native frames (eu-stack's) as one text, innermost first; "" when none came.
 std::string native_text(const json::object& stack) {
   const json::value& native = stack.at("native");
@@ -233,6 +257,7 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
   m["stacks"] = stack_rows(m.at("ranks").as_array());
   m["has_stacks"] = !m.at("stacks").as_array().empty();
   add_ledger(m);
+  add_runs(m);
   return m;
 }
 

@@ -115,7 +115,7 @@ TEST_F(AgentTest, HealthyTrainingRankAndSeedFields) {
   EXPECT_FALSE(h.at("stalled").as_bool());
   for (const char* key : {"ranks", "gpus", "disks", "memory", "rendezvous", "reasons"})
     EXPECT_TRUE(h.contains(key)) << key;
-  EXPECT_NE(agent_->current()->metrics.find("trainwatch_rank_step{job=\"job\",rank=\"0\"} 5\n"),
+  EXPECT_NE(agent_->current()->metrics.find("trainwatch_rank_step{training_job=\"job\",rank=\"0\"} 5\n"),
             std::string::npos)
       << agent_->current()->metrics;
 }
@@ -184,9 +184,9 @@ TEST_F(AgentTest, NonFiniteLossNamesTheRunsFirstStepAndItsCountOutlivesTheRun) {
   const auto& recovered = h.at("ranks").as_array().at(0).as_object();
   EXPECT_EQ(recovered.at("nonfinite_total").as_int64(), 3);
   EXPECT_EQ(recovered.at("nonfinite_first_step").as_int64(), 2);
-  EXPECT_NE(
-      agent_->current()->metrics.find("trainwatch_rank_nonfinite_losses_total{job=\"job\",rank=\"0\"} 3\n"),
-      std::string::npos)
+  EXPECT_NE(agent_->current()->metrics.find(
+                "trainwatch_rank_nonfinite_losses_total{training_job=\"job\",rank=\"0\"} 3\n"),
+            std::string::npos)
       << agent_->current()->metrics;
 }
 

@@ -136,9 +136,9 @@ def test_a_huge_job_is_capped_summarised_and_never_holds_up_pings(start_server, 
         assert job["rank_ranges"] == [{"first": 0, "last": 64999, "health": "ok"}]
 
         status, metrics = client.request("GET", "/metrics")
-        assert 'trainwatch_job_ranks{job="huge",health="ok"} 65000' in metrics
+        assert 'trainwatch_job_ranks{training_job="huge",health="ok"} 65000' in metrics
         assert 'trainwatch_job_reports_refused_total{bound="max_ranks"} 35' in metrics
-        assert 'trainwatch_job_rank_step{job="huge"' not in metrics
+        assert 'trainwatch_job_rank_step{training_job="huge"' not in metrics
         assert rss_kb(server) < MEMORY_BOUND_KB
     finally:
         client.close()

@@ -266,7 +266,7 @@ def test_nan_loss_on_rank_0_is_down(cluster):
     assert r0["nonfinite_total"] >= 1 and r0["nonfinite_first_step"] == first and r0["loss"] != "NaN", r0
     assert all(rank_view(j, r)["nonfinite_total"] == 0 for r in (1, 2, 3)), j["ranks"]
     status, metrics, _ = cluster.server.get("/metrics")
-    line = re.search(r'^trainwatch_job_rank_nonfinite_losses_total\{job="tiny",rank="0",node="node-a"\} (\d+)$',
+    line = re.search(r'^trainwatch_job_rank_nonfinite_losses_total\{training_job="tiny",rank="0",node="node-a"\} (\d+)$',
                      metrics, re.M)
     assert status == 200 and line and int(line.group(1)) >= r0["nonfinite_total"], metrics[-2000:]
     cluster.remove("nan-0.first")
@@ -412,7 +412,7 @@ def test_sigkill_is_down_naming_the_killed_rank_not_its_peers(cluster):
         assert next(r for r in j["ranks"] if r["rank"] == 2)["exit"]["signal_name"] == "SIGKILL", j["ranks"]
     print(f"SIGKILL: down after {elapsed:.1f} s: {cause}")
     status, metrics, _ = cluster.server.get("/metrics")
-    assert 'trainwatch_job_rank_alive{job="tiny",rank="2",node="node-b"} 0' in metrics
+    assert 'trainwatch_job_rank_alive{training_job="tiny",rank="2",node="node-b"} 0' in metrics
     status, series, _ = cluster.server.get("/api/v1/jobs/tiny/series?metric=step_time")
     assert status == 200 and {s["key"] for s in series["series"]} == {"rank 0", "rank 1", "rank 2", "rank 3"}
 

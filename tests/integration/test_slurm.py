@@ -36,7 +36,13 @@ PartitionName=debug Nodes={host} Default=YES OverSubscribe=YES
 
 
 @pytest.fixture
-def slurm(tmp_path):
+def slurm_conf_extra():
+    """Lines added to slurm.conf; a test module overrides it (Prolog=, Epilog=)."""
+    return ""
+
+
+@pytest.fixture
+def slurm(tmp_path, slurm_conf_extra):
     """The cluster's environment (SLURM_CONF); every daemon is stopped afterwards."""
     d = tmp_path / "slurm"
     (d / "munge").mkdir(parents=True, mode=0o700)
@@ -56,7 +62,7 @@ def slurm(tmp_path):
         wait_for(lambda: (d / "munge" / "socket").exists(), timeout=10, what="munged's socket")
         ctld_port = rendezvous_port()
         (d / "slurm.conf").write_text(SLURM_CONF.format(host=socket.gethostname(), dir=d, ctld_port=ctld_port,
-                                                        slurmd_port=rendezvous_port()))
+                                                        slurmd_port=rendezvous_port()) + slurm_conf_extra)
         daemons.append(subprocess.Popen(["slurmctld", "-D", "-f", str(d / "slurm.conf")], env=env,
                                         stderr=subprocess.DEVNULL))
         daemons.append(subprocess.Popen(["slurmd", "-D", "-f", str(d / "slurm.conf")], env=env,

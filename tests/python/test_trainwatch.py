@@ -77,7 +77,7 @@ def test_step_fast_path_and_health(env):
         assert r0["gauges"] == {"lr": 1e-4}
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics") as r:
             text = r.read().decode()
-        assert 'trainwatch_rank_tokens_total{job="pytest",rank="0"} 1000' in text
+        assert 'trainwatch_rank_tokens_total{training_job="pytest",rank="0"} 1000' in text
     finally:
         p.stdin.write("\n")
         p.stdin.flush()

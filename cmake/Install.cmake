@@ -1,0 +1,55 @@
+# `cmake --install`: the layout an operator and a C/C++ user expect (GNUInstallDirs), the
+# same one the Debian package ships (debian/):
+#   bin/trainwatch, bin/trainwatch-agent        the server and the node agent
+#   lib/libtrainwatch.so.1 (+ the .so link)     the reporting library, with
+#   include/trainwatch/trainwatch.h{,pp}        its C header and C++ wrapper,
+#   lib/pkgconfig/trainwatch.pc                 `pkg-config --cflags --libs trainwatch`,
+#   lib/cmake/trainwatch/                       `find_package(trainwatch)` -> trainwatch::trainwatch
+#   etc/trainwatch/trainwatch.yaml              the server's default config (/etc under /usr)
+#   etc/trainwatch/agent/example.env            the agent template unit's environment file
+#   share/trainwatch/examples/                  example configs
+#   share/trainwatch/slurm/                     Slurm prolog and epilog for node agents
+#   TRAINWATCH_SYSTEMD_UNIT_DIR                 trainwatch.service, trainwatch-agent@.service
+# The units name the installed paths (configure_file), so a /usr/local install runs its own.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# Debian 12 keeps packaged units in /lib/systemd/system (lintian: systemd-service-file-outside-lib);
+# debian/rules passes that. Elsewhere systemd also reads <prefix>/lib/systemd/system for /usr.
+set(TRAINWATCH_SYSTEMD_UNIT_DIR "${CMAKE_INSTALL_PREFIX}/lib/systemd/system"
+    CACHE PATH "Where the systemd units are installed")
+
+install(TARGETS trainwatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET trainwatch-agent)
+  install(TARGETS trainwatch-agent RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+set_target_properties(trainwatch_shared PROPERTIES EXPORT_NAME trainwatch)
+install(TARGETS trainwatch_shared EXPORT trainwatchTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT dev
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/trainwatch DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
+set(cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/trainwatch)
+install(EXPORT trainwatchTargets NAMESPACE trainwatch:: DESTINATION ${cmake_dir} COMPONENT dev)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/trainwatchConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/trainwatchConfig.cmake INSTALL_DESTINATION ${cmake_dir})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/trainwatchConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/trainwatchConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/trainwatchConfigVersion.cmake
+  DESTINATION ${cmake_dir} COMPONENT dev)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/trainwatch.pc.in ${CMAKE_CURRENT_BINARY_DIR}/trainwatch.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/trainwatch.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/config/trainwatch.yaml DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/trainwatch)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/config/example.env DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/trainwatch/agent)
+install(FILES ${PROJECT_SOURCE_DIR}/examples/demo.yaml ${PROJECT_SOURCE_DIR}/deploy/config/trainwatch.yaml
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/examples)
+
+foreach(unit trainwatch.service trainwatch-agent@.service)
+  configure_file(${PROJECT_SOURCE_DIR}/deploy/systemd/${unit}.in ${CMAKE_CURRENT_BINARY_DIR}/systemd/${unit} @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/systemd/${unit} DESTINATION ${TRAINWATCH_SYSTEMD_UNIT_DIR})
+endforeach()
+
+# Slurm Prolog=/Epilog= scripts that start and stop a node agent per job (docs/deploy.md).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/prolog.sh ${PROJECT_SOURCE_DIR}/deploy/slurm/epilog.sh
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/slurm)

@@ -1,0 +1,62 @@
+#include "jobs/launch_record.h"
+
+#include <array>
+#include <csignal>
+#include <utility>
+
+namespace trainwatch::jobs {
+namespace {
+
+constexpr std::array<std::pair<LaunchOutcome, std::string_view>, 6> kOutcomes{{
+    {LaunchOutcome::kOpen, "open"},
+    {LaunchOutcome::kFinished, "finished"},
+    {LaunchOutcome::kFailed, "failed"},
+    {LaunchOutcome::kPreempted, "preempted"},
+    {LaunchOutcome::kRequeued, "requeued"},
+    {LaunchOutcome::kSuperseded, "superseded"},
+}};
+
+// A rank that finished: said so, or exited 0 (a script that never called finish()).
+bool finished(const RankReport& r) {
+  return r.status == RankStatus::kFinished ||
+         (!r.alive && r.exit && r.exit->signal == 0 && r.exit->code == 0);
+}
+
+// A rank that ended by a failure of its own, not by its scheduler's SIGTERM.
+bool failed_of_its_own(const RankReport& r) {
+  if (r.status == RankStatus::kFailed || !r.error.empty()) return true;
+  if (r.alive) return false;
+  if (!r.exit) return true;  // vanished while its agent watched
+  return r.exit->signal != SIGTERM && (r.exit->signal != 0 || r.exit->code != 0);
+}
+
+}  // namespace
+
+std::string_view to_string(LaunchOutcome o) {
+  for (const auto& [outcome, name] : kOutcomes) {
+    if (outcome == o) return name;
+  }
+  return "open";
+}
+
+std::optional<LaunchOutcome> launch_outcome_from_string(std::string_view s) {
+  for (const auto& [outcome, name] : kOutcomes) {
+    if (name == s) return outcome;
+  }
+  return std::nullopt;
+}
+
+LaunchOutcome ended_as(const std::vector<const RankReport*>& ranks, bool relaunched) {
+  bool all_finished = !ranks.empty(), terminated = false;
+  for (const RankReport* r : ranks) {
+    if (finished(*r)) continue;
+    all_finished = false;
+    if (failed_of_its_own(*r)) return LaunchOutcome::kFailed;
+    terminated = terminated || (!r->alive && r->exit && r->exit->signal == SIGTERM);
+  }
+  if (all_finished) return LaunchOutcome::kFinished;
+  if (terminated) return LaunchOutcome::kPreempted;
+  return relaunched ? LaunchOutcome::kRequeued : LaunchOutcome::kSuperseded;
+}
+
+}  // namespace trainwatch::jobs
