@@ -225,6 +225,8 @@ TEST_F(PostgresStoreTest, ResultsQueuedTogetherAreStoredAsOneByOneAndABadOneFail
       r.result.latency_ms = 2.5;
       r.result.cause = monitor == "db" && i == 50 ? std::string("body \xff") : (r.result.ok ? "" : "timeout");
       r.state = up_state(kT0);
+      // Every fourth check fails and leaves the monitor DOWN: uptime is time not DOWN.
+      if (!r.result.ok) r.state.status = MonitorStatus::kDown;
       r.state.last_check = r.result.at;
       r.state.consecutive_failures = i;
       ASSERT_TRUE(store.write(r, [&](const Status& status) {
