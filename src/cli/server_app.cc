@@ -11,6 +11,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 
 #include "alerting/channels.h"
+#include "alerting/maintenance.h"
 #include "api/incident_routes.h"
 #include "api/job_routes.h"
 #include "api/maintenance_routes.h"
@@ -224,12 +225,17 @@ bool ServerApp::start() {
     spdlog::info("{} stored node report(s) applied: jobs resume where they were", *restored);
   }
   // Maintenance windows created through the API hold notifications beside the file's
-  // (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher.
+  // (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher,
+  // and the engine, whose results inside a window count as up time (storage/store.h).
   maintenance_ = std::make_unique<catalog::MaintenanceCatalog>(
       *store_, clock_, [this](const std::string& name) { return engine_->monitor(name).has_value(); },
       [this](const std::vector<MaintenanceWindow>& windows) {
         planner_->set_maintenance(windows);
         dispatcher_->set_maintenance(windows);
+        engine_->set_maintenance(
+            [windows](const std::string& monitor, const std::vector<std::string>& tags, SystemTime at) {
+              return alerting::held_until(windows, monitor, tags, at).has_value();
+            });
       });
   if (auto skipped = maintenance_->load(); !skipped) {
     spdlog::error("cannot read API maintenance windows: {}", skipped.error().message);

@@ -431,6 +431,7 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   }
   RecordResult record{r.config->name, result, step.state, {}};
   record.epoch = r.epoch;
+  record.in_maintenance = in_maintenance_ && in_maintenance_(r.config->name, r.config->tags, result.at);
   if (alerts_ != nullptr) {
     std::optional<Incident> ended;
     if (closed && r.open_incident) {
@@ -742,6 +743,10 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
     }
     if (applied) applied();
   });
+}
+
+void Engine::set_maintenance(MaintenanceTest test) {
+  asio::post(io_, [this, test = std::move(test)]() mutable { in_maintenance_ = std::move(test); });
 }
 
 void Engine::set_paused(const std::string& name, bool paused, std::function<void(bool found)> done) {

@@ -172,6 +172,15 @@ class Engine final : public heartbeat::PingSink {
   // Shares the monitors with other replicas: this engine runs only those `ownership`
   // owns (it must outlive the engine). Call before start().
   void set_ownership(const Ownership* ownership) { ownership_ = ownership; }
+
+  // Whether a monitor (its name and tags) is inside a maintenance window at a time.
+  using MaintenanceTest =
+      std::function<bool(const std::string& monitor, const std::vector<std::string>& tags, SystemTime at)>;
+  // From any thread: the test that marks results decided inside a window
+  // (RecordResult.in_maintenance), in place on the io thread from the next result on. The
+  // windows change with reloads and the API (catalog/maintenance_catalog.h); none: no
+  // result is in maintenance.
+  void set_maintenance(MaintenanceTest test);
   // On the io thread: takes over the monitors this replica owns now and did not, lets go
   // of those it no longer owns, and reads the stored state of the others for readers.
   // One read of the stored states changed since the last sync, on the caller's thread;
@@ -295,6 +304,7 @@ class Engine final : public heartbeat::PingSink {
   CheckerSet& checkers_;
   AlertHook* alerts_ = nullptr;
   const Ownership* ownership_ = nullptr;  // null: this process owns every monitor
+  MaintenanceTest in_maintenance_;        // io thread only
   LogThrottle follow_log_{kDropLogInterval};
   LogThrottle fence_log_{kDropLogInterval};
   uint64_t term_ = 0;  // Ownership::term at the last sync; io thread only

@@ -78,6 +78,9 @@ struct RecordResult {
   // over): a replica that was paused or cut off never writes what it decided on a stale
   // view. None: a lone server, whose writes nobody fences.
   std::optional<int64_t> epoch = std::nullopt;
+  // The check ran inside one of the monitor's maintenance windows: its rollups count it as
+  // up time (counts_as_up, below). The raw result keeps what the check found.
+  bool in_maintenance = false;
 };
 
 // The monitor's state changed without a check (paused, resumed, config reload).
@@ -278,8 +281,10 @@ struct HeartbeatMarks {
 // Uptime is time not DOWN. Checks run at a fixed rate (engine/schedule.h), so each stands
 // for one interval of time, and it counts as up unless the monitor was DOWN after it
 // (counts_as_up): a failed check below `retries` opened no incident and takes no uptime.
-// A paused monitor runs no checks, so a pause counts neither way; nor does time the
-// server was stopped. Rows written before this rule counted failed checks instead; no
+// Nor does a check inside a maintenance window (RecordResult.in_maintenance): planned work
+// is not an outage, so the window counts as up whatever the checks found. A paused
+// monitor runs no checks, so a pause counts neither way; nor does time the server was
+// stopped. Rows written before this rule counted failed checks instead; no
 // migration can tell them apart (the raw results are pruned), so they age out of the
 // 90-day window.
 enum class RollupResolution { kHour, kDay };
@@ -292,7 +297,9 @@ struct UptimeBucket {
 };
 
 // Whether a stored result counts as up time in its rollup buckets (above).
-inline bool counts_as_up(const RecordResult& r) { return r.state.status != MonitorStatus::kDown; }
+inline bool counts_as_up(const RecordResult& r) {
+  return r.in_maintenance || r.state.status != MonitorStatus::kDown;
+}
 
 struct ApiMonitorSpec {
   std::string name;

@@ -76,6 +76,22 @@ TYPED_TEST(StoreRollups, AFailedCheckCountsAgainstUptimeOnlyWhenTheMonitorIsDown
   EXPECT_EQ(this->buckets(RollupResolution::kHour, kDay0, kDay0 + kHour).at(0).ok, 12);
 }
 
+// Planned work is not an outage: a DOWN inside a maintenance window counts as up.
+TYPED_TEST(StoreRollups, ADownInsideAMaintenanceWindowCountsAsUp) {
+  CheckResult failed;
+  failed.at = from_unix_ms(kDay0 + 1);
+  MonitorState down;
+  down.status = MonitorStatus::kDown;
+  RecordResult in_window{"a", failed, down};
+  in_window.in_maintenance = true;
+  ASSERT_TRUE(this->store_->write(in_window));
+  this->record("a", kDay0 + 2, false, 1);  // the window ended, the monitor still DOWN
+  auto day = this->buckets(RollupResolution::kDay, kDay0, kDay0 + kDay);
+  ASSERT_EQ(day.size(), 1u);
+  EXPECT_EQ(day[0].checks, 2);
+  EXPECT_EQ(day[0].ok, 1);
+}
+
 TYPED_TEST(StoreRollups, TheWindowIsHalfOpen) {
   this->record("a", kDay0, true, 1);
   this->record("a", kDay0 + kDay, true, 1);
