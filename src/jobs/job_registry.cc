@@ -32,6 +32,22 @@ IngestResult rank_refusal(const JobState& state, const JobCheckSpec& spec, size_
   return {IngestOutcome::kTooManyRanks, limit, after, spec.world_size > 0 ? "world_size" : "jobs.max_ranks"};
 }
 
+// The bounds a report is held to, read under the registry's lock; `node` is the refusal
+// of a node reporting more ranks than jobs.max_ranks_per_node, else accepted.
+struct ReportBounds {
+  size_t max_ranks = 0;
+  Millis expire_after{0};
+  IngestResult node;
+};
+
+ReportBounds report_bounds(const JobsConfig& config, const NodeReport& report) {
+  ReportBounds bounds{static_cast<size_t>(config.max_ranks), config.expire_after, {}};
+  const auto max_per_node = static_cast<size_t>(config.max_ranks_per_node);
+  if (report.ranks.size() > max_per_node)
+    bounds.node = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(), "jobs.max_ranks_per_node"};
+  return bounds;
+}
+
 }  // namespace
 
 void JobRegistry::configure(const Config& config) {
@@ -201,12 +217,11 @@ IngestResult JobRegistry::admit(const std::string& job, const NodeReport& report
   std::vector<std::string> expired;
   {
     std::lock_guard lock(mu_);
-    max_ranks = static_cast<size_t>(jobs_config_.max_ranks);
-    expire_after = jobs_config_.expire_after;
-    const size_t max_per_node = static_cast<size_t>(jobs_config_.max_ranks_per_node);
-    if (report.ranks.size() > max_per_node) {
-      result = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(),
-                "jobs.max_ranks_per_node"};
+    ReportBounds bounds = report_bounds(jobs_config_, report);
+    max_ranks = bounds.max_ranks;
+    expire_after = bounds.expire_after;
+    if (bounds.node.outcome != IngestOutcome::kAccepted) {
+      result = std::move(bounds.node);
     } else if (auto it = jobs_.find(job); it != jobs_.end()) {
       entry = it->second;
       spec = entry->spec;
@@ -254,12 +269,11 @@ IngestResult JobRegistry::ingest(const std::string& job, const NodeReport& repor
   std::vector<std::string> expired;
   {
     std::lock_guard lock(mu_);
-    max_ranks = static_cast<size_t>(jobs_config_.max_ranks);
-    expire_after = jobs_config_.expire_after;
-    const size_t max_per_node = static_cast<size_t>(jobs_config_.max_ranks_per_node);
-    if (report.ranks.size() > max_per_node) {
-      result = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(),
-                "jobs.max_ranks_per_node"};
+    ReportBounds bounds = report_bounds(jobs_config_, report);
+    max_ranks = bounds.max_ranks;
+    expire_after = bounds.expire_after;
+    if (bounds.node.outcome != IngestOutcome::kAccepted) {
+      result = std::move(bounds.node);
     } else {
       entry = find_or_create(job, now, result, expired);
     }
