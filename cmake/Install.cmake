@@ -53,3 +53,4 @@ endforeach()
 # Slurm Prolog=/Epilog= scripts that start and stop a node agent per job (docs/deploy.md).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/prolog.sh ${PROJECT_SOURCE_DIR}/deploy/slurm/epilog.sh
   DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/slurm)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/slurm/slurm-env.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/slurm)

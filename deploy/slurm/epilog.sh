@@ -3,17 +3,8 @@
 # started for this job, with SIGTERM (its last node report goes out first), SIGKILL after
 # 10 s. Only that agent: the pid file's process must still be the agent program.
 set -u
-# slurmd gives its scripts a bare environment.
-export PATH=${PATH:-/usr/sbin:/usr/bin:/sbin:/bin}
-env_file=${TRAINWATCH_SLURM_ENV:-/etc/trainwatch/slurm.env}
-if [[ -r $env_file ]]; then
-  set -a
-  # shellcheck source=/dev/null
-  . "$env_file"
-  set +a
-fi
-run_dir=${TRAINWATCH_SLURM_RUN_DIR:-/run/trainwatch/slurm}
-agent=${TRAINWATCH_AGENT:-/usr/bin/trainwatch-agent}
+# shellcheck source=deploy/slurm/slurm-env.sh
+. "${BASH_SOURCE[0]%/*}/slurm-env.sh" || exit 0
 pid_file=$run_dir/$SLURM_JOB_ID.pid
 
 [[ -r $pid_file ]] || exit 0

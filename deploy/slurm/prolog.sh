@@ -14,17 +14,8 @@
 # does not give a prolog, so it is asked of squeue) unless TRAINWATCH_JOB is set for both.
 # A prolog that fails drains the node, so every failure here is logged and the job goes on.
 set -u
-# slurmd gives its scripts a bare environment.
-export PATH=${PATH:-/usr/sbin:/usr/bin:/sbin:/bin}
-env_file=${TRAINWATCH_SLURM_ENV:-/etc/trainwatch/slurm.env}
-if [[ -r $env_file ]]; then
-  set -a
-  # shellcheck source=/dev/null
-  . "$env_file"
-  set +a
-fi
-run_dir=${TRAINWATCH_SLURM_RUN_DIR:-/run/trainwatch/slurm}
-agent=${TRAINWATCH_AGENT:-/usr/bin/trainwatch-agent}
+# shellcheck source=deploy/slurm/slurm-env.sh
+. "${BASH_SOURCE[0]%/*}/slurm-env.sh" || exit 0
 log=$run_dir/$SLURM_JOB_ID.log
 
 mkdir -p "$run_dir" || exit 0
