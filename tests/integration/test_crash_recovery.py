@@ -4,16 +4,12 @@ What was acknowledged survives: every ping answered 200 is in the store after a 
 and an alert whose delivery was cut off is delivered after the restart, any duplicate
 carrying the same delivery_id.
 """
-import http.client
 import signal
-import sqlite3
-import threading
-import time
-import urllib.parse
 
 import pytest
 
 from conftest import Server, wait_for
+from ping_load import PingLoad, stored_ping_bodies
 from receivers import HoldingReceiver
 
 TOKEN = "crash-ping-token-0001"
@@ -44,41 +40,13 @@ def test_kill_9_under_ping_load_loses_no_acknowledged_ping(tmp_path):
 monitors:
   - {{name: steps, type: heartbeat, period: 1h, grace: 1h, token: {TOKEN}}}
 """)
-    url = urllib.parse.urlsplit(server.base)
-    acked = []
-    lock = threading.Lock()
-    stop = threading.Event()
-    deadline = time.monotonic() + LOAD_SECONDS
-
-    def pinger(n):
-        conn = None
-        for i in range(MAX_PINGS_PER_PINGER):
-            if stop.is_set() or time.monotonic() > deadline:
-                return
-            body = f"pinger {n} ping {i}"
-            try:
-                conn = conn or http.client.HTTPConnection(url.hostname, url.port, timeout=10)
-                conn.request("POST", f"/ping/{TOKEN}", body=body)
-                response = conn.getresponse()
-                response.read()
-            except (OSError, http.client.HTTPException):
-                return  # the server is gone: what was answered before is what counts
-            if response.status == 200:
-                with lock:
-                    acked.append(body)
-
-    threads = [threading.Thread(target=pinger, args=(n,)) for n in range(PINGERS)]
-    for t in threads:
-        t.start()
+    load = PingLoad(server, TOKEN, PINGERS, MAX_PINGS_PER_PINGER, LOAD_SECONDS)
     try:
-        wait_for(lambda: len(acked) >= ACKED_BEFORE_KILL, timeout=LOAD_SECONDS, what="pings under load")
+        wait_for(lambda: len(load.acked()) >= ACKED_BEFORE_KILL, timeout=LOAD_SECONDS, what="pings under load")
         kill(server)
     finally:
-        stop.set()
-        for t in threads:
-            t.join(timeout=20)
-    with lock:
-        answered = list(acked)
+        load.stop()
+    answered = load.acked()
     assert len(answered) >= ACKED_BEFORE_KILL
 
     server = restart(server, tmp_path)
@@ -86,11 +54,7 @@ monitors:
         assert server.monitor("steps")["heartbeat"]["last_ping"] is not None
     finally:
         server.stop()
-    db = sqlite3.connect(f"file:{tmp_path / 'data' / 'trainwatch.db'}?mode=ro", uri=True)
-    try:
-        stored = {row[0] for row in db.execute("SELECT body FROM heartbeat_pings WHERE monitor = 'steps'")}
-    finally:
-        db.close()
+    stored = stored_ping_bodies(tmp_path / "data" / "trainwatch.db", "steps")
     lost = [body for body in answered if body not in stored]
     assert lost == [], f"{len(lost)} of {len(answered)} acknowledged pings lost, e.g. {lost[:5]}"
 

@@ -10,11 +10,11 @@ import json
 import signal
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from conftest import Server, api_call, wait_for
+from faults import Target
 from receivers import HoldingReceiver, HttpReceiver
 from rendezvous import owner_of
 
@@ -25,43 +25,6 @@ def iso(seconds):
 
 MONITORS = [f"svc-{i:02d}" for i in range(12)]
 ADMIN = "replica-admin-token-0123456789"
-
-
-class Target:
-    """One HTTP service per monitor path; records when each path was checked."""
-
-    def __init__(self):
-        self.hits = {}  # path -> [monotonic times]
-        self.failing = set()
-        self.lock = threading.Lock()
-        target = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                name = self.path.strip("/")
-                with target.lock:
-                    target.hits.setdefault(name, []).append(time.monotonic())
-                    status = 500 if name in target.failing else 200
-                self.send_response(status)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def times(self, name):
-        with self.lock:
-            return list(self.hits.get(name, []))
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture
@@ -125,7 +88,7 @@ monitors:{monitors}""")
 
         # svc-00 goes DOWN under its owner; every replica shows the incident.
         flaky = MONITORS[0]
-        target.failing.add(flaky)
+        target.fail(flaky)
         down = wait_for(lambda: (m := replicas[0].monitor(flaky)) and m["status"] == "down" and m,
                         timeout=15, what=f"{flaky} down")
         incident_id = down["incident"]["id"]
@@ -139,7 +102,7 @@ monitors:{monitors}""")
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait(10)
         killed = time.monotonic()
-        target.failing.discard(flaky)
+        target.recover(flaky)
 
         up = wait_for(lambda: (m := survivors[0].monitor(flaky)) and m["status"] == "up" and m,
                       timeout=20, what=f"{flaky} up again under a new owner")
@@ -301,7 +264,7 @@ monitors:
                  what="the owner of svc to own it")
         victim = by_id[owner_of("svc", members)]
         survivor = next(r for r in replicas if r is not victim)
-        target.failing.add("svc")
+        target.fail("svc")
         wait_for(lambda: len(receiver.arrivals()) == 1, timeout=15, what="the DOWN alert in flight")
         victim.proc.send_signal(signal.SIGKILL)
         victim.proc.wait(10)

@@ -7,14 +7,11 @@ transaction, and each second while idle), pings and reports are answered 503 and
 report is shown nowhere, and every ping answered 200 before is still there after the
 restart (the store copied the WAL it still held open into the database file).
 """
-import http.client
 import signal
-import sqlite3
-import threading
 import time
-import urllib.parse
 
 from conftest import Server, api_call, wait_for
+from ping_load import PingLoad, stored_ping_bodies
 
 TOKEN = "wal-ping-token-0001"
 PINGERS = 4
@@ -50,41 +47,12 @@ def test_a_deleted_wal_under_ping_load_is_noticed_refused_and_loses_no_acknowled
     path.write_text(config())
     data = tmp_path / "data"
     server = Server(path, data, tmp_path / "server.log").start()
-    url = urllib.parse.urlsplit(server.base)
-    answers = []  # (sent at, status, body)
-    lock = threading.Lock()
-    stop = threading.Event()
-    deadline = time.monotonic() + LOAD_SECONDS
-
-    def pinger(n):
-        conn = None
-        for i in range(MAX_PINGS_PER_PINGER):
-            if stop.is_set() or time.monotonic() > deadline:
-                return
-            body = f"pinger {n} ping {i}"
-            sent = time.monotonic()
-            try:
-                conn = conn or http.client.HTTPConnection(url.hostname, url.port, timeout=10)
-                conn.request("POST", f"/ping/{TOKEN}", body=body)
-                response = conn.getresponse()
-                response.read()
-            except (OSError, http.client.HTTPException):
-                return  # the server is gone: what was answered before is what counts
-            with lock:
-                answers.append((sent, response.status, body))
-
-    def acked():
-        with lock:
-            return [body for _, status, body in answers if status == 200]
-
     status, _, _ = api_call(server, "POST", "/api/v1/jobs/train/report", node_report("node-a"))
     assert status == 200
 
-    threads = [threading.Thread(target=pinger, args=(n,)) for n in range(PINGERS)]
-    for t in threads:
-        t.start()
+    load = PingLoad(server, TOKEN, PINGERS, MAX_PINGS_PER_PINGER, LOAD_SECONDS)
     try:
-        wait_for(lambda: len(acked()) >= ACKED_BEFORE_DELETE, timeout=LOAD_SECONDS, what="pings under load")
+        wait_for(lambda: len(load.acked()) >= ACKED_BEFORE_DELETE, timeout=LOAD_SECONDS, what="pings under load")
         (data / "trainwatch.db-wal").unlink()  # the cleanup script
         health = wait_for(lambda: degraded(server), timeout=STORE_NOTICES_WITHIN, what="/healthz degraded")
         noticed = time.monotonic()
@@ -103,18 +71,15 @@ def test_a_deleted_wal_under_ping_load_is_noticed_refused_and_loses_no_acknowled
         assert status == 503, problem
         assert api_call(server, "GET", "/api/v1/jobs/fresh")[0] == 404
 
-        wait_for(lambda: len([a for a in answers if a[0] > noticed]) >= REFUSED_AFTER_DEGRADED,
+        wait_for(lambda: len([a for a in load.answers() if a[0] > noticed]) >= REFUSED_AFTER_DEGRADED,
                  timeout=LOAD_SECONDS, what="pings answered after /healthz said degraded")
         assert degraded(server), "the store took writes again on the vanished file"
         server.proc.send_signal(signal.SIGKILL)
         server.proc.wait(timeout=20)
         server.log.close()
     finally:
-        stop.set()
-        for t in threads:
-            t.join(timeout=20)
-    with lock:
-        answered = list(answers)
+        load.stop()
+    answered = load.answers()
     after = [status for sent, status, _ in answered if sent > noticed]
     assert after and set(after) == {503}, f"answers to pings sent once degraded: {sorted(set(after))}"
     acknowledged = [body for _, status, body in answered if status == 200]
@@ -128,10 +93,6 @@ def test_a_deleted_wal_under_ping_load_is_noticed_refused_and_loses_no_acknowled
         assert api_call(server, "POST", f"/api/v1/jobs/train/report", node_report("node-b"))[0] == 200
     finally:
         server.stop()
-    db = sqlite3.connect(f"file:{data / 'trainwatch.db'}?mode=ro", uri=True)
-    try:
-        stored = {row[0] for row in db.execute("SELECT body FROM heartbeat_pings WHERE monitor = 'steps'")}
-    finally:
-        db.close()
+    stored = stored_ping_bodies(data / "trainwatch.db", "steps")
     lost = [body for body in acknowledged if body not in stored]
     assert lost == [], f"{len(lost)} of {len(acknowledged)} acknowledged pings lost, e.g. {lost[:5]}"

@@ -12,24 +12,14 @@
 #include "jobs/job_memo.h"
 #include "jobs/job_state.h"
 #include "jobs/rank_health.h"
+#include "jobs/rank_reports.h"
 
 namespace trainwatch::jobs {
 namespace {
 
 using testing::ManualClock;
-
-RankReport training(int rank, int64_t step, uint64_t reports = 0) {
-  RankReport r;
-  r.rank = rank;
-  r.pid = 100 + rank;
-  r.alive = true;
-  r.state = 'S';
-  r.status = RankStatus::kTraining;
-  r.step = step;
-  r.step_reports = reports ? reports : static_cast<uint64_t>(step + 1);
-  r.last_step_age_ms = 0;
-  return r;
-}
+using testing::node_report;
+using testing::training;
 
 // A rank that has just failed with `error` at `step`.
 RankReport failed_with(int rank, int64_t step, std::string error) {
@@ -49,12 +39,8 @@ class JobAnalysis : public ::testing::Test {
 
   // One report from `node` carrying `ranks`, received now.
   void report(const std::string& node, std::vector<RankReport> ranks, bool final = false) {
-    NodeReport r;
-    r.node = node;
-    r.report_every = report_every_;
-    r.final = final;
-    r.ranks = std::move(ranks);
-    ASSERT_TRUE(job_.ingest(r, clock_.monotonic_time(), clock_.system_time()));
+    ASSERT_TRUE(job_.ingest(node_report(node, std::move(ranks), report_every_, final), clock_.monotonic_time(),
+                            clock_.system_time()));
   }
 
   // Both nodes healthy at `step`, ranks 0-1 on node-a and 2-3 on node-b.

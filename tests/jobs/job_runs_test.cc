@@ -12,45 +12,34 @@
 #include "jobs/job_memo.h"
 #include "jobs/job_state.h"
 #include "jobs/launch_record.h"
+#include "jobs/rank_reports.h"
 
 namespace trainwatch::jobs {
 namespace {
 
+using testing::exited;
 using testing::ManualClock;
+using testing::node_report;
+using testing::training;
 
 // A rank of run `run_id` at the launcher's restart count `attempt`; pids differ per
 // run, attempt and rank, as a relaunch's do.
 RankReport rank_of(const std::string& run_id, int attempt, int rank, int64_t step, int pid_base) {
-  RankReport r;
-  r.rank = rank;
+  RankReport r = training(rank, step);
   r.world_size = 2;
   r.pid = pid_base + 10 * attempt + rank;
-  r.alive = true;
-  r.state = 'S';
-  r.status = RankStatus::kTraining;
-  r.step = step;
-  r.step_reports = static_cast<uint64_t>(step + 1);
-  r.last_step_age_ms = 0;
   r.attempt = attempt;
   r.run_id = run_id;
   return r;
 }
 
 RankReport finished(RankReport r) {
+  r = exited(std::move(r), 0);
   r.status = RankStatus::kFinished;
-  r.alive = false;
-  r.state = '?';
-  r.exit = ProcessExit{0, 0, false, false};
   return r;
 }
 
-RankReport killed(RankReport r, int signal) {
-  r.alive = false;
-  r.state = '?';
-  r.gone_age_ms = 0;
-  r.exit = ProcessExit{-1, signal, false, false};
-  return r;
-}
+RankReport killed(RankReport r, int signal) { return exited(std::move(r), -1, signal); }
 
 class JobRuns : public ::testing::Test {
  protected:
@@ -61,11 +50,8 @@ class JobRuns : public ::testing::Test {
 
   // One report from node-a carrying `ranks`, received now.
   void report(std::vector<RankReport> ranks) {
-    NodeReport r;
-    r.node = "node-a";
-    r.report_every = Millis(1'000);
-    r.ranks = std::move(ranks);
-    ASSERT_TRUE(job_.ingest(r, clock_.monotonic_time(), clock_.system_time()));
+    ASSERT_TRUE(
+        job_.ingest(node_report("node-a", std::move(ranks), Millis(1'000)), clock_.monotonic_time(), clock_.system_time()));
   }
 
   // Ranks 0 and 1 of (run_id, attempt) train from `from` for `seconds`, a report a second.

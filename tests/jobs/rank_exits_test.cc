@@ -9,37 +9,19 @@
 #include "jobs/analysis.h"
 #include "jobs/job_state.h"
 #include "jobs/rank_health.h"
+#include "jobs/rank_reports.h"
 
 namespace trainwatch::jobs {
 namespace {
 
+using testing::exited;
 using testing::ManualClock;
-
-RankReport training(int rank, int64_t step) {
-  RankReport r;
-  r.rank = rank;
-  r.pid = 100 + rank;
-  r.alive = true;
-  r.state = 'S';
-  r.status = RankStatus::kTraining;
-  r.step = step;
-  r.step_reports = static_cast<uint64_t>(step + 1);
-  r.last_step_age_ms = 0;
-  return r;
-}
+using testing::node_report;
+using testing::training;
 
 RankReport finished(int rank, int64_t step) {
   RankReport r = training(rank, step);
   r.status = RankStatus::kFinished;
-  return r;
-}
-
-// Gone, and the kernel said how (agent/exit_watch.h).
-RankReport exited(RankReport r, int code) {
-  r.alive = false;
-  r.state = '?';
-  r.gone_age_ms = 0;
-  r.exit = ProcessExit{code, 0, false, false};
   return r;
 }
 
@@ -52,12 +34,8 @@ class RankExits : public ::testing::Test {
   }
 
   void report(std::vector<RankReport> ranks, bool final = false) {
-    NodeReport r;
-    r.node = "node-a";
-    r.report_every = Millis(1'000);
-    r.final = final;
-    r.ranks = std::move(ranks);
-    ASSERT_TRUE(job_.ingest(r, clock_.monotonic_time(), clock_.system_time()));
+    ASSERT_TRUE(job_.ingest(node_report("node-a", std::move(ranks), Millis(1'000), final),
+                            clock_.monotonic_time(), clock_.system_time()));
   }
 
   // Two ranks on one node stepping 10 a second for 10 s; returns the last step.
