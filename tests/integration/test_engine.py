@@ -248,7 +248,7 @@ monitors:
 
 
 def test_check_command_accepts_the_documented_example():
-    run = subprocess.run([BINARY, "check", "examples/issue-2.yaml"], capture_output=True, text=True,
+    run = subprocess.run([BINARY, "check", "examples/rank0-and-chat-server.yaml"], capture_output=True, text=True,
                          cwd=str(__import__("conftest").ROOT))
     assert run.returncode == 0, run.stderr
 
