@@ -50,8 +50,8 @@ class JobRuns : public ::testing::Test {
 
   // One report from node-a carrying `ranks`, received now.
   void report(std::vector<RankReport> ranks) {
-    ASSERT_TRUE(
-        job_.ingest(node_report("node-a", std::move(ranks), Millis(1'000)), clock_.monotonic_time(), clock_.system_time()));
+    ASSERT_TRUE(job_.ingest(node_report("node-a", std::move(ranks), Millis(1'000)), clock_.monotonic_time(),
+                            clock_.system_time()));
   }
 
   // Ranks 0 and 1 of (run_id, attempt) train from `from` for `seconds`, a report a second.
