@@ -44,7 +44,8 @@ ReportBounds report_bounds(const JobsConfig& config, const NodeReport& report) {
   ReportBounds bounds{static_cast<size_t>(config.max_ranks), config.expire_after, {}};
   const auto max_per_node = static_cast<size_t>(config.max_ranks_per_node);
   if (report.ranks.size() > max_per_node)
-    bounds.node = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(), "jobs.max_ranks_per_node"};
+    bounds.node = {IngestOutcome::kTooManyRanksOnNode, max_per_node, report.ranks.size(),
+                   "jobs.max_ranks_per_node"};
   return bounds;
 }
 
