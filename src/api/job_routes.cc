@@ -201,8 +201,8 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
       {"trainwatch_job_rank_step", "gauge", "Last reported step, by rank.",
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return static_cast<double>(r.last.step); }},
       {"trainwatch_job_rank_lag_steps", "gauge", "Steps behind the most advanced rank.",
-       [](const JobSnapshot& s, int rank, const jobs::RankRecord&) {
-         return s.verdict->lag.count(rank) ? static_cast<double>(s.verdict->lag.at(rank)) : 0.0;
+       [](const JobSnapshot& s, int, const jobs::RankRecord& r) {
+         return static_cast<double>(jobs::step_lag(r, jobs::JobFront{s.max_step, {}}));
        }},
       {"trainwatch_job_rank_alive", "gauge", "1 while the rank's process exists.",
        [](const JobSnapshot&, int, const jobs::RankRecord& r) { return r.last.alive ? 1.0 : 0.0; }},

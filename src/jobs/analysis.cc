@@ -357,8 +357,8 @@ bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const
     const PlaceGroup& g = w.groups[i];
     message += "; " + ranks_phrase(g.ranks) + (g.ranks.size() == 1 ? " is " : " are ") + g.place.text;
   }
-  out.push_back(
-      {"rank_stuck", Severity::kDown, stuck.ranks, "", message, kOrderStalled, progress + step_timeout});
+  out.push_back({"rank_stuck", Severity::kDown, stuck.ranks, "", message, kOrderStalled,
+                 progress + step_timeout, progress});
   return true;
 }
 
@@ -391,7 +391,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
     out.push_back({"startup_stuck", Severity::kDown, ranks, "",
                    ranks_phrase(ranks) + " made too few steps in " + ago(c.now, since) +
                        " of start-up (start-up timeout " + format_duration(c.t.startup_timeout) + ")",
-                   kOrderStartup, since + c.t.startup_timeout});
+                   kOrderStartup, since + c.t.startup_timeout, since});
     return;
   }
   MonoTime progress = newest.value_or(c.now);
@@ -425,8 +425,8 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
       message = detail + " furthest behind at step " + std::to_string(min_step) + " (others at step " +
                 std::to_string(max_step) + "): no rank advanced for " + ago(c.now, progress) + timeout_text;
     }
-    out.push_back(
-        {"job_stalled", Severity::kDown, behind, "", message, kOrderStalled, progress + step_timeout});
+    out.push_back({"job_stalled", Severity::kDown, behind, "", message, kOrderStalled,
+                   progress + step_timeout, progress});
     return;
   }
   // One rank stuck while the others advance (asynchronous work, or not yet blocked on it).
@@ -443,7 +443,8 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
                        " at step " + std::to_string(r->last.step) + " while others reached step " +
                        std::to_string(max_step) + timeout_text,
                    kOrderHung,
-                   *r->last_step_at + step_timeout});
+                   *r->last_step_at + step_timeout,
+                   *r->last_step_at});
   }
 }
 
@@ -514,7 +515,7 @@ void silent_node_findings(const Context& c, const std::string& name, const NodeR
                  "node " + name + " has sent no report for " + ago(c.now, n.last_seen) + " (" +
                      std::to_string(c.t.missed_reports) + " reports missed; " + ranks_phrase(ranks) +
                      " last seen there at " + clock_time(c.wall(n.last_seen)) + ")",
-                 kOrderNodeSilent, since});
+                 kOrderNodeSilent, since, n.last_seen});
 }
 
 // A node whose agent said goodbye (its final report) while ranks there still ran. With the
@@ -682,10 +683,13 @@ void straggler_findings(const Context& c, std::vector<Finding>& out) {
     double window_s;
   };
   std::vector<Cost> costs;
+  const auto gap = c.job.learned().smoothed_step_gap();
   for (const RankEntry& e : c.ranks) {
     if (!e.running || e.r->window.size() < 2) continue;
     const int rank = e.rank;
     const RankRecord& r = *e.r;
+    // Judged at its last report, not now: a verdict comes up to a report interval later.
+    if (!r.last_step_at || (gap && r.seen - *r.last_step_at > kStragglerIdleGaps * *gap)) continue;
     uint64_t steps = 0;
     double cpu = 0, wall = 0;
     bool cpu_known = true;
@@ -693,6 +697,7 @@ void straggler_findings(const Context& c, std::vector<Finding>& out) {
       const ProgressSample& a = r.window[i - 1];
       const ProgressSample& b = r.window[i];
       if (a.checkpointing || b.checkpointing || b.step_reports < a.step_reports) continue;
+      if (a.step_reports < kStragglerWarmupSteps) continue;
       steps += b.step_reports - a.step_reports;
       wall += std::chrono::duration<double>(b.at - a.at).count();
       if (a.cpu_s && b.cpu_s) {
@@ -886,12 +891,10 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
   v.timeouts = {t.startup_timeout,    step_timeout.value,         checkpoint_timeout.value,
                 step_timeout.learned, checkpoint_timeout.learned, job.learned().smoothed_step_gap()};
 
-  int64_t max_step = -1;
   bool all_finished = !job.ranks().empty(), any_failed = false, checkpointing = false;
   uint64_t fewest_steps = UINT64_MAX;
   for (const RankEntry& e : c.ranks) {
     const RankRecord& r = *e.r;
-    max_step = std::max(max_step, r.last.step);
     all_finished = all_finished && finished(r.last);
     any_failed = any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
     if (e.running) {
@@ -899,8 +902,6 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
       fewest_steps = std::min(fewest_steps, r.last.step_reports);
     }
   }
-  for (const RankEntry& e : c.ranks)  // in rank order: each goes in at the end
-    v.lag.emplace_hint(v.lag.end(), e.rank, e.r->last.step >= 0 ? max_step - e.r->last.step : max_step + 1);
   if (spec.world_size > 0 && static_cast<int>(job.ranks().size()) < spec.world_size) all_finished = false;
 
   if (job.ranks().empty()) {

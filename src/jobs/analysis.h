@@ -25,6 +25,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct Finding {
   std::string message;     // who and the evidence, one sentence
   int order = 0;           // attribution order: lower is blamed first
   MonoTime since{};        // when it began, on the server's clock
+  // For a finding a timeout decides (a hang, a silent node, a stuck start-up), `since` is
+  // when the timeout was crossed; this is the last sign of progress before it (the last
+  // step, the node's last report), where the interruption ledger dates the failure.
+  std::optional<MonoTime> last_progress = std::nullopt;
 };
 
 struct JobTimeouts {
@@ -60,13 +65,18 @@ struct JobVerdict {
   bool undecided = false;
   std::string cause;  // down: the alert text; else the warnings joined by "; "
   JobTimeouts timeouts;
-  std::map<int, int64_t> lag;  // rank -> steps behind the most advanced rank
 };
 
 // Straggler evidence: at least this many steps in the window, and the rank's extra cost a
-// step must exceed this (tiny CPU jobs jitter by fractions of a millisecond).
+// step must exceed this (tiny CPU jobs jitter by fractions of a millisecond). Steps of a
+// process's warm-up (its first kStragglerWarmupSteps: compilation, autotuning, the first
+// batches) count for nobody, and a rank not stepping (its last step older than
+// kStragglerIdleGaps of the job's step gaps at its last report) is no straggler: it is stuck, and its CPU
+// over the steps it made before says nothing of a step's cost.
 inline constexpr uint64_t kStragglerMinSteps = 10;
 inline constexpr double kStragglerMinExcessS = 0.002;
+inline constexpr uint64_t kStragglerWarmupSteps = 50;
+inline constexpr int kStragglerIdleGaps = 3;
 // Throughput drop: the last kThroughputRecent samples all below the fraction of the median
 // of the training samples before them (windows with no progress left out), which must
 // number at least kThroughputBaseline.

@@ -247,7 +247,9 @@ bool InterruptionLedger::update(const JobState& job, const JobVerdict& v, MonoTi
   i.code = head.code;
   i.cause = classify(head, job);
   i.message = head.message;
-  i.failed_at = std::min(head.since, now);
+  // The failure is the last sign of progress: a hang began at its last step, not when its
+  // timeout was crossed, and the time between is lost to the job all the same.
+  i.failed_at = std::min(head.last_progress.value_or(head.since), now);
   i.detected_at = now;
   i.failed_wall = wall - std::chrono::duration_cast<SystemTime::duration>(now - i.failed_at);
   for (const auto& [rank, r] : job.ranks()) i.step = std::max(i.step, r.last.step);

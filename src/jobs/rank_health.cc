@@ -28,6 +28,19 @@ int64_t report_skew_steps(const JobVerdict& verdict, const RankRecord& record, M
 
 }  // namespace
 
+JobFront front_of(const std::map<int, RankRecord>& ranks) {
+  JobFront front;
+  for (const auto& [rank, r] : ranks) {
+    front.max_step = std::max(front.max_step, r.last.step);
+    front.newest_seen = std::max(front.newest_seen, r.seen);
+  }
+  return front;
+}
+
+int64_t step_lag(const RankRecord& record, const JobFront& front) {
+  return record.last.step >= 0 ? front.max_step - record.last.step : front.max_step + 1;
+}
+
 RankHealthIndex::RankHealthIndex(const JobVerdict& verdict) : verdict_(verdict) {
   for (const Finding& f : verdict.findings) {
     const bool down = f.severity == Severity::kDown;
@@ -38,7 +51,7 @@ RankHealthIndex::RankHealthIndex(const JobVerdict& verdict) : verdict_(verdict) 
   }
 }
 
-RankHealth RankHealthIndex::health(int rank, const RankRecord& record, MonoTime newest_seen) const {
+RankHealth RankHealthIndex::health(int rank, const RankRecord& record, const JobFront& front) const {
   auto named = named_.find(rank);
   if (named != named_.end() && named->second) return RankHealth::kDown;
   const RankReport& last = record.last;
@@ -48,22 +61,18 @@ RankHealth RankHealthIndex::health(int rank, const RankRecord& record, MonoTime 
   if (last.status == RankStatus::kFailed || (!last.alive && !finished)) return RankHealth::kDown;
   if (named != named_.end()) return RankHealth::kWarning;
   if (finished) return RankHealth::kFinished;
-  auto lag = verdict_.lag.find(rank);
-  if (lag != verdict_.lag.end() &&
-      lag->second - report_skew_steps(verdict_, record, newest_seen) >= kBehindSteps) {
+  if (step_lag(record, front) - report_skew_steps(verdict_, record, front.newest_seen) >= kBehindSteps)
     return RankHealth::kBehind;
-  }
   return RankHealth::kOk;
 }
 
-RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, MonoTime newest_seen) {
-  return RankHealthIndex(verdict).health(rank, record, newest_seen);
+RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, const JobFront& front) {
+  return RankHealthIndex(verdict).health(rank, record, front);
 }
 
 RankSummary summarise_ranks(const JobVerdict& verdict, const std::map<int, RankRecord>& ranks) {
   RankSummary out;
-  MonoTime newest_seen{};
-  for (const auto& [rank, r] : ranks) newest_seen = std::max(newest_seen, r.seen);
+  const JobFront front = front_of(ranks);
   const RankHealthIndex index(verdict);
   std::optional<RankRange> open;
   auto close = [&] {
@@ -75,7 +84,7 @@ RankSummary summarise_ranks(const JobVerdict& verdict, const std::map<int, RankR
     }
   };
   for (const auto& [rank, r] : ranks) {
-    const RankHealth h = index.health(rank, r, newest_seen);
+    const RankHealth h = index.health(rank, r, front);
     ++out.counts[h];
     if (open && open->health == h && open->last + 1 == rank) {
       open->last = rank;

@@ -8,6 +8,9 @@
 // otherwise `ok`. Ranks of a synchronous job sit within a step of each other, so one
 // step of lag is normal and not shown.
 //
+// Lag and step come from the same reading of the ranks (JobFront below), never a rank's
+// newest step against the lag of an older verdict: that read ranks ahead as behind.
+//
 // Lag comes from each node's last report, and nodes report at different instants: a node
 // whose report is 2 s older than the newest shows its ranks 2 s of steps behind while they
 // keep pace. So the steps the job makes in that age difference (at its smoothed step gap)
@@ -29,6 +32,18 @@ std::string_view to_string(RankHealth h);
 
 inline constexpr int64_t kBehindSteps = 2;
 
+// The most advanced rank's step and the newest report, read from the same ranks as the
+// record whose health is asked.
+struct JobFront {
+  int64_t max_step = -1;
+  MonoTime newest_seen{};
+};
+JobFront front_of(const std::map<int, RankRecord>& ranks);
+
+// Steps the rank is behind the most advanced one (one more than the front's step for a
+// rank that made none).
+int64_t step_lag(const RankRecord& record, const JobFront& front);
+
 // The findings of one verdict indexed by rank, built once in time linear in the ranks the
 // findings name: a grid of n ranks costs n look-ups, not n scans of every finding (a
 // stalled 16,384-rank job has one finding naming all of them). Holds a pointer to the
@@ -36,8 +51,7 @@ inline constexpr int64_t kBehindSteps = 2;
 class RankHealthIndex {
  public:
   explicit RankHealthIndex(const JobVerdict& verdict);
-  // `newest_seen`: when the most recently reported rank of the job was seen.
-  RankHealth health(int rank, const RankRecord& record, MonoTime newest_seen) const;
+  RankHealth health(int rank, const RankRecord& record, const JobFront& front) const;
 
  private:
   const JobVerdict& verdict_;
@@ -45,7 +59,7 @@ class RankHealthIndex {
 };
 
 // One rank's health; for many ranks build a RankHealthIndex once instead.
-RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, MonoTime newest_seen);
+RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& record, const JobFront& front);
 
 // Consecutive ranks of one health, as a summary of a job too big to show rank by rank:
 // "ranks 0-999 ok, 1000 down". Ranks absent from the job break a range.

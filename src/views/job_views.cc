@@ -87,7 +87,8 @@ json::value stack_json(const jobs::RankReport& l) {
        l.stack->native_note.empty() ? json::value(nullptr) : json::value(l.stack->native_note)}};
 }
 
-json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, jobs::RankHealth health) {
+json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, jobs::RankHealth health,
+                       const jobs::JobFront& front) {
   const jobs::RankReport& l = r.last;
   json::object out{
       {"rank", rank},
@@ -98,7 +99,7 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
       {"alive", l.alive},
       {"process_state", std::string(1, l.state)},
       {"step", l.step},
-      {"lag", s.verdict->lag.count(rank) ? s.verdict->lag.at(rank) : 0},
+      {"lag", jobs::step_lag(r, front)},
       {"loss", loss_json(l.loss)},
       {"loss_scale", loss_json(l.loss_scale)},
       {"overflow_consecutive", l.overflow_consecutive},
@@ -303,11 +304,10 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
                    {"checkpoint_learned", t.checkpoint_learned}};
   json::array findings, ranks, nodes;
   for (const auto& f : s.verdict->findings) findings.push_back(finding_json(s, f));
-  MonoTime newest_seen{};
-  for (const auto& [rank, r] : s.state->ranks()) newest_seen = std::max(newest_seen, r.seen);
+  const jobs::JobFront front = jobs::front_of(s.state->ranks());
   const jobs::RankHealthIndex health(*s.verdict);
   for (const auto& [rank, r] : s.state->ranks())
-    ranks.push_back(rank_json(s, rank, r, health.health(rank, r, newest_seen)));
+    ranks.push_back(rank_json(s, rank, r, health.health(rank, r, front), front));
   for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
   out["findings"] = std::move(findings);
   out["ranks"] = std::move(ranks);  // empty when ranks_omitted: see rank_ranges

@@ -330,6 +330,7 @@ def test_a_rank_stuck_in_python_is_named_with_its_function_while_the_others_wait
         j = wait_for(lambda: (j := cluster.job()) and j["status"] == "down" and j,
                      timeout=step_timeout + 15, what="down naming the stuck rank")
         elapsed = time.monotonic() - stuck
+        timeout_then_ms = j["timeouts"]["step_ms"]  # learned: it moves while the job trains
         cause = j["incident"]["cause"]
         pid = cluster.procs[2].pid
         assert cause.startswith(f"rank 2 (node-b, pid {pid}) is stuck in fetch_next_shard (job_rank.py:"), cause
@@ -362,6 +363,8 @@ def test_a_rank_stuck_in_python_is_named_with_its_function_while_the_others_wait
     assert len(downs) == 1, cluster.hook.downs()
     # Training again: the hang's stacks stay with its interruption, on the API and the page.
     [hang] = [i for i in j["interruptions"] if i["code"] == "rank_stuck"]
+    # The ledger dates the hang from its last step: detecting it took at least the timeout.
+    assert hang["detect_ms"] >= timeout_then_ms, (hang, timeout_then_ms)
     culprit, waiting = hang["stacks"][0], hang["stacks"][1]
     assert culprit["culprit"] and culprit["ranks"] == [2], hang["stacks"]
     assert culprit["place"].startswith("in fetch_next_shard (job_rank.py:"), culprit

@@ -39,8 +39,8 @@ class JobAnalysis : public ::testing::Test {
 
   // One report from `node` carrying `ranks`, received now.
   void report(const std::string& node, std::vector<RankReport> ranks, bool final = false) {
-    ASSERT_TRUE(job_.ingest(node_report(node, std::move(ranks), report_every_, final), clock_.monotonic_time(),
-                            clock_.system_time()));
+    ASSERT_TRUE(job_.ingest(node_report(node, std::move(ranks), report_every_, final),
+                            clock_.monotonic_time(), clock_.system_time()));
   }
 
   // Both nodes healthy at `step`, ranks 0-1 on node-a and 2-3 on node-b.
@@ -555,6 +555,33 @@ TEST_F(JobAnalysis, AStragglerIsAWarningNamedByItsCostAStep) {
       << v.cause;
 }
 
+// Rank 3 burns three times the CPU of the others a step, as above, but only over the
+// first steps of its process (warm-up: compilation, autotuning), or only while it makes no
+// step (a busy loop after its last step): neither is a straggler.
+TEST_F(JobAnalysis, NoStragglerDuringWarmUpNorForARankThatStoppedStepping) {
+  auto run = [&](int64_t first_step, int64_t steps_a_second, bool rank_3_stops) {
+    for (int i = 0; i <= 6; ++i) {
+      std::vector<RankReport> a, b;
+      for (int rank = 0; rank < 4; ++rank) {
+        const bool stopped = rank_3_stops && rank == 3 && i >= 4;
+        RankReport r = training(rank, first_step + steps_a_second * (stopped ? 4 : i));
+        // The agent measures step gaps between steps it saw: none for a stopped rank.
+        r.max_step_gap_ms = stopped ? 0 : 1'000 / steps_a_second;
+        if (stopped) r.last_step_age_ms = 1'000 * (i - 4);
+        r.cpu_s = (rank == 3 ? 0.030 : 0.010) * static_cast<double>(steps_a_second * i);
+        (rank < 2 ? a : b).push_back(r);
+      }
+      report("node-a", a);
+      report("node-b", b);
+      clock_.advance(Millis(1'000));
+    }
+  };
+  run(0, 5, false);  // steps 0 to 30: warm-up all along
+  EXPECT_EQ(find(verdict(), "straggler"), nullptr) << verdict().cause;
+  run(100, 10, true);  // past warm-up, rank 3 stops at step 140 and spins
+  EXPECT_EQ(find(verdict(), "straggler"), nullptr) << verdict().cause;
+}
+
 TEST_F(JobAnalysis, ARankClaimedByTwoNodesIsAFinding) {
   int64_t step = run_healthy();
   report("node-c", {training(3, step)});
@@ -1060,6 +1087,10 @@ TEST_F(JobLedger, AStallThatEndsInPlaceLosesNoStepsOnlyTime) {
   EXPECT_FALSE(i.restarted);
   EXPECT_EQ(i.steps_lost(), 0);
   EXPECT_EQ(i.recomputed(MonoTime{}), Millis(0));
+  // It failed at its last step, not when the 2 s step timeout was crossed: all 5 s from
+  // there to the verdict are lost time, and then the 2 s to training again.
+  EXPECT_EQ(i.to_detect(), Millis(5'000));
+  EXPECT_EQ(i.to_resume(clock_.monotonic_time()), Millis(2'000));
 }
 
 TEST(Interruptions, AreClassifiedFromWhatTheHeadFindingAndItsRankSay) {

@@ -4,6 +4,7 @@
 
 #include "fakes/manual_clock.h"
 #include "jobs/job_registry.h"
+#include "jobs/rank_health.h"
 #include "jobs/rank_set.h"
 
 namespace trainwatch::jobs {
@@ -292,7 +293,7 @@ TEST_F(Registry, AgesUpToInt64MaxAreClampedAndStillMeanLongAgo) {
   EXPECT_NE(result.cause.find("furthest behind at step 3"), std::string::npos) << result.cause;
   auto s = registry_.snapshot("old");
   ASSERT_TRUE(s);
-  EXPECT_EQ(s->verdict->lag.at(1), kMaxStep - 3);
+  EXPECT_EQ(step_lag(s->state->ranks().at(1), front_of(s->state->ranks())), kMaxStep - 3);
 }
 
 TEST(RankSet, AHugeScatteredSetIsCutAndCounted) {

@@ -105,7 +105,7 @@ TEST_F(RankExits, AnExitWithCodeZeroIsFinishedWhateverTheRankLastSaid) {
   EXPECT_EQ(v.phase, "finished");
   EXPECT_FALSE(v.down) << v.cause;
   const RankHealthIndex index(v);
-  EXPECT_EQ(index.health(0, job_.ranks().at(0), clock_.monotonic_time()), RankHealth::kFinished);
+  EXPECT_EQ(index.health(0, job_.ranks().at(0), front_of(job_.ranks())), RankHealth::kFinished);
   clock_.advance(Millis(90'000));
   EXPECT_FALSE(verdict().down) << verdict().cause;
 }
