@@ -345,7 +345,7 @@ void Engine::on_due(Runtime& r) {
   if (r.state.status == MonitorStatus::kPaused) return;
   const MonoTime now = clock_.monotonic_time();
   start_or_queue(r, r.due);
-  schedule(r, next_due(r.due, r.config->interval, now));
+  schedule(r, next_due_after_start(r.due, r.config->interval, now));
 }
 
 void Engine::start_or_queue(Runtime& r, MonoTime due) {

@@ -19,4 +19,9 @@ MonoTime next_due(MonoTime due, Millis interval, MonoTime now) {
   return next + interval * (behind / interval.count() + 1);
 }
 
+MonoTime next_due_after_start(MonoTime due, Millis interval, MonoTime now) {
+  const MonoTime next = next_due(due, interval, now);
+  return next - now < interval / 2 ? next + interval : next;
+}
+
 }  // namespace trainwatch::engine

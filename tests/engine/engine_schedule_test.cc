@@ -32,6 +32,18 @@ TEST_F(EngineScheduleTest, ACheckLongerThanItsIntervalSkipsSlotsAndStaysOnTheGri
   EXPECT_EQ(checkers_.max_running(), 1u);
 }
 
+// The process is stopped for 1.5 s just before a check (SIGSTOP, a starved moment): that
+// check starts late, and the next is not half a second after it but on the slot after.
+TEST_F(EngineScheduleTest, ACheckStartedLateByAPauseIsNotFollowedByAnotherAtOnce) {
+  config_.monitors = {http_monitor("api", Millis(2'000))};
+  start();
+  advance(Millis(1'900));
+  clock_.stall(Millis(1'500));  // due at 2 s; the process runs again at 3.4 s
+  advance(Millis(6'000));
+  EXPECT_EQ(checkers_.starts_of("api", origin_),
+            (Starts{Millis(0), Millis(3'400), Millis(6'000), Millis(8'000)}));
+}
+
 TEST_F(EngineScheduleTest, FirstChecksAreSpreadAcrossTheInterval) {
   for (const char* name : {"a", "b", "c", "d"}) config_.monitors.push_back(http_monitor(name, Millis(8'000)));
   start();

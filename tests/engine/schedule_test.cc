@@ -39,5 +39,17 @@ TEST(NextDue, SkipsSlotsAlreadyMissed) {
   EXPECT_EQ(next_due(start, Millis(1000), start + Millis(1000)), start + Millis(2000));
 }
 
+TEST(NextDue, ACheckThatStartedLateIsNotFollowedByAnotherWithinHalfAnInterval) {
+  MonoTime start{};
+  // Due at 0 with a 2 s interval, started 1.5 s late (a pause): the slot at 2 s would come
+  // half a second after it, so the next check is at 4 s.
+  EXPECT_EQ(next_due_after_start(start, Millis(2000), start + Millis(1500)), start + Millis(4000));
+  // On time, or late by less than half an interval: the next slot, on the grid.
+  EXPECT_EQ(next_due_after_start(start, Millis(2000), start + Millis(5)), start + Millis(2000));
+  EXPECT_EQ(next_due_after_start(start, Millis(2000), start + Millis(900)), start + Millis(2000));
+  // Late by slots already missed: the first slot half an interval past now.
+  EXPECT_EQ(next_due_after_start(start, Millis(2000), start + Millis(5500)), start + Millis(8000));
+}
+
 }  // namespace
 }  // namespace trainwatch::engine

@@ -46,6 +46,13 @@ class ManualClock final : public Clock, public TimerFactory {
     move_to(target);
   }
 
+  // Moves time by d firing nothing, as for a process that was stopped (SIGSTOP) or starved
+  // of CPU: timers that fell due meanwhile fire late, at the next advance().
+  void stall(Millis d) {
+    std::lock_guard lock(mu_);
+    move_to(mono_ + d);
+  }
+
   // How many timers are armed, and the earliest deadline among them.
   size_t armed_timers() const {
     std::lock_guard lock(mu_);
