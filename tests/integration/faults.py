@@ -368,11 +368,25 @@ monitors:{lines}
         wait_for(agree, timeout=timeout, interval=0.2, what="every replica to show the truth")
         return time.monotonic() - start
 
+    def blind_spans(self):
+        """When a fault may have left some monitors with no replica checking them: from its
+        start until the others have taken over (the lease, then the first checks), or only
+        while it lasts for a pause too short to end the lease."""
+        spans = []
+        for kind, start, end, _ in self.faults:
+            if kind == "sigstop" and end - start < LEASE_TTL - 1.5:
+                spans.append((start, end))
+            elif kind != "lock":
+                spans.append((start, end + LEASE_TTL + 2 * self.interval))
+        return spans
+
     def violations(self, detect_slack=3.0):
         """Every invariant broken over the whole history, as sentences (empty: none).
 
-        - each outage the target served (at least two intervals long) has exactly one
-          incident, and no incident starts outside an outage;
+        - each outage the target served has exactly one incident, and no incident starts
+          outside an outage; an outage need not be seen when no replica could check its
+          monitor for all but two intervals of it (blind_spans: a fault took the owner,
+          and the others take over only after the lease);
         - each incident has exactly one DOWN and one UP alert, each under one delivery_id
           however often it was sent;
         - no incident is open at the end (call wait_for_truth first);
@@ -389,25 +403,26 @@ monitors:{lines}
             return t + offset
 
         from_rfc3339 = _parse_time
+        blind = self.blind_spans()
         for name in self.monitors:
             mine = [i for i in incidents if i["monitor"] == name]
-            spans = [(s, e) for n, s, e in outages if n == name]
-            for s, e in spans:
-                end = e if e is not None else time.monotonic()
-                if end - s < 2 * self.interval:
-                    continue  # too short to be sure to be seen
-                inside = [i for i in mine
-                          if wall(s) - 1 <= from_rfc3339(i["started"]) <= wall(end) + detect_slack]
-                if len(inside) != 1:
-                    out.append(f"{name}: the outage of {end - s:.1f} s has {len(inside)} incident(s): "
-                               f"{[i['id'] for i in inside]}")
+            spans = [(s, e if e is not None else time.monotonic()) for n, s, e in outages if n == name]
+            # Each incident belongs to one outage: the latest that began before it (within
+            # a second) and had not ended more than detect_slack before it.
+            by_outage = {span: [] for span in spans}
             for i in mine:
                 started = from_rfc3339(i["started"])
-                if not any(wall(s) - 1 <= started <= wall(e if e is not None else time.monotonic()) + detect_slack
-                           for s, e in spans):
+                fits = [(s, e) for s, e in spans if wall(s) - 1 <= started <= wall(e) + detect_slack]
+                if fits:
+                    by_outage[max(fits)].append(i)
+                else:
                     out.append(f"{name}: incident {i['id']} opened outside every outage")
                 if i.get("ended") is None:
                     out.append(f"{name}: incident {i['id']} is still open")
+            for (s, e), inside in by_outage.items():
+                if len(inside) > 1 or (not inside and _visible(s, e, blind) >= 2 * self.interval):
+                    out.append(f"{name}: the outage of {e - s:.1f} s has {len(inside)} incident(s): "
+                               f"{[i['id'] for i in inside]}")
         for i in incidents:
             for event in ("down", "up"):
                 ids = {h.get("delivery_id") for h in hooks
@@ -430,6 +445,18 @@ monitors:{lines}
                 out.append(f"{name}: checked twice within half its interval {len(close)} time(s), "
                            f"{min(b - a for a, b in close) * 1000:.0f} ms apart at closest")
         return out
+
+
+def _visible(start, end, blind):
+    """Seconds of [start, end] outside every blind span."""
+    cuts = sorted((max(start, a), min(end, b)) for a, b in blind if a < end and b > start)
+    hidden, reach = 0.0, start
+    for a, b in cuts:
+        a = max(a, reach)
+        if b > a:
+            hidden += b - a
+            reach = b
+    return (end - start) - hidden
 
 
 def _parse_time(text):
