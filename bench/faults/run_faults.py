@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 os.environ.setdefault("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "trainwatch"))
 
-from conftest import Postgres, Server, wait_for  # noqa: E402
+from conftest import Postgres, wait_for  # noqa: E402
 from faults import Installation  # noqa: E402
 
 FAULTS = ["sigstop-long", "sigstop-short", "sigkill", "cut", "restart-fast", "stop-immediate"]
@@ -65,9 +65,7 @@ def one_fault(inst, rng, kind):
         old.proc.send_signal(signal.SIGKILL)
         old.proc.wait(10)
         old.log.close()
-        os.environ["TRAINWATCH_STORE_URL"] = inst.postgres.url().replace(
-            f":{inst.postgres.port}/", f":{inst.proxies[i].port}/")
-        inst.replicas[i] = Server(inst.config, inst.tmp / f"data-{i}-again", inst.tmp / f"replica-{i}.log").start()
+        inst.replicas[i] = inst.start_replica(i, inst.tmp / f"data-{i}-again")
         inst.faults.append(("sigkill", start, time.monotonic(), i))
     # The outage lasts its length from its start, whatever the fault took.
     time.sleep(max(0.0, outage_at + length - (time.monotonic() - start)))

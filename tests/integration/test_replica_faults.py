@@ -4,7 +4,7 @@ cut, the database stopped, a table locked), while monitors fail on a schedule an
 heartbeats are pinged every second. After each, the checker reads the whole history:
 one incident per real outage, one DOWN and one UP per incident each under one
 delivery_id, nothing open once every target is healthy, no heartbeat alert, and no
-monitor checked twice within half its interval (two replicas at once).
+monitor checked by two replicas within half its interval.
 
 The short form of the fault suite; bench/faults/run_faults.py runs seeded random
 histories of the same faults."""
