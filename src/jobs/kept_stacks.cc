@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include <boost/json.hpp>
@@ -30,11 +31,19 @@ int64_t int_in(const json::object& o, std::string_view key, int64_t otherwise) {
 }  // namespace
 
 std::vector<KeptStackGroup> keep_stacks(const JobState& job) {
+  // One moment: the job's last step, and the stacks captured since. One captured before it
+  // shows a rank where it was before the job stopped; beside fresh ones it would blame the
+  // wrong rank (a stack 30 s old next to one 1.5 s old).
+  std::optional<MonoTime> last_step;
+  for (const auto& [rank, r] : job.ranks()) {
+    if (r.last_step_at && (!last_step || *r.last_step_at > *last_step)) last_step = r.last_step_at;
+  }
   std::vector<std::pair<int, const RankReport*>> with_stacks;
   for (const auto& [rank, r] : job.ranks()) {
     const auto& stack = r.last.stack;
-    if (stack && !stack->stack.threads.empty() && !stack->stack.threads.front().frames.empty())
-      with_stacks.emplace_back(rank, &r.last);
+    if (!stack || stack->stack.threads.empty() || stack->stack.threads.front().frames.empty()) continue;
+    if (last_step && r.seen - Millis(stack->age_ms) < *last_step) continue;
+    with_stacks.emplace_back(rank, &r.last);
   }
   if (with_stacks.empty()) return {};
   const Whereabouts where = whereabouts(with_stacks);

@@ -35,7 +35,8 @@ struct KeptStackGroup {
   std::vector<NativeFrame> native;  // the same thread's, innermost first; empty when none came
 };
 
-// The groups of the ranks whose last report carries a stack; empty when none does.
+// The groups of the ranks whose last report carries a stack captured since the job's last
+// step (one moment: older captures show where a rank was before); empty when none does.
 std::vector<KeptStackGroup> keep_stacks(const JobState& job);
 
 // One form for the API and the job's stored memo (job_memo.h):

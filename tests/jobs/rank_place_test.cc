@@ -273,6 +273,21 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
   check(read_back.entries().back().stacks);
 }
 
+// A stack captured before the job's last step shows where a rank was then, not where the
+// job stopped: kept beside a fresh one, it made rank 0 the culprit "the others waited for".
+TEST_F(StuckRank, OnlyStacksCapturedSinceTheLastStepAreKept) {
+  const int64_t step = train_then_stall(4, [](RankReport&) {});
+  RankReport fresh = at(0, step, 5'000);
+  fresh.stack = RankStack{in_data_loader(), "", 1'500, {}, ""};
+  RankReport stale = at(1, step, 5'000);
+  stale.stack = RankStack{in_all_reduce(), "", 30'000, {}, ""};  // taken 25 s before the last step
+  report("node-a", {fresh, stale});
+  const std::vector<KeptStackGroup> kept = keep_stacks(job_);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].ranks, std::vector<int>{0});
+  EXPECT_FALSE(kept[0].culprit);
+}
+
 TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItAndItsStacksOnceTheyNameIt) {
   // Nothing tells the ranks apart at the verdict: the interruption opens as a stall.
   const int64_t step = train_then_stall(4, [](RankReport&) {});
