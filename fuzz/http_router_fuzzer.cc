@@ -50,6 +50,7 @@
 #include "http/server.h"
 #include "jobs/job_journal.h"
 #include "jobs/job_registry.h"
+#include "jobs/report_intake.h"
 #include "storage/sqlite/sqlite_store.h"
 #include "web/maintenance_page.h"
 #include "web/notifications_page.h"
@@ -156,6 +157,7 @@ struct ServerInProcess {
   engine::Engine engine{engine_io, clock, engine_timers, *store, checkers, &planner};
   jobs::JobJournal journal{*store, jobs, clock, "",
                            [this](const std::string& job) { engine.ensure_monitor(jobs.auto_monitor(job)); }};
+  std::unique_ptr<jobs::ReportIntake> intake;  // made once the config is read, before the routes
   CountingRandom random;
   catalog::MonitorCatalog catalog{engine, *store, random};
   catalog::MaintenanceCatalog maintenance{
@@ -202,9 +204,10 @@ struct ServerInProcess {
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
     web::add_maintenance_routes(router, web::MaintenancePageContext{web_context, maintenance});
     web::add_notifications_routes(router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
-    api::add_job_routes(router,
-                        api::JobApiContext{engine, jobs, journal,
-                                           std::make_shared<auth::ReloadableSecret>(config.jobs.token)});
+    intake = std::make_unique<jobs::ReportIntake>(
+        jobs, journal, std::make_shared<auth::ReloadableSecret>(config.jobs.token),
+        [this](const std::string& job) { engine.ensure_monitor(jobs.auto_monitor(job)); });
+    api::add_job_routes(router, api::JobApiContext{engine, jobs, *intake});
   }
 };
 
