@@ -533,8 +533,10 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
     loaded.errors = diag.take();
     return loaded;
   }
-  const YAML::Node& const_root = root;  // a const lookup: operator[] would insert the key
-  loaded.monitors_listed = const_root["monitors"].IsDefined();
+  // A const lookup (operator[] would insert the key), and only in a mapping: on a scalar or
+  // a sequence yaml-cpp throws, and Section below reports what the root should be.
+  const YAML::Node& const_root = root;
+  loaded.monitors_listed = root.IsMap() && const_root["monitors"].IsDefined();
   Section top(diag, root, "");
   if (top.valid()) {
     try {

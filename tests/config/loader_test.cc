@@ -62,6 +62,17 @@ monitors:
   EXPECT_EQ(c.monitors[1].timeout, Millis(10'000));  // default
 }
 
+// A file that is one scalar or a list (a stray line, a half-written file) is an error
+// naming what the root should be, never an exception out of the loader (found by the fuzzer).
+TEST(LoadConfig, ARootThatIsNoMappingIsAnErrorNotAThrow) {
+  for (const char* text : {"max_checks_in_flight:# 8\n", "just words\n", "- monitors\n"}) {
+    auto loaded = load(text);
+    EXPECT_FALSE(loaded.config) << text;
+    EXPECT_FALSE(loaded.monitors_listed) << text;
+    EXPECT_FALSE(loaded.errors.empty()) << text;
+  }
+}
+
 TEST(LoadConfig, AnEmptyFileIsRefusedAndAnEmptyListIsNot) {
   // White space and comments only: an editor's truncate caught before its write.
   for (const char* empty : {"", "   \n\n", "# monitors come later\n"}) {
