@@ -58,8 +58,10 @@ std::string slot_problem(const SlotSnapshot& s, uint32_t index) {
   if (s.nonfinite_first_report > s.step_reports || s.nonfinite_total > s.step_reports)
     return "non-finite losses are counted past the " + std::to_string(s.step_reports) + " step calls";
   const int64_t latest = kLatestSlotMs;
+  // Not time_problem: it lets 0 pass as "never", and a slot always has a start time.
   if (s.started_at_ms < kEarliestSlotMs || s.started_at_ms > latest)
-    return time_problem("start time", s.started_at_ms, kEarliestSlotMs, latest);
+    return "start time " + std::to_string(s.started_at_ms) + " is outside [" +
+           std::to_string(kEarliestSlotMs) + ", " + std::to_string(latest) + "]";
   const int64_t earliest = s.started_at_ms - kSlotClockSlack;
   for (const auto& [name, ms] : {std::pair<std::string_view, int64_t>{"status time", s.status_changed_ms},
                                  {"error time", s.error_ms},

@@ -97,6 +97,13 @@ TEST(SlotCheck, TimesLieWithinTheCalendarAndNotLongBeforeTheStart) {
   s = valid_slot();
   s.started_at_ms = kLatestSlotMs + 1;
   EXPECT_NE(problem_of(s).find("start time"), std::string::npos);
+  // 0 is "never" for the other times, but a slot always has a start (found by the fuzzer:
+  // a start of 0 passed, and every check after it was skipped).
+  s = valid_slot();
+  s.started_at_ms = 0;
+  s.master_addr = "\x80";
+  EXPECT_EQ(problem_of(s), "start time 0 is outside [" + std::to_string(kEarliestSlotMs) + ", " +
+                               std::to_string(kLatestSlotMs) + "]");
   s = valid_slot();
   s.error_ms = s.started_at_ms - 2 * kSlotClockSlack;
   EXPECT_NE(problem_of(s).find("error time"), std::string::npos);
