@@ -176,6 +176,9 @@ def training_up(cluster, name="tiny"):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("jobs")
+    # The servers and agents of this module read it; later modules must not (a server
+    # that finds it asks every node report for it).
+    saved_token = os.environ.get("TRAINWATCH_TOKEN")
     os.environ["TRAINWATCH_TOKEN"] = TOKEN
     hook = Webhook()
     (tmp / "trainwatch.yaml").write_text(HOOKED.replace("{port}", str(hook.port)))
@@ -189,6 +192,10 @@ def cluster(tmp_path_factory):
         c.close()
         server.stop()
         hook.close()
+        if saved_token is None:
+            os.environ.pop("TRAINWATCH_TOKEN", None)
+        else:
+            os.environ["TRAINWATCH_TOKEN"] = saved_token
 
 
 def checks_of(server, monitor):
