@@ -4,6 +4,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from conftest import api_call, wait_for
@@ -125,6 +126,15 @@ def test_api_windows_survive_a_restart_and_the_files_stay_read_only(start_server
     assert listed[created["id"]]["tags"] == ["batch"] and listed[created["id"]]["start"] == created["start"]
 
 
+def rows_with(browser, text):
+    """The windows table's rows that hold `text`; none while the form's answer replaces the
+    page (the old page's rows go stale under the reader)."""
+    try:
+        return [r for r in browser.find_elements(By.CSS_SELECTOR, "#windows tbody tr") if text in r.text]
+    except StaleElementReferenceException:
+        return []
+
+
 def test_the_dashboard_creates_lists_and_deletes_a_window(start_server, health_target, receiver, browser):  # noqa: F811
     server = start_server(config(receiver, health_target.port))
     server.wait_status("held", "up")
@@ -142,8 +152,7 @@ def test_the_dashboard_creates_lists_and_deletes_a_window(start_server, health_t
     browser.find_element(By.ID, "m-monitors").send_keys("held")
     browser.find_element(By.ID, "m-duration").send_keys("2h")
     browser.find_element(By.ID, "create-window").click()
-    row = wait_for(lambda: [r for r in browser.find_elements(By.CSS_SELECTOR, "#windows tbody tr")
-                            if "held" in r.text], what="the new window listed")[0]
+    row = wait_for(lambda: rows_with(browser, "held"), what="the new window listed")[0]
     assert "Active until" in row.find_element(By.CSS_SELECTOR, '[data-field="active"]').text
     window_id = row.get_attribute("data-window")
     assert windows(server)[window_id]["active"] is True
