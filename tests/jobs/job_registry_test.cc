@@ -5,6 +5,7 @@
 #include "fakes/manual_clock.h"
 #include "jobs/job_registry.h"
 #include "jobs/rank_health.h"
+#include "jobs/rank_reports.h"
 #include "jobs/rank_set.h"
 
 namespace trainwatch::jobs {
@@ -12,15 +13,10 @@ namespace {
 
 using testing::ManualClock;
 
+// A training rank (rank_reports.h) with this file's pids, its last step `step_age_ms` ago.
 RankReport training(int rank, int64_t step, int64_t step_age_ms = 0) {
-  RankReport r;
-  r.rank = rank;
+  RankReport r = testing::training(rank, step);
   r.pid = 1000 + rank;
-  r.alive = true;
-  r.state = 'S';
-  r.status = RankStatus::kTraining;
-  r.step = step;
-  r.step_reports = static_cast<uint64_t>(step + 1);
   r.last_step_age_ms = step_age_ms;
   return r;
 }
