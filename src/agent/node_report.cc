@@ -31,16 +31,6 @@ json::value age(int64_t now_ms, int64_t then_ms) {
   return then_ms > 0 ? json::value(std::max<int64_t>(0, now_ms - then_ms)) : json::value(nullptr);
 }
 
-const char* checkpoint_name(CheckpointState s) {
-  switch (s) {
-    case CheckpointState::kNone: return "none";
-    case CheckpointState::kInProgress: return "in_progress";
-    case CheckpointState::kOk: return "ok";
-    case CheckpointState::kFailed: return "failed";
-  }
-  return "none";
-}
-
 json::object stack_json(const PyStack& stack) {
   return json::object{{"threads", py_threads_json(stack)}, {"truncated", stack.truncated}};
 }
@@ -99,7 +89,7 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
   if (s.present & TW_FIELD_LOSS) out["loss"] = number(s.loss);
   if (s.present & TW_FIELD_LOSS_SCALE) out["loss_scale"] = number(s.loss_scale);
   if (s.present & TW_FIELD_GRAD_NORM) out["grad_norm"] = number(s.grad_norm);
-  json::object ck{{"state", checkpoint_name(s.checkpoint_state)},
+  json::object ck{{"state", to_string(s.checkpoint_state)},
                   {"step", s.checkpoint_step},
                   {"begin_age_ms", age(now_ms, s.checkpoint_begin_ms)},
                   {"last_ok_step", s.last_ok_checkpoint_step},

@@ -1,4 +1,5 @@
 #include "alerting/event.h"
+#include "core/enum_names.h"
 #include "core/json_text.h"
 
 #include <boost/json.hpp>
@@ -7,23 +8,20 @@ namespace trainwatch::alerting {
 
 namespace json = boost::json;
 
-std::string_view to_string(EventKind kind) {
-  switch (kind) {
-    case EventKind::kDown: return "down";
-    case EventKind::kUp: return "up";
-    case EventKind::kReminder: return "reminder";
-    case EventKind::kTest: return "test";
-    case EventKind::kWarning: return "warning";
-  }
-  return "down";
-}
+namespace {
+
+constexpr EnumNames<EventKind, 5> kEventKindNames{{{EventKind::kDown, "down"},
+                                                   {EventKind::kUp, "up"},
+                                                   {EventKind::kReminder, "reminder"},
+                                                   {EventKind::kTest, "test"},
+                                                   {EventKind::kWarning, "warning"}}};
+
+}  // namespace
+
+std::string_view to_string(EventKind kind) { return name_of(kEventKindNames, kind); }
 
 std::optional<EventKind> event_kind_from_string(std::string_view text) {
-  for (auto kind :
-       {EventKind::kDown, EventKind::kUp, EventKind::kReminder, EventKind::kTest, EventKind::kWarning}) {
-    if (to_string(kind) == text) return kind;
-  }
-  return std::nullopt;
+  return value_of(kEventKindNames, text);
 }
 
 namespace {

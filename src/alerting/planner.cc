@@ -6,31 +6,19 @@
 #include "alerting/dependency_rule.h"
 #include "alerting/event.h"
 #include "alerting/maintenance.h"
+#include "config/monitor_target.h"
 #include "core/duration.h"
 #include "core/redaction.h"
 
 namespace trainwatch::alerting {
 namespace {
 
-// Alerts go to the team's own channels, but a chat channel is wider than the admins: a
-// URL's credentials and query stay out of it (the monitor's name says which it is).
-std::string target_of(const MonitorConfig& m) {
-  if (const auto* http = std::get_if<HttpCheckSpec>(&m.spec)) return redact_url(http->url);
-  if (const auto* tcp = std::get_if<TcpCheckSpec>(&m.spec))
-    return tcp->host + ":" + std::to_string(tcp->port);
-  if (const auto* dns = std::get_if<DnsCheckSpec>(&m.spec)) return dns_target(*dns);
-  if (const auto* icmp = std::get_if<IcmpCheckSpec>(&m.spec)) return icmp->host;
-  if (const auto* tls = std::get_if<TlsCheckSpec>(&m.spec))
-    return tls->host + ":" + std::to_string(tls->port);
-  return "";
-}
-
 AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Incident& incident) {
   AlertEvent e;
   e.kind = kind;
   e.monitor = a.monitor.name;
   e.monitor_type = std::string(to_string(a.monitor.type));
-  e.target = target_of(a.monitor);
+  e.target = describe_target(a.monitor, Audience::kPublic);  // the team's channels are wider than the admins
   e.tags = a.monitor.tags;
   e.incident_id = incident.id;
   // A recovery tells what it was down with; a DOWN or reminder what fails now. Alerts go

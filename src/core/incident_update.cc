@@ -1,32 +1,30 @@
 #include "core/incident_update.h"
 
-namespace trainwatch {
+#include "core/enum_names.h"
 
-std::string_view to_string(IncidentUpdateStatus s) {
-  switch (s) {
-    case IncidentUpdateStatus::kInvestigating: return "investigating";
-    case IncidentUpdateStatus::kIdentified: return "identified";
-    case IncidentUpdateStatus::kMonitoring: return "monitoring";
-    case IncidentUpdateStatus::kResolved: return "resolved";
-  }
-  return "investigating";
-}
+namespace trainwatch {
+namespace {
+
+constexpr EnumNames<IncidentUpdateStatus, 4> kStatusNames{
+    {{IncidentUpdateStatus::kInvestigating, "investigating"},
+     {IncidentUpdateStatus::kIdentified, "identified"},
+     {IncidentUpdateStatus::kMonitoring, "monitoring"},
+     {IncidentUpdateStatus::kResolved, "resolved"}}};
+// What a status page heading says for each.
+constexpr EnumNames<IncidentUpdateStatus, 4> kStatusTitles{
+    {{IncidentUpdateStatus::kInvestigating, "Investigating"},
+     {IncidentUpdateStatus::kIdentified, "Identified"},
+     {IncidentUpdateStatus::kMonitoring, "Monitoring"},
+     {IncidentUpdateStatus::kResolved, "Resolved"}}};
+
+}  // namespace
+
+std::string_view to_string(IncidentUpdateStatus s) { return name_of(kStatusNames, s); }
 
 std::optional<IncidentUpdateStatus> incident_update_status_from_string(std::string_view s) {
-  for (IncidentUpdateStatus status : kIncidentUpdateStatuses) {
-    if (to_string(status) == s) return status;
-  }
-  return std::nullopt;
+  return value_of(kStatusNames, s);
 }
 
-std::string_view status_title(IncidentUpdateStatus s) {
-  switch (s) {
-    case IncidentUpdateStatus::kInvestigating: return "Investigating";
-    case IncidentUpdateStatus::kIdentified: return "Identified";
-    case IncidentUpdateStatus::kMonitoring: return "Monitoring";
-    case IncidentUpdateStatus::kResolved: return "Resolved";
-  }
-  return "Investigating";
-}
+std::string_view status_title(IncidentUpdateStatus s) { return name_of(kStatusTitles, s); }
 
 }  // namespace trainwatch

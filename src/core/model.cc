@@ -1,23 +1,21 @@
 #include "core/model.h"
 
-namespace trainwatch {
+#include "core/enum_names.h"
 
-std::string_view to_string(MonitorStatus s) {
-  switch (s) {
-    case MonitorStatus::kPending: return "pending";
-    case MonitorStatus::kUp: return "up";
-    case MonitorStatus::kDown: return "down";
-    case MonitorStatus::kPaused: return "paused";
-  }
-  return "pending";
-}
+namespace trainwatch {
+namespace {
+
+constexpr EnumNames<MonitorStatus, 4> kMonitorStatusNames{{{MonitorStatus::kPending, "pending"},
+                                                           {MonitorStatus::kUp, "up"},
+                                                           {MonitorStatus::kDown, "down"},
+                                                           {MonitorStatus::kPaused, "paused"}}};
+
+}  // namespace
+
+std::string_view to_string(MonitorStatus s) { return name_of(kMonitorStatusNames, s); }
 
 std::optional<MonitorStatus> monitor_status_from_string(std::string_view s) {
-  for (auto status :
-       {MonitorStatus::kPending, MonitorStatus::kUp, MonitorStatus::kDown, MonitorStatus::kPaused}) {
-    if (to_string(status) == s) return status;
-  }
-  return std::nullopt;
+  return value_of(kMonitorStatusNames, s);
 }
 
 }  // namespace trainwatch

@@ -1,24 +1,22 @@
 #include "core/ping.h"
 
-namespace trainwatch {
+#include "core/enum_names.h"
 
-std::string_view to_string(PingKind kind) {
-  switch (kind) {
-    case PingKind::kSuccess: return "success";
-    case PingKind::kStart: return "start";
-    case PingKind::kFail: return "fail";
-    case PingKind::kLog: return "log";
-    case PingKind::kExitCode: return "exit_code";
-  }
-  return "success";
-}
+namespace trainwatch {
+namespace {
+
+constexpr EnumNames<PingKind, 5> kPingKindNames{{{PingKind::kSuccess, "success"},
+                                                 {PingKind::kStart, "start"},
+                                                 {PingKind::kFail, "fail"},
+                                                 {PingKind::kLog, "log"},
+                                                 {PingKind::kExitCode, "exit_code"}}};
+
+}  // namespace
+
+std::string_view to_string(PingKind kind) { return name_of(kPingKindNames, kind); }
 
 std::optional<PingKind> ping_kind_from_string(std::string_view text) {
-  for (auto kind :
-       {PingKind::kSuccess, PingKind::kStart, PingKind::kFail, PingKind::kLog, PingKind::kExitCode}) {
-    if (to_string(kind) == text) return kind;
-  }
-  return std::nullopt;
+  return value_of(kPingKindNames, text);
 }
 
 }  // namespace trainwatch

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "core/process_exit.h"
 #include "jobs/rank_place.h"
 
@@ -59,36 +60,38 @@ bool stalled_in_collective(const Finding& head, const JobState& job) {
 
 }  // namespace
 
-std::string_view to_string(InterruptionKind k) {
-  switch (k) {
-    case InterruptionKind::kSignal: return "signal";
-    case InterruptionKind::kExitCode: return "exit_code";
-    case InterruptionKind::kVanished: return "vanished";
-    case InterruptionKind::kException: return "exception";
-    case InterruptionKind::kHostOom: return "host_oom";
-    case InterruptionKind::kGpuOom: return "gpu_oom";
-    case InterruptionKind::kPreempted: return "preempted";
-    case InterruptionKind::kNumbers: return "nan_overflow";
-    case InterruptionKind::kHangInCollective: return "hang_in_collective";
-    case InterruptionKind::kHangElsewhere: return "hang_elsewhere";
-    case InterruptionKind::kStopped: return "stopped";
-    case InterruptionKind::kCheckpointFailed: return "checkpoint_failed";
-    case InterruptionKind::kDiskFull: return "disk_full";
-    case InterruptionKind::kNodeLost: return "node_lost";
-    case InterruptionKind::kGpuFault: return "gpu_fault";
-    case InterruptionKind::kStartup: return "startup";
-    case InterruptionKind::kRestarted: return "restarted";
-    case InterruptionKind::kRequeued: return "requeued";
-    case InterruptionKind::kOther: return "other";
-  }
-  return "other";
-}
+namespace {
+
+constexpr EnumNames<InterruptionKind, 19> kInterruptionKindNames{{
+    {InterruptionKind::kSignal, "signal"},
+    {InterruptionKind::kExitCode, "exit_code"},
+    {InterruptionKind::kVanished, "vanished"},
+    {InterruptionKind::kException, "exception"},
+    {InterruptionKind::kHostOom, "host_oom"},
+    {InterruptionKind::kGpuOom, "gpu_oom"},
+    {InterruptionKind::kPreempted, "preempted"},
+    {InterruptionKind::kNumbers, "nan_overflow"},
+    {InterruptionKind::kHangInCollective, "hang_in_collective"},
+    {InterruptionKind::kHangElsewhere, "hang_elsewhere"},
+    {InterruptionKind::kStopped, "stopped"},
+    {InterruptionKind::kCheckpointFailed, "checkpoint_failed"},
+    {InterruptionKind::kDiskFull, "disk_full"},
+    {InterruptionKind::kNodeLost, "node_lost"},
+    {InterruptionKind::kGpuFault, "gpu_fault"},
+    {InterruptionKind::kStartup, "startup"},
+    {InterruptionKind::kRestarted, "restarted"},
+    {InterruptionKind::kRequeued, "requeued"},
+    {InterruptionKind::kOther, "other"},
+}};
+static_assert(kInterruptionKindNames.size() == static_cast<std::size_t>(InterruptionKind::kOther) + 1,
+              "every kind has its name");
+
+}  // namespace
+
+std::string_view to_string(InterruptionKind k) { return name_of(kInterruptionKindNames, k); }
 
 std::optional<InterruptionKind> interruption_kind_from_string(std::string_view s) {
-  for (int k = 0; k <= static_cast<int>(InterruptionKind::kOther); ++k) {
-    if (to_string(static_cast<InterruptionKind>(k)) == s) return static_cast<InterruptionKind>(k);
-  }
-  return std::nullopt;
+  return value_of(kInterruptionKindNames, s);
 }
 
 InterruptionCause classify(const Finding& head, const JobState& job) {

@@ -4,10 +4,12 @@
 #include <csignal>
 #include <utility>
 
+#include "core/enum_names.h"
+
 namespace trainwatch::jobs {
 namespace {
 
-constexpr std::array<std::pair<LaunchOutcome, std::string_view>, 6> kOutcomes{{
+constexpr EnumNames<LaunchOutcome, 6> kOutcomeNames{{
     {LaunchOutcome::kOpen, "open"},
     {LaunchOutcome::kFinished, "finished"},
     {LaunchOutcome::kFailed, "failed"},
@@ -32,18 +34,10 @@ bool failed_of_its_own(const RankReport& r) {
 
 }  // namespace
 
-std::string_view to_string(LaunchOutcome o) {
-  for (const auto& [outcome, name] : kOutcomes) {
-    if (outcome == o) return name;
-  }
-  return "open";
-}
+std::string_view to_string(LaunchOutcome o) { return name_of(kOutcomeNames, o); }
 
 std::optional<LaunchOutcome> launch_outcome_from_string(std::string_view s) {
-  for (const auto& [outcome, name] : kOutcomes) {
-    if (name == s) return outcome;
-  }
-  return std::nullopt;
+  return value_of(kOutcomeNames, s);
 }
 
 LaunchOutcome ended_as(const std::vector<const RankReport*>& ranks, bool relaunched) {

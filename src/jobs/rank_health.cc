@@ -3,18 +3,21 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/enum_names.h"
+
 namespace trainwatch::jobs {
 
-std::string_view to_string(RankHealth h) {
-  switch (h) {
-    case RankHealth::kOk: return "ok";
-    case RankHealth::kBehind: return "behind";
-    case RankHealth::kWarning: return "warning";
-    case RankHealth::kDown: return "down";
-    case RankHealth::kFinished: return "finished";
-  }
-  return "ok";
-}
+namespace {
+
+constexpr EnumNames<RankHealth, 5> kRankHealthNames{{{RankHealth::kOk, "ok"},
+                                                     {RankHealth::kBehind, "behind"},
+                                                     {RankHealth::kWarning, "warning"},
+                                                     {RankHealth::kDown, "down"},
+                                                     {RankHealth::kFinished, "finished"}}};
+
+}  // namespace
+
+std::string_view to_string(RankHealth h) { return name_of(kRankHealthNames, h); }
 
 namespace {
 

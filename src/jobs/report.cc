@@ -1,4 +1,5 @@
 #include "jobs/report.h"
+#include "core/enum_names.h"
 #include "core/json_text.h"
 
 #include <algorithm>
@@ -12,6 +13,14 @@ namespace trainwatch::jobs {
 namespace {
 
 namespace json = boost::json;
+
+// The words the agent writes a rank's status as (reporter::status_name, from the slot).
+constexpr EnumNames<RankStatus, 6> kRankStatusNames{{{RankStatus::kInitializing, "initializing"},
+                                                     {RankStatus::kTraining, "training"},
+                                                     {RankStatus::kCheckpointing, "checkpointing"},
+                                                     {RankStatus::kEvaluating, "evaluating"},
+                                                     {RankStatus::kFinished, "finished"},
+                                                     {RankStatus::kFailed, "failed"}}};
 
 // Reads fields of one JSON object, remembering the first problem with its path. Every
 // getter returns a usable default after a problem, so the walk goes on; the caller checks
@@ -180,20 +189,10 @@ void each_object(const Fields& parent, std::string_view key, const json::array* 
   }
 }
 
-std::optional<RankStatus> rank_status_from(std::string_view s) {
-  for (auto st : {RankStatus::kInitializing, RankStatus::kTraining, RankStatus::kCheckpointing,
-                  RankStatus::kEvaluating, RankStatus::kFinished, RankStatus::kFailed}) {
-    if (to_string(st) == s) return st;
-  }
-  return std::nullopt;
-}
+std::optional<RankStatus> rank_status_from(std::string_view s) { return value_of(kRankStatusNames, s); }
 
 std::optional<CheckpointState> checkpoint_state_from(std::string_view s) {
-  for (auto st : {CheckpointState::kNone, CheckpointState::kInProgress, CheckpointState::kOk,
-                  CheckpointState::kFailed}) {
-    if (to_string(st) == s) return st;
-  }
-  return std::nullopt;
+  return value_of(reporter::kCheckpointStateNames, s);
 }
 
 constexpr int64_t kMaxRank = 1'000'000;
@@ -374,26 +373,6 @@ Result<NodeReport> parse_node_report(std::string_view body) {
   return report;
 }
 
-std::string_view to_string(RankStatus s) {
-  switch (s) {
-    case RankStatus::kInitializing: return "initializing";
-    case RankStatus::kTraining: return "training";
-    case RankStatus::kCheckpointing: return "checkpointing";
-    case RankStatus::kEvaluating: return "evaluating";
-    case RankStatus::kFinished: return "finished";
-    case RankStatus::kFailed: return "failed";
-  }
-  return "initializing";
-}
-
-std::string_view to_string(CheckpointState s) {
-  switch (s) {
-    case CheckpointState::kNone: return "none";
-    case CheckpointState::kInProgress: return "in_progress";
-    case CheckpointState::kOk: return "ok";
-    case CheckpointState::kFailed: return "failed";
-  }
-  return "none";
-}
+std::string_view to_string(RankStatus s) { return name_of(kRankStatusNames, s); }
 
 }  // namespace trainwatch::jobs

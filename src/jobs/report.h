@@ -18,6 +18,7 @@
 #include "core/process_exit.h"
 #include "core/python_stack.h"
 #include "core/result.h"
+#include "reporter/slot_layout.h"
 
 namespace trainwatch::jobs {
 
@@ -39,8 +40,9 @@ inline constexpr int64_t kMaxStep = int64_t{1} << 53;  // also exact as a double
 enum class RankStatus { kInitializing, kTraining, kCheckpointing, kEvaluating, kFinished, kFailed };
 std::string_view to_string(RankStatus s);
 
-enum class CheckpointState { kNone, kInProgress, kOk, kFailed };
-std::string_view to_string(CheckpointState s);
+// The agent reads it from the rank's slot and writes it in the report by the slot's names.
+using reporter::CheckpointState;
+using reporter::to_string;
 
 struct CheckpointReport {
   CheckpointState state = CheckpointState::kNone;

@@ -27,6 +27,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/enum_names.h"
+
 namespace trainwatch::reporter {
 
 inline constexpr uint64_t kMagic = 0x31544f4c53575454ull;  // "TTWSLOT1"
@@ -79,6 +81,16 @@ struct GaugeCell {
 };
 
 enum class CheckpointState : uint32_t { kNone = 0, kInProgress = 1, kOk = 2, kFailed = 3 };
+
+// The words a checkpoint state is written as in node reports: the agent writes them and
+// the server reads them (jobs/report.cc), both from this one table. A value outside it
+// (a newer writer's) reads as "none".
+inline constexpr EnumNames<CheckpointState, 4> kCheckpointStateNames{
+    {{CheckpointState::kNone, "none"},
+     {CheckpointState::kInProgress, "in_progress"},
+     {CheckpointState::kOk, "ok"},
+     {CheckpointState::kFailed, "failed"}}};
+constexpr std::string_view to_string(CheckpointState s) { return name_of(kCheckpointStateNames, s); }
 
 struct Slot {
   // Outside the seqlock: claimed by CAS (see the file comment). 0 = never used.

@@ -1,23 +1,22 @@
 #include "storage/store.h"
 
+#include "core/enum_names.h"
+
 namespace trainwatch {
 
-std::string_view to_string(DeliveryStatus s) {
-  switch (s) {
-    case DeliveryStatus::kPending: return "pending";
-    case DeliveryStatus::kDelivered: return "delivered";
-    case DeliveryStatus::kFailed: return "failed";
-    case DeliveryStatus::kCancelled: return "cancelled";
-  }
-  return "pending";
-}
+namespace {
+
+constexpr EnumNames<DeliveryStatus, 4> kDeliveryStatusNames{{{DeliveryStatus::kPending, "pending"},
+                                                             {DeliveryStatus::kDelivered, "delivered"},
+                                                             {DeliveryStatus::kFailed, "failed"},
+                                                             {DeliveryStatus::kCancelled, "cancelled"}}};
+
+}  // namespace
+
+std::string_view to_string(DeliveryStatus s) { return name_of(kDeliveryStatusNames, s); }
 
 std::optional<DeliveryStatus> delivery_status_from_string(std::string_view s) {
-  for (auto status : {DeliveryStatus::kPending, DeliveryStatus::kDelivered, DeliveryStatus::kFailed,
-                      DeliveryStatus::kCancelled}) {
-    if (to_string(status) == s) return status;
-  }
-  return std::nullopt;
+  return value_of(kDeliveryStatusNames, s);
 }
 
 }  // namespace trainwatch

@@ -5,6 +5,8 @@
 
 #include <boost/url/parse.hpp>
 
+#include "core/html_escape.h"
+
 namespace trainwatch::alerting {
 
 std::string url_origin(std::string_view url) {
@@ -15,22 +17,8 @@ std::string url_origin(std::string_view url) {
   return out;
 }
 
-std::string slack_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string slack_text(std::string_view text, size_t max) {
-  std::string escaped = slack_escape(text);
+  std::string escaped = escape_markup_text(text);
   if (escaped.size() <= max) return escaped;
   constexpr std::string_view kEllipsis = "\u2026";
   size_t end = max > kEllipsis.size() ? max - kEllipsis.size() : 0;

@@ -13,12 +13,11 @@ std::string url_origin(std::string_view url);
 std::string join_url(std::string_view base, std::string_view path);
 // At most `max` bytes, cut at a UTF-8 boundary, "…" appended when cut.
 std::string cut_text(std::string_view text, size_t max);
-// Text for a Slack message: & < > as &amp; &lt; &gt;, Slack's own escaping. Without it
+// Text for a Slack message: & < > as &amp; &lt; &gt; (escape_markup_text, Slack's own
+// escaping), in at most `max` bytes (Block Kit rejects a longer text): cut at a character
+// boundary and never inside an entity, "…" appended when cut. Without the escaping
 // "<!channel>" in a cause or a rank's error text would notify the whole channel, and
 // "<https://x|y>" would render as a link with any label.
-std::string slack_escape(std::string_view text);
-// slack_escape(text) in at most `max` bytes (Block Kit rejects a longer text): cut at a
-// character boundary and never inside an entity, "…" appended when cut.
 std::string slack_text(std::string_view text, size_t max);
 // Lower-case hex HMAC-SHA256 of `data` under `key`.
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);

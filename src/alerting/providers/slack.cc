@@ -10,6 +10,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "core/html_escape.h"
 #include "core/json_text.h"
 
 namespace trainwatch::alerting {
@@ -52,8 +53,8 @@ class SlackProvider final : public Provider {
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};
-    r.body = json_text(
-        json::object{{"text", slack_escape(m.title + ": " + m.summary)}, {"blocks", std::move(blocks)}});
+    r.body = json_text(json::object{{"text", escape_markup_text(m.title + ": " + m.summary)},
+                                    {"blocks", std::move(blocks)}});
     return r;
   }
 
