@@ -148,10 +148,6 @@ struct DnsCheckSpec {
   std::vector<Condition> conditions;  // on [DNS_RCODE], [BODY] (the answers) and [RESPONSE_TIME]
 };
 
-// How a dns monitor's target reads in lists and alerts: "api.internal A @127.0.0.1:5353",
-// or "api.internal A" when the system's resolver is asked.
-std::string dns_target(const DnsCheckSpec& spec);
-
 // Which kind of socket sends ICMP echo requests. kAuto tries an unprivileged datagram
 // socket first (allowed by net.ipv4.ping_group_range), then a raw one (CAP_NET_RAW).
 enum class IcmpSocket { kAuto, kDatagram, kRaw };

@@ -71,14 +71,6 @@ std::string_view to_string(DnsRecordType t) {
   return "A";
 }
 
-std::string dns_target(const DnsCheckSpec& spec) {
-  std::string target = spec.name + " " + std::string(to_string(spec.record));
-  if (spec.resolver_host.empty()) return target;
-  const bool v6 = spec.resolver_host.find(':') != std::string::npos;
-  return target + " @" + (v6 ? "[" + spec.resolver_host + "]" : spec.resolver_host) + ":" +
-         std::to_string(spec.resolver_port);
-}
-
 namespace config_detail {
 
 void read_dns(Section& s, MonitorConfig& m) {

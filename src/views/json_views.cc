@@ -1,5 +1,6 @@
 #include "views/json_views.h"
 
+#include "config/monitor_target.h"
 #include "core/time_format.h"
 
 namespace trainwatch::views {
@@ -8,20 +9,6 @@ namespace {
 boost::json::value time_or_null(const std::optional<SystemTime>& t) {
   if (!t) return nullptr;
   return boost::json::string(format_rfc3339(*t));
-}
-
-std::string target_of(const MonitorConfig& config, Audience audience) {
-  if (const auto* http = std::get_if<HttpCheckSpec>(&config.spec)) return url_for(http->url, audience);
-  // The token is a secret (whoever has it can ping): lists show only its start.
-  if (const auto* hb = std::get_if<HeartbeatSpec>(&config.spec))
-    return "/ping/" + hb->token.substr(0, 4) + "\u2026";
-  if (std::holds_alternative<JobCheckSpec>(config.spec)) return "/api/v1/jobs/" + config.name;
-  if (const auto* dns = std::get_if<DnsCheckSpec>(&config.spec)) return dns_target(*dns);
-  if (const auto* icmp = std::get_if<IcmpCheckSpec>(&config.spec)) return icmp->host;
-  if (const auto* tls = std::get_if<TlsCheckSpec>(&config.spec))
-    return tls->host + ":" + std::to_string(tls->port);
-  const auto& tcp = std::get<TcpCheckSpec>(config.spec);
-  return tcp.host + ":" + std::to_string(tcp.port);
 }
 
 boost::json::value cause_or_null(const std::string& cause, Audience audience) {
@@ -39,7 +26,7 @@ boost::json::object monitor_summary(const engine::MonitorView& view, Audience au
   boost::json::object out;
   out["name"] = config.name;
   out["type"] = to_string(config.type);
-  out["target"] = target_of(config, audience);
+  out["target"] = describe_target(config, audience);
   out["status"] = to_string(state.status);
   out["since"] = format_rfc3339(state.since);
   out["last_check"] = time_or_null(state.last_check);

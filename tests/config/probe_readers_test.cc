@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "config/loader.h"
+#include "config/monitor_target.h"
 
 namespace trainwatch {
 namespace {
@@ -42,13 +43,14 @@ TEST(LoadDns, ReadsQueryRecordResolverAndConditions) {
   EXPECT_EQ(dns.resolver_host, "127.0.0.1");
   EXPECT_EQ(dns.resolver_port, 5353);
   EXPECT_EQ(dns.conditions.size(), 2u);
-  EXPECT_EQ(dns_target(dns), "API.internal AAAA @127.0.0.1:5353");
+  EXPECT_EQ(describe_target(loaded.config->monitors[0], Audience::kAdmin),
+            "API.internal AAAA @127.0.0.1:5353");
   const auto& plain = std::get<DnsCheckSpec>(loaded.config->monitors[1].spec);
   EXPECT_EQ(plain.record, DnsRecordType::kA);
   EXPECT_EQ(plain.resolver_host, "");
-  EXPECT_EQ(dns_target(plain), "example.com A");
-  const auto& v6 = std::get<DnsCheckSpec>(loaded.config->monitors[2].spec);
-  EXPECT_EQ(dns_target(v6), "example.com MX @[::1]:53");
+  EXPECT_EQ(describe_target(loaded.config->monitors[1], Audience::kAdmin), "example.com A");
+  EXPECT_EQ(std::get<DnsCheckSpec>(loaded.config->monitors[2].spec).resolver_host, "::1");
+  EXPECT_EQ(describe_target(loaded.config->monitors[2], Audience::kAdmin), "example.com MX @[::1]:53");
 }
 
 TEST(LoadDns, BadNamesRecordsAndResolversNameTheirPlace) {
