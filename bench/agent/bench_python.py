@@ -138,7 +138,7 @@ def main():
                                           "floor_over_seed": round(floor[conns]["rps"] / max(s["rps"], 1e-9), 1)}
             print(f"{mode} c{conns}: ours {o['rps']} req/s (p99 {o['p99_ms']} ms) vs seed {s['rps']} "
                   f"(p99 {s['p99_ms']} ms): x{ratios[f'{mode}_c{conns}']['ratio']}", flush=True)
-    print(json.dumps({"bench": "issue5", "step_ns": {"trainwatch": round(ours, 1), "seed": seed_ns,
+    print(json.dumps({"bench": "agent_beside_python_health_server", "step_ns": {"trainwatch": round(ours, 1), "seed": seed_ns,
                                                     "ratio": round(ours / seed_ns, 3)},
                       "health": ratios, "wrk_seconds": DUR, "nproc": os.cpu_count()}))
 

@@ -11,9 +11,9 @@
 namespace trainwatch::alerting {
 namespace {
 
-TEST(SlackEscape, AmpersandAndAngleBracketsBecomeEntities) {
-  EXPECT_EQ(slack_escape("<!channel> a & b > c"), "&lt;!channel&gt; a &amp; b &gt; c");
-  EXPECT_EQ(slack_escape("plain *bold* text"), "plain *bold* text");
+TEST(SlackText, AmpersandAndAngleBracketsBecomeEntitiesAndQuotesStay) {
+  EXPECT_EQ(slack_text("<!channel> a & b > c", 100), "&lt;!channel&gt; a &amp; b &gt; c");
+  EXPECT_EQ(slack_text("plain *bold* \"quoted\" text's", 100), "plain *bold* \"quoted\" text's");
 }
 
 TEST(SlackText, ACutNeverSplitsAnEntity) {

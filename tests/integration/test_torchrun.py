@@ -97,7 +97,7 @@ def test_a_torchrun_restart_is_a_new_attempt_and_one_interruption(start_server, 
 
 
 def test_a_rank_stuck_in_python_under_torchrun_is_named_with_its_function(start_server, tmp_path, monkeypatch):
-    """Issue 15's soft hang as its acceptance test states it: 4 ranks under
+    """A soft hang under torchrun: 4 ranks under
     torch.distributed.run, rank 2 enters a function that sleeps (job_rank.py's
     fetch_next_shard, until the flag goes) before its all_reduce; one alert names rank 2
     and that function within the learned step timeout + 10 s."""

@@ -1,0 +1,54 @@
+"""The architecture map (docs/architecture.md) is held to the code by
+scripts/check_docs_map.py: every file and symbol it names must exist."""
+import pathlib
+import shutil
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "check_docs_map.py"
+
+
+def check(root):
+    return subprocess.run(["/usr/bin/python3", str(SCRIPT), "--root", str(root), "docs/architecture.md",
+                           "CONTRIBUTING.md"], capture_output=True, text=True, timeout=60)
+
+
+def copy_of_the_tree(tmp_path, with_tests=True):
+    """src/ and the docs copied, to rename things in; the rest of the checkout linked."""
+    for part in ("src", "docs"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("node_modules"))
+    shutil.copy(ROOT / "CONTRIBUTING.md", tmp_path)
+    for part in ("include", "scripts", "examples", "fuzz", "bench", "python", "deploy", "debian"):
+        (tmp_path / part).symlink_to(ROOT / part)
+    if with_tests:
+        (tmp_path / "tests").symlink_to(ROOT / "tests")
+    else:
+        shutil.copytree(ROOT / "tests/fakes", tmp_path / "tests/fakes")
+    return tmp_path
+
+
+def test_the_map_names_only_files_and_symbols_that_exist():
+    result = check(ROOT)
+    assert result.returncode == 0, result.stderr
+
+
+def test_renaming_a_file_the_map_names_fails_the_check_and_says_where(tmp_path):
+    root = copy_of_the_tree(tmp_path)
+    assert check(root).returncode == 0
+    (root / "src/engine/schedule.h").rename(root / "src/engine/timetable.h")
+    result = check(root)
+    assert result.returncode == 1
+    assert "no file `engine/schedule.h`" in result.stderr, result.stderr
+    assert "docs/architecture.md:" in result.stderr
+
+
+def test_renaming_a_symbol_the_map_names_fails_the_check(tmp_path):
+    root = copy_of_the_tree(tmp_path, with_tests=False)  # the tests' own uses renamed too
+    for source in (root / "src").rglob("*"):
+        if source.suffix in (".h", ".cc"):
+            text = source.read_text()
+            if "ReportIntake" in text:
+                source.write_text(text.replace("ReportIntake", "NodeReportIntake"))
+    result = check(root)
+    assert result.returncode == 1
+    assert "no symbol `jobs::ReportIntake`" in result.stderr, result.stderr
