@@ -128,37 +128,19 @@ void Engine::take_over(Runtime& r) {
   r.owned = true;
   if (r.state.status == MonitorStatus::kPaused) return;
   if (r.config->type != MonitorType::kHeartbeat) {
-    // Its checks keep this replica's slots, which ran while another owned it: they are
-    // spread like every monitor's first checks. Starting every monitor taken over at the
-    // same moment instead would make them due together at every interval, for good.
-    // None before kHandoverGap: the replica that held it may check it until its own next
-    // beat, a beat from now at most (its writes are fenced, its checks are not).
+    // Where its checks go on: schedule.h (handover_slots).
     const MonoTime now = clock_.monotonic_time();
-    const MonoTime earliest = now + kHandoverGap;
-    const Millis interval = r.config->interval;
-    if (r.due < earliest) schedule(r, next_due(r.due, interval, earliest));
-    // The last owner's slots, which it may keep until it lets go: a slot it missed means it
-    // stopped (it died), and the check comes right after the gap; else the first check is
-    // at its first slot past the gap, or at this replica's slot if that comes first and
-    // half an interval after the last owner's slot before. So no two replicas check it
-    // within half an interval at a handover, and no monitor waits much longer than an
-    // interval between two checks when its owner died.
-    if (!r.state.last_check) return;
-    const auto since = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
-    if (since >= 2 * interval + kTakeoverWindow) return;  // unchecked since the whole installation stopped
-    MonoTime theirs = now + (interval - since);
-    if (theirs <= now) {
-      theirs = earliest;
-    } else if (theirs < earliest) {
-      theirs = next_due(theirs, interval, earliest);
+    std::optional<Millis> since_check;
+    if (r.state.last_check) {
+      since_check = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
     }
-    if (r.due <= theirs && r.due - (theirs - interval) >= interval / 2) return;  // this replica's slot
-    r.timer->arm(theirs, [this, &r, theirs] {
+    const HandoverSlots slots =
+        handover_slots(r.due, r.config->interval, now, since_check, kHandoverGap, kTakeoverWindow);
+    if (slots.mine != r.due) schedule(r, slots.mine);
+    if (!slots.theirs) return;
+    r.timer->arm(*slots.theirs, [this, &r, theirs = *slots.theirs] {
       start_or_queue(r, theirs);
-      // This replica's next slot, unless it comes within half an interval of that check.
-      const Millis every = r.config->interval;
-      const MonoTime mine = r.due > theirs ? r.due : next_due(r.due, every, theirs);
-      schedule(r, mine - theirs < every / 2 ? mine + every : mine);
+      schedule(r, slot_after_handover(r.due, r.config->interval, theirs));
     });
     return;
   }
