@@ -51,6 +51,21 @@
 // state read; the next sync claims it again if this replica still owns it. The lease
 // (Ownership::owns is false once it lapsed) is asked again before every check, verdict
 // and retry, and a new Ownership::term lets go of everything and reads every state again.
+//
+// Files (Engine's members by job; the private section below is grouped the same way):
+//   engine.cc            construction, start() and stop(), adding a monitor and arming its
+//                        timer, apply(): a result through the state machine into a state
+//                        change, incidents and alerts
+//   engine_checks.cc     the check schedule, the in-flight bound and its FIFO, check results
+//   engine_commit.cc     commit-gated changes: commit, retry, what is held meanwhile
+//   engine_heartbeat.cc  pings (the quiet path and the io thread's) and deadline timers
+//   engine_replicas.cc   sync_ownership(): claim and take over, let go, fencing, following
+//                        stored states, nudges and the pings other replicas stored
+//   engine_control.cc    reload(), pause and resume, monitors added and released at runtime
+//   engine_views.cc      the readers: monitors(), monitors_since(), stats(), metrics()
+//   engine_runtime.h     Runtime (a monitor's record), PendingChange, HeldItem
+// and its helpers, each with its own header: state_machine.h (next state), schedule.h
+// (check slots, handovers), incident_ids.h (incident numbering), dependencies.h.
 #pragma once
 
 #include <atomic>
@@ -75,6 +90,7 @@
 #include "core/ping.h"
 #include "core/timer.h"
 #include "engine/alert_hook.h"
+#include "engine/incident_ids.h"
 #include "engine/metrics.h"
 #include "engine/ownership.h"
 #include "engine/state_machine.h"
@@ -222,6 +238,7 @@ class Engine final : public heartbeat::PingSink {
   std::vector<std::string> down_dependents(const std::string& parent) const;
 
  private:
+  // Defined in engine_runtime.h, which only Engine's own .cc files include.
   struct Runtime;
   struct PendingChange;
   struct HeldItem;
@@ -230,73 +247,91 @@ class Engine final : public heartbeat::PingSink {
   static constexpr std::chrono::milliseconds kCommitRetryFirst{100};
   static constexpr std::chrono::milliseconds kCommitRetryMax{5'000};
   static constexpr std::chrono::seconds kDropLogInterval{10};
+  // How long after a missed slot a monitor taken over is still checked at once: a dead
+  // owner's time to live and a beat. A monitor unchecked for longer was stopped with the
+  // whole installation, and waits for its slot like every monitor at start.
+  static constexpr Millis kTakeoverWindow{10'000};
+  // At a takeover, the first check waits this long: the replica that held the monitor
+  // stops at its next beat, at most kBeatEvery after this one's, plus the time to act on it.
+  static constexpr Millis kHandoverGap{1'500};
 
+  // engine.cc: the monitor set's records, and results into state.
   void add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset);
-  void schedule(Runtime& runtime, MonoTime due);
-  void on_due(Runtime& runtime);
-  // `due`: the slot the check was due in, for the lateness of its start.
-  void start_check(Runtime& runtime, MonoTime due);
-  void on_result(const std::string& name, uint64_t check_id, const CheckResult& result);
+  void start_timer(Runtime& runtime, Millis first_offset);
   // `history`: false for a heartbeat finish, whose ping row already is its history; a
   // success that changes nothing then writes no RecordResult (the hot path of pings).
   void apply(Runtime& runtime, const CheckResult& result, bool history = true);
   void write(WriteOp op, WriteDone done = {});
-  bool is_down(const std::string& name) const;  // io thread: its committed state
-  // The commit-gated path of apply(): writes `record`, holds the change until it commits.
+  bool is_down(const std::string& name) const;                           // io thread: its committed state
+  void count_result(const Runtime& runtime, const CheckResult& result);  // call with mu_ held
+  void bind_metrics(Runtime& runtime);     // call with mu_ held, whenever its config changes
+  void leave_io(const std::string& name);  // a result counted in in_io_ is applied
+  bool owned_here(const std::string& name) const { return ownership_ == nullptr || ownership_->owns(name); }
+  int64_t new_incident_id() { return incident_ids_.next(/*shared=*/ownership_ != nullptr); }  // io thread
+
+  // engine_checks.cc: the check schedule and the in-flight bound.
+  void schedule(Runtime& runtime, MonoTime due);
+  void on_due(Runtime& runtime);
+  // Starts a check of an owned monitor due at `due`, or queues it when max_checks_in_flight
+  // are running; nothing when one is running or queued already.
+  void start_or_queue(Runtime& runtime, MonoTime due);
+  // `due`: the slot the check was due in, for the lateness of its start.
+  void start_check(Runtime& runtime, MonoTime due);
+  void on_result(const std::string& name, uint64_t check_id, const CheckResult& result);
+  void start_waiting_checks();
+
+  // engine_commit.cc: the commit-gated path of apply().
+  // Writes `record`, holds the change until it commits.
   void commit_change(Runtime& runtime, RecordResult record, const CheckResult& result);
   void try_commit(Runtime& runtime);
   void on_commit(const std::string& name, uint64_t change_id, const Status& status);
+  // The store refused the change committing for a passing reason: it is written again later.
+  void retry_commit(Runtime& runtime, const Error& refused);
+  // The change committed: readers see it now.
+  void show_committed(Runtime& runtime, const PendingChange& change);
+  // The change is dropped, never retried: fenced, or this replica no longer owns the monitor.
+  void drop_fenced(Runtime& runtime, const PendingChange& change, const std::string& why);
   // While `runtime` has a change committing: holds (or, once refused, drops) what comes.
   bool hold_result(Runtime& runtime, const CheckResult& result, bool history);
   bool hold_ping(Runtime& runtime, Ping& ping, WriteDone& done);
   void release_held(Runtime& runtime, bool refused);
   void note_drop(const std::string& name, const char* what);
-  void start_waiting_checks();
-  void start_timer(Runtime& runtime, Millis first_offset);
+  // Drops the change committing, if any, and what waits behind it.
+  void abandon_change(Runtime& runtime);
+
+  // engine_heartbeat.cc: pings and deadlines.
   void arm_deadline(Runtime& runtime);
   void on_deadline(Runtime& runtime);
   void on_ping(const std::string& name, Ping ping, WriteDone done);
   // The caller-thread path of record_ping; false when the ping has to go through the io
   // thread (and then counts it in in_io_).
   bool record_quiet_success(const std::string& name, const Ping& ping);
-  void count_result(const Runtime& runtime, const CheckResult& result);  // call with mu_ held
-  void bind_metrics(Runtime& runtime);     // call with mu_ held, whenever its config changes
-  void leave_io(const std::string& name);  // a result counted in in_io_ is applied
   // Queues a ping row; a full queue answers `done` with "store.full" at once.
   void write_ping(RecordPing op, WriteDone done);
-  MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
-  bool owned_here(const std::string& name) const { return ownership_ == nullptr || ownership_->owns(name); }
+
+  // engine_replicas.cc: following the owners and the stored states.
   // `changed`: the states stored since the last sync, read under `term`.
   void follow_owners(uint64_t term, Result<StateFeed> changed);
-  // Replicas: `stored` is the monitor's state in the store (nullptr: none yet).
-  void take_over(Runtime& runtime);
-  // Starts a check of an owned monitor due at `due`, or queues it when max_checks_in_flight
-  // are running; nothing when one is running or queued already.
-  void start_or_queue(Runtime& runtime, MonoTime due);
-  // How long after a missed slot a monitor taken over is still checked at once: a dead
-  // owner's time to live and a beat. A monitor unchecked for longer was stopped with the
-  // whole installation, and waits for its slot like every monitor at start.
-  static constexpr Millis kTakeoverWindow{10'000};
-  int64_t new_incident_id();  // io thread
-  void let_go(Runtime& runtime);
   // Replicas: claims `taking` (their names in `names`) in the store and takes over each
   // one claimed; none when the claim fails (the next sync tries again).
   void claim_and_take_over(const std::vector<Runtime*>& taking, const std::vector<std::string>& names);
+  // Starts owning a monitor just claimed, from the stored state it followed.
+  void take_over(Runtime& runtime);
+  void let_go(Runtime& runtime);
   // A write decided under `epoch` was refused: another replica claimed the monitor since.
   // What it decided is dropped (never retried), and the monitor is let go and its stored
   // state read; the next sync claims it again if this replica still owns it then.
   void on_fenced(Runtime& runtime, int64_t epoch);
-  // Drops the change committing, if any, and what waits behind it.
-  void abandon_change(Runtime& runtime);
-  // At a takeover, the first check waits this long: the replica that held the monitor
-  // stops at its next beat, at most kBeatEvery after this one's, plus the time to act on it.
-  static constexpr Millis kHandoverGap{1'500};
   void follow_stored(Runtime& runtime, const MonitorState& stored);
   void follow_stored_now(Runtime& runtime);  // reads the store first
   // Replicas, at a heartbeat deadline: a finish ping another replica stored since this
   // one's track last moved is applied first, as if it had come here.
   void catch_up_pings(Runtime& runtime);
 
+  // engine_views.cc: readers.
+  MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
+
+  // What the files above share.
   boost::asio::io_context& io_;
   const Clock& clock_;
   TimerFactory& timers_;
@@ -309,7 +344,7 @@ class Engine final : public heartbeat::PingSink {
   LogThrottle fence_log_{kDropLogInterval};
   uint64_t term_ = 0;  // Ownership::term at the last sync; io thread only
   size_t max_in_flight_ = 256;
-  int64_t next_incident_id_ = 1;
+  IncidentIds incident_ids_;     // io thread only (and start())
   uint64_t next_change_id_ = 1;  // io thread only
   uint64_t next_check_id_ = 1;   // io thread only
   LogThrottle drop_log_{kDropLogInterval};
@@ -339,9 +374,6 @@ class Engine final : public heartbeat::PingSink {
   // committing a change of its own; io thread only).
   int64_t state_cursor_ = 0;
   uint64_t read_term_ = 0;
-  // Incident ids this replica may use, [first, second) (Store::reserve_incident_ids).
-  static constexpr int kReservedIncidentIds = 64;
-  std::pair<int64_t, int64_t> reserved_ids_{0, 0};
   std::map<std::string, MonitorState> to_follow_;
   std::set<std::string> added_at_runtime_;  // by ensure_monitor; io thread only
 };

@@ -24,4 +24,29 @@ MonoTime next_due_after_start(MonoTime due, Millis interval, MonoTime now) {
   return next - now < interval / 2 ? next + interval : next;
 }
 
+HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::optional<Millis> since_check,
+                             Millis gap, Millis takeover_window) {
+  const MonoTime earliest = now + gap;
+  HandoverSlots slots{due < earliest ? next_due(due, interval, earliest) : due, std::nullopt};
+  if (!since_check) return slots;
+  const Millis since = *since_check;
+  // Unchecked since the whole installation stopped: it waits for this replica's slot.
+  if (since >= 2 * interval + takeover_window) return slots;
+  MonoTime theirs = now + (interval - since);
+  if (theirs <= now) {
+    theirs = earliest;  // it missed a slot: its owner stopped
+  } else if (theirs < earliest) {
+    theirs = next_due(theirs, interval, earliest);
+  }
+  // This replica's slot comes first, and half an interval after the owner's slot before.
+  if (slots.mine <= theirs && slots.mine - (theirs - interval) >= interval / 2) return slots;
+  slots.theirs = theirs;
+  return slots;
+}
+
+MonoTime slot_after_handover(MonoTime due, Millis interval, MonoTime theirs) {
+  const MonoTime mine = due > theirs ? due : next_due(due, interval, theirs);
+  return mine - theirs < interval / 2 ? mine + interval : mine;
+}
+
 }  // namespace trainwatch::engine

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "core/clock.h"
 
@@ -27,5 +28,30 @@ MonoTime next_due(MonoTime due, Millis interval, MonoTime now);
 // late (the process was paused or starved of CPU) is thus not followed by another at once:
 // the target never sees two checks of one monitor closer than half its interval.
 MonoTime next_due_after_start(MonoTime due, Millis interval, MonoTime now);
+
+// When a checked monitor taken over at `now` is checked next.
+struct HandoverSlots {
+  MonoTime mine;                   // this replica's next slot
+  std::optional<MonoTime> theirs;  // a check at the last owner's slot first, when it comes first
+};
+
+// `due`: this replica's slot for the monitor, which ran on while another owned it;
+// `since_check`: how long ago its last owner checked it (none: never). The monitor keeps
+// this replica's slots, spread like every monitor's first checks (starting every monitor
+// taken over at the same moment instead would make them due together at every interval,
+// for good), none before now + `gap` (the last owner may check it until it lets go).
+// That owner's slot comes first when it died (it missed a slot, and was checked less
+// than 2 * interval + `takeover_window` ago: then right after the gap), or when its next
+// slot past the gap comes before this replica's, or within half an interval after the
+// owner's slot before. So no two replicas check it within half an interval at a
+// handover, and no monitor waits much longer than an interval between two checks when
+// its owner died. One unchecked for longer was stopped with the whole installation: it
+// waits for this replica's slot.
+HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::optional<Millis> since_check,
+                             Millis gap, Millis takeover_window);
+
+// After the check at the last owner's slot `theirs`: this replica's next slot, unless it
+// comes within half an interval of that check (then the one after).
+MonoTime slot_after_handover(MonoTime due, Millis interval, MonoTime theirs);
 
 }  // namespace trainwatch::engine

@@ -51,5 +51,52 @@ TEST(NextDue, ACheckThatStartedLateIsNotFollowedByAnotherWithinHalfAnInterval) {
   EXPECT_EQ(next_due_after_start(start, Millis(2000), start + Millis(5500)), start + Millis(8000));
 }
 
+// A monitor taken over from another replica: interval 10 s, no check within a 1.5 s gap,
+// an owner unchecked for 2 intervals and 10 s counts as stopped with the installation.
+constexpr Millis kEvery{10'000};
+constexpr Millis kGap{1'500};
+constexpr Millis kWindow{10'000};
+
+TEST(HandoverSlots, KeepsThisReplicasSlotsPastTheGap) {
+  const MonoTime now = MonoTime{} + Millis(100'000);
+  // Never checked: no slot of a last owner to respect.
+  HandoverSlots slots = handover_slots(now + Millis(3'000), kEvery, now, std::nullopt, kGap, kWindow);
+  EXPECT_EQ(slots.mine, now + Millis(3'000));
+  EXPECT_FALSE(slots.theirs);
+  // A slot within the gap, or already past, moves to the first one after it.
+  EXPECT_EQ(handover_slots(now + Millis(1'000), kEvery, now, std::nullopt, kGap, kWindow).mine,
+            now + Millis(11'000));
+  EXPECT_EQ(handover_slots(now - Millis(3'000), kEvery, now, std::nullopt, kGap, kWindow).mine,
+            now + Millis(7'000));
+}
+
+TEST(HandoverSlots, ChecksRightAfterTheGapWhenTheOwnerMissedASlot) {
+  const MonoTime now = MonoTime{} + Millis(100'000);
+  HandoverSlots slots = handover_slots(now + Millis(7'000), kEvery, now, Millis(15'000), kGap, kWindow);
+  EXPECT_EQ(slots.mine, now + Millis(7'000));
+  EXPECT_EQ(slots.theirs, now + kGap);
+  // Unchecked for two intervals and the window: the whole installation stopped.
+  EXPECT_FALSE(handover_slots(now + Millis(7'000), kEvery, now, Millis(30'000), kGap, kWindow).theirs);
+}
+
+TEST(HandoverSlots, ChecksAtTheOwnersSlotUnlessThisReplicasComesFirstAndHalfAnIntervalAfterTheirs) {
+  const MonoTime now = MonoTime{} + Millis(100'000);
+  // Checked 4 s ago: its owner's next slot is in 6 s, its one before 4 s ago.
+  EXPECT_FALSE(handover_slots(now + Millis(2'000), kEvery, now, Millis(4'000), kGap, kWindow).theirs);
+  EXPECT_EQ(handover_slots(now + Millis(8'000), kEvery, now, Millis(4'000), kGap, kWindow).theirs,
+            now + Millis(6'000));
+  // Checked 9 s ago: its owner's next slot falls in the gap, so the one after; this
+  // replica's slot in 3 s is 2 s after the owner's last check: too close.
+  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(9'000), kGap, kWindow).theirs,
+            now + Millis(11'000));
+}
+
+TEST(SlotAfterHandover, SkipsThisReplicasSlotWithinHalfAnIntervalOfTheCheck) {
+  const MonoTime now = MonoTime{} + Millis(100'000);
+  EXPECT_EQ(slot_after_handover(now + Millis(7'000), kEvery, now + Millis(1'500)), now + Millis(7'000));
+  EXPECT_EQ(slot_after_handover(now + Millis(5'000), kEvery, now + Millis(1'500)), now + Millis(15'000));
+  EXPECT_EQ(slot_after_handover(now + Millis(3'000), kEvery, now + Millis(11'000)), now + Millis(23'000));
+}
+
 }  // namespace
 }  // namespace trainwatch::engine

@@ -1,0 +1,157 @@
+// Engine's control from outside: reload() of a new config, pause and resume, monitors
+// added and released at runtime (auto-created jobs), and the maintenance test.
+// Threading: callable from any thread; each posts its work to the io thread.
+#include "engine/engine.h"
+
+#include <boost/asio/post.hpp>
+
+#include "engine/engine_runtime.h"
+#include "engine/schedule.h"
+
+namespace trainwatch::engine {
+
+namespace asio = boost::asio;
+
+void Engine::reload(const Config& config, std::function<void()> applied) {
+  asio::post(io_, [this, config, applied = std::move(applied)] {
+    max_in_flight_ = static_cast<size_t>(config.server.max_checks_in_flight);
+    std::map<std::string, const MonitorConfig*> wanted;
+    for (const auto& m : config.monitors) wanted[m.name] = &m;
+
+    // Removed monitors: stop them and close what they left open.
+    std::vector<std::string> removed;
+    for (auto& [name, runtime] : monitors_) {
+      if (wanted.count(name) == 0 && added_at_runtime_.count(name) == 0) removed.push_back(name);
+    }
+    for (const auto& [name, m] : wanted) added_at_runtime_.erase(name);
+    for (const auto& name : removed) {
+      std::unique_ptr<Runtime> runtime;
+      {
+        std::lock_guard lock(mu_);
+        runtime = std::move(monitors_[name]);
+        by_name_.erase(name);
+        monitors_.erase(name);
+        stats_.monitors = monitors_.size();
+        state_changed();
+      }
+      runtime->timer->cancel();
+      if (runtime->state.open_incident_id) {
+        write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
+      }
+      if (runtime->committing) {
+        // Its change may still commit: close what it opens, after it (a failed close
+        // means it never committed).
+        if (runtime->committing->record.opened) {
+          write(CloseIncident{runtime->committing->record.opened->id, clock_.system_time()});
+        }
+        runtime->committing.reset();  // cancels its retry
+        leave_io(name);
+        std::lock_guard lock(mu_);
+        --stats_.changes_waiting;
+      }
+      release_held(*runtime, /*refused=*/true);
+    }
+
+    const size_t count = config.monitors.size();
+    for (size_t i = 0; i < count; ++i) {
+      const MonitorConfig& m = config.monitors[i];
+      auto it = monitors_.find(m.name);
+      if (it == monitors_.end()) {
+        MonitorState state;
+        state.since = clock_.system_time();
+        add_monitor(std::make_shared<const MonitorConfig>(m), state,
+                    first_check_offset(i, count, m.interval));
+        continue;
+      }
+      Runtime& r = *it->second;
+      // The new config always goes in (its notify, notify_after, remind_every: the alert
+      // planner reads them from each result's config); the schedule restarts only when
+      // what is checked, or how, changed.
+      const bool check_changed = !same_check(*r.config, m);
+      if (check_changed) r.check_id = 0;  // a check in flight checks what is no longer asked
+      {
+        std::lock_guard lock(mu_);
+        r.config = std::make_shared<const MonitorConfig>(m);
+        bind_metrics(r);
+        r.revision = next_revision_++;
+        state_changed();
+        if (m.type != MonitorType::kHeartbeat) r.heartbeat.reset();
+      }
+      if (check_changed && r.state.status != MonitorStatus::kPaused) {
+        start_timer(r, first_check_offset(i, count, m.interval));
+      }
+    }
+    if (applied) applied();
+  });
+}
+
+void Engine::set_maintenance(MaintenanceTest test) {
+  asio::post(io_, [this, test = std::move(test)]() mutable { in_maintenance_ = std::move(test); });
+}
+
+void Engine::set_paused(const std::string& name, bool paused, std::function<void(bool found)> done) {
+  asio::post(io_, [this, name, paused, done = std::move(done)] {
+    auto it = monitors_.find(name);
+    if (it == monitors_.end()) return done(false);
+    Runtime& r = *it->second;
+    const bool is_paused = r.state.status == MonitorStatus::kPaused;
+    if (paused == is_paused) return done(true);
+    MonitorState state = r.state;
+    state.status = paused ? MonitorStatus::kPaused : MonitorStatus::kPending;
+    state.since = clock_.system_time();
+    state.consecutive_failures = 0;
+    {
+      std::lock_guard lock(mu_);
+      r.state = state;
+      r.revision = next_revision_++;
+      state_changed();
+    }
+    if (paused) {
+      r.timer->cancel();
+      r.armed_deadline.reset();
+    } else {
+      if (r.heartbeat) {
+        // A resumed heartbeat starts over: pending until its next ping, as a new one.
+        std::lock_guard lock(mu_);
+        r.heartbeat.emplace();
+      }
+      start_timer(r, Millis(0));
+    }
+    write(SaveState{name, state});
+    done(true);
+  });
+}
+
+void Engine::ensure_monitor(const MonitorConfig& config) {
+  asio::post(io_, [this, config] {
+    if (monitors_.count(config.name) != 0) return;
+    MonitorState state;
+    state.since = clock_.system_time();
+    if (auto it = stored_states_.find(config.name); it != stored_states_.end()) state = it->second;
+    added_at_runtime_.insert(config.name);
+    add_monitor(std::make_shared<const MonitorConfig>(config), state, Millis{0});
+  });
+}
+
+void Engine::release_monitor(const std::string& name) {
+  asio::post(io_, [this, name] {
+    if (added_at_runtime_.erase(name) == 0) return;
+    std::unique_ptr<Runtime> runtime;
+    {
+      std::lock_guard lock(mu_);
+      auto it = monitors_.find(name);
+      if (it == monitors_.end()) return;
+      runtime = std::move(it->second);
+      by_name_.erase(name);
+      monitors_.erase(it);
+      metrics_.by_monitor.erase(name);  // fresh job names must not grow /metrics for ever
+      stats_.monitors = monitors_.size();
+      state_changed();
+    }
+    runtime->timer->cancel();
+    if (runtime->state.open_incident_id)
+      write(CloseIncident{*runtime->state.open_incident_id, clock_.system_time()});
+  });
+}
+
+}  // namespace trainwatch::engine
