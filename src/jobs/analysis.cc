@@ -1020,7 +1020,7 @@ void name_cause(const Context& c, JobVerdict& v) {
 
 }  // namespace
 
-JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now) {
+JobVerdict analyse(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now) {
   JobVerdict v;
   JobThresholds t = spec.thresholds;
   t.startup_timeout = startup_timeout_of(job, t);
