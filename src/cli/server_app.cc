@@ -360,9 +360,9 @@ void ServerApp::add_routes() {
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
-  web::add_maintenance_routes(*router_, web::MaintenancePageContext{web_context, *maintenance_});
-  web::add_notifications_routes(*router_,
-                                web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
+  web::add_maintenance_page(*router_, web::MaintenancePageContext{web_context, *maintenance_});
+  web::add_notifications_page(*router_,
+                              web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
 }
 
 void ServerApp::start_pruner() {
