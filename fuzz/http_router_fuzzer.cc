@@ -202,8 +202,8 @@ struct ServerInProcess {
                                       std::make_shared<catalog::StatusPageSet>(config.status_pages)};
     web::add_web_routes(router, web_context);
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
-    web::add_maintenance_routes(router, web::MaintenancePageContext{web_context, maintenance});
-    web::add_notifications_routes(router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
+    web::add_maintenance_page(router, web::MaintenancePageContext{web_context, maintenance});
+    web::add_notifications_page(router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
     intake = std::make_unique<jobs::ReportIntake>(
         jobs, journal, std::make_shared<auth::ReloadableSecret>(config.jobs.token),
         [this](const std::string& job) { engine.ensure_monitor(jobs.auto_monitor(job)); });

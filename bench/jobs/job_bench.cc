@@ -60,19 +60,19 @@ JobState big_job(int nodes, MonoTime& now, SystemTime& wall) {
   return job;
 }
 
-void analyze_a_training_job(benchmark::State& state) {
+void analyse_a_training_job(benchmark::State& state) {
   MonoTime now;
   SystemTime wall;
   const JobState job = big_job(static_cast<int>(state.range(0)), now, wall);
   JobCheckSpec spec;
   spec.world_size = static_cast<int>(state.range(0)) * kRanksPerNode;
   for (auto _ : state) {
-    JobVerdict v = analyze(job, spec, now + Millis(500), wall + Millis(500));
+    JobVerdict v = analyse(job, spec, now + Millis(500), wall + Millis(500));
     benchmark::DoNotOptimize(v);
   }
   state.counters["ranks"] = static_cast<double>(spec.world_size);
 }
-BENCHMARK(analyze_a_training_job)->Arg(16)->Arg(2'048)->Unit(benchmark::kMillisecond);
+BENCHMARK(analyse_a_training_job)->Arg(16)->Arg(2'048)->Unit(benchmark::kMillisecond);
 
 // One more round of reports into the job above, one node at a time: what a report costs
 // the replica that takes it, and every replica that follows it, under the job's lock.

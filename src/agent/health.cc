@@ -66,130 +66,173 @@ RankFacts rank_facts(const RankView& r, int64_t now_ms) {
 
 }  // namespace
 
-HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
-  HealthReport h;
-  auto add = [&](std::string code, std::string message) {
-    h.reasons.push_back({std::move(code), std::move(message)});
-  };
-  auto warn = [&](std::string code, std::string message) {
-    h.warnings.push_back({std::move(code), std::move(message)});
-  };
+namespace {
 
-  if (!node.slot_error.empty()) add("no_slots", node.slot_error);
-  for (const auto& m : node.malformed_slots) add("slot_file_malformed", m);
+void add(HealthReport& h, std::string code, std::string message) {
+  h.reasons.push_back({std::move(code), std::move(message)});
+}
+void warn(HealthReport& h, std::string code, std::string message) {
+  h.warnings.push_back({std::move(code), std::move(message)});
+}
+
+void slot_reasons(const NodeSnapshot& node, HealthReport& h) {
+  if (!node.slot_error.empty()) add(h, "no_slots", node.slot_error);
+  for (const auto& m : node.malformed_slots) add(h, "slot_file_malformed", m);
   // A warning, not a reason: TOP is writable by every local user, so anyone can plant a
   // refused entry there, and that alone must not turn the node's /health red. A rank whose
   // own directory is refused is missing from ranks[] and says so on its stderr.
-  for (const auto& m : node.refused_slot_dirs) warn("slot_dir_refused", m);
+  for (const auto& m : node.refused_slot_dirs) warn(h, "slot_dir_refused", m);
   // A warning: the slot's rank (if it was one) cannot be seen, but nothing says it failed.
-  for (const auto& m : node.invalid_slots) warn("slot_invalid", m);
+  for (const auto& m : node.invalid_slots) warn(h, "slot_invalid", m);
   if (node.ranks.empty() && node.slot_error.empty() && node.malformed_slots.empty()) {
-    add("no_ranks", "no rank of job '" + node.job + "' has reported on this node yet");
+    add(h, "no_ranks", "no rank of job '" + node.job + "' has reported on this node yet");
   }
+}
+
+// Stopped and blocked ranks are judged by the server's rule (core/rank_rule.h), so this
+// node's /health and the server's view of the job agree on them. Returns whether the
+// rank still runs (the checks of running_rank_reasons() apply to it).
+bool ruling_reasons(const RankView& r, int64_t now_ms, double since, HealthReport& h) {
+  const auto& s = r.slot;
+  const RankRuling ruling = rule_rank(rank_facts(r, now_ms));
+  const std::string code(ruling_code(ruling));
+  switch (ruling) {
+    case RankRuling::kGone:
+      add(h, code,
+          rank_name(r) + " is gone while " + status_name(s.status) + " at step " + std::to_string(s.step) +
+              (r.exit ? ": it " + describe_exit(*r.exit) : ""));
+      return false;
+    case RankRuling::kFailed:
+      add(h, code, "rank " + std::to_string(s.rank) + " failed" + (s.error.empty() ? "" : ": " + s.error));
+      return false;
+    case RankRuling::kDone: return false;
+    case RankRuling::kStopped:
+      add(h, code,
+          rank_name(r) + " is stopped (state " + std::string(1, r.state) + "), no step for " +
+              fmt("%.0f s", since));
+      break;
+    case RankRuling::kBlocked:
+    case RankRuling::kBlockedCheckpointing: {
+      std::string msg = rank_name(r) +
+                        " is in uninterruptible sleep (state D, usually I/O or a driver call), no step for " +
+                        fmt("%.0f s", since);
+      if (ruling == RankRuling::kBlocked) {
+        add(h, code, msg);
+      } else {
+        warn(h, code, msg + " while checkpointing");
+      }
+      break;
+    }
+    case RankRuling::kRunning: break;
+  }
+  return true;
+}
+
+void running_rank_reasons(const RankView& r, double since, const Thresholds& t, HealthReport& h) {
+  const auto& s = r.slot;
+  if (s.status == TW_STATUS_INITIALIZING) {
+    add(h, "initializing", "rank " + std::to_string(s.rank) + " is still initializing");
+  }
+  if (s.status == TW_STATUS_TRAINING && since * 1000 > static_cast<double>(t.stall_after.count())) {
+    add(h, "stalled",
+        "rank " + std::to_string(s.rank) + " has made no step for " + fmt("%.0f s", since) + " (threshold " +
+            fmt("%.0f s", static_cast<double>(t.stall_after.count()) / 1000) + ")");
+  }
+  if ((s.present & TW_FIELD_LOSS) && !std::isfinite(s.loss)) add(h, "loss_not_finite", nonfinite_message(s));
+  if (s.overflow_consecutive >= t.overflow_streak) {
+    add(h, "overflow_streak",
+        "rank " + std::to_string(s.rank) + " skipped " + std::to_string(s.overflow_consecutive) +
+            " steps in a row on fp16 overflow (loss scale " + fmt("%g", s.loss_scale) + ")");
+  }
+  if (s.checkpoint_state == CheckpointState::kFailed) {
+    add(h, "checkpoint_failed",
+        "rank " + std::to_string(s.rank) + " failed to write the checkpoint of step " +
+            std::to_string(s.checkpoint_step));
+  }
+}
+
+// Returns whether any rank still runs: only then is a closed rendezvous a reason.
+bool rank_reasons(const NodeSnapshot& node, const Thresholds& t, HealthReport& h) {
   bool any_running = false;
   for (const auto& r : node.ranks) {
-    const auto& s = r.slot;
-    // Stopped and blocked ranks are judged by the server's rule (core/rank_rule.h), so this
-    // node's /health and the server's view of the job agree on them.
-    const int64_t step_ms = r.last_step_ms > 0 ? r.last_step_ms : s.status_changed_ms;
+    const int64_t step_ms = r.last_step_ms > 0 ? r.last_step_ms : r.slot.status_changed_ms;
     const double since = seconds_since(node.now_ms, step_ms);
-    const RankRuling ruling = rule_rank(rank_facts(r, node.now_ms));
-    const std::string code(ruling_code(ruling));
-    switch (ruling) {
-      case RankRuling::kGone:
-        add(code, rank_name(r) + " is gone while " + status_name(s.status) + " at step " +
-                      std::to_string(s.step) + (r.exit ? ": it " + describe_exit(*r.exit) : ""));
-        continue;
-      case RankRuling::kFailed:
-        add(code, "rank " + std::to_string(s.rank) + " failed" + (s.error.empty() ? "" : ": " + s.error));
-        continue;
-      case RankRuling::kDone: continue;
-      case RankRuling::kStopped:
-        add(code, rank_name(r) + " is stopped (state " + std::string(1, r.state) + "), no step for " +
-                      fmt("%.0f s", since));
-        break;
-      case RankRuling::kBlocked:
-      case RankRuling::kBlockedCheckpointing: {
-        std::string msg =
-            rank_name(r) +
-            " is in uninterruptible sleep (state D, usually I/O or a driver call), no step for " +
-            fmt("%.0f s", since);
-        if (ruling == RankRuling::kBlocked) {
-          add(code, msg);
-        } else {
-          warn(code, msg + " while checkpointing");
-        }
-        break;
-      }
-      case RankRuling::kRunning: break;
-    }
+    if (!ruling_reasons(r, node.now_ms, since, h)) continue;
     any_running = true;
-    if (s.status == TW_STATUS_INITIALIZING) {
-      add("initializing", "rank " + std::to_string(s.rank) + " is still initializing");
-    }
-    if (s.status == TW_STATUS_TRAINING && since * 1000 > static_cast<double>(t.stall_after.count())) {
-      add("stalled", "rank " + std::to_string(s.rank) + " has made no step for " + fmt("%.0f s", since) +
-                         " (threshold " + fmt("%.0f s", static_cast<double>(t.stall_after.count()) / 1000) +
-                         ")");
-    }
-    if ((s.present & TW_FIELD_LOSS) && !std::isfinite(s.loss)) add("loss_not_finite", nonfinite_message(s));
-    if (s.overflow_consecutive >= t.overflow_streak) {
-      add("overflow_streak",
-          "rank " + std::to_string(s.rank) + " skipped " + std::to_string(s.overflow_consecutive) +
-              " steps in a row on fp16 overflow (loss scale " + fmt("%g", s.loss_scale) + ")");
-    }
-    if (s.checkpoint_state == CheckpointState::kFailed) {
-      add("checkpoint_failed", "rank " + std::to_string(s.rank) + " failed to write the checkpoint of step " +
-                                   std::to_string(s.checkpoint_step));
-    }
+    running_rank_reasons(r, since, t, h);
   }
+  return any_running;
+}
 
+void gpu_reasons(const NodeSnapshot& node, const Thresholds& t, HealthReport& h) {
   if (node.nvml.hung) {
-    add("nvml_hung", "NVML has not answered for " + fmt("%.1f s", node.nvml.in_flight_for.count() / 1000.0) +
-                         " (deadline " + fmt("%.0f s", node.probe_deadline.count() / 1000.0) + ")");
+    add(h, "nvml_hung",
+        "NVML has not answered for " + fmt("%.1f s", node.nvml.in_flight_for.count() / 1000.0) +
+            " (deadline " + fmt("%.0f s", node.probe_deadline.count() / 1000.0) + ")");
   }
-  if (node.nvml.value) {
-    for (const auto& g : node.nvml.value->gpus) {
-      if (g.lost) add("gpu_lost", "GPU " + std::to_string(g.index) + " has fallen off the bus (GPU_IS_LOST)");
-      if (g.memory_total && g.memory_pct() >= t.gpu_memory_pct) {
-        add("gpu_memory", "GPU " + std::to_string(g.index) + " memory " + fmt("%.1f%%", g.memory_pct()) +
-                              " \u2265 " + fmt("%g%%", t.gpu_memory_pct));
-      }
-      if (g.last_xid) {
-        std::string msg = "GPU " + std::to_string(g.index) + " reported XID " + std::to_string(g.last_xid);
-        if (is_application_xid(g.last_xid)) {
-          warn("gpu_xid", msg + " (usually the application's own fault)");
-        } else {
-          add("gpu_xid", msg);
-        }
+  if (!node.nvml.value) return;
+  for (const auto& g : node.nvml.value->gpus) {
+    if (g.lost)
+      add(h, "gpu_lost", "GPU " + std::to_string(g.index) + " has fallen off the bus (GPU_IS_LOST)");
+    if (g.memory_total && g.memory_pct() >= t.gpu_memory_pct) {
+      add(h, "gpu_memory",
+          "GPU " + std::to_string(g.index) + " memory " + fmt("%.1f%%", g.memory_pct()) + " \u2265 " +
+              fmt("%g%%", t.gpu_memory_pct));
+    }
+    if (g.last_xid) {
+      std::string msg = "GPU " + std::to_string(g.index) + " reported XID " + std::to_string(g.last_xid);
+      if (is_application_xid(g.last_xid)) {
+        warn(h, "gpu_xid", msg + " (usually the application's own fault)");
+      } else {
+        add(h, "gpu_xid", msg);
       }
     }
   }
-  if (node.disks.hung) add("disk_hung", "a disk probe has not answered within its deadline");
+}
+
+void disk_and_memory_reasons(const NodeSnapshot& node, const Thresholds& t, HealthReport& h) {
+  if (node.disks.hung) add(h, "disk_hung", "a disk probe has not answered within its deadline");
   if (node.disks.value) {
     for (const auto& d : *node.disks.value) {
       if (!d.ok) {
-        add("disk_missing", d.name + " " + d.path + " cannot be read: " + d.error);
+        add(h, "disk_missing", d.name + " " + d.path + " cannot be read: " + d.error);
       } else if (d.free_bytes < t.disk_free_bytes) {
-        add("disk_low",
+        add(h, "disk_low",
             d.name + " " + d.path + " has " + gb(d.free_bytes) + " free < " + gb(t.disk_free_bytes));
       }
     }
   }
   if (node.memory.value && node.memory.value->ok &&
       node.memory.value->available_bytes < t.host_memory_free_bytes) {
-    add("memory_low", "host memory available " + gb(node.memory.value->available_bytes) + " < " +
-                          gb(t.host_memory_free_bytes));
+    add(h, "memory_low",
+        "host memory available " + gb(node.memory.value->available_bytes) + " < " +
+            gb(t.host_memory_free_bytes));
   }
+}
+
+void rendezvous_reasons(const NodeSnapshot& node, bool any_running, HealthReport& h) {
   if (node.rendezvous.hung)
-    add("rendezvous_hung", "the rendezvous probe has not answered within its deadline");
+    add(h, "rendezvous_hung", "the rendezvous probe has not answered within its deadline");
   if (any_running && node.rendezvous.value && node.rendezvous.value->checked &&
       !node.rendezvous.value->listening) {
     const auto& rv = *node.rendezvous.value;
-    add("rendezvous_closed", "rendezvous " + rv.host + ":" + std::to_string(rv.port) +
-                                 " is not accepting connections" +
-                                 (rv.error.empty() ? "" : " (" + rv.error + ")"));
+    add(h, "rendezvous_closed",
+        "rendezvous " + rv.host + ":" + std::to_string(rv.port) + " is not accepting connections" +
+            (rv.error.empty() ? "" : " (" + rv.error + ")"));
   }
+}
+
+}  // namespace
+
+// Reasons (and warnings) in a fixed order: the slots, each rank, the GPUs, the disks and
+// host memory, the rendezvous.
+HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
+  HealthReport h;
+  slot_reasons(node, h);
+  const bool any_running = rank_reasons(node, t, h);
+  gpu_reasons(node, t, h);
+  disk_and_memory_reasons(node, t, h);
+  rendezvous_reasons(node, any_running, h);
   h.healthy = h.reasons.empty();
   return h;
 }
@@ -246,74 +289,70 @@ json::array reasons_json(const std::vector<Reason>& rs) {
 
 }  // namespace
 
-Rendered render(const NodeSnapshot& node, const Thresholds& t) {
-  HealthReport h = evaluate(node, t);
-  bool stalled =
-      std::any_of(h.reasons.begin(), h.reasons.end(), [](const Reason& r) { return r.code == "stalled"; });
-  json::object root;
-  root["status"] = h.healthy ? "ok" : "degraded";
-  root["job"] = node.job;
-  root["training"] = training_block(node, stalled);
-  root["stalled"] = stalled;
+namespace {
 
-  json::array ranks;
-  for (const auto& r : node.ranks) {
-    const auto& s = r.slot;
-    json::object o{
-        {"rank", s.rank},
-        {"local_rank", s.local_rank},
-        {"pid", s.pid},
-        {"alive", r.alive},
-        {"process_state", std::string(1, r.state)},
-        {"status", status_name(s.status)},
-        {"step", s.step},
-        {"steps_per_second", r.steps_per_s},
-        {"seconds_since_step",
-         r.last_step_ms ? json::value(seconds_since(node.now_ms, r.last_step_ms)) : json::value(nullptr)},
-        {"loss", (s.present & TW_FIELD_LOSS) ? num_or_null(s.loss) : json::value(nullptr)},
-        {"loss_scale", (s.present & TW_FIELD_LOSS_SCALE) ? num_or_null(s.loss_scale) : json::value(nullptr)},
-        {"grad_norm", (s.present & TW_FIELD_GRAD_NORM) ? num_or_null(s.grad_norm) : json::value(nullptr)},
-        {"overflow_steps", s.overflow_total},
-        {"overflow_consecutive", s.overflow_consecutive},
-        {"nonfinite_total", s.has_nonfinite ? json::value(s.nonfinite_total) : json::value(nullptr)},
-        {"nonfinite_first_step", s.has_nonfinite && s.nonfinite_first_step >= 0
-                                     ? json::value(s.nonfinite_first_step)
-                                     : json::value(nullptr)},
-        {"nonfinite_first_time", time_or_null(r.nonfinite_first_ms)},
-        {"samples", s.samples},
-        {"tokens", s.tokens},
-        {"last_checkpoint_step",
-         s.last_ok_checkpoint_step >= 0 ? json::value(s.last_ok_checkpoint_step) : json::value(nullptr)},
-        {"error", s.error.empty() ? json::value(nullptr) : json::value(s.error)}};
-    json::object gauges;
-    for (const auto& g : s.gauges) gauges[g.name] = num_or_null(g.value);
-    o["gauges"] = std::move(gauges);
-    // The launcher's identity; null when the rank's library is too old to record it.
-    o["attempt"] = s.has_identity ? json::value(s.attempt) : json::value(nullptr);
-    o["run_id"] = s.has_identity && !s.run_id.empty() ? json::value(s.run_id) : json::value(nullptr);
-    o["node_rank"] = s.has_identity && s.node_rank >= 0 ? json::value(s.node_rank) : json::value(nullptr);
-    ranks.push_back(std::move(o));
-  }
-  root["ranks"] = std::move(ranks);
+json::object rank_json(const RankView& r, int64_t now_ms) {
+  const auto& s = r.slot;
+  json::object o{
+      {"rank", s.rank},
+      {"local_rank", s.local_rank},
+      {"pid", s.pid},
+      {"alive", r.alive},
+      {"process_state", std::string(1, r.state)},
+      {"status", status_name(s.status)},
+      {"step", s.step},
+      {"steps_per_second", r.steps_per_s},
+      {"seconds_since_step",
+       r.last_step_ms ? json::value(seconds_since(now_ms, r.last_step_ms)) : json::value(nullptr)},
+      {"loss", (s.present & TW_FIELD_LOSS) ? num_or_null(s.loss) : json::value(nullptr)},
+      {"loss_scale", (s.present & TW_FIELD_LOSS_SCALE) ? num_or_null(s.loss_scale) : json::value(nullptr)},
+      {"grad_norm", (s.present & TW_FIELD_GRAD_NORM) ? num_or_null(s.grad_norm) : json::value(nullptr)},
+      {"overflow_steps", s.overflow_total},
+      {"overflow_consecutive", s.overflow_consecutive},
+      {"nonfinite_total", s.has_nonfinite ? json::value(s.nonfinite_total) : json::value(nullptr)},
+      {"nonfinite_first_step", s.has_nonfinite && s.nonfinite_first_step >= 0
+                                   ? json::value(s.nonfinite_first_step)
+                                   : json::value(nullptr)},
+      {"nonfinite_first_time", time_or_null(r.nonfinite_first_ms)},
+      {"samples", s.samples},
+      {"tokens", s.tokens},
+      {"last_checkpoint_step",
+       s.last_ok_checkpoint_step >= 0 ? json::value(s.last_ok_checkpoint_step) : json::value(nullptr)},
+      {"error", s.error.empty() ? json::value(nullptr) : json::value(s.error)}};
+  json::object gauges;
+  for (const auto& g : s.gauges) gauges[g.name] = num_or_null(g.value);
+  o["gauges"] = std::move(gauges);
+  // The launcher's identity; null when the rank's library is too old to record it.
+  o["attempt"] = s.has_identity ? json::value(s.attempt) : json::value(nullptr);
+  o["run_id"] = s.has_identity && !s.run_id.empty() ? json::value(s.run_id) : json::value(nullptr);
+  o["node_rank"] = s.has_identity && s.node_rank >= 0 ? json::value(s.node_rank) : json::value(nullptr);
+  return o;
+}
 
+json::object gpu_json(const GpuInfo& g) {
+  return json::object{{"index", g.index},
+                      {"name", g.name},
+                      {"lost", g.lost},
+                      {"memory_used_gb", static_cast<double>(g.memory_used) / 1e9},
+                      {"memory_total_gb", static_cast<double>(g.memory_total) / 1e9},
+                      {"memory_pct", std::round(g.memory_pct() * 10) / 10},
+                      {"gpu_utilization_pct", g.utilization_pct},
+                      {"temperature_c", g.temperature_c},
+                      {"power_w", g.power_w},
+                      {"ecc_uncorrected", g.ecc_uncorrected},
+                      {"throttle_reasons", g.throttle_reasons},
+                      {"last_xid", g.last_xid},
+                      {"xid_events", g.xid_count}};
+}
+
+// gpus[], oom_risk (any GPU at the memory threshold) and the NVML probe's state.
+void add_gpus(const NodeSnapshot& node, const Thresholds& t, json::object& root) {
   json::array gpus;
   bool oom_risk = false;
   if (node.nvml.value) {
     for (const auto& g : node.nvml.value->gpus) {
       oom_risk = oom_risk || (g.memory_total && g.memory_pct() >= t.gpu_memory_pct);
-      gpus.push_back(json::object{{"index", g.index},
-                                  {"name", g.name},
-                                  {"lost", g.lost},
-                                  {"memory_used_gb", static_cast<double>(g.memory_used) / 1e9},
-                                  {"memory_total_gb", static_cast<double>(g.memory_total) / 1e9},
-                                  {"memory_pct", std::round(g.memory_pct() * 10) / 10},
-                                  {"gpu_utilization_pct", g.utilization_pct},
-                                  {"temperature_c", g.temperature_c},
-                                  {"power_w", g.power_w},
-                                  {"ecc_uncorrected", g.ecc_uncorrected},
-                                  {"throttle_reasons", g.throttle_reasons},
-                                  {"last_xid", g.last_xid},
-                                  {"xid_events", g.xid_count}});
+      gpus.push_back(gpu_json(g));
     }
   }
   root["gpus"] = std::move(gpus);
@@ -325,7 +364,10 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
         node.nvml.value->library_loaded ? "" : "no NVML library: " + node.nvml.value->library_error;
   }
   root["nvml"] = std::move(nvml);
+}
 
+// disks[], memory and rendezvous: null when not probed.
+void add_host(const NodeSnapshot& node, const Thresholds& t, json::object& root) {
   json::array disks;
   if (node.disks.value) {
     for (const auto& d : *node.disks.value) {
@@ -352,14 +394,36 @@ Rendered render(const NodeSnapshot& node, const Thresholds& t) {
   } else {
     root["rendezvous"] = nullptr;
   }
+}
+
+// GET /health's body; its keys in the order the endpoint has always written them.
+json::object health_json(const NodeSnapshot& node, const Thresholds& t, const HealthReport& h) {
+  bool stalled =
+      std::any_of(h.reasons.begin(), h.reasons.end(), [](const Reason& r) { return r.code == "stalled"; });
+  json::object root;
+  root["status"] = h.healthy ? "ok" : "degraded";
+  root["job"] = node.job;
+  root["training"] = training_block(node, stalled);
+  root["stalled"] = stalled;
+  json::array ranks;
+  for (const auto& r : node.ranks) ranks.push_back(rank_json(r, node.now_ms));
+  root["ranks"] = std::move(ranks);
+  add_gpus(node, t, root);
+  add_host(node, t, root);
   root["reasons"] = reasons_json(h.reasons);
   root["warnings"] = reasons_json(h.warnings);
+  return root;
+}
 
+}  // namespace
+
+Rendered render(const NodeSnapshot& node, const Thresholds& t) {
+  const HealthReport h = evaluate(node, t);
   Rendered out;
   out.status = h.healthy ? 200 : 503;
   // Slot text is checked (reporter/slot_check.h); this catches anything else, so /health is
   // always UTF-8 JSON whatever a rank or a file on the node held.
-  out.health_json = utf8_repaired(json_text(root));
+  out.health_json = utf8_repaired(json_text(health_json(node, t, h)));
   out.metrics = utf8_repaired(node_metrics(node, h.healthy));
   return out;
 }

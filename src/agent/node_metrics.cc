@@ -6,11 +6,10 @@
 
 namespace trainwatch::agent {
 
-std::string node_metrics(const NodeSnapshot& node, bool healthy) {
-  PrometheusWriter m;
+namespace {
+
+void write_rank_metrics(const NodeSnapshot& node, PrometheusWriter& m) {
   const std::string& job = node.job;
-  m.family("trainwatch_agent_healthy", "gauge", "1 when GET /health answers 200.");
-  m.sample("trainwatch_agent_healthy", {{"training_job", job}}, healthy ? 1 : 0);
   struct RankMetric {
     std::string_view name;
     std::string_view type;
@@ -48,31 +47,34 @@ std::string node_metrics(const NodeSnapshot& node, bool healthy) {
     for (const auto& r : node.ranks)
       m.sample(rm.name, {{"training_job", job}, {"rank", std::to_string(r.slot.rank)}}, rm.get(r));
   }
-  if (node.nvml.value) {
-    const auto& gpus = node.nvml.value->gpus;
-    m.family("trainwatch_gpu_memory_used_bytes", "gauge", "GPU memory in use.");
-    for (const auto& g : gpus)
-      m.sample("trainwatch_gpu_memory_used_bytes", {{"gpu", std::to_string(g.index)}},
-               static_cast<double>(g.memory_used));
-    m.family("trainwatch_gpu_memory_total_bytes", "gauge", "GPU memory size.");
-    for (const auto& g : gpus)
-      m.sample("trainwatch_gpu_memory_total_bytes", {{"gpu", std::to_string(g.index)}},
-               static_cast<double>(g.memory_total));
-    m.family("trainwatch_gpu_utilization_percent", "gauge", "GPU utilisation.");
-    for (const auto& g : gpus)
-      m.sample("trainwatch_gpu_utilization_percent", {{"gpu", std::to_string(g.index)}}, g.utilization_pct);
-    m.family("trainwatch_gpu_temperature_celsius", "gauge", "GPU temperature.");
-    for (const auto& g : gpus)
-      m.sample("trainwatch_gpu_temperature_celsius", {{"gpu", std::to_string(g.index)}}, g.temperature_c);
-    m.family("trainwatch_gpu_power_watts", "gauge", "GPU power draw.");
-    for (const auto& g : gpus)
-      m.sample("trainwatch_gpu_power_watts", {{"gpu", std::to_string(g.index)}}, g.power_w);
-    m.family("trainwatch_gpu_xid_events_total", "counter",
-             "Critical XID events seen since the agent started.");
-    for (const auto& g : gpus)
-      m.sample("trainwatch_gpu_xid_events_total", {{"gpu", std::to_string(g.index)}},
-               static_cast<double>(g.xid_count));
-  }
+}
+
+void write_gpu_metrics(const std::vector<GpuInfo>& gpus, PrometheusWriter& m) {
+  m.family("trainwatch_gpu_memory_used_bytes", "gauge", "GPU memory in use.");
+  for (const auto& g : gpus)
+    m.sample("trainwatch_gpu_memory_used_bytes", {{"gpu", std::to_string(g.index)}},
+             static_cast<double>(g.memory_used));
+  m.family("trainwatch_gpu_memory_total_bytes", "gauge", "GPU memory size.");
+  for (const auto& g : gpus)
+    m.sample("trainwatch_gpu_memory_total_bytes", {{"gpu", std::to_string(g.index)}},
+             static_cast<double>(g.memory_total));
+  m.family("trainwatch_gpu_utilization_percent", "gauge", "GPU utilisation.");
+  for (const auto& g : gpus)
+    m.sample("trainwatch_gpu_utilization_percent", {{"gpu", std::to_string(g.index)}}, g.utilization_pct);
+  m.family("trainwatch_gpu_temperature_celsius", "gauge", "GPU temperature.");
+  for (const auto& g : gpus)
+    m.sample("trainwatch_gpu_temperature_celsius", {{"gpu", std::to_string(g.index)}}, g.temperature_c);
+  m.family("trainwatch_gpu_power_watts", "gauge", "GPU power draw.");
+  for (const auto& g : gpus)
+    m.sample("trainwatch_gpu_power_watts", {{"gpu", std::to_string(g.index)}}, g.power_w);
+  m.family("trainwatch_gpu_xid_events_total", "counter", "Critical XID events seen since the agent started.");
+  for (const auto& g : gpus)
+    m.sample("trainwatch_gpu_xid_events_total", {{"gpu", std::to_string(g.index)}},
+             static_cast<double>(g.xid_count));
+}
+
+// The watched paths, host memory and the rendezvous, each only once it has been probed.
+void write_host_metrics(const NodeSnapshot& node, PrometheusWriter& m) {
   if (node.disks.value) {
     m.family("trainwatch_disk_free_bytes", "gauge", "Free space on a watched path.");
     for (const auto& d : *node.disks.value)
@@ -86,8 +88,20 @@ std::string node_metrics(const NodeSnapshot& node, bool healthy) {
   }
   if (node.rendezvous.value && node.rendezvous.value->checked) {
     m.family("trainwatch_rendezvous_up", "gauge", "1 when MASTER_ADDR:MASTER_PORT accepts TCP connections.");
-    m.sample("trainwatch_rendezvous_up", {{"training_job", job}}, node.rendezvous.value->listening ? 1 : 0);
+    m.sample("trainwatch_rendezvous_up", {{"training_job", node.job}},
+             node.rendezvous.value->listening ? 1 : 0);
   }
+}
+
+}  // namespace
+
+std::string node_metrics(const NodeSnapshot& node, bool healthy) {
+  PrometheusWriter m;
+  m.family("trainwatch_agent_healthy", "gauge", "1 when GET /health answers 200.");
+  m.sample("trainwatch_agent_healthy", {{"training_job", node.job}}, healthy ? 1 : 0);
+  write_rank_metrics(node, m);
+  if (node.nvml.value) write_gpu_metrics(node.nvml.value->gpus, m);
+  write_host_metrics(node, m);
   return m.take();
 }
 

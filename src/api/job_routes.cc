@@ -115,12 +115,19 @@ void add_job_routes(http::Router& router, const JobApiContext& ctx) {
   router.add(get, "/api/v1/interruptions", off_http(get_interruptions));
 }
 
-std::string render_job_metrics(const jobs::JobRegistry& registry) {
-  std::vector<JobSnapshot> snaps;  // without ranks: at most kMaxMetricRanks are copied below
+namespace {
+
+// Every job's snapshot without its ranks: at most kMaxMetricRanks are copied, by
+// detailed_snapshots().
+std::vector<JobSnapshot> job_summaries(const jobs::JobRegistry& registry) {
+  std::vector<JobSnapshot> snaps;
   for (const auto& name : registry.names()) {
     if (auto s = registry.snapshot(name, false)) snaps.push_back(std::move(*s));
   }
-  PrometheusWriter w;
+  return snaps;
+}
+
+void write_refusals(const jobs::JobRegistry& registry, PrometheusWriter& w) {
   const jobs::IngestRefusals refused = registry.refusals();
   w.family("trainwatch_job_reports_refused_total", "counter",
            "Node reports refused at a bound, by the bound.");
@@ -135,6 +142,10 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
   w.family("trainwatch_jobs_expired_total", "counter",
            "Auto-created jobs released after jobs.expire_after without a report.");
   w.sample("trainwatch_jobs_expired_total", {}, static_cast<double>(registry.expired()));
+}
+
+// Ranks by health, reports received and current findings, by job.
+void write_job_counts(const std::vector<JobSnapshot>& snaps, PrometheusWriter& w) {
   w.family("trainwatch_job_ranks", "gauge", "Ranks by health (the dashboard's grid word), by job.");
   for (const auto& s : snaps) {
     for (const auto& [health, count] : s.rank_summary.counts) {
@@ -155,6 +166,11 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
     w.sample("trainwatch_job_findings", {{"training_job", s.state->name()}, {"severity", "warning"}},
              warning);
   }
+}
+
+// Each job's interruption ledger and goodput, then the installation's GPU time lost.
+void write_interruptions(const jobs::JobRegistry& registry, const std::vector<JobSnapshot>& snaps,
+                         PrometheusWriter& w) {
   w.family("trainwatch_job_interruptions_total", "counter",
            "Times each job stopped training, by classified cause (the interruption ledger).");
   w.family(
@@ -177,6 +193,9 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
     w.sample("trainwatch_interruption_gpu_seconds_lost_total",
              {{"cause", std::string(jobs::to_string(kind))}}, t.gpu_hours_lost * 3600.0);
   }
+}
+
+void write_timeouts_and_report_ages(const std::vector<JobSnapshot>& snaps, PrometheusWriter& w) {
   w.family("trainwatch_job_step_timeout_seconds", "gauge", "The step timeout in force (learned or fixed).");
   for (const auto& s : snaps) {
     w.sample("trainwatch_job_step_timeout_seconds", {{"training_job", s.state->name()}},
@@ -191,6 +210,26 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
                static_cast<double>(views::snapshot_age_ms(s, n.last_seen)) / 1000.0);
     }
   }
+}
+
+// Per rank only for jobs of at most kMaxDetailedRanks ranks (their snapshot carries the
+// ranks), and only while the jobs so listed hold at most kMaxMetricRanks ranks together:
+// the others are summarised by trainwatch_job_ranks. Jobs go in name order.
+std::vector<JobSnapshot> detailed_snapshots(const jobs::JobRegistry& registry,
+                                            const std::vector<JobSnapshot>& snaps) {
+  std::vector<JobSnapshot> detailed;
+  size_t listed = 0;
+  for (const auto& s : snaps) {
+    if (s.rank_count > jobs::kMaxDetailedRanks || listed + s.rank_count > kMaxMetricRanks) continue;
+    auto full = registry.snapshot(s.state->name());
+    if (!full || full->ranks_omitted) continue;
+    listed += full->rank_count;
+    detailed.push_back(std::move(*full));
+  }
+  return detailed;
+}
+
+void write_rank_metrics(const std::vector<JobSnapshot>& detailed, PrometheusWriter& w) {
   struct RankFamily {
     const char* name;
     const char* type;
@@ -218,18 +257,6 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
          return static_cast<double>(r.last.nonfinite_total.value_or(0));
        }},
   };
-  // Per rank only for jobs of at most kMaxDetailedRanks ranks (their snapshot carries the
-  // ranks), and only while the jobs so listed hold at most kMaxMetricRanks ranks together:
-  // the others are summarised by trainwatch_job_ranks above. Jobs go in name order.
-  std::vector<JobSnapshot> detailed;
-  size_t listed = 0;
-  for (const auto& s : snaps) {
-    if (s.rank_count > jobs::kMaxDetailedRanks || listed + s.rank_count > kMaxMetricRanks) continue;
-    auto full = registry.snapshot(s.state->name());
-    if (!full || full->ranks_omitted) continue;
-    listed += full->rank_count;
-    detailed.push_back(std::move(*full));
-  }
   for (const auto& fam : kFamilies) {
     w.family(fam.name, fam.type, fam.help);
     for (const JobSnapshot& s : detailed) {
@@ -240,6 +267,18 @@ std::string render_job_metrics(const jobs::JobRegistry& registry) {
       }
     }
   }
+}
+
+}  // namespace
+
+std::string render_job_metrics(const jobs::JobRegistry& registry) {
+  const std::vector<JobSnapshot> snaps = job_summaries(registry);
+  PrometheusWriter w;
+  write_refusals(registry, w);
+  write_job_counts(snaps, w);
+  write_interruptions(registry, snaps, w);
+  write_timeouts_and_report_ages(snaps, w);
+  write_rank_metrics(detailed_snapshots(registry, snaps), w);
   return w.take();
 }
 

@@ -143,7 +143,33 @@ bool ServerApp::join_replicas() {
   return true;
 }
 
+// start()'s steps, in the order it runs them. Each one that can fail logs why and
+// returns false; later steps use the components the earlier ones built.
 bool ServerApp::start() {
+  if (!read_config()) return false;
+  if (!open_storage()) return false;
+  create_http_contexts();
+  std::vector<alerting::Channel> channels = build_alerting();
+  build_engine();
+  if (!load_api_monitors()) return false;
+  choose_member_id();
+  build_journal();
+  if (members_table_ && !join_replicas()) return false;
+  if (!start_engine()) return false;
+  restore_jobs();
+  if (!load_maintenance_windows()) return false;
+  if (!start_notifications(std::move(channels))) return false;
+  build_ping_ingest();
+  add_routes();
+  start_pruner();
+  add_job_report_routes();
+  if (!start_http()) return false;
+  serving_ = true;
+  return true;
+}
+
+// The file, with --listen and --data-dir on top, and the descriptor limit raised.
+bool ServerApp::read_config() {
   LoadedConfig loaded = load_checked_config(options_.config_path);
   if (!loaded.config) {
     print_errors(loaded);
@@ -155,7 +181,11 @@ bool ServerApp::start() {
   const FdLimit fd_limit = raise_fd_limit();
   spdlog::info("{}", describe(fd_limit));
   fd_soft_limit_ = fd_limit.soft;
+  return true;
+}
 
+// The store store.url names, and the heartbeat tokens kept in it.
+bool ServerApp::open_storage() {
   auto opened = open_store(config_.store.url, config_.server.data_dir);
   if (!opened) {
     spdlog::error("{}", opened.error().message);
@@ -164,14 +194,20 @@ bool ServerApp::start() {
   spdlog::info("store: {}", opened->description);
   store_ = std::move(opened->store);
   members_table_ = std::move(opened->members);
-
   if (auto resolved = heartbeat::resolve_tokens(config_, *store_, random_); !resolved) {
     spdlog::error("cannot keep heartbeat tokens: {}", resolved.error().message);
     return false;
   }
-  for (int i = 0; i < options_.http_threads; ++i) http_ios_.push_back(std::make_unique<asio::io_context>(1));
+  return true;
+}
 
-  // The engine and the dispatcher, and what they run with.
+void ServerApp::create_http_contexts() {
+  for (int i = 0; i < options_.http_threads; ++i) http_ios_.push_back(std::make_unique<asio::io_context>(1));
+}
+
+// The dispatcher and the planner, and what they run with. Returns the channels, which the
+// dispatcher takes when it starts (start_notifications()).
+std::vector<alerting::Channel> ServerApp::build_alerting() {
   std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
   std::vector<alerting::Channel> channels = alerting::build_channels(config_, channel_errors);
   alert_timers_ = std::make_unique<AsioTimers>(alert_io_, clock_);
@@ -183,7 +219,11 @@ bool ServerApp::start() {
                                                        *transport_, uniform);
   planner_ = std::make_unique<alerting::AlertPlanner>(clock_, [this] { dispatcher_->wake(); });
   planner_->configure(config_, channel_names(channels));
+  return channels;
+}
 
+// The engine, its checkers and the job registry its job checks read.
+void ServerApp::build_engine() {
   job_registry_ = std::make_unique<jobs::JobRegistry>(clock_);
   job_registry_->configure(config_);
   checkers_ = std::make_unique<DefaultCheckers>(engine_io_, clock_, *job_registry_, random_);
@@ -193,40 +233,60 @@ bool ServerApp::start() {
   job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });
   dispatcher_->list_affected_with(
       [this](const std::string& monitor) { return engine_->down_dependents(monitor); });
-  // Monitors created through the API run beside the file's (catalog/monitor_catalog.h).
+}
+
+// Monitors created through the API run beside the file's (catalog/monitor_catalog.h).
+bool ServerApp::load_api_monitors() {
   monitors_ = std::make_unique<catalog::MonitorCatalog>(*engine_, *store_, random_);
   monitors_->set_yaml(config_);
-  if (auto skipped = monitors_->load(); !skipped) {
+  auto skipped = monitors_->load();
+  if (!skipped) {
     spdlog::error("cannot read API monitors: {}", skipped.error().message);
     return false;
-  } else {
-    for (const auto& why : *skipped) spdlog::warn("API monitor skipped: {}", why);
   }
-  if (members_table_) {
-    std::array<uint8_t, 8> bytes{};
-    random_.fill(bytes);
-    for (uint8_t b : bytes) member_id_ += fmt::format("{:02x}", b);
-  }
+  for (const auto& why : *skipped) spdlog::warn("API monitor skipped: {}", why);
+  return true;
+}
+
+// On replicas (a members table): a random id for this one among the others.
+void ServerApp::choose_member_id() {
+  if (!members_table_) return;
+  std::array<uint8_t, 8> bytes{};
+  random_.fill(bytes);
+  for (uint8_t b : bytes) member_id_ += fmt::format("{:02x}", b);
+}
+
+// Node reports through the store, and the memos the registry keeps with them.
+void ServerApp::build_journal() {
   journal_ = std::make_unique<jobs::JobJournal>(
       *store_, *job_registry_, clock_, member_id_,
       [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); });
   job_registry_->set_on_memo(
       [this](const std::string& job, std::string memo) { journal_->save_memo(job, std::move(memo)); });
-  if (members_table_ && !join_replicas()) return false;
+}
+
+bool ServerApp::start_engine() {
   if (auto started = engine_->start(monitors_->merged(config_)); !started) {
     spdlog::error("cannot start: {}", started.error().message);
     return false;
   }
-  // The jobs the server watched before it stopped, from their nodes' last reports.
+  return true;
+}
+
+// The jobs the server watched before it stopped, from their nodes' last reports.
+void ServerApp::restore_jobs() {
   if (auto restored = journal_->restore(config_.jobs.expire_after); !restored) {
     spdlog::warn("cannot read the stored node reports; jobs start from their next reports: {}",
                  restored.error().message);
   } else if (*restored > 0) {
     spdlog::info("{} stored node report(s) applied: jobs resume where they were", *restored);
   }
-  // Maintenance windows created through the API hold notifications beside the file's
-  // (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher,
-  // and the engine, whose results inside a window count as up time (storage/store.h).
+}
+
+// Maintenance windows created through the API hold notifications beside the file's
+// (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher,
+// and the engine, whose results inside a window count as up time (storage/store.h).
+bool ServerApp::load_maintenance_windows() {
   maintenance_ = std::make_unique<catalog::MaintenanceCatalog>(
       *store_, clock_, [this](const std::string& name) { return engine_->monitor(name).has_value(); },
       [this](const std::vector<MaintenanceWindow>& windows) {
@@ -237,43 +297,57 @@ bool ServerApp::start() {
               return alerting::held_until(windows, monitor, tags, at).has_value();
             });
       });
-  if (auto skipped = maintenance_->load(); !skipped) {
+  auto skipped = maintenance_->load();
+  if (!skipped) {
     spdlog::error("cannot read API maintenance windows: {}", skipped.error().message);
     return false;
-  } else {
-    for (const auto& why : *skipped) spdlog::warn("API maintenance window skipped: {}", why);
   }
+  for (const auto& why : *skipped) spdlog::warn("API maintenance window skipped: {}", why);
   maintenance_->set_yaml(config_.maintenance);
+  return true;
+}
+
+bool ServerApp::start_notifications(std::vector<alerting::Channel> channels) {
   if (auto started = dispatcher_->start(std::move(channels), maintenance_->windows()); !started) {
     spdlog::error("cannot start notifications: {}", started.error().message);
     return false;
   }
+  return true;
+}
 
+void ServerApp::build_ping_ingest() {
   pings_ = std::make_unique<heartbeat::PingIngest>(clock_, *engine_);
   // The index holds the file's heartbeat tokens and the API monitors'; the catalog
   // re-indexes after each API change it has applied.
   pings_->configure(monitors_->merged(config_));
   monitors_->on_applied([this](const Config& merged) { pings_->configure(merged); });
+}
 
-  // The routes. Handlers hold references to the components above, which outlive the
-  // server and the router (members declared before them).
-  router_ = std::make_shared<http::Router>();
-  admin_auth_ = std::make_unique<auth::AdminAuth>(config_.auth, clock_);
-  api::ApiContext api_context{*engine_, *store_, clock_, clock_.system_time(), job_registry_.get()};
-  api_context.admin = admin_auth_.get();
+// What the API's handlers read; admin_auth_ and http_stats_ exist by now.
+api::ApiContext ServerApp::api_context() {
+  api::ApiContext context{*engine_, *store_, clock_, clock_.system_time(), job_registry_.get()};
+  context.admin = admin_auth_.get();
   if (replicas_) {
-    api_context.replicas = [replicas = replicas_.get()] {
+    context.replicas = [replicas = replicas_.get()] {
       boost::json::array members;
       for (const auto& id : replicas->members()) members.emplace_back(id);
       return boost::json::object{{"self", replicas->id()}, {"members", std::move(members)}};
     };
   }
-  http_stats_ = std::make_shared<http::ServerStats>();
-  api_context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_](PrometheusWriter& w) {
+  context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_](PrometheusWriter& w) {
     api::write_notification_metrics(*dispatcher, w);
     http::write_server_metrics(*stats, w);
   };
-  api::add_api_routes(*router_, api_context);
+  return context;
+}
+
+// The API's routes and the dashboard's. Handlers hold references to the components above,
+// which outlive the server and the router (members declared before them).
+void ServerApp::add_routes() {
+  router_ = std::make_shared<http::Router>();
+  admin_auth_ = std::make_unique<auth::AdminAuth>(config_.auth, clock_);
+  http_stats_ = std::make_shared<http::ServerStats>();
+  api::add_api_routes(*router_, api_context());
   // One limit per channel for test sends, whether asked through the API or the dashboard.
   test_sends_ = std::make_shared<auth::BucketTable>(api::kTestSendLimits);
   api::add_notification_routes(
@@ -286,18 +360,27 @@ bool ServerApp::start() {
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
-  web::add_maintenance_routes(*router_, web::MaintenancePageContext{web_context, *maintenance_});
-  web::add_notifications_routes(*router_,
-                                web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
+  web::add_maintenance_page(*router_, web::MaintenancePageContext{web_context, *maintenance_});
+  web::add_notifications_page(*router_,
+                              web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
+}
+
+void ServerApp::start_pruner() {
   pruner_ = std::make_unique<RetentionPruner>(clock_, *engine_timers_, *store_, config_.retention.raw);
   pruner_->start();
+}
+
+// POST /api/v1/jobs/{job}/report and the job API, behind the agents' token.
+void ServerApp::add_job_report_routes() {
   job_token_ = std::make_shared<auth::ReloadableSecret>(report_token(config_));
   if (job_token_->get().empty()) warn_without_job_token();
   intake_ = std::make_unique<jobs::ReportIntake>(
       *job_registry_, *journal_, job_token_,
       [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); });
   api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *intake_});
+}
 
+http::ServerOptions ServerApp::http_server_options() const {
   http::ServerOptions http_options;
   http_options.host = config_.server.listen.host;
   http_options.port = config_.server.listen.port;
@@ -313,6 +396,12 @@ bool ServerApp::start() {
   http_options.stats = http_stats_;
   http_options.warn = [](const std::string& line) { spdlog::warn("{}", line); };
   http_options.clock = &clock_;
+  return http_options;
+}
+
+// Binds the listen address; connections wait in the backlog until run() starts the threads.
+bool ServerApp::start_http() {
+  const http::ServerOptions http_options = http_server_options();
   std::vector<asio::io_context*> http_contexts;
   http_contexts.reserve(http_ios_.size());
   for (auto& io : http_ios_) http_contexts.push_back(io.get());
@@ -323,7 +412,6 @@ bool ServerApp::start() {
   }
   server_ = std::move(*server);
   host_ = http_options.host;
-  serving_ = true;
   return true;
 }
 

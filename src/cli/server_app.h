@@ -57,9 +57,11 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "alerting/channels.h"
 #include "alerting/dispatcher.h"
 #include "alerting/planner.h"
 #include "alerting/transport.h"
+#include "api/routes.h"
 #include "auth/admin_auth.h"
 #include "auth/bucket_table.h"
 #include "auth/reloadable_secret.h"
@@ -121,7 +123,27 @@ class ServerApp {
   void stop();
 
  private:
+  // start()'s steps (server_app.cc), in the order it runs them.
+  bool read_config();
+  bool open_storage();
+  void create_http_contexts();
+  std::vector<alerting::Channel> build_alerting();
+  void build_engine();
+  bool load_api_monitors();
+  void choose_member_id();
+  void build_journal();
   bool join_replicas();
+  bool start_engine();
+  void restore_jobs();
+  bool load_maintenance_windows();
+  bool start_notifications(std::vector<alerting::Channel> channels);
+  void build_ping_ingest();
+  void add_routes();
+  api::ApiContext api_context();
+  void start_pruner();
+  void add_job_report_routes();
+  http::ServerOptions http_server_options() const;
+  bool start_http();
 
   const ServeOptions options_;
   Config config_;             // the file's, as started (reloads do not keep theirs)

@@ -209,94 +209,108 @@ Finding nonfinite_finding(const Context& c, std::vector<RankRef> bad) {
   return {"loss_not_finite", Severity::kDown, {rank}, r->node, message, kOrderNumbers, first_at(*r)};
 }
 
+// The finding of a rank the shared rule (core/rank_rule.h) does not call running: gone,
+// failed, stopped or blocked. Returns whether the rank still runs (a blocked or stopped
+// rank does: its numbers are judged too).
+bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vector<Finding>& out) {
+  const RankReport& l = r.last;
+  // The agent's /health judges the same facts by the same rule (core/rank_rule.h).
+  const RankRuling ruling = rule_rank(c.facts(r));
+  const std::string code(ruling_code(ruling));
+  switch (ruling) {
+    case RankRuling::kGone:
+      out.push_back({code,
+                     Severity::kDown,
+                     {rank},
+                     r.node,
+                     c.who(rank, r) + (l.exit ? " " + describe_exit(*l.exit) : " vanished") + c.at_step(r) +
+                         " while " + std::string(to_string(l.status)) + ", without reporting an error" +
+                         (l.exit ? "" : " (exit status unknown to the agent)"),
+                     kOrderGone,
+                     r.gone_at.value_or(r.seen)});
+      return false;
+    case RankRuling::kFailed:
+      out.push_back({code,
+                     Severity::kDown,
+                     {rank},
+                     r.node,
+                     c.who(rank, r) + " failed" + c.at_step(r) + (l.error.empty() ? "" : ": " + l.error),
+                     kOrderFailed,
+                     r.error_at.value_or(r.seen)});
+      return false;
+    case RankRuling::kDone: return false;
+    case RankRuling::kStopped:
+      out.push_back(
+          {code,
+           Severity::kDown,
+           {rank},
+           r.node,
+           c.who(rank, r) + " is stopped (process state " + std::string(1, l.state) + ")" + c.at_step(r),
+           kOrderStopped,
+           r.last_step_at.value_or(r.seen)});
+      break;
+    case RankRuling::kBlocked:
+    case RankRuling::kBlockedCheckpointing: {
+      const bool down = ruling == RankRuling::kBlocked;
+      out.push_back({code,
+                     down ? Severity::kDown : Severity::kWarning,
+                     {rank},
+                     r.node,
+                     c.who(rank, r) + " is in uninterruptible sleep (process state D) with no step for " +
+                         ago(c.now, *r.last_step_at) + c.at_step(r) + (down ? "" : " while checkpointing"),
+                     down ? kOrderStopped : kOrderWarning,
+                     *r.last_step_at});
+      break;
+    }
+    case RankRuling::kRunning: break;
+  }
+  return true;
+}
+
+// fp16 overflow streaks, a loss scale stuck at its minimum, a failed checkpoint write.
+void overflow_and_checkpoint_findings(const Context& c, int rank, const RankRecord& r,
+                                      std::vector<Finding>& out) {
+  const RankReport& l = r.last;
+  if (l.overflow_consecutive >= static_cast<uint64_t>(c.t.overflow_streak)) {
+    out.push_back({"overflow_streak",
+                   Severity::kDown,
+                   {rank},
+                   r.node,
+                   c.who(rank, r) + " skipped " + std::to_string(l.overflow_consecutive) +
+                       " steps in a row on fp16 overflow" + c.at_step(r) +
+                       (l.loss_scale ? " (loss scale " + number_text(*l.loss_scale) + ")" : ""),
+                   kOrderNumbers + 1,
+                   r.seen});
+  } else if (l.loss_scale && *l.loss_scale <= c.t.min_loss_scale && l.overflow_consecutive > 0) {
+    out.push_back({"loss_scale_min",
+                   Severity::kDown,
+                   {rank},
+                   r.node,
+                   c.who(rank, r) + " loss scale is at its minimum (" + number_text(*l.loss_scale) +
+                       ") and still overflowing" + c.at_step(r),
+                   kOrderNumbers + 2,
+                   r.seen});
+  }
+  if (l.checkpoint.state == CheckpointState::kFailed) {
+    out.push_back({"checkpoint_failed",
+                   Severity::kDown,
+                   {rank},
+                   r.node,
+                   c.who(rank, r) + " failed to write the checkpoint of step " +
+                       std::to_string(l.checkpoint.step) + (l.error.empty() ? "" : ": " + l.error),
+                   kOrderCheckpoint + 1,
+                   r.seen});
+  }
+}
+
 void rank_findings(const Context& c, std::vector<Finding>& out) {
   std::vector<RankRef> nonfinite;
   for (const RankEntry& e : c.ranks) {
     if (e.node_silent) continue;  // node_silent speaks for it
-    const int rank = e.rank;
     const RankRecord& r = *e.r;
-    const RankReport& l = r.last;
-    // The agent's /health judges the same facts by the same rule (core/rank_rule.h).
-    const RankRuling ruling = rule_rank(c.facts(r));
-    const std::string code(ruling_code(ruling));
-    switch (ruling) {
-      case RankRuling::kGone:
-        out.push_back({code,
-                       Severity::kDown,
-                       {rank},
-                       r.node,
-                       c.who(rank, r) + (l.exit ? " " + describe_exit(*l.exit) : " vanished") + c.at_step(r) +
-                           " while " + std::string(to_string(l.status)) + ", without reporting an error" +
-                           (l.exit ? "" : " (exit status unknown to the agent)"),
-                       kOrderGone,
-                       r.gone_at.value_or(r.seen)});
-        continue;
-      case RankRuling::kFailed:
-        out.push_back({code,
-                       Severity::kDown,
-                       {rank},
-                       r.node,
-                       c.who(rank, r) + " failed" + c.at_step(r) + (l.error.empty() ? "" : ": " + l.error),
-                       kOrderFailed,
-                       r.error_at.value_or(r.seen)});
-        continue;
-      case RankRuling::kDone: continue;
-      case RankRuling::kStopped:
-        out.push_back(
-            {code,
-             Severity::kDown,
-             {rank},
-             r.node,
-             c.who(rank, r) + " is stopped (process state " + std::string(1, l.state) + ")" + c.at_step(r),
-             kOrderStopped,
-             r.last_step_at.value_or(r.seen)});
-        break;
-      case RankRuling::kBlocked:
-      case RankRuling::kBlockedCheckpointing: {
-        const bool down = ruling == RankRuling::kBlocked;
-        out.push_back({code,
-                       down ? Severity::kDown : Severity::kWarning,
-                       {rank},
-                       r.node,
-                       c.who(rank, r) + " is in uninterruptible sleep (process state D) with no step for " +
-                           ago(c.now, *r.last_step_at) + c.at_step(r) + (down ? "" : " while checkpointing"),
-                       down ? kOrderStopped : kOrderWarning,
-                       *r.last_step_at});
-        break;
-      }
-      case RankRuling::kRunning: break;
-    }
-    if (l.loss && !std::isfinite(*l.loss)) nonfinite.emplace_back(rank, &r);
-    if (l.overflow_consecutive >= static_cast<uint64_t>(c.t.overflow_streak)) {
-      out.push_back({"overflow_streak",
-                     Severity::kDown,
-                     {rank},
-                     r.node,
-                     c.who(rank, r) + " skipped " + std::to_string(l.overflow_consecutive) +
-                         " steps in a row on fp16 overflow" + c.at_step(r) +
-                         (l.loss_scale ? " (loss scale " + number_text(*l.loss_scale) + ")" : ""),
-                     kOrderNumbers + 1,
-                     r.seen});
-    } else if (l.loss_scale && *l.loss_scale <= c.t.min_loss_scale && l.overflow_consecutive > 0) {
-      out.push_back({"loss_scale_min",
-                     Severity::kDown,
-                     {rank},
-                     r.node,
-                     c.who(rank, r) + " loss scale is at its minimum (" + number_text(*l.loss_scale) +
-                         ") and still overflowing" + c.at_step(r),
-                     kOrderNumbers + 2,
-                     r.seen});
-    }
-    if (l.checkpoint.state == CheckpointState::kFailed) {
-      out.push_back({"checkpoint_failed",
-                     Severity::kDown,
-                     {rank},
-                     r.node,
-                     c.who(rank, r) + " failed to write the checkpoint of step " +
-                         std::to_string(l.checkpoint.step) + (l.error.empty() ? "" : ": " + l.error),
-                     kOrderCheckpoint + 1,
-                     r.seen});
-    }
+    if (!ruling_findings(c, e.rank, r, out)) continue;
+    if (r.last.loss && !std::isfinite(*r.last.loss)) nonfinite.emplace_back(e.rank, &r);
+    overflow_and_checkpoint_findings(c, e.rank, r, out);
   }
   if (!nonfinite.empty()) out.push_back(nonfinite_finding(c, std::move(nonfinite)));
 }
@@ -542,102 +556,107 @@ void unwatched_node_findings(const Context& c, const std::string& name, const No
                  kOrderWarning, n.last_seen + c.silent_after(n)});
 }
 
-void node_findings(const Context& c, std::vector<Finding>& out) {
-  for (const auto& [name, n] : c.job.nodes()) {
-    if (c.silent(n)) {
-      silent_node_findings(c, name, n, out);
-      continue;
-    }
-    unwatched_node_findings(c, name, n, out);
-    for (const auto& g : n.gpus) {
-      std::string gpu = "GPU " + std::to_string(g.index) + " on " + name;
-      if (g.lost)
-        out.push_back(
-            {"gpu_lost", Severity::kDown, {}, name, gpu + " has fallen off the bus", kOrderGpu, n.last_seen});
-      if (g.ecc_uncorrected > 0) {
-        out.push_back({"gpu_ecc",
-                       Severity::kDown,
-                       {},
-                       name,
-                       gpu + " has " + std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors",
-                       kOrderGpu + 1,
-                       n.last_seen});
-      }
-      if (g.last_xid) {
-        std::string text = gpu + " reported XID " + std::to_string(g.last_xid);
-        if (g.last_xid_critical) {
-          out.push_back({"gpu_xid", Severity::kDown, {}, name, text, kOrderGpu + 2, n.last_seen});
-        } else {
-          out.push_back({"gpu_xid",
-                         Severity::kWarning,
-                         {},
-                         name,
-                         text + " (usually the application's own fault)",
-                         kOrderWarning,
-                         n.last_seen});
-        }
-      }
-      if (g.memory_total && g.memory_pct() >= c.t.gpu_memory_pct) {
-        out.push_back({"gpu_memory",
-                       Severity::kWarning,
-                       {},
-                       name,
-                       gpu + " memory " + fmt("%.1f%%", g.memory_pct()) +
-                           " >= " + fmt("%g%%", c.t.gpu_memory_pct) + " (out-of-memory risk)",
-                       kOrderWarning,
-                       n.last_seen});
-      }
-    }
-    for (const auto& d : n.disks) {
-      if (!d.ok) {
-        out.push_back({"disk_missing",
-                       Severity::kWarning,
-                       {},
-                       name,
-                       d.name + " " + d.path + " on " + name + " cannot be read: " + d.error,
-                       kOrderWarning,
-                       n.last_seen});
-      } else if (d.free_bytes < c.t.disk_free_bytes) {
-        out.push_back({"disk_low",
-                       Severity::kWarning,
-                       {},
-                       name,
-                       d.name + " " + d.path + " on " + name + " has " +
-                           fmt("%.1f GB", static_cast<double>(d.free_bytes) / 1e9) + " free < " +
-                           fmt("%.1f GB", static_cast<double>(c.t.disk_free_bytes) / 1e9),
-                       kOrderWarning,
-                       n.last_seen});
-      }
-    }
-    if (n.memory_available_bytes && *n.memory_available_bytes < c.t.host_memory_free_bytes) {
-      out.push_back({"memory_low",
-                     Severity::kWarning,
+void gpu_findings(const Context& c, const std::string& name, const NodeRecord& n, std::vector<Finding>& out) {
+  for (const auto& g : n.gpus) {
+    std::string gpu = "GPU " + std::to_string(g.index) + " on " + name;
+    if (g.lost)
+      out.push_back(
+          {"gpu_lost", Severity::kDown, {}, name, gpu + " has fallen off the bus", kOrderGpu, n.last_seen});
+    if (g.ecc_uncorrected > 0) {
+      out.push_back({"gpu_ecc",
+                     Severity::kDown,
                      {},
                      name,
-                     "host memory available on " + name + " is " +
-                         fmt("%.1f GB", static_cast<double>(*n.memory_available_bytes) / 1e9) + " < " +
-                         fmt("%.1f GB", static_cast<double>(c.t.host_memory_free_bytes) / 1e9),
-                     kOrderWarning,
+                     gpu + " has " + std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors",
+                     kOrderGpu + 1,
                      n.last_seen});
     }
-    bool any_running = false;
-    for (int rank : n.ranks) {
-      const RankEntry* e = c.rank(rank);
-      any_running = any_running || (e != nullptr && e->running);
+    if (g.last_xid) {
+      std::string text = gpu + " reported XID " + std::to_string(g.last_xid);
+      if (g.last_xid_critical) {
+        out.push_back({"gpu_xid", Severity::kDown, {}, name, text, kOrderGpu + 2, n.last_seen});
+      } else {
+        out.push_back({"gpu_xid",
+                       Severity::kWarning,
+                       {},
+                       name,
+                       text + " (usually the application's own fault)",
+                       kOrderWarning,
+                       n.last_seen});
+      }
     }
-    if (any_running && n.rendezvous && !n.rendezvous->listening && n.rendezvous->port > 0) {
-      out.push_back({"rendezvous_closed",
+    if (g.memory_total && g.memory_pct() >= c.t.gpu_memory_pct) {
+      out.push_back({"gpu_memory",
                      Severity::kWarning,
                      {},
                      name,
-                     "rendezvous " + n.rendezvous->host + ":" + std::to_string(n.rendezvous->port) +
-                         " is not accepting connections (seen from " + name + ")",
+                     gpu + " memory " + fmt("%.1f%%", g.memory_pct()) +
+                         " >= " + fmt("%g%%", c.t.gpu_memory_pct) + " (out-of-memory risk)",
                      kOrderWarning,
                      n.last_seen});
     }
   }
-  // A rank that two reporting nodes both carry: a mislabelled launch or a stale agent.
-  // Sorted by rank, each rank's nodes in name order; a run of two or more is the finding.
+}
+
+void disk_and_memory_findings(const Context& c, const std::string& name, const NodeRecord& n,
+                              std::vector<Finding>& out) {
+  for (const auto& d : n.disks) {
+    if (!d.ok) {
+      out.push_back({"disk_missing",
+                     Severity::kWarning,
+                     {},
+                     name,
+                     d.name + " " + d.path + " on " + name + " cannot be read: " + d.error,
+                     kOrderWarning,
+                     n.last_seen});
+    } else if (d.free_bytes < c.t.disk_free_bytes) {
+      out.push_back({"disk_low",
+                     Severity::kWarning,
+                     {},
+                     name,
+                     d.name + " " + d.path + " on " + name + " has " +
+                         fmt("%.1f GB", static_cast<double>(d.free_bytes) / 1e9) + " free < " +
+                         fmt("%.1f GB", static_cast<double>(c.t.disk_free_bytes) / 1e9),
+                     kOrderWarning,
+                     n.last_seen});
+    }
+  }
+  if (n.memory_available_bytes && *n.memory_available_bytes < c.t.host_memory_free_bytes) {
+    out.push_back({"memory_low",
+                   Severity::kWarning,
+                   {},
+                   name,
+                   "host memory available on " + name + " is " +
+                       fmt("%.1f GB", static_cast<double>(*n.memory_available_bytes) / 1e9) + " < " +
+                       fmt("%.1f GB", static_cast<double>(c.t.host_memory_free_bytes) / 1e9),
+                   kOrderWarning,
+                   n.last_seen});
+  }
+}
+
+// A closed rendezvous matters only while one of the node's ranks runs.
+void rendezvous_findings(const Context& c, const std::string& name, const NodeRecord& n,
+                         std::vector<Finding>& out) {
+  bool any_running = false;
+  for (int rank : n.ranks) {
+    const RankEntry* e = c.rank(rank);
+    any_running = any_running || (e != nullptr && e->running);
+  }
+  if (any_running && n.rendezvous && !n.rendezvous->listening && n.rendezvous->port > 0) {
+    out.push_back({"rendezvous_closed",
+                   Severity::kWarning,
+                   {},
+                   name,
+                   "rendezvous " + n.rendezvous->host + ":" + std::to_string(n.rendezvous->port) +
+                       " is not accepting connections (seen from " + name + ")",
+                   kOrderWarning,
+                   n.last_seen});
+  }
+}
+
+// A rank that two reporting nodes both carry: a mislabelled launch or a stale agent.
+// Sorted by rank, each rank's nodes in name order; a run of two or more is the finding.
+void claimed_twice_findings(const Context& c, std::vector<Finding>& out) {
   std::vector<std::pair<int, const std::string*>> claims;
   claims.reserve(c.ranks.size());
   for (const auto& [name, n] : c.job.nodes()) {
@@ -662,6 +681,20 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
     }
     i = end;
   }
+}
+
+void node_findings(const Context& c, std::vector<Finding>& out) {
+  for (const auto& [name, n] : c.job.nodes()) {
+    if (c.silent(n)) {
+      silent_node_findings(c, name, n, out);
+      continue;
+    }
+    unwatched_node_findings(c, name, n, out);
+    gpu_findings(c, name, n, out);
+    disk_and_memory_findings(c, name, n, out);
+    rendezvous_findings(c, name, n, out);
+  }
+  claimed_twice_findings(c, out);
 }
 
 double median(std::vector<double> v) {
@@ -881,54 +914,57 @@ Millis startup_timeout_of(const JobState& job, const JobThresholds& t) {
   return std::min(t.startup_timeout, std::max(kLearnedStartupFloor, kLearnedStartupFactor * *longest));
 }
 
-JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now) {
-  JobVerdict v;
-  JobThresholds t = spec.thresholds;
-  t.startup_timeout = startup_timeout_of(job, t);
-  const Context c(job, t, now, wall_now);
-  const auto step_timeout = job.learned().step_timeout(t);
-  const auto checkpoint_timeout = job.learned().checkpoint_timeout(t);
-  v.timeouts = {t.startup_timeout,    step_timeout.value,         checkpoint_timeout.value,
-                step_timeout.learned, checkpoint_timeout.learned, job.learned().smoothed_step_gap()};
+namespace {
 
-  bool all_finished = !job.ranks().empty(), any_failed = false, checkpointing = false;
+// What the ranks say together; fewest_steps counts running ranks only (UINT64_MAX: none).
+struct RankTally {
+  bool all_finished = false;
+  bool any_failed = false;
+  bool checkpointing = false;
   uint64_t fewest_steps = UINT64_MAX;
+};
+
+RankTally tally_ranks(const Context& c, const JobCheckSpec& spec) {
+  RankTally tally;
+  tally.all_finished = !c.job.ranks().empty();
   for (const RankEntry& e : c.ranks) {
     const RankRecord& r = *e.r;
-    all_finished = all_finished && finished(r.last);
-    any_failed = any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
+    tally.all_finished = tally.all_finished && finished(r.last);
+    tally.any_failed =
+        tally.any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
     if (e.running) {
-      checkpointing = checkpointing || in_checkpoint(r.last);
-      fewest_steps = std::min(fewest_steps, r.last.step_reports);
+      tally.checkpointing = tally.checkpointing || in_checkpoint(r.last);
+      tally.fewest_steps = std::min(tally.fewest_steps, r.last.step_reports);
     }
   }
-  if (spec.world_size > 0 && static_cast<int>(job.ranks().size()) < spec.world_size) all_finished = false;
-
-  if (job.ranks().empty()) {
-    v.phase = "waiting";
-    if (now - job.created() > t.startup_timeout) {
-      v.findings.push_back({"no_reports",
-                            Severity::kDown,
-                            {},
-                            "",
-                            "no node has reported a rank of this job in " + ago(now, job.created()) +
-                                " (start-up timeout " + format_duration(t.startup_timeout) + ")",
-                            kOrderMissing,
-                            job.created() + t.startup_timeout});
-      v.down = true;
-      v.cause = v.findings.front().message;
-    }
-    return v;
+  // Ranks that never reported have not finished.
+  if (spec.world_size > 0 && static_cast<int>(c.job.ranks().size()) < spec.world_size) {
+    tally.all_finished = false;
   }
-  if (all_finished) {
-    v.phase = "finished";
-    v.cause = "all " + std::to_string(job.ranks().size()) + " ranks finished";
-    return v;
-  }
-  const bool starting = fewest_steps != UINT64_MAX && fewest_steps <= static_cast<uint64_t>(kWarmupSteps);
-  v.phase = any_failed ? "failed" : checkpointing ? "checkpointing" : starting ? "starting" : "training";
+  return tally;
+}
 
-  std::vector<Finding>& f = v.findings;
+// No rank has reported yet: waiting, and down once the start-up timeout has passed.
+void judge_waiting(const Context& c, JobVerdict& v) {
+  v.phase = "waiting";
+  if (c.now - c.job.created() <= c.t.startup_timeout) return;
+  v.findings.push_back({"no_reports",
+                        Severity::kDown,
+                        {},
+                        "",
+                        "no node has reported a rank of this job in " + ago(c.now, c.job.created()) +
+                            " (start-up timeout " + format_duration(c.t.startup_timeout) + ")",
+                        kOrderMissing,
+                        c.job.created() + c.t.startup_timeout});
+  v.down = true;
+  v.cause = v.findings.front().message;
+}
+
+// Every finding of a job with ranks: down first, then in attribution order, then oldest
+// first. A checkpoint or a start-up makes no steps, so stalls (and stragglers) wait.
+void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting, bool checkpointing,
+                      const LearnedTimeouts::Timeout& step_timeout,
+                      const LearnedTimeouts::Timeout& checkpoint_timeout, std::vector<Finding>& f) {
   rank_findings(c, f);
   restart_findings(c, f);
   node_findings(c, f);
@@ -944,33 +980,73 @@ JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
     if (a.order != b.order) return a.order < b.order;
     return a.since < b.since;
   });
+}
 
-  v.down = !f.empty() && f.front().severity == Severity::kDown;
-  if (v.down) {
-    const Finding& head = f.front();
-    if (head.code == "rank_failed" || head.code == "loss_not_finite") {
-      // Only reported errors (or non-finite losses) so far: a node that has not reported
-      // since the first of them may hold the rank that really failed (or went bad) first.
-      for (const auto& [name, n] : job.nodes()) {
-        bool had_running = false;
-        for (int rank : n.ranks) {
-          auto it = job.ranks().find(rank);
-          had_running =
-              had_running || (it != job.ranks().end() && it->second.node == name && !done(it->second.last));
-        }
-        if (had_running && !n.final && n.last_seen < head.since && !c.silent(n)) v.undecided = true;
-        // A rank that failed on a broken connection failed because a peer did: its error
-        // can reach the server before its agent has seen that peer gone.
-        if (had_running && !n.final && head.code == "rank_failed" && c.now - head.since < kPeerFailureGrace &&
-            failed_on_a_peer(c, head))
-          v.undecided = true;
-      }
+// Only reported errors (or non-finite losses) so far: a node that has not reported since
+// the first of them may hold the rank that really failed (or went bad) first.
+bool undecided(const Context& c, const Finding& head) {
+  if (head.code != "rank_failed" && head.code != "loss_not_finite") return false;
+  for (const auto& [name, n] : c.job.nodes()) {
+    bool had_running = false;
+    for (int rank : n.ranks) {
+      auto it = c.job.ranks().find(rank);
+      had_running =
+          had_running || (it != c.job.ranks().end() && it->second.node == name && !done(it->second.last));
     }
-    Millis waiting_after = std::max(Millis{1'000}, 2 * v.timeouts.smoothed_step_gap.value_or(Millis{0}));
-    v.cause = with_consequences(c, head, waiting_after);
-  } else {
-    for (const auto& x : f) v.cause += (v.cause.empty() ? "" : "; ") + x.message;
+    if (had_running && !n.final && n.last_seen < head.since && !c.silent(n)) return true;
+    // A rank that failed on a broken connection failed because a peer did: its error
+    // can reach the server before its agent has seen that peer gone.
+    if (had_running && !n.final && head.code == "rank_failed" && c.now - head.since < kPeerFailureGrace &&
+        failed_on_a_peer(c, head))
+      return true;
   }
+  return false;
+}
+
+// Down: the head finding with who failed after it and who waits for it. Else the
+// warnings, joined.
+void name_cause(const Context& c, JobVerdict& v) {
+  const std::vector<Finding>& f = v.findings;
+  v.down = !f.empty() && f.front().severity == Severity::kDown;
+  if (!v.down) {
+    for (const auto& x : f) v.cause += (v.cause.empty() ? "" : "; ") + x.message;
+    return;
+  }
+  const Finding& head = f.front();
+  v.undecided = undecided(c, head);
+  Millis waiting_after = std::max(Millis{1'000}, 2 * v.timeouts.smoothed_step_gap.value_or(Millis{0}));
+  v.cause = with_consequences(c, head, waiting_after);
+}
+
+}  // namespace
+
+JobVerdict analyse(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now) {
+  JobVerdict v;
+  JobThresholds t = spec.thresholds;
+  t.startup_timeout = startup_timeout_of(job, t);
+  const Context c(job, t, now, wall_now);
+  const auto step_timeout = job.learned().step_timeout(t);
+  const auto checkpoint_timeout = job.learned().checkpoint_timeout(t);
+  v.timeouts = {t.startup_timeout,    step_timeout.value,         checkpoint_timeout.value,
+                step_timeout.learned, checkpoint_timeout.learned, job.learned().smoothed_step_gap()};
+  if (job.ranks().empty()) {
+    judge_waiting(c, v);
+    return v;
+  }
+  const RankTally tally = tally_ranks(c, spec);
+  if (tally.all_finished) {
+    v.phase = "finished";
+    v.cause = "all " + std::to_string(job.ranks().size()) + " ranks finished";
+    return v;
+  }
+  const bool starting =
+      tally.fewest_steps != UINT64_MAX && tally.fewest_steps <= static_cast<uint64_t>(kWarmupSteps);
+  v.phase = tally.any_failed      ? "failed"
+            : tally.checkpointing ? "checkpointing"
+            : starting            ? "starting"
+                                  : "training";
+  collect_findings(c, spec, starting, tally.checkpointing, step_timeout, checkpoint_timeout, v.findings);
+  name_cause(c, v);
   return v;
 }
 

@@ -88,7 +88,7 @@ inline constexpr size_t kThroughputBaseline = 6;
 inline constexpr int kLearnedStartupFactor = 3;
 inline constexpr Millis kLearnedStartupFloor{60'000};
 
-JobVerdict analyze(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now);
+JobVerdict analyse(const JobState& job, const JobCheckSpec& spec, MonoTime now, SystemTime wall_now);
 
 // The time a person reads: "12:03:11 UTC".
 std::string clock_time(SystemTime t);

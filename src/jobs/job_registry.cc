@@ -323,7 +323,7 @@ std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry,
   std::lock_guard analysis(entry.analysis_mu);
   {
     std::shared_lock lock(entry.state_mu);
-    verdict = std::make_shared<const JobVerdict>(analyze(entry.state, spec, now, wall));
+    verdict = std::make_shared<const JobVerdict>(analyse(entry.state, spec, now, wall));
     // Readers get a copy of the ledger when it changed.
     if (entry.ledger.observe(entry.state, *verdict, now, wall))
       ledger = std::make_shared<const InterruptionLedger>(entry.ledger);

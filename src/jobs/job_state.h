@@ -1,7 +1,7 @@
 // What the server knows about one training job: its nodes, its ranks (each from the last
 // report that carried it), short windows of per-rank progress for rates and stragglers,
 // time series for the API, and the timeouts it has learned. Fed by ingest(); read by
-// analyze() (analysis.h) and the API. Not thread-safe: JobRegistry serialises access.
+// analyse() (analysis.h) and the API. Not thread-safe: JobRegistry serialises access.
 //
 // Every instant here is the server's: a report's ages are subtracted from the time the
 // server received it (MonoTime for intervals, SystemTime only for display).

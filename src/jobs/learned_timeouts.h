@@ -27,7 +27,6 @@ class LearnedTimeouts {
   void observe_checkpoint(Millis duration);
 
   std::optional<Millis> smoothed_step_gap() const { return step_gap_; }
-  std::optional<Millis> longest_checkpoint() const { return longest_checkpoint_; }
 
   // The timeout in force and whether it was learned (false: fixed in config or the floor
   // because nothing was observed yet).

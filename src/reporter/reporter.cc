@@ -11,6 +11,7 @@
 
 #include "reporter/fork_guard.h"
 #include "reporter/handle.h"
+#include "reporter/open_failure.h"
 #include "reporter/options.h"
 #include "reporter/process_info.h"
 #include "trainwatch/trainwatch.h"
@@ -178,7 +179,7 @@ tw_status tw_open(const tw_options* options, tw_handle** out) {
   try {
     return open_impl(options, out);
   } catch (...) {
-    return fail_open(TW_ERR_IO, "out of memory while opening the slot", out);
+    return fail_open(TW_ERR_IO, rp::open_failure_reason(), out);
   }
 }
 

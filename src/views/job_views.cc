@@ -196,10 +196,6 @@ json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s
   return out;
 }
 
-json::value millis_or_null(std::optional<Millis> v) {
-  return v ? json::value(v->count()) : json::value(nullptr);
-}
-
 json::value outcome_or_null(jobs::LaunchOutcome o) {
   return o == jobs::LaunchOutcome::kOpen ? json::value(nullptr) : json::value(jobs::to_string(o));
 }

@@ -114,7 +114,7 @@ void delete_form(const MaintenancePageContext& ctx, const Request& request, cons
 
 }  // namespace
 
-void add_maintenance_routes(http::Router& router, const MaintenancePageContext& ctx) {
+void add_maintenance_page(http::Router& router, const MaintenancePageContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/maintenance",
              [ctx](const Request& r, const Responder& respond) { page(ctx, r, respond, ""); });
   router.add("POST", "/maintenance",

@@ -15,6 +15,6 @@ struct MaintenancePageContext {
   catalog::MaintenanceCatalog& maintenance;
 };
 
-void add_maintenance_routes(http::Router& router, const MaintenancePageContext& context);
+void add_maintenance_page(http::Router& router, const MaintenancePageContext& context);
 
 }  // namespace trainwatch::web

@@ -86,7 +86,7 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, cons
 
 }  // namespace
 
-void add_notifications_routes(http::Router& router, const NotificationsPageContext& ctx) {
+void add_notifications_page(http::Router& router, const NotificationsPageContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/notifications",
              [ctx](const Request& r, const Responder& respond) { page(ctx, r, respond, {}); });
   router.add("POST", "/notifications/{name}/test",

@@ -20,6 +20,6 @@ struct NotificationsPageContext {
   std::shared_ptr<auth::BucketTable> test_sends;
 };
 
-void add_notifications_routes(http::Router& router, const NotificationsPageContext& context);
+void add_notifications_page(http::Router& router, const NotificationsPageContext& context);
 
 }  // namespace trainwatch::web

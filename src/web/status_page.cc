@@ -67,51 +67,43 @@ json::object incident_row(const Incident& i, SystemTime now, const std::vector<I
 
 }  // namespace
 
-Result<json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine,
-                                       Store& store, SystemTime now) {
-  const int64_t now_ms = to_unix_ms(now);
+namespace {
+
+// One monitor's row: its status now and its day bars over kStatusDays. Its incidents of the
+// last kIncidentHistoryDays (or still open) are added to `history`.
+Result<json::object> monitor_row(const std::string& name, const engine::MonitorView& view, Store& store,
+                                 int64_t now_ms, std::vector<Incident>& history) {
   const int64_t window_from = now_ms - now_ms % kDayMs - static_cast<int64_t>(kStatusDays - 1) * kDayMs;
   const int64_t history_from = now_ms - static_cast<int64_t>(kIncidentHistoryDays) * kDayMs;
-  std::vector<BannerInput> banner_inputs;
-  std::vector<Incident> history;
-  json::array groups;
-  for (const StatusPageGroup& group : page.groups) {
-    json::array monitors;
-    for (const std::string& name : group.monitors) {
-      auto view = engine.monitor(name);
-      if (!view) continue;  // removed by a reload since the page was configured
-      banner_inputs.push_back(BannerInput{view->state.status, view->state.consecutive_failures});
-      auto buckets = store.uptime(UptimeQuery{name, RollupResolution::kDay, window_from, now_ms + 1});
-      if (!buckets) return buckets.error();
-      auto incidents = store.incidents(IncidentQuery{name, std::nullopt, kMaxIncidentsRead});
-      if (!incidents) return incidents.error();
-      std::vector<IncidentStart> starts;
-      for (const Incident& i : *incidents) {
-        starts.push_back(IncidentStart{to_unix_ms(i.started)});
-        const bool recent =
-            to_unix_ms(i.started) >= history_from || !i.ended || to_unix_ms(*i.ended) >= history_from;
-        if (recent) history.push_back(i);
-      }
-      json::array days;
-      for (const DaySegment& d : day_segments(*buckets, starts, now_ms, kStatusDays))
-        days.push_back(day_json(d));
-      auto pct = uptime_percent(*buckets);
-      json::object m;
-      m["name"] = name;
-      m["type"] = to_string(view->config->type);
-      m["status"] = to_string(view->state.status);
-      m["status_word"] = status_word(view->state.status);
-      m["status_icon"] = status_icon(view->state.status);
-      m["since"] = format_rfc3339(view->state.since);
-      m["uptime_90d"] = pct ? json::value(*pct) : json::value(nullptr);
-      m["uptime_90d_text"] = pct ? format_percent(*pct) : std::string("no data");
-      m["days"] = std::move(days);
-      monitors.push_back(std::move(m));
-    }
-    groups.push_back(json::object{{"name", group.name}, {"monitors", std::move(monitors)}});
+  auto buckets = store.uptime(UptimeQuery{name, RollupResolution::kDay, window_from, now_ms + 1});
+  if (!buckets) return buckets.error();
+  auto incidents = store.incidents(IncidentQuery{name, std::nullopt, kMaxIncidentsRead});
+  if (!incidents) return incidents.error();
+  std::vector<IncidentStart> starts;
+  for (const Incident& i : *incidents) {
+    starts.push_back(IncidentStart{to_unix_ms(i.started)});
+    const bool recent =
+        to_unix_ms(i.started) >= history_from || !i.ended || to_unix_ms(*i.ended) >= history_from;
+    if (recent) history.push_back(i);
   }
+  json::array days;
+  for (const DaySegment& d : day_segments(*buckets, starts, now_ms, kStatusDays)) days.push_back(day_json(d));
+  auto pct = uptime_percent(*buckets);
+  json::object m;
+  m["name"] = name;
+  m["type"] = to_string(view.config->type);
+  m["status"] = to_string(view.state.status);
+  m["status_word"] = status_word(view.state.status);
+  m["status_icon"] = status_icon(view.state.status);
+  m["since"] = format_rfc3339(view.state.since);
+  m["uptime_90d"] = pct ? json::value(*pct) : json::value(nullptr);
+  m["uptime_90d_text"] = pct ? format_percent(*pct) : std::string("no data");
+  m["days"] = std::move(days);
+  return m;
+}
 
-  // Newest first, grouped by the UTC day each incident started.
+// Newest first, grouped by the UTC day each incident started.
+Result<json::array> incident_days(std::vector<Incident> history, Store& store, SystemTime now) {
   std::sort(history.begin(), history.end(),
             [](const Incident& a, const Incident& b) { return a.started > b.started; });
   // One read for every listed incident's updates (the newest kMaxRowsPerBatch incidents
@@ -123,18 +115,43 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
   auto updates = store.incident_updates(ids);
   if (!updates) return updates.error();
   const std::vector<IncidentUpdate> no_updates;
-  json::array incident_days;
+  json::array days;
   std::string current_day;
   for (const Incident& i : history) {
     std::string day = format_rfc3339(i.started).substr(0, 10);
     if (day != current_day) {
-      incident_days.push_back(json::object{{"date", day}, {"incidents", json::array()}});
+      days.push_back(json::object{{"date", day}, {"incidents", json::array()}});
       current_day = day;
     }
     const auto it = updates->find(i.id);
-    incident_days.back().as_object()["incidents"].as_array().push_back(
+    days.back().as_object()["incidents"].as_array().push_back(
         incident_row(i, now, it == updates->end() ? no_updates : it->second));
   }
+  return days;
+}
+
+}  // namespace
+
+Result<json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine,
+                                       Store& store, SystemTime now) {
+  const int64_t now_ms = to_unix_ms(now);
+  std::vector<BannerInput> banner_inputs;
+  std::vector<Incident> history;
+  json::array groups;
+  for (const StatusPageGroup& group : page.groups) {
+    json::array monitors;
+    for (const std::string& name : group.monitors) {
+      auto view = engine.monitor(name);
+      if (!view) continue;  // removed by a reload since the page was configured
+      banner_inputs.push_back(BannerInput{view->state.status, view->state.consecutive_failures});
+      auto row = monitor_row(name, *view, store, now_ms, history);
+      if (!row) return row.error();
+      monitors.push_back(std::move(*row));
+    }
+    groups.push_back(json::object{{"name", group.name}, {"monitors", std::move(monitors)}});
+  }
+  auto days = incident_days(std::move(history), store, now);
+  if (!days) return days.error();
 
   const Banner banner = overall_banner(banner_inputs);
   json::object out;
@@ -148,7 +165,7 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
     announcements.push_back(announcement_json(*a));
   out["announcements"] = std::move(announcements);
   out["groups"] = std::move(groups);
-  out["incident_days"] = std::move(incident_days);
+  out["incident_days"] = std::move(*days);
   return out;
 }
 

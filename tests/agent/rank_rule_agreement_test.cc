@@ -79,7 +79,7 @@ Codes server_codes(const Facts& f) {
   if (!f.alive && f.exit_code != kExitUnknown) r.exit = ProcessExit{f.exit_code, 0, false, false};
   report.ranks.push_back(r);
   EXPECT_TRUE(job.ingest(report, now, wall));
-  const jobs::JobVerdict v = jobs::analyze(job, JobCheckSpec{}, now, wall);
+  const jobs::JobVerdict v = jobs::analyse(job, JobCheckSpec{}, now, wall);
   Codes out;
   for (const auto& finding : v.findings) {
     if (!kRankCodes.count(finding.code)) continue;

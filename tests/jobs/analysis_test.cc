@@ -61,7 +61,7 @@ class JobAnalysis : public ::testing::Test {
     return step;
   }
 
-  JobVerdict verdict() { return analyze(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
+  JobVerdict verdict() { return analyse(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
 
   // A job paced as real agents pace it: each node reports every 5 s, node-b 2.5 s after
   // node-a, so between reports one node's news is always seconds older than the other's.
@@ -230,7 +230,7 @@ TEST_F(JobAnalysis, APeerFailureWithNoPeerSeenGoneIsNamedAfterTheGrace) {
   ASSERT_TRUE(other.ingest(n, clock_.monotonic_time(), clock_.system_time()));
   JobCheckSpec spec;
   spec.world_size = 2;
-  JobVerdict at_once = analyze(other, spec, clock_.monotonic_time(), clock_.system_time());
+  JobVerdict at_once = analyse(other, spec, clock_.monotonic_time(), clock_.system_time());
   EXPECT_TRUE(at_once.down);
   EXPECT_FALSE(at_once.undecided);
 }

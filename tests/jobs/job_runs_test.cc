@@ -65,7 +65,7 @@ class JobRuns : public ::testing::Test {
     return step;
   }
 
-  JobVerdict verdict() { return analyze(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
+  JobVerdict verdict() { return analyse(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
   void tick() { ledger_.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()); }
 
   ManualClock clock_;

@@ -49,7 +49,7 @@ class RankExits : public ::testing::Test {
     return step;
   }
 
-  JobVerdict verdict() { return analyze(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
+  JobVerdict verdict() { return analyse(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
 
   ManualClock clock_;
   JobState job_;

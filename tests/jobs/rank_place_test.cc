@@ -150,7 +150,7 @@ class StuckRank : public ::testing::Test {
     return step;
   }
 
-  JobVerdict verdict() { return analyze(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
+  JobVerdict verdict() { return analyse(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
 
   ManualClock clock_;
   JobState job_;

@@ -11,8 +11,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
+#include "reporter/open_failure.h"
 #include "reporter/process_info.h"
 #include "reporter/slot_file.h"
 #include "reporter/slot_reader.h"
@@ -387,6 +390,21 @@ TEST(Slot, UnwritableDirectoryIsOneStderrLineAndANoOpHandle) {
   EXPECT_EQ(std::string(tw_last_error()) + "\n", err);
   EXPECT_EQ(tw_checkpoint_begin(h, 1, "x"), TW_ERR_DISABLED);
   EXPECT_EQ(tw_close(h), TW_OK);
+}
+
+// tw_open's catch names what was thrown: only std::bad_alloc reads as out of memory.
+TEST(Slot, OpenFailureNamesWhatWasThrown) {
+  auto reason_for = [](auto thrown) {
+    try {
+      throw thrown;
+    } catch (...) {
+      return open_failure_reason();
+    }
+  };
+  EXPECT_EQ(reason_for(std::bad_alloc()), "out of memory while opening the slot");
+  EXPECT_EQ(reason_for(std::runtime_error("mmap: No such device")),
+            "cannot open the slot: mmap: No such device");
+  EXPECT_EQ(reason_for(42), "cannot open the slot: an unknown exception was thrown");
 }
 
 TEST(Slot, BadEnvironmentIsOneStderrLineAndANoOpHandle) {
