@@ -16,6 +16,7 @@
 #include "checks/checker.h"
 #include "core/clock.h"
 #include "core/random.h"
+#include "core/timer.h"
 
 namespace trainwatch::checks {
 
@@ -24,14 +25,15 @@ class DnsChecker final : public Checker {
   // No EDNS is sent, so a server keeps UDP answers within 512 bytes; some send more.
   static constexpr size_t kMaxUdpAnswerBytes = 4096;
 
-  DnsChecker(boost::asio::io_context& io, const Clock& clock, Random& random)
-      : io_(io), clock_(clock), random_(random) {}
+  DnsChecker(boost::asio::io_context& io, const Clock& clock, TimerFactory& timers, Random& random)
+      : io_(io), clock_(clock), timers_(timers), random_(random) {}
   void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
 
  private:
   boost::asio::io_context& io_;
   const Clock& clock_;
-  Random& random_;  // query ids: a predictable id lets an off-path sender forge the answer
+  TimerFactory& timers_;  // the monitor's timeout
+  Random& random_;        // query ids: a predictable id lets an off-path sender forge the answer
 };
 
 }  // namespace trainwatch::checks

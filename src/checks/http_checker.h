@@ -11,12 +11,13 @@
 #include "checks/curl_http_checker.h"
 #include "checks/plain_http_checker.h"
 #include "core/clock.h"
+#include "core/timer.h"
 
 namespace trainwatch::checks {
 
 class HttpChecker final : public Checker {
  public:
-  HttpChecker(boost::asio::io_context& io, const Clock& clock);
+  HttpChecker(boost::asio::io_context& io, const Clock& clock, TimerFactory& timers);
 
   void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
 

@@ -19,6 +19,7 @@
 #include "checks/checker.h"
 #include "core/clock.h"
 #include "core/random.h"
+#include "core/timer.h"
 
 namespace trainwatch::checks {
 
@@ -26,14 +27,15 @@ class IcmpChecker final : public Checker {
  public:
   static constexpr size_t kMaxPacketBytes = 1500;
 
-  IcmpChecker(boost::asio::io_context& io, const Clock& clock, Random& random)
-      : io_(io), clock_(clock), random_(random) {}
+  IcmpChecker(boost::asio::io_context& io, const Clock& clock, TimerFactory& timers, Random& random)
+      : io_(io), clock_(clock), timers_(timers), random_(random) {}
   void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
 
  private:
   boost::asio::io_context& io_;
   const Clock& clock_;
-  Random& random_;  // identifier and payload: what tells this check's replies from others'
+  TimerFactory& timers_;  // the monitor's timeout
+  Random& random_;        // identifier and payload: what tells this check's replies from others'
 };
 
 }  // namespace trainwatch::checks

@@ -8,11 +8,11 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 
+#include "checks/check_attempt.h"
 #include "checks/http_verdict.h"
 #include "core/cause_text.h"
 #include "core/duration.h"
@@ -30,61 +30,51 @@ bool is_redirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
-double ms_between(MonoTime from, MonoTime to) {
-  return std::chrono::duration<double, std::milli>(to - from).count();
-}
-
 }  // namespace
 
-// One check: resolve (names only), connect, send, read one response. Whichever ends it
-// first, the exchange or the timer, reports; anything completing after sees `finished`.
-struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
-  Exchange(PlainHttpChecker& owner_in, std::shared_ptr<const MonitorConfig> monitor_in, CheckDone done_in)
-      : owner(owner_in),
-        resolver(owner_in.io_),
-        socket(owner_in.io_),
-        timer(owner_in.io_),
-        monitor(std::move(monitor_in)),
-        spec(std::get<HttpCheckSpec>(monitor->spec)),
-        done(std::move(done_in)) {
-    result.at = owner.clock_.system_time();
-    started = owner.clock_.monotonic_time();
-  }
+// One check: resolve (names only), connect, send, read one response.
+class PlainHttpChecker::Exchange final : public CheckAttempt {
+ public:
+  Exchange(PlainHttpChecker& owner, std::shared_ptr<const MonitorConfig> monitor, CheckDone done,
+           PlainHttpTarget target)
+      : CheckAttempt(owner.io_, owner.clock_, owner.timers_, std::move(monitor), std::move(done)),
+        owner_(owner),
+        resolver_(owner.io_),
+        socket_(owner.io_),
+        spec_(std::get<HttpCheckSpec>(this->monitor().spec)),
+        target_(std::move(target)) {}
 
-  void start(PlainHttpTarget target) {
-    timer.expires_after(monitor->timeout);
-    timer.async_wait([self = shared_from_this()](error_code ec) {
-      if (!ec) self->fail("timeout after " + format_duration(self->monitor->timeout));
-    });
+ private:
+  void begin() override {
     try {
-      build_request(target);
+      build_request();
     } catch (const std::exception& e) {  // Beast refuses a header name or value over 64 KiB
       return fail(std::string("invalid request: ") + e.what());
     }
-    if (target.address) return connect({tcp::endpoint(*target.address, target.port)});
-    resolver.async_resolve(
-        target.host, std::to_string(target.port),
-        [self = shared_from_this()](error_code ec, const tcp::resolver::results_type& found) {
-          if (self->finished) return;
+    if (target_.address) return connect({tcp::endpoint(*target_.address, target_.port)});
+    resolver_.async_resolve(
+        target_.host, std::to_string(target_.port),
+        [self = self_as<Exchange>()](error_code ec, const tcp::resolver::results_type& found) {
+          if (self->finished()) return;
           if (ec) return self->fail("dns: could not resolve host");
-          self->result.timings.dns_ms = self->elapsed_ms();
+          self->result().timings.dns_ms = self->elapsed_ms();
           self->connect({found.begin(), found.end()});
         });
   }
 
-  void build_request(const PlainHttpTarget& target) {
-    request.version(11);
-    request.method_string(spec.method);
-    request.target(target.path);
-    request.set(bhttp::field::host, target.host_header);
-    request.set(bhttp::field::user_agent, "trainwatch/" TRAINWATCH_VERSION);
-    request.set(bhttp::field::accept, "*/*");
-    request.set(bhttp::field::connection, "close");
-    if (!spec.body.empty()) request.set(bhttp::field::content_type, "application/x-www-form-urlencoded");
-    for (const auto& [name, value] : spec.headers) request.set(name, value);
-    if (!spec.body.empty()) {
-      request.body() = spec.body;
-      request.prepare_payload();
+  void build_request() {
+    request_.version(11);
+    request_.method_string(spec_.method);
+    request_.target(target_.path);
+    request_.set(bhttp::field::host, target_.host_header);
+    request_.set(bhttp::field::user_agent, "trainwatch/" TRAINWATCH_VERSION);
+    request_.set(bhttp::field::accept, "*/*");
+    request_.set(bhttp::field::connection, "close");
+    if (!spec_.body.empty()) request_.set(bhttp::field::content_type, "application/x-www-form-urlencoded");
+    for (const auto& [name, value] : spec_.headers) request_.set(name, value);
+    if (!spec_.body.empty()) {
+      request_.body() = spec_.body;
+      request_.prepare_payload();
     }
   }
 
@@ -95,18 +85,18 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   // failed connection (refused, unreachable) then surfaces on that write, before a byte
   // left, and is reported as the connect failure it is, after trying the next address.
   void connect(std::vector<tcp::endpoint> found) {
-    endpoints = std::move(found);
+    endpoints_ = std::move(found);
     connect_next();
   }
 
   void connect_next() {
-    const tcp::endpoint to = endpoints[next_endpoint++];
+    const tcp::endpoint to = endpoints_[next_endpoint_++];
     error_code ec;
-    socket.close(ec);
-    socket.open(to.protocol(), ec);
-    if (!ec) socket.non_blocking(true, ec);
+    socket_.close(ec);
+    socket_.open(to.protocol(), ec);
+    if (!ec) socket_.non_blocking(true, ec);
     if (ec) return fail("connect: " + lower_first(ec.message()));
-    if (::connect(socket.native_handle(), to.data(), static_cast<socklen_t>(to.size())) != 0 &&
+    if (::connect(socket_.native_handle(), to.data(), static_cast<socklen_t>(to.size())) != 0 &&
         errno != EINPROGRESS) {
       return connect_failed(error_code(errno, boost::system::system_category()));
     }
@@ -114,7 +104,7 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   }
 
   void connect_failed(error_code ec) {
-    if (next_endpoint < endpoints.size()) return connect_next();
+    if (next_endpoint_ < endpoints_.size()) return connect_next();
     fail("connect: " + lower_first(ec.message()));
   }
 
@@ -124,40 +114,41 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   }
 
   void send() {
-    bhttp::async_write(socket, request, [self = shared_from_this()](error_code ec, size_t) {
-      if (self->finished) return;
+    bhttp::async_write(socket_, request_, [self = self_as<Exchange>()](error_code ec, size_t) {
+      if (self->finished()) return;
       if (is_connect_error(ec)) return self->connect_failed(ec);
       if (ec) return self->fail("connection: " + lower_first(ec.message()));
       // The request went out once the connection was open: as near as this client gets
       // to the moment of connecting, without waiting for it on its own.
-      self->result.timings.connect_ms = self->elapsed_ms();
+      self->result().timings.connect_ms = self->elapsed_ms();
       self->new_parser();
       self->read();
     });
   }
 
   void new_parser() {
-    parser.emplace();
-    parser->header_limit(kMaxHeaderBytes);
-    parser->body_limit(kMaxHttpBodyBytes);
-    parser->skip(spec.method == "HEAD");  // a HEAD response announces a body it does not send
+    parser_.emplace();
+    parser_->header_limit(kMaxHeaderBytes);
+    parser_->body_limit(kMaxHttpBodyBytes);
+    parser_->skip(spec_.method == "HEAD");  // a HEAD response announces a body it does not send
   }
 
   void read() {
-    bhttp::async_read_some(socket, buffer, *parser, [self = shared_from_this()](error_code ec, size_t bytes) {
-      if (self->finished) return;
-      if (bytes > 0 && self->result.timings.first_byte_ms == 0)
-        self->result.timings.first_byte_ms = self->elapsed_ms();
-      if (ec) return self->fail(self->describe(ec));
-      if (!self->parser->is_done()) return self->read();
-      // An interim answer (100 Continue, 103 Early Hints): the final one follows.
-      const int status = self->parser->get().result_int();
-      if (status >= 100 && status < 200 && status != 101) {
-        self->new_parser();
-        return self->read();
-      }
-      self->judge();
-    });
+    bhttp::async_read_some(socket_, buffer_, *parser_,
+                           [self = self_as<Exchange>()](error_code ec, size_t bytes) {
+                             if (self->finished()) return;
+                             if (bytes > 0 && self->result().timings.first_byte_ms == 0)
+                               self->result().timings.first_byte_ms = self->elapsed_ms();
+                             if (ec) return self->fail(self->describe(ec));
+                             if (!self->parser_->is_done()) return self->read();
+                             // An interim answer (100 Continue, 103 Early Hints): the final one follows.
+                             const int status = self->parser_->get().result_int();
+                             if (status >= 100 && status < 200 && status != 101) {
+                               self->new_parser();
+                               return self->read();
+                             }
+                             self->judge();
+                           });
   }
 
   std::string describe(error_code ec) const {
@@ -172,75 +163,61 @@ struct PlainHttpChecker::Exchange : std::enable_shared_from_this<Exchange> {
   }
 
   void judge() {
-    const auto& response = parser->get();
+    const auto& response = parser_->get();
     const int status = response.result_int();
-    if (spec.follow_redirects && is_redirect(status) &&
+    if (spec_.follow_redirects && is_redirect(status) &&
         response.find(bhttp::field::location) != response.end()) {
       return hand_over_redirect();
     }
-    settle();
-    result.http_status = status;
+    // The verdict may judge the latency, so it is taken now: from the start to the end of
+    // the response, as curl reports it.
+    judged_ms_ = elapsed_ms();
+    CheckAttempt::record_latency(*judged_ms_);
+    result().http_status = status;
     const std::string& body = response.body();
-    result.body_excerpt = body.substr(0, kBodyExcerptBytes);
-    HttpVerdict verdict = judge_http_response(spec, status, body, result.latency_ms);
+    result().body_excerpt = body.substr(0, kBodyExcerptBytes);
+    HttpVerdict verdict = judge_http_response(spec_, status, body, result().latency_ms);
     report(verdict.ok, std::move(verdict.cause));
   }
 
   // libcurl follows it, across schemes and hosts, as the monitor has always been checked.
   void hand_over_redirect() {
-    finished = true;
-    stop_io();
-    if (owner.redirecting_.size() >= kMaxRedirectingUrls)
-      owner.redirecting_.clear();  // relearned, one check each
-    owner.redirecting_.insert(spec.url);
-    owner.fallback_.check(std::move(monitor), std::move(done));
+    if (owner_.redirecting_.size() >= kMaxRedirectingUrls)
+      owner_.redirecting_.clear();  // relearned, one check each
+    owner_.redirecting_.insert(spec_.url);
+    hand_over(owner_.fallback_);
   }
 
+  // As any failure: a status whose headers came is kept.
+  void on_deadline() override { fail("timeout after " + format_duration(monitor().timeout)); }
+
   void fail(std::string cause) {
-    if (finished) return;
-    settle();
-    if (parser && parser->is_header_done()) result.http_status = parser->get().result_int();
+    if (finished()) return;
+    if (parser_ && parser_->is_header_done()) result().http_status = parser_->get().result_int();
     report(false, std::move(cause));
   }
 
-  // The total as curl reports it: from the start to the end of the response.
-  void settle() {
-    result.latency_ms = elapsed_ms();
-    result.timings.total_ms = result.latency_ms;
+  void record_latency(double elapsed_ms) override {
+    CheckAttempt::record_latency(judged_ms_.value_or(elapsed_ms));
   }
 
-  void report(bool ok, std::string cause) {
-    finished = true;
-    stop_io();
-    result.ok = ok;
-    result.cause = std::move(cause);
-    done(std::move(result));
-  }
-
-  void stop_io() {
-    timer.cancel();
-    resolver.cancel();
+  void cancel_io() override {
+    resolver_.cancel();
     error_code ignored;
-    socket.close(ignored);
+    socket_.close(ignored);
   }
 
-  double elapsed_ms() const { return ms_between(started, owner.clock_.monotonic_time()); }
-
-  PlainHttpChecker& owner;
-  tcp::resolver resolver;
-  tcp::socket socket;
-  asio::steady_timer timer;
-  std::shared_ptr<const MonitorConfig> monitor;
-  const HttpCheckSpec& spec;  // in `monitor`, which this exchange keeps alive
-  CheckDone done;
-  CheckResult result;
-  MonoTime started;
-  bhttp::request<bhttp::string_body> request;
-  beast::flat_buffer buffer;
-  std::optional<bhttp::response_parser<bhttp::string_body>> parser;
-  std::vector<tcp::endpoint> endpoints;  // tried in order until one connects
-  size_t next_endpoint = 0;
-  bool finished = false;
+  PlainHttpChecker& owner_;
+  tcp::resolver resolver_;
+  tcp::socket socket_;
+  const HttpCheckSpec& spec_;  // in the monitor, which the attempt keeps alive
+  PlainHttpTarget target_;
+  std::optional<double> judged_ms_;  // when the response was judged
+  bhttp::request<bhttp::string_body> request_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::response_parser<bhttp::string_body>> parser_;
+  std::vector<tcp::endpoint> endpoints_;  // tried in order until one connects
+  size_t next_endpoint_ = 0;
 };
 
 std::optional<PlainHttpTarget> plain_http_target(const std::string& url) {
@@ -269,16 +246,18 @@ std::optional<PlainHttpTarget> plain_http_target(const std::string& url) {
   return t;
 }
 
-PlainHttpChecker::PlainHttpChecker(asio::io_context& io, const Clock& clock, Checker& fallback)
-    : io_(io), clock_(clock), fallback_(fallback) {}
+PlainHttpChecker::PlainHttpChecker(asio::io_context& io, const Clock& clock, TimerFactory& timers,
+                                   Checker& fallback)
+    : io_(io), clock_(clock), timers_(timers), fallback_(fallback) {}
 
 void PlainHttpChecker::check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) {
   asio::post(io_, [this, monitor = std::move(monitor), done = std::move(done)]() mutable {
     const std::string& url = std::get<HttpCheckSpec>(monitor->spec).url;
     std::optional<PlainHttpTarget> target = plain_http_target(url);
     if (!target || redirecting_.contains(url)) return fallback_.check(std::move(monitor), std::move(done));
-    auto exchange = std::make_shared<Exchange>(*this, std::move(monitor), std::move(done));
-    exchange->start(std::move(*target));
+    auto exchange =
+        std::make_shared<Exchange>(*this, std::move(monitor), std::move(done), std::move(*target));
+    exchange->start();
   });
 }
 

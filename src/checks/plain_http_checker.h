@@ -35,6 +35,7 @@
 
 #include "checks/checker.h"
 #include "core/clock.h"
+#include "core/timer.h"
 
 namespace trainwatch::checks {
 
@@ -55,15 +56,16 @@ class PlainHttpChecker final : public Checker {
  public:
   static constexpr size_t kMaxHeaderBytes = 100 * 1024;
 
-  PlainHttpChecker(boost::asio::io_context& io, const Clock& clock, Checker& fallback);
+  PlainHttpChecker(boost::asio::io_context& io, const Clock& clock, TimerFactory& timers, Checker& fallback);
 
   void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override;
 
  private:
-  struct Exchange;
+  class Exchange;
 
   boost::asio::io_context& io_;
   const Clock& clock_;
+  TimerFactory& timers_;  // the monitor's timeout
   Checker& fallback_;
   // URLs that answered with a redirect to follow, checked by `fallback_` from then on:
   // keyed by URL, so a monitor whose URL is edited is tried here again. At most

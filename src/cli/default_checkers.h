@@ -2,7 +2,8 @@
 // A new check type adds its checker here (CONTRIBUTING.md). Heartbeat monitors have none:
 // they are pushed, not checked (Engine::record_ping).
 //
-// Threading: the checkers run on the io_context given, the engine's.
+// Threading: the checkers run on the io_context given, the engine's, and arm their
+// timeouts through `timers`, which must fire on that same io_context.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -13,6 +14,7 @@
 #include "checks/tcp_checker.h"
 #include "checks/tls_checker.h"
 #include "core/clock.h"
+#include "core/timer.h"
 #include "engine/engine.h"
 #include "jobs/job_checker.h"
 #include "jobs/job_registry.h"
@@ -21,13 +23,14 @@ namespace trainwatch::cli {
 
 class DefaultCheckers final : public engine::CheckerSet {
  public:
-  DefaultCheckers(boost::asio::io_context& io, const Clock& clock, jobs::JobRegistry& jobs, Random& random)
-      : http_(io, clock),
-        tcp_(io, clock),
+  DefaultCheckers(boost::asio::io_context& io, const Clock& clock, TimerFactory& timers,
+                  jobs::JobRegistry& jobs, Random& random)
+      : http_(io, clock, timers),
+        tcp_(io, clock, timers),
         job_(io, jobs),
-        dns_(io, clock, random),
-        icmp_(io, clock, random),
-        tls_(io, clock) {}
+        dns_(io, clock, timers, random),
+        icmp_(io, clock, timers, random),
+        tls_(io, clock, timers) {}
   // Once the engine's io_context stopped: waits for the job analyses still running
   // (jobs/job_checker.h), before what they write to is destroyed.
   void stop() { job_.stop(); }

@@ -226,8 +226,8 @@ std::vector<alerting::Channel> ServerApp::build_alerting() {
 void ServerApp::build_engine() {
   job_registry_ = std::make_unique<jobs::JobRegistry>(clock_);
   job_registry_->configure(config_);
-  checkers_ = std::make_unique<DefaultCheckers>(engine_io_, clock_, *job_registry_, random_);
   engine_timers_ = std::make_unique<AsioTimers>(engine_io_, clock_);
+  checkers_ = std::make_unique<DefaultCheckers>(engine_io_, clock_, *engine_timers_, *job_registry_, random_);
   engine_ = std::make_unique<engine::Engine>(engine_io_, clock_, *engine_timers_, *store_, *checkers_,
                                              planner_.get());
   job_registry_->set_on_expired([this](const std::string& job) { engine_->release_monitor(job); });

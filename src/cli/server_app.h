@@ -159,7 +159,7 @@ class ServerApp {
   std::mt19937_64 random_engine_{std::random_device{}()};  // the alert thread's only
 
   std::unique_ptr<AsioTimers> alert_timers_;
-  // The engine's and the pruner's timers, on engine_io_.
+  // The engine's, the checkers' and the pruner's timers, on engine_io_.
   std::unique_ptr<AsioTimers> engine_timers_;
   std::unique_ptr<alerting::Transport> transport_;  // outlives the dispatcher, which sends through it
   std::unique_ptr<alerting::Dispatcher> dispatcher_;

@@ -31,6 +31,7 @@
 #include "checks/curl_http_checker.h"
 #include "checks/http_checker.h"
 #include "checks/plain_http_checker.h"
+#include "core/asio_timers.h"
 #include "core/clock.h"
 
 namespace trainwatch::checks {
@@ -218,13 +219,13 @@ std::string ok_with(std::string_view body) {
 
 // --- the clients ----------------------------------------------------------------------------
 
-using Factory = std::function<std::unique_ptr<Checker>(asio::io_context&, const Clock&)>;
+using Factory = std::function<std::unique_ptr<Checker>(asio::io_context&, const Clock&, TimerFactory&)>;
 
 // The Beast client as the server wires it: a redirect to follow goes to its own curl.
 class PlainWithCurlForRedirects final : public Checker {
  public:
-  PlainWithCurlForRedirects(asio::io_context& io, const Clock& clock)
-      : curl_(io, clock), plain_(io, clock, curl_) {}
+  PlainWithCurlForRedirects(asio::io_context& io, const Clock& clock, TimerFactory& timers)
+      : curl_(io, clock), plain_(io, clock, timers, curl_) {}
   void check(std::shared_ptr<const MonitorConfig> monitor, CheckDone done) override {
     plain_.check(std::move(monitor), std::move(done));
   }
@@ -242,22 +243,22 @@ struct Client {
 const std::vector<Client>& clients() {
   static const std::vector<Client> kAll = {
       {"plain (Beast)",
-       [](asio::io_context& io, const Clock& clock) -> std::unique_ptr<Checker> {
-         return std::make_unique<PlainWithCurlForRedirects>(io, clock);
+       [](asio::io_context& io, const Clock& clock, TimerFactory& timers) -> std::unique_ptr<Checker> {
+         return std::make_unique<PlainWithCurlForRedirects>(io, clock, timers);
        }},
       {"curl",
-       [](asio::io_context& io, const Clock& clock) -> std::unique_ptr<Checker> {
-         return std::make_unique<CurlHttpChecker>(io, clock);
+       [](asio::io_context& io, const Clock& clock, TimerFactory&) -> std::unique_ptr<Checker> {
+         return std::make_unique<CurlHttpChecker>(io, clock);  // curl_multi keeps its own timers
        }},
   };
   return kAll;
 }
 
-// One client on its own io_context and the real clock, as the engine runs it. Members are
+// One client on its own io_context, the real clock and asio timers, as the engine runs it. Members are
 // destroyed client first, io_context last: nothing the client left queued outlives it.
 class Runner {
  public:
-  explicit Runner(const Factory& make) : client_(make(io_, clock_)) {}
+  explicit Runner(const Factory& make) : client_(make(io_, clock_, timers_)) {}
 
   // The check's result, or nullopt (and a failed test) when none came within kCheckLimit.
   std::optional<CheckResult> check(const MonitorConfig& monitor) {
@@ -278,6 +279,7 @@ class Runner {
  private:
   asio::io_context io_;
   SystemClock clock_;
+  AsioTimers timers_{io_, clock_};
   std::unique_ptr<Checker> client_;
 };
 
@@ -554,8 +556,8 @@ TEST(PlainHttpCheckerScope, TakesPlainHttpUrlsAndLeavesTlsAndCredentialsToCurl) 
 }
 
 Factory server_router() {
-  return [](asio::io_context& io, const Clock& clock) -> std::unique_ptr<Checker> {
-    return std::make_unique<HttpChecker>(io, clock);
+  return [](asio::io_context& io, const Clock& clock, TimerFactory& timers) -> std::unique_ptr<Checker> {
+    return std::make_unique<HttpChecker>(io, clock, timers);
   };
 }
 
