@@ -77,6 +77,9 @@ void write_store_health(PrometheusWriter& w, const engine::EngineStats& stats, c
   w.family("trainwatch_check_results_dropped_total", "counter", "Check results that were not recorded.");
   w.sample("trainwatch_check_results_dropped_total", {},
            static_cast<double>(health.failed_results + stats.results_dropped));
+  w.family("trainwatch_store_done_callback_errors_total", "counter",
+           "Write callbacks that threw (a bug): logged, and the writer went on.");
+  w.sample("trainwatch_store_done_callback_errors_total", {}, static_cast<double>(health.done_exceptions));
   w.family("trainwatch_state_changes_waiting", "gauge",
            "State changes decided and not yet stored (or shown).");
   w.sample("trainwatch_state_changes_waiting", {}, static_cast<double>(stats.changes_waiting));

@@ -1,3 +1,6 @@
+// Reads the alerting keys: notification channels (each provider's fields are only
+// collected here; alerting/providers validates them), maintenance windows, each monitor's
+// notify keys, and the names these refer to. See notifications_reader.h.
 #include "config/notifications_reader.h"
 
 #include <algorithm>
@@ -102,6 +105,62 @@ std::optional<std::pair<int, Millis>> parse_time_range(std::string_view text) {
 
 constexpr std::array<const char*, 7> kWeekdays = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
+// A one-off window: `start` and `end`, RFC 3339 times, the end after the start.
+void read_dated_window(Section& s, const std::optional<std::string>& start,
+                       const std::optional<std::string>& end, MaintenanceWindow& w) {
+  auto read_time = [&](const std::optional<std::string>& text, const char* key) -> std::optional<SystemTime> {
+    if (!text) {
+      s.diag().error(s.mark(), s.key_path(key),
+                     "missing; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
+      return std::nullopt;
+    }
+    auto t = parse_rfc3339(*text);
+    if (!t) {
+      s.diag().error(s.raw(key).Mark(), s.key_path(key),
+                     "found '" + *text + "'; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
+    }
+    return t;
+  };
+  w.start = read_time(start, "start");
+  w.end = read_time(end, "end");
+  if (w.start && w.end && *w.end <= *w.start) {
+    s.diag().error(s.raw("end").Mark(), s.key_path("end"),
+                   "found an end not after the start; expected a later time");
+  }
+}
+
+// A recurring window: `daily: "HH:MM-HH:MM"` or `weekly: "DAY HH:MM-HH:MM"`, in UTC.
+// False when the weekly day cannot be read: the range after it is not judged then.
+bool read_recurring_window(Section& s, const std::optional<std::string>& daily,
+                           const std::optional<std::string>& weekly, MaintenanceWindow& w) {
+  std::string text = daily ? *daily : *weekly;
+  const char* key = daily ? "daily" : "weekly";
+  std::string_view range = text;
+  if (weekly) {
+    const size_t space = text.find(' ');
+    const std::string day = text.substr(0, space);
+    auto it = std::find_if(kWeekdays.begin(), kWeekdays.end(), [&](const char* d) { return day == d; });
+    if (space == std::string::npos || it == kWeekdays.end()) {
+      s.diag().error(
+          s.raw(key).Mark(), s.key_path(key),
+          "found '" + text + "'; expected a day (sun, mon, tue, wed, thu, fri, sat) and HH:MM-HH:MM in UTC");
+      return false;
+    }
+    w.weekday = static_cast<int>(it - kWeekdays.begin());
+    range = std::string_view(text).substr(space + 1);
+  }
+  auto parsed = parse_time_range(range);
+  if (!parsed) {
+    s.diag().error(s.raw(key).Mark(), s.key_path(key),
+                   "found '" + text + "'; expected HH:MM-HH:MM in UTC such as 02:00-03:30");
+  } else {
+    w.recurring = true;
+    w.start_minute = parsed->first;
+    w.length = parsed->second;
+  }
+  return true;
+}
+
 std::optional<MaintenanceWindow> read_window(Diagnostics& diag, const YAML::Node& node, size_t index) {
   Section s(diag, node, "maintenance[" + std::to_string(index) + "]");
   if (!s.valid()) return std::nullopt;
@@ -125,53 +184,10 @@ std::optional<MaintenanceWindow> read_window(Diagnostics& diag, const YAML::Node
     return std::nullopt;
   }
   if (start || end) {
-    auto read_time = [&](const std::optional<std::string>& text,
-                         const char* key) -> std::optional<SystemTime> {
-      if (!text) {
-        diag.error(s.mark(), s.key_path(key),
-                   "missing; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
-        return std::nullopt;
-      }
-      auto t = parse_rfc3339(*text);
-      if (!t) {
-        diag.error(s.raw(key).Mark(), s.key_path(key),
-                   "found '" + *text + "'; expected an RFC 3339 time such as 2026-05-01T02:00:00Z");
-      }
-      return t;
-    };
-    w.start = read_time(start, "start");
-    w.end = read_time(end, "end");
-    if (w.start && w.end && *w.end <= *w.start) {
-      diag.error(s.raw("end").Mark(), s.key_path("end"),
-                 "found an end not after the start; expected a later time");
-    }
-  } else {
-    std::string text = daily ? *daily : *weekly;
-    const char* key = daily ? "daily" : "weekly";
-    std::string_view range = text;
-    if (weekly) {
-      const size_t space = text.find(' ');
-      const std::string day = text.substr(0, space);
-      auto it = std::find_if(kWeekdays.begin(), kWeekdays.end(), [&](const char* d) { return day == d; });
-      if (space == std::string::npos || it == kWeekdays.end()) {
-        diag.error(s.raw(key).Mark(), s.key_path(key),
-                   "found '" + text +
-                       "'; expected a day (sun, mon, tue, wed, thu, fri, sat) and HH:MM-HH:MM in UTC");
-        s.finish();
-        return std::nullopt;
-      }
-      w.weekday = static_cast<int>(it - kWeekdays.begin());
-      range = std::string_view(text).substr(space + 1);
-    }
-    auto parsed = parse_time_range(range);
-    if (!parsed) {
-      diag.error(s.raw(key).Mark(), s.key_path(key),
-                 "found '" + text + "'; expected HH:MM-HH:MM in UTC such as 02:00-03:30");
-    } else {
-      w.recurring = true;
-      w.start_minute = parsed->first;
-      w.length = parsed->second;
-    }
+    read_dated_window(s, start, end, w);
+  } else if (!read_recurring_window(s, daily, weekly, w)) {
+    s.finish();
+    return std::nullopt;
   }
   s.finish();
   return w;

@@ -360,6 +360,9 @@ struct WriteHealth {
   std::map<std::string, uint64_t> failures_by_reason;
   uint64_t failed_pings = 0;    // RecordPing operations among them: pings answered 503
   uint64_t failed_results = 0;  // RecordResult operations among them: results not stored
+  // Done callbacks that threw (a caller's bug, not a store failure): each is logged
+  // (throttled) and the writer goes on with the rest.
+  uint64_t done_exceptions = 0;
   // How long the batch being committed now has taken so far; 0 when none is. A locked
   // table or a slow server shows here while every write waits (kLateWrites).
   Millis writing_for{0};

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <exception>
 #include <utility>
 
 namespace trainwatch {
@@ -17,7 +18,10 @@ bool is_background(const WriteOp& op) {
 }  // namespace
 
 WriteQueue::WriteQueue(BatchApplier& applier, WriteQueueOptions options)
-    : applier_(applier), options_(options), failure_log_(options.failure_log_interval) {
+    : applier_(applier),
+      options_(options),
+      failure_log_(options.failure_log_interval),
+      done_exception_log_(options.failure_log_interval) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -111,14 +115,7 @@ void WriteQueue::run() {
     }
     // Before the callbacks: a ping answered 503 finds /healthz already degraded.
     note_outcomes(batch, outcomes);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (!batch[i].done) continue;
-      try {
-        batch[i].done(outcomes[i].status);
-      } catch (...) {
-        // A done must not throw; if one does, the writer still has to serve the rest.
-      }
-    }
+    call_done(batch, outcomes);
     batch.clear();
     {
       std::lock_guard lock(queue_mu_);
@@ -126,6 +123,31 @@ void WriteQueue::run() {
     }
     flushed_cv_.notify_all();
     applier_.after_batch(/*stopping=*/false);
+  }
+}
+
+void WriteQueue::call_done(const std::vector<QueuedWrite>& batch, const std::vector<WriteOutcome>& outcomes) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!batch[i].done) continue;
+    // A done must not throw; if one does, the writer still has to serve the rest.
+    try {
+      batch[i].done(outcomes[i].status);
+    } catch (const std::exception& e) {
+      note_done_exception(e.what());
+    } catch (...) {
+      note_done_exception("an exception that is not a std::exception");
+    }
+  }
+}
+
+void WriteQueue::note_done_exception(const char* what) {
+  {
+    std::lock_guard lock(health_mu_);
+    ++health_.done_exceptions;
+  }
+  if (auto events = done_exception_log_.admit(std::chrono::steady_clock::now())) {
+    spdlog::error("store: {} write callback(s) threw since the last report (a bug; the writer goes on): {}",
+                  *events, what);
   }
 }
 

@@ -1,7 +1,9 @@
 // WriteQueue: the part of every Store that is not SQL. Writes go on a bounded queue; one
 // writer thread lets a batch gather (group commit), hands it to the store's BatchApplier,
 // which commits it as one transaction, and only then calls each operation's done. It
-// counts failures by reason for write_health() and logs them throttled.
+// counts failures by reason for write_health() and logs them throttled. A done that throws
+// is a caller's bug: it is counted (WriteHealth::done_exceptions) and logged, throttled,
+// and the writer goes on with the next done.
 //
 // Why shared: SqliteStore and postgres::PostgresStore promise the same semantics (store.h), and
 // the conformance suite holds them to it; one queue keeps them from drifting apart.
@@ -86,6 +88,9 @@ class WriteQueue {
   // Counts a batch's failures, moves `refusing`, and logs (throttled). Writer thread.
   void note_outcomes(const std::vector<QueuedWrite>& batch, const std::vector<WriteOutcome>& outcomes);
   void note_queue_full();
+  // Runs each operation's done with its outcome; one that throws is counted and logged.
+  void call_done(const std::vector<QueuedWrite>& batch, const std::vector<WriteOutcome>& outcomes);
+  void note_done_exception(const char* what);
 
   BatchApplier& applier_;
   const WriteQueueOptions options_;
@@ -107,6 +112,7 @@ class WriteQueue {
   WriteHealth health_;
   std::optional<std::chrono::steady_clock::time_point> batch_started_;  // while one is applied
   LogThrottle failure_log_;
+  LogThrottle done_exception_log_;
 
   std::thread thread_;  // last: starts after everything above is constructed
 };

@@ -34,6 +34,10 @@
 // when none is idle), so readers never wait for the writer or for each other; in WAL mode
 // they see the last committed transaction.
 //
+// Code: sqlite_store.cc opens the store and pools the read connections; writer.h applies
+// the batches; write_ops.h and write_*.cc hold each write's SQL, reads.h and read_*.cc
+// each read's (grouped as in storage/postgres).
+//
 // Threading: `write`, `flush` and every read may be called from any thread. Done
 // callbacks run on the writer thread; they must not call `flush` (it would wait for
 // itself) and should not block. The destructor commits everything queued, then joins.
@@ -57,6 +61,7 @@ namespace trainwatch::sqlite {
 
 class Checkpointer;
 class PingChains;
+class Writer;
 
 class SqliteStore final : public Store {
  public:
@@ -118,8 +123,6 @@ class SqliteStore final : public Store {
   static constexpr std::chrono::milliseconds kFileCheckInterval{1'000};
 
  private:
-  class Writer;
-
   SqliteStore(std::string path, std::unique_ptr<PingChains> chains,
               std::unique_ptr<Checkpointer> checkpointer, std::unique_ptr<Writer> writer,
               std::unique_ptr<SQLite::Database> reader);
