@@ -209,17 +209,12 @@ void check_dependencies(Diagnostics& diag, const YAML::Node& root, const Config&
 
 }  // namespace
 
+// A type's word is its row's in kMonitorTypes, the one table of types.
 std::string_view to_string(MonitorType t) {
-  switch (t) {
-    case MonitorType::kHttp: return "http";
-    case MonitorType::kTcp: return "tcp";
-    case MonitorType::kHeartbeat: return "heartbeat";
-    case MonitorType::kJob: return "job";
-    case MonitorType::kDns: return "dns";
-    case MonitorType::kIcmp: return "icmp";
-    case MonitorType::kTls: return "tls";
+  for (const auto& candidate : kMonitorTypes) {
+    if (candidate.type == t) return candidate.name;
   }
-  return "http";
+  return kMonitorTypes[0].name;
 }
 
 LoadedConfig load_config_text(const std::string& text, const std::string& path, const EnvLookup& env) {

@@ -9,7 +9,8 @@ std::string dns_target(const DnsCheckSpec& spec) {
   std::string target = spec.name + " " + std::string(to_string(spec.record));
   if (spec.resolver_host.empty()) return target;
   const bool v6 = spec.resolver_host.find(':') != std::string::npos;
-  return target + " @" + host_port(v6 ? "[" + spec.resolver_host + "]" : spec.resolver_host, spec.resolver_port);
+  return target + " @" +
+         host_port(v6 ? "[" + spec.resolver_host + "]" : spec.resolver_host, spec.resolver_port);
 }
 
 }  // namespace
@@ -23,7 +24,8 @@ std::string describe_target(const MonitorConfig& monitor, Audience audience) {
           return host_port(spec.host, spec.port);
         if constexpr (std::is_same_v<Spec, DnsCheckSpec>) return dns_target(spec);
         if constexpr (std::is_same_v<Spec, IcmpCheckSpec>) return spec.host;
-        if constexpr (std::is_same_v<Spec, HeartbeatSpec>) return "/ping/" + spec.token.substr(0, 4) + "\u2026";
+        if constexpr (std::is_same_v<Spec, HeartbeatSpec>)
+          return "/ping/" + spec.token.substr(0, 4) + "\u2026";
         if constexpr (std::is_same_v<Spec, JobCheckSpec>) return "/api/v1/jobs/" + monitor.name;
       },
       monitor.spec);

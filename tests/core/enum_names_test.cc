@@ -9,7 +9,8 @@ namespace trainwatch {
 namespace {
 
 enum class Light { kRed, kAmber, kGreen };
-constexpr EnumNames<Light, 3> kLightNames{{{Light::kRed, "red"}, {Light::kAmber, "amber"}, {Light::kGreen, "green"}}};
+constexpr EnumNames<Light, 3> kLightNames{
+    {{Light::kRed, "red"}, {Light::kAmber, "amber"}, {Light::kGreen, "green"}}};
 
 TEST(EnumNames, EachValueReadsBackAsItself) {
   for (const auto& [value, name] : kLightNames) {
@@ -29,7 +30,8 @@ TEST(EnumNames, TheModelsWordsRoundTrip) {
   for (auto s : {MonitorStatus::kPending, MonitorStatus::kUp, MonitorStatus::kDown, MonitorStatus::kPaused}) {
     EXPECT_EQ(monitor_status_from_string(to_string(s)), s);
   }
-  for (auto k : {PingKind::kSuccess, PingKind::kStart, PingKind::kFail, PingKind::kLog, PingKind::kExitCode}) {
+  for (auto k :
+       {PingKind::kSuccess, PingKind::kStart, PingKind::kFail, PingKind::kLog, PingKind::kExitCode}) {
     EXPECT_EQ(ping_kind_from_string(to_string(k)), k);
   }
   EXPECT_EQ(to_string(PingKind::kExitCode), "exit_code");
