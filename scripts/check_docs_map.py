@@ -28,11 +28,15 @@ NOT_CODE = {"PascalCase"}
 def is_file_name(text):
     if any(c in text for c in "<>*{}"):
         return False  # a pattern (`fuzz/<name>_fuzzer.cc`), not one file
-    return "/" in text and text.split(":")[0].endswith(EXTENSIONS) and " " not in text
+    return text.split(":")[0].endswith(EXTENSIONS) and " " not in text
 
 
 def file_exists(root, text):
     path = text.split(":")[0]  # `engine.h:31` names a line of the file
+    if "/" not in path:  # a bare name (`engine_commit.cc`, read beside its folder): anywhere
+        if (root / path).is_file():
+            return True
+        return any(next((root / base).rglob(path), None) for base in ("src", "scripts", "tests", "docs", "bench"))
     return any((root / base / path).is_file() for base in ("", "src"))
 
 
@@ -64,7 +68,7 @@ def problems_in(doc, root, words):
         for name in re.findall(r"`([^`]+)`", line):
             if is_file_name(name):
                 if not file_exists(root, name):
-                    found.append(f"{doc}:{number}: no file `{name}` (from the root or src/)")
+                    found.append(f"{doc}:{number}: no file `{name}` (from the root or src/; a bare name anywhere)")
             elif SYMBOL.match(name) and name not in NOT_CODE and not words.has(name):
                 found.append(f"{doc}:{number}: no symbol `{name}` in {', '.join(CODE_DIRS)}")
     return found
