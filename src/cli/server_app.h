@@ -4,10 +4,10 @@
 //
 // Threads: every thread the server runs, what it owns and how it ends.
 //
-//   engine        the thread that calls run(); runs engine_io_: the checks (http, tcp;
-//                 a job's analysis runs on the job checker's thread), schedules and
-//                 retries, heartbeat deadlines, retention pruning, the signal set, and
-//                 so reload() and stop(). Owns the Engine's monitor state, the
+//   engine        the thread that calls run(); runs engine_io_: the checks (http, tcp,
+//                 tls, dns, icmp; a job's analysis runs on the job checker's thread),
+//                 schedules and retries, heartbeat deadlines, retention pruning, the
+//                 signal set, and so reload() and stop(). Owns the Engine's monitor state, the
 //                 checkers, the pruner. Ends when stop() stops engine_io_.
 //   alert         runs alert_io_: the Dispatcher's deliveries, retries and holds, so a
 //                 slow provider never delays a check (nor a check a delivery). Owns the
