@@ -138,7 +138,9 @@ def test_a_locked_table_keeps_the_checks_going_and_healthz_says_degraded(install
     report(inst, "monitor_state locked 15 s", degraded_after_s=round(said_after, 1),
            checks=f"{checks} of about {expected:.0f}")
     assert "late" in degraded["reason"], degraded
-    assert said_after <= 7.0
+    # kLateWrites (5 s), a beat (1 s), and the polls' own latency: three replicas' /healthz
+    # read in turn, which took over a second on a machine whose two cores were compiling.
+    assert said_after <= 8.0
     assert checks >= 0.8 * expected, "the checks waited on the store"
     inst.wait_for_truth(timeout=20)
     assert inst.violations() == []
