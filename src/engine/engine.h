@@ -316,7 +316,8 @@ class Engine final : public heartbeat::PingSink {
   // one claimed; none when the claim fails (the next sync tries again).
   void claim_and_take_over(const std::vector<Runtime*>& taking, const std::vector<std::string>& names);
   // Starts owning a monitor just claimed, from the stored state it followed.
-  void take_over(Runtime& runtime);
+  // `stagger`: its place among the monitors taken over together (schedule.h).
+  void take_over(Runtime& runtime, Millis stagger);
   void let_go(Runtime& runtime);
   // A write decided under `epoch` was refused: another replica claimed the monitor since.
   // What it decided is dropped (never retried), and the monitor is let go and its stored

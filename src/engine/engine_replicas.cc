@@ -114,17 +114,19 @@ void Engine::claim_and_take_over(const std::vector<Runtime*>& taking, const std:
     return;
   }
   size_t taken = 0;
-  for (Runtime* r : taking) {
+  for (size_t i = 0; i < taking.size(); ++i) {
+    Runtime* r = taking[i];
     auto epoch = epochs->find(r->config->name);
     if (epoch == epochs->end()) continue;
     r->epoch = epoch->second;
-    take_over(*r);  // from the stored state it followed while another owned it
+    // From the stored state it followed while another owned it.
+    take_over(*r, takeover_stagger(i, taking.size(), r->config->interval));
     ++taken;
   }
   spdlog::info("replicas: took over {} monitor(s)", taken);
 }
 
-void Engine::take_over(Runtime& r) {
+void Engine::take_over(Runtime& r, Millis stagger) {
   r.owned = true;
   if (r.state.status == MonitorStatus::kPaused) return;
   if (r.config->type != MonitorType::kHeartbeat) {
@@ -135,7 +137,7 @@ void Engine::take_over(Runtime& r) {
       since_check = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
     }
     const HandoverSlots slots =
-        handover_slots(r.due, r.config->interval, now, since_check, kHandoverGap, kTakeoverWindow);
+        handover_slots(r.due, r.config->interval, now, since_check, {kHandoverGap, kTakeoverWindow, stagger});
     if (slots.mine != r.due) schedule(r, slots.mine);
     if (!slots.theirs) return;
     r.timer->arm(*slots.theirs, [this, &r, theirs = *slots.theirs] {

@@ -24,17 +24,23 @@ MonoTime next_due_after_start(MonoTime due, Millis interval, MonoTime now) {
   return next - now < interval / 2 ? next + interval : next;
 }
 
+Millis takeover_stagger(size_t index, size_t count, Millis interval) {
+  if (count == 0) return Millis(0);
+  const int64_t window = std::min(interval / 2, kTakeoverSpread).count();
+  return Millis(window * static_cast<int64_t>(index % count) / static_cast<int64_t>(count));
+}
+
 HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::optional<Millis> since_check,
-                             Millis gap, Millis takeover_window) {
-  const MonoTime earliest = now + gap;
+                             const Handover& rule) {
+  const MonoTime earliest = now + rule.gap;
   HandoverSlots slots{due < earliest ? next_due(due, interval, earliest) : due, std::nullopt};
   if (!since_check) return slots;
   const Millis since = *since_check;
   // Unchecked since the whole installation stopped: it waits for this replica's slot.
-  if (since >= 2 * interval + takeover_window) return slots;
+  if (since >= 2 * interval + rule.takeover_window) return slots;
   MonoTime theirs = now + (interval - since);
   if (theirs <= now) {
-    theirs = earliest;  // it missed a slot: its owner stopped
+    theirs = earliest + rule.stagger;  // it missed a slot: its owner stopped
   } else if (theirs < earliest) {
     theirs = next_due(theirs, interval, earliest);
   }

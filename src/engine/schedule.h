@@ -35,6 +35,23 @@ struct HandoverSlots {
   std::optional<MonoTime> theirs;  // a check at the last owner's slot first, when it comes first
 };
 
+// How a replica takes monitors over: `gap`, the wait before any check (the last owner may
+// check until it lets go); `takeover_window`, see below; `stagger`, this monitor's place
+// among those taken over together (takeover_stagger), added to a missed slot's check.
+struct Handover {
+  Millis gap;
+  Millis takeover_window;
+  Millis stagger{0};
+};
+
+// A takeover of many monitors whose owner stopped would check them all in one instant,
+// a burst a small server behind them (a listen backlog of 5 is common) answers with
+// dropped connections: false timeouts. The index-th of `count` monitors taken over
+// together checks its missed slot this much after the gap, evenly over
+// min(half its interval, kTakeoverSpread).
+inline constexpr Millis kTakeoverSpread{1'000};
+Millis takeover_stagger(size_t index, size_t count, Millis interval);
+
 // `due`: this replica's slot for the monitor, which ran on while another owned it;
 // `since_check`: how long ago its last owner checked it (none: never). The monitor keeps
 // this replica's slots, spread like every monitor's first checks (starting every monitor
@@ -48,7 +65,7 @@ struct HandoverSlots {
 // its owner died. One unchecked for longer was stopped with the whole installation: it
 // waits for this replica's slot.
 HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::optional<Millis> since_check,
-                             Millis gap, Millis takeover_window);
+                             const Handover& rule);
 
 // After the check at the last owner's slot `theirs`: this replica's next slot, unless it
 // comes within half an interval of that check (then the one after).

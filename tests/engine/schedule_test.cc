@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 
 namespace trainwatch::engine {
 namespace {
@@ -60,34 +61,54 @@ constexpr Millis kWindow{10'000};
 TEST(HandoverSlots, KeepsThisReplicasSlotsPastTheGap) {
   const MonoTime now = MonoTime{} + Millis(100'000);
   // Never checked: no slot of a last owner to respect.
-  HandoverSlots slots = handover_slots(now + Millis(3'000), kEvery, now, std::nullopt, kGap, kWindow);
+  HandoverSlots slots = handover_slots(now + Millis(3'000), kEvery, now, std::nullopt, {kGap, kWindow});
   EXPECT_EQ(slots.mine, now + Millis(3'000));
   EXPECT_FALSE(slots.theirs);
   // A slot within the gap, or already past, moves to the first one after it.
-  EXPECT_EQ(handover_slots(now + Millis(1'000), kEvery, now, std::nullopt, kGap, kWindow).mine,
+  EXPECT_EQ(handover_slots(now + Millis(1'000), kEvery, now, std::nullopt, {kGap, kWindow}).mine,
             now + Millis(11'000));
-  EXPECT_EQ(handover_slots(now - Millis(3'000), kEvery, now, std::nullopt, kGap, kWindow).mine,
+  EXPECT_EQ(handover_slots(now - Millis(3'000), kEvery, now, std::nullopt, {kGap, kWindow}).mine,
             now + Millis(7'000));
 }
 
 TEST(HandoverSlots, ChecksRightAfterTheGapWhenTheOwnerMissedASlot) {
   const MonoTime now = MonoTime{} + Millis(100'000);
-  HandoverSlots slots = handover_slots(now + Millis(7'000), kEvery, now, Millis(15'000), kGap, kWindow);
+  HandoverSlots slots = handover_slots(now + Millis(7'000), kEvery, now, Millis(15'000), {kGap, kWindow});
   EXPECT_EQ(slots.mine, now + Millis(7'000));
   EXPECT_EQ(slots.theirs, now + kGap);
   // Unchecked for two intervals and the window: the whole installation stopped.
-  EXPECT_FALSE(handover_slots(now + Millis(7'000), kEvery, now, Millis(30'000), kGap, kWindow).theirs);
+  EXPECT_FALSE(handover_slots(now + Millis(7'000), kEvery, now, Millis(30'000), {kGap, kWindow}).theirs);
+}
+
+TEST(HandoverSlots, MonitorsWhoseOwnerStoppedAreCheckedSpreadOverASecondNotAtOnce) {
+  const MonoTime now = MonoTime{} + Millis(100'000);
+  // Eight monitors taken over together, each missed its slot: 125 ms apart after the gap.
+  std::vector<MonoTime> firsts;
+  for (size_t i = 0; i < 8; ++i) {
+    const Handover rule{kGap, kWindow, takeover_stagger(i, 8, kEvery)};
+    firsts.push_back(*handover_slots(now + Millis(7'000), kEvery, now, Millis(15'000), rule).theirs);
+  }
+  EXPECT_EQ(firsts.front(), now + kGap);
+  for (size_t i = 1; i < firsts.size(); ++i) EXPECT_EQ(firsts[i] - firsts[i - 1], Millis(125));
+  // A short interval spreads over half of it: 2 s monitors within a second, 1 s ones
+  // within half a second, so none is checked much later than an interval after its owner stopped.
+  EXPECT_EQ(takeover_stagger(7, 8, Millis(2'000)), Millis(875));
+  EXPECT_EQ(takeover_stagger(4, 8, Millis(1'000)), Millis(250));
+  // A slot the owner would still keep is not moved by the stagger.
+  const Handover late{kGap, kWindow, Millis(900)};
+  EXPECT_EQ(handover_slots(now + Millis(8'000), kEvery, now, Millis(4'000), late).theirs,
+            now + Millis(6'000));
 }
 
 TEST(HandoverSlots, ChecksAtTheOwnersSlotUnlessThisReplicasComesFirstAndHalfAnIntervalAfterTheirs) {
   const MonoTime now = MonoTime{} + Millis(100'000);
   // Checked 4 s ago: its owner's next slot is in 6 s, its one before 4 s ago.
-  EXPECT_FALSE(handover_slots(now + Millis(2'000), kEvery, now, Millis(4'000), kGap, kWindow).theirs);
-  EXPECT_EQ(handover_slots(now + Millis(8'000), kEvery, now, Millis(4'000), kGap, kWindow).theirs,
+  EXPECT_FALSE(handover_slots(now + Millis(2'000), kEvery, now, Millis(4'000), {kGap, kWindow}).theirs);
+  EXPECT_EQ(handover_slots(now + Millis(8'000), kEvery, now, Millis(4'000), {kGap, kWindow}).theirs,
             now + Millis(6'000));
   // Checked 9 s ago: its owner's next slot falls in the gap, so the one after; this
   // replica's slot in 3 s is 2 s after the owner's last check: too close.
-  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(9'000), kGap, kWindow).theirs,
+  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(9'000), {kGap, kWindow}).theirs,
             now + Millis(11'000));
 }
 

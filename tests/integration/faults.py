@@ -70,7 +70,7 @@ class TcpProxy:
                     if not data:
                         return
                     (b if s is a else a).sendall(data)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: cut() closed a socket under select()
             pass
         finally:
             for s in (a, b):
