@@ -6,11 +6,13 @@ namespace trainwatch::agent {
 namespace {
 
 // What, when it changes, is worth telling the server before the next scheduled report.
+// A stack just captured is: it is where an overdue rank is, which the server's early
+// culprit warning (jobs/analysis.h) needs seconds after the last step, not a report later.
 std::string fingerprint(const NodeSnapshot& node) {
   std::string f;
   for (const auto& r : node.ranks) {
     f += std::to_string(r.slot.rank) + ':' + std::to_string(r.slot.status) + (r.alive ? 'a' : 'g') + r.state +
-         (r.slot.error.empty() ? '-' : 'e') + ';';
+         (r.slot.error.empty() ? '-' : 'e') + (r.stack ? 's' : '-') + ';';
   }
   return f;
 }

@@ -3,8 +3,8 @@
 // due() and calls sent() after each report; offer() calls note() with every sample.
 //
 // A report is due report_every after the last one, and sooner when the node has news:
-//   - a rank's status, liveness, process state or error changed: kMinPushGap after the
-//     last report (at once when that is past);
+//   - a rank's status, liveness, process state or error changed, or its stack was captured
+//     (its step is overdue): kMinPushGap after the last report (at once when that is past);
 //   - a rank's count of non-finite losses rose: kNonfinitePushGap after the last report.
 // The gaps are the bound: a rank whose loss is NaN at every step, sampled every 200 ms,
 // brings the report forward at every sample, yet no more than one report leaves per

@@ -34,8 +34,9 @@ struct CheckResult {
   // Why it failed, in words; empty when ok. Values quoted from a response body are marked
   // (core/redaction.h): shown through cause_for, like every cause copied from this one.
   std::string cause;
-  // Ok, but needing attention before it fails (a certificate within warn_before): the
-  // alerting planner sends one warning, never a page. Kept in memory only.
+  // Ok, but needing attention before it fails (a certificate within warn_before, a job
+  // whose stacks name a stuck rank before its step timeout): the alerting planner sends
+  // one warning, never a page. Kept in memory only.
   bool warning = false;
   int http_status = 0;  // 0 when not HTTP or no response
   HttpTimings timings{};

@@ -347,33 +347,73 @@ void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeo
   }
 }
 
-// Every rank stopped at one step: when their places (rank_place.h) name the rank the
-// others wait for, that rank is the finding, with where it is and where the others are.
-bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
-                        int64_t step, MonoTime progress, const std::string& timeout_text, Millis step_timeout,
-                        std::vector<Finding>& out) {
+// The ranks the others wait for while every rank is stopped at one step (rank_place.h),
+// with where each group is.
+struct Culprit {
+  std::vector<int> ranks;
+  std::string who;               // "rank 2 (node-b, pid 7) is", "ranks 2-3 are"
+  std::string place;             // "in fetch_next_shard (data.py:31)"
+  std::string others;            // "; ranks 0-1 are in all_reduce (train.py:57)"
+  bool strict_minority = false;  // fewer than half the running ranks
+};
+
+std::optional<Culprit> stalled_culprit(const Context& c,
+                                       const std::vector<std::pair<int, const RankRecord*>>& active) {
   std::vector<std::pair<int, const RankReport*>> reports;
   reports.reserve(active.size());
   for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
   const Whereabouts w = whereabouts(reports);
-  if (!w.culprit) return false;
+  if (!w.culprit) return std::nullopt;
   const PlaceGroup& stuck = w.groups[*w.culprit];
-  std::string who;
+  Culprit out;
+  out.ranks = stuck.ranks;
+  out.place = stuck.place.text;
+  out.strict_minority = 2 * stuck.ranks.size() < active.size();
   if (stuck.ranks.size() == 1) {
-    who = Context::who(stuck.ranks[0], c.job.ranks().at(stuck.ranks[0])) + " is";
+    out.who = Context::who(stuck.ranks[0], c.job.ranks().at(stuck.ranks[0])) + " is";
   } else {
-    who = ranks_phrase(stuck.ranks) + " are";
+    out.who = ranks_phrase(stuck.ranks) + " are";
   }
-  std::string message = who + " stuck " + stuck.place.text + " at step " + std::to_string(step) +
-                        ": no step for " + ago(c.now, progress) + timeout_text;
   for (size_t i = 0; i < w.groups.size(); ++i) {
     if (i == *w.culprit) continue;
     const PlaceGroup& g = w.groups[i];
-    message += "; " + ranks_phrase(g.ranks) + (g.ranks.size() == 1 ? " is " : " are ") + g.place.text;
+    out.others += "; " + ranks_phrase(g.ranks) + (g.ranks.size() == 1 ? " is " : " are ") + g.place.text;
   }
-  out.push_back({"rank_stuck", Severity::kDown, stuck.ranks, "", message, kOrderStalled,
+  return out;
+}
+
+// Every rank stopped at one step: when their places name the rank the others wait for,
+// that rank is the finding, with where it is and where the others are.
+bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
+                        int64_t step, MonoTime progress, const std::string& timeout_text, Millis step_timeout,
+                        std::vector<Finding>& out) {
+  auto culprit = stalled_culprit(c, active);
+  if (!culprit) return false;
+  std::string message = culprit->who + " stuck " + culprit->place + " at step " + std::to_string(step) +
+                        ": no step for " + ago(c.now, progress) + timeout_text + culprit->others;
+  out.push_back({"rank_stuck", Severity::kDown, culprit->ranks, "", message, kOrderStalled,
                  progress + step_timeout, progress});
   return true;
+}
+
+// Before the step timeout pages: once the job has made no step for early_warning_after()
+// and the places show a strict minority of ranks outside where the others wait, those
+// ranks are named in a warning the job's channels receive (never a page: a long step
+// that ends on its own is a false alarm a warning may be, a page may not).
+void early_culprit_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
+                           int64_t step, MonoTime progress, Millis step_timeout, std::vector<Finding>& out) {
+  const Millis after = early_warning_after(c.job.learned().smoothed_step_gap());
+  if (after >= step_timeout || c.now - progress <= after) return;
+  auto culprit = stalled_culprit(c, active);
+  if (!culprit || !culprit->strict_minority) return;
+  std::string message = culprit->who + " likely stuck " + culprit->place + " at step " +
+                        std::to_string(step) + ": no step for " + ago(c.now, progress) + culprit->others +
+                        " (a page follows at the " + format_duration(step_timeout) +
+                        " step timeout if no step comes)";
+  Finding f{"rank_suspected", Severity::kWarning, culprit->ranks,   "",
+            message,          kOrderStalled,      progress + after, progress};
+  f.notify = true;
+  out.push_back(std::move(f));
 }
 
 // " in all_reduce (train.py:57)" when every rank whose place is known is in the same one.
@@ -443,6 +483,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
                    progress + step_timeout, progress});
     return;
   }
+  if (min_step == max_step) early_culprit_finding(c, active, min_step, progress, step_timeout, out);
   // One rank stuck while the others advance (asynchronous work, or not yet blocked on it).
   // A rank level with the furthest is not behind anyone: it made its step before the
   // others made theirs, and if they all stop there the whole-job stall above names it.
@@ -875,6 +916,12 @@ std::string with_consequences(const Context& c, const Finding& head, Millis wait
 
 std::string_view to_string(Severity s) { return s == Severity::kDown ? "down" : "warning"; }
 
+Millis early_warning_after(std::optional<Millis> smoothed_step_gap) {
+  const auto gaps =
+      std::chrono::duration_cast<Millis>(kEarlyWarningGaps * smoothed_step_gap.value_or(Millis{0}));
+  return std::max(kEarlyWarningFloor, gaps);
+}
+
 std::string clock_time(SystemTime t) {
   std::string iso = format_rfc3339(t);  // 2026-11-29T12:03:11.250Z
   return iso.size() >= 19 ? iso.substr(11, 8) + " UTC" : iso;
@@ -1009,7 +1056,10 @@ void name_cause(const Context& c, JobVerdict& v) {
   const std::vector<Finding>& f = v.findings;
   v.down = !f.empty() && f.front().severity == Severity::kDown;
   if (!v.down) {
-    for (const auto& x : f) v.cause += (v.cause.empty() ? "" : "; ") + x.message;
+    for (const auto& x : f) {
+      v.cause += (v.cause.empty() ? "" : "; ") + x.message;
+      v.notify = v.notify || x.notify;
+    }
     return;
   }
   const Finding& head = f.front();

@@ -50,6 +50,9 @@ struct Finding {
   // when the timeout was crossed; this is the last sign of progress before it (the last
   // step, the node's last report), where the interruption ledger dates the failure.
   std::optional<MonoTime> last_progress = std::nullopt;
+  // A warning worth a message to the job's channels (those that do not page), not only a
+  // line on its page: the early culprit warning (rank_suspected).
+  bool notify = false;
 };
 
 struct JobTimeouts {
@@ -63,7 +66,8 @@ struct JobVerdict {
   std::vector<Finding> findings;  // down first, in attribution order; then warnings
   bool down = false;
   bool undecided = false;
-  std::string cause;  // down: the alert text; else the warnings joined by "; "
+  std::string cause;    // down: the alert text; else the warnings joined by "; "
+  bool notify = false;  // not down, and a warning to send (Finding::notify)
   JobTimeouts timeouts;
 };
 
@@ -82,6 +86,16 @@ inline constexpr int kStragglerIdleGaps = 3;
 // number at least kThroughputBaseline.
 inline constexpr size_t kThroughputRecent = 3;
 inline constexpr size_t kThroughputBaseline = 6;
+
+// The early culprit warning (rank_suspected): a job with no step for this long, whose
+// stacks or system calls show a strict minority of ranks outside where the others wait,
+// warns naming them; the page stays at the step timeout. 4x the smoothed step gap (the
+// longest gap of recent report windows: above the p99) with a floor of 6 s, so that the
+// warning, a report interval and a check later, reaches the channels within
+// max(10 s, 5x the gap) of the last step.
+inline constexpr Millis kEarlyWarningFloor{6'000};
+inline constexpr double kEarlyWarningGaps = 4.0;
+Millis early_warning_after(std::optional<Millis> smoothed_step_gap);
 
 // A later attempt's start-up timeout: this many times the longest start-up of the
 // attempts before it, at least the floor, never more than the configured one.

@@ -420,6 +420,7 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   r.at = wall;
   r.ok = !v->down;
   r.cause = v->cause;
+  r.warning = v->notify;
   entry->last_result = r;
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "trainwatch/trainwatch.h"
@@ -87,6 +88,14 @@ TEST(PushPlan, AStatusChangeIsNewsWithItsOwnGap) {
   NodeSnapshot failed = node_with(0);
   failed.ranks[0].slot.status = TW_STATUS_FAILED;
   EXPECT_TRUE(plan.note(failed));
+  EXPECT_EQ(plan.due(), at(0) + kMinPushGap);
+}
+
+TEST(PushPlan, AStackCapturedForAnOverdueStepIsNews) {
+  PushPlan plan = started();
+  NodeSnapshot overdue = node_with(0);
+  overdue.ranks[0].stack = std::make_shared<const PyStack>();
+  EXPECT_TRUE(plan.note(overdue));
   EXPECT_EQ(plan.due(), at(0) + kMinPushGap);
 }
 

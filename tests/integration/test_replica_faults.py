@@ -15,6 +15,13 @@ import pytest
 from conftest import wait_for
 from faults import LEASE_TTL, Installation, health
 
+# The faults' lengths, as the acceptance asks for them (bench/faults/run_faults.py draws
+# shorter and longer ones at random).
+PAUSE_S = 30.0
+CUT_S = 20.0
+DATABASE_STOP_S = 60.0
+LOCK_S = 20.0
+
 
 @pytest.fixture
 def installation(tmp_path, postgres):
@@ -31,39 +38,44 @@ def report(inst, what, **figures):
 
 
 def test_a_replica_paused_past_its_lease_acts_on_nothing_stale(installation):
-    """SIGSTOP the replica that owns the most monitors for 12 s (twice its 6 s lease)
-    while one of its monitors goes down and recovers; after SIGCONT it goes down again.
-    Each outage has one incident with one DOWN and one UP, and every replica shows the
-    truth within 10 s of the SIGCONT."""
+    """SIGSTOP the replica that owns the most monitors for 30 s (five times its 6 s lease)
+    while one of its monitors goes down, recovers and goes down again under a survivor.
+    After SIGCONT every replica shows the truth within 10 s; once the monitor recovers,
+    each outage has one incident with one DOWN and one UP, each under one delivery id."""
     inst = installation
     i, member = inst.busiest()
     victim = inst.owned_by(member)[0]
+    survivor = inst.replicas[(i + 1) % 3]
+
+    def survivor_says(status, timeout):
+        wait_for(lambda: (m := survivor.monitor(victim)) and m["status"] == status, timeout=timeout,
+                 what=f"{victim} {status} under a survivor while its owner is paused")
+
     with inst.paused(i):
         paused = time.monotonic()
         time.sleep(1.0)  # the pause begins with the monitor healthy: a moment of real time, not a wait
         inst.target.fail(victim)
-        wait_for(lambda: (m := inst.replicas[(i + 1) % 3].monitor(victim)) and m["status"] == "down",
-                 timeout=15, what=f"{victim} down under a survivor while its owner is paused")
+        survivor_says("down", timeout=15)
         inst.target.recover(victim)
-        wait_for(lambda: inst.replicas[(i + 1) % 3].monitor(victim)["status"] == "up", timeout=10,
-                 what=f"{victim} up again under the survivor")
-        # The rest of the pause: the target is healthy and the paused replica holds what it
-        # decided before the pause.
-        time.sleep(max(0.0, 12.0 - (time.monotonic() - paused)))
+        survivor_says("up", timeout=10)
+        inst.target.fail(victim)
+        survivor_says("down", timeout=10)
+        # The rest of the pause: the paused replica holds what it decided before it.
+        time.sleep(max(0.0, PAUSE_S - (time.monotonic() - paused)))
     resumed = time.monotonic()
-    inst.target.fail(victim)
     wait_for(lambda: all((m := r.monitor(victim)) and m["status"] == "down" for r in inst.replicas), timeout=15,
-             what=f"{victim} down again on every replica")
-    time.sleep(2 * inst.interval)  # an outage of a few checks, as a real one would be
+             what=f"{victim} down on every replica")
+    truth_after_sigcont = time.monotonic() - resumed
     inst.target.recover(victim)
     took = inst.wait_for_truth(timeout=15)
-    report(inst, "SIGSTOP 12 s", truth_after_recovery_s=round(took, 1),
-           since_sigcont_s=round(time.monotonic() - resumed, 1))
+    report(inst, f"SIGSTOP {PAUSE_S:.0f} s", truth_after_sigcont_s=round(truth_after_sigcont, 1),
+           truth_after_recovery_s=round(took, 1))
+    assert truth_after_sigcont <= 10.0
     assert inst.violations() == []
 
 
 def test_a_replica_cut_from_the_database_stops_before_the_others_take_over(installation):
-    """One replica's database connection is cut for 12 s: it owns nothing within its lease
+    """One replica's database connection is cut for 20 s: it owns nothing within its lease
     (6 s), a survivor opens the one incident of an outage of its monitors during the cut,
     and the heartbeats pinged meanwhile never alert."""
     inst = installation
@@ -80,15 +92,15 @@ def test_a_replica_cut_from_the_database_stops_before_the_others_take_over(insta
         inst.target.recover(victim)
         wait_for(lambda: inst.replicas[(i + 1) % 3].monitor(victim)["status"] == "up", timeout=10,
                  what=f"{victim} up under the survivor")
-        time.sleep(max(0.0, 12.0 - (time.monotonic() - cut)))  # the rest of the 12 s cut
+        time.sleep(max(0.0, CUT_S - (time.monotonic() - cut)))  # the rest of the cut
     took = inst.wait_for_truth(timeout=20)
-    report(inst, "connection cut 12 s", owned_nothing_after_s=round(stopped, 1), truth_after_heal_s=round(took, 1))
+    report(inst, f"connection cut {CUT_S:.0f} s", owned_nothing_after_s=round(stopped, 1), truth_after_heal_s=round(took, 1))
     assert stopped <= LEASE_TTL
     assert inst.violations() == []
 
 
 def test_after_the_database_stops_and_starts_no_monitor_is_checked_twice(installation):
-    """PostgreSQL stopped (immediate) for 15 s while a monitor fails, then started: the
+    """PostgreSQL stopped (immediate) for 60 s while a monitor fails, then started: the
     replicas stop on their own, ownership re-forms from the members that beat after it,
     no monitor is checked by two replicas, and the outage has one DOWN and one UP."""
     inst = installation
@@ -96,20 +108,20 @@ def test_after_the_database_stops_and_starts_no_monitor_is_checked_twice(install
     with inst.database_stopped():
         time.sleep(2.0)  # the outage begins while the database is gone: a moment, not a wait
         inst.target.fail(victim)
-        time.sleep(13.0)  # the rest of the 15 s stop
+        time.sleep(DATABASE_STOP_S - 2.0)  # the rest of the stop
     back = time.monotonic()
     wait_for(lambda: all((m := r.monitor(victim)) and m["status"] == "down" for r in inst.replicas), timeout=30,
              what=f"{victim} down on every replica after the database came back")
     down_after = time.monotonic() - back
     inst.target.recover(victim)
     took = inst.wait_for_truth(timeout=20)
-    report(inst, "PostgreSQL stopped 15 s", down_seen_after_restart_s=round(down_after, 1),
+    report(inst, f"PostgreSQL stopped {DATABASE_STOP_S:.0f} s", down_seen_after_restart_s=round(down_after, 1),
            truth_after_recovery_s=round(took, 1))
     assert inst.violations() == []
 
 
 def test_a_locked_table_keeps_the_checks_going_and_healthz_says_degraded(installation):
-    """monitor_state locked (ACCESS EXCLUSIVE) for 15 s: every write waits, but the checks
+    """monitor_state locked (ACCESS EXCLUSIVE) for 20 s: every write waits, but the checks
     go on at their interval on every replica; /healthz says degraded, with the reason,
     within WriteHealth::kLateWrites (5 s) and a beat, and ok again after the lock."""
     inst = installation
@@ -129,13 +141,13 @@ def test_a_locked_table_keeps_the_checks_going_and_healthz_says_degraded(install
         wait_for(every_one_said_it, timeout=12, what="every /healthz degraded")
         said_after = max(t for t, _ in said.values())
         degraded = next(iter(said.values()))[1]
-        time.sleep(max(0.0, 15.0 - (time.monotonic() - locked)))  # the rest of the 15 s lock
+        time.sleep(max(0.0, LOCK_S - (time.monotonic() - locked)))  # the rest of the lock
         unlocked = time.monotonic()
     checks = sum(sum(locked <= t < unlocked for t in inst.target.times(n)) for n in inst.monitors)
     expected = len(inst.monitors) * (unlocked - locked) / inst.interval
     wait_for(lambda: all((h := health(r)) and h["status"] == "ok" for r in inst.replicas), timeout=10,
              what="every /healthz ok again")
-    report(inst, "monitor_state locked 15 s", degraded_after_s=round(said_after, 1),
+    report(inst, f"monitor_state locked {LOCK_S:.0f} s", degraded_after_s=round(said_after, 1),
            checks=f"{checks} of about {expected:.0f}")
     assert "late" in degraded["reason"], degraded
     # kLateWrites (5 s), a beat (1 s), and the polls' own latency: three replicas' /healthz

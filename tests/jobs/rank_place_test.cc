@@ -174,6 +174,50 @@ TEST_F(StuckRank, TheAlertNamesTheRankOutsideTheCollectiveAndWhereItIs) {
       << v.cause;
 }
 
+// Before the step timeout: a warning to the channels once the stall outlasts
+// early_warning_after (6 s here), while the page waits for the timeout.
+TEST_F(StuckRank, AWarningNamesTheRankOutsideTheCollectiveLongBeforeThePage) {
+  spec_.thresholds.step_timeout_min = Millis(60'000);
+  auto where = [](RankReport& r) {
+    r.stack = RankStack{r.rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+  };
+  train_then_stall(4, where);  // no step for 5 s: not yet
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down);
+  EXPECT_FALSE(v.notify) << v.cause;
+  const int64_t step = train_then_stall(6, where);  // 7 s
+  v = verdict();
+  ASSERT_FALSE(v.down) << v.cause;
+  ASSERT_TRUE(v.notify) << v.cause;
+  EXPECT_EQ(v.findings.front().code, "rank_suspected");
+  EXPECT_EQ(v.findings.front().severity, Severity::kWarning);
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
+  EXPECT_EQ(
+      v.cause.rfind("rank 2 (node-b, pid 102) is likely stuck in fetch_next_shard (data.py:31) at step " +
+                        std::to_string(step) +
+                        ": no step for 7s; ranks 0-1,3 are in all_reduce (train.py:57) (a page follows at "
+                        "the 1m step timeout if no step comes)",
+                    0),
+      0u)
+      << v.cause;
+}
+
+TEST_F(StuckRank, NoEarlyWarningWhenHalfTheRanksAreElsewhere) {
+  spec_.thresholds.step_timeout_min = Millis(60'000);
+  train_then_stall(8, [](RankReport& r) {
+    r.stack = RankStack{r.rank >= 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+  });
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down);
+  EXPECT_FALSE(v.notify) << v.cause;
+}
+
+TEST(EarlyWarningAfter, FourStepGapsWithASixSecondFloor) {
+  EXPECT_EQ(early_warning_after(std::nullopt), Millis(6'000));
+  EXPECT_EQ(early_warning_after(Millis(500)), Millis(6'000));
+  EXPECT_EQ(early_warning_after(Millis(3'000)), Millis(12'000));
+}
+
 TEST_F(StuckRank, SystemCallsAloneNameTheSleeper) {
   train_then_stall(4, [](RankReport& r) { r.syscall = r.rank == 2 ? "clock_nanosleep" : "futex"; });
   JobVerdict v = verdict();
