@@ -52,6 +52,16 @@ std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows) {
   return eligible;
 }
 
+bool handed_over(const std::vector<MemberRow>& rows, const std::string& self) {
+  auto mine = std::find_if(rows.begin(), rows.end(), [&](const MemberRow& r) { return r.id == self; });
+  if (mine == rows.end()) return false;
+  if (mine->joined_age < kSettle) return true;  // the eldest of the unsettled: see the header
+  const Millis eligible_for = mine->joined_age - kSettle;
+  return std::all_of(rows.begin(), rows.end(), [&](const MemberRow& r) {
+    return r.id == self || r.seen_age > kMemberTtl || r.seen_age <= eligible_for;
+  });
+}
+
 std::string config_fingerprint(const Config& config) {
   std::vector<std::string_view> names;
   names.reserve(config.monitors.size());

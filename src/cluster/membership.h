@@ -52,6 +52,16 @@ inline bool lease_valid(MonoTime beat_started, MonoTime now) { return now - beat
 // The ids of the members that may own monitors, sorted.
 std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows);
 
+// Whether `self`, eligible (it is in eligible_members(rows)), may begin acting on what it
+// owns: every other live member has beaten since `self` became eligible (their rows were
+// stamped at least kSettle after its join), so each has read that it lost those monitors
+// and let them go; a member whose beats fail keeps its list only until its lease lapses,
+// and its row is not live past kMemberTtl, so the wait is bounded. The eldest owning all
+// while none has settled may act at once: the others it could take from are not live or
+// own nothing. The 1.5 s handover gap alone assumed every old owner beats within a
+// second; right after a database restart their beats can fail or be slow.
+bool handed_over(const std::vector<MemberRow>& rows, const std::string& self);
+
 // What a replica's monitors are, in 16 hex digits: the names of the config file's
 // monitors, in order of name. Replicas that disagree on them disagree on who owns what (a
 // monitor one of them lacks may be owned by that one, and checked by nobody), so the

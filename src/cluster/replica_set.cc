@@ -71,14 +71,20 @@ ReplicaSet::Beat ReplicaSet::beat() {
     outcome.error = rows.error().message;
   }
   std::lock_guard lock(mu_);
+  const bool was_acting = acting_;
   if (rows) {
     beat_started_ = started;
     joined_ = true;
-    if (rejoin) ++term_;
+    if (rejoin) {
+      ++term_;
+      acting_ = false;
+    }
+    const bool eligible_here = std::binary_search(eligible.begin(), eligible.end(), id_);
+    if (!acting_ && eligible_here && handed_over(*rows, id_)) acting_ = true;
   } else if (lease_valid(beat_started_, now)) {
     eligible = *members_;  // they keep their monitors while the lease lasts
   }
-  outcome.changed = eligible != *members_;
+  outcome.changed = eligible != *members_ || acting_ != was_acting;
   if (outcome.changed) members_ = std::make_shared<const std::vector<std::string>>(std::move(eligible));
   return outcome;
 }
@@ -141,7 +147,7 @@ bool ReplicaSet::owns(std::string_view monitor) const {
   std::shared_ptr<const std::vector<std::string>> members;
   {
     std::lock_guard lock(mu_);
-    if (!lease_valid(beat_started_, clock_.monotonic_time())) return false;
+    if (!acting_ || !lease_valid(beat_started_, clock_.monotonic_time())) return false;
     members = members_;
   }
   return owner_of(monitor, *members) == id_;

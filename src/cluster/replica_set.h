@@ -21,6 +21,10 @@
 // settles again like a newcomer and owns what it is given then, under new epochs, from
 // the stored state; it never carries on from what it knew before.
 //
+// A newcomer (or a re-joined replica) that becomes eligible acts only once every other
+// live member has beaten since (membership.h, handed_over): until then one of them may
+// still hold a monitor that moved to it.
+//
 // Threading: owns() and members() from any thread; start() and stop() from one.
 #pragma once
 
@@ -97,8 +101,11 @@ class ReplicaSet final : public engine::Ownership {
   std::string config_;                                       // under mu_
   MonoTime beat_started_{};  // under mu_: of the last successful beat (the lease's start)
   bool joined_ = false;      // under mu_: a beat succeeded once
-  uint64_t term_ = 0;        // under mu_: re-joins after a lapse
-  bool stopping_ = false;    // under mu_
+  // Under mu_: eligible and handed over (membership.h, handed_over) since it last
+  // (re-)joined; it owns nothing before.
+  bool acting_ = false;
+  uint64_t term_ = 0;      // under mu_: re-joins after a lapse
+  bool stopping_ = false;  // under mu_
   std::condition_variable wake_;
   std::thread thread_;
 };

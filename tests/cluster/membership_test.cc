@@ -46,6 +46,18 @@ TEST(Membership, ReplicasStartedTogetherAreNeverLeftWithoutAnOwner) {
   EXPECT_EQ(eligible_members({row("b", 3, 0), row("a", 1, 0)}), std::vector<std::string>{"b"});
 }
 
+TEST(Membership, ANewlyEligibleMemberActsOnlyOnceEveryLiveMemberBeatSinceItSettled) {
+  // n joined 4 s ago, eligible for 1 s: a beat 0.5 s ago has read that; 1.5 s ago has not.
+  EXPECT_TRUE(handed_over({row("n", 4, 0), {"a", "host:1", "c1", Millis(60'000), Millis(500)}}, "n"));
+  EXPECT_FALSE(handed_over({row("n", 4, 0), {"a", "host:1", "c1", Millis(60'000), Millis(1'500)}}, "n"));
+  // A member not live any more holds nothing (its lease lapsed before its row expired).
+  EXPECT_TRUE(handed_over({row("n", 4, 0), row("dead", 60, 7)}, "n"));
+  // The eldest of unsettled members, owning all, acts at once; a long-settled member too.
+  EXPECT_TRUE(handed_over({row("n", 1, 0), row("m", 0, 0)}, "n"));
+  EXPECT_TRUE(handed_over({row("n", 600, 0), row("a", 60, 1)}, "n"));
+  EXPECT_FALSE(handed_over({row("a", 60, 0)}, "n")) << "not a member";
+}
+
 TEST(Membership, EveryMonitorHasOneOwnerAndTheyShareThemEvenly) {
   const std::vector<std::string> members = {"r1", "r2", "r3"};
   std::map<std::string, int> owned;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -79,6 +80,47 @@ TEST(ReplicaSetLease, AReplicaOwnsNothingOnceItsLeaseLapsedAndReJoinsAsNewAtItsN
   EXPECT_FALSE(rejoins.front()) << "the first beat joins plainly";
   EXPECT_TRUE(rejoins.back());
   EXPECT_TRUE(replicas.owns("api")) << "alone again, it owns at once, as a fresh start does";
+  replicas.stop();
+}
+
+// This replica just settled beside an old member, whose last beat the test sets.
+class BesideAnOldMember final : public MemberRegistry {
+ public:
+  Result<std::vector<MemberRow>> beat(const MemberRow& self, bool) override {
+    std::lock_guard lock(mu_);
+    MemberRow mine = self;
+    mine.joined_age = Millis(4'000);  // eligible for 1 s
+    return std::vector<MemberRow>{{"old", "host:2", self.config, Millis(600'000), old_seen_age_}, mine};
+  }
+  Status leave(const std::string&) override { return Ok{}; }
+  Result<std::vector<std::string>> await_nudges(Millis) override {
+    return make_error("store.unavailable", "members: not connected");
+  }
+  void old_beat_ago(Millis age) {
+    std::lock_guard lock(mu_);
+    old_seen_age_ = age;
+  }
+
+ private:
+  std::mutex mu_;
+  Millis old_seen_age_{1'500};
+};
+
+TEST(ReplicaSetHandover, ANewlyEligibleReplicaOwnsNothingUntilTheOldOwnerHasBeatenSince) {
+  testing::ManualClock clock;
+  BesideAnOldMember registry;
+  ReplicaSet replicas(registry, clock, "new", "host:1");
+  auto owns_any = [&] {
+    for (int i = 0; i < 32; ++i) {
+      if (replicas.owns("monitor-" + std::to_string(i))) return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(replicas.start([](bool) {}, [](const std::string&) {}).ok());
+  EXPECT_EQ(replicas.members(), (std::vector<std::string>{"new", "old"}));
+  EXPECT_FALSE(owns_any()) << "the old member last beat before this one became eligible: it may still check";
+  registry.old_beat_ago(Millis(500));  // it beat since, and let go
+  EXPECT_TRUE(eventually(owns_any));
   replicas.stop();
 }
 
