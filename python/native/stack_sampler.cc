@@ -120,8 +120,8 @@ bool start_thread() {
 std::string start(const std::string& fifo_path, int stack_fd, bool group_writable) {
   if (g_sampler.running) return {};
   if (std::string why = unsupported(); !why.empty()) return why;
-  static const bool atfork_registered = pthread_atfork(nullptr, nullptr, forget_in_child) == 0;
-  if (!atfork_registered) return "cannot register the fork handler";
+  static const bool kAtforkRegistered = pthread_atfork(nullptr, nullptr, forget_in_child) == 0;
+  if (!kAtforkRegistered) return "cannot register the fork handler";
   int fifo_fd = -1;
   if (std::string why = open_fifo(fifo_path, group_writable, fifo_fd); !why.empty()) return why;
   const int own_stack_fd = ::fcntl(stack_fd, F_DUPFD_CLOEXEC, 3);

@@ -119,7 +119,7 @@ Pending request(const StackTarget& t, const std::string& proc_root, std::string&
   }
   const std::string head = read_at_most(fd, 0, 64);
   const StackRequest how = stack_request_from_header(head);
-  if (how.way == StackRequest::Way::none) {
+  if (how.way == StackRequest::Way::kNone) {
     ::close(fd);
     note = "stack file " + t.path + " has no trainwatch-stack header; ignored";
     return p;
@@ -129,7 +129,7 @@ Pending request(const StackTarget& t, const std::string& proc_root, std::string&
     const off_t header_end = static_cast<off_t>(head.find('\n') + 1);
     if (::ftruncate(fd, header_end) == 0) size = header_end;
   }
-  const bool asked = how.way == StackRequest::Way::fifo
+  const bool asked = how.way == StackRequest::Way::kFifo
                          ? ask_through_fifo(stack_request_path(t.path), t.uid, note)
                          : ask_by_signal(t, how.signal, proc_root, note);
   if (!asked) {
@@ -153,7 +153,7 @@ StackRequest stack_request_from_header(std::string_view text) {
   StackRequest out;
   if (text.substr(0, kFifoHeader.size()) == kFifoHeader) {
     text.remove_prefix(kFifoHeader.size());
-    if (text.empty() || text.front() == '\n') out.way = StackRequest::Way::fifo;
+    if (text.empty() || text.front() == '\n') out.way = StackRequest::Way::kFifo;
     return out;
   }
   if (text.substr(0, kSignalHeader.size()) != kSignalHeader) return out;
@@ -161,7 +161,7 @@ StackRequest stack_request_from_header(std::string_view text) {
   int signal = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), signal);
   if (ec != std::errc() || end == text.data() || signal <= 0 || signal >= 65) return out;
-  out.way = StackRequest::Way::signal;
+  out.way = StackRequest::Way::kSignal;
   out.signal = signal;
   return out;
 }

@@ -40,9 +40,9 @@ std::string stack_request_path(const std::string& stack_path);
 
 // How a stack file's header says to ask for a dump.
 struct StackRequest {
-  enum class Way { none, fifo, signal };
-  Way way = Way::none;  // none: the text does not start with a header this agent knows
-  int signal = 0;       // with Way::signal, 1..64
+  enum class Way { kNone, kFifo, kSignal };
+  Way way = Way::kNone;  // kNone: the text does not start with a header this agent knows
+  int signal = 0;        // with kSignal, 1..64
 };
 // "trainwatch-stack 2 request=fifo\n..." -> fifo; "trainwatch-stack 1 signal=12\n..." -> signal 12.
 StackRequest stack_request_from_header(std::string_view text);

@@ -19,15 +19,15 @@ namespace {
 using Way = StackRequest::Way;
 
 TEST(StackRequestFromHeader, TheFifoHeaderAsksThroughTheFifo) {
-  EXPECT_EQ(stack_request_from_header("trainwatch-stack 2 request=fifo\n").way, Way::fifo);
-  EXPECT_EQ(stack_request_from_header("trainwatch-stack 2 request=fifo\nThread 0x1 (most").way, Way::fifo);
-  EXPECT_EQ(stack_request_from_header("trainwatch-stack 2 request=fifo").way, Way::fifo);
+  EXPECT_EQ(stack_request_from_header("trainwatch-stack 2 request=fifo\n").way, Way::kFifo);
+  EXPECT_EQ(stack_request_from_header("trainwatch-stack 2 request=fifo\nThread 0x1 (most").way, Way::kFifo);
+  EXPECT_EQ(stack_request_from_header("trainwatch-stack 2 request=fifo").way, Way::kFifo);
   EXPECT_EQ(stack_request_from_header("trainwatch-stack 2 request=fifo\n").signal, 0);
 }
 
 TEST(StackRequestFromHeader, TheSignalHeaderNamesItsSignal) {
   const StackRequest r = stack_request_from_header("trainwatch-stack 1 signal=12\n");
-  EXPECT_EQ(r.way, Way::signal);
+  EXPECT_EQ(r.way, Way::kSignal);
   EXPECT_EQ(r.signal, 12);
   EXPECT_EQ(stack_request_from_header("trainwatch-stack 1 signal=64").signal, 64);
 }
@@ -37,7 +37,7 @@ TEST(StackRequestFromHeader, AnythingElseAsksNothing) {
                            "trainwatch-stack 1 signal=0\n", "trainwatch-stack 1 signal=65\n",
                            "trainwatch-stack 1 signal=x\n", "trainwatch-stack 2 request=fifos\n",
                            "trainwatch-stack 2 request=signal\n", "trainwatch-stack 3 request=fifo\n"}) {
-    EXPECT_EQ(stack_request_from_header(text).way, Way::none) << text;
+    EXPECT_EQ(stack_request_from_header(text).way, Way::kNone) << text;
   }
 }
 
