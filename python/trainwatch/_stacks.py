@@ -14,6 +14,7 @@ agent's request, to <dir>/<uid>/<job>.<pid>.stack, whose first line says how to 
   program registered before init(); but the signal makes a blocking call in the rank's
   main thread return EINTR.
 """
+import atexit
 import contextlib
 import faulthandler
 import os
@@ -85,6 +86,9 @@ def register(directory, job):
                 stream.write("trainwatch-stack 2 request=fifo\n")
                 stream.flush()
                 _file, _path, _sampler = stream, path, True
+                # Its own exit hook too: the thread must be gone before finalisation frees
+                # what it reads, even when trainwatch's other exit work fails first.
+                atexit.register(unregister)
                 return
             sys.stderr.write(f"trainwatch: stacks on a hang fall back to SIGUSR2 ({why})\n")
             request = int(signal.SIGUSR2)
