@@ -13,6 +13,8 @@
 #include <ctime>
 #include <string>
 
+#include "agent/stack_capture.h"
+
 namespace trainwatch::python {
 namespace {
 
@@ -56,10 +58,13 @@ void* sampler_main(void*) {
     // The returned text is an error such as "unable to get the interpreter state"; the
     // agent then finds no thread in what was appended and says so in its note.
     const char* error = g_sampler.dump(g_sampler.stack_fd, g_sampler.interp, nullptr);
+    [[maybe_unused]] ssize_t w = 0;
     if (error != nullptr) {
-      [[maybe_unused]] ssize_t w = ::write(g_sampler.stack_fd, error, std::strlen(error));
+      w = ::write(g_sampler.stack_fd, error, std::strlen(error));
       w = ::write(g_sampler.stack_fd, "\n", 1);
     }
+    // The agent reads the dump as soon as this line is there, not after a quiet poll.
+    w = ::write(g_sampler.stack_fd, agent::kStackDumpEnd.data(), agent::kStackDumpEnd.size());
   }
 }
 

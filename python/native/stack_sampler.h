@@ -2,8 +2,9 @@
 // thread, started at init(), waits in read() on a FIFO beside the rank's stack file,
 //   TOP/<uid>/<job>.<pid>.stackreq
 // and, for each request the agent writes there, appends a dump of every Python thread's
-// stack to the stack file. Nothing is delivered to the rank's threads, so a system call
-// the rank is blocked in (a pause(), a read() on a socket, a futex) is never interrupted.
+// stack to the stack file, then the end line agent::kStackDumpEnd. Nothing is delivered to the rank's
+// threads, so a system call the rank is blocked in (a pause(), a read() on a socket, a futex) is never
+// interrupted.
 //
 // The thread is not a Python thread: it never takes the GIL, and dumps the way
 // faulthandler's dump_traceback_later watchdog does, from outside the interpreter.

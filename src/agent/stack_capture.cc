@@ -38,8 +38,15 @@ struct Pending {
   int fd = -1;
   off_t before = 0;
   off_t last_size = -1;
+  bool ends_marked = false;  // the sampler's dumps end with kStackDumpEnd
   bool done = false;
 };
+
+// Whether the file's last bytes are kStackDumpEnd.
+bool ends_with_dump_end(int fd, off_t size) {
+  const auto length = static_cast<off_t>(kStackDumpEnd.size());
+  return size >= length && read_at_most(fd, size - length, kStackDumpEnd.size()) == kStackDumpEnd;
+}
 
 off_t size_of(int fd) {
   struct stat st {};
@@ -138,6 +145,7 @@ Pending request(const StackTarget& t, const std::string& proc_root, std::string&
   }
   p.fd = fd;
   p.before = size;
+  p.ends_marked = how.way == StackRequest::Way::kFifo;
   return p;
 }
 
@@ -183,7 +191,6 @@ std::vector<StackCapture> capture_stacks(const std::vector<StackTarget>& targets
   std::vector<StackCapture> out(targets.size());
   std::vector<Pending> pending(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) pending[i] = request(targets[i], proc_root, out[i].note);
-  // A dump is complete once the file has grown and then stayed the same size for one poll.
   const auto deadline = std::chrono::steady_clock::now() + kStackWait;
   constexpr auto kPoll = std::chrono::milliseconds(5);
   bool waiting = true;
@@ -193,7 +200,9 @@ std::vector<StackCapture> capture_stacks(const std::vector<StackTarget>& targets
     for (auto& p : pending) {
       if (p.fd < 0 || p.done) continue;
       const off_t size = size_of(p.fd);
-      p.done = size > p.before && size == p.last_size;
+      // A dump is complete at its end line, or, from faulthandler, once the file has grown
+      // and then stayed the same size for one poll.
+      p.done = size > p.before && (p.ends_marked ? ends_with_dump_end(p.fd, size) : size == p.last_size);
       p.last_size = size;
       waiting = waiting || !p.done;
     }

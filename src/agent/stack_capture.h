@@ -3,7 +3,8 @@
 // file, TOP/<uid>/<job>.<pid>.stack, whose first line says how to ask for one:
 //   "trainwatch-stack 2 request=fifo"  (the default) write one byte to the FIFO beside it,
 //       <job>.<pid>.stackreq, which the module's native sampler thread reads: no signal
-//       reaches the rank, so no system call of it is interrupted;
+//       reaches the rank, so no system call of it is interrupted; each dump ends with
+//       kStackDumpEnd;
 //   "trainwatch-stack 1 signal=12"     (TRAINWATCH_STACK_SIGNAL) send that signal, on which
 //       faulthandler is registered.
 // The agent signals only a process that both has that file and still catches that signal
@@ -34,6 +35,10 @@ inline constexpr off_t kMaxStackFileBytes = 1 << 20;
 inline constexpr Millis kStackWait{300};
 
 std::string stack_file_path(const std::string& top, uid_t uid, std::string_view job, int32_t pid);
+
+// The line the sampler thread writes after each dump, so the agent knows a dump is whole
+// without waiting for the file to stop growing (a writer descheduled mid-dump looks done).
+inline constexpr std::string_view kStackDumpEnd = "trainwatch-stack end\n";
 
 // The request FIFO beside a stack file: "<stack path>req".
 std::string stack_request_path(const std::string& stack_path);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -66,23 +67,32 @@ struct FifoRank {
   ~FifoRank() { std::filesystem::remove_all(dir); }
 };
 
-TEST(CaptureStacks, TheFifoWayWritesARequestAndReadsTheDumpThatFollows) {
+TEST(CaptureStacks, TheFifoWayWritesARequestAndReadsTheDumpUpToItsEndLine) {
   FifoRank rank;
   const int fifo = ::open(stack_request_path(rank.target.path).c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(fifo, 0);
   std::thread sampler([&] {
     char request = 0;
     ASSERT_EQ(::read(fifo, &request, 1), 1);
-    std::ofstream(rank.target.path, std::ios::app) << "Thread 0x00007f0000000001 (most recent call first):\n"
-                                                      "  File \"/work/train.py\", line 12 in <module>\n";
+    std::ofstream dump(rank.target.path, std::ios::app);
+    dump << "Thread 0x00007f0000000002 (most recent call first):\n"
+            "  File \"/work/loader.py\", line 7 in prefetch\n\n"
+         << std::flush;
+    // A writer descheduled mid-dump, for ten of the agent's polls: the end line, not a
+    // quiet file, says the dump is whole.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    dump << "Thread 0x00007f0000000001 (most recent call first):\n"
+            "  File \"/work/train.py\", line 12 in <module>\n"
+         << kStackDumpEnd << std::flush;
   });
   const auto out = capture_stacks({rank.target}, "/proc");
   sampler.join();
   ::close(fifo);
   ASSERT_EQ(out.size(), 1u);
   ASSERT_TRUE(out[0].stack) << out[0].note;
-  ASSERT_EQ(out[0].stack->threads.size(), 1u);
-  EXPECT_EQ(out[0].stack->threads[0].frames.at(0).line, 12);
+  ASSERT_EQ(out[0].stack->threads.size(), 2u);
+  EXPECT_EQ(out[0].stack->threads[0].frames.at(0).line, 12);  // the main thread first
+  EXPECT_EQ(out[0].stack->threads[1].frames.at(0).function, "prefetch");
 }
 
 TEST(CaptureStacks, AFifoNobodyReadsIsNotAskedAndSaysSo) {

@@ -62,7 +62,9 @@ def ask_for_stack(path, pid):
         with open(path) as f:
             f.seek(size)
             text = f.read()
-        # The main thread's outermost frame, the script's top level, is written last.
+        # The main thread's outermost frame, the script's top level, is written last (by
+        # the sampler, before its end line).
+        text = text.replace("trainwatch-stack end\n", "")
         return text if text.rstrip().endswith("in <module>") else None
 
     return wait_for(dump, limit=10)
