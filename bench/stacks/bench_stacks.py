@@ -114,14 +114,14 @@ def run_rank(build, tmp, capture, kind, stack_signal):
     return pauses(gaps, windows), pauses(gaps, quiet)
 
 
-def trainwatch_capture(driver, count):
+def trainwatch_capture(driver, count, way):
     def capture(pid, stack_file):
         lines = subprocess.run([driver, stack_file, str(pid), str(count), "20"], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         windows = []
         for line in lines:
             start, end, frames, _truncated, note = line.split(" ", 4)
-            assert int(frames) >= 48 and note == "-", f"a capture came back without the stack: {line}"
+            assert int(frames) >= 48 and note == "-", f"a capture ({way}) came back without the stack: {line}"
             windows.append((int(start), int(start) + SIGNAL_WINDOW_NS))
         return windows
     return capture
@@ -152,8 +152,8 @@ def main():
     args = ap.parse_args()
     driver = os.path.join(args.build, "bench", "stacks", "stack_capture_driver")
     # name -> (capture, the rank's TRAINWATCH_STACK_SIGNAL); the first is the ratio's base.
-    tools = {"trainwatch (SIGUSR2 + faulthandler)": (trainwatch_capture(driver, args.captures), "SIGUSR2"),
-             "trainwatch (sampler thread, FIFO request: the default)": (trainwatch_capture(driver, args.captures), "")}
+    tools = {"trainwatch (SIGUSR2 + faulthandler)": (trainwatch_capture(driver, args.captures, "signal"), "SIGUSR2"),
+             "trainwatch (sampler thread, FIFO request: the default)": (trainwatch_capture(driver, args.captures, "sampler"), "")}
     if shutil.which("gdb") and not args.no_gdb:
         tools["gdb -batch thread apply all bt"] = (tool_capture(
             ["gdb", "-nx", "-batch", "-ex", "thread apply all bt", "-p"], args.peer_captures), "")
