@@ -7,9 +7,12 @@ the process to walk its native stack), in the same run.
 The rank spins in its innermost frame reading CLOCK_MONOTONIC and records every gap over
 20 us; a capture's pause is the longest gap that overlaps the capture's window. For gdb and
 eu-stack the window is the tool's whole run (they stop the rank somewhere inside it); for
-trainwatch it is the 2 ms from the moment the capture starts, since it signals first and
-then only waits, outside the rank, for the dump to land (the handler runs as soon as the
-signal is delivered). The same statistic over windows of the same length between captures
+trainwatch it is the 2 ms from the moment the capture starts, since it asks first and
+then only waits, outside the rank, for the dump to land (the signal handler runs as soon as
+the signal is delivered; the sampler thread wakes as soon as the FIFO has a byte). Both
+of trainwatch's ways are measured: the sampler thread (the default: no signal, the dump is
+written by a thread of the rank's own that does not stop the others) and
+TRAINWATCH_STACK_SIGNAL=SIGUSR2 (faulthandler in the main thread's signal handler). The same statistic over windows of the same length between captures
 is the machine's noise floor: what the rank loses anyway to the scheduler.
 
   /usr/bin/python3 bench/stacks/bench_stacks.py [BUILD] [--runs 3] [--captures 100] [--peer-captures 20] [--torch]
@@ -82,10 +85,12 @@ def pauses(gaps, windows):
     return out
 
 
-def run_rank(build, tmp, capture, kind):
-    """Starts the rank, lets `capture(pid, stack_file)` return its windows, and gives back
-    the pauses of those windows and of as many quiet windows between them."""
-    env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"), TRAINWATCH_DIR=os.path.join(tmp, "slots"))
+def run_rank(build, tmp, capture, kind, stack_signal):
+    """Starts the rank (stack_signal: its TRAINWATCH_STACK_SIGNAL, "" for the sampler), lets
+    `capture(pid, stack_file)` return its windows, and gives back the pauses of those windows
+    and of as many quiet windows between them."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"), TRAINWATCH_DIR=os.path.join(tmp, "slots"),
+               TRAINWATCH_STACK_SIGNAL=stack_signal)
     out, stop = os.path.join(tmp, "gaps"), os.path.join(tmp, "stop")
     for path in (out, stop):
         if os.path.exists(path):
@@ -109,14 +114,14 @@ def run_rank(build, tmp, capture, kind):
     return pauses(gaps, windows), pauses(gaps, quiet)
 
 
-def trainwatch_capture(driver, count):
+def trainwatch_capture(driver, count, way):
     def capture(pid, stack_file):
         lines = subprocess.run([driver, stack_file, str(pid), str(count), "20"], check=True,
                                capture_output=True, text=True).stdout.splitlines()
         windows = []
         for line in lines:
             start, end, frames, _truncated, note = line.split(" ", 4)
-            assert int(frames) >= 48 and note == "-", f"a capture came back without the stack: {line}"
+            assert int(frames) >= 48 and note == "-", f"a capture ({way}) came back without the stack: {line}"
             windows.append((int(start), int(start) + SIGNAL_WINDOW_NS))
         return windows
     return capture
@@ -146,25 +151,27 @@ def main():
     ap.add_argument("--no-gdb", action="store_true", help="leave gdb out (seconds a capture)")
     args = ap.parse_args()
     driver = os.path.join(args.build, "bench", "stacks", "stack_capture_driver")
-    tools = {"trainwatch (SIGUSR2 + faulthandler)": trainwatch_capture(driver, args.captures)}
+    # name -> (capture, the rank's TRAINWATCH_STACK_SIGNAL); the first is the ratio's base.
+    tools = {"trainwatch (SIGUSR2 + faulthandler)": (trainwatch_capture(driver, args.captures, "signal"), "SIGUSR2"),
+             "trainwatch (sampler thread, FIFO request: the default)": (trainwatch_capture(driver, args.captures, "sampler"), "")}
     if shutil.which("gdb") and not args.no_gdb:
-        tools["gdb -batch thread apply all bt"] = tool_capture(
-            ["gdb", "-nx", "-batch", "-ex", "thread apply all bt", "-p"], args.peer_captures)
+        tools["gdb -batch thread apply all bt"] = (tool_capture(
+            ["gdb", "-nx", "-batch", "-ex", "thread apply all bt", "-p"], args.peer_captures), "")
     if shutil.which("eu-stack"):
         # As the agent runs it for native frames (agent/native_capture.h).
-        tools["eu-stack -m -n 17 -p (the agent's native frames)"] = tool_capture(
-            ["eu-stack", "-m", "-n", "17", "-p"], args.peer_captures)
+        tools["eu-stack -m -n 17 -p (the agent's native frames)"] = (tool_capture(
+            ["eu-stack", "-m", "-n", "17", "-p"], args.peer_captures), "")
 
     results = {name: [] for name in tools}
-    floor = []
+    floor = {name: [] for name in tools if name.startswith("trainwatch")}
     # The slots and stack files live in /dev/shm by default: the dump is written there.
     with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as tmp:
         for run in range(args.runs):
-            for name, capture in tools.items():  # interleaved: every tool sees each run's machine
-                taken, quiet = run_rank(args.build, tmp, capture, "torch" if args.torch else "plain")
+            for name, (capture, stack_signal) in tools.items():  # interleaved: each sees every run's machine
+                taken, quiet = run_rank(args.build, tmp, capture, "torch" if args.torch else "plain", stack_signal)
                 results[name].append((percentile(taken, 50), percentile(taken, 99), max(taken), len(taken)))
-                if name.startswith("trainwatch"):
-                    floor.append(percentile(quiet, 99))
+                if name in floor:
+                    floor[name].append(percentile(quiet, 99))
                 print(f"run {run + 1} {name}: p50 {percentile(taken, 50) / 1e3:.0f} us, "
                       f"p99 {percentile(taken, 99) / 1e3:.0f} us, max {max(taken) / 1e3:.0f} us "
                       f"over {len(taken)}", flush=True)
@@ -181,8 +188,9 @@ def main():
             return f"{statistics.median(vals):,.0f} µs ({min(vals):,.0f}–{max(vals):,.0f})"
         p99 = statistics.median(r[1] for r in runs)
         print(f"| {name} | {runs[0][3]} | {cell(0)} | {cell(1)} | {cell(2)} | {p99 / ours:,.1f}× |")
-    print(f"\nnoise floor (the same statistic over quiet windows of the same length, p99): "
-          f"{statistics.median(floor) / 1e3:,.0f} µs ({min(floor) / 1e3:,.0f}–{max(floor) / 1e3:,.0f})")
+    for name, quiet in floor.items():
+        print(f"\nnoise floor beside {name} (the same statistic over quiet windows of the same length, p99): "
+              f"{statistics.median(quiet) / 1e3:,.0f} µs ({min(quiet) / 1e3:,.0f}–{max(quiet) / 1e3:,.0f})")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 
 #include "python/native/agent_host.h"
 #include "python/native/launch_identity.h"
+#include "python/native/stack_sampler.h"
 #include "trainwatch/trainwatch.h"
 
 namespace {
@@ -277,6 +278,11 @@ PyMethodDef module_methods[] = {
      "agent_role() -> 'hosting' | 'waiting' | 'none': this process's part in the node's agent"},
     {"launch_env", trainwatch::python::launch_env, METH_NOARGS,
      "launch_env() -> dict: rank place and run identity from the launcher's variables"},
+    {"_start_stack_sampler",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(trainwatch::python::start_stack_sampler)),
+     METH_FASTCALL, "_start_stack_sampler(fifo_path, stack_fd, group_writable) -> None or why not"},
+    {"_stop_stack_sampler", trainwatch::python::stop_stack_sampler, METH_NOARGS,
+     "_stop_stack_sampler(): remove the request FIFO and end the sampler thread"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

@@ -204,9 +204,11 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     someone else's) or /dev/shm is full, one line goes to stderr and training goes on
     without reporting; a slot file cut short later never stops training (docs/training.md).
 
-    Stacks on a hang: faulthandler dumps every thread's Python stack, on the agent's request,
-    when TRAINWATCH_STACK_SIGNAL (default SIGUSR2; "off" to disable) arrives; a handler the
-    program installed earlier still runs after it (docs/training.md, "Stacks on a hang").
+    Stacks on a hang: on the agent's request a native sampler thread (no Python thread, no
+    GIL) dumps every thread's Python stack, without sending the rank any signal, so no
+    blocking call of the rank is interrupted. TRAINWATCH_STACK_SIGNAL=SIGUSR2 (or another
+    signal) asks through faulthandler on that signal instead, as before; "off" disables
+    stacks (docs/training.md, "Stacks on a hang").
     """
     global _current, _owner_pid
     if _native is None:

@@ -1,12 +1,20 @@
 """Stacks on a hang: the rank's side (docs/training.md, "Stacks on a hang").
 
-At init() faulthandler is registered on TRAINWATCH_STACK_SIGNAL (default SIGUSR2) to append
-a dump of every thread's Python stack to <dir>/<uid>/<job>.<pid>.stack, whose first line
-names the signal. The node agent sends that signal only to a process that has the file and
-still catches the signal, then reads what was appended. faulthandler writes from the C
-signal handler, so a rank stuck in Python, or holding the GIL in C code, still answers, and
-it chains to any handler the program registered for the signal before init().
+At init() a dump of every thread's Python stack is set up to be appended, on the node
+agent's request, to <dir>/<uid>/<job>.<pid>.stack, whose first line says how to ask:
+
+- "trainwatch-stack 2 request=fifo" (the default): a native sampler thread of the trainwatch
+  module (python/native/stack_sampler.h) waits on the FIFO <job>.<pid>.stackreq and dumps
+  for every byte written to it. No signal reaches the rank, so a system call it is blocked
+  in is never interrupted, and the dump needs no GIL.
+- "trainwatch-stack 1 signal=N" (TRAINWATCH_STACK_SIGNAL=SIGUSR2, a name or number, or the
+  fallback on a Python whose private dump function the sampler does not know):
+  faulthandler is registered on that signal. The agent sends it only to a process that has
+  the file and still catches the signal. The handler also chains to any handler the
+  program registered before init(); but the signal makes a blocking call in the rank's
+  main thread return EINTR.
 """
+import atexit
 import contextlib
 import faulthandler
 import os
@@ -15,11 +23,18 @@ import sys
 
 _file = None
 _path = None
-_signum = None
+_signum = None  # the signal faulthandler is registered on; None with the sampler
+_sampler = False  # whether the native sampler thread answers this process's FIFO
+
+_SAMPLER = "sampler"  # _request_from_env(): ask through the FIFO
 
 
-def _signal_from_env():
-    text = (os.environ.get("TRAINWATCH_STACK_SIGNAL") or "SIGUSR2").strip()
+def _request_from_env():
+    """How the agent will ask: _SAMPLER (unset or empty), a signal number, or None (off or
+    unusable, said on stderr)."""
+    text = (os.environ.get("TRAINWATCH_STACK_SIGNAL") or "").strip()
+    if not text:
+        return _SAMPLER
     if text.lower() in ("off", "0", "none", "no"):
         return None
     try:
@@ -38,22 +53,46 @@ def _signal_from_env():
     return int(number)
 
 
+def _start_sampler(path, fd, group):
+    """Starts the native sampler on <path>req; returns None when it runs, else why not."""
+    try:
+        from . import _native
+    except ImportError as exc:
+        return str(exc)
+    return _native._start_stack_sampler(path + "req", fd, group)
+
+
 def register(directory, job):
     """Registers the dump; on any failure says so in one line and training goes on."""
-    global _file, _path, _signum
+    global _file, _path, _signum, _sampler
     if _file is not None:
         return
-    number = _signal_from_env()
-    if number is None:
+    request = _request_from_env()
+    if request is None:
         return
     path = os.path.join(directory, str(os.geteuid()), f"{job}.{os.getpid()}.stack")
-    stream = None
+    group = bool(os.environ.get("TRAINWATCH_GROUP"))
+    stream, started = None, False
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         stream = os.fdopen(fd, "a")
-        if os.environ.get("TRAINWATCH_GROUP"):
+        if group:
             os.fchmod(fd, 0o640)  # the group's agent reads it, as it reads the slot file
         os.ftruncate(fd, 0)
+        if request == _SAMPLER:
+            why = _start_sampler(path, fd, group)
+            started = why is None
+            if started:  # the header last: the agent asks only once the FIFO is there
+                stream.write("trainwatch-stack 2 request=fifo\n")
+                stream.flush()
+                _file, _path, _sampler = stream, path, True
+                # Its own exit hook too: the thread must be gone before finalisation frees
+                # what it reads, even when trainwatch's other exit work fails first.
+                atexit.register(unregister)
+                return
+            sys.stderr.write(f"trainwatch: stacks on a hang fall back to SIGUSR2 ({why})\n")
+            request = int(signal.SIGUSR2)
+        number = request
         stream.write(f"trainwatch-stack 1 signal={number}\n")
         stream.flush()
         # faulthandler chains by restoring the previous disposition and raising the signal
@@ -68,6 +107,9 @@ def register(directory, job):
         faulthandler.register(number, file=stream, all_threads=True, chain=chain)
     except (OSError, ValueError, RuntimeError) as exc:  # ValueError: init() off the main thread
         sys.stderr.write(f"trainwatch: stacks on a hang are off: {exc}\n")
+        if started:
+            from . import _native
+            _native._stop_stack_sampler()
         if stream is not None:  # no file left behind for the agent to signal through
             with contextlib.suppress(OSError):
                 stream.close()
@@ -77,28 +119,37 @@ def register(directory, job):
 
 
 def _forget_in_child():
-    """After os.fork(), in the child: the stack file is the parent's (its name holds the
-    parent's pid), so the child's exit must not remove it."""
-    global _file, _path, _signum
+    """After os.fork(), in the child: the stack file and FIFO are the parent's (their names
+    hold the parent's pid), so the child's exit must not remove them. The native module's
+    own fork handler has already closed the child's copy of the FIFO: only the parent's
+    sampler thread reads it, and the child has none."""
+    global _file, _path, _signum, _sampler
     _file = _path = _signum = None
+    _sampler = False
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def unregister():
-    """At exit: the agent stops asking (no file), and a request already on its way finds the
+    """At exit: the agent stops asking (no file). The sampler thread is ended before the
+    interpreter is finalised, its FIFO removed; a signal already on its way finds the
     disposition register() left under faulthandler (ignored, or the program's own handler)."""
-    global _file, _path, _signum
+    global _file, _path, _signum, _sampler
     if _file is None:
         return
     try:
         os.unlink(_path)
     except OSError:
         pass
-    faulthandler.unregister(_signum)
+    if _sampler:
+        from . import _native
+        _native._stop_stack_sampler()
+    else:
+        faulthandler.unregister(_signum)
     try:
         _file.close()
     except OSError:
         pass
     _file = _path = _signum = None
+    _sampler = False

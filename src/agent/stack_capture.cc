@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <thread>
@@ -14,7 +15,8 @@
 namespace trainwatch::agent {
 namespace {
 
-constexpr std::string_view kHeader = "trainwatch-stack 1 signal=";
+constexpr std::string_view kSignalHeader = "trainwatch-stack 1 signal=";
+constexpr std::string_view kFifoHeader = "trainwatch-stack 2 request=fifo";
 
 std::string read_at_most(int fd, off_t offset, size_t limit) {
   std::string out(limit, '\0');
@@ -36,16 +38,78 @@ struct Pending {
   int fd = -1;
   off_t before = 0;
   off_t last_size = -1;
+  bool ends_marked = false;  // the sampler's dumps end with kStackDumpEnd
   bool done = false;
 };
+
+// Whether the file's last bytes are kStackDumpEnd.
+bool ends_with_dump_end(int fd, off_t size) {
+  const auto length = static_cast<off_t>(kStackDumpEnd.size());
+  return size >= length && read_at_most(fd, size - length, kStackDumpEnd.size()) == kStackDumpEnd;
+}
 
 off_t size_of(int fd) {
   struct stat st {};
   return ::fstat(fd, &st) == 0 ? st.st_size : -1;
 }
 
-// Opens the stack file, checks it, cuts it back when it grew too big, and signals the rank.
-// Returns the open file or sets the note.
+// Writes one byte to the rank's request FIFO; false with the note set when nobody was asked.
+// Only a FIFO of the rank's user, checked before and after opening (the directory is the
+// user's). O_NONBLOCK: opening fails with ENXIO when no sampler holds it open (the rank
+// exited, or was killed before removing it) instead of waiting for one; a full pipe already
+// holds requests the sampler has yet to read, which one dump answers. SIGPIPE is blocked
+// around the write, since a rank that exits between open and write must not kill the agent
+// (the CLI's, or one inside another rank).
+bool ask_through_fifo(const std::string& fifo, uid_t uid, std::string& note) {
+  struct stat st {};
+  if (::lstat(fifo.c_str(), &st) != 0 || !S_ISFIFO(st.st_mode) || st.st_uid != uid) {
+    note = "no request FIFO " + fifo + " of the rank's user: not asked";
+    return false;
+  }
+  const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    note = errno == ENXIO ? "nobody listens on the rank's request FIFO (its sampler has ended)"
+                          : "cannot open the rank's request FIFO";
+    return false;
+  }
+  struct stat opened {};
+  if (::fstat(fd, &opened) != 0 || opened.st_ino != st.st_ino || opened.st_dev != st.st_dev) {
+    ::close(fd);
+    note = "the rank's request FIFO changed while it was opened: not asked";
+    return false;
+  }
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+  const char request = 1;
+  const bool asked = ::write(fd, &request, 1) == 1 || errno == EAGAIN;
+  if (!asked && errno == EPIPE) {
+    const struct timespec now {};
+    ::sigtimedwait(&pipe_signal, nullptr, &now);  // the SIGPIPE of this write, not delivered
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  ::close(fd);
+  if (!asked) note = "nobody listens on the rank's request FIFO (its sampler has ended)";
+  return asked;
+}
+
+// Sends the header's signal, only to a rank that still catches it; false with the note set.
+bool ask_by_signal(const StackTarget& t, int signal, const std::string& proc_root, std::string& note) {
+  const std::string status = read_file(proc_root + "/" + std::to_string(t.pid) + "/status", 4096);
+  if (!catches_signal(status, signal)) {
+    note = "the rank no longer catches signal " + std::to_string(signal) + ": not signalled";
+    return false;
+  }
+  if (::kill(t.pid, signal) != 0) {
+    note = "could not signal the rank";
+    return false;
+  }
+  return true;
+}
+
+// Opens the stack file, checks it, cuts it back when it grew too big, and asks the rank
+// the way its header says. Returns the open file or sets the note.
 Pending request(const StackTarget& t, const std::string& proc_root, std::string& note) {
   Pending p;
   int fd = ::open(t.path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -61,16 +125,10 @@ Pending request(const StackTarget& t, const std::string& proc_root, std::string&
     return p;
   }
   const std::string head = read_at_most(fd, 0, 64);
-  const int signal = stack_signal_from_header(head);
-  if (signal <= 0) {
+  const StackRequest how = stack_request_from_header(head);
+  if (how.way == StackRequest::Way::kNone) {
     ::close(fd);
     note = "stack file " + t.path + " has no trainwatch-stack header; ignored";
-    return p;
-  }
-  const std::string status = read_file(proc_root + "/" + std::to_string(t.pid) + "/status", 4096);
-  if (!catches_signal(status, signal)) {
-    ::close(fd);
-    note = "the rank no longer catches signal " + std::to_string(signal) + ": not signalled";
     return p;
   }
   off_t size = st.st_size;
@@ -78,13 +136,16 @@ Pending request(const StackTarget& t, const std::string& proc_root, std::string&
     const off_t header_end = static_cast<off_t>(head.find('\n') + 1);
     if (::ftruncate(fd, header_end) == 0) size = header_end;
   }
-  if (::kill(t.pid, signal) != 0) {
+  const bool asked = how.way == StackRequest::Way::kFifo
+                         ? ask_through_fifo(stack_request_path(t.path), t.uid, note)
+                         : ask_by_signal(t, how.signal, proc_root, note);
+  if (!asked) {
     ::close(fd);
-    note = "could not signal the rank";
     return p;
   }
   p.fd = fd;
   p.before = size;
+  p.ends_marked = how.way == StackRequest::Way::kFifo;
   return p;
 }
 
@@ -94,13 +155,23 @@ std::string stack_file_path(const std::string& top, uid_t uid, std::string_view 
   return reporter::user_slot_dir(top, uid) + "/" + std::string(job) + "." + std::to_string(pid) + ".stack";
 }
 
-int stack_signal_from_header(std::string_view text) {
-  if (text.substr(0, kHeader.size()) != kHeader) return 0;
-  text.remove_prefix(kHeader.size());
+std::string stack_request_path(const std::string& stack_path) { return stack_path + "req"; }
+
+StackRequest stack_request_from_header(std::string_view text) {
+  StackRequest out;
+  if (text.substr(0, kFifoHeader.size()) == kFifoHeader) {
+    text.remove_prefix(kFifoHeader.size());
+    if (text.empty() || text.front() == '\n') out.way = StackRequest::Way::kFifo;
+    return out;
+  }
+  if (text.substr(0, kSignalHeader.size()) != kSignalHeader) return out;
+  text.remove_prefix(kSignalHeader.size());
   int signal = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), signal);
-  if (ec != std::errc() || end == text.data() || signal <= 0 || signal >= 65) return 0;
-  return signal;
+  if (ec != std::errc() || end == text.data() || signal <= 0 || signal >= 65) return out;
+  out.way = StackRequest::Way::kSignal;
+  out.signal = signal;
+  return out;
 }
 
 bool catches_signal(std::string_view status_text, int signal) {
@@ -120,7 +191,6 @@ std::vector<StackCapture> capture_stacks(const std::vector<StackTarget>& targets
   std::vector<StackCapture> out(targets.size());
   std::vector<Pending> pending(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) pending[i] = request(targets[i], proc_root, out[i].note);
-  // A dump is complete once the file has grown and then stayed the same size for one poll.
   const auto deadline = std::chrono::steady_clock::now() + kStackWait;
   constexpr auto kPoll = std::chrono::milliseconds(5);
   bool waiting = true;
@@ -130,7 +200,9 @@ std::vector<StackCapture> capture_stacks(const std::vector<StackTarget>& targets
     for (auto& p : pending) {
       if (p.fd < 0 || p.done) continue;
       const off_t size = size_of(p.fd);
-      p.done = size > p.before && size == p.last_size;
+      // A dump is complete at its end line, or, from faulthandler, once the file has grown
+      // and then stayed the same size for one poll.
+      p.done = size > p.before && (p.ends_marked ? ends_with_dump_end(p.fd, size) : size == p.last_size);
       p.last_size = size;
       waiting = waiting || !p.done;
     }
@@ -148,7 +220,7 @@ std::vector<StackCapture> capture_stacks(const std::vector<StackTarget>& targets
         out[i].stack = std::move(stack);
       }
     } else {
-      out[i].note = "no dump within " + std::to_string(kStackWait.count()) + " ms of the signal";
+      out[i].note = "no dump within " + std::to_string(kStackWait.count()) + " ms of the request";
     }
     ::close(p.fd);
   }

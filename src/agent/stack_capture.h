@@ -1,11 +1,17 @@
 // Asking ranks for their Python stacks without stopping them (docs/training.md, "Stacks on
-// a hang"). At init() the trainwatch module registers faulthandler on a signal (SIGUSR2 by
-// default, TRAINWATCH_STACK_SIGNAL) to append a dump of every thread to its stack file,
-//   TOP/<uid>/<job>.<pid>.stack   first line "trainwatch-stack 1 signal=12"
-// and chains any handler the program had. The agent signals only a process that both has
-// that file and still catches that signal (SigCgt in /proc/PID/status): a rank that never
-// registered, or whose handler was replaced by the default, is never sent a signal that
-// would kill it. Then it reads what was appended, up to kMaxStackDumpBytes.
+// a hang"). At init() the trainwatch module sets up a dump of every thread into its stack
+// file, TOP/<uid>/<job>.<pid>.stack, whose first line says how to ask for one:
+//   "trainwatch-stack 2 request=fifo"  (the default) write one byte to the FIFO beside it,
+//       <job>.<pid>.stackreq, which the module's native sampler thread reads: no signal
+//       reaches the rank, so no system call of it is interrupted; each dump ends with
+//       kStackDumpEnd;
+//   "trainwatch-stack 1 signal=12"     (TRAINWATCH_STACK_SIGNAL) send that signal, on which
+//       faulthandler is registered.
+// The agent signals only a process that both has that file and still catches that signal
+// (SigCgt in /proc/PID/status): a rank that never registered, or whose handler was replaced
+// by the default, is never sent a signal that would kill it. It writes only to a FIFO of the
+// rank's user that a reader holds open. Then it reads what was appended, up to
+// kMaxStackDumpBytes.
 #pragma once
 
 #include <sys/types.h>
@@ -24,14 +30,27 @@ namespace trainwatch::agent {
 // A file grown past this (a program that dumps on its own signal too) is cut back to its
 // header before the next request, so it never fills /dev/shm.
 inline constexpr off_t kMaxStackFileBytes = 1 << 20;
-// How long a capture waits for the dumps: faulthandler writes from the signal handler, in
+// How long a capture waits for the dumps: faulthandler or the sampler thread writes one in
 // well under a millisecond for a 50-frame stack; a rank that takes longer is not waited for.
 inline constexpr Millis kStackWait{300};
 
 std::string stack_file_path(const std::string& top, uid_t uid, std::string_view job, int32_t pid);
 
-// "trainwatch-stack 1 signal=12\n..." -> 12; 0 when the text does not start with a header.
-int stack_signal_from_header(std::string_view text);
+// The line the sampler thread writes after each dump, so the agent knows a dump is whole
+// without waiting for the file to stop growing (a writer descheduled mid-dump looks done).
+inline constexpr std::string_view kStackDumpEnd = "trainwatch-stack end\n";
+
+// The request FIFO beside a stack file: "<stack path>req".
+std::string stack_request_path(const std::string& stack_path);
+
+// How a stack file's header says to ask for a dump.
+struct StackRequest {
+  enum class Way { kNone, kFifo, kSignal };
+  Way way = Way::kNone;  // kNone: the text does not start with a header this agent knows
+  int signal = 0;        // with kSignal, 1..64
+};
+// "trainwatch-stack 2 request=fifo\n..." -> fifo; "trainwatch-stack 1 signal=12\n..." -> signal 12.
+StackRequest stack_request_from_header(std::string_view text);
 
 // Whether /proc/PID/status's SigCgt mask says the process catches `signal`.
 bool catches_signal(std::string_view status_text, int signal);
@@ -47,8 +66,9 @@ struct StackCapture {
   std::string note;                      // why not, in a few words ("" when a stack came)
 };
 
-// Signals every target that registered, then collects each one's dump, waiting at most
-// kStackWait in all. One result per target, in order. Real time: it waits for other processes.
+// Asks every target that registered (FIFO or signal, as its header says), then collects each one's dump,
+// waiting at most kStackWait in all. One result per target, in order. Real time: it waits for other
+// processes.
 std::vector<StackCapture> capture_stacks(const std::vector<StackTarget>& targets,
                                          const std::string& proc_root);
 

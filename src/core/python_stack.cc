@@ -42,6 +42,7 @@ PyStack parse_faulthandler_dump(std::string_view text) {
   PyStack stack;
   PyThreadStack* thread = nullptr;
   bool skipping = false;  // inside a thread past kMaxStackThreads
+  bool threads_cut = false;
   while (!text.empty()) {
     size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
@@ -51,7 +52,7 @@ PyStack parse_faulthandler_dump(std::string_view text) {
     if (header) {
       skipping = stack.threads.size() >= kMaxStackThreads;
       if (skipping) {
-        stack.truncated = true;
+        stack.truncated = threads_cut = true;
         thread = nullptr;
         continue;
       }
@@ -68,10 +69,16 @@ PyStack parse_faulthandler_dump(std::string_view text) {
     thread->frames.push_back(std::move(frame));
   }
   std::stable_partition(stack.threads.begin(), stack.threads.end(), runs_module);
+  const auto is_current = [](const PyThreadStack& t) { return t.current; };
   if (!stack.threads.empty() && !runs_module(stack.threads.front())) {
-    // No thread runs a script: the one that handled the signal is the best guess.
-    std::stable_partition(stack.threads.begin(), stack.threads.end(),
-                          [](const PyThreadStack& t) { return t.current; });
+    // No thread runs a script: the one that handled the signal is the best guess. A dump
+    // from the sampler thread marks none current; CPython lists the newest thread first,
+    // so the main thread is the last one, when none was cut.
+    if (std::any_of(stack.threads.begin(), stack.threads.end(), is_current)) {
+      std::stable_partition(stack.threads.begin(), stack.threads.end(), is_current);
+    } else if (!threads_cut) {
+      std::rotate(stack.threads.begin(), stack.threads.end() - 1, stack.threads.end());
+    }
   }
   return stack;
 }

@@ -38,6 +38,17 @@ TEST(PythonStack, WithoutAModuleFrameTheCurrentThreadComesFirst) {
   EXPECT_EQ(s.threads[0].frames[0].function, "b");
 }
 
+TEST(PythonStack, WithoutAModuleFrameOrACurrentThreadTheLastListedComesFirst) {
+  // The sampler thread's dump: no thread is current, and CPython lists the main thread last.
+  PyStack s = parse_faulthandler_dump(
+      "Thread 0x1 (most recent call first):\n  File \"a.py\", line 1 in a\n"
+      "Thread 0x2 (most recent call first):\n  File \"b.py\", line 2 in b\n"
+      "Thread 0x3 (most recent call first):\n  File \"main.py\", line 3 in serve\n");
+  ASSERT_EQ(s.threads.size(), 3u);
+  EXPECT_EQ(s.threads[0].frames[0].function, "serve");
+  EXPECT_EQ(s.threads[1].frames[0].function, "a");
+}
+
 TEST(PythonStack, KeepsTheInnermostFramesAndSaysWhenItCut) {
   std::string dump = "Stack (most recent call first):\n";
   for (int i = 0; i < 100; ++i) dump += "  File \"deep.py\", line " + std::to_string(i) + " in f\n";

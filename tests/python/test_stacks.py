@@ -1,8 +1,11 @@
-"""Stacks on a hang, the rank's side: trainwatch.init() registers faulthandler on the stack
-signal; the signal the agent sends appends every thread's stack to the rank's stack file and
-never stops the rank, and a handler the program had keeps running."""
+"""Stacks on a hang, the rank's side. By default trainwatch.init() starts the native sampler
+thread: a byte written to the FIFO beside the stack file appends every thread's stack, and
+no signal is ever sent. With TRAINWATCH_STACK_SIGNAL it registers faulthandler on that
+signal instead: the signal the agent sends appends every thread's stack to the rank's stack
+file and never stops the rank, and a handler the program had keeps running."""
 import os
 import signal
+import stat
 import subprocess
 import textwrap
 
@@ -36,19 +39,32 @@ def stack_file(env, pid):
     return os.path.join(env["TRAINWATCH_DIR"], str(os.geteuid()), f"j.{pid}.stack")
 
 
+def signal_env(env):
+    """The opt-in signal way (the default is the sampler)."""
+    return dict(env, TRAINWATCH_STACK_SIGNAL="SIGUSR2")
+
+
 def ask_for_stack(path, pid):
-    """What the agent does: read the header's signal, send it, wait for the dump."""
+    """What the agent does: read the header, write to the FIFO or send the signal it names,
+    wait for the dump."""
     with open(path) as f:
         header = f.readline()
-    assert header.startswith("trainwatch-stack 1 signal="), header
     size = os.path.getsize(path)
-    os.kill(pid, int(header.rsplit("=", 1)[1]))
+    if header == "trainwatch-stack 2 request=fifo\n":
+        fd = os.open(path + "req", os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, b"x")
+        os.close(fd)
+    else:
+        assert header.startswith("trainwatch-stack 1 signal="), header
+        os.kill(pid, int(header.rsplit("=", 1)[1]))
 
     def dump():
         with open(path) as f:
             f.seek(size)
             text = f.read()
-        # The main thread's outermost frame, the script's top level, is written last.
+        # The main thread's outermost frame, the script's top level, is written last (by
+        # the sampler, before its end line).
+        text = text.replace("trainwatch-stack end\n", "")
         return text if text.rstrip().endswith("in <module>") else None
 
     return wait_for(dump, limit=10)
@@ -60,7 +76,52 @@ def finish(p, tmp_path):
     return p.returncode, out, err
 
 
+def test_the_default_sampler_dumps_on_a_fifo_request_and_catches_no_signal(env, tmp_path):
+    p = start_rank(env, tmp_path)
+    path = stack_file(env, p.pid)
+    assert signal.SIGUSR2 not in caught_signals(p.pid)
+    assert stat.S_ISFIFO(os.stat(path + "req").st_mode) and os.stat(path + "req").st_mode & 0o777 == 0o600
+    for _ in range(3):  # hang after hang: a dump each time, the rank still alive
+        dump = ask_for_stack(path, p.pid)
+        assert "in fetch_next_shard" in dump and "in <module>" in dump, dump
+    code, out, err = finish(p, tmp_path)
+    assert code == 0 and "handled 0" in out and err == "", (code, out, err)
+    assert not os.path.exists(path) and not os.path.exists(path + "req"), "the files outlived a clean exit"
+
+
+FORKING_RANK = """
+import os, time, trainwatch
+tw = trainwatch.init(job="j", rank=0, world_size=1)
+tw.step(1)
+pid = os.fork()
+if pid == 0:  # a DataLoader worker: it lives on while the parent is asked
+    time.sleep(30)
+    os._exit(0)
+print(pid, flush=True)
+while not os.path.exists(os.environ["RELEASE"]):
+    time.sleep(0.05)
+os.kill(pid, 9)
+os.waitpid(pid, 0)
+print("done", flush=True)
+"""
+
+
+def test_a_forked_child_holds_no_fifo_and_only_the_parent_answers(env, tmp_path):
+    p = subprocess.Popen([PY, "-c", textwrap.dedent(FORKING_RANK)], env=dict(env, RELEASE=str(tmp_path / "release")),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = int(p.stdout.readline())
+    path = stack_file(env, p.pid)
+    held = [os.readlink(f"/proc/{child}/fd/{fd}") for fd in os.listdir(f"/proc/{child}/fd")]
+    assert not any(link.endswith(".stackreq") for link in held), held
+    dump = ask_for_stack(path, p.pid)
+    assert dump.count("(most recent call first)") == 1 and "in <module>" in dump, dump
+    code, out, err = finish(p, tmp_path)
+    assert code == 0 and "done" in out, (code, out, err)
+    assert not os.path.exists(path + "req")
+
+
 def test_the_signal_dumps_every_thread_and_the_rank_trains_on(env, tmp_path):
+    env = signal_env(env)
     p = start_rank(env, tmp_path)
     path = stack_file(env, p.pid)
     dump = ask_for_stack(path, p.pid)
@@ -73,7 +134,7 @@ def test_the_signal_dumps_every_thread_and_the_rank_trains_on(env, tmp_path):
 
 
 def test_a_handler_the_program_had_still_runs(env, tmp_path):
-    p = start_rank(dict(env, OWN_HANDLER="1"), tmp_path)
+    p = start_rank(dict(signal_env(env), OWN_HANDLER="1"), tmp_path)
     dump = ask_for_stack(stack_file(env, p.pid), p.pid)
     assert "in fetch_next_shard" in dump, dump
     code, out, err = finish(p, tmp_path)
@@ -118,6 +179,7 @@ def caught_signals(pid):
 def test_requests_during_steps_checkpoints_and_exit_never_kill_the_rank(env, tmp_path):
     """Asked again and again, the way the agent asks (the file exists and the signal is
     caught, then send), from the first step through checkpoints to interpreter shutdown."""
+    env = signal_env(env)
     p = subprocess.Popen([PY, "-c", textwrap.dedent(BUSY_RANK)], env=dict(env, CKPT=str(tmp_path / "ckpt")),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "ready", p.stderr.read()
@@ -135,3 +197,30 @@ def test_requests_during_steps_checkpoints_and_exit_never_kill_the_rank(env, tmp
     assert p.returncode == 0 and "done" in out, (p.returncode, out, err)
     assert sent > 50, f"only {sent} requests reached the rank"
     assert not os.path.exists(path)
+
+
+def test_fifo_requests_during_steps_checkpoints_and_exit_never_kill_the_rank(env, tmp_path):
+    """The sampler asked again and again, the way the agent asks (open the FIFO without
+    waiting, write a byte), from the first step through checkpoints to interpreter shutdown,
+    while the thread is being stopped and after."""
+    p = subprocess.Popen([PY, "-c", textwrap.dedent(BUSY_RANK)], env=dict(env, CKPT=str(tmp_path / "ckpt")),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready", p.stderr.read()
+    fifo, sent = stack_file(env, p.pid) + "req", 0
+    for _ in range(200_000):  # bounded; the rank finishes in a few seconds
+        if p.poll() is not None:
+            break
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # not there yet, or nobody listens any more (ENXIO)
+            continue
+        try:
+            os.write(fd, b"x")
+            sent += 1
+        except OSError:  # EAGAIN: requests waiting already; EPIPE: the sampler just ended
+            pass
+        os.close(fd)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0 and "done" in out and err == "", (p.returncode, out, err)
+    assert sent > 50, f"only {sent} requests reached the rank"
+    assert not os.path.exists(fifo)
