@@ -402,7 +402,9 @@ monitors:{lines}
         - each outage the target served has exactly one incident, and no incident starts
           outside an outage; an outage need not be seen when no replica could check its
           monitor for all but two intervals of it (blind_spans: a fault took the owner,
-          and the others take over only after the lease);
+          and the others take over only after the lease), nor when the incident of the
+          outage before it was still open as it began (no check fell in the healthy
+          moment between them);
         - each incident has exactly one DOWN and one UP alert, each under one delivery_id
           however often it was sent;
         - no incident is open at the end (call wait_for_truth first);
@@ -436,7 +438,15 @@ monitors:{lines}
                     out.append(f"{name}: incident {i['id']} opened outside every outage")
                 if i.get("ended") is None:
                     out.append(f"{name}: incident {i['id']} is still open")
+            def open_at(incident, t):
+                ended = incident.get("ended")
+                return from_rfc3339(incident["started"]) <= t and (ended is None or from_rfc3339(ended) >= t)
+
             for (s, e), inside in by_outage.items():
+                # Two outages a moment apart are one to a monitor whose checks all fell in
+                # them: the incident of the first, still open when the second began, is its.
+                if not inside and any(open_at(i, wall(s)) for i in mine):
+                    continue
                 if len(inside) > 1 or (not inside and _visible(s, e, blind) >= 2 * self.interval):
                     out.append(f"{name}: the outage of {e - s:.1f} s has {len(inside)} incident(s): "
                                f"{[i['id'] for i in inside]}")
