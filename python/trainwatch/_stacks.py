@@ -13,6 +13,10 @@ agent's request, to <dir>/<uid>/<job>.<pid>.stack, whose first line says how to 
   the file and still catches the signal. The handler also chains to any handler the
   program registered before init(); but the signal makes a blocking call in the rank's
   main thread return EINTR.
+
+A DataLoader worker (a child multiprocessing forks from the rank) gets a sampler of its own,
+with its own files <job>.<workerpid>.stack and .stackreq, so that when the rank waits on a
+worker the agent can ask the worker where it is (it finds the rank's children in /proc).
 """
 import atexit
 import contextlib
@@ -25,6 +29,10 @@ _file = None
 _path = None
 _signum = None  # the signal faulthandler is registered on; None with the sampler
 _sampler = False  # whether the native sampler thread answers this process's FIFO
+# Where register() put the files, kept through fork: a DataLoader worker's own go beside them.
+_directory = None
+_job = None
+_workers_hooked = False  # multiprocessing runs _start_in_dataloader_worker in its children
 
 _SAMPLER = "sampler"  # _request_from_env(): ask through the FIFO
 
@@ -86,6 +94,7 @@ def register(directory, job):
                 stream.write("trainwatch-stack 2 request=fifo\n")
                 stream.flush()
                 _file, _path, _sampler = stream, path, True
+                _hook_dataloader_workers(directory, job)
                 # Its own exit hook too: the thread must be gone before finalisation frees
                 # what it reads, even when trainwatch's other exit work fails first.
                 atexit.register(unregister)
@@ -129,6 +138,39 @@ def _forget_in_child():
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def _hook_dataloader_workers(directory, job):
+    """Has multiprocessing call _start_in_dataloader_worker in each child it forks. Its
+    after-fork hooks run in the child's bootstrap, once the child knows its Process object
+    and before the target runs: the interpreter is whole there, unlike in an atfork handler,
+    and a child that exec()s something else (subprocess) never runs them."""
+    global _directory, _job, _workers_hooked
+    _directory, _job = directory, job
+    if _workers_hooked:
+        return
+    try:
+        from multiprocessing import util
+        util.register_after_fork(sys.modules[__name__], _start_in_dataloader_worker)
+        _workers_hooked = True
+    except (ImportError, AttributeError) as exc:
+        sys.stderr.write(f"trainwatch: DataLoader workers get no stacks on a hang: {exc}\n")
+
+
+def _start_in_dataloader_worker(_module):
+    """In a child multiprocessing forked: when it is a DataLoader worker, starts its own
+    sampler on <job>.<pid>.stack. Other children (a Pool's, a user's Process) are left alone.
+    A worker ends in os._exit(), so atexit never runs there: multiprocessing's finalizers,
+    run at the end of the child's bootstrap, remove its files (a worker killed by a signal
+    leaves them; the agent only asks children of live ranks, and the FIFO has no reader)."""
+    import multiprocessing
+    from multiprocessing import util
+    target = getattr(multiprocessing.current_process(), "_target", None)
+    if _job is None or not (getattr(target, "__module__", None) or "").startswith("torch.utils.data"):
+        return
+    register(_directory, _job)
+    if _sampler:
+        util.Finalize(None, unregister, exitpriority=0)
 
 
 def unregister():
