@@ -32,7 +32,6 @@ _sampler = False  # whether the native sampler thread answers this process's FIF
 # Where register() put the files, kept through fork: a DataLoader worker's own go beside them.
 _directory = None
 _job = None
-_workers_hooked = False  # multiprocessing runs _start_in_dataloader_worker in its children
 
 _SAMPLER = "sampler"  # _request_from_env(): ask through the FIFO
 
@@ -72,7 +71,7 @@ def _start_sampler(path, fd, group):
 
 def register(directory, job):
     """Registers the dump; on any failure says so in one line and training goes on."""
-    global _file, _path, _signum, _sampler
+    global _file, _path, _signum, _sampler, _directory, _job
     if _file is not None:
         return
     request = _request_from_env()
@@ -94,7 +93,7 @@ def register(directory, job):
                 stream.write("trainwatch-stack 2 request=fifo\n")
                 stream.flush()
                 _file, _path, _sampler = stream, path, True
-                _hook_dataloader_workers(directory, job)
+                _directory, _job = directory, job
                 # Its own exit hook too: the thread must be gone before finalisation frees
                 # what it reads, even when trainwatch's other exit work fails first.
                 atexit.register(unregister)
@@ -131,30 +130,24 @@ def _forget_in_child():
     """After os.fork(), in the child: the stack file and FIFO are the parent's (their names
     hold the parent's pid), so the child's exit must not remove them. The native module's
     own fork handler has already closed the child's copy of the FIFO: only the parent's
-    sampler thread reads it, and the child has none."""
+    sampler thread reads it, and the child has none.
+
+    When the parent had a sampler, the child is offered one of its own: a child made by
+    multiprocessing (its module is loaded then) runs its after-fork hooks at the start of
+    its bootstrap, once it knows its Process object and before its target runs; the
+    interpreter is whole there, unlike here, and a child that exec()s something else
+    (subprocess) never gets that far. Registering it here, in the child, rather than at
+    init() spares programs that never use multiprocessing the import."""
     global _file, _path, _signum, _sampler
+    offer = _sampler
     _file = _path = _signum = None
     _sampler = False
+    util = sys.modules.get("multiprocessing.util")
+    if offer and util is not None:
+        util.register_after_fork(sys.modules[__name__], _start_in_dataloader_worker)
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
-
-
-def _hook_dataloader_workers(directory, job):
-    """Has multiprocessing call _start_in_dataloader_worker in each child it forks. Its
-    after-fork hooks run in the child's bootstrap, once the child knows its Process object
-    and before the target runs: the interpreter is whole there, unlike in an atfork handler,
-    and a child that exec()s something else (subprocess) never runs them."""
-    global _directory, _job, _workers_hooked
-    _directory, _job = directory, job
-    if _workers_hooked:
-        return
-    try:
-        from multiprocessing import util
-        util.register_after_fork(sys.modules[__name__], _start_in_dataloader_worker)
-        _workers_hooked = True
-    except (ImportError, AttributeError) as exc:
-        sys.stderr.write(f"trainwatch: DataLoader workers get no stacks on a hang: {exc}\n")
 
 
 def _start_in_dataloader_worker(_module):
@@ -166,7 +159,8 @@ def _start_in_dataloader_worker(_module):
     import multiprocessing
     from multiprocessing import util
     target = getattr(multiprocessing.current_process(), "_target", None)
-    if _job is None or not (getattr(target, "__module__", None) or "").startswith("torch.utils.data"):
+    in_torch_data = (getattr(target, "__module__", None) or "").startswith("torch.utils.data")
+    if _file is not None or _job is None or not in_torch_data:
         return
     register(_directory, _job)
     if _sampler:

@@ -261,18 +261,26 @@ def test_a_dataloader_worker_answers_on_its_own_files_and_removes_them(env, tmp_
 
 
 SUBPROCESS_RANK = """
-import os, subprocess, sys, trainwatch
+import multiprocessing, os, subprocess, sys, trainwatch
 tw = trainwatch.init(job="j", rank=0, world_size=1)
-from multiprocessing import util  # the hook is set; a child that exec()s must not run it
+# multiprocessing is loaded, so each child is offered a sampler: exec() must drop it, and a
+# Process that is no DataLoader worker must decline it.
 subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], preexec_fn=lambda: None, check=True)
+def own_file_absent():
+    path = os.path.join(os.path.dirname(os.environ["STACK"]), f"j.{os.getpid()}.stack")
+    sys.exit(1 if os.path.exists(path) else 0)
+child = multiprocessing.get_context("fork").Process(target=own_file_absent)
+child.start()
+child.join()
+assert child.exitcode == 0, "a plain Process got a stack file"
 print(sorted(os.listdir(os.path.dirname(os.environ["STACK"]))), flush=True)
 """
 
 
-def test_a_child_that_execs_gets_no_stack_file(env, tmp_path):
+def test_children_that_are_no_dataloader_workers_get_no_stack_file(env, tmp_path):
     own = stack_file(env, 0)
     out = subprocess.run([PY, "-c", textwrap.dedent(SUBPROCESS_RANK)], env=dict(env, STACK=own),
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     child, listing = out.stdout.splitlines()
-    assert f"j.{child}.stack" not in listing and out.stderr == "", out
+    assert f"j.{child}.stack" not in listing and listing.count(".stack'") == 1 and out.stderr == "", out
