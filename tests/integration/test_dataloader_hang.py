@@ -89,4 +89,6 @@ def test_a_hang_in_a_dataloader_worker_names_the_worker_and_its_getitem_line(job
     assert stack["place"] == where, stack
     [child] = stack["children"]
     assert child["pid"] == worker and child["threads"][0]["frames"][0]["function"] == "__getitem__", child
+    status, page, _ = server.get("/jobs/loader")
+    assert status == 200 and f"Child process {worker}:\n  __getitem__  " in page, page[-3000:]
     print(f"down after {time.monotonic() - stuck:.1f} s: {cause}")
