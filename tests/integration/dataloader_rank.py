@@ -28,10 +28,12 @@ class Shards(Dataset):
 
     def __getitem__(self, index):
         flag = os.path.join(control, f"stuck-{rank}")
-        if os.path.exists(flag):
-            with open(os.path.join(control, f"worker-{rank}"), "w") as f:
-                f.write(str(os.getpid()))
+        said = False
         while os.path.exists(flag):
+            if not said:  # once it waits, never before: the test reads it once the rank is down
+                with open(os.path.join(control, f"worker-{rank}"), "w") as f:
+                    f.write(str(os.getpid()))
+                said = True
             time.sleep(0.2)  # the worker waits here
         return torch.randn(32)
 
