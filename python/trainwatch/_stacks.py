@@ -13,6 +13,10 @@ agent's request, to <dir>/<uid>/<job>.<pid>.stack, whose first line says how to 
   the file and still catches the signal. The handler also chains to any handler the
   program registered before init(); but the signal makes a blocking call in the rank's
   main thread return EINTR.
+
+A DataLoader worker (a child multiprocessing forks from the rank) gets a sampler of its own,
+with its own files <job>.<workerpid>.stack and .stackreq, so that when the rank waits on a
+worker the agent can ask the worker where it is (it finds the rank's children in /proc).
 """
 import atexit
 import contextlib
@@ -25,6 +29,9 @@ _file = None
 _path = None
 _signum = None  # the signal faulthandler is registered on; None with the sampler
 _sampler = False  # whether the native sampler thread answers this process's FIFO
+# Where register() put the files, kept through fork: a DataLoader worker's own go beside them.
+_directory = None
+_job = None
 
 _SAMPLER = "sampler"  # _request_from_env(): ask through the FIFO
 
@@ -64,7 +71,7 @@ def _start_sampler(path, fd, group):
 
 def register(directory, job):
     """Registers the dump; on any failure says so in one line and training goes on."""
-    global _file, _path, _signum, _sampler
+    global _file, _path, _signum, _sampler, _directory, _job
     if _file is not None:
         return
     request = _request_from_env()
@@ -86,6 +93,7 @@ def register(directory, job):
                 stream.write("trainwatch-stack 2 request=fifo\n")
                 stream.flush()
                 _file, _path, _sampler = stream, path, True
+                _directory, _job = directory, job
                 # Its own exit hook too: the thread must be gone before finalisation frees
                 # what it reads, even when trainwatch's other exit work fails first.
                 atexit.register(unregister)
@@ -122,13 +130,41 @@ def _forget_in_child():
     """After os.fork(), in the child: the stack file and FIFO are the parent's (their names
     hold the parent's pid), so the child's exit must not remove them. The native module's
     own fork handler has already closed the child's copy of the FIFO: only the parent's
-    sampler thread reads it, and the child has none."""
+    sampler thread reads it, and the child has none.
+
+    When the parent had a sampler, the child is offered one of its own: a child made by
+    multiprocessing (its module is loaded then) runs its after-fork hooks at the start of
+    its bootstrap, once it knows its Process object and before its target runs; the
+    interpreter is whole there, unlike here, and a child that exec()s something else
+    (subprocess) never gets that far. Registering it here, in the child, rather than at
+    init() spares programs that never use multiprocessing the import."""
     global _file, _path, _signum, _sampler
+    offer = _sampler
     _file = _path = _signum = None
     _sampler = False
+    util = sys.modules.get("multiprocessing.util")
+    if offer and util is not None:
+        util.register_after_fork(sys.modules[__name__], _start_in_dataloader_worker)
 
 
 os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def _start_in_dataloader_worker(_module):
+    """In a child multiprocessing forked: when it is a DataLoader worker, starts its own
+    sampler on <job>.<pid>.stack. Other children (a Pool's, a user's Process) are left alone.
+    A worker ends in os._exit(), so atexit never runs there: multiprocessing's finalizers,
+    run at the end of the child's bootstrap, remove its files (a worker killed by a signal
+    leaves them; the agent only asks children of live ranks, and the FIFO has no reader)."""
+    import multiprocessing
+    from multiprocessing import util
+    target = getattr(multiprocessing.current_process(), "_target", None)
+    in_torch_data = (getattr(target, "__module__", None) or "").startswith("torch.utils.data")
+    if _file is not None or _job is None or not in_torch_data:
+        return
+    register(_directory, _job)
+    if _sampler:
+        util.Finalize(None, unregister, exitpriority=0)
 
 
 def unregister():

@@ -16,6 +16,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "agent/child_stacks.h"
 #include "agent/exit_watch.h"
 #include "agent/native_capture.h"
 #include "agent/probe_worker.h"
@@ -61,6 +62,8 @@ struct Track {
   std::string stack_note;
   std::shared_ptr<const NativeStack> native;
   std::string native_note;
+  // Its DataLoader workers' stacks, taken with its own (child_stacks.h); null when none came.
+  std::shared_ptr<const std::vector<ChildPyStack>> children;
   // How its process ended (exit_watch.h), and the host's OOM-kill count while it lived.
   std::optional<ProcessExit> exit;
   bool exit_sought = false;  // looked for once it was seen gone: the kernel had said by then
@@ -304,6 +307,7 @@ class AgentImpl final : public Agent {
         t.stack_note.clear();
         t.native.reset();
         t.native_note.clear();
+        t.children.reset();
       }
       if (mono - t.anchor_time >= kRateWindow) {
         double secs = std::chrono::duration<double>(mono - t.anchor_time).count();
@@ -435,10 +439,12 @@ class AgentImpl final : public Agent {
     v.stack_note = t.stack_note;
     v.native = t.native;
     v.native_note = t.native_note;
+    v.children = t.children;
   }
 
   // Asks the overdue ranks found by read_file for their stacks, all at once: the Python
-  // stacks first (the rank's own handler must run, so it must not be stopped), then the
+  // stacks first (the rank's own handler must run, so it must not be stopped), with those
+  // of their children that keep a stack file (DataLoader workers: child_stacks.h), then the
   // native frames, which stop each rank for as long as eu-stack walks it.
   void capture_wanted_stacks(int64_t now_ms, std::vector<RankView>& views) {
     if (stack_wanted_.empty()) return;
@@ -448,6 +454,14 @@ class AgentImpl final : public Agent {
     for (const auto& w : stack_wanted_) {
       targets.push_back(w.target);
       pids.push_back(w.target.pid);
+    }
+    // The children's targets follow the ranks': children_of[i] is rank i's first and end.
+    std::vector<std::pair<size_t, size_t>> children_of;
+    for (const auto& w : stack_wanted_) {
+      const size_t first = targets.size();
+      for (auto& child : child_stack_targets(w.target, options_.dir, options_.job, options_.proc_root))
+        targets.push_back(std::move(child));
+      children_of.emplace_back(first, targets.size());
     }
     auto captures = capture_stacks(targets, options_.proc_root);
     std::vector<NativeCapture> natives(pids.size());
@@ -465,9 +479,22 @@ class AgentImpl final : public Agent {
       t.stack_note = std::move(captures[i].note);
       t.native = std::move(natives[i].stack);
       t.native_note = std::move(natives[i].note);
+      t.children = children_with_stacks(targets, captures, children_of[i]);
       copy_stacks(t, views[stack_wanted_[i].view]);
     }
     stack_wanted_.clear();
+  }
+
+  // The children in [range) whose dump came, each cut to its main thread; null when none.
+  static std::shared_ptr<const std::vector<ChildPyStack>> children_with_stacks(
+      const std::vector<StackTarget>& targets, const std::vector<StackCapture>& captures,
+      std::pair<size_t, size_t> range) {
+    std::vector<ChildPyStack> out;
+    for (size_t c = range.first; c < range.second; ++c) {
+      if (captures[c].stack) out.push_back({targets[c].pid, child_stack_of(*captures[c].stack)});
+    }
+    if (out.empty()) return nullptr;
+    return std::make_shared<const std::vector<ChildPyStack>>(std::move(out));
   }
 
   AgentOptions options_;

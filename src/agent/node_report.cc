@@ -75,6 +75,7 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
     // Native frames ride in the same object: one capture, one age.
     if (r.native) stack["native"] = native_stack_json(*r.native);
     if (!r.native_note.empty()) stack["native_note"] = r.native_note;
+    if (r.children) stack["children"] = child_stacks_json(*r.children);
     out["stack"] = std::move(stack);
   }
   if (track && track->gone_since_ms) out["gone_age_ms"] = age(now_ms, *track->gone_since_ms);

@@ -40,6 +40,9 @@ struct RankView {
   // none was asked for or none came (native_note says why, when it was asked for).
   std::shared_ptr<const NativeStack> native;
   std::string native_note;
+  // The stacks of its children that keep a stack file (DataLoader workers), taken with its
+  // own (child_stacks.h); null when none came.
+  std::shared_ptr<const std::vector<ChildPyStack>> children;
   std::optional<ProcessExit> exit;  // once gone, how it ended, when the kernel told (exit_watch.h)
 };
 

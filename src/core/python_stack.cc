@@ -115,4 +115,24 @@ boost::json::array py_threads_json(const PyStack& stack) {
   return threads;
 }
 
+PyStack child_stack_of(const PyStack& whole) {
+  PyStack out;
+  out.truncated = whole.truncated || whole.threads.size() > 1;
+  if (whole.threads.empty()) return out;
+  PyThreadStack& main = out.threads.emplace_back(whole.threads.front());
+  if (main.frames.size() > kMaxChildFrames) {
+    main.frames.resize(kMaxChildFrames);  // innermost first: where the child is stays
+    out.truncated = true;
+  }
+  return out;
+}
+
+boost::json::array child_stacks_json(const std::vector<ChildPyStack>& children) {
+  boost::json::array out;
+  for (const auto& c : children)
+    out.push_back(boost::json::object{
+        {"pid", c.pid}, {"threads", py_threads_json(c.stack)}, {"truncated", c.stack.truncated}});
+  return out;
+}
+
 }  // namespace trainwatch

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,24 @@ struct PyStack {
   std::vector<PyThreadStack> threads;
   bool truncated = false;  // threads or frames past the bounds were left out
 };
+
+// The stack of one of a rank's child processes that keeps a stack file of its own (a
+// DataLoader worker, docs/training.md "Stacks on a hang"), captured with the rank's when its
+// step is overdue. Only its main thread's innermost kMaxChildFrames frames are kept, and at
+// most kMaxChildStacks children per rank, so a rank with many workers fits in a report.
+inline constexpr size_t kMaxChildStacks = 4;
+inline constexpr size_t kMaxChildFrames = 16;
+
+struct ChildPyStack {
+  int32_t pid = 0;
+  PyStack stack;  // one thread, at most kMaxChildFrames frames
+};
+
+// The child's main thread, cut to kMaxChildFrames (truncated set when anything was left out).
+PyStack child_stack_of(const PyStack& whole);
+
+// [{"pid", "threads", "truncated"}]: in the node report and the API alike.
+boost::json::array child_stacks_json(const std::vector<ChildPyStack>& children);
 
 // Parses one dump; lines that are not part of the format are skipped. An empty stack when
 // nothing in the text is a thread header.

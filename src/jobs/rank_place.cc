@@ -37,11 +37,64 @@ RankPlace place_in_stack(const PyStack& stack) {
   return place;
 }
 
+// What the rank waits on, when the library frames its program called into are a
+// DataLoader's wait for a worker's batch or a multiprocessing queue's get.
+enum class Waits { kNothing, kDataLoaderWorker, kChildProcess };
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+Waits waits_on(const std::vector<PyFrame>& frames) {
+  static constexpr std::array<std::string_view, 4> kLoaderWaits{"_try_get_data", "_get_data", "_next_data",
+                                                                "__next__"};
+  Waits out = Waits::kNothing;
+  // Only the frames inside the call the program made: a loader's frames further out (a
+  // num_workers=0 loader calling the dataset itself) do not mean it waits.
+  for (auto f = frames.begin(); f != frames.end() && !is_user_frame(*f); ++f) {
+    if (ends_with(f->file, "/torch/utils/data/dataloader.py") &&
+        std::find(kLoaderWaits.begin(), kLoaderWaits.end(), f->function) != kLoaderWaits.end())
+      return Waits::kDataLoaderWorker;
+    if (ends_with(f->file, "/multiprocessing/queues.py") && f->function == "get") out = Waits::kChildProcess;
+  }
+  return out;
+}
+
+// A child busy with a batch, rather than idle in its loop waiting for the next index: its
+// stack holds the dataset's code (the program's own) or torch's fetch of a batch.
+bool is_fetching(const ChildPyStack& c) {
+  if (c.stack.threads.empty()) return false;
+  const auto& frames = c.stack.threads.front().frames;
+  return std::any_of(frames.begin(), frames.end(), [](const PyFrame& f) {
+    return is_user_frame(f) || ends_with(f.file, "/torch/utils/data/_utils/fetch.py");
+  });
+}
+
+// "waiting for DataLoader worker (pid 4242) in __getitem__ (data.py:12)": the first of the
+// rank's children that is fetching, named where it is; nullopt when none is.
+std::optional<RankPlace> place_in_child(const std::vector<ChildPyStack>& children, Waits waits) {
+  auto busy = std::find_if(children.begin(), children.end(), is_fetching);
+  if (busy == children.end() || busy->stack.threads.front().frames.empty()) return std::nullopt;
+  const std::string who = waits == Waits::kDataLoaderWorker ? "DataLoader worker" : "child process";
+  return RankPlace{
+      "waiting for " + who + " (pid " + std::to_string(busy->pid) + ") " + place_in_stack(busy->stack).text,
+      RankPlace::Kind::kElsewhere};
+}
+
 }  // namespace
 
 std::optional<RankPlace> place_of(const RankReport& r) {
-  if (r.stack && !r.stack->stack.threads.empty() && !r.stack->stack.threads.front().frames.empty())
-    return place_in_stack(r.stack->stack);
+  if (r.stack && !r.stack->stack.threads.empty() && !r.stack->stack.threads.front().frames.empty()) {
+    RankPlace own = place_in_stack(r.stack->stack);
+    // A rank waiting on its loader is where the worker it waits on is.
+    if (own.kind == RankPlace::Kind::kElsewhere && !r.stack->children.empty()) {
+      const Waits waits = waits_on(r.stack->stack.threads.front().frames);
+      if (waits != Waits::kNothing) {
+        if (auto in_child = place_in_child(r.stack->children, waits)) return in_child;
+      }
+    }
+    return own;
+  }
   if (!r.syscall.empty() && r.syscall != "running")
     return RankPlace{"in " + r.syscall, RankPlace::Kind::kUnknown};
   return std::nullopt;

@@ -6,6 +6,9 @@
 //   1. its Python stack (the agent asks for it when the step is overdue): the innermost
 //      frame of the program's own code, and whether a torch.distributed / DeepSpeed
 //      communication call is on the stack (then it is waiting in a collective);
+//      When it waits on its DataLoader (or a multiprocessing queue) and the agent took its
+//      workers' stacks too, the place is the busy worker's: "waiting for DataLoader worker
+//      (pid N) in __getitem__ (data.py:12)";
 //   2. else the system call its main thread is blocked in (/proc/PID/syscall).
 // The ranks in a collective wait for the ones that are not. Without stacks, a place that
 // only a minority of ranks share is the odd one out. Pure.

@@ -211,12 +211,11 @@ void read_checkpoint(const Fields& f, CheckpointReport& c) {
   c.last_ok_age_ms = f.age("last_ok_age_ms");
 }
 
-void read_stack(const Fields& f, RankStack& out) {
-  out.age_ms = f.age("age_ms").value_or(0);
-  out.note = f.text("note");
-  out.stack.truncated = f.flag("truncated", false);
+// {"threads": [...], "truncated"}: a rank's Python stack or one of its children's.
+void read_python_stack(const Fields& f, PyStack& out) {
+  out.truncated = f.flag("truncated", false);
   each_object(f, "threads", f.array("threads", kMaxStackThreads), [&](const Fields& tf) {
-    PyThreadStack& thread = out.stack.threads.emplace_back();
+    PyThreadStack& thread = out.threads.emplace_back();
     thread.current = tf.flag("current", false);
     each_object(tf, "frames", tf.array("frames", kMaxStackFrames), [&](const Fields& ff) {
       PyFrame& frame = thread.frames.emplace_back();
@@ -225,6 +224,12 @@ void read_stack(const Fields& f, RankStack& out) {
       frame.function = ff.text("function").substr(0, kMaxFrameText);
     });
   });
+}
+
+void read_stack(const Fields& f, RankStack& out) {
+  out.age_ms = f.age("age_ms").value_or(0);
+  out.note = f.text("note");
+  read_python_stack(f, out.stack);
   out.native_note = f.text("native_note").substr(0, kMaxFrameText);
   if (const json::object* native = f.object("native")) {
     Fields nf = f.child(*native, f.at("native"));
@@ -239,6 +244,13 @@ void read_stack(const Fields& f, RankStack& out) {
       });
     });
   }
+  each_object(f, "children", f.array("children", kMaxChildStacks), [&](const Fields& cf) {
+    ChildPyStack& child = out.children.emplace_back();
+    child.pid = static_cast<int32_t>(cf.integer("pid", true, 1, INT32_MAX).value_or(0));
+    PyStack whole;
+    read_python_stack(cf, whole);
+    child.stack = child_stack_of(whole);  // the bounds the agent keeps, whoever sent it
+  });
 }
 
 void read_rank(const Fields& f, RankReport& r) {

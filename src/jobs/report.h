@@ -59,6 +59,9 @@ struct RankStack {
   int64_t age_ms = 0;       // since the capture
   NativeStack native;       // eu-stack's frames (agent/native_capture.h); no threads when none came
   std::string native_note;  // why none came, or what went wrong while they were taken
+  // Its DataLoader workers' stacks, taken with its own (agent/child_stacks.h): at most
+  // kMaxChildStacks, each its main thread's innermost frames; empty from older agents.
+  std::vector<ChildPyStack> children;
 };
 
 struct RankReport {

@@ -84,7 +84,9 @@ json::value stack_json(const jobs::RankReport& l) {
       {"threads", py_threads_json(l.stack->stack)},
       {"native", std::move(native)},
       {"native_note",
-       l.stack->native_note.empty() ? json::value(nullptr) : json::value(l.stack->native_note)}};
+       l.stack->native_note.empty() ? json::value(nullptr) : json::value(l.stack->native_note)},
+      // Its DataLoader workers' stacks, taken with its own: [] when none came.
+      {"children", child_stacks_json(l.stack->children)}};
 }
 
 json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r, jobs::RankHealth health,

@@ -164,9 +164,20 @@ std::string native_text(const json::object& stack) {
   return text;
 }
 
+// A Python thread's frames, one a line, innermost first.
+std::string python_frames_text(const json::array& frames) {
+  std::string text;
+  for (const auto& fv : frames) {
+    const json::object& f = fv.as_object();
+    text +=
+        "  " + text_of(f.at("function")) + "  " + text_of(f.at("file")) + ":" + text_of(f.at("line")) + "\n";
+  }
+  return text;
+}
+
 // Ranks whose agent captured a Python stack or native frames, each folded under where it
-// puts the rank: the innermost frame first, as faulthandler prints it; the native frames
-// folded again beneath.
+// puts the rank: the innermost frame first, as faulthandler prints it, then its DataLoader
+// workers' main threads; the native frames folded again beneath.
 json::array stack_rows(const json::array& ranks) {
   json::array rows;
   for (const auto& rv : ranks) {
@@ -179,10 +190,13 @@ json::array stack_rows(const json::array& ranks) {
     for (const auto& tv : stack.as_object().at("threads").as_array()) {
       const json::object& t = tv.as_object();
       text += t.at("current").as_bool() ? "Current thread:\n" : "Thread:\n";
-      for (const auto& fv : t.at("frames").as_array()) {
-        const json::object& f = fv.as_object();
-        text += "  " + text_of(f.at("function")) + "  " + text_of(f.at("file")) + ":" +
-                text_of(f.at("line")) + "\n";
+      text += python_frames_text(t.at("frames").as_array());
+    }
+    for (const auto& cv : stack.as_object().at("children").as_array()) {
+      const json::object& c = cv.as_object();
+      for (const auto& tv : c.at("threads").as_array()) {
+        text += "Child process " + text_of(c.at("pid")) + ":\n";
+        text += python_frames_text(tv.as_object().at("frames").as_array());
       }
     }
     rows.push_back(json::object{{"who", "rank " + text_of(r.at("rank")) + " (" + text_of(r.at("node")) + ")"},

@@ -90,5 +90,18 @@ TEST(PythonStack, TellsUserCodeFromLibraries) {
   EXPECT_EQ(base_name("data.py"), "data.py");
 }
 
+TEST(PythonStack, AChildsStackKeepsItsMainThreadsInnermostFrames) {
+  PyThreadStack main, other;
+  for (int i = 0; i < 30; ++i) main.frames.push_back({"/work/data.py", i, "f"});
+  other.frames.push_back({"/work/x.py", 1, "g"});
+  const PyStack child = child_stack_of(PyStack{{main, other}, false});
+  ASSERT_EQ(child.threads.size(), 1U);
+  ASSERT_EQ(child.threads[0].frames.size(), kMaxChildFrames);
+  EXPECT_EQ(child.threads[0].frames.front().line, 0);
+  EXPECT_TRUE(child.truncated);
+  EXPECT_FALSE(child_stack_of(PyStack{{other}, false}).truncated);
+  EXPECT_TRUE(child_stack_of(PyStack{}).threads.empty());
+}
+
 }  // namespace
 }  // namespace trainwatch

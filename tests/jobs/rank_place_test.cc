@@ -40,7 +40,7 @@ RankReport rank_with(int rank, std::optional<PyStack> stack, std::string syscall
   r.state = 'S';
   r.status = RankStatus::kTraining;
   r.syscall = std::move(syscall);
-  if (stack) r.stack = RankStack{std::move(*stack), "", 0, {}, ""};
+  if (stack) r.stack = RankStack{std::move(*stack), "", 0, {}, "", {}};
   return r;
 }
 
@@ -104,6 +104,79 @@ TEST(RankPlace, EveryRankInACollectiveNamesNobody) {
   EXPECT_FALSE(w.culprit);
 }
 
+constexpr const char* kLoader = "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py";
+constexpr const char* kQueues = "/usr/lib/python3.11/multiprocessing/queues.py";
+constexpr const char* kWorker = "/usr/lib/python3/dist-packages/torch/utils/data/_utils/worker.py";
+constexpr const char* kFetch = "/usr/lib/python3/dist-packages/torch/utils/data/_utils/fetch.py";
+
+// The main thread of a rank whose DataLoader waits for a worker's batch.
+PyStack waiting_on_its_loader() {
+  PyThreadStack t;
+  t.frames = {{"/usr/lib/python3.11/multiprocessing/connection.py", 440, "_poll"},
+              {kQueues, 113, "get"},
+              {kLoader, 1120, "_try_get_data"},
+              {kLoader, 1266, "_get_data"},
+              {kLoader, 1303, "_next_data"},
+              {kLoader, 628, "__next__"},
+              {"/work/train.py", 40, "<module>"}};
+  return PyStack{{t}, false};
+}
+
+// A worker in the dataset's __getitem__, and one idle in its loop waiting for an index.
+ChildPyStack worker_in_getitem(int32_t pid) {
+  PyThreadStack t;
+  t.frames = {{"/work/data.py", 12, "__getitem__"},
+              {kFetch, 58, "<listcomp>"},
+              {kFetch, 58, "fetch"},
+              {kWorker, 302, "_worker_loop"}};
+  return ChildPyStack{pid, PyStack{{t}, false}};
+}
+ChildPyStack idle_worker(int32_t pid) {
+  PyThreadStack t;
+  t.frames = {{kQueues, 113, "get"}, {kWorker, 281, "_worker_loop"}};
+  return ChildPyStack{pid, PyStack{{t}, false}};
+}
+
+RankReport with_children(RankReport r, std::vector<ChildPyStack> children) {
+  r.stack->children = std::move(children);
+  return r;
+}
+
+TEST(RankPlace, ARankWaitingOnItsLoaderIsWhereItsBusyWorkerIs) {
+  auto place = place_of(
+      with_children(rank_with(2, waiting_on_its_loader()), {idle_worker(300), worker_in_getitem(301)}));
+  ASSERT_TRUE(place);
+  EXPECT_EQ(place->text, "waiting for DataLoader worker (pid 301) in __getitem__ (data.py:12)");
+  EXPECT_EQ(place->kind, RankPlace::Kind::kElsewhere);
+}
+
+TEST(RankPlace, WithoutABusyWorkerTheRanksOwnCallIsThePlace) {
+  for (const auto& children : {std::vector<ChildPyStack>{}, std::vector<ChildPyStack>{idle_worker(300)}}) {
+    auto place = place_of(with_children(rank_with(2, waiting_on_its_loader()), children));
+    ASSERT_TRUE(place);
+    EXPECT_EQ(place->text, "in __next__ (train.py:40)");
+  }
+}
+
+TEST(RankPlace, AQueueGetWithoutALoaderNamesTheChildProcess) {
+  PyStack queue_get = waiting_on_its_loader();
+  auto& frames = queue_get.threads[0].frames;
+  frames.erase(frames.begin() + 2, frames.end() - 1);
+  auto place = place_of(with_children(rank_with(1, queue_get), {worker_in_getitem(301)}));
+  ASSERT_TRUE(place);
+  EXPECT_EQ(place->text, "waiting for child process (pid 301) in __getitem__ (data.py:12)");
+}
+
+TEST(RankPlace, AWorkersStackIsNotThePlaceOfARankThatWaitsOnNothingOfIt) {
+  // In a collective, or in its own code (a loader without workers calls the dataset itself).
+  auto in_collective = place_of(with_children(rank_with(0, in_all_reduce()), {worker_in_getitem(301)}));
+  EXPECT_EQ(in_collective->text, "in all_reduce (train.py:57)");
+  PyStack own = waiting_on_its_loader();
+  own.threads[0].frames.insert(own.threads[0].frames.begin(), PyFrame{"/work/data.py", 12, "__getitem__"});
+  auto in_own_code = place_of(with_children(rank_with(2, own), {worker_in_getitem(301)}));
+  EXPECT_EQ(in_own_code->text, "in __getitem__ (data.py:12)");
+}
+
 // The alert, through the analysis: rank 2 asleep in its data loader while the others wait.
 class StuckRank : public ::testing::Test {
  protected:
@@ -159,7 +232,7 @@ class StuckRank : public ::testing::Test {
 
 TEST_F(StuckRank, TheAlertNamesTheRankOutsideTheCollectiveAndWhereItIs) {
   const int64_t step = train_then_stall(4, [](RankReport& r) {
-    r.stack = RankStack{r.rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+    r.stack = RankStack{r.rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, "", {}};
   });
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
@@ -174,12 +247,27 @@ TEST_F(StuckRank, TheAlertNamesTheRankOutsideTheCollectiveAndWhereItIs) {
       << v.cause;
 }
 
+TEST_F(StuckRank, TheAlertNamesTheWorkerARankWaitsOnAndItsFrame) {
+  train_then_stall(4, [](RankReport& r) {
+    r.stack = RankStack{r.rank == 2 ? waiting_on_its_loader() : in_all_reduce(), "", 500, {}, "", {}};
+    if (r.rank == 2) r.stack->children = {idle_worker(300), worker_in_getitem(301)};
+  });
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down) << v.cause;
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
+  EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) is stuck waiting for DataLoader worker (pid 301) in "
+                          "__getitem__ (data.py:12) at step ",
+                          0),
+            0u)
+      << v.cause;
+}
+
 // Before the step timeout: a warning to the channels once the stall outlasts
 // early_warning_after (6 s here), while the page waits for the timeout.
 TEST_F(StuckRank, AWarningNamesTheRankOutsideTheCollectiveLongBeforeThePage) {
   spec_.thresholds.step_timeout_min = Millis(60'000);
   auto where = [](RankReport& r) {
-    r.stack = RankStack{r.rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+    r.stack = RankStack{r.rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, "", {}};
   };
   train_then_stall(4, where);  // no step for 5 s: not yet
   JobVerdict v = verdict();
@@ -205,7 +293,7 @@ TEST_F(StuckRank, AWarningNamesTheRankOutsideTheCollectiveLongBeforeThePage) {
 TEST_F(StuckRank, NoEarlyWarningWhenHalfTheRanksAreElsewhere) {
   spec_.thresholds.step_timeout_min = Millis(60'000);
   train_then_stall(8, [](RankReport& r) {
-    r.stack = RankStack{r.rank >= 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+    r.stack = RankStack{r.rank >= 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, "", {}};
   });
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down);
@@ -238,9 +326,8 @@ TEST_F(StuckRank, WithNothingToTellThemApartTheStallNamesEveryRankWithoutGuessin
 }
 
 TEST_F(StuckRank, ASharedPlaceIsSaid) {
-  const int64_t step = train_then_stall(4, [](RankReport& r) {
-    r.stack = RankStack{in_all_reduce(), "", 500, {}, ""};
-  });
+  const int64_t step =
+      train_then_stall(4, [](RankReport& r) { r.stack = RankStack{in_all_reduce(), "", 500, {}, "", {}}; });
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
   EXPECT_EQ(v.cause.rfind("all running ranks (0-3) stuck at step " + std::to_string(step) +
@@ -264,7 +351,7 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
   std::vector<RankReport> stalled;
   for (int rank = 0; rank < 4; ++rank) {
     stalled.push_back(at(rank, step, 6'000));
-    stalled.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+    stalled.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, "", {}};
   }
   // Rank 2's agent took its native frames too: asleep in libc under time.sleep.
   stalled[2].stack->native.threads.push_back(
@@ -322,9 +409,9 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
 TEST_F(StuckRank, OnlyStacksCapturedSinceTheLastStepAreKept) {
   const int64_t step = train_then_stall(4, [](RankReport&) {});
   RankReport fresh = at(0, step, 5'000);
-  fresh.stack = RankStack{in_data_loader(), "", 1'500, {}, ""};
+  fresh.stack = RankStack{in_data_loader(), "", 1'500, {}, "", {}};
   RankReport stale = at(1, step, 5'000);
-  stale.stack = RankStack{in_all_reduce(), "", 30'000, {}, ""};  // taken 25 s before the last step
+  stale.stack = RankStack{in_all_reduce(), "", 30'000, {}, "", {}};  // taken 25 s before the last step
   report("node-a", {fresh, stale});
   const std::vector<KeptStackGroup> kept = keep_stacks(job_);
   ASSERT_EQ(kept.size(), 1u);
@@ -347,7 +434,7 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItAndItsStacksOnceTheyName
   std::vector<RankReport> stacks;
   for (int rank = 0; rank < 4; ++rank) {
     stacks.push_back(at(rank, step, 6'000));
-    stacks.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, ""};
+    stacks.back().stack = RankStack{rank == 2 ? in_data_loader() : in_all_reduce(), "", 500, {}, "", {}};
   }
   report("node-a", {stacks[0], stacks[1]});
   ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));

@@ -150,6 +150,44 @@ TEST(SchemaContract, NonFiniteLossesArriveWithTheRunsFirstStepAndAge) {
   EXPECT_FALSE(parsed->ranks[2].nonfinite_first_step);
 }
 
+// A rank's DataLoader workers' stacks ride in its stack object, each with its pid; a
+// report with more children than the bound is refused rather than cut.
+TEST(SchemaContract, ChildStacksArriveWithTheRanksStack) {
+  agent::NodeSnapshot node;
+  node.job = "llama";
+  node.now_ms = 1'700'000'010'000;
+  agent::RankView rank;
+  rank.slot.owner = 1;
+  rank.slot.rank = 0;
+  rank.slot.pid = 4100;
+  PyStack py;
+  py.threads.push_back({true, {{"/usr/lib/python3.11/multiprocessing/queues.py", 113, "get"}}});
+  rank.stack = std::make_shared<const PyStack>(py);
+  rank.stack_ms = node.now_ms - 400;
+  PyStack worker;
+  worker.threads.push_back({true, {{"/work/data.py", 12, "__getitem__"}}});
+  rank.children =
+      std::make_shared<const std::vector<ChildPyStack>>(std::vector<ChildPyStack>{{4200, worker}});
+  node.ranks = {rank};
+
+  auto parsed =
+      jobs::parse_node_report(agent::render_node_report(node, {}, {"node-2", 1, false, Millis(5'000), 1}));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_TRUE(parsed->ranks[0].stack);
+  const auto& children = parsed->ranks[0].stack->children;
+  ASSERT_EQ(children.size(), 1u);
+  EXPECT_EQ(children[0].pid, 4200);
+  ASSERT_EQ(children[0].stack.threads.size(), 1u);
+  EXPECT_EQ(children[0].stack.threads[0].frames[0].function, "__getitem__");
+  EXPECT_EQ(children[0].stack.threads[0].frames[0].line, 12);
+
+  rank.children =
+      std::make_shared<const std::vector<ChildPyStack>>(kMaxChildStacks + 1, ChildPyStack{4200, worker});
+  node.ranks = {rank};
+  EXPECT_FALSE(
+      jobs::parse_node_report(agent::render_node_report(node, {}, {"node-2", 1, false, Millis(5'000), 1})));
+}
+
 // Native frames ride in the rank's stack object beside the Python ones, with the note of
 // whatever went wrong while they were taken; a rank whose Python capture failed still
 // sends its native frames.

@@ -224,3 +224,63 @@ def test_fifo_requests_during_steps_checkpoints_and_exit_never_kill_the_rank(env
     assert p.returncode == 0 and "done" in out and err == "", (p.returncode, out, err)
     assert sent > 50, f"only {sent} requests reached the rank"
     assert not os.path.exists(fifo)
+
+
+LOADING_RANK = """
+import os, time, torch, trainwatch
+from torch.utils.data import DataLoader, Dataset
+tw = trainwatch.init(job="j", rank=0, world_size=1)
+class Slow(Dataset):
+    def __len__(self):
+        return 4
+    def __getitem__(self, i):
+        print(os.getpid(), flush=True)
+        while not os.path.exists(os.environ["RELEASE"]):
+            time.sleep(0.05)
+        return i
+for i, _ in enumerate(DataLoader(Slow(), num_workers=1)):
+    tw.step(i)
+print("done", flush=True)
+"""
+
+
+def test_a_dataloader_worker_answers_on_its_own_files_and_removes_them(env, tmp_path):
+    p = subprocess.Popen([PY, "-c", textwrap.dedent(LOADING_RANK)], env=dict(env, RELEASE=str(tmp_path / "release")),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    worker = int(p.stdout.readline())
+    assert worker != p.pid
+    path = stack_file(env, worker)
+    assert wait_for(lambda: os.path.exists(path) and os.path.getsize(path) > 0, limit=10), "the worker has no stack file"
+    assert stat.S_ISFIFO(os.stat(path + "req").st_mode)
+    dump = ask_for_stack(path, worker)
+    assert "in __getitem__" in dump and "_worker_loop" in dump, dump
+    assert os.path.exists(stack_file(env, p.pid)), "the rank's own file is gone"
+    code, out, err = finish(p, tmp_path)
+    assert code == 0 and "done" in out and "trainwatch" not in err, (code, out, err)
+    assert not os.path.exists(path) and not os.path.exists(path + "req"), "the worker's files outlived it"
+
+
+SUBPROCESS_RANK = """
+import multiprocessing, os, subprocess, sys, trainwatch
+tw = trainwatch.init(job="j", rank=0, world_size=1)
+# multiprocessing is loaded, so each child is offered a sampler: exec() must drop it, and a
+# Process that is no DataLoader worker must decline it.
+subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], preexec_fn=lambda: None, check=True)
+def own_file_absent():
+    path = os.path.join(os.path.dirname(os.environ["STACK"]), f"j.{os.getpid()}.stack")
+    sys.exit(1 if os.path.exists(path) else 0)
+child = multiprocessing.get_context("fork").Process(target=own_file_absent)
+child.start()
+child.join()
+assert child.exitcode == 0, "a plain Process got a stack file"
+print(sorted(os.listdir(os.path.dirname(os.environ["STACK"]))), flush=True)
+"""
+
+
+def test_children_that_are_no_dataloader_workers_get_no_stack_file(env, tmp_path):
+    own = stack_file(env, 0)
+    out = subprocess.run([PY, "-c", textwrap.dedent(SUBPROCESS_RANK)], env=dict(env, STACK=own),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    child, listing = out.stdout.splitlines()
+    assert f"j.{child}.stack" not in listing and listing.count(".stack'") == 1 and out.stderr == "", out
