@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <string>
@@ -38,8 +40,9 @@ constexpr bool known_signature(unsigned long hex_version) {
 struct Sampler {
   pthread_t thread{};
   bool running = false;
-  int fifo_fd = -1;   // opened O_RDWR: the thread reads requests, stop() writes the wake-up
-  int stack_fd = -1;  // our own copy of the stack file, O_APPEND
+  int fifo_fd = -1;     // opened O_RDWR: the thread reads requests, stop() writes the wake-up
+  int stack_fd = -1;    // our own copy of the stack file, O_APPEND
+  int scratch_fd = -1;  // a memfd each dump is written to first (sampler_main says why)
   std::string fifo_path;
   PyInterpreterState* interp = nullptr;
   DumpTracebackThreads dump = nullptr;
@@ -48,6 +51,45 @@ struct Sampler {
 
 Sampler g_sampler;
 
+// The dump without the block of the thread `ident`: holding the GIL makes the sampler a
+// thread of the interpreter for the moment, and CPython lists it ("Current thread 0x…
+// <no Python frame>"); the rank's stacks are what the agent asked for.
+std::string without_thread(const std::string& dump, unsigned long ident) {
+  char id[32];
+  std::snprintf(id, sizeof id, "0x%016lx", ident);
+  const std::string mark = std::string(id) + " (most recent call first):";
+  const size_t at = dump.find(mark);
+  if (at == std::string::npos) return dump;
+  const size_t line = dump.rfind('\n', at);
+  const size_t begin = line == std::string::npos ? 0 : line + 1;
+  const size_t blank = dump.find("\n\n", at);
+  const size_t end = blank == std::string::npos ? dump.size() : blank + 2;
+  return dump.substr(0, begin) + dump.substr(end);
+}
+
+// What the dump wrote to the scratch file, at most kMaxStackFileBytes.
+std::string read_scratch() {
+  std::string text;
+  if (::lseek(g_sampler.scratch_fd, 0, SEEK_SET) != 0) return text;
+  char chunk[16 * 1024];
+  while (text.size() < static_cast<size_t>(agent::kMaxStackFileBytes)) {
+    const ssize_t n = ::read(g_sampler.scratch_fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(chunk, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+void write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
 void* sampler_main(void*) {
   char requests[64];  // every request already waiting is answered by one dump
   for (;;) {
@@ -55,16 +97,25 @@ void* sampler_main(void*) {
     if (n < 0 && errno == EINTR) continue;
     // EOF cannot come while the sampler holds its own write end; an error ends the thread.
     if (n <= 0 || g_sampler.stopping.load()) return nullptr;
+    if (::ftruncate(g_sampler.scratch_fd, 0) != 0 || ::lseek(g_sampler.scratch_fd, 0, SEEK_SET) != 0)
+      continue;
+    // The walk of the thread list and the frames is made holding the GIL: without it, a
+    // rank pushing and popping frames (or a thread ending) frees what the walk is reading,
+    // and the rank crashed with SIGSEGV in about one run in ten under steady requests.
+    // Waiting for the GIL interrupts nothing the rank is blocked in: a rank blocked in a
+    // system call or a collective has released it; one running Python yields it within
+    // the switch interval (5 ms). A rank holding it in C code for longer is not answered
+    // until it lets go: the agent's wait ends first and says no stack came.
     // The returned text is an error such as "unable to get the interpreter state"; the
     // agent then finds no thread in what was appended and says so in its note.
-    const char* error = g_sampler.dump(g_sampler.stack_fd, g_sampler.interp, nullptr);
-    [[maybe_unused]] ssize_t w = 0;
-    if (error != nullptr) {
-      w = ::write(g_sampler.stack_fd, error, std::strlen(error));
-      w = ::write(g_sampler.stack_fd, "\n", 1);
-    }
-    // The agent reads the dump as soon as this line is there, not after a quiet poll.
-    w = ::write(g_sampler.stack_fd, agent::kStackDumpEnd.data(), agent::kStackDumpEnd.size());
+    const PyGILState_STATE gil = PyGILState_Ensure();
+    const char* error = g_sampler.dump(g_sampler.scratch_fd, g_sampler.interp, nullptr);
+    PyGILState_Release(gil);
+    std::string dump = without_thread(read_scratch(), static_cast<unsigned long>(pthread_self()));
+    if (error != nullptr) dump += std::string(error) + "\n";
+    // The agent reads the dump as soon as the end line is there, not after a quiet poll.
+    dump += agent::kStackDumpEnd;
+    write_all(g_sampler.stack_fd, dump);
   }
 }
 
@@ -72,7 +123,8 @@ void forget_in_child() {
   if (!g_sampler.running) return;
   ::close(g_sampler.fifo_fd);
   ::close(g_sampler.stack_fd);
-  g_sampler.fifo_fd = g_sampler.stack_fd = -1;
+  ::close(g_sampler.scratch_fd);
+  g_sampler.fifo_fd = g_sampler.stack_fd = g_sampler.scratch_fd = -1;
   g_sampler.running = false;
 }
 
@@ -130,13 +182,17 @@ std::string start(const std::string& fifo_path, int stack_fd, bool group_writabl
   int fifo_fd = -1;
   if (std::string why = open_fifo(fifo_path, group_writable, fifo_fd); !why.empty()) return why;
   const int own_stack_fd = ::fcntl(stack_fd, F_DUPFD_CLOEXEC, 3);
-  if (own_stack_fd < 0) {
+  const int scratch_fd = own_stack_fd < 0 ? -1 : ::memfd_create("trainwatch-stack", MFD_CLOEXEC);
+  if (scratch_fd < 0) {
+    const std::string why = std::strerror(errno);
     ::close(fifo_fd);
+    if (own_stack_fd >= 0) ::close(own_stack_fd);
     ::unlink(fifo_path.c_str());
-    return std::string("cannot copy the stack file's descriptor: ") + std::strerror(errno);
+    return "cannot copy the stack file's descriptor or make the scratch file: " + why;
   }
   g_sampler.fifo_fd = fifo_fd;
   g_sampler.stack_fd = own_stack_fd;
+  g_sampler.scratch_fd = scratch_fd;
   g_sampler.fifo_path = fifo_path;
   g_sampler.interp = PyInterpreterState_Main();
   g_sampler.dump = reinterpret_cast<DumpTracebackThreads>(::dlsym(RTLD_DEFAULT, "_Py_DumpTracebackThreads"));
@@ -144,8 +200,9 @@ std::string start(const std::string& fifo_path, int stack_fd, bool group_writabl
   if (!start_thread()) {
     ::close(fifo_fd);
     ::close(own_stack_fd);
+    ::close(scratch_fd);
     ::unlink(fifo_path.c_str());
-    g_sampler.fifo_fd = g_sampler.stack_fd = -1;
+    g_sampler.fifo_fd = g_sampler.stack_fd = g_sampler.scratch_fd = -1;
     return "cannot start the sampler thread";
   }
   g_sampler.running = true;
@@ -168,7 +225,8 @@ void stop() {
   if (pthread_timedjoin_np(g_sampler.thread, nullptr, &deadline) != 0) return;
   ::close(g_sampler.fifo_fd);
   ::close(g_sampler.stack_fd);
-  g_sampler.fifo_fd = g_sampler.stack_fd = -1;
+  ::close(g_sampler.scratch_fd);
+  g_sampler.fifo_fd = g_sampler.stack_fd = g_sampler.scratch_fd = -1;
 }
 
 }  // namespace
@@ -188,7 +246,10 @@ PyObject* start_stack_sampler(PyObject*, PyObject* const* args, Py_ssize_t nargs
 }
 
 PyObject* stop_stack_sampler(PyObject*, PyObject*) {
-  stop();  // the thread never takes the GIL, so holding it here cannot deadlock
+  // The GIL is let go while the thread is joined: it may be waiting for it to dump.
+  Py_BEGIN_ALLOW_THREADS
+  stop();
+  Py_END_ALLOW_THREADS
   Py_RETURN_NONE;
 }
 

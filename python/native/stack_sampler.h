@@ -6,8 +6,9 @@
 // threads, so a system call the rank is blocked in (a pause(), a read() on a socket, a futex) is never
 // interrupted.
 //
-// The thread is not a Python thread: it never takes the GIL, and dumps the way
-// faulthandler's dump_traceback_later watchdog does, from outside the interpreter.
+// The thread is not a Python thread: it sleeps in read() outside the interpreter and
+// takes the GIL only for the dump itself (stack_sampler.cc says why), with CPython's own
+// dump function, the one faulthandler uses.
 //
 // Fork: a child made by fork(2) has no sampler thread. An atfork child handler closes the
 // child's copies of the FIFO and of the stack file, so the child never holds the parent's
@@ -25,7 +26,8 @@ namespace trainwatch::python {
 // stack_fd is the stack file, opened for appending; the sampler keeps its own copy.
 PyObject* start_stack_sampler(PyObject* self, PyObject* const* args, Py_ssize_t nargs);
 // _stop_stack_sampler(): removes the FIFO, wakes the thread and waits for it (at most one
-// dump's time). Called at exit, before the interpreter is finalised.
+// dump's time, the GIL let go meanwhile). Called at exit, before the interpreter is
+// finalised.
 PyObject* stop_stack_sampler(PyObject* self, PyObject* unused);
 
 }  // namespace trainwatch::python
