@@ -382,7 +382,24 @@ monitors:{lines}
             return True
 
         wait_for(agree, timeout=timeout, interval=0.2, what="every replica to show the truth")
-        return time.monotonic() - start
+        took = time.monotonic() - start
+        self.settle_alerts()
+        return took
+
+    def settle_alerts(self, timeout=15):
+        """Waits (at most `timeout`, without failing: violations() says what is missing) until
+        every incident's DOWN, and the UP of every closed one, reached the receiver: a state
+        change stored the moment the database returned is sent a moment after the API shows it."""
+        def sent():
+            incidents = api(self.replicas[0], "/api/v1/incidents?limit=500")["incidents"]
+            hooks = [h["body"] for h in self.receiver.accepted("/hook")]
+            seen = {(h.get("incident_id"), h.get("event")) for h in hooks}
+            return all((i["id"], "down") in seen and (i.get("ended") is None or (i["id"], "up") in seen)
+                       for i in incidents)
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not sent():
+            time.sleep(0.2)
 
     def blind_spans(self):
         """When a fault may have left some monitors with no replica checking them: from its
