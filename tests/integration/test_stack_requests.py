@@ -30,12 +30,12 @@ PAUSE_LINE = next(n for n, line in enumerate(RANK.splitlines(), 1) if "libc.paus
 SYS_PAUSE = 34  # x86_64
 
 
-def rank_stack(receiver, after):
-    """The rank's Python stack from the first report received after `after` requests that has one."""
+def rank_with_stack(receiver, after):
+    """The rank, as the first report received after `after` requests that has its stack shows it."""
     for r in receiver.all("/api/v1/jobs/pause/report")[after:]:
         for rank in r["body"].get("ranks", []):
             if rank.get("stack", {}).get("threads"):
-                return rank["stack"]
+                return rank
     return None
 
 
@@ -60,12 +60,15 @@ def test_a_rank_blocked_in_pause_stays_blocked_while_the_agent_captures_its_stac
                                       "--server", receiver.base, "--report-every", "0.2", "--node", "n"],
                                      env=env, stderr=subprocess.DEVNULL)
             try:
-                stack = wait_for(lambda: rank_stack(receiver, seen), timeout=20, what=f"capture {capture + 1}")
+                reported = wait_for(lambda: rank_with_stack(receiver, seen), timeout=20,
+                                    what=f"capture {capture + 1}")
             finally:
                 agent.terminate()
                 agent.wait(timeout=10)
+            stack = reported["stack"]
             innermost = stack["threads"][0]["frames"][0]
             assert innermost == {"file": str(script), "line": PAUSE_LINE, "function": "wait_for_peer"}, stack
+            assert reported["syscall"] == "pause", reported  # named from the kernel's table
         assert stack_file.read_text().count("(most recent call first)") == 3
         assert rank.poll() is None, rank.communicate()
         with open(f"/proc/{rank.pid}/syscall") as f:  # readable by root or the rank's tracer
