@@ -28,7 +28,8 @@ struct Dispatcher::ChannelState {
   explicit ChannelState(TimerFactory& timers)
       : retry_timer(timers.make_timer()),
         hold_timer(timers.make_timer()),
-        resend_timer(timers.make_timer()) {}
+        resend_timer(timers.make_timer()),
+        reload_timer(timers.make_timer()) {}
 
   Channel channel;
   // io thread only.
@@ -44,8 +45,13 @@ struct Dispatcher::ChannelState {
   std::unique_ptr<Timer> resend_timer;  // the next firing alert's re-send
   uint64_t resend_in_flight = 0;        // the token of the re-send in flight; 0 when none
   bool resend_failing = false;          // one log line when re-sends start and stop failing
+  // After a read of the outbox failed: the next one, kOutboxRetry later (no commit may
+  // come to wake the dispatcher, and /healthz must not say the outbox fails once it works).
+  std::unique_ptr<Timer> reload_timer;
   // Under mu_.
   ChannelHealth health;
+  std::optional<MonoTime> outbox_failing_since;  // reads of its outbox fail since then
+  std::string outbox_error;                      // the last failure's message
 };
 
 Dispatcher::Dispatcher(asio::io_context& io, const Clock& clock, TimerFactory& timers, Store& store,
@@ -185,6 +191,7 @@ Status Dispatcher::load(ChannelState& ch) {
   // claimed before, as well: those rows are in no queue.
   auto rows = store_.claim_deliveries(
       DeliveryClaim{ch.channel.name, claimer_, ch.cursor, !ch.claimed, static_cast<int>(room), claimer_ttl_});
+  note_outbox_read(ch, rows ? nullptr : &rows.error());
   if (!rows) {
     ch.maybe_more = true;
     return rows.error();
@@ -208,6 +215,36 @@ Status Dispatcher::load(ChannelState& ch) {
   }
   ch.maybe_more = rows->size() == room;
   return Ok{};
+}
+
+// Keeps the outbox's health (outbox_trouble) and, after a failure, reads again later.
+void Dispatcher::note_outbox_read(ChannelState& ch, const Error* failure) {
+  {
+    std::lock_guard lock(mu_);
+    if (!failure) {
+      ch.outbox_failing_since.reset();
+      return;
+    }
+    if (!ch.outbox_failing_since) ch.outbox_failing_since = clock_.monotonic_time();
+    ch.outbox_error = failure->message;
+  }
+  ch.reload_timer->arm(clock_.monotonic_time() + kOutboxRetry, [this, &ch] {
+    if (!load(ch)) return;  // failed again: load() armed the next try
+    release_due(ch);
+    pump(ch);
+  });
+}
+
+std::optional<Dispatcher::OutboxTrouble> Dispatcher::outbox_trouble() const {
+  std::lock_guard lock(mu_);
+  std::optional<OutboxTrouble> worst;
+  const MonoTime now = clock_.monotonic_time();
+  for (const auto& [name, ch] : channels_) {
+    if (!ch->outbox_failing_since) continue;
+    const auto failing_for = std::chrono::duration_cast<Millis>(now - *ch->outbox_failing_since);
+    if (!worst || failing_for > worst->failing_for) worst = OutboxTrouble{failing_for, ch->outbox_error};
+  }
+  return worst;
 }
 
 // Releases what is due and waits for the next held row.

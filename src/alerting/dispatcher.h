@@ -123,11 +123,23 @@ class Dispatcher {
 
   std::vector<ChannelHealth> health() const;
 
+  // Whether reading (claiming) the outbox fails, for /healthz: for how long the longest
+  // failing channel has failed, and why; nullopt while every read works. A failed read is
+  // tried again every kOutboxRetry until one works.
+  struct OutboxTrouble {
+    Millis failing_for{0};
+    std::string error;
+  };
+  std::optional<OutboxTrouble> outbox_trouble() const;
+  static constexpr Millis kOutboxRetry{1'000};
+
  private:
   struct ChannelState;
 
   void describe(ChannelState& ch);  // its health's name, type, target (call with mu_ held)
   Status load(ChannelState& ch);
+  // After each read of the outbox: `failure` null when it worked.
+  void note_outbox_read(ChannelState& ch, const Error* failure);
   void release_due(ChannelState& ch);
   void pump(ChannelState& ch);
   void send(ChannelState& ch);
@@ -158,7 +170,7 @@ class Dispatcher {
   uint64_t last_resend_token_ = 0;  // io thread
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 
-  mutable std::mutex mu_;  // guards each ChannelState's `health`
+  mutable std::mutex mu_;  // guards each ChannelState's `health` and `outbox_*`
 };
 
 }  // namespace trainwatch::alerting

@@ -121,12 +121,14 @@ void list_incidents(const ApiContext& ctx, const Request& request, const Respond
 
 // 503 "degraded" while the store refuses writes (a full disk), or while a write has waited
 // WriteHealth::kLateWrites (a locked table, a stalled server): nothing new is recorded and
-// no state change goes out then, which a load balancer or a person should hear of.
-// Healthy again once a write commits.
+// no state change goes out then, which a load balancer or a person should hear of. Also
+// while the outbox cannot be read for as long: changes are stored, but no alert leaves.
+// Healthy again once a write commits and the outbox is read.
 void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
   engine::EngineStats stats = ctx.engine.stats();
   const WriteHealth store = ctx.store.write_health();
-  const bool degraded = store.refusing || store.late();
+  const std::optional<std::string> outbox = ctx.outbox_trouble ? ctx.outbox_trouble() : std::nullopt;
+  const bool degraded = store.refusing || store.late() || outbox;
   json::object out{{"status", degraded ? "degraded" : "ok"},
                    {"monitors", stats.monitors},
                    {"checks_in_flight", stats.checks_in_flight},
@@ -137,11 +139,16 @@ void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
     out["replicas"] = std::move(replicas);
   }
   if (!degraded) return respond(json_response(out));
-  out["reason"] = store.refusing ? "the store refuses writes: " + store.reason
-                                 : fmt::format(
-                                       "the store's writes are late: the batch being committed has waited "
-                                       "{:.1f} s ({} write(s) queued behind it)",
-                                       static_cast<double>(store.writing_for.count()) / 1000.0, store.queued);
+  if (store.refusing) {
+    out["reason"] = "the store refuses writes: " + store.reason;
+  } else if (store.late()) {
+    out["reason"] = fmt::format(
+        "the store's writes are late: the batch being committed has waited {:.1f} s ({} write(s) queued "
+        "behind it)",
+        static_cast<double>(store.writing_for.count()) / 1000.0, store.queued);
+  } else {
+    out["reason"] = *outbox;
+  }
   out["state_changes_waiting"] = stats.changes_waiting;
   respond(Response::json(503, json_text(out)));
 }

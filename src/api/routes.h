@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include <boost/json/object.hpp>
 
@@ -31,6 +32,9 @@ struct ApiContext {
   // Replicas on one PostgreSQL: this one and the members it sees, for /healthz
   // (cluster/replica_set.h); empty for a lone server.
   std::function<boost::json::object()> replicas = {};
+  // Why alerts cannot go out although the store takes writes (the outbox cannot be read or
+  // claimed for longer than WriteHealth::kLateWrites), for /healthz; nullopt: they can.
+  std::function<std::optional<std::string>()> outbox_trouble = {};
 };
 
 void add_api_routes(http::Router& router, const ApiContext& context);

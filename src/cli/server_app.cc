@@ -5,8 +5,11 @@
 #include <array>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <thread>
 
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 #include <boost/asio/executor_work_guard.hpp>
 
@@ -334,6 +337,12 @@ api::ApiContext ServerApp::api_context() {
       return boost::json::object{{"self", replicas->id()}, {"members", std::move(members)}};
     };
   }
+  context.outbox_trouble = [dispatcher = dispatcher_.get()]() -> std::optional<std::string> {
+    auto trouble = dispatcher->outbox_trouble();
+    if (!trouble || trouble->failing_for < WriteHealth::kLateWrites) return std::nullopt;
+    return fmt::format("the outbox cannot be read, so no alert leaves: failing for {:.1f} s: {}",
+                       static_cast<double>(trouble->failing_for.count()) / 1000.0, trouble->error);
+  };
   context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_](PrometheusWriter& w) {
     api::write_notification_metrics(*dispatcher, w);
     http::write_server_metrics(*stats, w);

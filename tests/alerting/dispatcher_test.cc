@@ -541,5 +541,24 @@ TEST_F(DispatcherReSendPlannerTest, ReSendsAreNoRemindersAndStopAtRecovery) {
   EXPECT_EQ(sent_to("slack"), (Sent{{"down trainer", Millis(0)}, {"up trainer", minutes(10)}}));
 }
 
+TEST_F(DispatcherTest, AnOutboxThatCannotBeReadIsReportedAndReadAgainUntilItWorks) {
+  start({"slack"});
+  EXPECT_FALSE(dispatcher_->outbox_trouble());
+  store_.fail_outbox_reads(Error{"store.read", "canceling statement due to lock timeout"});
+  add("slack", EventKind::kDown, "api", 1);  // committed; the read that follows fails
+  EXPECT_TRUE(sent_to("slack").empty());
+  advance(seconds(6));
+  auto trouble = dispatcher_->outbox_trouble();
+  ASSERT_TRUE(trouble);
+  EXPECT_EQ(trouble->error, "canceling statement due to lock timeout");
+  EXPECT_GE(trouble->failing_for, Millis(6'000)) << "counted from the first failure, through the retries";
+  // The table is free again: no commit comes to wake the dispatcher, its own retry reads.
+  store_.fail_outbox_reads(std::nullopt);
+  advance(Dispatcher::kOutboxRetry);
+  EXPECT_FALSE(dispatcher_->outbox_trouble());
+  ASSERT_EQ(sent_to("slack").size(), 1u);
+  EXPECT_EQ(sent_to("slack")[0].first, "down api");
+}
+
 }  // namespace
 }  // namespace trainwatch::alerting

@@ -148,9 +148,15 @@ class FakeStore final : public Store {
     std::lock_guard lock(mu_);
     return claims_;
   }
+  // Reads of the outbox fail with this until it is cleared (a locked or lost table).
+  void fail_outbox_reads(std::optional<Error> error) {
+    std::lock_guard lock(mu_);
+    outbox_read_error_ = std::move(error);
+  }
   // Filters like the SQL store: `after_id` oldest first, otherwise newest first.
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& q) override {
     std::lock_guard lock(mu_);
+    if (outbox_read_error_) return *outbox_read_error_;
     std::vector<Delivery> out;
     for (const auto& row : outbox_) {
       if (q.channel && row.spec.channel != *q.channel) continue;
@@ -189,6 +195,7 @@ class FakeStore final : public Store {
   std::map<std::string, int64_t> epochs_;
   std::map<std::string, std::string> owners_;
   int claims_ = 0;
+  std::optional<Error> outbox_read_error_;
 };
 
 }  // namespace trainwatch::testing
