@@ -18,6 +18,8 @@ target_compile_definitions(trainwatch_boost INTERFACE
 # libpqxx 6.4 ships no CMake package on Debian 12: pkg-config finds it (and libpq).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx>=6.4)
+# libsodium (libsodium-dev): Argon2id for users' passwords (auth/password_hash.h).
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
 
 # cctz (libcctz-dev) ships neither a CMake package nor a pkg-config file on Debian 12.
 find_path(CCTZ_INCLUDE_DIR cctz/time_zone.h REQUIRED)

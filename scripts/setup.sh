@@ -18,11 +18,15 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   libcurl4-openssl-dev libssl-dev libyaml-cpp-dev libsqlite3-dev libsqlitecpp-dev
   libspdlog-dev libfmt-dev libcli11-dev libkainjow-mustache-dev
+  # users' passwords hashed with Argon2id (auth/password_hash.h)
+  libsodium-dev
   # the PostgreSQL store (store.url); the server is for the tests, which start their own
   libpqxx-dev postgresql
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-pytest python3-torch python3-aiosmtpd
+  # a real OpenID provider for the single sign-on tests, built on authlib's server classes
+  python3-authlib
   # pip install ./python (python/setup.py) and its test in a fresh virtual environment
   python3-venv python3-pip python3-setuptools python3-wheel
   chromium chromium-driver python3-selenium

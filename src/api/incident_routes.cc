@@ -50,7 +50,7 @@ void get_incident(const IncidentContext& ctx, const Request& request, const Resp
 }
 
 void post_update(const IncidentContext& ctx, const Request& request, const Responder& respond) {
-  if (!views::write_allowed(ctx.auth, request, respond)) return;
+  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor)) return;
   auto id = incident_id(request, respond);
   if (!id) return;
   auto posted = views::parse_update_body(request.body);

@@ -23,7 +23,7 @@ void list(const MaintenanceContext& ctx, const Responder& respond) {
 }
 
 void create(const MaintenanceContext& ctx, const Request& request, const Responder& respond) {
-  if (!views::write_allowed(ctx.auth, request, respond)) return;
+  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor)) return;
   ctx.catalog.create(request.body, [ctx, respond](Result<std::string> r) {
     if (!r) return respond(Response::problem(views::status_for(r.error()), r.error().message));
     // Answer with the window as listed, so the client sees how it was read.
@@ -38,7 +38,7 @@ void create(const MaintenanceContext& ctx, const Request& request, const Respond
 }
 
 void remove(const MaintenanceContext& ctx, const Request& request, const Responder& respond) {
-  if (!views::write_allowed(ctx.auth, request, respond)) return;
+  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor)) return;
   ctx.catalog.remove(request.params.at("id"), [respond](const Result<std::string>& r) {
     if (!r) return respond(Response::problem(views::status_for(r.error()), r.error().message));
     Response response;

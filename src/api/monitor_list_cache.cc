@@ -9,7 +9,9 @@ MonitorListCache::MonitorListCache(const engine::Engine& engine, const Clock& cl
     : engine_(engine), bodies_(clock, kMaxAge, [&engine] { return engine.state_generation(); }) {}
 
 void MonitorListCache::body(Audience audience, std::function<void(Result<Body>)> deliver) {
-  const std::string key = audience == Audience::kAdmin ? "admin" : "public";
+  const std::string key = audience == Audience::kAdmin    ? "admin"
+                          : audience == Audience::kViewer ? "viewer"
+                                                          : "public";
   bodies_.get(
       key, [this, audience]() -> Result<std::string> { return render(audience); }, std::move(deliver));
 }
@@ -18,13 +20,14 @@ std::string MonitorListCache::render(Audience audience) {
   std::lock_guard lock(render_mu_);
   engine::MonitorListDelta delta = engine_.monitors_since(seen_revision_);
   seen_revision_ = delta.revision;
-  // Both forms are brought up to date whichever is asked for: the revision is shared.
+  // Every form is brought up to date whichever is asked for: the revision is shared.
   for (const auto& view : delta.changed) {
     MonitorJson& json = json_by_name_[view.config->name];
     json.shown_to_public = json_text(views::monitor_summary(view, Audience::kPublic));
-    json.shown_to_admin = views::summary_has_secrets(view)
-                              ? json_text(views::monitor_summary(view, Audience::kAdmin))
-                              : std::string();
+    const bool differs = views::summary_has_secrets(view);
+    json.shown_to_viewer =
+        differs ? json_text(views::monitor_summary(view, Audience::kViewer)) : std::string();
+    json.shown_to_admin = differs ? json_text(views::monitor_summary(view, Audience::kAdmin)) : std::string();
   }
   // A reload that removed monitors leaves entries no name refers to; drop them.
   if (json_by_name_.size() > delta.names.size()) {
@@ -33,8 +36,9 @@ std::string MonitorListCache::render(Audience audience) {
     json_by_name_.swap(kept);
   }
   auto shown = [audience](const MonitorJson& json) -> const std::string& {
-    return audience == Audience::kAdmin && !json.shown_to_admin.empty() ? json.shown_to_admin
-                                                                        : json.shown_to_public;
+    if (audience == Audience::kAdmin && !json.shown_to_admin.empty()) return json.shown_to_admin;
+    if (audience == Audience::kViewer && !json.shown_to_viewer.empty()) return json.shown_to_viewer;
+    return json.shown_to_public;
   };
   size_t bytes = 16;
   for (const auto& name : delta.names) bytes += shown(json_by_name_[name]).size() + 1;

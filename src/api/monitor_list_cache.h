@@ -42,7 +42,8 @@ class MonitorListCache {
  private:
   struct MonitorJson {
     std::string shown_to_public;
-    std::string shown_to_admin;  // empty: the same as shown_to_public
+    std::string shown_to_viewer;  // empty: the same as shown_to_public
+    std::string shown_to_admin;   // empty: the same as shown_to_public
   };
   std::string render(Audience audience);
 

@@ -11,7 +11,7 @@ using http::Responder;
 using http::Response;
 
 bool allowed(const WriteContext& ctx, const Request& request, const Responder& respond) {
-  return views::write_allowed(ctx.auth, request, respond);
+  return views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor).has_value();
 }
 
 // A heartbeat monitor's ping URL, for the admin who just created or replaced it: the one

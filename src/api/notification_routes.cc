@@ -53,7 +53,7 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, con
 }
 
 void test_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
-  if (!views::write_allowed(ctx.auth, request, respond)) return;
+  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor)) return;
   const std::string name = request.params.at("name");
   bool known = false;
   for (const auto& h : ctx.dispatcher.health()) known = known || h.name == name;

@@ -4,7 +4,9 @@
 
 #include <openssl/rand.h>
 
+#include "auth/password_hash.h"
 #include "auth/sha256.h"
+#include "auth/totp.h"
 #include "core/constant_time.h"
 
 namespace trainwatch::auth {
@@ -38,24 +40,120 @@ std::vector<std::string> digests_of(const AuthConfig& config) {
   return digests;
 }
 
+std::vector<UserRecord> users_of(const AuthConfig& config) {
+  std::vector<UserRecord> users;
+  for (const UserConfig& u : config.users) {
+    users.push_back(UserRecord{u.name, u.role, u.password_hash, u.totp_secret, "config", {}});
+  }
+  return users;
+}
+
+bool same_users(const std::vector<UserRecord>& a, const std::vector<UserRecord>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const UserRecord& x, const UserRecord& y) {
+    return x.name == y.name && x.role == y.role && x.password_hash == y.password_hash &&
+           x.totp_secret == y.totp_secret;
+  });
+}
+
+Role role_or_viewer(const std::string& name) { return parse_role(name).value_or(Role::kViewer); }
+
 }  // namespace
 
 AdminAuth::AdminAuth(const AuthConfig& config, const Clock& clock)
-    : clock_(clock), digests_(digests_of(config)), ttl_(config.session_ttl) {}
+    : clock_(clock),
+      digests_(digests_of(config)),
+      config_users_(users_of(config)),
+      ttl_(config.session_ttl) {}
 
 bool AdminAuth::reconfigure(const AuthConfig& config) {
   std::vector<std::string> next = digests_of(config);
+  std::vector<UserRecord> next_users = users_of(config);
   std::lock_guard lock(mu_);
   ttl_ = config.session_ttl;
-  if (next == digests_) return false;
-  digests_ = std::move(next);
-  sessions_.clear();
+  const bool tokens_changed = next != digests_;
+  const bool users_changed = !same_users(next_users, config_users_);
+  if (!tokens_changed && !users_changed) return false;
+  config_users_ = std::move(next_users);
+  if (tokens_changed) digests_ = std::move(next);
+  reconcile_sessions();
   return true;
+}
+
+void AdminAuth::set_accounts(std::vector<UserRecord> users, std::vector<ApiTokenRecord> tokens) {
+  std::map<std::string, ApiTokenRecord, std::less<>> live;
+  for (ApiTokenRecord& t : tokens) {
+    if (!t.revoked) live.emplace(t.digest, std::move(t));
+  }
+  std::lock_guard lock(mu_);
+  stored_users_ = std::move(users);
+  tokens_ = std::move(live);
+  reconcile_sessions();
+}
+
+void AdminAuth::reconcile_sessions() {
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    Session& s = it->second;
+    // A session opened with a token lives as long as the token does, with its role now;
+    // one opened by a user, as long as the user, with the user's role now.
+    std::optional<Principal> now;
+    if (!s.credential.empty()) {
+      now = principal_of_digest(s.credential);
+    } else if (const UserRecord* user = find_user(s.who.user)) {
+      now = Principal{s.who.name, role_or_viewer(user->role), s.who.kind, s.who.user};
+    }
+    if (!now) {
+      it = sessions_.erase(it);
+      continue;
+    }
+    s.who = std::move(*now);
+    ++it;
+  }
+}
+
+const UserRecord* AdminAuth::find_user(std::string_view name) const {
+  for (const UserRecord& u : config_users_) {
+    if (u.name == name) return &u;
+  }
+  for (const UserRecord& u : stored_users_) {
+    if (u.name == name) return &u;
+  }
+  return nullptr;
 }
 
 bool AdminAuth::enabled() const {
   std::lock_guard lock(mu_);
+  return !digests_.empty() || !config_users_.empty() || !stored_users_.empty();
+}
+
+bool AdminAuth::has_admin_tokens() const {
+  std::lock_guard lock(mu_);
   return !digests_.empty();
+}
+
+std::vector<UserView> AdminAuth::users() const {
+  std::lock_guard lock(mu_);
+  std::vector<UserView> out;
+  auto add = [&](const UserRecord& u) {
+    if (std::any_of(out.begin(), out.end(), [&](const UserView& v) { return v.name == u.name; })) return;
+    out.push_back(UserView{u.name, role_or_viewer(u.role), u.source, !u.totp_secret.empty()});
+  };
+  for (const UserRecord& u : config_users_) add(u);
+  for (const UserRecord& u : stored_users_) add(u);
+  return out;
+}
+
+std::optional<UserView> AdminAuth::user(std::string_view name) const {
+  std::lock_guard lock(mu_);
+  const UserRecord* u = find_user(name);
+  if (u == nullptr) return std::nullopt;
+  return UserView{u->name, role_or_viewer(u->role), u->source, !u->totp_secret.empty()};
+}
+
+std::optional<Role> AdminAuth::role_of(std::string_view name) const {
+  std::lock_guard lock(mu_);
+  const UserRecord* u = find_user(name);
+  if (u == nullptr) return std::nullopt;
+  return role_or_viewer(u->role);
 }
 
 Millis AdminAuth::session_ttl() const {
@@ -70,11 +168,26 @@ bool AdminAuth::digest_known(const std::string& digest) const {
   return found;
 }
 
-bool AdminAuth::token_valid(std::string_view token) const {
-  if (token.empty()) return false;
+std::optional<Principal> AdminAuth::bearer(std::string_view token) const {
+  if (token.empty()) return std::nullopt;
   const std::string digest = auth::sha256_hex(token);
   std::lock_guard lock(mu_);
-  return digest_known(digest);
+  return principal_of_digest(digest);
+}
+
+std::optional<Principal> AdminAuth::principal_of_digest(const std::string& digest) const {
+  if (digest_known(digest)) return Principal{"admin token", Role::kAdmin, Principal::Kind::kServiceToken, ""};
+  // Looked up by its digest: the map's compare leaks at most which digest prefix was
+  // near, which says nothing about a token (SHA-256 is one-way).
+  auto it = tokens_.find(digest);
+  if (it == tokens_.end()) return std::nullopt;
+  const ApiTokenRecord& t = it->second;
+  if (t.expires && *t.expires <= clock_.system_time()) return std::nullopt;
+  const UserRecord* owner = find_user(t.owner);
+  if (owner == nullptr) return std::nullopt;
+  // A token never acts above its owner's role now: lowering a user lowers their tokens.
+  const Role role = std::min(role_or_viewer(t.role), role_or_viewer(owner->role));
+  return Principal{"token " + t.name + " of " + t.owner, role, Principal::Kind::kUserToken, t.owner};
 }
 
 std::optional<Millis> AdminAuth::throttled(std::string_view address) const {
@@ -86,16 +199,80 @@ void AdminAuth::record_failure(std::string_view address) const {
 }
 
 std::optional<Session> AdminAuth::login(std::string_view token, std::string_view address) {
-  const std::string digest = auth::sha256_hex(token);
-  Session s{random_token(), random_token(), {}};
+  const std::string digest = token.empty() ? std::string() : auth::sha256_hex(token);
   std::unique_lock lock(mu_);
-  // Checked under the lock that inserts the session: a reload that drops this token
-  // either comes first (refused here) or after (and drops this session too).
-  if (token.empty() || !digest_known(digest)) {
+  // Checked under the lock that inserts the session: a reload or refresh that drops this
+  // token either comes first (refused here) or after (and ends this session too).
+  auto who = digest.empty() ? std::nullopt : principal_of_digest(digest);
+  if (!who) {
     lock.unlock();
     record_failure(address);
     return std::nullopt;
   }
+  return insert_session(std::move(*who), digest);
+}
+
+AdminAuth::PasswordLogin AdminAuth::login_user(std::string_view name, std::string_view password,
+                                               std::string_view code, std::string_view address) {
+  std::optional<UserRecord> user;
+  {
+    std::lock_guard lock(mu_);
+    if (const UserRecord* u = find_user(name)) user = *u;
+  }
+  if (!user) {
+    // As long as a wrong password, so the time taken does not say which names exist.
+    static const std::string unknown_user_hash = hash_password(random_token());
+    verify_password(unknown_user_hash, password);
+  }
+  // The hash is checked outside the lock: it takes ~0.1 s on purpose.
+  if (!user || user->password_hash.empty() || !verify_password(user->password_hash, password)) {
+    record_failure(address);
+    return {std::nullopt, LoginRefusal::kWrongCredentials};
+  }
+  if (!user->totp_secret.empty()) {
+    if (code.empty()) return {std::nullopt, LoginRefusal::kNeedsCode};
+    const auto secret = decode_base32_secret(user->totp_secret);
+    const int64_t step =
+        secret ? matching_totp_step(*secret, code, clock_.system_time()).value_or(-1) : int64_t{-1};
+    std::lock_guard lock(mu_);
+    auto last = last_code_step_.find(user->name);
+    if (step < 0 || (last != last_code_step_.end() && step <= last->second)) {
+      failures_.take(address, clock_.monotonic_time());
+      return {std::nullopt, LoginRefusal::kWrongCode};
+    }
+    last_code_step_[user->name] = step;
+  }
+  std::lock_guard lock(mu_);
+  // The user may have been removed while the hash was checked.
+  const UserRecord* now = find_user(name);
+  if (now == nullptr) return {std::nullopt, LoginRefusal::kWrongCredentials};
+  return {insert_session(Principal{now->name, role_or_viewer(now->role), Principal::Kind::kUser, now->name}),
+          LoginRefusal::kWrongCredentials};
+}
+
+void AdminAuth::set_audit_sink(AuditSink sink) {
+  std::lock_guard lock(mu_);
+  audit_sink_ = std::move(sink);
+}
+
+void AdminAuth::audit(const Principal& who, std::string action, std::string source) const {
+  AuditSink sink;
+  {
+    std::lock_guard lock(mu_);
+    sink = audit_sink_;
+  }
+  if (!sink) return;
+  sink(AuditEntry{0, clock_.system_time(), who.name, std::string(kind_name(who.kind)), std::move(action),
+                  std::move(source)});
+}
+
+std::optional<Session> AdminAuth::open_session(Principal who) {
+  std::lock_guard lock(mu_);
+  return insert_session(std::move(who));
+}
+
+std::optional<Session> AdminAuth::insert_session(Principal who, std::string credential) {
+  Session s{random_token(), random_token(), {}, std::move(who), std::move(credential)};
   if (s.id.empty() || s.csrf_token.empty()) return std::nullopt;
   const MonoTime now = clock_.monotonic_time();
   s.expires = now + ttl_;

@@ -1,6 +1,20 @@
-// AdminAuth: who may change things. Admin tokens (config or environment) are kept only as
-// SHA-256 digests; a token proves itself as `Authorization: Bearer <token>` (API clients)
-// or once at the login page, which trades it for a session.
+// AdminAuth: who a request acts for (auth/principal.h), and so what it may do
+// (auth/role.h). Credentials:
+//   - admin tokens (config or environment): service tokens with the admin role, kept only
+//     as SHA-256 digests;
+//   - users from the config (auth.users) and from the store (made by an admin), who log
+//     in with a password (Argon2id, auth/password_hash.h) and, when they have one, a
+//     TOTP code (auth/totp.h); or through single sign-on, which opens a session for the
+//     principal it vouches for (open_session);
+//   - users' API tokens (core/accounts.h), kept as SHA-256 digests, acting with at most
+//     their owner's current role.
+// A token proves itself as `Authorization: Bearer <token>` (API clients) or once at the
+// login page, which trades it for a session.
+//
+// Stored accounts change under every replica (another replica's admin revokes a token):
+// set_accounts() replaces them from the store, and the server calls it at least every
+// kAccountsRefresh, so a revoked token or removed user is refused within that on every
+// replica. A change made through this replica applies at once.
 //
 // Sessions: a random 256-bit id in a cookie (HttpOnly, SameSite=Strict, Secure behind
 // https) and, per session, a random CSRF token that every form and every write from the
@@ -17,15 +31,17 @@
 // so even the right token waits. Addresses are the TCP peer's (a reverse proxy in front
 // makes every client one address: they then share one allowance).
 //
-// Reload: reconfigure() replaces the tokens (SIGHUP); a changed token set ends every
-// session, since a session is worth what the token that opened it was worth and which
-// token that was is not kept.
+// Reload: reconfigure() replaces the tokens and config users (SIGHUP). A session is worth
+// what opened it: one opened with a token ends when that token is gone (removed, revoked,
+// expired, its owner removed); one opened by a user ends when the user is removed, and
+// acts with the user's role now.
 //
 // Threading: every call is safe from any thread (one mutex around tokens and sessions;
 // the failure table has its own).
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -34,7 +50,9 @@
 #include <vector>
 
 #include "auth/bucket_table.h"
+#include "auth/principal.h"
 #include "config/web_config.h"
+#include "core/accounts.h"
 #include "core/clock.h"
 
 namespace trainwatch::auth {
@@ -43,7 +61,21 @@ struct Session {
   std::string id;
   std::string csrf_token;
   MonoTime expires{};
+  Principal who;
+  // The SHA-256 of the token it was opened with; empty for a password or single sign-on.
+  std::string credential;
 };
+
+// A user as the dashboard lists them: from the config or the store.
+struct UserView {
+  std::string name;
+  Role role = Role::kViewer;
+  std::string source;  // "config", "local" or "oidc"
+  bool second_factor = false;
+};
+
+// Why a password login failed, as the login page words it.
+enum class LoginRefusal { kWrongCredentials, kNeedsCode, kWrongCode };
 
 class AdminAuth {
  public:
@@ -51,17 +83,34 @@ class AdminAuth {
   // Wrong tokens per client address: 10 at once, one more every 6 s (10 a minute), for
   // at most 10,000 addresses (bucket_table.h says what happens beyond).
   static constexpr BucketLimits kFailureLimits{10, Millis(6'000), 10'000};
+  // How often the server reads the stored accounts again (set_accounts): the bound on how
+  // long a token revoked on another replica still works here.
+  static constexpr Millis kAccountsRefresh{500};
 
   AdminAuth(const AuthConfig& config, const Clock& clock);
 
-  // Takes the tokens and session TTL of `config`. Returns true when the token set
-  // changed, and then every session has been dropped.
+  // Takes the tokens, users and session TTL of `config`. Returns true when tokens or
+  // users changed; sessions whose credential is gone have then ended.
   bool reconfigure(const AuthConfig& config);
 
-  // False when no admin token is configured: then nothing can be changed through HTTP.
+  // Replaces the stored users and API tokens (read from the store). Sessions of users no
+  // longer there end; a session whose user's role changed acts with the new role.
+  void set_accounts(std::vector<UserRecord> users, std::vector<ApiTokenRecord> tokens);
+
+  // False when no admin token and no user is configured: then nothing can be changed
+  // through HTTP, and every reader is treated as an admin (a single-user server).
   bool enabled() const;
-  bool token_valid(std::string_view token) const;
+  // Who a bearer token acts for: an admin token, or a user's live API token.
+  std::optional<Principal> bearer(std::string_view token) const;
+  bool token_valid(std::string_view token) const { return bearer(token).has_value(); }
   Millis session_ttl() const;
+
+  bool has_admin_tokens() const;
+  // The users of both sources, config first, by name.
+  std::vector<UserView> users() const;
+  std::optional<UserView> user(std::string_view name) const;
+  // The live role of a user, nullopt when there is none of that name.
+  std::optional<Role> role_of(std::string_view user) const;
 
   // How long `address` must wait before a token it sends is checked again; nullopt: it
   // may try now. Callers answer 429 with Retry-After without checking the token.
@@ -70,19 +119,48 @@ class AdminAuth {
   // (views/audience.h) count their failures too, or they would be an unthrottled oracle.
   void record_failure(std::string_view address) const;
 
-  // A new session for a valid token; nullopt for a wrong one, which counts as a failure
-  // of `address`.
+  // A new session for a valid token (an admin token or a user's API token, with its
+  // role); nullopt for a wrong one, which counts as a failure of `address`.
   std::optional<Session> login(std::string_view token, std::string_view address);
+  // A new session for a user's password (and TOTP code, for a user with a second
+  // factor). A wrong name, password or code counts as a failure of `address`; a code is
+  // accepted once (a replayed one is wrong).
+  struct PasswordLogin {
+    std::optional<Session> session;
+    LoginRefusal refusal = LoginRefusal::kWrongCredentials;
+  };
+  PasswordLogin login_user(std::string_view name, std::string_view password, std::string_view code,
+                           std::string_view address);
+  // A session for a principal another party vouched for (single sign-on).
+  std::optional<Session> open_session(Principal who);
+
+  // Where each authorized write is reported: the audit log (the server wires it to the
+  // store). Unset: writes are not audited (tests of other parts).
+  using AuditSink = std::function<void(AuditEntry)>;
+  void set_audit_sink(AuditSink sink);
+  // Reports one write `who` is allowed to make: `action` as "METHOD /path".
+  void audit(const Principal& who, std::string action, std::string source) const;
   void logout(std::string_view session_id);
   std::optional<Session> session(std::string_view session_id) const;
 
  private:
   bool digest_known(const std::string& digest) const;  // mu_ held
+  // The user of that name: config first (a stored one of the same name is ignored).
+  const UserRecord* find_user(std::string_view name) const;                           // mu_ held
+  std::optional<Session> insert_session(Principal who, std::string credential = {});  // mu_ held
+  std::optional<Principal> principal_of_digest(const std::string& digest) const;      // mu_ held
+  // Ends the sessions of users gone, and lowers the role of those whose role fell.
+  void reconcile_sessions();  // mu_ held
 
   const Clock& clock_;
   mutable std::mutex mu_;
   std::vector<std::string> digests_;  // sorted, so two token sets compare as sets
+  std::vector<UserRecord> config_users_;
+  std::vector<UserRecord> stored_users_;
+  std::map<std::string, ApiTokenRecord, std::less<>> tokens_;   // by digest, live ones only
+  std::map<std::string, int64_t, std::less<>> last_code_step_;  // by user: TOTP replay guard
   Millis ttl_;
+  AuditSink audit_sink_;
   std::map<std::string, Session, std::less<>> sessions_;  // by id
   mutable BucketTable failures_{kFailureLimits};          // has its own lock
 };

@@ -1,29 +1,33 @@
 #include "auth/request_auth.h"
 
 #include "auth/form.h"
-#include "auth/sha256.h"
 #include "core/constant_time.h"
 
 namespace trainwatch::auth {
+namespace {
+constexpr std::string_view kBearer = "Bearer ";
+}  // namespace
 
-WriteAccess check_write(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header,
-                        std::string_view csrf) {
-  constexpr std::string_view kBearer = "Bearer ";
+WriteCheck check_write(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header,
+                       std::string_view csrf) {
   if (authorization.rfind(kBearer, 0) == 0) {
-    return auth.token_valid(authorization.substr(kBearer.size())) ? WriteAccess::kAllowed
-                                                                  : WriteAccess::kBadToken;
+    auto who = auth.bearer(authorization.substr(kBearer.size()));
+    if (!who) return {WriteAccess::kBadToken, std::nullopt};
+    return {WriteAccess::kAllowed, std::move(who)};
   }
   auto session = auth.session(cookie_value(cookie_header, kSessionCookie));
-  if (!session) return WriteAccess::kNoCredentials;
-  if (csrf.empty() || !constant_time_equal(csrf, session->csrf_token)) return WriteAccess::kBadCsrf;
-  return WriteAccess::kAllowed;
+  if (!session) return {WriteAccess::kNoCredentials, std::nullopt};
+  if (csrf.empty() || !constant_time_equal(csrf, session->csrf_token))
+    return {WriteAccess::kBadCsrf, std::nullopt};
+  return {WriteAccess::kAllowed, std::move(session->who)};
 }
 
-bool may_read_secrets(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header) {
-  if (!auth.enabled()) return true;
-  constexpr std::string_view kBearer = "Bearer ";
-  if (authorization.rfind(kBearer, 0) == 0) return auth.token_valid(authorization.substr(kBearer.size()));
-  return auth.session(cookie_value(cookie_header, kSessionCookie)).has_value();
+std::optional<Principal> reader(const AdminAuth& auth, std::string_view authorization,
+                                std::string_view cookie_header) {
+  if (authorization.rfind(kBearer, 0) == 0) return auth.bearer(authorization.substr(kBearer.size()));
+  auto session = auth.session(cookie_value(cookie_header, kSessionCookie));
+  if (!session) return std::nullopt;
+  return std::move(session->who);
 }
 
 }  // namespace trainwatch::auth

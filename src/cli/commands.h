@@ -26,5 +26,6 @@ void exec_agent_program(int argc, char** argv);
 Command add_ping_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_notify_test_command(CLI::App& app);
+Command add_hash_password_command(CLI::App& app);
 
 }  // namespace trainwatch::cli

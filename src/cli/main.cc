@@ -21,9 +21,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", TRAINWATCH_VERSION);
   std::vector<trainwatch::cli::Command> commands = {
-      trainwatch::cli::add_version_command(app), trainwatch::cli::add_check_command(app),
-      trainwatch::cli::add_serve_command(app),   trainwatch::cli::add_ping_command(app),
-      trainwatch::cli::add_run_command(app),     trainwatch::cli::add_notify_test_command(app),
+      trainwatch::cli::add_version_command(app),       trainwatch::cli::add_check_command(app),
+      trainwatch::cli::add_serve_command(app),         trainwatch::cli::add_ping_command(app),
+      trainwatch::cli::add_run_command(app),           trainwatch::cli::add_notify_test_command(app),
+      trainwatch::cli::add_hash_password_command(app),
 #ifdef TRAINWATCH_HAS_AGENT
       trainwatch::cli::add_agent_command(app),
 #endif

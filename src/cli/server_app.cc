@@ -15,6 +15,7 @@
 
 #include "alerting/channels.h"
 #include "alerting/maintenance.h"
+#include "api/account_routes.h"
 #include "api/incident_routes.h"
 #include "api/job_routes.h"
 #include "api/maintenance_routes.h"
@@ -164,6 +165,7 @@ bool ServerApp::start() {
   if (!start_notifications(std::move(channels))) return false;
   build_ping_ingest();
   add_routes();
+  if (!load_accounts()) return false;
   start_pruner();
   add_job_report_routes();
   if (!start_http()) return false;
@@ -369,9 +371,31 @@ void ServerApp::add_routes() {
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
+  // Every write the routes allow is audited; a row the store refuses is logged, and the
+  // write it describes goes on (the audit must not become a way to stop monitoring).
+  admin_auth_->set_audit_sink([store = store_.get(), clock = &clock_](AuditEntry entry) {
+    static LogThrottle refused(std::chrono::seconds(60));
+    const std::string what = entry.actor + " " + entry.action;
+    (void)store->write(AppendAudit{std::move(entry)}, [what, clock](const Status& status) {
+      if (status.ok()) return;
+      if (auto n = refused.admit(clock->monotonic_time()))
+        spdlog::error("audit log: cannot store \"{}\" ({} time(s)): {}", what, *n, status.error().message);
+    });
+  });
+  accounts_ = std::make_unique<catalog::Accounts>(*store_, *admin_auth_, clock_, *alert_timers_);
+  api::add_account_routes(*router_, api::AccountContext{*accounts_, *admin_auth_, *store_, clock_});
   web::add_maintenance_page(*router_, web::MaintenancePageContext{web_context, *maintenance_});
   web::add_notifications_page(*router_,
                               web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
+}
+
+// Users and API tokens from the store, then followed every AdminAuth::kAccountsRefresh.
+bool ServerApp::load_accounts() {
+  if (auto loaded = accounts_->start(); !loaded) {
+    spdlog::error("cannot read users and API tokens: {}", loaded.error().message);
+    return false;
+  }
+  return true;
 }
 
 void ServerApp::start_pruner() {

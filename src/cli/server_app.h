@@ -65,6 +65,7 @@
 #include "auth/admin_auth.h"
 #include "auth/bucket_table.h"
 #include "auth/reloadable_secret.h"
+#include "catalog/accounts.h"
 #include "catalog/maintenance_catalog.h"
 #include "catalog/monitor_catalog.h"
 #include "catalog/status_page_set.h"
@@ -136,6 +137,7 @@ class ServerApp {
   bool start_engine();
   void restore_jobs();
   bool load_maintenance_windows();
+  bool load_accounts();
   bool start_notifications(std::vector<alerting::Channel> channels);
   void build_ping_ingest();
   void add_routes();
@@ -184,6 +186,7 @@ class ServerApp {
 
   std::shared_ptr<http::Router> router_;
   std::unique_ptr<auth::AdminAuth> admin_auth_;
+  std::unique_ptr<catalog::Accounts> accounts_;  // after admin_auth_: it feeds it
   std::shared_ptr<http::ServerStats> http_stats_;
   std::shared_ptr<auth::BucketTable> test_sends_;
   std::shared_ptr<catalog::StatusPageSet> status_pages_;

@@ -38,6 +38,15 @@ struct StatusPageConfig {
   std::vector<StatusPageAnnouncement> announcements;  // in the file's order
 };
 
+// A person who logs in to the dashboard with a password, managed as code. Users made in
+// the dashboard live in the store instead; the same rules hold for both.
+struct UserConfig {
+  std::string name;           // [a-z0-9._@-]+, unique among config users
+  std::string role;           // "viewer", "editor" or "admin" (auth/role.h)
+  std::string password_hash;  // Argon2id, as `trainwatch hash-password` prints it
+  std::string totp_secret;    // base32; empty: no second factor
+};
+
 struct AuthConfig {
   // Admin tokens as written: a plain token (often "${ENV_VAR}") or "sha256:<64 hex>" so
   // the file itself need not hold the secret. The auth component hashes plain ones when
@@ -45,6 +54,7 @@ struct AuthConfig {
   std::vector<std::string> admin_tokens;
   // How long a login session lasts; after that the login page asks again.
   Millis session_ttl{12 * 3'600'000};
+  std::vector<UserConfig> users;
 };
 
 struct RetentionConfig {

@@ -144,6 +144,73 @@ void read_status_pages(Diagnostics& diag, const YAML::Node& node, const std::vec
   }
 }
 
+namespace {
+
+bool is_user_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '@' || c == '-';
+  });
+}
+
+bool is_base32(std::string_view text) {
+  size_t letters = 0;
+  for (char c : text) {
+    if (c == ' ' || c == '=') continue;
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+    if (!ok) return false;
+    ++letters;
+  }
+  return letters >= 16;  // 80 bits
+}
+
+void read_users(Diagnostics& diag, const YAML::Node& list, std::vector<UserConfig>& out) {
+  if (!list.IsSequence()) {
+    diag.error(list.Mark(), "auth.users", describe(list) + "; expected a list of users");
+    return;
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    Section s(diag, list[i], "auth.users[" + std::to_string(i) + "]");
+    if (!s.valid()) continue;
+    UserConfig user;
+    if (auto name = s.string("name", true)) {
+      if (!is_user_name(*name)) {
+        diag.error(s.raw("name").Mark(), s.key_path("name"),
+                   "found '" + *name + "'; expected at most 64 of a-z 0-9 . _ @ -");
+      } else if (!seen.insert(*name).second) {
+        diag.error(s.raw("name").Mark(), s.key_path("name"),
+                   "found '" + *name + "' twice; expected unique names");
+      }
+      user.name = *name;
+    }
+    if (auto role = s.string("role", true)) {
+      if (*role != "viewer" && *role != "editor" && *role != "admin")
+        diag.error(s.raw("role").Mark(), s.key_path("role"),
+                   "found '" + *role + "'; expected viewer, editor or admin");
+      user.role = *role;
+    }
+    if (auto hash = s.string("password_hash", true)) {
+      if (hash->rfind("$argon2id$", 0) != 0 && hash->rfind("$argon2i$", 0) != 0) {
+        diag.error(
+            s.raw("password_hash").Mark(), s.key_path("password_hash"),
+            "found something that is not an Argon2 hash; expected what `trainwatch hash-password` prints "
+            "($argon2id$...)");
+      }
+      user.password_hash = *hash;
+    }
+    if (auto secret = s.string("totp_secret")) {
+      if (!is_base32(*secret))
+        diag.error(s.raw("totp_secret").Mark(), s.key_path("totp_secret"),
+                   "found a secret that is not base32 of at least 80 bits; expected at least 16 of A-Z 2-7");
+      user.totp_secret = *secret;
+    }
+    s.finish();
+    out.push_back(std::move(user));
+  }
+}
+
+}  // namespace
+
 void read_auth(Diagnostics& diag, const YAML::Node& node, AuthConfig& out) {
   Section s(diag, node, "auth");
   if (YAML::Node tokens = s.raw("admin_tokens"); tokens.IsDefined() && !tokens.IsNull()) {
@@ -175,6 +242,8 @@ void read_auth(Diagnostics& diag, const YAML::Node& node, AuthConfig& out) {
       diag.error(s.raw("session_ttl").Mark(), "auth.session_ttl", "found less than 1m; expected at least 1m");
     out.session_ttl = *ttl;
   }
+  if (YAML::Node users = s.raw("users"); users.IsDefined() && !users.IsNull())
+    read_users(diag, users, out.users);
   s.finish();
 }
 

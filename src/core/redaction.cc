@@ -26,7 +26,7 @@ std::string cause_for(std::string_view cause, Audience audience) {
       inside = true;
     } else if (c == kBodyValueClose) {
       inside = false;
-    } else if (!inside || audience == Audience::kAdmin) {
+    } else if (!inside || audience != Audience::kPublic) {
       out += c;
     }
   }

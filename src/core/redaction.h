@@ -16,9 +16,10 @@
 
 namespace trainwatch {
 
-// Who reads a view: an admin (bearer admin token or live session, auth/request_auth.h)
-// sees everything; the public sees what a status page may show.
-enum class Audience { kPublic, kAdmin };
+// Who reads a view (views/audience.h): an editor or admin sees everything; a viewer sees
+// everything but secrets (ping URLs, channel targets, credentials in URLs, monitor specs);
+// the public sees what a status page may show.
+enum class Audience { kPublic, kViewer, kAdmin };
 
 // The control characters around a value taken from a response body (STX, ETX); they
 // never occur in a marked value, since mark_body_value removes them from it.

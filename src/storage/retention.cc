@@ -14,6 +14,7 @@ void RetentionPruner::arm() {
   timer_->arm_after(clock_, kPruneInterval, [this] {
     // A refused write (full queue) is fine to drop: the next tick covers the same rows.
     (void)store_.write(PruneResults{clock_.system_time() - keep_raw_, kRowsPerPrune});
+    (void)store_.write(PruneAudit{clock_.system_time() - keep_raw_, kRowsPerPrune});
     arm();
   });
 }

@@ -1,5 +1,5 @@
-// RetentionPruner: keeps raw check results for `retention.raw` and prunes older ones, a
-// bounded chunk at a time, through the store's ordinary write queue.
+// RetentionPruner: keeps raw check results, and the audit log, for `retention.raw` and
+// prunes older ones, a bounded chunk at a time, through the store's ordinary write queue.
 //
 // Why chunks through the queue: one DELETE of a day's results (1.4 M rows at 1,000
 // monitors checked every minute) would hold the writer, and every ping waiting on it,

@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/accounts.h"
 #include "core/incident_update.h"
 #include "core/model.h"
 #include "core/ping.h"
@@ -137,6 +138,34 @@ struct PruneResults {
   int max_rows = 10'000;
 };
 
+// People and their credentials (core/accounts.h). A user is saved again on every change;
+// deleting a user deletes their API tokens in the same transaction. A token is never
+// deleted, only revoked, so the audit log's names keep meaning something.
+struct SaveUser {
+  UserRecord user;
+};
+struct DeleteUser {
+  std::string name;
+};
+// Fails with "store.exists" when the id or the digest is taken.
+struct SaveApiToken {
+  ApiTokenRecord token;
+};
+// Fails with "store.not_found" for an unknown or already revoked id.
+struct RevokeApiToken {
+  std::string id;
+  SystemTime at{};
+};
+struct AppendAudit {
+  AuditEntry entry;
+};
+// Deletes up to `max_rows` audit rows older than `before`, oldest first (the retention of
+// raw results, storage/retention.h).
+struct PruneAudit {
+  SystemTime before{};
+  int max_rows = 10'000;
+};
+
 // A monitor created through the API, as the JSON object its client sent (already
 // validated); saved again on every change, removed by DeleteApiMonitor.
 struct SaveApiMonitor {
@@ -192,7 +221,8 @@ struct SaveJobMemo {
 
 using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
                              UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
-                             DeleteApiWindow, AddIncidentUpdate, SaveNodeReport, SaveJobMemo>;
+                             DeleteApiWindow, AddIncidentUpdate, SaveNodeReport, SaveJobMemo, SaveUser,
+                             DeleteUser, SaveApiToken, RevokeApiToken, AppendAudit, PruneAudit>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -336,6 +366,14 @@ struct StoredJobMemo {
   SystemTime saved{};
 };
 
+// Audit rows newest first: those with an id below `before_id` (0: from the newest), at
+// most `limit` (capped at kMaxAuditPage).
+struct AuditQuery {
+  int64_t before_id = 0;
+  int limit = 100;
+  static constexpr int kMaxAuditPage = 1000;
+};
+
 struct UptimeQuery {
   std::string monitor;
   RollupResolution resolution = RollupResolution::kDay;
@@ -443,6 +481,15 @@ class Store {
   // Every job memo (SaveJobMemo), at most kMaxJobMemos, newest first; read once at start.
   virtual Result<std::vector<StoredJobMemo>> job_memos() = 0;
   static constexpr int kMaxJobMemos = 2'000;
+
+  // Users made through the API or at a first sign-on, by name; at most kMaxUsers.
+  virtual Result<std::vector<UserRecord>> users() = 0;
+  static constexpr int kMaxUsers = 10'000;
+  // Every API token, revoked ones too (the dashboard lists them), newest first; at most
+  // kMaxApiTokens.
+  virtual Result<std::vector<ApiTokenRecord>> api_tokens() = 0;
+  static constexpr int kMaxApiTokens = 10'000;
+  virtual Result<std::vector<AuditEntry>> audit(const AuditQuery& query) = 0;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

@@ -12,7 +12,10 @@ Audience audience_of(const auth::AdminAuth* admin, const http::Request& request)
   // bearer token on a read is throttled and counted like one on a write: an address out
   // of attempts reads the public view, whatever it sends.
   if (presents_token && admin->throttled(request.remote_address)) return Audience::kPublic;
-  if (auth::may_read_secrets(*admin, authorization, request.header("cookie"))) return Audience::kAdmin;
+  if (!admin->enabled()) return Audience::kAdmin;
+  if (auto who = auth::reader(*admin, authorization, request.header("cookie"))) {
+    return auth::allows(who->role, auth::Role::kEditor) ? Audience::kAdmin : Audience::kViewer;
+  }
   if (presents_token) admin->record_failure(request.remote_address);
   return Audience::kPublic;
 }

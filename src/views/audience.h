@@ -1,7 +1,7 @@
-// Who is reading: the Audience (core/redaction.h) of a request, by the rule that already
-// guards heartbeat ping URLs (auth::may_read_secrets): an admin bearer token or a live
-// dashboard session is an admin; so is everybody on a server without admin tokens (a
-// single-user server has nobody to hide from).
+// Who is reading: the Audience (core/redaction.h) of a request, from the role of its
+// bearer token or live dashboard session (auth/request_auth.h): an editor or admin reads
+// secrets, a viewer everything else, anyone else the public view. Everybody is an admin on
+// a server without admin tokens or users (a single-user server has nobody to hide from).
 #pragma once
 
 #include "auth/admin_auth.h"

@@ -82,8 +82,8 @@ boost::json::object incident_json(const Incident& incident, Audience audience) {
 
 boost::json::object ping_json(const PingRecord& r, Audience audience) {
   // A ping's body is the tail of a job's output (trainwatch run), and where it came from
-  // names hosts and tools: only admins read them.
-  const bool admin = audience == Audience::kAdmin;
+  // names hosts and tools: only signed-in readers see them.
+  const bool admin = audience != Audience::kPublic;
   boost::json::object out;
   if (r.id != 0) out["id"] = r.id;
   out["at"] = format_rfc3339(r.ping.at);

@@ -2,6 +2,7 @@
 // something (monitors, maintenance windows, test sends).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "auth/admin_auth.h"
@@ -11,17 +12,30 @@
 
 namespace trainwatch::views {
 
-// Answers the request (and returns false) unless it may write (auth/request_auth.h): 401
-// without credentials or with a wrong or revoked bearer token (counted against the
-// client's address), 403 for a wrong CSRF token, and 429 with Retry-After, without
-// looking at the token, while the address is out of attempts (AdminAuth::kFailureLimits).
-bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const http::Responder& respond);
+// Who may make this write, when they hold at least `needed` (auth/request_auth.h);
+// otherwise answers the request and returns nullopt: 401 without credentials or with a
+// wrong or revoked bearer token (counted against the client's address), 403 for a wrong
+// CSRF token or a role below `needed` (naming the role it needs), and 429 with
+// Retry-After, without looking at the token, while the address is out of attempts
+// (AdminAuth::kFailureLimits). An allowed write is reported to the audit log
+// (AdminAuth::audit) as "METHOD /path".
+std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::Request& request,
+                                             const http::Responder& respond, auth::Role needed);
+
+// Who reads, when they hold at least `needed` (a bearer token or a live session; no CSRF
+// token, since a read changes nothing); otherwise answers 401, 403 or 429 as above and
+// returns nullopt. Reads are not audited.
+std::optional<auth::Principal> read_allowed(const auth::AdminAuth& auth, const http::Request& request,
+                                            const http::Responder& respond, auth::Role needed);
+
+// 403 problem+json for a principal whose role is below `needed`.
+http::Response role_refused(const auth::Principal& who, auth::Role needed);
 
 // 429 problem+json with Retry-After in whole seconds (rounded up): "<what>; try again in N s".
 http::Response too_many_attempts(Millis wait, std::string_view what);
 
-// HTTP status for a catalog error code, by its last part: 400 invalid, 404 not_found,
-// 409 exists, read_only or full, 503 otherwise (the store).
+// HTTP status for a catalog error code, by its last part: 400 invalid, 403 forbidden,
+// 404 not_found, 409 exists, read_only, in_use or full, 503 otherwise (the store).
 int status_for(const Error& error);
 
 }  // namespace trainwatch::views

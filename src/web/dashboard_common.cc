@@ -2,6 +2,7 @@
 
 #include "auth/form.h"
 #include "auth/request_auth.h"
+#include "views/write_access.h"
 
 namespace trainwatch::web {
 
@@ -46,11 +47,19 @@ json::object layout_model(const WebContext& ctx, const http::Request& request, c
 }
 
 bool form_allowed(const WebContext& ctx, const http::Request& request,
-                  std::map<std::string, std::string>& form, const http::Responder& respond) {
+                  std::map<std::string, std::string>& form, const http::Responder& respond,
+                  auth::Role needed) {
   form = auth::parse_form(request.body);
-  auto access = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
-  if (access == auth::WriteAccess::kAllowed) return true;
-  if (access == auth::WriteAccess::kNoCredentials) {
+  auto check = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
+  if (check.access == auth::WriteAccess::kAllowed) {
+    if (!auth::allows(check.who->role, needed)) {
+      respond(views::role_refused(*check.who, needed));
+      return false;
+    }
+    ctx.auth.audit(*check.who, request.method + " " + request.path, request.remote_address);
+    return true;
+  }
+  if (check.access == auth::WriteAccess::kNoCredentials) {
     respond(redirect("/login"));
   } else {
     respond(http::Response::problem(403, "the form's CSRF token is missing or wrong for this session"));

@@ -44,7 +44,8 @@ void login_page(const WebContext& ctx, const Request& request, const Responder& 
   m["csrf"] = csrf;
   if (!ctx.auth.enabled()) {
     m["error"] =
-        "No admin token is configured (auth.admin_tokens or TRAINWATCH_ADMIN_TOKEN), so nobody can log in.";
+        "No admin token or user is configured (auth.admin_tokens, auth.users or TRAINWATCH_ADMIN_TOKEN), so "
+        "nobody can log in.";
   } else if (!error.empty()) {
     m["error"] = error;
   }
@@ -67,8 +68,25 @@ void login(const WebContext& ctx, const Request& request, const Responder& respo
     return login_page(ctx, request, respond,
                       "Too many wrong tokens from this address; try again in " + seconds + " s.", 429, *wait);
   }
-  auto session = ctx.auth.login(form["token"], request.remote_address);
-  if (!session) return login_page(ctx, request, respond, "That token is not an admin token.");
+  std::optional<auth::Session> session;
+  if (!form["token"].empty()) {
+    session = ctx.auth.login(form["token"], request.remote_address);
+    if (!session)
+      return login_page(ctx, request, respond, "That token is not an admin token or a live API token.");
+  } else {
+    auto outcome = ctx.auth.login_user(form["name"], form["password"], form["code"], request.remote_address);
+    if (!outcome.session) {
+      switch (outcome.refusal) {
+        case auth::LoginRefusal::kNeedsCode:
+          return login_page(ctx, request, respond, "Enter the code from your authenticator app too.", 401);
+        case auth::LoginRefusal::kWrongCode:
+          return login_page(ctx, request, respond, "That code is wrong or was used already.");
+        case auth::LoginRefusal::kWrongCredentials:
+          return login_page(ctx, request, respond, "Wrong user name or password.");
+      }
+    }
+    session = std::move(outcome.session);
+  }
   Response r = redirect("/");
   // The cookie lasts as long as the session (auth.session_ttl); the server expires it too.
   const auto ttl_s = std::chrono::duration_cast<std::chrono::seconds>(ctx.auth.session_ttl()).count();

@@ -73,7 +73,7 @@ void page(const MaintenancePageContext& ctx, const Request& request, const Respo
 // now when `start` is empty) stands in for `end`.
 void create_form(const MaintenancePageContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx.web, request, form, respond)) return;
+  if (!form_allowed(ctx.web, request, form, respond, auth::Role::kEditor)) return;
   json::object spec;
   if (auto monitors = split_names(form["monitors"]); !monitors.empty())
     spec["monitors"] = std::move(monitors);
@@ -105,7 +105,7 @@ void create_form(const MaintenancePageContext& ctx, const Request& request, cons
 
 void delete_form(const MaintenancePageContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx.web, request, form, respond)) return;
+  if (!form_allowed(ctx.web, request, form, respond, auth::Role::kEditor)) return;
   ctx.maintenance.remove(request.params.at("id"), [respond](const Result<std::string>& r) {
     respond(r ? redirect("/maintenance")
               : Response::problem(views::status_for(r.error()), r.error().message));

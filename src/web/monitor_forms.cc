@@ -18,7 +18,7 @@ using http::Response;
 
 void pause_form(const WebContext& ctx, const Request& request, const Responder& respond, bool paused) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx, request, form, respond)) return;
+  if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
   const std::string name = request.params.at("name");
   ctx.engine.set_paused(name, paused, [respond, name](bool found) {
     respond(found ? redirect("/monitors/" + name)
@@ -28,7 +28,7 @@ void pause_form(const WebContext& ctx, const Request& request, const Responder& 
 
 void delete_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx, request, form, respond)) return;
+  if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
   ctx.catalog.remove(request.params.at("name"), [respond](const Result<std::string>& r) {
     respond(r ? redirect("/") : Response::problem(views::status_for(r.error()), r.error().message));
   });
@@ -38,7 +38,7 @@ void delete_form(const WebContext& ctx, const Request& request, const Responder&
 // both are validated by the same loader.
 void create_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx, request, form, respond)) return;
+  if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
   json::object spec{{"name", form["name"]},
                     {"type", form["type"]},
                     {"interval", form["interval"].empty() ? "60s" : form["interval"]}};
@@ -59,7 +59,7 @@ void create_form(const WebContext& ctx, const Request& request, const Responder&
 // The dashboard's edit form: an API monitor's whole JSON object, replaced as PUT does.
 void edit_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx, request, form, respond)) return;
+  if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
   ctx.catalog.put(request.params.at("name"), form["spec"], false, [respond](Result<std::string> r) {
     respond(r ? redirect("/monitors/" + *r)
               : Response::problem(views::status_for(r.error()), r.error().message));
@@ -70,7 +70,7 @@ void edit_form(const WebContext& ctx, const Request& request, const Responder& r
 // /api/v1/incidents/{id}/updates, then back to the incident's monitor page.
 void incident_update_form(const WebContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx, request, form, respond)) return;
+  if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
   const std::string& id_text = request.params.at("id");
   const auto parsed_id = views::parse_incident_id(id_text);
   if (!parsed_id) return respond(Response::problem(404, "no incident '" + id_text.substr(0, 32) + "'"));

@@ -64,7 +64,7 @@ void page(const NotificationsPageContext& ctx, const Request& request, const Res
 // "Send a test": the result is shown on the page it came from.
 void test_form(const NotificationsPageContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx.web, request, form, respond)) return;
+  if (!form_allowed(ctx.web, request, form, respond, auth::Role::kEditor)) return;
   const std::string name = request.params.at("name");
   bool known = false;
   for (const auto& h : ctx.dispatcher.health()) known = known || h.name == name;

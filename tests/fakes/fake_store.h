@@ -118,6 +118,9 @@ class FakeStore final : public Store {
   Result<int64_t> next_api_window_id() override { return int64_t{1}; }
   Result<NodeReportFeed> node_reports_after(int64_t cursor) override { return NodeReportFeed{{}, cursor}; }
   Result<std::vector<StoredJobMemo>> job_memos() override { return std::vector<StoredJobMemo>{}; }
+  Result<std::vector<UserRecord>> users() override { return std::vector<UserRecord>{}; }
+  Result<std::vector<ApiTokenRecord>> api_tokens() override { return std::vector<ApiTokenRecord>{}; }
+  Result<std::vector<AuditEntry>> audit(const AuditQuery&) override { return std::vector<AuditEntry>{}; }
   Result<int64_t> next_incident_id() override { return int64_t{1}; }
   // As a shared store hands them out: blocks that never overlap.
   Result<int64_t> reserve_incident_ids(int count) override {

@@ -61,7 +61,7 @@ def test_updates_are_posted_read_back_and_shown_escaped_on_the_status_page(start
     incident = open_incident(server, health_target)
 
     status, problem, headers = post(server, incident, {"status": "investigating", "text": "x"}, token=None)
-    assert status == 401 and "admin token" in problem["detail"]
+    assert status == 401 and "editor role" in problem["detail"]
     assert headers["Content-Type"].startswith("application/problem+json")
     status, _, _ = post(server, incident, {"status": "investigating", "text": "x"}, token="wrong-token-000000000")
     assert status == 401

@@ -24,9 +24,14 @@ TEST(RetentionPruner, QueuesABoundedPruneEveryIntervalUntilStopped) {
   EXPECT_EQ(prune->before, clock.system_time() - keep);
   EXPECT_EQ(prune->max_rows, RetentionPruner::kRowsPerPrune);
   ASSERT_TRUE(store.answer(Ok{}));
+  // The audit log is kept as long, pruned in the same tick.
+  const PruneAudit* audit = store.front<PruneAudit>();
+  ASSERT_NE(audit, nullptr);
+  EXPECT_EQ(audit->before, clock.system_time() - keep);
+  ASSERT_TRUE(store.answer(Ok{}));
 
   clock.advance(RetentionPruner::kPruneInterval * 3);
-  EXPECT_EQ(store.waiting(), 3u);
+  EXPECT_EQ(store.waiting(), 6u);
   while (store.answer(Ok{})) {
   }
 

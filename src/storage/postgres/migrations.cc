@@ -192,6 +192,35 @@ constexpr Migration kMigrations[] = {
         epoch   BIGINT NOT NULL
       );
     )sql"},
+    {9, "users, their API tokens, and the audit log of every write", R"sql(
+      CREATE TABLE users (
+        name          TEXT PRIMARY KEY,
+        role          TEXT NOT NULL,
+        password_hash TEXT NOT NULL,
+        totp_secret   TEXT NOT NULL,
+        source        TEXT NOT NULL,
+        created_ms    BIGINT NOT NULL
+      );
+      CREATE TABLE api_tokens (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL,
+        owner      TEXT NOT NULL,
+        role       TEXT NOT NULL,
+        digest     TEXT NOT NULL UNIQUE,
+        created_ms BIGINT NOT NULL,
+        expires_ms BIGINT,
+        revoked_ms BIGINT
+      );
+      CREATE TABLE audit_log (
+        id         BIGSERIAL PRIMARY KEY,
+        at_ms      BIGINT NOT NULL,
+        actor      TEXT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        action     TEXT NOT NULL,
+        source     TEXT NOT NULL
+      );
+      CREATE INDEX audit_log_at ON audit_log (at_ms);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

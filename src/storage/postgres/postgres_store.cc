@@ -137,6 +137,20 @@ Result<std::vector<StoredJobMemo>> PostgresStore::job_memos() {
                                                     [](Tx& tx) { return read_job_memos(tx, kMaxJobMemos); });
 }
 
+Result<std::vector<UserRecord>> PostgresStore::users() {
+  return readers_->read<std::vector<UserRecord>>("users", [](Tx& tx) { return read_users(tx, kMaxUsers); });
+}
+
+Result<std::vector<ApiTokenRecord>> PostgresStore::api_tokens() {
+  return readers_->read<std::vector<ApiTokenRecord>>(
+      "API tokens", [](Tx& tx) { return read_api_tokens(tx, kMaxApiTokens); });
+}
+
+Result<std::vector<AuditEntry>> PostgresStore::audit(const AuditQuery& query) {
+  return readers_->read<std::vector<AuditEntry>>("the audit log",
+                                                 [query](Tx& tx) { return read_audit(tx, query); });
+}
+
 Result<std::vector<ApiWindowSpec>> PostgresStore::api_windows() {
   return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", read_api_windows);
 }

@@ -70,6 +70,9 @@ class PostgresStore final : public Store {
   Result<std::vector<ApiMonitorSpec>> api_monitors() override;
   Result<NodeReportFeed> node_reports_after(int64_t cursor) override;
   Result<std::vector<StoredJobMemo>> job_memos() override;
+  Result<std::vector<UserRecord>> users() override;
+  Result<std::vector<ApiTokenRecord>> api_tokens() override;
+  Result<std::vector<AuditEntry>> audit(const AuditQuery& query) override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
   Result<int64_t> next_api_window_id() override;
   Result<int64_t> next_incident_id() override;

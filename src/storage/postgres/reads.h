@@ -47,6 +47,11 @@ Result<int64_t> read_next_api_window_id(Tx& tx);
 Result<NodeReportFeed> read_node_reports_after(Tx& tx, int64_t cursor, int limit);
 Result<std::vector<StoredJobMemo>> read_job_memos(Tx& tx, int limit);
 
+// read_accounts.cc
+Result<std::vector<UserRecord>> read_users(Tx& tx, int limit);
+Result<std::vector<ApiTokenRecord>> read_api_tokens(Tx& tx, int limit);
+Result<std::vector<AuditEntry>> read_audit(Tx& tx, const AuditQuery& query);
+
 // A nullable time column.
 inline std::optional<SystemTime> optional_time(const pqxx::field& f) {
   if (f.is_null()) return std::nullopt;

@@ -36,6 +36,12 @@ Status run_op(Tx& tx, const DeleteApiWindow& op);
 Status run_op(Tx& tx, const AddIncidentUpdate& op);
 Status run_op(Tx& tx, const SaveNodeReport& op);
 Status run_op(Tx& tx, const SaveJobMemo& op);
+Status run_op(Tx& tx, const SaveUser& op);
+Status run_op(Tx& tx, const DeleteUser& op);
+Status run_op(Tx& tx, const SaveApiToken& op);
+Status run_op(Tx& tx, const RevokeApiToken& op);
+Status run_op(Tx& tx, const AppendAudit& op);
+Status run_op(Tx& tx, const PruneAudit& op);
 
 // Runs of operations in as few statements as can hold them (multi_row.h): the writer's
 // path for consecutive RecordPing, and for consecutive plain RecordResult, in one batch;

@@ -198,6 +198,35 @@ constexpr SqliteMigration kMigrations[] = {
         body     TEXT NOT NULL
       );
     )sql"},
+    {13, "users, their API tokens, and the audit log of every write", R"sql(
+      CREATE TABLE users (
+        name          TEXT PRIMARY KEY,
+        role          TEXT NOT NULL,
+        password_hash TEXT NOT NULL,
+        totp_secret   TEXT NOT NULL,
+        source        TEXT NOT NULL,
+        created_ms    INTEGER NOT NULL
+      );
+      CREATE TABLE api_tokens (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL,
+        owner      TEXT NOT NULL,
+        role       TEXT NOT NULL,
+        digest     TEXT NOT NULL UNIQUE,
+        created_ms INTEGER NOT NULL,
+        expires_ms INTEGER,
+        revoked_ms INTEGER
+      );
+      CREATE TABLE audit_log (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        at_ms      INTEGER NOT NULL,
+        actor      TEXT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        action     TEXT NOT NULL,
+        source     TEXT NOT NULL
+      );
+      CREATE INDEX audit_log_at ON audit_log (at_ms);
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

@@ -55,6 +55,10 @@ Result<int64_t> read_next_api_window_id(SQLite::Database& db);
 
 Result<NodeReportFeed> read_node_reports_after(SQLite::Database& db, int64_t cursor);
 Result<std::vector<StoredJobMemo>> read_job_memos(SQLite::Database& db);
+// read_accounts.cc
+Result<std::vector<UserRecord>> read_users(SQLite::Database& db, int limit);
+Result<std::vector<ApiTokenRecord>> read_api_tokens(SQLite::Database& db, int limit);
+Result<std::vector<AuditEntry>> read_audit(SQLite::Database& db, const AuditQuery& query);
 
 // A nullable time column.
 std::optional<SystemTime> optional_time(const SQLite::Column& c);

@@ -205,6 +205,21 @@ Result<std::vector<StoredJobMemo>> SqliteStore::job_memos() {
                                           [](SQLite::Database& db) { return read_job_memos(db); });
 }
 
+Result<std::vector<UserRecord>> SqliteStore::users() {
+  return read<std::vector<UserRecord>>("users",
+                                       [](SQLite::Database& db) { return read_users(db, kMaxUsers); });
+}
+
+Result<std::vector<ApiTokenRecord>> SqliteStore::api_tokens() {
+  return read<std::vector<ApiTokenRecord>>(
+      "API tokens", [](SQLite::Database& db) { return read_api_tokens(db, kMaxApiTokens); });
+}
+
+Result<std::vector<AuditEntry>> SqliteStore::audit(const AuditQuery& query) {
+  return read<std::vector<AuditEntry>>("the audit log",
+                                       [query](SQLite::Database& db) { return read_audit(db, query); });
+}
+
 Result<std::vector<ApiWindowSpec>> SqliteStore::api_windows() {
   return read<std::vector<ApiWindowSpec>>("API maintenance windows",
                                           [](SQLite::Database& db) { return read_api_windows(db); });

@@ -94,6 +94,12 @@ Status run_op(PreparedWrites& w, const DeleteApiWindow& op);
 Status run_op(PreparedWrites& w, const AddIncidentUpdate& op);
 Status run_op(PreparedWrites& w, const SaveNodeReport& op);
 Status run_op(PreparedWrites& w, const SaveJobMemo& op);
+Status run_op(PreparedWrites& w, const SaveUser& op);
+Status run_op(PreparedWrites& w, const DeleteUser& op);
+Status run_op(PreparedWrites& w, const SaveApiToken& op);
+Status run_op(PreparedWrites& w, const RevokeApiToken& op);
+Status run_op(PreparedWrites& w, const AppendAudit& op);
+Status run_op(PreparedWrites& w, const PruneAudit& op);
 
 // Used by RecordResult for its outbox rows (write_outbox.cc).
 void insert_delivery(PreparedWrites& w, const NewDelivery& d);
