@@ -12,9 +12,11 @@ constexpr const char* kPrefix = "check_results_";
 // catalog cache, which may still hold "no such table" from before another replica's
 // commit (the cache is refreshed when a table is locked, and an advisory lock is none).
 bool partition_exists(pqxx::transaction_base& tx, const std::string& name) {
-  return tx.exec_params1("SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1 "
-                         "AND relnamespace = current_schema()::regnamespace)",
-                         name)[0]
+  return tx
+      .exec_params1(
+          "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1 "
+          "AND relnamespace = current_schema()::regnamespace)",
+          name)[0]
       .as<bool>();
 }
 
