@@ -228,11 +228,13 @@ Status run_op(Tx& tx, const PruneResults& op) {
   // Whole days first, a DROP TABLE each (day_partitions.h); then what is older than the
   // cutoff in the day it falls in, and in the default partition, row by row, oldest first,
   // at most max_rows: the retention holds to the millisecond, as on SQLite. The outer
-  // `at_ms < $1` lets PostgreSQL skip the partitions after the cutoff's day.
+  // `at_ms < $1` lets PostgreSQL skip the partitions after the cutoff's day; the ids as
+  // an array, not `IN (SELECT …)`, have it find them through each partition's primary
+  // key where a semi-join read the whole day's partition on every prune.
   (void)drop_day_partitions_before(tx, ms(op.before), kMaxDaysDroppedPerPrune);
   tx.exec_params(
-      "DELETE FROM check_results WHERE at_ms < $1 AND (id, at_ms) IN (SELECT id, at_ms FROM check_results "
-      "WHERE at_ms < $1 ORDER BY at_ms LIMIT $2)",
+      "DELETE FROM check_results WHERE at_ms < $1 AND id = ANY (ARRAY(SELECT id FROM check_results "
+      "WHERE at_ms < $1 ORDER BY at_ms LIMIT $2))",
       ms(op.before), op.max_rows);
   tx.exec_params(
       "DELETE FROM uptime_hourly WHERE (monitor, start_ms) IN (SELECT monitor, start_ms FROM uptime_hourly "
