@@ -131,7 +131,9 @@ struct UpdateDelivery {
 
 // Deletes up to `max_rows` raw results, up to `max_rows` hourly rollup rows, up to
 // `max_rows` heartbeat pings, and up to `max_rows` node reports and job memos older than
-// `before` (oldest first). Daily rollups stay.
+// `before` (oldest first). Daily rollups stay. PostgreSQL drops whole days of raw results
+// first, a partition each (storage/postgres/day_partitions.h), and counts against
+// `max_rows` only the rows it deletes one by one.
 // Bounded so that one prune never holds the writer for long; see storage/retention.h.
 struct PruneResults {
   SystemTime before{};

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/postgres/day_partitions.h"
 #include "storage/postgres/fence.h"
 #include "storage/postgres/multi_row.h"
 #include "storage/postgres/write_ops.h"
@@ -13,7 +14,10 @@ namespace trainwatch::postgres {
 namespace {
 
 constexpr int64_t kHourMs = 3'600'000;
-constexpr int64_t kDayMs = 86'400'000;
+
+// A bound on one prune's drops: a backlog of days (retention shortened from a year to a
+// week) goes a month of days per prune, a prune every RetentionPruner::kPruneInterval.
+constexpr int kMaxDaysDroppedPerPrune = 31;
 
 std::string rollup_upsert(const char* table) {
   return std::string("INSERT INTO ") + table +
@@ -221,9 +225,16 @@ Status run_op(Tx& tx, const CloseIncident& op) {
 }
 
 Status run_op(Tx& tx, const PruneResults& op) {
-  // Oldest first through the at_ms indexes; LIMIT keeps one prune short.
+  // Whole days first, a DROP TABLE each (day_partitions.h); then what is older than the
+  // cutoff in the day it falls in, and in the default partition, row by row, oldest first,
+  // at most max_rows: the retention holds to the millisecond, as on SQLite. The outer
+  // `at_ms < $1` lets PostgreSQL skip the partitions after the cutoff's day; the ids as
+  // an array, not `IN (SELECT …)`, have it find them through each partition's primary
+  // key where a semi-join read the whole day's partition on every prune.
+  (void)drop_day_partitions_before(tx, ms(op.before), kMaxDaysDroppedPerPrune);
   tx.exec_params(
-      "DELETE FROM check_results WHERE id IN (SELECT id FROM check_results WHERE at_ms < $1 ORDER BY at_ms LIMIT $2)",
+      "DELETE FROM check_results WHERE at_ms < $1 AND id = ANY (ARRAY(SELECT id FROM check_results "
+      "WHERE at_ms < $1 ORDER BY at_ms LIMIT $2))",
       ms(op.before), op.max_rows);
   tx.exec_params(
       "DELETE FROM uptime_hourly WHERE (monitor, start_ms) IN (SELECT monitor, start_ms FROM uptime_hourly "

@@ -85,6 +85,30 @@ Writer::Writer(std::string url, std::unique_ptr<pqxx::connection> conn)
 
 Writer::~Writer() = default;
 
+std::vector<int64_t> Writer::ensure_partitions(pqxx::work& tx, const std::vector<QueuedWrite>& batch) {
+  std::vector<int64_t> at_ms;
+  for (const QueuedWrite& w : batch) {
+    if (const auto* r = std::get_if<RecordResult>(&w.op)) at_ms.push_back(ms(r->result.at));
+  }
+  if (at_ms.empty()) return {};
+  tx.exec("SAVEPOINT partitions");
+  try {
+    std::vector<int64_t> days = partitions_.ensure(tx, at_ms);
+    tx.exec("RELEASE SAVEPOINT partitions");
+    return days;
+  } catch (const pqxx::sql_error& e) {
+    if (classify(e).connection_lost) throw;
+    tx.exec("ROLLBACK TO SAVEPOINT partitions; RELEASE SAVEPOINT partitions");
+    if (auto events = partition_failures_.admit(std::chrono::steady_clock::now())) {
+      spdlog::warn(
+          "store: cannot make the day partitions of check_results ({} time(s)); results go to its "
+          "default partition: {}",
+          *events, scrub(e.what(), url_));
+    }
+    return {};
+  }
+}
+
 bool Writer::ensure_connected() {
   if (conn_) return true;
   const auto now = std::chrono::steady_clock::now();
@@ -126,6 +150,8 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   out.reserve(batch.size());
   try {
     pqxx::work tx(*conn_);
+    // First, before any row lock: see day_partitions.h, "Lock order".
+    const std::vector<int64_t> days = ensure_partitions(tx, batch);
     for (size_t i = 0; i < batch.size();) {
       const RunKind kind = run_kind(batch[i].op);
       size_t end = i + 1;
@@ -139,6 +165,7 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
       }
     }
     tx.commit();
+    partitions_.remember(days);
   } catch (const std::exception& e) {
     // Nothing of the batch is durable, whatever each operation reported on its own.
     const FailureKind kind = classify(e);

@@ -12,6 +12,10 @@
 // nothing is acknowledged that is not stored; the first batch after a reconnect commits
 // again. A connect attempt blocks the writer at most kConnectTimeoutSeconds.
 //
+// Day partitions: a batch with results first makes sure their days' partitions exist
+// (day_partitions.h). Should that fail, the results go to the default partition: a
+// missing partition never fails a write.
+//
 // Threading: the writer thread only, after construction.
 #pragma once
 
@@ -20,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "storage/log_throttle.h"
+#include "storage/postgres/day_partitions.h"
 #include "storage/write_queue.h"
 
 // pqxx::connection itself, not its base: connection_base has no virtual destructor.
@@ -42,12 +48,16 @@ class Writer final : public BatchApplier {
   // True when a connection is ready; else `why` says what the last attempt met.
   bool ensure_connected();
   void lose_connection(const std::string& why);
+  // The days of the batch's results whose partitions it made sure of; none on failure.
+  std::vector<int64_t> ensure_partitions(pqxx::work& tx, const std::vector<QueuedWrite>& batch);
 
   const std::string url_;
   std::unique_ptr<pqxx::connection> conn_;  // null while the database is unreachable
   std::string unreachable_because_;
   std::chrono::steady_clock::time_point next_attempt_{};
   std::chrono::milliseconds delay_ = kMinReconnectDelay;
+  DayPartitions partitions_;
+  LogThrottle partition_failures_{std::chrono::minutes(1)};  // one line a minute at most
 };
 
 }  // namespace trainwatch::postgres
