@@ -41,7 +41,7 @@ std::vector<std::string> digests_of(const AuthConfig& config) {
 }  // namespace
 
 AdminAuth::AdminAuth(const AuthConfig& config, const Clock& clock)
-    : clock_(clock), digests_(digests_of(config)), ttl_(config.session_ttl) {}
+    : clock_(clock), digests_(digests_of(config)), ttl_(config.session_ttl), gate_(clock) {}
 
 bool AdminAuth::reconfigure(const AuthConfig& config) {
   std::vector<std::string> next = digests_of(config);
@@ -77,25 +77,13 @@ bool AdminAuth::token_valid(std::string_view token) const {
   return digest_known(digest);
 }
 
-std::optional<Millis> AdminAuth::throttled(std::string_view address) const {
-  return failures_.wait_for(address, clock_.monotonic_time());
-}
-
-void AdminAuth::record_failure(std::string_view address) const {
-  failures_.take(address, clock_.monotonic_time());
-}
-
-std::optional<Session> AdminAuth::login(std::string_view token, std::string_view address) {
+std::optional<Session> AdminAuth::login(std::string_view token) {
   const std::string digest = auth::sha256_hex(token);
   Session s{random_token(), random_token(), {}};
-  std::unique_lock lock(mu_);
+  std::lock_guard lock(mu_);
   // Checked under the lock that inserts the session: a reload that drops this token
   // either comes first (refused here) or after (and drops this session too).
-  if (token.empty() || !digest_known(digest)) {
-    lock.unlock();
-    record_failure(address);
-    return std::nullopt;
-  }
+  if (token.empty() || !digest_known(digest)) return std::nullopt;
   if (s.id.empty() || s.csrf_token.empty()) return std::nullopt;
   const MonoTime now = clock_.monotonic_time();
   s.expires = now + ttl_;

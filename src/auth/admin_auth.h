@@ -11,18 +11,17 @@
 // closest to expiry. Sessions expire after auth.session_ttl and do not survive a restart
 // (everyone logs in again: sessions are cheap, secrets on disk are not).
 //
-// Guessing: wrong tokens (bearer or login) are counted per client address in a bucket
-// table (kFailureLimits): 10 at once, then one more every 6 s. An address with no
-// attempts left is answered 429 with Retry-After and what it sends is not checked at all,
-// so even the right token waits. Addresses are the TCP peer's (a reverse proxy in front
-// makes every client one address: they then share one allowance).
+// Guessing: every token check goes through gate() (auth/credential_gate.h, whose
+// throttle's header has the threat model): wrong tokens are counted per source and per
+// credential, a source out of attempts is answered 429 unchecked, and nobody waits for
+// another source's failures.
 //
 // Reload: reconfigure() replaces the tokens (SIGHUP); a changed token set ends every
 // session, since a session is worth what the token that opened it was worth and which
 // token that was is not kept.
 //
 // Threading: every call is safe from any thread (one mutex around tokens and sessions;
-// the failure table has its own).
+// the gate has its own).
 #pragma once
 
 #include <cstddef>
@@ -33,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "auth/bucket_table.h"
+#include "auth/credential_gate.h"
 #include "config/web_config.h"
 #include "core/clock.h"
 
@@ -48,9 +47,6 @@ struct Session {
 class AdminAuth {
  public:
   static constexpr size_t kMaxSessions = 1000;
-  // Wrong tokens per client address: 10 at once, one more every 6 s (10 a minute), for
-  // at most 10,000 addresses (bucket_table.h says what happens beyond).
-  static constexpr BucketLimits kFailureLimits{10, Millis(6'000), 10'000};
 
   AdminAuth(const AuthConfig& config, const Clock& clock);
 
@@ -63,16 +59,15 @@ class AdminAuth {
   bool token_valid(std::string_view token) const;
   Millis session_ttl() const;
 
-  // How long `address` must wait before a token it sends is checked again; nullopt: it
-  // may try now. Callers answer 429 with Retry-After without checking the token.
-  std::optional<Millis> throttled(std::string_view address) const;
-  // Counts one wrong token from `address`. Const: readers that merely look at a token
-  // (views/audience.h) count their failures too, or they would be an unthrottled oracle.
-  void record_failure(std::string_view address) const;
+  // Where every check of a token (and later a password) passes: throttled and counted.
+  // Const: readers that merely look at a token (views/audience.h) count their failures
+  // too, or they would be an unthrottled oracle.
+  CredentialGate& gate() const { return gate_; }
 
-  // A new session for a valid token; nullopt for a wrong one, which counts as a failure
-  // of `address`.
-  std::optional<Session> login(std::string_view token, std::string_view address);
+  // A new session for a valid token; nullopt for a wrong one. Callers check the token
+  // through gate() first (auth/admin_token_check.h); this checks it again under the lock
+  // that inserts the session, for a reload in between.
+  std::optional<Session> login(std::string_view token);
   void logout(std::string_view session_id);
   std::optional<Session> session(std::string_view session_id) const;
 
@@ -84,7 +79,7 @@ class AdminAuth {
   std::vector<std::string> digests_;  // sorted, so two token sets compare as sets
   Millis ttl_;
   std::map<std::string, Session, std::less<>> sessions_;  // by id
-  mutable BucketTable failures_{kFailureLimits};          // has its own lock
+  mutable CredentialGate gate_;                           // has its own locks
 };
 
 // 32 random bytes from the OS's CSPRNG, as 64 hex digits.

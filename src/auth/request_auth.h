@@ -1,6 +1,7 @@
-// Whether a write request may proceed: either `Authorization: Bearer <admin token>` (API
-// clients; no cookie, so no CSRF risk), or a live session cookie together with that
-// session's CSRF token in `X-CSRF-Token` or the form's `csrf` field (the dashboard).
+// Whether a dashboard request may proceed on its session cookie. `session_id` is the
+// value of the session cookie of the request's scheme (auth/cookie_names.h). A bearer
+// token (API clients; no cookie, so no CSRF risk) is not checked here: it goes through
+// the guess throttle (auth/admin_token_check.h).
 #pragma once
 
 #include <string_view>
@@ -9,15 +10,14 @@
 
 namespace trainwatch::auth {
 
-enum class WriteAccess { kAllowed, kNoCredentials, kBadToken, kBadCsrf };
+enum class WriteAccess { kAllowed, kNoCredentials, kBadCsrf };
 
-WriteAccess check_write(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header,
-                        std::string_view csrf);
+// A live session together with that session's CSRF token (`X-CSRF-Token` or the form's
+// `csrf` field) may write.
+WriteAccess check_write(const AdminAuth& auth, std::string_view session_id, std::string_view csrf);
 
-// Whether a request may read secrets (heartbeat ping URLs): an admin bearer token or a
-// live session; or anybody while no admin token is configured (a single-user server).
-bool may_read_secrets(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header);
-
-inline constexpr const char* kSessionCookie = "tw_session";
+// Whether a session may read secrets (heartbeat ping URLs): a live one; or anybody while
+// no admin token is configured (a single-user server).
+bool may_read_secrets(const AdminAuth& auth, std::string_view session_id);
 
 }  // namespace trainwatch::auth

@@ -11,10 +11,12 @@
 
 namespace trainwatch::views {
 
-// Answers the request (and returns false) unless it may write (auth/request_auth.h): 401
-// without credentials or with a wrong or revoked bearer token (counted against the
-// client's address), 403 for a wrong CSRF token, and 429 with Retry-After, without
-// looking at the token, while the address is out of attempts (AdminAuth::kFailureLimits).
+// Answers the request (and returns false) unless it may write: 401 without credentials or
+// with a wrong or revoked bearer token (counted by the guess throttle,
+// auth/guess_throttle.h), 429 with Retry-After, without looking at the token, while the
+// client's own source is out of attempts; for a session cookie, 403 when the browser says
+// the request comes from another origin (auth/request_origin.h) or the CSRF token is
+// missing or wrong (auth/request_auth.h).
 bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const http::Responder& respond);
 
 // 429 problem+json with Retry-After in whole seconds (rounded up): "<what>; try again in N s".

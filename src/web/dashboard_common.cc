@@ -2,6 +2,7 @@
 
 #include "auth/form.h"
 #include "auth/request_auth.h"
+#include "views/browser_request.h"
 
 namespace trainwatch::web {
 
@@ -30,7 +31,7 @@ http::Response redirect(std::string location) {
 }
 
 std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request) {
-  return ctx.auth.session(auth::cookie_value(request.header("cookie"), auth::kSessionCookie));
+  return ctx.auth.session(views::session_id_of(request));
 }
 
 json::object layout_model(const WebContext& ctx, const http::Request& request, const std::string& title) {
@@ -47,8 +48,13 @@ json::object layout_model(const WebContext& ctx, const http::Request& request, c
 
 bool form_allowed(const WebContext& ctx, const http::Request& request,
                   std::map<std::string, std::string>& form, const http::Responder& respond) {
+  // A cookie rides along with whatever the browser sends, from whichever page.
+  if (auto refusal = views::cross_origin_refusal(request)) {
+    respond(std::move(*refusal));
+    return false;
+  }
   form = auth::parse_form(request.body);
-  auto access = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
+  auto access = auth::check_write(ctx.auth, views::session_id_of(request), form["csrf"]);
   if (access == auth::WriteAccess::kAllowed) return true;
   if (access == auth::WriteAccess::kNoCredentials) {
     respond(redirect("/login"));

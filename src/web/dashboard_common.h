@@ -24,9 +24,10 @@ std::optional<auth::Session> session_of(const WebContext& ctx, const http::Reque
 boost::json::object layout_model(const WebContext& ctx, const http::Request& request,
                                  const std::string& title);
 
-// Form posts from the dashboard: the session cookie plus the form's CSRF token. Parses
-// the form into `form`; otherwise answers (to /login without a session, 403 for a bad
-// token) and returns false.
+// Form posts from the dashboard: from this server's own origin (views/browser_request.h),
+// with the session cookie plus the form's CSRF token. Parses the form into `form`;
+// otherwise answers (to /login without a session, 403 for another origin or a bad token)
+// and returns false.
 bool form_allowed(const WebContext& ctx, const http::Request& request,
                   std::map<std::string, std::string>& form, const http::Responder& respond);
 

@@ -1,0 +1,19 @@
+// An admin token presented as `Authorization: Bearer <token>` or at /login, checked
+// through the admin's CredentialGate (auth/credential_gate.h): not at all while the
+// client's source is out of attempts, and counted when wrong. Its credential key is
+// "token:" and the first 12 hex digits of its SHA-256, so one wrong token repeated from
+// many sources (a revoked token still in many clients' configs) counts against itself,
+// while random guesses, each its own key, never drain the key of the right token.
+#pragma once
+
+#include <string_view>
+
+#include "auth/admin_auth.h"
+#include "auth/credential_gate.h"
+
+namespace trainwatch::auth {
+
+GateResult check_admin_token(const AdminAuth& auth, CredentialKind kind, std::string_view token,
+                             std::string_view remote_address);
+
+}  // namespace trainwatch::auth
