@@ -52,11 +52,17 @@ void CredentialGate::write_metrics(PrometheusWriter& w) const {
              static_cast<double>(throttled_[k].load(std::memory_order_relaxed)));
   }
   const GuessThrottle::Stats stats = throttle_.stats();
-  w.family("trainwatch_auth_throttle_sources", "gauge", "Sources whose wrong credentials are remembered.");
-  w.sample("trainwatch_auth_throttle_sources", {}, static_cast<double>(stats.sources));
+  w.family("trainwatch_auth_throttle_entries", "gauge",
+           "Sources and credentials whose wrong guesses are remembered.");
+  w.sample("trainwatch_auth_throttle_entries", {{"table", "source"}}, static_cast<double>(stats.sources));
+  w.sample("trainwatch_auth_throttle_entries", {{"table", "credential"}},
+           static_cast<double>(stats.credentials));
   w.family("trainwatch_auth_throttle_forgotten_total", "counter",
-           "Sources or credentials forgotten at the table's bound before their allowance refilled.");
-  w.sample("trainwatch_auth_throttle_forgotten_total", {}, static_cast<double>(stats.forgotten_draining));
+           "Entries evicted at the table's bound before their allowance refilled.");
+  w.sample("trainwatch_auth_throttle_forgotten_total", {{"table", "source"}},
+           static_cast<double>(stats.sources_forgotten));
+  w.sample("trainwatch_auth_throttle_forgotten_total", {{"table", "credential"}},
+           static_cast<double>(stats.credentials_forgotten));
 }
 
 }  // namespace trainwatch::auth

@@ -46,7 +46,7 @@ class CredentialGate {
                      const std::function<bool()>& check);
 
   // trainwatch_auth_failures_total{kind}, trainwatch_auth_throttled_total{kind}, and the
-  // throttle's tables: trainwatch_auth_throttle_sources and _forgotten_total.
+  // throttle's tables: trainwatch_auth_throttle_entries{table} and _forgotten_total{table}.
   void write_metrics(PrometheusWriter& w) const;
 
  private:

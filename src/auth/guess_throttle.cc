@@ -28,8 +28,7 @@ void GuessThrottle::failed(std::string_view source, std::string_view credential,
 
 GuessThrottle::Stats GuessThrottle::stats() const {
   std::lock_guard lock(mu_);
-  return {sources_.size(), credentials_.size(),
-          sources_.evicted_draining() + credentials_.evicted_draining()};
+  return {sources_.size(), credentials_.size(), sources_.evicted_draining(), credentials_.evicted_draining()};
 }
 
 }  // namespace trainwatch::auth

@@ -35,7 +35,7 @@
 // bytes, so about 20 MB for both tables when full). A new key
 // in a full table evicts the least recently used one (auth/recent_buckets.h); one
 // evicted while still draining returns with a full allowance, counted in
-// stats().forgotten_draining. So a guesser needs more sources than the table holds, all
+// stats().sources_forgotten. So a guesser needs more sources than the table holds, all
 // cycled faster than a bucket refills, to gain a fresh burst per source, and never
 // makes anyone else wait.
 //
@@ -71,10 +71,14 @@ class GuessThrottle {
   // The reserved attempt was wrong, guessing at `credential`.
   void failed(std::string_view source, std::string_view credential, MonoTime now);
 
+  // Entries in each table, and those evicted at the bound before they refilled. For
+  // tokens every random guess is a credential key of its own, so that table turns over
+  // under any flood; the sources' count is the one that says the bound is too small.
   struct Stats {
     size_t sources = 0;
     size_t credentials = 0;
-    uint64_t forgotten_draining = 0;  // entries evicted at the bound before they refilled
+    uint64_t sources_forgotten = 0;
+    uint64_t credentials_forgotten = 0;
   };
   Stats stats() const;
 

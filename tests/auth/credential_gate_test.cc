@@ -35,7 +35,9 @@ TEST(CredentialGateTest, AThrottledSourceIsNotCheckedAndEveryOutcomeIsCounted) {
   EXPECT_NE(text.find("trainwatch_auth_failures_total{kind=\"login\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("trainwatch_auth_throttled_total{kind=\"bearer\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("trainwatch_auth_throttled_total{kind=\"login\"} 1"), std::string::npos) << text;
-  EXPECT_NE(text.find("trainwatch_auth_throttle_sources 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("trainwatch_auth_throttle_entries{table=\"source\"} 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("trainwatch_auth_throttle_forgotten_total{table=\"source\"} 0"), std::string::npos)
+      << text;
 }
 
 }  // namespace

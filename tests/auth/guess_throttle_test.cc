@@ -59,7 +59,7 @@ TEST(GuessThrottleTest, OtherSourcesFailuresNeverMakeASourceWait) {
   EXPECT_FALSE(t.begin("admin", now));
   t.succeeded("admin", now);
   EXPECT_EQ(t.stats().sources, 4u);  // the bound held
-  EXPECT_GT(t.stats().forgotten_draining, 0u);
+  EXPECT_GT(t.stats().sources_forgotten, 0u);
 }
 
 TEST(GuessThrottleTest, AtTheBoundTheLeastRecentlyUsedSourceIsForgotten) {
@@ -76,7 +76,7 @@ TEST(GuessThrottleTest, AtTheBoundTheLeastRecentlyUsedSourceIsForgotten) {
   // allowance (the stated price of the bound) and is counted; the others still wait.
   drain("e");
   EXPECT_EQ(t.stats().sources, 4u);
-  EXPECT_EQ(t.stats().forgotten_draining, 1u);
+  EXPECT_EQ(t.stats().sources_forgotten, 1u);
   for (const char* s : {"b", "c", "d", "e"}) EXPECT_TRUE(t.begin(s, now)) << s;
   EXPECT_FALSE(t.begin("a", now));
 }

@@ -100,7 +100,10 @@ auth:
                 metric(text, "trainwatch_auth_throttled_total", "bearer"))
     assert counted() == (wrong, throttled)
     text = server.get("/metrics")[1]
-    assert re.search(r"^trainwatch_auth_throttle_sources (\d+)", text, re.MULTILINE)
+    # Every flooding address is remembered; none was forgotten early (the bound is 65,536).
+    sources = re.search(r'^trainwatch_auth_throttle_entries{table="source"} (\d+)', text, re.MULTILINE)
+    assert sources and int(sources.group(1)) >= len(FLOOD_ADDRESSES), text[-2000:]
+    assert re.search(r'^trainwatch_auth_throttle_forgotten_total{table="source"} 0$', text, re.MULTILINE)
     # Logged, but rate-limited: a line every 10 s at most, not one per wrong token.
     lines = [line for line in server.log_path.read_text().splitlines() if "wrong or throttled credential" in line]
     assert 1 <= len(lines) <= elapsed / 10 + 2, (len(lines), elapsed)
