@@ -9,7 +9,7 @@
 namespace trainwatch::auth {
 
 std::string client_source(std::string_view remote_address) {
-  const std::string text(remote_address);
+  std::string text(remote_address);
   std::array<unsigned char, 16> bytes{};
   if (inet_pton(AF_INET6, text.c_str(), bytes.data()) != 1) return text;  // IPv4, or not an address
   constexpr std::array<unsigned char, 12> kMappedPrefix = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
