@@ -36,7 +36,8 @@ std::string cookie(const Request& request, std::string (*name_of)(bool), std::st
 }
 
 // `status` is 403 for a wrong token, 429 (with Retry-After from the caller) when the
-// address is out of attempts; the form is shown either way so the person can try later.
+// client's source is out of attempts; the form is shown either way so the person can try
+// later, with a new pre-login session (each is good for one post).
 void login_page(const WebContext& ctx, const Forms& forms, const Request& request, const Responder& respond,
                 const std::string& error, int status = 403,
                 std::optional<Millis> retry_after = std::nullopt) {
