@@ -63,7 +63,8 @@ AdminAuth::AdminAuth(const AuthConfig& config, const Clock& clock)
     : clock_(clock),
       digests_(digests_of(config)),
       config_users_(users_of(config)),
-      ttl_(config.session_ttl) {}
+      ttl_(config.session_ttl),
+      gate_(clock) {}
 
 bool AdminAuth::reconfigure(const AuthConfig& config) {
   std::vector<std::string> next = digests_of(config);
@@ -190,64 +191,64 @@ std::optional<Principal> AdminAuth::principal_of_digest(const std::string& diges
   return Principal{"token " + t.name + " of " + t.owner, role, Principal::Kind::kUserToken, t.owner};
 }
 
-std::optional<Millis> AdminAuth::throttled(std::string_view address) const {
-  return failures_.wait_for(address, clock_.monotonic_time());
-}
-
-void AdminAuth::record_failure(std::string_view address) const {
-  failures_.take(address, clock_.monotonic_time());
-}
-
-std::optional<Session> AdminAuth::login(std::string_view token, std::string_view address) {
+std::optional<Session> AdminAuth::login(std::string_view token) {
   const std::string digest = token.empty() ? std::string() : auth::sha256_hex(token);
-  std::unique_lock lock(mu_);
+  std::lock_guard lock(mu_);
   // Checked under the lock that inserts the session: a reload or refresh that drops this
   // token either comes first (refused here) or after (and ends this session too).
   auto who = digest.empty() ? std::nullopt : principal_of_digest(digest);
-  if (!who) {
-    lock.unlock();
-    record_failure(address);
-    return std::nullopt;
-  }
+  if (!who) return std::nullopt;
   return insert_session(std::move(*who), digest);
 }
 
 AdminAuth::PasswordLogin AdminAuth::login_user(std::string_view name, std::string_view password,
                                                std::string_view code, std::string_view address) {
-  std::optional<UserRecord> user;
-  {
-    std::lock_guard lock(mu_);
-    if (const UserRecord* u = find_user(name)) user = *u;
-  }
-  if (!user) {
-    // As long as a wrong password, so the time taken does not say which names exist.
-    static const std::string unknown_user_hash = hash_password(random_token());
-    verify_password(unknown_user_hash, password);
-  }
-  // The hash is checked outside the lock: it takes ~0.1 s on purpose.
-  if (!user || user->password_hash.empty() || !verify_password(user->password_hash, password)) {
-    record_failure(address);
-    return {std::nullopt, LoginRefusal::kWrongCredentials};
-  }
-  if (!user->totp_secret.empty()) {
-    if (code.empty()) return {std::nullopt, LoginRefusal::kNeedsCode};
-    const auto secret = decode_base32_secret(user->totp_secret);
-    const int64_t step =
-        secret ? matching_totp_step(*secret, code, clock_.system_time()).value_or(-1) : int64_t{-1};
-    std::lock_guard lock(mu_);
-    auto last = last_code_step_.find(user->name);
-    if (step < 0 || (last != last_code_step_.end() && step <= last->second)) {
-      failures_.take(address, clock_.monotonic_time());
-      return {std::nullopt, LoginRefusal::kWrongCode};
+  PasswordLogin out;
+  // Passed (the attempt given back) when the password is right; the code is part of it.
+  auto check = [&]() -> bool {
+    std::optional<UserRecord> user;
+    {
+      std::lock_guard lock(mu_);
+      if (const UserRecord* u = find_user(name)) user = *u;
     }
-    last_code_step_[user->name] = step;
+    if (!user) {
+      // As long as a wrong password, so the time taken does not say which names exist.
+      static const std::string unknown_user_hash = hash_password(random_token());
+      verify_password(unknown_user_hash, password);
+      return false;
+    }
+    // The hash is checked outside the lock: it takes ~0.1 s on purpose.
+    if (user->password_hash.empty() || !verify_password(user->password_hash, password)) return false;
+    if (!user->totp_secret.empty()) {
+      if (code.empty()) {
+        out.refusal = LoginRefusal::kNeedsCode;
+        return true;  // the password was right: nothing was guessed wrong
+      }
+      const auto secret = decode_base32_secret(user->totp_secret);
+      const int64_t step =
+          secret ? matching_totp_step(*secret, code, clock_.system_time()).value_or(-1) : int64_t{-1};
+      std::lock_guard lock(mu_);
+      auto last = last_code_step_.find(user->name);
+      if (step < 0 || (last != last_code_step_.end() && step <= last->second)) {
+        out.refusal = LoginRefusal::kWrongCode;
+        return false;
+      }
+      last_code_step_[user->name] = step;
+    }
+    std::lock_guard lock(mu_);
+    // The user may have been removed while the hash was checked.
+    const UserRecord* now = find_user(name);
+    if (now == nullptr) return false;
+    out.session =
+        insert_session(Principal{now->name, role_or_viewer(now->role), Principal::Kind::kUser, now->name});
+    return true;
+  };
+  const GateResult gate = gate_.attempt(CredentialKind::kLogin, address, "user:" + std::string(name), check);
+  if (gate.verdict == GateVerdict::kThrottled) {
+    out.refusal = LoginRefusal::kThrottled;
+    out.retry_after = gate.retry_after;
   }
-  std::lock_guard lock(mu_);
-  // The user may have been removed while the hash was checked.
-  const UserRecord* now = find_user(name);
-  if (now == nullptr) return {std::nullopt, LoginRefusal::kWrongCredentials};
-  return {insert_session(Principal{now->name, role_or_viewer(now->role), Principal::Kind::kUser, now->name}),
-          LoginRefusal::kWrongCredentials};
+  return out;
 }
 
 void AdminAuth::set_audit_sink(AuditSink sink) {

@@ -25,11 +25,10 @@
 // closest to expiry. Sessions expire after auth.session_ttl and do not survive a restart
 // (everyone logs in again: sessions are cheap, secrets on disk are not).
 //
-// Guessing: wrong tokens (bearer or login) are counted per client address in a bucket
-// table (kFailureLimits): 10 at once, then one more every 6 s. An address with no
-// attempts left is answered 429 with Retry-After and what it sends is not checked at all,
-// so even the right token waits. Addresses are the TCP peer's (a reverse proxy in front
-// makes every client one address: they then share one allowance).
+// Guessing: every check of a token or password goes through gate()
+// (auth/credential_gate.h, whose throttle's header has the threat model): wrong ones are
+// counted per source and per credential, a source out of attempts is answered 429
+// unchecked, and nobody waits for another source's failures.
 //
 // Reload: reconfigure() replaces the tokens and config users (SIGHUP). A session is worth
 // what opened it: one opened with a token ends when that token is gone (removed, revoked,
@@ -37,7 +36,7 @@
 // acts with the user's role now.
 //
 // Threading: every call is safe from any thread (one mutex around tokens and sessions;
-// the failure table has its own).
+// the gate has its own).
 #pragma once
 
 #include <cstddef>
@@ -49,7 +48,7 @@
 #include <string_view>
 #include <vector>
 
-#include "auth/bucket_table.h"
+#include "auth/credential_gate.h"
 #include "auth/principal.h"
 #include "config/web_config.h"
 #include "core/accounts.h"
@@ -75,14 +74,11 @@ struct UserView {
 };
 
 // Why a password login failed, as the login page words it.
-enum class LoginRefusal { kWrongCredentials, kNeedsCode, kWrongCode };
+enum class LoginRefusal { kWrongCredentials, kNeedsCode, kWrongCode, kThrottled };
 
 class AdminAuth {
  public:
   static constexpr size_t kMaxSessions = 1000;
-  // Wrong tokens per client address: 10 at once, one more every 6 s (10 a minute), for
-  // at most 10,000 addresses (bucket_table.h says what happens beyond).
-  static constexpr BucketLimits kFailureLimits{10, Millis(6'000), 10'000};
   // How often the server reads the stored accounts again (set_accounts): the bound on how
   // long a token revoked on another replica still works here.
   static constexpr Millis kAccountsRefresh{500};
@@ -112,22 +108,24 @@ class AdminAuth {
   // The live role of a user, nullopt when there is none of that name.
   std::optional<Role> role_of(std::string_view user) const;
 
-  // How long `address` must wait before a token it sends is checked again; nullopt: it
-  // may try now. Callers answer 429 with Retry-After without checking the token.
-  std::optional<Millis> throttled(std::string_view address) const;
-  // Counts one wrong token from `address`. Const: readers that merely look at a token
-  // (views/audience.h) count their failures too, or they would be an unthrottled oracle.
-  void record_failure(std::string_view address) const;
+  // Where every check of a token or password passes: throttled and counted. Const:
+  // readers that merely look at a token (views/audience.h) count their failures too, or
+  // they would be an unthrottled oracle.
+  CredentialGate& gate() const { return gate_; }
 
   // A new session for a valid token (an admin token or a user's API token, with its
-  // role); nullopt for a wrong one, which counts as a failure of `address`.
-  std::optional<Session> login(std::string_view token, std::string_view address);
+  // role); nullopt for a wrong one. Callers check the token through gate() first
+  // (auth/admin_token_check.h); this checks it again under the lock that inserts the
+  // session, for a reload in between.
+  std::optional<Session> login(std::string_view token);
   // A new session for a user's password (and TOTP code, for a user with a second
-  // factor). A wrong name, password or code counts as a failure of `address`; a code is
-  // accepted once (a replayed one is wrong).
+  // factor), checked through gate() with the user's name as the credential key: a wrong
+  // name, password or code counts against `address` and the name; a code is accepted
+  // once (a replayed one is wrong).
   struct PasswordLogin {
     std::optional<Session> session;
     LoginRefusal refusal = LoginRefusal::kWrongCredentials;
+    Millis retry_after{};  // kThrottled
   };
   PasswordLogin login_user(std::string_view name, std::string_view password, std::string_view code,
                            std::string_view address);
@@ -162,7 +160,7 @@ class AdminAuth {
   Millis ttl_;
   AuditSink audit_sink_;
   std::map<std::string, Session, std::less<>> sessions_;  // by id
-  mutable BucketTable failures_{kFailureLimits};          // has its own lock
+  mutable CredentialGate gate_;                           // has its own locks
 };
 
 // 32 random bytes from the OS's CSPRNG, as 64 hex digits.

@@ -1,7 +1,7 @@
-// Who a request acts for, from its credentials: `Authorization: Bearer <token>` (API
-// clients; no cookie, so no CSRF risk), or a live session cookie, which for a write must
-// come with that session's CSRF token in `X-CSRF-Token` or the form's `csrf` field (the
-// dashboard).
+// Who a dashboard request acts for, from its session cookie. `session_id` is the value of
+// the session cookie of the request's scheme (auth/cookie_names.h). A bearer token (API
+// clients; no cookie, so no CSRF risk) is not checked here: it goes through the guess
+// throttle (auth/admin_token_check.h).
 #pragma once
 
 #include <optional>
@@ -11,21 +11,18 @@
 
 namespace trainwatch::auth {
 
-enum class WriteAccess { kAllowed, kNoCredentials, kBadToken, kBadCsrf };
+enum class WriteAccess { kAllowed, kNoCredentials, kBadCsrf };
 
 struct WriteCheck {
   WriteAccess access = WriteAccess::kNoCredentials;
   std::optional<Principal> who;  // set when kAllowed
 };
 
-WriteCheck check_write(const AdminAuth& auth, std::string_view authorization, std::string_view cookie_header,
-                       std::string_view csrf);
+// A live session together with that session's CSRF token (`X-CSRF-Token` or the form's
+// `csrf` field) may write, as the session's principal.
+WriteCheck check_write(const AdminAuth& auth, std::string_view session_id, std::string_view csrf);
 
-// Who reads: the principal of a valid bearer token or a live session; nullopt for anyone
-// else (the public).
-std::optional<Principal> reader(const AdminAuth& auth, std::string_view authorization,
-                                std::string_view cookie_header);
-
-inline constexpr const char* kSessionCookie = "tw_session";
+// Who reads on a session: its principal while it lives; nullopt otherwise.
+std::optional<Principal> session_reader(const AdminAuth& auth, std::string_view session_id);
 
 }  // namespace trainwatch::auth

@@ -6,7 +6,7 @@
 
 #include "auth/password_hash.h"
 #include "auth/sha256.h"
-#include "storage/log_throttle.h"
+#include "core/log_throttle.h"
 
 namespace trainwatch::catalog {
 namespace {

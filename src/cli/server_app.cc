@@ -345,9 +345,11 @@ api::ApiContext ServerApp::api_context() {
     return fmt::format("the outbox cannot be read, so no alert leaves: failing for {:.1f} s: {}",
                        static_cast<double>(trouble->failing_for.count()) / 1000.0, trouble->error);
   };
-  context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_](PrometheusWriter& w) {
+  context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_,
+                           admin = admin_auth_.get()](PrometheusWriter& w) {
     api::write_notification_metrics(*dispatcher, w);
     http::write_server_metrics(*stats, w);
+    admin->gate().write_metrics(w);
   };
   return context;
 }

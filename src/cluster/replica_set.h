@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/log_throttle.h"
 #include "engine/ownership.h"
-#include "storage/log_throttle.h"
 #include "storage/member_registry.h"
 
 namespace trainwatch::cluster {

@@ -86,6 +86,7 @@
 #include "checks/checker.h"
 #include "config/config.h"
 #include "core/clock.h"
+#include "core/log_throttle.h"
 #include "core/model.h"
 #include "core/ping.h"
 #include "core/timer.h"
@@ -95,7 +96,6 @@
 #include "engine/ownership.h"
 #include "engine/state_machine.h"
 #include "heartbeat/ping_sink.h"
-#include "storage/log_throttle.h"
 #include "storage/store.h"
 
 namespace trainwatch::engine {

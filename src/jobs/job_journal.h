@@ -23,9 +23,9 @@
 #include <string>
 
 #include "core/clock.h"
+#include "core/log_throttle.h"
 #include "jobs/job_registry.h"
 #include "jobs/report.h"
-#include "storage/log_throttle.h"
 #include "storage/store.h"
 
 namespace trainwatch::jobs {

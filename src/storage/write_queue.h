@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-#include "storage/log_throttle.h"
+#include "core/log_throttle.h"
 #include "storage/store.h"
 
 namespace trainwatch {

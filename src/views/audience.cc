@@ -1,23 +1,28 @@
 #include "views/audience.h"
 
+#include "auth/admin_token_check.h"
 #include "auth/request_auth.h"
+#include "views/browser_request.h"
 
 namespace trainwatch::views {
 
 Audience audience_of(const auth::AdminAuth* admin, const http::Request& request) {
-  if (admin == nullptr) return Audience::kAdmin;
+  if (admin == nullptr || !admin->enabled()) return Audience::kAdmin;
+  constexpr std::string_view kBearer = "Bearer ";
   const std::string_view authorization = request.header("authorization");
-  const bool presents_token = admin->enabled() && authorization.rfind("Bearer ", 0) == 0;
-  // A read that shows more to the right token tells a guesser whether it was right, so a
-  // bearer token on a read is throttled and counted like one on a write: an address out
-  // of attempts reads the public view, whatever it sends.
-  if (presents_token && admin->throttled(request.remote_address)) return Audience::kPublic;
-  if (!admin->enabled()) return Audience::kAdmin;
-  if (auto who = auth::reader(*admin, authorization, request.header("cookie"))) {
-    return auth::allows(who->role, auth::Role::kEditor) ? Audience::kAdmin : Audience::kViewer;
+  std::optional<auth::Principal> who;
+  if (authorization.rfind(kBearer, 0) == 0) {
+    // A read that shows more to the right token tells a guesser whether it was right, so
+    // a bearer token on a read is throttled and counted like one on a write: a source out
+    // of attempts reads the public view, whatever it sends.
+    who = auth::check_token(*admin, auth::CredentialKind::kBearer, authorization.substr(kBearer.size()),
+                            request.remote_address)
+              .who;
+  } else {
+    who = auth::session_reader(*admin, session_id_of(request));
   }
-  if (presents_token) admin->record_failure(request.remote_address);
-  return Audience::kPublic;
+  if (!who) return Audience::kPublic;
+  return auth::allows(who->role, auth::Role::kEditor) ? Audience::kAdmin : Audience::kViewer;
 }
 
 }  // namespace trainwatch::views

@@ -3,43 +3,28 @@
 #include <algorithm>
 #include <string>
 
+#include "auth/admin_token_check.h"
 #include "auth/request_auth.h"
+#include "views/browser_request.h"
 
 namespace trainwatch::views {
 
-std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::Request& request,
-                                             const http::Responder& respond, auth::Role needed) {
+namespace {
+
+// `Authorization: Bearer <token>`, through the guess throttle: who it is, or nullopt after
+// answering 401 or 429.
+std::optional<auth::Principal> bearer_principal(const auth::AdminAuth& auth, const http::Request& request,
+                                                std::string_view token, const http::Responder& respond) {
   using http::Response;
-  const std::string_view authorization = request.header("authorization");
-  const bool presents_token = authorization.rfind("Bearer ", 0) == 0;
-  if (presents_token) {
-    // An address out of attempts is not answered on its token at all, right or wrong.
-    if (auto wait = auth.throttled(request.remote_address)) {
-      respond(too_many_attempts(*wait, "too many wrong tokens from this address"));
+  auth::TokenCheck checked =
+      auth::check_token(auth, auth::CredentialKind::kBearer, token, request.remote_address);
+  switch (checked.gate.verdict) {
+    case auth::GateVerdict::kAccepted: return std::move(checked.who);
+    case auth::GateVerdict::kThrottled:
+      // Not looked at, right or wrong: this source used up its own attempts.
+      respond(too_many_attempts(checked.gate.retry_after, "too many wrong tokens from this address"));
       return std::nullopt;
-    }
-  }
-  auto check =
-      auth::check_write(auth, authorization, request.header("cookie"), request.header("x-csrf-token"));
-  switch (check.access) {
-    case auth::WriteAccess::kAllowed: {
-      if (!auth::allows(check.who->role, needed)) {
-        respond(role_refused(*check.who, needed));
-        return std::nullopt;
-      }
-      auth.audit(*check.who, request.method + " " + request.path, request.remote_address);
-      return check.who;
-    }
-    case auth::WriteAccess::kNoCredentials: {
-      Response r =
-          Response::problem(401, "this needs a token with the " + std::string(auth::role_name(needed)) +
-                                     " role or above: Authorization: Bearer <token>");
-      r.headers.emplace_back("WWW-Authenticate", "Bearer");
-      respond(std::move(r));
-      return std::nullopt;
-    }
-    case auth::WriteAccess::kBadToken: {
-      auth.record_failure(request.remote_address);
+    case auth::GateVerdict::kRefused: {
       // 401 as RFC 6750 has it for a token that is not (or no longer) valid: a revoked
       // token reads the same as one that never was.
       Response r = Response::problem(401, "that token is not valid (wrong, expired or revoked)");
@@ -47,31 +32,65 @@ std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::
       respond(std::move(r));
       return std::nullopt;
     }
-    case auth::WriteAccess::kBadCsrf:
-      respond(Response::problem(403, "the CSRF token is missing or wrong for this session"));
-      return std::nullopt;
   }
   return std::nullopt;
 }
 
-std::optional<auth::Principal> read_allowed(const auth::AdminAuth& auth, const http::Request& request,
-                                            const http::Responder& respond, auth::Role needed) {
+http::Response no_credentials(auth::Role needed) {
+  http::Response r =
+      http::Response::problem(401, "this needs a token with the " + std::string(auth::role_name(needed)) +
+                                       " role or above: Authorization: Bearer <token>");
+  r.headers.emplace_back("WWW-Authenticate", "Bearer");
+  return r;
+}
+
+}  // namespace
+
+std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::Request& request,
+                                             const http::Responder& respond, auth::Role needed) {
+  constexpr std::string_view kBearer = "Bearer ";
   const std::string_view authorization = request.header("authorization");
-  const bool presents_token = authorization.rfind("Bearer ", 0) == 0;
-  if (presents_token) {
-    if (auto wait = auth.throttled(request.remote_address)) {
-      respond(too_many_attempts(*wait, "too many wrong tokens from this address"));
+  std::optional<auth::Principal> who;
+  if (authorization.rfind(kBearer, 0) == 0) {
+    who = bearer_principal(auth, request, authorization.substr(kBearer.size()), respond);
+    if (!who) return std::nullopt;
+  } else {
+    // A cookie rides along with whatever the browser sends, from whichever page.
+    if (auto refusal = cross_origin_refusal(request)) {
+      respond(std::move(*refusal));
       return std::nullopt;
     }
+    auto check = auth::check_write(auth, session_id_of(request), request.header("x-csrf-token"));
+    switch (check.access) {
+      case auth::WriteAccess::kAllowed: who = std::move(check.who); break;
+      case auth::WriteAccess::kNoCredentials: respond(no_credentials(needed)); return std::nullopt;
+      case auth::WriteAccess::kBadCsrf:
+        respond(http::Response::problem(403, "the CSRF token is missing or wrong for this session"));
+        return std::nullopt;
+    }
   }
-  auto who = auth::reader(auth, authorization, request.header("cookie"));
-  if (!who) {
-    if (presents_token) auth.record_failure(request.remote_address);
-    http::Response r = http::Response::problem(
-        401, "this needs a token with the " + std::string(auth::role_name(needed)) + " role or above");
-    r.headers.emplace_back("WWW-Authenticate", presents_token ? "Bearer error=\"invalid_token\"" : "Bearer");
-    respond(std::move(r));
+  if (!auth::allows(who->role, needed)) {
+    respond(role_refused(*who, needed));
     return std::nullopt;
+  }
+  auth.audit(*who, request.method + " " + request.path, request.remote_address);
+  return who;
+}
+
+std::optional<auth::Principal> read_allowed(const auth::AdminAuth& auth, const http::Request& request,
+                                            const http::Responder& respond, auth::Role needed) {
+  constexpr std::string_view kBearer = "Bearer ";
+  const std::string_view authorization = request.header("authorization");
+  std::optional<auth::Principal> who;
+  if (authorization.rfind(kBearer, 0) == 0) {
+    who = bearer_principal(auth, request, authorization.substr(kBearer.size()), respond);
+    if (!who) return std::nullopt;
+  } else {
+    who = auth::session_reader(auth, session_id_of(request));
+    if (!who) {
+      respond(no_credentials(needed));
+      return std::nullopt;
+    }
   }
   if (!auth::allows(who->role, needed)) {
     respond(role_refused(*who, needed));

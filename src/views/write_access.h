@@ -12,19 +12,20 @@
 
 namespace trainwatch::views {
 
-// Who may make this write, when they hold at least `needed` (auth/request_auth.h);
-// otherwise answers the request and returns nullopt: 401 without credentials or with a
-// wrong or revoked bearer token (counted against the client's address), 403 for a wrong
-// CSRF token or a role below `needed` (naming the role it needs), and 429 with
-// Retry-After, without looking at the token, while the address is out of attempts
-// (AdminAuth::kFailureLimits). An allowed write is reported to the audit log
-// (AdminAuth::audit) as "METHOD /path".
+// Who may make this write, when they hold at least `needed`; otherwise answers the
+// request and returns nullopt: 401 without credentials or with a wrong, expired or
+// revoked bearer token (counted by the guess throttle, auth/guess_throttle.h), 429 with
+// Retry-After, without looking at the token, while the client's own source is out of
+// attempts; for a session cookie, 403 when the browser says the request comes from
+// another origin (auth/request_origin.h) or the CSRF token is missing or wrong
+// (auth/request_auth.h); and 403 for a role below `needed`, naming the role it needs. An
+// allowed write is reported to the audit log (AdminAuth::audit) as "METHOD /path".
 std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::Request& request,
                                              const http::Responder& respond, auth::Role needed);
 
-// Who reads, when they hold at least `needed` (a bearer token or a live session; no CSRF
-// token, since a read changes nothing); otherwise answers 401, 403 or 429 as above and
-// returns nullopt. Reads are not audited.
+// Who reads, when they hold at least `needed` (a bearer token through the throttle, or a
+// live session; no CSRF token, since a read changes nothing); otherwise answers 401, 403
+// or 429 as above and returns nullopt. Reads are not audited.
 std::optional<auth::Principal> read_allowed(const auth::AdminAuth& auth, const http::Request& request,
                                             const http::Responder& respond, auth::Role needed);
 

@@ -2,6 +2,7 @@
 
 #include "auth/form.h"
 #include "auth/request_auth.h"
+#include "views/browser_request.h"
 #include "views/write_access.h"
 
 namespace trainwatch::web {
@@ -31,7 +32,7 @@ http::Response redirect(std::string location) {
 }
 
 std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request) {
-  return ctx.auth.session(auth::cookie_value(request.header("cookie"), auth::kSessionCookie));
+  return ctx.auth.session(views::session_id_of(request));
 }
 
 json::object layout_model(const WebContext& ctx, const http::Request& request, const std::string& title) {
@@ -49,8 +50,13 @@ json::object layout_model(const WebContext& ctx, const http::Request& request, c
 bool form_allowed(const WebContext& ctx, const http::Request& request,
                   std::map<std::string, std::string>& form, const http::Responder& respond,
                   auth::Role needed) {
+  // A cookie rides along with whatever the browser sends, from whichever page.
+  if (auto refusal = views::cross_origin_refusal(request)) {
+    respond(std::move(*refusal));
+    return false;
+  }
   form = auth::parse_form(request.body);
-  auto check = auth::check_write(ctx.auth, "", request.header("cookie"), form["csrf"]);
+  auto check = auth::check_write(ctx.auth, views::session_id_of(request), form["csrf"]);
   if (check.access == auth::WriteAccess::kAllowed) {
     if (!auth::allows(check.who->role, needed)) {
       respond(views::role_refused(*check.who, needed));

@@ -24,10 +24,11 @@ std::optional<auth::Session> session_of(const WebContext& ctx, const http::Reque
 boost::json::object layout_model(const WebContext& ctx, const http::Request& request,
                                  const std::string& title);
 
-// Form posts from the dashboard: the session cookie plus the form's CSRF token, from a
-// user with at least `needed`. Parses the form into `form`; reports the write to the
-// audit log; otherwise answers (to /login without a session, 403 for a bad token or a
-// role below `needed`) and returns false.
+// Form posts from the dashboard: from this server's own origin (views/browser_request.h),
+// with the session cookie plus the form's CSRF token, from a user with at least `needed`.
+// Parses the form into `form`; reports the write to the audit log; otherwise answers (to
+// /login without a session, 403 for another origin, a bad token or a role below
+// `needed`) and returns false.
 bool form_allowed(const WebContext& ctx, const http::Request& request,
                   std::map<std::string, std::string>& form, const http::Responder& respond,
                   auth::Role needed);

@@ -1,13 +1,16 @@
 #include "web/login_routes.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "auth/admin_token_check.h"
+#include "auth/cookie_names.h"
 #include "auth/form.h"
-#include "auth/request_auth.h"
-#include "auth/sha256.h"
+#include "auth/login_forms.h"
 #include "core/constant_time.h"
+#include "views/browser_request.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
 
@@ -19,29 +22,30 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-using auth::kSessionCookie;
-constexpr const char* kLoginCsrfCookie = "tw_login_csrf";
+using Forms = std::shared_ptr<auth::LoginForms>;
 
-bool behind_https(const Request& request) { return request.header("x-forwarded-proto") == "https"; }
-
-std::string cookie(const Request& request, std::string_view name, std::string_view value,
+// `name_of` picks the name for the request's scheme (`__Host-` over HTTPS, which needs
+// Secure and Path=/ without Domain: auth/cookie_names.h).
+std::string cookie(const Request& request, std::string (*name_of)(bool), std::string_view value,
                    std::string_view max_age) {
-  std::string c = std::string(name) + "=" + std::string(value) +
+  const bool https = views::over_https(request);
+  std::string c = name_of(https) + "=" + std::string(value) +
                   "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" + std::string(max_age);
-  if (behind_https(request)) c += "; Secure";
+  if (https) c += "; Secure";
   return c;
 }
 
 // `status` is 403 for a wrong token, 429 (with Retry-After from the caller) when the
-// address is out of attempts; the form is shown either way so the person can try later.
-void login_page(const WebContext& ctx, const Request& request, const Responder& respond,
+// client's source is out of attempts; the form is shown either way so the person can try
+// later, with a new pre-login session (each is good for one post).
+void login_page(const WebContext& ctx, const Forms& forms, const Request& request, const Responder& respond,
                 const std::string& error, int status = 403,
                 std::optional<Millis> retry_after = std::nullopt) {
-  // Double-submit: before a session exists, the form's token must equal a cookie that
-  // only this site could set.
-  const std::string csrf = auth::random_token();
+  // Before a session exists, the form is a pre-login session kept here (auth/login_forms.h).
+  const auto form = forms->open();
+  if (!form) return respond(Response::problem(503, "no randomness for a login form; try again"));
   json::object m = layout_model(ctx, request, "Log in · trainwatch");
-  m["csrf"] = csrf;
+  m["csrf"] = form->csrf_token;
   if (!ctx.auth.enabled()) {
     m["error"] =
         "No admin token or user is configured (auth.admin_tokens, auth.users or TRAINWATCH_ADMIN_TOKEN), so "
@@ -50,39 +54,55 @@ void login_page(const WebContext& ctx, const Request& request, const Responder& 
     m["error"] = error;
   }
   Response r = html(error.empty() ? 200 : status, render_page("login", m));
-  r.headers.emplace_back("Set-Cookie", cookie(request, kLoginCsrfCookie, csrf, "3600"));
+  const auto form_ttl_s =
+      std::chrono::duration_cast<std::chrono::seconds>(auth::LoginForms::kFormTtl).count();
+  r.headers.emplace_back("Set-Cookie",
+                         cookie(request, auth::login_form_cookie_name, form->id, std::to_string(form_ttl_s)));
   if (retry_after) r.headers.emplace_back("Retry-After", std::to_string((retry_after->count() + 999) / 1000));
   respond(std::move(r));
 }
 
-void login(const WebContext& ctx, const Request& request, const Responder& respond) {
+void login(const WebContext& ctx, const Forms& forms, const Request& request, const Responder& respond) {
+  // Login CSRF: another port's page can plant cookies and post this form; the browser
+  // still says where the post comes from (auth/request_origin.h).
+  if (auto refusal = views::cross_origin_refusal(request)) return respond(std::move(*refusal));
   auto form = auth::parse_form(request.body);
-  const std::string expected = auth::cookie_value(request.header("cookie"), kLoginCsrfCookie);
-  if (expected.empty() || !constant_time_equal(form["csrf"], expected)) {
-    return respond(
-        Response::problem(403, "the form's CSRF token is missing or wrong; reload the login page"));
-  }
-  // An address out of attempts is not answered on its token at all (auth/admin_auth.h).
-  if (auto wait = ctx.auth.throttled(request.remote_address)) {
-    const auto seconds = std::to_string((wait->count() + 999) / 1000);
-    return login_page(ctx, request, respond,
-                      "Too many wrong tokens from this address; try again in " + seconds + " s.", 429, *wait);
+  const bool https = views::over_https(request);
+  if (!forms->redeem(auth::cookie_value(request.header("cookie"), auth::login_form_cookie_name(https)),
+                     form["csrf"])) {
+    return respond(Response::problem(
+        403,
+        "the login form is not one this server handed out, was used already, or expired; reload the login page"));
   }
   std::optional<auth::Session> session;
+  auto throttled = [&](Millis wait, const char* what) {
+    const auto seconds = std::to_string((wait.count() + 999) / 1000);
+    login_page(ctx, forms, request, respond, std::string(what) + "; try again in " + seconds + " s.", 429,
+               wait);
+  };
   if (!form["token"].empty()) {
-    session = ctx.auth.login(form["token"], request.remote_address);
+    // A source out of attempts is not answered on its token at all (auth/guess_throttle.h).
+    const auth::TokenCheck checked =
+        auth::check_token(ctx.auth, auth::CredentialKind::kLogin, form["token"], request.remote_address);
+    if (checked.gate.verdict == auth::GateVerdict::kThrottled)
+      return throttled(checked.gate.retry_after, "Too many wrong tokens from this address");
+    if (checked.gate.verdict == auth::GateVerdict::kAccepted) session = ctx.auth.login(form["token"]);
     if (!session)
-      return login_page(ctx, request, respond, "That token is not an admin token or a live API token.");
+      return login_page(ctx, forms, request, respond,
+                        "That token is not an admin token or a live API token.");
   } else {
     auto outcome = ctx.auth.login_user(form["name"], form["password"], form["code"], request.remote_address);
     if (!outcome.session) {
       switch (outcome.refusal) {
+        case auth::LoginRefusal::kThrottled:
+          return throttled(outcome.retry_after, "Too many wrong passwords from this address");
         case auth::LoginRefusal::kNeedsCode:
-          return login_page(ctx, request, respond, "Enter the code from your authenticator app too.", 401);
+          return login_page(ctx, forms, request, respond, "Enter the code from your authenticator app too.",
+                            401);
         case auth::LoginRefusal::kWrongCode:
-          return login_page(ctx, request, respond, "That code is wrong or was used already.");
+          return login_page(ctx, forms, request, respond, "That code is wrong or was used already.");
         case auth::LoginRefusal::kWrongCredentials:
-          return login_page(ctx, request, respond, "Wrong user name or password.");
+          return login_page(ctx, forms, request, respond, "Wrong user name or password.");
       }
     }
     session = std::move(outcome.session);
@@ -90,12 +110,14 @@ void login(const WebContext& ctx, const Request& request, const Responder& respo
   Response r = redirect("/");
   // The cookie lasts as long as the session (auth.session_ttl); the server expires it too.
   const auto ttl_s = std::chrono::duration_cast<std::chrono::seconds>(ctx.auth.session_ttl()).count();
-  r.headers.emplace_back("Set-Cookie", cookie(request, kSessionCookie, session->id, std::to_string(ttl_s)));
-  r.headers.emplace_back("Set-Cookie", cookie(request, kLoginCsrfCookie, "", "0"));
+  r.headers.emplace_back("Set-Cookie",
+                         cookie(request, auth::session_cookie_name, session->id, std::to_string(ttl_s)));
+  r.headers.emplace_back("Set-Cookie", cookie(request, auth::login_form_cookie_name, "", "0"));
   respond(std::move(r));
 }
 
 void logout(const WebContext& ctx, const Request& request, const Responder& respond) {
+  if (auto refusal = views::cross_origin_refusal(request)) return respond(std::move(*refusal));
   auto session = session_of(ctx, request);
   auto form = auth::parse_form(request.body);
   if (!session || !constant_time_equal(form["csrf"], session->csrf_token)) {
@@ -103,7 +125,7 @@ void logout(const WebContext& ctx, const Request& request, const Responder& resp
   }
   ctx.auth.logout(session->id);
   Response r = redirect("/login");
-  r.headers.emplace_back("Set-Cookie", cookie(request, kSessionCookie, "", "0"));
+  r.headers.emplace_back("Set-Cookie", cookie(request, auth::session_cookie_name, "", "0"));
   respond(std::move(r));
 }
 
@@ -111,9 +133,12 @@ void logout(const WebContext& ctx, const Request& request, const Responder& resp
 
 void add_login_routes(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
-  router.add(get, "/login",
-             [ctx](const Request& r, const Responder& respond) { login_page(ctx, r, respond, ""); });
-  router.add("POST", "/login", [ctx](const Request& r, const Responder& respond) { login(ctx, r, respond); });
+  auto forms = std::make_shared<auth::LoginForms>(ctx.clock);
+  router.add(get, "/login", [ctx, forms](const Request& r, const Responder& respond) {
+    login_page(ctx, forms, r, respond, "");
+  });
+  router.add("POST", "/login",
+             [ctx, forms](const Request& r, const Responder& respond) { login(ctx, forms, r, respond); });
   router.add("POST", "/logout",
              [ctx](const Request& r, const Responder& respond) { logout(ctx, r, respond); });
 }

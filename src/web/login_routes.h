@@ -1,8 +1,9 @@
 // The dashboard's session: GET /login (the form), POST /login (an admin token in, a
-// session cookie out) and POST /logout. Before a session exists the form is guarded by a
-// double-submit CSRF cookie; an address out of attempts gets 429 without its token being
-// looked at (auth/admin_auth.h). Cookies are HttpOnly, SameSite=Strict, and Secure
-// behind an HTTPS proxy (X-Forwarded-Proto).
+// session cookie out) and POST /logout. Before a session exists the form is a pre-login
+// session kept on the server (auth/login_forms.h); a post from another origin is refused
+// (auth/request_origin.h); a source out of attempts gets 429 without its token being
+// looked at (auth/guess_throttle.h). Cookies are HttpOnly, SameSite=Strict, and behind
+// an HTTPS proxy (X-Forwarded-Proto) Secure and named with the `__Host-` prefix.
 #pragma once
 
 #include "http/server.h"

@@ -1,7 +1,9 @@
 """Who may change things: every write needs an admin token, test sends are limited per
 channel, wrong tokens are throttled per client address, and SIGHUP replaces tokens."""
+import html
 import http.client
 import json
+import re
 import urllib.parse
 
 from conftest import api_call, wait_for
@@ -31,6 +33,20 @@ def request(server, method, path, body=b"", headers=None, source="127.0.0.1"):
         return response.status, json.loads(text) if "json" in kind and text else text, response
     finally:
         conn.close()
+
+
+def login_form(server, source="127.0.0.1", headers=None):
+    """(Cookie header value, csrf) of a fresh login form, opened from `source`."""
+    _, page, response = request(server, "GET", "/login", headers=headers, source=source)
+    csrf = html.unescape(re.search(r'name="csrf" value="([^"]+)"', page).group(1))
+    return response.getheader("Set-Cookie").split(";")[0], csrf
+
+
+def post_login(server, token, source="127.0.0.1", headers=None):
+    cookie, csrf = login_form(server, source, headers)
+    form = urllib.parse.urlencode({"token": token, "csrf": csrf}).encode()
+    headers = dict(headers or {}, **{"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+    return request(server, "POST", "/login", form, headers, source=source)
 
 
 def bearer(token):
@@ -78,17 +94,12 @@ auth:
     assert request(server, "POST", "/api/v1/monitors", spec, bearer(TOKEN), source="127.0.0.2")[0] == 201
 
     # The login page counts the same way, per address.
-    def login(token, source):
-        form = urllib.parse.urlencode({"token": token, "csrf": "c" * 64}).encode()
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": "tw_login_csrf=" + "c" * 64}
-        return request(server, "POST", "/login", form, headers, source=source)
-
     for i in range(10):
-        assert login(f"guess-number-{i:04d}", "127.0.0.3")[0] == 403, i
-    status, _, response = login(TOKEN, "127.0.0.3")
+        assert post_login(server, f"guess-number-{i:04d}", "127.0.0.3")[0] == 403, i
+    status, _, response = post_login(server, TOKEN, "127.0.0.3")
     assert status == 429 and int(response.getheader("Retry-After")) >= 1
     assert "tw_session=" not in (response.getheader("Set-Cookie") or "")
-    status, _, response = login(TOKEN, "127.0.0.4")
+    status, _, response = post_login(server, TOKEN, "127.0.0.4")
     assert status == 303 and "tw_session=" in response.getheader("Set-Cookie")
 
 
@@ -130,9 +141,7 @@ jobs:
     old, new = "old-admin-token-0123456789", "new-admin-token-0123456789"
     server = start_server(config(old, "old-report-token-0123"))
 
-    form = urllib.parse.urlencode({"token": old, "csrf": "c" * 64}).encode()
-    status, _, response = request(server, "POST", "/login", form, {
-        "Content-Type": "application/x-www-form-urlencoded", "Cookie": "tw_login_csrf=" + "c" * 64})
+    status, _, response = post_login(server, old)
     assert status == 303
     session = response.getheader("Set-Cookie").split(";")[0]
     # A session may read the ping URL; so may the old token.
@@ -151,3 +160,42 @@ jobs:
     assert request(server, "POST", "/api/v1/jobs/train/report", b"{}", bearer("old-report-token-0123"))[0] == 401
     assert request(server, "POST", "/api/v1/jobs/train/report", b"{}", bearer("new-report-token-0123"))[0] != 401
     assert api_call(server, "GET", "/api/v1/monitors/nightly")[1]["status"] == "pending"
+
+
+def test_over_https_cookies_carry_the_host_prefix_and_writes_from_other_origins_are_refused(start_server):
+    server = start_server(f"""
+monitors:
+  - {{name: nightly, type: heartbeat, period: 1h, token: nightly-ping-token-0123}}
+auth:
+  admin_tokens: ["{TOKEN}"]
+""")
+    host = urllib.parse.urlsplit(server.base).netloc
+    https = {"X-Forwarded-Proto": "https"}
+    assert login_form(server, headers=https)[0].startswith("__Host-tw_login=")
+    assert login_form(server)[0].startswith("tw_login=")
+
+    status, _, response = post_login(server, TOKEN, headers=https)
+    assert status == 303
+    session = [c for c in response.headers.get_all("Set-Cookie") if c.startswith("__Host-tw_session=")][0]
+    assert "Secure" in session and "Path=/" in session and "Domain" not in session
+    session_id = session.split(";")[0].split("=", 1)[1]
+    prefixed = f"__Host-tw_session={session_id}"
+    page = request(server, "GET", "/", headers=dict(https, Cookie=prefixed))[1]
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+    def pause(cookie, **extra):
+        headers = dict(extra, Cookie=cookie, **{"X-CSRF-Token": csrf})
+        return request(server, "POST", "/api/v1/monitors/nightly/pause", headers=headers)
+
+    assert pause(prefixed, **https)[0] == 200
+    assert pause(prefixed, Origin=f"https://{host}", **https)[0] == 200
+    # Over HTTPS a bare name, which any plain-HTTP page of the host could plant, is not read;
+    # over plain HTTP the prefixed one is not.
+    assert pause(f"tw_session={session_id}", **https)[0] == 401
+    assert pause(prefixed)[0] == 401
+    # A browser that says the write comes from another origin is refused, and told why.
+    status, body, response = pause(prefixed, Origin="http://127.0.0.1:1", **https)
+    assert status == 403 and response.getheader("Content-Type").startswith("application/problem+json")
+    assert "http://127.0.0.1:1" in body["detail"] and f"https://{host}" in body["detail"]
+    status, body, _ = pause(prefixed, **https, **{"Sec-Fetch-Site": "same-site"})
+    assert status == 403 and "Sec-Fetch-Site: same-site" in body["detail"]

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/log_throttle.h"
+#include "core/log_throttle.h"
 #include "storage/postgres/day_partitions.h"
 #include "storage/write_queue.h"
 
