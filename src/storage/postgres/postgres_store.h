@@ -71,6 +71,7 @@ class PostgresStore final : public Store {
   Result<NodeReportFeed> node_reports_after(int64_t cursor) override;
   Result<std::vector<StoredJobMemo>> job_memos() override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
+  Result<std::vector<ApiChannelSpec>> api_channels() override;
   Result<int64_t> next_api_window_id() override;
   Result<int64_t> next_incident_id() override;
   Result<int64_t> reserve_incident_ids(int count) override;

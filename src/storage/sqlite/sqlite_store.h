@@ -94,6 +94,7 @@ class SqliteStore final : public Store {
   Result<NodeReportFeed> node_reports_after(int64_t cursor) override;
   Result<std::vector<StoredJobMemo>> job_memos() override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
+  Result<std::vector<ApiChannelSpec>> api_channels() override;
   Result<int64_t> next_api_window_id() override;
   Result<int64_t> next_incident_id() override;
   Result<std::vector<Delivery>> deliveries(const DeliveryQuery& query) override;
