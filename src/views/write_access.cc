@@ -3,11 +3,23 @@
 #include <algorithm>
 #include <string>
 
-#include "auth/request_auth.h"
+#include <boost/json.hpp>
+
+#include "core/json_text.h"
 
 namespace trainwatch::views {
 
-bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const http::Responder& respond) {
+namespace {
+
+using Gate = auth::WriteAccess (*)(auth::AdminAuth&, std::string_view, std::string_view, std::string_view);
+
+auth::WriteAccess any_writer(auth::AdminAuth& auth, std::string_view authorization, std::string_view cookie,
+                             std::string_view csrf) {
+  return auth::check_write(auth, authorization, cookie, csrf);
+}
+
+bool allowed_through(Gate gate, auth::AdminAuth& auth, const http::Request& request,
+                     const http::Responder& respond) {
   using http::Response;
   const std::string_view authorization = request.header("authorization");
   const bool presents_token = authorization.rfind("Bearer ", 0) == 0;
@@ -18,7 +30,7 @@ bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const ht
       return false;
     }
   }
-  switch (auth::check_write(auth, authorization, request.header("cookie"), request.header("x-csrf-token"))) {
+  switch (gate(auth, authorization, request.header("cookie"), request.header("x-csrf-token"))) {
     case auth::WriteAccess::kAllowed: return true;
     case auth::WriteAccess::kNoCredentials: {
       Response r = Response::problem(401, "this needs an admin token: Authorization: Bearer <token>");
@@ -42,12 +54,37 @@ bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const ht
   return false;
 }
 
+}  // namespace
+
+bool write_allowed(auth::AdminAuth& auth, const http::Request& request, const http::Responder& respond) {
+  return allowed_through(any_writer, auth, request, respond);
+}
+
+auth::WriteAccess channel_write_access(auth::AdminAuth& auth, std::string_view authorization,
+                                       std::string_view cookie, std::string_view csrf) {
+  return auth::check_write(auth, authorization, cookie, csrf);
+}
+
+bool channel_write_allowed(auth::AdminAuth& auth, const http::Request& request,
+                           const http::Responder& respond) {
+  return allowed_through(channel_write_access, auth, request, respond);
+}
+
 http::Response too_many_attempts(Millis wait, std::string_view what) {
   // Whole seconds, rounded up: a client that waits Retry-After finds its attempt back.
   const auto seconds = std::max<int64_t>(1, (wait.count() + 999) / 1000);
   http::Response r =
       http::Response::problem(429, std::string(what) + "; try again in " + std::to_string(seconds) + " s");
   r.headers.emplace_back("Retry-After", std::to_string(seconds));
+  return r;
+}
+
+http::Response problem_for(const Error& error, std::string_view field) {
+  http::Response r = http::Response::problem(status_for(error), error.message);
+  if (field.empty()) return r;
+  boost::json::value doc = boost::json::parse(r.body);
+  doc.as_object()["field"] = field;
+  r.body = json_text(doc);
   return r;
 }
 
