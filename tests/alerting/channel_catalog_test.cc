@@ -128,7 +128,7 @@ TEST_F(ChannelCatalogTest, TheFilesChannelsAreReadOnlyAndTheirNamesTaken) {
   EXPECT_EQ(clash.name.error().message,
             "name: 'oncall' is a channel of trainwatch.yaml; expected a name of its own");
   EXPECT_EQ(code(remove("nope")), "channel.not_found");
-  EXPECT_EQ(code(put("nope", kHook, false)), "channel.not_found");
+  EXPECT_EQ(code(put("nope", R"({"type": "webhook"})", false)), "channel.not_found");
   ASSERT_TRUE(put("", kHook, true).name);
   EXPECT_EQ(code(put("", kHook, true)), "channel.exists");
   // The path names the channel; a body naming another is refused.
