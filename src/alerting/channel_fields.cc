@@ -2,6 +2,7 @@
 
 #include <boost/url/parse.hpp>
 
+#include "alerting/providers/providers.h"
 #include "core/duration.h"
 
 namespace trainwatch::alerting {
@@ -19,8 +20,9 @@ void ChannelFields::error(const char* key, const std::string& message) {
   errors_.push_back(ConfigError{where, path(key), message});
 }
 
-std::string ChannelFields::shown(const ChannelField& field) const {
+std::string ChannelFields::shown(const char* key, const ChannelField& field) const {
   if (field.from_env) return "found a value from the environment";
+  if (is_secret_key(channel_.type, key)) return "found a secret value";
   if (field.kind == ChannelField::Kind::kList) return "found a list";
   if (field.kind == ChannelField::Kind::kMap) return "found a mapping";
   return "found '" + field.text + "'";
@@ -40,7 +42,7 @@ std::optional<std::string> ChannelFields::string(const char* key, bool required)
   const ChannelField* f = find(key, required);
   if (f == nullptr) return std::nullopt;
   if (f->kind != ChannelField::Kind::kScalar) {
-    error(key, shown(*f) + "; expected a string");
+    error(key, shown(key, *f) + "; expected a string");
     return std::nullopt;
   }
   if (f->text.empty() && required) {
@@ -63,8 +65,8 @@ std::optional<std::string> ChannelFields::url(const char* key, bool required,
   }
   if (!parsed || !scheme_ok || parsed->host().empty()) {
     const ChannelField& f = channel_.fields.at(key);
-    // A URL may carry a token (Slack, Discord): show it only when it came from the file.
-    error(key, shown(f) + "; expected a " + expected + " URL with a host");
+    // A URL may carry a token (Slack, Discord): a secret key's value is never shown.
+    error(key, shown(key, f) + "; expected a " + expected + " URL with a host");
     return std::nullopt;
   }
   return text;
@@ -81,7 +83,7 @@ std::optional<std::vector<std::string>> ChannelFields::list(const char* key, boo
     }
     return f->list;
   }
-  error(key, shown(*f) + "; expected a list of strings");
+  error(key, shown(key, *f) + "; expected a list of strings");
   return std::nullopt;
 }
 
@@ -89,7 +91,7 @@ std::vector<std::pair<std::string, std::string>> ChannelFields::map(const char* 
   const ChannelField* f = find(key, false);
   if (f == nullptr) return {};
   if (f->kind != ChannelField::Kind::kMap) {
-    error(key, shown(*f) + "; expected a mapping of names to values");
+    error(key, shown(key, *f) + "; expected a mapping of names to values");
     return {};
   }
   return f->map;
@@ -100,7 +102,7 @@ std::optional<bool> ChannelFields::boolean(const char* key) {
   if (f == nullptr) return std::nullopt;
   if (f->kind == ChannelField::Kind::kScalar && (f->text == "true" || f->text == "false"))
     return f->text == "true";
-  error(key, shown(*f) + "; expected true or false");
+  error(key, shown(key, *f) + "; expected true or false");
   return std::nullopt;
 }
 
@@ -110,7 +112,7 @@ std::optional<Millis> ChannelFields::duration(const char* key) {
   if (f->kind == ChannelField::Kind::kScalar) {
     if (auto d = parse_duration(f->text); d && d->count() > 0) return d;
   }
-  error(key, shown(*f) + "; expected a duration such as 500ms, 30s, 5m, 1h or 1d");
+  error(key, shown(key, *f) + "; expected a duration such as 500ms, 30s, 5m, 1h or 1d");
   return std::nullopt;
 }
 
@@ -123,7 +125,7 @@ std::optional<std::string> ChannelFields::choice(const char* key,
     if (*text == c) return text;
     expected += (expected.empty() ? "" : ", ") + std::string(c);
   }
-  error(key, shown(channel_.fields.at(key)) + "; expected one of: " + expected);
+  error(key, shown(key, channel_.fields.at(key)) + "; expected one of: " + expected);
   return std::nullopt;
 }
 

@@ -1,7 +1,7 @@
 // Typed, error-collecting access to one notification channel's provider keys, with
 // FILE:LINE:COL errors like the rest of the config. Each provider asks for its keys;
-// finish() reports the rest as unknown. Values of secret keys, and of any key filled from
-// `${NAME}`, are never echoed in a message.
+// finish() reports the rest as unknown. Values of secret keys (ProviderType::secret_keys),
+// and of any key filled from `${NAME}`, are never echoed in a message.
 #pragma once
 
 #include <initializer_list>
@@ -38,7 +38,8 @@ class ChannelFields {
 
  private:
   const ChannelField* find(const char* key, bool required);
-  std::string shown(const ChannelField& field) const;  // "found 'x'" or "found a secret value"
+  // "found 'x'", or "found a secret value" for one of the type's secret keys.
+  std::string shown(const char* key, const ChannelField& field) const;
   std::string path(const std::string& key) const;
 
   const ChannelConfig& channel_;

@@ -3,6 +3,8 @@
 #include "core/json_text.h"
 #include "views/notification_views.h"
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "api/query_params.h"
@@ -20,11 +22,67 @@ using http::Response;
 
 constexpr int64_t kMaxPageSize = 1000;
 
+// Every channel of the catalog with its health, as `audience` may read it.
+std::vector<json::object> channel_views(const NotificationContext& ctx, Audience audience,
+                                        const std::string& only = "") {
+  const std::vector<alerting::ChannelHealth> health = ctx.dispatcher.health();
+  std::vector<json::object> out;
+  for (const auto& c : ctx.channels.list()) {
+    if (!only.empty() && c.config.name != only) continue;
+    auto h = std::find_if(health.begin(), health.end(),
+                          [&](const alerting::ChannelHealth& one) { return one.name == c.config.name; });
+    out.push_back(views::catalog_channel_json(c, h == health.end() ? nullptr : &*h, audience,
+                                              ctx.channels.file_name()));
+  }
+  return out;
+}
+
 void list_channels(const NotificationContext& ctx, const Request& request, const Responder& respond) {
-  const Audience audience = views::audience_of(&ctx.auth, request);
   json::array items;
-  for (const auto& h : ctx.dispatcher.health()) items.push_back(views::channel_json(h, audience));
+  // At most kMaxChannels: small enough for one answer.
+  for (auto& c : channel_views(ctx, views::audience_of(&ctx.auth, request))) items.push_back(std::move(c));
   respond(Response::json(200, json_text(json::object{{"notifications", std::move(items)}})));
+}
+
+void get_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
+  const std::string& name = request.params.at("name");
+  auto found = channel_views(ctx, views::audience_of(&ctx.auth, request), name);
+  if (found.empty()) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+  respond(Response::json(200, json_text(found.front())));
+}
+
+// The answer to a write: the channel as listed (an admin's view), or the refusal.
+alerting::ChannelCatalog::Done answer_write(const NotificationContext& ctx, const Responder& respond,
+                                            int status) {
+  return [ctx, respond, status](const alerting::ChannelWrite& w) {
+    if (!w.name) return respond(views::problem_for(w.name.error(), w.field));
+    auto found = channel_views(ctx, Audience::kAdmin, *w.name);
+    Response response =
+        Response::json(status, json_text(found.empty() ? json::object{{"name", *w.name}} : found.front()));
+    response.headers.emplace_back("Location", "/api/v1/notifications/" + *w.name);
+    respond(std::move(response));
+  };
+}
+
+void create_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
+  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kAdmin)) return;
+  ctx.channels.put("", request.body, true, answer_write(ctx, respond, 201));
+}
+
+void replace_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
+  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kAdmin)) return;
+  ctx.channels.put(request.params.at("name"), request.body, false, answer_write(ctx, respond, 200));
+}
+
+void remove_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
+  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kAdmin)) return;
+  ctx.channels.remove(request.params.at("name"), [respond](const alerting::ChannelWrite& w) {
+    if (!w.name) return respond(views::problem_for(w.name.error(), w.field));
+    Response response;
+    response.status = 204;
+    response.body = "";
+    respond(std::move(response));
+  });
 }
 
 void list_deliveries(const NotificationContext& ctx, const Request& request, const Responder& respond) {
@@ -55,9 +113,12 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, con
 void test_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
   if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor)) return;
   const std::string name = request.params.at("name");
-  bool known = false;
-  for (const auto& h : ctx.dispatcher.health()) known = known || h.name == name;
-  if (!known) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+  // The catalog, not the dispatcher's health: a channel created a moment ago is known
+  // here, and the dispatcher has taken it up before it runs the test (both on its thread,
+  // in order).
+  if (!ctx.channels.find(name)) {
+    return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+  }
   if (auto wait = ctx.test_sends->take(name, ctx.clock.monotonic_time())) {
     return respond(views::too_many_attempts(*wait, "too many test messages on '" + name + "'"));
   }
@@ -79,6 +140,10 @@ void add_notification_routes(http::Router& router, const NotificationContext& ct
   };
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add(get, "/api/v1/notifications", bind(list_channels));
+  router.add(get, "/api/v1/notifications/{name}", bind(get_channel));
+  router.add("POST", "/api/v1/notifications", bind(create_channel));
+  router.add("PUT", "/api/v1/notifications/{name}", bind(replace_channel));
+  router.add("DELETE", "/api/v1/notifications/{name}", bind(remove_channel));
   router.add(get, "/api/v1/deliveries", bind(list_deliveries));
   router.add("POST", "/api/v1/notifications/{name}/test", bind(test_channel));
 }

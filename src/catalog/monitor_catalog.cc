@@ -18,7 +18,7 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
   boost::json::value parsed = boost::json::parse(body, ec);
   if (ec || !parsed.is_object())
     return make_error("monitor.invalid", "the body must be one JSON object describing a monitor");
-  // `notify` names the file's channels, which the loader cannot see from here: checked
+  // `notify` names channels the loader cannot see from here (the API's): checked
   // against them apart, then taken out of what the loader reads.
   std::vector<std::string> notify;
   if (const boost::json::value* list = parsed.as_object().if_contains("notify")) {
@@ -34,7 +34,7 @@ Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vect
                                      [&](const ChannelConfig& c) { return c.name == name; });
       if (!found) {
         return make_error("monitor.invalid", at + "found '" + name +
-                                                 "'; expected one of the config's channels (" +
+                                                 "'; expected one of the notification channels (" +
                                                  (known.empty() ? "none defined" : known) + ")");
       }
       notify.push_back(std::move(name));
@@ -129,7 +129,7 @@ Result<std::map<std::string, std::pair<std::string, MonitorConfig>>> MonitorCata
   std::vector<ChannelConfig> channels;
   {
     std::lock_guard lock(mu_);
-    channels = yaml_.notifications;
+    channels = channels_;
   }
   std::vector<std::string> jsons;
   Config loaded;  // the API monitors alone, to resolve their tokens in one pass
@@ -168,13 +168,26 @@ std::string MonitorCatalog::token_owner(const std::string& token, const std::str
   return "";
 }
 
-Config MonitorCatalog::merged(const Config& yaml) {
+Config MonitorCatalog::merged(const Config& yaml) const {
   std::lock_guard lock(mu_);
   Config out = yaml;
   for (const auto& [name, entry] : api_) {
     bool taken = false;
     for (const auto& m : yaml.monitors) taken = taken || m.name == name;
     if (!taken) out.monitors.push_back(entry.second);
+  }
+  return out;
+}
+
+void MonitorCatalog::set_channels(std::vector<ChannelConfig> channels) {
+  std::lock_guard lock(mu_);
+  channels_ = std::move(channels);
+}
+
+std::vector<std::string> MonitorCatalog::notifying(const std::string& channel) const {
+  std::vector<std::string> out;
+  for (const auto& m : merged(yaml_copy()).monitors) {
+    if (std::find(m.notify.begin(), m.notify.end(), channel) != m.notify.end()) out.push_back(m.name);
   }
   return out;
 }
@@ -247,7 +260,7 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
   std::vector<ChannelConfig> channels;
   {
     std::lock_guard lock(mu_);
-    channels = yaml_.notifications;
+    channels = channels_;
   }
   auto parsed = parse_api_monitor(json_body, channels);
   if (!parsed) return done(parsed.error());

@@ -43,8 +43,14 @@ class MonitorCatalog {
   // before serving; runs on the engine's thread.
   void on_applied(std::function<void(const Config&)> hook) { on_applied_ = std::move(hook); }
 
-  // Reads the stored API monitors; call once, after set_yaml() (their `notify` must name
-  // the file's channels) and before the engine starts. A stored spec that no longer
+  // Every channel a monitor's `notify` may name: the file's and those created through the
+  // API (alerting/channel_catalog.h), which hands them over on every change.
+  void set_channels(std::vector<ChannelConfig> channels);
+  // The monitors whose `notify` names `channel`, by name.
+  std::vector<std::string> notifying(const std::string& channel) const;
+
+  // Reads the stored API monitors; call once, after set_channels() (their `notify` must
+  // name a channel) and before the engine starts. A stored spec that no longer
   // validates (after an upgrade, a channel removed) is skipped and named in the list.
   // Heartbeat monitors get their stored token, or a new one committed before this returns.
   Result<std::vector<std::string>> load();
@@ -55,7 +61,7 @@ class MonitorCatalog {
   Result<bool> follow_store();
 
   // The YAML config plus the API monitors, for Engine::start and reload.
-  Config merged(const Config& yaml);
+  Config merged(const Config& yaml) const;
   // Remembers the file's config (at start and on every reload) and returns merged().
   Config set_yaml(const Config& yaml);
 
@@ -90,11 +96,12 @@ class MonitorCatalog {
   std::function<void(const Config&)> on_applied_;
   mutable std::mutex mu_;
   Config yaml_;
+  std::vector<ChannelConfig> channels_;
   std::map<std::string, std::pair<std::string, MonitorConfig>> api_;  // name -> (json, parsed)
 };
 
 // Validates one monitor's JSON object with the config loader; the error names the key.
-// `notify` must name some of `channels` (the config file's notifications).
+// `notify` must name some of `channels` (the file's and the API's notification channels).
 // `depends_on` is read but not judged: dependency_error() does that against every monitor.
 Result<MonitorConfig> parse_api_monitor(const std::string& body, const std::vector<ChannelConfig>& channels);
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -118,14 +119,21 @@ bool ServerApp::join_replicas() {
   // After each beat: what other replicas changed through the API, then who owns what.
   auto follow = [this](bool) {
     if (!serving_) return;
-    auto monitors = monitors_->follow_store();
+    // Channels first: a monitor another replica created may notify a channel it created.
+    auto channels = channel_catalog_->follow_store();
+    auto monitors = channels ? monitors_->follow_store() : Result<bool>(false);
     auto windows = monitors ? maintenance_->follow_store() : Result<bool>(false);
-    if (!monitors || !windows) {
+    if (!channels || !monitors || !windows) {
       if (auto events = follow_log_.admit(clock_.monotonic_time())) {
         spdlog::warn(
-            "replicas: cannot read the API monitors and maintenance windows ({} time(s) since the last "
-            "report): {}",
-            *events, (monitors ? windows : monitors).error().message);
+            "replicas: cannot read the API channels, monitors and maintenance windows ({} time(s) since the "
+            "last report): {}",
+            *events,
+            (!channels   ? channels
+             : !monitors ? monitors
+                         : windows)
+                .error()
+                .message);
       }
     }
     engine_->sync_ownership();
@@ -153,6 +161,7 @@ bool ServerApp::start() {
   if (!read_config()) return false;
   if (!open_storage()) return false;
   create_http_contexts();
+  if (!load_api_channels()) return false;
   std::vector<alerting::Channel> channels = build_alerting();
   build_engine();
   if (!load_api_monitors()) return false;
@@ -210,11 +219,40 @@ void ServerApp::create_http_contexts() {
   for (int i = 0; i < options_.http_threads; ++i) http_ios_.push_back(std::make_unique<asio::io_context>(1));
 }
 
+// Notification channels created through the API or the dashboard are sent to beside the
+// file's (alerting/channel_catalog.h).
+bool ServerApp::load_api_channels() {
+  const std::string file_name = std::filesystem::path(options_.config_path).filename().string();
+  channel_catalog_ = std::make_unique<alerting::ChannelCatalog>(
+      *store_, file_name, [this](const std::vector<ChannelConfig>& merged) { apply_channels(merged); });
+  auto skipped = channel_catalog_->load();
+  if (!skipped) {
+    spdlog::error("cannot read API notification channels: {}", skipped.error().message);
+    return false;
+  }
+  for (const auto& why : *skipped) spdlog::warn("API notification channel skipped: {}", why);
+  channel_catalog_->set_file(config_.notifications);
+  return true;
+}
+
+// Runs under the channel catalog's lock, so changes arrive in the order they happened.
+void ServerApp::apply_channels(const std::vector<ChannelConfig>& merged) {
+  Config config;
+  config.notifications = merged;
+  std::vector<ConfigError> ignored;  // the file's reported by load_checked_config; the API's validated
+  std::vector<alerting::Channel> built = alerting::build_channels(config, ignored);
+  if (planner_) planner_->configure(config, channel_names(built));
+  if (monitors_) monitors_->set_channels(merged);
+  if (dispatcher_started_) dispatcher_->reconfigure(std::move(built));
+}
+
 // The dispatcher and the planner, and what they run with. Returns the channels, which the
 // dispatcher takes when it starts (start_notifications()).
 std::vector<alerting::Channel> ServerApp::build_alerting() {
+  Config merged;
+  merged.notifications = channel_catalog_->channels();
   std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
-  std::vector<alerting::Channel> channels = alerting::build_channels(config_, channel_errors);
+  std::vector<alerting::Channel> channels = alerting::build_channels(merged, channel_errors);
   alert_timers_ = std::make_unique<AsioTimers>(alert_io_, clock_);
   transport_ = std::make_unique<alerting::Transport>(alert_io_);
   auto uniform = [this] {
@@ -223,7 +261,7 @@ std::vector<alerting::Channel> ServerApp::build_alerting() {
   dispatcher_ = std::make_unique<alerting::Dispatcher>(alert_io_, clock_, *alert_timers_, *store_,
                                                        *transport_, uniform);
   planner_ = std::make_unique<alerting::AlertPlanner>(clock_, [this] { dispatcher_->wake(); });
-  planner_->configure(config_, channel_names(channels));
+  planner_->configure(merged, channel_names(channels));
   return channels;
 }
 
@@ -244,6 +282,9 @@ void ServerApp::build_engine() {
 bool ServerApp::load_api_monitors() {
   monitors_ = std::make_unique<catalog::MonitorCatalog>(*engine_, *store_, random_);
   monitors_->set_yaml(config_);
+  monitors_->set_channels(channel_catalog_->channels());
+  channel_catalog_->set_notifying(
+      [monitors = monitors_.get()](const std::string& channel) { return monitors->notifying(channel); });
   auto skipped = monitors_->load();
   if (!skipped) {
     spdlog::error("cannot read API monitors: {}", skipped.error().message);
@@ -317,6 +358,9 @@ bool ServerApp::start_notifications(std::vector<alerting::Channel> channels) {
     spdlog::error("cannot start notifications: {}", started.error().message);
     return false;
   }
+  // From here on every change reaches the dispatcher; none comes before serving (the
+  // replica set's beats follow the store only once start() is done).
+  dispatcher_started_ = true;
   return true;
 }
 
@@ -363,8 +407,8 @@ void ServerApp::add_routes() {
   api::add_api_routes(*router_, api_context());
   // One limit per channel for test sends, whether asked through the API or the dashboard.
   test_sends_ = std::make_shared<auth::BucketTable>(api::kTestSendLimits);
-  api::add_notification_routes(
-      *router_, api::NotificationContext{*dispatcher_, *store_, *admin_auth_, clock_, test_sends_});
+  api::add_notification_routes(*router_, api::NotificationContext{*dispatcher_, *channel_catalog_, *store_,
+                                                                  *admin_auth_, clock_, test_sends_});
   api::add_ping_routes(*router_, *pings_);
   api::add_monitor_write_routes(*router_, api::WriteContext{*engine_, *monitors_, *admin_auth_});
   status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
@@ -387,8 +431,8 @@ void ServerApp::add_routes() {
   accounts_ = std::make_unique<catalog::Accounts>(*store_, *admin_auth_, clock_, *alert_timers_);
   api::add_account_routes(*router_, api::AccountContext{*accounts_, *admin_auth_, *store_, clock_});
   web::add_maintenance_page(*router_, web::MaintenancePageContext{web_context, *maintenance_});
-  web::add_notifications_page(*router_,
-                              web::NotificationsPageContext{web_context, *dispatcher_, test_sends_});
+  web::add_notifications_page(
+      *router_, web::NotificationsPageContext{web_context, *dispatcher_, *channel_catalog_, test_sends_});
 }
 
 // Users and API tokens from the store, then followed every AdminAuth::kAccountsRefresh.
@@ -506,10 +550,9 @@ void ServerApp::reload() {
   const Config merged = monitors_->set_yaml(*next.config);
   engine_->reload(merged);
   pings_->configure(merged);
-  std::vector<ConfigError> ignored;  // load_checked_config reported them
-  std::vector<alerting::Channel> next_channels = alerting::build_channels(*next.config, ignored);
-  planner_->configure(*next.config, channel_names(next_channels));
-  dispatcher_->reconfigure(std::move(next_channels));
+  // The planner, the dispatcher and the monitor catalog get the file's channels merged
+  // with the API's (apply_channels).
+  channel_catalog_->set_file(next.config->notifications);
   maintenance_->set_yaml(next.config->maintenance);
   log_ping_urls(*next.config, host_, server_->port());
   status_pages_->set(next.config->status_pages);

@@ -57,6 +57,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "alerting/channel_catalog.h"
 #include "alerting/channels.h"
 #include "alerting/dispatcher.h"
 #include "alerting/planner.h"
@@ -128,6 +129,9 @@ class ServerApp {
   bool read_config();
   bool open_storage();
   void create_http_contexts();
+  bool load_api_channels();
+  // Hands the merged channels (the file's and the API's) to all that use them.
+  void apply_channels(const std::vector<ChannelConfig>& merged);
   std::vector<alerting::Channel> build_alerting();
   void build_engine();
   bool load_api_monitors();
@@ -182,6 +186,11 @@ class ServerApp {
   std::atomic<bool> serving_{false};  // start() is done: the replica set's beats may follow the store
   std::unique_ptr<catalog::MonitorCatalog> monitors_;
   std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;
+  // The file's notification channels and the API's (alerting/channel_catalog.h); built
+  // first, its changes reach the planner, the monitor catalog and (once it started,
+  // dispatcher_started_) the dispatcher.
+  std::unique_ptr<alerting::ChannelCatalog> channel_catalog_;
+  std::atomic<bool> dispatcher_started_{false};
   std::unique_ptr<heartbeat::PingIngest> pings_;
 
   std::shared_ptr<http::Router> router_;

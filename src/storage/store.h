@@ -192,6 +192,18 @@ struct DeleteApiWindow {
   int64_t id = 0;
 };
 
+// A notification channel created through the API or the dashboard, as its JSON object
+// (already validated; secrets in it: never logged); saved again on every change,
+// removed by DeleteApiChannel.
+struct SaveApiChannel {
+  std::string name;
+  std::string spec_json;
+};
+
+struct DeleteApiChannel {
+  std::string name;
+};
+
 // An update posted about an incident, open or closed (its id and update.id are ignored: the
 // store picks the id). Fails with "store.not_found" when no incident has
 // update.incident_id, and with "store.full" when the incident already holds
@@ -221,10 +233,11 @@ struct SaveJobMemo {
   SystemTime saved{};
 };
 
-using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
-                             UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
-                             DeleteApiWindow, AddIncidentUpdate, SaveNodeReport, SaveJobMemo, SaveUser,
-                             DeleteUser, SaveApiToken, RevokeApiToken, AppendAudit, PruneAudit>;
+using WriteOp =
+    std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken, UpdateDelivery,
+                 PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow, DeleteApiWindow,
+                 SaveApiChannel, DeleteApiChannel, AddIncidentUpdate, SaveNodeReport, SaveJobMemo, SaveUser,
+                 DeleteUser, SaveApiToken, RevokeApiToken, AppendAudit, PruneAudit>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;
@@ -342,6 +355,11 @@ struct ApiWindowSpec {
   int64_t id = 0;
   std::string spec_json;
   SystemTime created{};
+};
+
+struct ApiChannelSpec {
+  std::string name;
+  std::string spec_json;
 };
 
 // Node reports as stored (SaveNodeReport).
@@ -476,6 +494,9 @@ class Store {
   virtual Result<std::vector<ApiWindowSpec>> api_windows() = 0;
   // One more than the highest id ever saved, deleted ones included; read once at start-up.
   virtual Result<int64_t> next_api_window_id() = 0;
+
+  // Every notification channel created through the API or the dashboard, by name.
+  virtual Result<std::vector<ApiChannelSpec>> api_channels() = 0;
 
   // Node reports saved at or after `cursor` (NodeReportFeed), at most kMaxNodeReportsPerRead.
   virtual Result<NodeReportFeed> node_reports_after(int64_t cursor) = 0;

@@ -1,5 +1,6 @@
 #include "views/notification_views.h"
 
+#include "alerting/channel_spec.h"
 #include "core/time_format.h"
 
 namespace trainwatch::views {
@@ -63,6 +64,57 @@ json::object delivery_json(const Delivery& d, Audience audience) {
       {"finished", time_or_null(d.finished)},
       {"http_status", d.http_status != 0 ? json::value(d.http_status) : json::value(nullptr)},
       {"last_error", admin_text_or_null(d.last_error, audience)}};
+}
+
+json::object settings_json(const ChannelConfig& channel) {
+  json::object out;
+  for (const auto& [key, field] : channel.fields) {
+    if (!alerting::shows_value(channel, key)) continue;
+    if (field.kind == ChannelField::Kind::kScalar) {
+      out[key] = field.text;
+    } else if (field.kind == ChannelField::Kind::kList) {
+      json::array items;
+      for (const auto& item : field.list) items.emplace_back(item);
+      out[key] = std::move(items);
+    } else {
+      json::object items;
+      for (const auto& [name, value] : field.map) items[name] = value;
+      out[key] = std::move(items);
+    }
+  }
+  return out;
+}
+
+json::object secrets_json(const ChannelConfig& channel) {
+  json::object out;
+  for (const auto& s : alerting::secret_states(channel)) out[s.key] = s.set ? "set" : "not set";
+  // A file's value read from the environment is as secret as a secret key's.
+  for (const auto& [key, field] : channel.fields) {
+    if (!alerting::shows_value(channel, key) && !out.contains(key)) out[key] = "set";
+  }
+  return out;
+}
+
+json::object catalog_channel_json(const alerting::CatalogChannel& channel,
+                                  const alerting::ChannelHealth* health, Audience audience,
+                                  const std::string& file_name) {
+  alerting::ChannelHealth blank;
+  if (health == nullptr) {
+    blank.name = channel.config.name;
+    blank.type = channel.config.type;
+    blank.is_default = channel.config.is_default;
+    health = &blank;
+  }
+  json::object out = channel_json(*health, audience);
+  out["source"] = channel.from_file ? "file" : "api";
+  out["read_only"] = channel.from_file;
+  out["read_only_reason"] =
+      channel.from_file ? json::value("from " + file_name + ", read-only") : json::value(nullptr);
+  if (audience == Audience::kAdmin) {
+    out["settings"] = settings_json(channel.config);
+    out["secrets"] = secrets_json(channel.config);
+  }
+  return out;
 }
 
 }  // namespace trainwatch::views

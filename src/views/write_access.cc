@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <string>
 
+#include <boost/json.hpp>
+
 #include "auth/admin_token_check.h"
 #include "auth/request_auth.h"
+#include "core/json_text.h"
 #include "views/browser_request.h"
 
 namespace trainwatch::views {
@@ -111,6 +114,15 @@ http::Response too_many_attempts(Millis wait, std::string_view what) {
   http::Response r =
       http::Response::problem(429, std::string(what) + "; try again in " + std::to_string(seconds) + " s");
   r.headers.emplace_back("Retry-After", std::to_string(seconds));
+  return r;
+}
+
+http::Response problem_for(const Error& error, std::string_view field) {
+  http::Response r = http::Response::problem(status_for(error), error.message);
+  if (field.empty()) return r;
+  boost::json::value doc = boost::json::parse(r.body);
+  doc.as_object()["field"] = field;
+  r.body = json_text(doc);
   return r;
 }
 

@@ -1,11 +1,12 @@
 // The write API's access check and error statuses, shared by every route that changes
-// something (monitors, maintenance windows, test sends).
+// something (monitors, maintenance windows, notification channels, test sends).
 #pragma once
 
 #include <optional>
 #include <string_view>
 
 #include "auth/admin_auth.h"
+#include "auth/request_auth.h"
 #include "core/clock.h"
 #include "core/result.h"
 #include "http/server.h"
@@ -38,5 +39,8 @@ http::Response too_many_attempts(Millis wait, std::string_view what);
 // HTTP status for a catalog error code, by its last part: 400 invalid, 403 forbidden,
 // 404 not_found, 409 exists, read_only, in_use or full, 503 otherwise (the store).
 int status_for(const Error& error);
+// problem+json for `error` at status_for(error), with "field": the input key it is about
+// (when not empty), so a form can point at it.
+http::Response problem_for(const Error& error, std::string_view field = "");
 
 }  // namespace trainwatch::views

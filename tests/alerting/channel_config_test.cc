@@ -59,9 +59,13 @@ TEST(ChannelConfigTest, MissingAndUnknownKeys) {
 
 TEST(ChannelConfigTest, BadValuesPointAtTheValue) {
   EXPECT_EQ(
-      errors_of("  - {name: n0, type: webhook, url: 'ftp://x/y'}\n"),
+      errors_of("  - {name: n0, type: alertmanager, url: 'ftp://x/y'}\n"),
       std::vector<std::string>{
-          "c.yaml:4:36: notifications.n0.url: found 'ftp://x/y'; expected a http:// or https:// URL with a host"});
+          "c.yaml:4:41: notifications.n0.url: found 'ftp://x/y'; expected a http:// or https:// URL with a host"});
+  // A secret key's value (a webhook's URL may carry its token) is never echoed.
+  EXPECT_EQ(errors_of("  - {name: n0, type: webhook, url: 'ftp://x/T0k3n'}\n"),
+            std::vector<std::string>{"c.yaml:4:36: notifications.n0.url: found a secret value; expected a "
+                                     "http:// or https:// URL with a host"});
   EXPECT_EQ(errors_of("  - {name: n0, type: pagerduty, routing_key: k, severity: loud}\n"),
             std::vector<std::string>{
                 "c.yaml:4:59: notifications.n0.severity: found 'loud'; expected one of: critical, "

@@ -115,6 +115,7 @@ class FakeStore final : public Store {
   }
   Result<std::vector<ApiMonitorSpec>> api_monitors() override { return std::vector<ApiMonitorSpec>{}; }
   Result<std::vector<ApiWindowSpec>> api_windows() override { return std::vector<ApiWindowSpec>{}; }
+  Result<std::vector<ApiChannelSpec>> api_channels() override { return std::vector<ApiChannelSpec>{}; }
   Result<int64_t> next_api_window_id() override { return int64_t{1}; }
   Result<NodeReportFeed> node_reports_after(int64_t cursor) override { return NodeReportFeed{{}, cursor}; }
   Result<std::vector<StoredJobMemo>> job_memos() override { return std::vector<StoredJobMemo>{}; }

@@ -143,6 +143,23 @@ TYPED_TEST(StoreOutbox, ApiMonitorsAreSavedReplacedAndDeleted) {
   EXPECT_EQ(monitors->front().name, "web");
 }
 
+TYPED_TEST(StoreOutbox, ApiChannelsAreSavedReplacedAndDeleted) {
+  Store& store = this->store();
+  ASSERT_TRUE(write_and_wait(store, SaveApiChannel{"hook", R"({"type":"webhook"})"}).ok());
+  ASSERT_TRUE(write_and_wait(store, SaveApiChannel{"alpha", R"({"type":"ntfy"})"}).ok());
+  ASSERT_TRUE(write_and_wait(store, SaveApiChannel{"hook", R"({"type":"webhook","timeout":"5s"})"}).ok());
+  auto channels = store.api_channels();
+  ASSERT_TRUE(channels.ok());
+  ASSERT_EQ(channels->size(), 2u);
+  EXPECT_EQ((*channels)[0].name, "alpha");
+  EXPECT_EQ((*channels)[1].spec_json, R"({"type":"webhook","timeout":"5s"})");
+  ASSERT_TRUE(write_and_wait(store, DeleteApiChannel{"alpha"}).ok());
+  this->reopen();
+  channels = this->store().api_channels();
+  ASSERT_EQ(channels->size(), 1u);
+  EXPECT_EQ(channels->front().name, "hook");
+}
+
 TYPED_TEST(StoreOutbox, ApiWindowIdsAreNeverHandedOutTwice) {
   Store& store = this->store();
   EXPECT_EQ(*store.next_api_window_id(), 1);

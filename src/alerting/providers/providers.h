@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "alerting/channel_fields.h"
 #include "alerting/provider.h"
@@ -23,8 +24,16 @@ std::unique_ptr<Provider> make_telegram(ChannelFields& fields);
 struct ProviderType {
   const char* name;
   std::unique_ptr<Provider> (*make)(ChannelFields&);
+  // The keys whose values are secrets (a URL with a token, a password, a routing key,
+  // headers that carry credentials): write-only over the API and the dashboard, never
+  // shown, logged or echoed in an error.
+  std::span<const char* const> secret_keys;
 };
 
 std::span<const ProviderType> provider_types();
+// The type named `type`; nullptr when there is none.
+const ProviderType* find_provider_type(std::string_view type);
+// Whether `key` of a `type` channel holds a secret (false for an unknown type).
+bool is_secret_key(std::string_view type, std::string_view key);
 
 }  // namespace trainwatch::alerting

@@ -274,6 +274,14 @@ constexpr Migration kMigrations[] = {
       SELECT setval(pg_get_serial_sequence('check_results', 'id'), COALESCE(MAX(id), 0) + 1, false)
         FROM check_results;
     )sql"},
+    // Notification channels created through the API or the dashboard (every replica reads
+    // them at each beat); the spec is the JSON the client sent, secrets included.
+    {11, "notification channels created through the API", R"sql(
+      CREATE TABLE api_channels (
+        name      TEXT PRIMARY KEY,
+        spec_json TEXT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

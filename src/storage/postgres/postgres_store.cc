@@ -155,6 +155,10 @@ Result<std::vector<ApiWindowSpec>> PostgresStore::api_windows() {
   return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", read_api_windows);
 }
 
+Result<std::vector<ApiChannelSpec>> PostgresStore::api_channels() {
+  return readers_->read<std::vector<ApiChannelSpec>>("API notification channels", read_api_channels);
+}
+
 Result<int64_t> PostgresStore::next_api_window_id() {
   return readers_->read<int64_t>("the next maintenance window id", read_next_api_window_id);
 }

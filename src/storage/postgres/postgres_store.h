@@ -74,6 +74,7 @@ class PostgresStore final : public Store {
   Result<std::vector<ApiTokenRecord>> api_tokens() override;
   Result<std::vector<AuditEntry>> audit(const AuditQuery& query) override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
+  Result<std::vector<ApiChannelSpec>> api_channels() override;
   Result<int64_t> next_api_window_id() override;
   Result<int64_t> next_incident_id() override;
   Result<int64_t> reserve_incident_ids(int count) override;

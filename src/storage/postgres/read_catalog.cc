@@ -1,4 +1,5 @@
-// Monitors and maintenance windows created through the API: see reads.h.
+// Monitors, maintenance windows and notification channels created through the API: see
+// reads.h.
 #include "storage/postgres/reads.h"
 
 namespace trainwatch::postgres {
@@ -27,6 +28,14 @@ Result<int64_t> read_next_api_window_id(Tx& tx) {
           "SELECT GREATEST(COALESCE((SELECT high FROM id_high_water WHERE name = 'api_maintenance'), 0), "
           "COALESCE((SELECT MAX(id) FROM api_maintenance), 0)) + 1")[0]
       .as<int64_t>();
+}
+
+Result<std::vector<ApiChannelSpec>> read_api_channels(Tx& tx) {
+  std::vector<ApiChannelSpec> out;
+  for (const pqxx::row& row : tx.exec("SELECT name, spec_json FROM api_channels ORDER BY name")) {
+    out.push_back(ApiChannelSpec{row[0].as<std::string>(), row[1].as<std::string>()});
+  }
+  return out;
 }
 
 }  // namespace trainwatch::postgres

@@ -43,6 +43,7 @@ Result<std::vector<Delivery>> claim_deliveries(Tx& tx, const DeliveryClaim& clai
 Result<std::vector<ApiMonitorSpec>> read_api_monitors(Tx& tx);
 Result<std::vector<ApiWindowSpec>> read_api_windows(Tx& tx);
 Result<int64_t> read_next_api_window_id(Tx& tx);
+Result<std::vector<ApiChannelSpec>> read_api_channels(Tx& tx);
 
 Result<NodeReportFeed> read_node_reports_after(Tx& tx, int64_t cursor, int limit);
 Result<std::vector<StoredJobMemo>> read_job_memos(Tx& tx, int limit);

@@ -1,4 +1,5 @@
-// Monitors and maintenance windows created through the API: see write_ops.h.
+// Monitors, maintenance windows and notification channels created through the API: see
+// write_ops.h.
 #include "storage/postgres/write_ops.h"
 
 namespace trainwatch::postgres {
@@ -29,6 +30,19 @@ Status run_op(Tx& tx, const SaveApiWindow& op) {
 
 Status run_op(Tx& tx, const DeleteApiWindow& op) {
   tx.exec_params("DELETE FROM api_maintenance WHERE id = $1", op.id);
+  return Ok{};
+}
+
+Status run_op(Tx& tx, const SaveApiChannel& op) {
+  tx.exec_params(
+      "INSERT INTO api_channels (name, spec_json) VALUES ($1, $2) "
+      "ON CONFLICT (name) DO UPDATE SET spec_json = excluded.spec_json",
+      op.name, op.spec_json);
+  return Ok{};
+}
+
+Status run_op(Tx& tx, const DeleteApiChannel& op) {
+  tx.exec_params("DELETE FROM api_channels WHERE name = $1", op.name);
   return Ok{};
 }
 

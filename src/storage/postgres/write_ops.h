@@ -33,6 +33,8 @@ Status run_op(Tx& tx, const SaveApiMonitor& op);
 Status run_op(Tx& tx, const DeleteApiMonitor& op);
 Status run_op(Tx& tx, const SaveApiWindow& op);
 Status run_op(Tx& tx, const DeleteApiWindow& op);
+Status run_op(Tx& tx, const SaveApiChannel& op);
+Status run_op(Tx& tx, const DeleteApiChannel& op);
 Status run_op(Tx& tx, const AddIncidentUpdate& op);
 Status run_op(Tx& tx, const SaveNodeReport& op);
 Status run_op(Tx& tx, const SaveJobMemo& op);

@@ -227,6 +227,14 @@ constexpr SqliteMigration kMigrations[] = {
       );
       CREATE INDEX audit_log_at ON audit_log (at_ms);
     )sql"},
+    // Notification channels created through the API or the dashboard, beside the file's;
+    // the spec is the JSON the client sent (secrets included), validated as the file is.
+    {14, "notification channels created through the API", R"sql(
+      CREATE TABLE api_channels (
+        name      TEXT PRIMARY KEY,
+        spec_json TEXT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

@@ -1,4 +1,5 @@
-// Monitors and maintenance windows created through the API: see reads.h.
+// Monitors, maintenance windows and notification channels created through the API: see
+// reads.h.
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
@@ -32,6 +33,14 @@ Result<int64_t> read_next_api_window_id(SQLite::Database& db) {
           "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'api_maintenance'), 0), "
           "COALESCE((SELECT MAX(id) FROM api_maintenance), 0)) + 1")
       .getInt64();
+}
+
+Result<std::vector<ApiChannelSpec>> read_api_channels(SQLite::Database& db) {
+  SQLite::Statement q(db, "SELECT name, spec_json FROM api_channels ORDER BY name");
+  std::vector<ApiChannelSpec> out;
+  while (q.executeStep())
+    out.push_back(ApiChannelSpec{q.getColumn(0).getString(), q.getColumn(1).getString()});
+  return out;
 }
 
 }  // namespace trainwatch::sqlite

@@ -52,6 +52,7 @@ Result<std::vector<Delivery>> read_deliveries(SQLite::Database& db, const Delive
 Result<std::vector<ApiMonitorSpec>> read_api_monitors(SQLite::Database& db);
 Result<std::vector<ApiWindowSpec>> read_api_windows(SQLite::Database& db);
 Result<int64_t> read_next_api_window_id(SQLite::Database& db);
+Result<std::vector<ApiChannelSpec>> read_api_channels(SQLite::Database& db);
 
 Result<NodeReportFeed> read_node_reports_after(SQLite::Database& db, int64_t cursor);
 Result<std::vector<StoredJobMemo>> read_job_memos(SQLite::Database& db);

@@ -225,6 +225,11 @@ Result<std::vector<ApiWindowSpec>> SqliteStore::api_windows() {
                                           [](SQLite::Database& db) { return read_api_windows(db); });
 }
 
+Result<std::vector<ApiChannelSpec>> SqliteStore::api_channels() {
+  return read<std::vector<ApiChannelSpec>>("API notification channels",
+                                           [](SQLite::Database& db) { return read_api_channels(db); });
+}
+
 Result<int64_t> SqliteStore::next_api_window_id() {
   return read<int64_t>("the next maintenance window id",
                        [](SQLite::Database& db) { return read_next_api_window_id(db); });

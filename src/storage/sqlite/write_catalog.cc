@@ -1,4 +1,5 @@
-// Monitors and maintenance windows created through the API: see write_ops.h.
+// Monitors, maintenance windows and notification channels created through the API: see
+// write_ops.h.
 #include <SQLiteCpp/Database.h>
 
 #include "storage/sqlite/write_ops.h"
@@ -34,6 +35,23 @@ Status run_op(PreparedWrites& w, const SaveApiWindow& op) {
 Status run_op(PreparedWrites& w, const DeleteApiWindow& op) {
   SQLite::Statement s(w.db, "DELETE FROM api_maintenance WHERE id = ?");
   s.bind(1, op.id);
+  s.exec();
+  return Ok{};
+}
+
+Status run_op(PreparedWrites& w, const SaveApiChannel& op) {
+  SQLite::Statement s(w.db,
+                      "INSERT INTO api_channels (name, spec_json) VALUES (?, ?) "
+                      "ON CONFLICT (name) DO UPDATE SET spec_json = excluded.spec_json");
+  s.bind(1, op.name);
+  s.bind(2, op.spec_json);
+  s.exec();
+  return Ok{};
+}
+
+Status run_op(PreparedWrites& w, const DeleteApiChannel& op) {
+  SQLite::Statement s(w.db, "DELETE FROM api_channels WHERE name = ?");
+  s.bind(1, op.name);
   s.exec();
   return Ok{};
 }

@@ -91,6 +91,8 @@ Status run_op(PreparedWrites& w, const SaveApiMonitor& op);
 Status run_op(PreparedWrites& w, const DeleteApiMonitor& op);
 Status run_op(PreparedWrites& w, const SaveApiWindow& op);
 Status run_op(PreparedWrites& w, const DeleteApiWindow& op);
+Status run_op(PreparedWrites& w, const SaveApiChannel& op);
+Status run_op(PreparedWrites& w, const DeleteApiChannel& op);
 Status run_op(PreparedWrites& w, const AddIncidentUpdate& op);
 Status run_op(PreparedWrites& w, const SaveNodeReport& op);
 Status run_op(PreparedWrites& w, const SaveJobMemo& op);
