@@ -4,10 +4,11 @@ and tokens; a revoked token stops at once; every write leaves an audit row namin
 import http.cookiejar
 import re
 import subprocess
+import time
 import urllib.parse
 import urllib.request
 
-from conftest import BINARY, api_call, wait_for
+from conftest import BINARY, Server, api_call, wait_for
 
 ADMIN_TOKEN = "roles-admin-token-0123456789abcdef"
 HB_TOKEN = "roles-heartbeat-token-0123456789"
@@ -153,3 +154,45 @@ def test_a_user_logs_in_with_a_password_and_a_viewer_session_cannot_write(start_
     except urllib.error.HTTPError as error:
         assert error.code == 403 and "needs the editor role" in error.read().decode()
     assert api_call(server, "GET", "/api/v1/monitors/nightly")[1]["status"] != "paused"
+
+
+def test_a_token_revoked_on_one_replica_is_refused_on_every_replica_within_a_second(tmp_path, postgres,
+                                                                                    monkeypatch):
+    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
+    path = tmp_path / "trainwatch.yaml"
+    path.write_text(f"""
+store:
+  url: ${{TRAINWATCH_STORE_URL}}
+auth:
+  admin_tokens: ["{ADMIN_TOKEN}"]
+monitors:
+  - {{name: canary, type: tcp, host: 127.0.0.1, port: 9, interval: 1h}}
+""")
+    replicas = []
+    try:
+        for i in range(3):
+            replicas.append(Server(path, tmp_path / f"data-{i}", tmp_path / f"replica-{i}.log").start())
+        first, *others = replicas
+        made = make_user(first, "mei", "editor")
+        # Made on one replica, the user and her token work on every replica.
+        for replica in others:
+            wait_for(lambda: api_call(replica, "GET", "/api/v1/tokens", token=made["token"])[0] == 200, timeout=5,
+                     what="the new token on another replica")
+        assert api_call(others[0], "POST", "/api/v1/monitors/canary/pause", token=made["token"])[0] == 200
+
+        assert api_call(first, "DELETE", f"/api/v1/tokens/{made['id']}", token=ADMIN_TOKEN)[0] == 204
+        revoked_at = time.monotonic()
+        assert api_call(first, "GET", "/api/v1/tokens", token=made["token"])[0] == 401, "at once where revoked"
+        for replica in others:
+            wait_for(lambda: api_call(replica, "GET", "/api/v1/tokens", token=made["token"])[0] == 401,
+                     timeout=1.0, interval=0.02, what="the revoked token refused on another replica")
+        assert time.monotonic() - revoked_at < 1.0
+
+        # Every replica's writes are in the one audit log.
+        entries = api_call(others[1], "GET", "/api/v1/audit", token=ADMIN_TOKEN)[1]["entries"]
+        seen = {(e["actor"], e["action"]) for e in entries}
+        assert ("token laptop of mei", "POST /api/v1/monitors/canary/pause") in seen
+        assert ("admin token", f"DELETE /api/v1/tokens/{made['id']}") in seen
+    finally:
+        for replica in replicas:
+            replica.stop()
