@@ -42,6 +42,7 @@ std::vector<std::string> digests_of(const AuthConfig& config) {
 
 std::vector<UserRecord> users_of(const AuthConfig& config) {
   std::vector<UserRecord> users;
+  users.reserve(config.users.size());
   for (const UserConfig& u : config.users) {
     users.push_back(UserRecord{u.name, u.role, u.password_hash, u.totp_secret, "config", {}});
   }
@@ -213,8 +214,8 @@ AdminAuth::PasswordLogin AdminAuth::login_user(std::string_view name, std::strin
     }
     if (!user) {
       // As long as a wrong password, so the time taken does not say which names exist.
-      static const std::string unknown_user_hash = hash_password(random_token());
-      verify_password(unknown_user_hash, password);
+      static const std::string kUnknownUserHash = hash_password(random_token());
+      verify_password(kUnknownUserHash, password);
       return false;
     }
     // The hash is checked outside the lock: it takes ~0.1 s on purpose.

@@ -9,8 +9,8 @@ namespace trainwatch::auth {
 namespace {
 
 bool sodium_ready() {
-  static const bool ready = sodium_init() >= 0;
-  return ready;
+  static const bool kReady = sodium_init() >= 0;
+  return kReady;
 }
 
 // Bounds the memory verifications take at once (password_hash.h).

@@ -44,6 +44,7 @@ void Accounts::tick() {
 }
 
 Status Accounts::refresh() {
+  std::lock_guard lock(refresh_mu_);
   auto users = store_.users();
   if (!users) return users.error();
   auto tokens = store_.api_tokens();
@@ -52,11 +53,13 @@ Status Accounts::refresh() {
   return Ok{};
 }
 
-Accounts::Done Accounts::refreshed(Done done) {
-  return [this, done = std::move(done)](const Status& status) {
+void Accounts::commit(WriteOp op, Done done) {
+  auto answer = std::make_shared<Done>(std::move(done));
+  const bool queued = store_.write(std::move(op), [this, answer](const Status& status) {
     if (status.ok()) (void)refresh();
-    done(status);
-  };
+    (*answer)(status);
+  });
+  if (!queued) (*answer)(Error{"store.unavailable", "the store's queue is full; try again"});
 }
 
 bool Accounts::leaves_an_admin(const std::string& name) const {
@@ -80,9 +83,7 @@ void Accounts::create_user(const std::string& name, const std::string& role, con
   std::string hash = auth::hash_password(password);
   if (hash.empty()) return done(Error{"accounts.unavailable", "cannot hash the password (out of memory)"});
   UserRecord user{name, role, std::move(hash), "", "local", clock_.system_time()};
-  if (!store_.write(SaveUser{std::move(user)}, refreshed(done))) {
-    done(Error{"store.unavailable", "the store's queue is full; try again"});
-  }
+  commit(SaveUser{std::move(user)}, std::move(done));
 }
 
 void Accounts::update_user(const std::string& name, const std::string& role, const std::string& password,
@@ -110,9 +111,7 @@ void Accounts::update_user(const std::string& name, const std::string& role, con
     if (user.password_hash.empty())
       return done(Error{"accounts.unavailable", "cannot hash the password (out of memory)"});
   }
-  if (!store_.write(SaveUser{std::move(user)}, refreshed(done))) {
-    done(Error{"store.unavailable", "the store's queue is full; try again"});
-  }
+  commit(SaveUser{std::move(user)}, std::move(done));
 }
 
 void Accounts::delete_user(const std::string& name, Done done) {
@@ -122,9 +121,7 @@ void Accounts::delete_user(const std::string& name, Done done) {
     return done(Error{"accounts.read_only", name + " comes from the config file; remove it there"});
   if (current->role == auth::Role::kAdmin && !leaves_an_admin(name))
     return done(Error{"accounts.in_use", name + " is the last admin; make another admin first"});
-  if (!store_.write(DeleteUser{name}, refreshed(done))) {
-    done(Error{"store.unavailable", "the store's queue is full; try again"});
-  }
+  commit(DeleteUser{name}, std::move(done));
 }
 
 void Accounts::upsert_sso_user(const std::string& name, auth::Role role, Done done) {
@@ -135,9 +132,7 @@ void Accounts::upsert_sso_user(const std::string& name, auth::Role role, Done do
   }
   if (current && current->role == role) return done(Ok{});
   UserRecord user{name, std::string(auth::role_name(role)), "", "", "oidc", clock_.system_time()};
-  if (!store_.write(SaveUser{std::move(user)}, refreshed(done))) {
-    done(Error{"store.unavailable", "the store's queue is full; try again"});
-  }
+  commit(SaveUser{std::move(user)}, std::move(done));
 }
 
 void Accounts::create_token(const std::string& owner, const std::string& name, auth::Role role,
@@ -157,12 +152,11 @@ void Accounts::create_token(const std::string& owner, const std::string& name, a
                                expires, std::nullopt},
                 "tw_" + secret};
   made.record.digest = auth::sha256_hex(made.token);
-  const bool queued =
-      store_.write(SaveApiToken{made.record}, refreshed([made, done](const Status& status) mutable {
-                     if (!status.ok()) return done(status.error());
-                     done(std::move(made));
-                   }));
-  if (!queued) done(Error{"store.unavailable", "the store's queue is full; try again"});
+  ApiTokenRecord record = made.record;
+  commit(SaveApiToken{std::move(record)}, [made = std::move(made), done = std::move(done)](const Status& status) {
+    if (!status.ok()) return done(status.error());
+    done(made);
+  });
 }
 
 void Accounts::revoke_token(const std::string& id, const auth::Principal& by, Done done) {
@@ -172,9 +166,7 @@ void Accounts::revoke_token(const std::string& id, const auth::Principal& by, Do
   if (it == all->end() || it->revoked) return done(Error{"accounts.not_found", "no live token " + id});
   if (by.role != auth::Role::kAdmin && it->owner != by.user)
     return done(Error{"accounts.forbidden", "only its owner or an admin may revoke token " + id});
-  if (!store_.write(RevokeApiToken{id, clock_.system_time()}, refreshed(done))) {
-    done(Error{"store.unavailable", "the store's queue is full; try again"});
-  }
+  commit(RevokeApiToken{id, clock_.system_time()}, std::move(done));
 }
 
 Result<std::vector<ApiTokenRecord>> Accounts::tokens_for(const auth::Principal& reader) {

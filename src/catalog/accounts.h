@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,13 +69,18 @@ class Accounts {
 
  private:
   void tick();
-  // Refreshes, then tells `done`: the answer comes after the auth knows the change.
-  Done refreshed(Done done);
+  // Writes `op`; once committed, refreshes and then tells `done`, so the answer comes
+  // after the auth knows the change. A full queue is told at once.
+  void commit(WriteOp op, Done done);
   // Whether removing or lowering `name` leaves someone able to manage users.
   bool leaves_an_admin(const std::string& name) const;
 
   Store& store_;
   auth::AdminAuth& auth_;
+  // Held across a refresh's read and hand-over: two refreshes at once (the timer's and one
+  // after a write) would otherwise race, and the older read could land last and bring a
+  // revoked token back until the next tick.
+  std::mutex refresh_mu_;
   const Clock& clock_;
   std::unique_ptr<Timer> timer_;
 };
