@@ -153,10 +153,11 @@ void Accounts::create_token(const std::string& owner, const std::string& name, a
                 "tw_" + secret};
   made.record.digest = auth::sha256_hex(made.token);
   ApiTokenRecord record = made.record;
-  commit(SaveApiToken{std::move(record)}, [made = std::move(made), done = std::move(done)](const Status& status) {
-    if (!status.ok()) return done(status.error());
-    done(made);
-  });
+  commit(SaveApiToken{std::move(record)},
+         [made = std::move(made), done = std::move(done)](const Status& status) {
+           if (!status.ok()) return done(status.error());
+           done(made);
+         });
 }
 
 void Accounts::revoke_token(const std::string& id, const auth::Principal& by, Done done) {
