@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Time to prune one day of N million raw results on PostgreSQL: before schema 9, the
+"""Time to prune one day of N million raw results on PostgreSQL: before schema 10, the
 chunked DELETE that pruning ran (10,000 rows a statement, as RetentionPruner queues them);
 since, one DROP TABLE of the day's partition. Same PostgreSQL 15, same rows, same machine.
 
@@ -21,7 +21,7 @@ DAY = 86_400_000
 DAY0 = 1_700_000_000_000 - 1_700_000_000_000 % DAY  # 2023-11-14
 COLUMNS = """id BIGINT GENERATED ALWAYS AS IDENTITY, monitor TEXT NOT NULL, at_ms BIGINT NOT NULL,
   ok BOOLEAN NOT NULL, latency_ms DOUBLE PRECISION NOT NULL, cause TEXT NOT NULL DEFAULT ''"""
-# Schema 8's table and indexes (migrations.cc, version 1), and schema 9's.
+# Schema 8's table and indexes (migrations.cc, version 1), and schema 10's.
 BEFORE = f"""DROP TABLE IF EXISTS check_results;
 CREATE TABLE check_results ({COLUMNS}, PRIMARY KEY (id));
 CREATE INDEX ON check_results (monitor, at_ms); CREATE INDEX ON check_results (at_ms);"""
@@ -77,7 +77,7 @@ def main():
             assert pg.psql("SELECT count(*) FROM check_results").strip() == str(rows)
         print(f"one day of {rows:,} results, {args.rounds} rounds")
         report("chunked DELETE (schema 8)", before)
-        report("DROP TABLE of the day (schema 9)", after)
+        report("DROP TABLE of the day (schema 10)", after)
     finally:
         pg.discard()
 
