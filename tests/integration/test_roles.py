@@ -86,6 +86,10 @@ def test_each_role_does_what_it_may_and_no_more(start_server):
                                   {"name": "eve", "role": "viewer", "password": "eve's long password"},
                                   token=editor["token"])
     assert status == 403 and "needs the admin role" in problem["detail"]
+    channel = {"name": "ed-hook", "type": "webhook", "url": "http://127.0.0.1:9/hook"}
+    status, problem, _ = api_call(server, "POST", "/api/v1/notifications", channel, token=editor["token"])
+    assert status == 403 and "needs the admin role" in problem["detail"], "channels are an admin's"
+    assert api_call(server, "POST", "/api/v1/notifications", channel, token=admin["token"])[0] == 201
     status, problem, _ = api_call(server, "POST", "/api/v1/tokens", {"name": "more", "role": "admin"},
                                   token=editor["token"])
     assert status == 400 and "cannot have more" in problem["detail"], "a token never outranks its owner"
@@ -118,6 +122,7 @@ def test_each_role_does_what_it_may_and_no_more(start_server):
     assert ("token laptop of ada", "PATCH /api/v1/users/ed") in seen
     assert ("token laptop of ada", f"DELETE /api/v1/tokens/{viewer['id']}") in seen
     assert ("admin token", "POST /api/v1/users") in seen
+    assert ("token laptop of ada", "POST /api/v1/notifications") in seen
     assert not any(actor == "token laptop of vera" for actor, _ in seen), "refused writes change nothing"
     assert all(e["source"] == "127.0.0.1" and e["at"].endswith("Z") for e in entries)
 
