@@ -48,12 +48,12 @@ json::object audit_row(const AuditEntry& entry) {
 }
 
 const std::vector<ExpiryChoice>& expiry_choices() {
-  static const std::vector<ExpiryChoice> choices = {{"90d", "in 90 days"},
-                                                    {"30d", "in 30 days"},
-                                                    {"7d", "in 7 days"},
-                                                    {"365d", "in a year"},
-                                                    {"never", "never"}};
-  return choices;
+  static const std::vector<ExpiryChoice> kChoices = {{"90d", "in 90 days"},
+                                                     {"30d", "in 30 days"},
+                                                     {"7d", "in 7 days"},
+                                                     {"365d", "in a year"},
+                                                     {"never", "never"}};
+  return kChoices;
 }
 
 Expiry parse_expiry(std::string_view value) {
