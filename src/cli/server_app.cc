@@ -35,6 +35,7 @@
 #include "storage/open_store.h"
 #include "web/maintenance_page.h"
 #include "web/notifications_page.h"
+#include "web/people_pages.h"
 #include "web/routes.h"
 
 namespace trainwatch::cli {
@@ -431,6 +432,9 @@ void ServerApp::add_routes() {
   accounts_ = std::make_unique<catalog::Accounts>(*store_, *admin_auth_, clock_, *alert_timers_);
   api::add_account_routes(*router_, api::AccountContext{*accounts_, *admin_auth_, *store_, clock_});
   web::add_maintenance_page(*router_, web::MaintenancePageContext{web_context, *maintenance_});
+  web::add_tokens_page(*router_, web::PeoplePagesContext{web_context, *accounts_});
+  web::add_users_page(*router_, web::PeoplePagesContext{web_context, *accounts_});
+  web::add_audit_page(*router_, web_context);
   web::add_notifications_page(
       *router_, web::NotificationsPageContext{web_context, *dispatcher_, *channel_catalog_, test_sends_});
 }

@@ -4,6 +4,7 @@
 #include "auth/request_auth.h"
 #include "views/browser_request.h"
 #include "views/write_access.h"
+#include "web/pages.h"
 
 namespace trainwatch::web {
 
@@ -43,8 +44,28 @@ json::object layout_model(const WebContext& ctx, const http::Request& request, c
   for (const auto& p : *ctx.status_pages->get())
     pages.push_back(json::object{{"slug", p.slug}, {"title", p.title}});
   m["status_pages"] = std::move(pages);
-  if (auto s = session_of(ctx, request)) m["session"] = json::object{{"csrf", s->csrf_token}};
+  if (auto s = session_of(ctx, request)) {
+    m["session"] =
+        json::object{{"csrf", s->csrf_token}, {"admin", auth::allows(s->who.role, auth::Role::kAdmin)}};
+  }
   return m;
+}
+
+std::optional<auth::Principal> page_reader(const WebContext& ctx, const http::Request& request,
+                                           const http::Responder& respond, auth::Role needed) {
+  auto session = session_of(ctx, request);
+  if (!session) {
+    respond(redirect("/login"));
+    return std::nullopt;
+  }
+  if (!auth::allows(session->who.role, needed)) {
+    json::object m = layout_model(ctx, request, "Not allowed · trainwatch");
+    m["needed"] = auth::role_name(needed);
+    m["held"] = auth::role_name(session->who.role);
+    respond(html(403, render_page("forbidden", m)));
+    return std::nullopt;
+  }
+  return std::move(session->who);
 }
 
 bool form_allowed(const WebContext& ctx, const http::Request& request,

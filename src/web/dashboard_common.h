@@ -20,9 +20,17 @@ http::Response redirect(std::string location);
 
 std::optional<auth::Session> session_of(const WebContext& ctx, const http::Request& request);
 
-// What every dashboard page's layout needs: the nav's status pages and the session.
+// What every dashboard page's layout needs: the nav's status pages and the session (with
+// `admin` for a session that may manage users and read the audit log: the nav shows
+// those links only then).
 boost::json::object layout_model(const WebContext& ctx, const http::Request& request,
                                  const std::string& title);
+
+// Pages only a signed-in user of at least `needed` may open (users, tokens, the audit
+// log): the session's principal, or nullopt after answering (to /login without a session,
+// an HTML 403 naming the role it needs otherwise, with none of the page's data).
+std::optional<auth::Principal> page_reader(const WebContext& ctx, const http::Request& request,
+                                           const http::Responder& respond, auth::Role needed);
 
 // Form posts from the dashboard: from this server's own origin (views/browser_request.h),
 // with the session cookie plus the form's CSRF token, from a user with at least `needed`.

@@ -8,7 +8,8 @@
 //
 // One file per group of routes: status_page_routes, badge_routes, static_routes,
 // login_routes, monitors_page, monitor_page, monitor_forms and job_page; add_web_routes
-// adds them all. (maintenance_page and notifications_page take contexts of their own.)
+// adds them all. (maintenance_page, notifications_page and the people pages,
+// web/people_pages.h, take contexts of their own.)
 #pragma once
 
 #include <memory>
