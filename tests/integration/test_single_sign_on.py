@@ -154,3 +154,9 @@ def test_a_rotated_signing_key_is_fetched_and_trusted(sso):
     _, status, page = browser_login(server, provider, "alice", ["ml-platform"])
     assert status == 200, page
     assert provider.jwks_requests == fetched + 1, "the new key was fetched once"
+
+    # Unknown key ids cannot make the server hammer the provider: one re-read per 10 s.
+    provider.rotate_keys()
+    _, status, page = browser_login(server, provider, "alice", ["ml-platform"])
+    assert status == 403 and "JWKS lacks" in page, page
+    assert provider.jwks_requests == fetched + 1
