@@ -199,7 +199,8 @@ struct ServerInProcess {
                                       admin,
                                       catalog,
                                       jobs,
-                                      std::make_shared<catalog::StatusPageSet>(config.status_pages)};
+                                      std::make_shared<catalog::StatusPageSet>(config.status_pages),
+                                      std::string()};
     web::add_web_routes(router, web_context);
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
     web::add_maintenance_page(router, web::MaintenancePageContext{web_context, maintenance});

@@ -65,6 +65,7 @@ AdminAuth::AdminAuth(const AuthConfig& config, const Clock& clock)
       digests_(digests_of(config)),
       config_users_(users_of(config)),
       ttl_(config.session_ttl),
+      single_sign_on_(config.oidc.has_value()),
       gate_(clock) {}
 
 bool AdminAuth::reconfigure(const AuthConfig& config) {
@@ -72,6 +73,7 @@ bool AdminAuth::reconfigure(const AuthConfig& config) {
   std::vector<UserRecord> next_users = users_of(config);
   std::lock_guard lock(mu_);
   ttl_ = config.session_ttl;
+  single_sign_on_ = config.oidc.has_value();
   const bool tokens_changed = next != digests_;
   const bool users_changed = !same_users(next_users, config_users_);
   if (!tokens_changed && !users_changed) return false;
@@ -124,7 +126,7 @@ const UserRecord* AdminAuth::find_user(std::string_view name) const {
 
 bool AdminAuth::enabled() const {
   std::lock_guard lock(mu_);
-  return !digests_.empty() || !config_users_.empty() || !stored_users_.empty();
+  return !digests_.empty() || !config_users_.empty() || !stored_users_.empty() || single_sign_on_;
 }
 
 bool AdminAuth::has_admin_tokens() const {

@@ -93,8 +93,10 @@ class AdminAuth {
   // longer there end; a session whose user's role changed acts with the new role.
   void set_accounts(std::vector<UserRecord> users, std::vector<ApiTokenRecord> tokens);
 
-  // False when no admin token and no user is configured: then nothing can be changed
-  // through HTTP, and every reader is treated as an admin (a single-user server).
+  // False when no admin token, no user and no single sign-on is configured: then nothing
+  // can be changed through HTTP, and every reader is treated as an admin (a single-user
+  // server). Single sign-on alone turns it on: its users are made at their first login,
+  // and until then the dashboard's private views must not be open to all.
   bool enabled() const;
   // Who a bearer token acts for: an admin token, or a user's live API token.
   std::optional<Principal> bearer(std::string_view token) const;
@@ -158,6 +160,7 @@ class AdminAuth {
   std::map<std::string, ApiTokenRecord, std::less<>> tokens_;   // by digest, live ones only
   std::map<std::string, int64_t, std::less<>> last_code_step_;  // by user: TOTP replay guard
   Millis ttl_;
+  bool single_sign_on_ = false;  // auth.oidc is set
   AuditSink audit_sink_;
   std::map<std::string, Session, std::less<>> sessions_;  // by id
   mutable CredentialGate gate_;                           // has its own locks

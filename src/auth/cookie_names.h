@@ -17,4 +17,9 @@ inline std::string session_cookie_name(bool https) { return https ? "__Host-tw_s
 // The pre-login session of the login form (auth/login_forms.h).
 inline std::string login_form_cookie_name(bool https) { return https ? "__Host-tw_login" : "tw_login"; }
 
+// The browser a single sign-on login was started from (auth/oidc_logins.h). SameSite=Lax,
+// not Strict: the provider's redirect back is a cross-site navigation, and a Strict
+// cookie would not come with it.
+inline std::string oidc_login_cookie_name(bool https) { return https ? "__Host-tw_oidc" : "tw_oidc"; }
+
 }  // namespace trainwatch::auth

@@ -37,6 +37,7 @@
 #include "web/notifications_page.h"
 #include "web/people_pages.h"
 #include "web/routes.h"
+#include "web/sso_routes.h"
 
 namespace trainwatch::cli {
 namespace {
@@ -413,8 +414,9 @@ void ServerApp::add_routes() {
   api::add_ping_routes(*router_, *pings_);
   api::add_monitor_write_routes(*router_, api::WriteContext{*engine_, *monitors_, *admin_auth_});
   status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
-  const web::WebContext web_context{*engine_,   *store_,        clock_,       *admin_auth_,
-                                    *monitors_, *job_registry_, status_pages_};
+  const std::string sso_button = config_.auth.oidc ? config_.auth.oidc->button_text : std::string();
+  const web::WebContext web_context{*engine_,   *store_,        clock_,        *admin_auth_,
+                                    *monitors_, *job_registry_, status_pages_, sso_button};
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
@@ -431,6 +433,10 @@ void ServerApp::add_routes() {
   });
   accounts_ = std::make_unique<catalog::Accounts>(*store_, *admin_auth_, clock_, *alert_timers_);
   api::add_account_routes(*router_, api::AccountContext{*accounts_, *admin_auth_, *store_, clock_});
+  if (config_.auth.oidc) {
+    sso_client_ = std::make_unique<web::SsoClient>(*config_.auth.oidc, clock_);
+    web::add_sso_routes(*router_, web::SsoContext{web_context, *accounts_, *sso_client_});
+  }
   web::add_maintenance_page(*router_, web::MaintenancePageContext{web_context, *maintenance_});
   web::add_tokens_page(*router_, web::PeoplePagesContext{web_context, *accounts_});
   web::add_users_page(*router_, web::PeoplePagesContext{web_context, *accounts_});

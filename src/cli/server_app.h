@@ -87,6 +87,7 @@
 #include "storage/member_registry.h"
 #include "storage/retention.h"
 #include "storage/store.h"
+#include "web/sso_client.h"
 
 namespace trainwatch::cli {
 
@@ -196,6 +197,8 @@ class ServerApp {
   std::shared_ptr<http::Router> router_;
   std::unique_ptr<auth::AdminAuth> admin_auth_;
   std::unique_ptr<catalog::Accounts> accounts_;  // after admin_auth_: it feeds it
+  // auth.oidc's provider client; after accounts_: its worker's logins store users there.
+  std::unique_ptr<web::SsoClient> sso_client_;
   std::shared_ptr<http::ServerStats> http_stats_;
   std::shared_ptr<auth::BucketTable> test_sends_;
   std::shared_ptr<catalog::StatusPageSet> status_pages_;

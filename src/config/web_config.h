@@ -3,6 +3,7 @@
 // read_web_sections() (config/web_sections.h) like every other section.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,24 @@ struct UserConfig {
   std::string totp_secret;    // base32; empty: no second factor
 };
 
+// Single sign-on through an OpenID Connect provider (auth/id_token.h, web/sso_routes.h).
+struct OidcRoleMapping {
+  std::string group;
+  std::string role;  // "viewer", "editor" or "admin"
+};
+
+struct OidcConfig {
+  std::string issuer;  // https://idp.example/realms/x: discovery under it
+  std::string client_id;
+  std::string client_secret;  // often "${ENV}"
+  std::string redirect_url;   // the server's public base + /login/oidc/callback
+  std::vector<std::string> scopes{"openid", "profile", "email", "groups"};
+  std::string username_claim = "preferred_username";  // falls back to `sub`
+  std::string groups_claim = "groups";
+  std::vector<OidcRoleMapping> role_mapping;  // highest match wins; none: no login
+  std::string button_text;                    // "Log in with <button_text>"
+};
+
 struct AuthConfig {
   // Admin tokens as written: a plain token (often "${ENV_VAR}") or "sha256:<64 hex>" so
   // the file itself need not hold the secret. The auth component hashes plain ones when
@@ -55,6 +74,7 @@ struct AuthConfig {
   // How long a login session lasts; after that the login page asks again.
   Millis session_ttl{12 * 3'600'000};
   std::vector<UserConfig> users;
+  std::optional<OidcConfig> oidc;
 };
 
 struct RetentionConfig {

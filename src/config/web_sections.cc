@@ -209,6 +209,68 @@ void read_users(Diagnostics& diag, const YAML::Node& list, std::vector<UserConfi
   }
 }
 
+bool is_http_url(const std::string& url) {
+  const bool scheme = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+  return scheme && url.find_first_of(" \t\r\n") == std::string::npos;
+}
+
+void read_oidc(Diagnostics& diag, const YAML::Node& node, std::optional<OidcConfig>& out) {
+  Section s(diag, node, "auth.oidc");
+  if (!s.valid()) return;
+  OidcConfig oidc;
+  auto url = [&](const char* key, std::string& field, const char* expected) {
+    auto text = s.string(key, true);
+    if (!text) return;
+    if (!is_http_url(*text))
+      diag.error(s.raw(key).Mark(), s.key_path(key), "found '" + *text + "'; expected " + expected);
+    field = *text;
+  };
+  url("issuer", oidc.issuer, "the provider's issuer URL (https://...), as its discovery document names it");
+  url("redirect_url", oidc.redirect_url,
+      "this server's public URL followed by /login/oidc/callback (https://monitor.example/login/oidc/callback)");
+  if (!oidc.redirect_url.empty() && oidc.redirect_url.find("/login/oidc/callback") == std::string::npos)
+    diag.error(s.raw("redirect_url").Mark(), s.key_path("redirect_url"),
+               "found '" + oidc.redirect_url + "'; expected it to end in /login/oidc/callback");
+  if (auto id = s.string("client_id", true)) oidc.client_id = *id;
+  if (auto secret = s.string("client_secret", true)) oidc.client_secret = *secret;
+  if (auto scopes = s.string_list("scopes")) {
+    if (std::find(scopes->begin(), scopes->end(), "openid") == scopes->end())
+      diag.error(s.raw("scopes").Mark(), s.key_path("scopes"),
+                 "found no openid; expected a list with openid");
+    oidc.scopes = *scopes;
+  }
+  if (auto claim = s.string("username_claim")) oidc.username_claim = *claim;
+  if (auto claim = s.string("groups_claim")) oidc.groups_claim = *claim;
+  if (auto text = s.string("button_text")) oidc.button_text = *text;
+  YAML::Node mapping = s.raw("role_mapping");
+  if (!mapping.IsDefined() || mapping.IsNull()) {
+    diag.error(
+        s.mark(), s.key_path("role_mapping"),
+        "missing; expected a list of {group, role}: nobody can log in through single sign-on without one");
+  } else if (!mapping.IsSequence()) {
+    diag.error(mapping.Mark(), s.key_path("role_mapping"),
+               describe(mapping) + "; expected a list of {group, role}");
+  } else {
+    for (size_t i = 0; i < mapping.size(); ++i) {
+      Section m(diag, mapping[i], s.key_path("role_mapping") + "[" + std::to_string(i) + "]");
+      if (!m.valid()) continue;
+      OidcRoleMapping entry;
+      if (auto group = m.string("group", true)) entry.group = *group;
+      if (auto role = m.string("role", true)) {
+        if (*role != "viewer" && *role != "editor" && *role != "admin")
+          diag.error(m.raw("role").Mark(), m.key_path("role"),
+                     "found '" + *role + "'; expected viewer, editor or admin");
+        entry.role = *role;
+      }
+      m.finish();
+      oidc.role_mapping.push_back(std::move(entry));
+    }
+  }
+  if (oidc.button_text.empty()) oidc.button_text = "single sign-on";
+  s.finish();
+  out = std::move(oidc);
+}
+
 }  // namespace
 
 void read_auth(Diagnostics& diag, const YAML::Node& node, AuthConfig& out) {
@@ -244,6 +306,7 @@ void read_auth(Diagnostics& diag, const YAML::Node& node, AuthConfig& out) {
   }
   if (YAML::Node users = s.raw("users"); users.IsDefined() && !users.IsNull())
     read_users(diag, users, out.users);
+  if (YAML::Node oidc = s.raw("oidc"); oidc.IsDefined() && !oidc.IsNull()) read_oidc(diag, oidc, out.oidc);
   s.finish();
 }
 

@@ -46,6 +46,7 @@ void login_page(const WebContext& ctx, const Forms& forms, const Request& reques
   if (!form) return respond(Response::problem(503, "no randomness for a login form; try again"));
   json::object m = layout_model(ctx, request, "Log in · trainwatch");
   m["csrf"] = form->csrf_token;
+  if (!ctx.sso_button.empty()) m["sso_button"] = ctx.sso_button;
   if (!ctx.auth.enabled()) {
     m["error"] =
         "No admin token or user is configured (auth.admin_tokens, auth.users or TRAINWATCH_ADMIN_TOKEN), so "

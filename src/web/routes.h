@@ -34,6 +34,8 @@ struct WebContext {
   catalog::MonitorCatalog& catalog;
   jobs::JobRegistry& jobs;
   std::shared_ptr<catalog::StatusPageSet> status_pages;
+  // "Log in with <this>" on the login page; empty: single sign-on is not configured.
+  std::string sso_button;
 };
 
 void add_web_routes(http::Router& router, const WebContext& context);

@@ -138,3 +138,62 @@ TEST(WebSections, AnnouncementErrorsSayWhereAndWhat) {
 
 }  // namespace
 }  // namespace trainwatch
+
+namespace trainwatch {
+namespace {
+
+TEST(WebSections, SingleSignOnLoadsWithItsDefaults) {
+  auto loaded = load_config_text(std::string(kMonitors) + R"(auth:
+  oidc:
+    issuer: https://sso.example.com/realms/ml
+    client_id: trainwatch
+    client_secret: ${TW_TOKEN}
+    redirect_url: https://tw.example.com/login/oidc/callback
+    role_mapping:
+      - {group: ml-platform, role: admin}
+      - {group: researchers, role: editor}
+)",
+                                 "tw.yaml", env);
+  ASSERT_TRUE(loaded.config) << loaded.errors.at(0).to_string();
+  const auto& oidc = loaded.config->auth.oidc;
+  ASSERT_TRUE(oidc);
+  EXPECT_EQ(oidc->client_secret, "a-token-from-the-environment");
+  EXPECT_EQ(oidc->scopes, (std::vector<std::string>{"openid", "profile", "email", "groups"}));
+  EXPECT_EQ(oidc->username_claim, "preferred_username");
+  EXPECT_EQ(oidc->groups_claim, "groups");
+  EXPECT_EQ(oidc->button_text, "single sign-on");
+  ASSERT_EQ(oidc->role_mapping.size(), 2u);
+  EXPECT_EQ(oidc->role_mapping[1].role, "editor");
+  EXPECT_FALSE(load_config_text(kMonitors, "tw.yaml", env).config->auth.oidc);
+}
+
+TEST(WebSections, SingleSignOnErrorsSayWhereAndWhat) {
+  auto errors = errors_of(std::string(kMonitors) + R"(auth:
+  oidc:
+    issuer: sso.example.com
+    client_id: trainwatch
+    redirect_url: https://tw.example.com/callback
+    scopes: [profile]
+    role_mapping:
+      - {group: ml-platform, role: owner}
+)");
+  const std::vector<std::string> expected = {
+      "tw.yaml:7:13: auth.oidc.issuer: found 'sso.example.com'; expected the provider's issuer URL",
+      "tw.yaml:9:19: auth.oidc.redirect_url: found 'https://tw.example.com/callback'; expected it to end in "
+      "/login/oidc/callback",
+      "tw.yaml:7:5: auth.oidc.client_secret: missing",
+      "tw.yaml:10:13: auth.oidc.scopes: found no openid; expected a list with openid",
+      "tw.yaml:12:36: auth.oidc.role_mapping[0].role: found 'owner'; expected viewer, editor or admin",
+  };
+  ASSERT_EQ(errors.size(), expected.size()) << ::testing::PrintToString(errors);
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(errors[i].rfind(expected[i], 0), 0u) << errors[i];
+  EXPECT_NE(errors_of(std::string(kMonitors) +
+                      "auth:\n  oidc: {issuer: https://a.example, client_id: x, client_secret: y, "
+                      "redirect_url: https://t.example/login/oidc/callback}\n")
+                .at(0)
+                .find("role_mapping: missing"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainwatch

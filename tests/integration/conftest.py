@@ -39,7 +39,8 @@ def wait_for(predicate, timeout=15.0, interval=0.05, what="condition"):
 class Server:
     """One `trainwatch serve` process on a config file and a data dir."""
 
-    def __init__(self, config_path, data_dir, log_path):
+    def __init__(self, config_path, data_dir, log_path, listen="127.0.0.1:0"):
+        self.listen = listen
         self.config_path = config_path
         self.data_dir = data_dir
         self.log_path = log_path
@@ -49,7 +50,7 @@ class Server:
     def start(self):
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [BINARY, "serve", "-c", str(self.config_path), "--listen", "127.0.0.1:0", "--data-dir", str(self.data_dir)],
+            [BINARY, "serve", "-c", str(self.config_path), "--listen", self.listen, "--data-dir", str(self.data_dir)],
             stdout=subprocess.PIPE, stderr=self.log)
         line = self.proc.stdout.readline().decode()
         assert "serving" in line, f"server did not start: {line!r}; log: {pathlib.Path(self.log_path).read_text()}"
@@ -104,13 +105,14 @@ def decode(response):
 
 @pytest.fixture
 def start_server(tmp_path):
-    """start_server(yaml_text) -> a running Server; every one started is stopped at the end."""
+    """start_server(yaml_text) -> a running Server; every one started is stopped at the end.
+    `listen` fixes the address where the config must name it (a single sign-on redirect URL)."""
     servers = []
 
-    def start(config_text, data_dir=None):
+    def start(config_text, data_dir=None, listen="127.0.0.1:0"):
         config = tmp_path / "trainwatch.yaml"
         config.write_text(config_text)
-        server = Server(config, data_dir or tmp_path / "data", tmp_path / "server.log").start()
+        server = Server(config, data_dir or tmp_path / "data", tmp_path / "server.log", listen).start()
         servers.append(server)
         return server
 
