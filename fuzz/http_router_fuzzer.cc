@@ -26,6 +26,7 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http.hpp>
 
+#include "alerting/channel_catalog.h"
 #include "alerting/dispatcher.h"
 #include "alerting/planner.h"
 #include "alerting/transport.h"
@@ -150,6 +151,8 @@ struct ServerInProcess {
   AsioTimers alert_timers{alert_io, clock};
   alerting::Transport transport{alert_io};
   alerting::Dispatcher dispatcher{alert_io, clock, alert_timers, *store, transport, [] { return 0.5; }};
+  // No channels in the fuzzed config: the catalog has nothing to apply.
+  alerting::ChannelCatalog channels{*store, "trainwatch.yaml", [](const std::vector<ChannelConfig>&) {}};
   alerting::AlertPlanner planner{clock, [this] { dispatcher.wake(); }};
   jobs::JobRegistry jobs{clock};
   NoCheckers checkers;
@@ -189,8 +192,8 @@ struct ServerInProcess {
     };
     api::add_api_routes(router, api_context);
     auto test_sends = std::make_shared<auth::BucketTable>(api::kTestSendLimits);
-    api::add_notification_routes(router,
-                                 api::NotificationContext{dispatcher, *store, admin, clock, test_sends});
+    api::add_notification_routes(
+        router, api::NotificationContext{dispatcher, channels, *store, admin, clock, test_sends});
     api::add_ping_routes(router, pings);
     api::add_monitor_write_routes(router, api::WriteContext{engine, catalog, admin});
     const web::WebContext web_context{engine,
@@ -204,7 +207,8 @@ struct ServerInProcess {
     web::add_web_routes(router, web_context);
     api::add_maintenance_routes(router, api::MaintenanceContext{maintenance, admin, clock});
     web::add_maintenance_page(router, web::MaintenancePageContext{web_context, maintenance});
-    web::add_notifications_page(router, web::NotificationsPageContext{web_context, dispatcher, test_sends});
+    web::add_notifications_page(router,
+                                web::NotificationsPageContext{web_context, dispatcher, channels, test_sends});
     intake = std::make_unique<jobs::ReportIntake>(
         jobs, journal, std::make_shared<auth::ReloadableSecret>(config.jobs.token),
         [this](const std::string& job) { engine.ensure_monitor(jobs.auto_monitor(job)); });
