@@ -10,7 +10,7 @@ import subprocess
 import time
 
 from conftest import BINARY, wait_for
-from test_jobs import BUILD, HOOKED, PY, REPORT_EVERY, TOKEN, Webhook, process_events_allowed
+from test_jobs import BUILD, HOOKED, PY, REPORT_EVERY, TOKEN, Webhook, process_events_allowed, rendezvous_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -33,7 +33,13 @@ def torchrun_job(start_server, tmp_path, monkeypatch, max_restarts):
                               "--report-every", str(REPORT_EVERY)], env=env,
                              stderr=open(tmp_path / "agent.log", "wb"))
     # torch 1.13's launcher on Python 3.11 fails at start with its default --redirects/--tee.
-    torchrun = subprocess.Popen([PY, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "4",
+    # A static rendezvous on a port below the ephemeral range, not --standalone: standalone
+    # picks each attempt's MASTER_PORT by binding port 0 and releasing it, and any socket
+    # opened before rank 0 binds it may take it (CI saw "Address already in use" on a
+    # restart); with a static rendezvous the ranks of every attempt use the launcher's store.
+    torchrun = subprocess.Popen([PY, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "4",
+                                 "--rdzv_backend", "static", "--rdzv_id", f"tiny-{os.getpid()}",
+                                 "--master_addr", "127.0.0.1", "--master_port", str(rendezvous_port()),
                                  "--max_restarts", str(max_restarts), "--redirects", "9:0", "--tee", "9:0",
                                  os.path.join(HERE, "job_rank.py")],
                                 env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "torchrun.log", "wb"),
