@@ -17,13 +17,11 @@
 #pragma once
 
 #include <cstddef>
-#include <list>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "auth/one_shot_table.h"
 #include "core/clock.h"
 
 namespace trainwatch::auth {
@@ -38,7 +36,7 @@ class LoginForms {
     std::string csrf_token;  // the form's hidden field
   };
 
-  explicit LoginForms(const Clock& clock) : clock_(clock) {}
+  explicit LoginForms(const Clock& clock) : csrf_by_id_(clock, kMaxForms, kFormTtl) {}
 
   // A new open form; nullopt when the OS has no randomness to give.
   std::optional<Form> open();
@@ -49,17 +47,7 @@ class LoginForms {
   size_t size() const;
 
  private:
-  struct Entry {
-    std::string csrf_token;
-    MonoTime expires{};
-    std::list<std::string>::iterator age;  // place in oldest_first_
-  };
-  void drop_expired(MonoTime now);  // mu_ held
-
-  const Clock& clock_;
-  mutable std::mutex mu_;
-  std::map<std::string, Entry, std::less<>> forms_;
-  std::list<std::string> oldest_first_;  // opening order = expiry order (one TTL for all)
+  OneShotTable<std::string> csrf_by_id_;
 };
 
 }  // namespace trainwatch::auth

@@ -11,43 +11,17 @@ std::optional<OidcLogins::Login> OidcLogins::open() {
   Login login{random_token(), random_token(), random_token(), random_token()};
   if (login.state.empty() || login.browser.empty() || login.code_verifier.empty() || login.nonce.empty())
     return std::nullopt;
-  const MonoTime now = clock_.monotonic_time();
-  std::lock_guard lock(mu_);
-  drop_expired(now);
-  while (logins_.size() >= kMaxLogins) {
-    logins_.erase(oldest_first_.front());
-    oldest_first_.pop_front();
-  }
-  oldest_first_.push_back(login.state);
-  logins_.emplace(login.state, Entry{login, now + kTtl, std::prev(oldest_first_.end())});
+  by_state_.put(login.state, login);
   return login;
 }
 
 std::optional<OidcLogins::Login> OidcLogins::redeem(std::string_view state, std::string_view browser) {
-  std::lock_guard lock(mu_);
-  drop_expired(clock_.monotonic_time());
-  auto it = logins_.find(state);
-  if (it == logins_.end()) return std::nullopt;
-  Login login = std::move(it->second.login);
-  oldest_first_.erase(it->second.age);
-  logins_.erase(it);
-  if (browser.empty() || login.browser != browser) return std::nullopt;
+  auto login = by_state_.take(state);
+  if (!login || browser.empty() || login->browser != browser) return std::nullopt;
   return login;
 }
 
-size_t OidcLogins::size() const {
-  std::lock_guard lock(mu_);
-  return logins_.size();
-}
-
-void OidcLogins::drop_expired(MonoTime now) {
-  while (!oldest_first_.empty()) {
-    auto it = logins_.find(oldest_first_.front());
-    if (it->second.expires > now) break;
-    logins_.erase(it);
-    oldest_first_.pop_front();
-  }
-}
+size_t OidcLogins::size() const { return by_state_.size(); }
 
 std::string pkce_challenge(std::string_view code_verifier) {
   unsigned char digest[SHA256_DIGEST_LENGTH];

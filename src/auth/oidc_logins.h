@@ -11,13 +11,11 @@
 #pragma once
 
 #include <cstddef>
-#include <list>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "auth/one_shot_table.h"
 #include "core/clock.h"
 
 namespace trainwatch::auth {
@@ -34,7 +32,7 @@ class OidcLogins {
     std::string nonce;
   };
 
-  explicit OidcLogins(const Clock& clock) : clock_(clock) {}
+  explicit OidcLogins(const Clock& clock) : by_state_(clock, kMaxLogins, kTtl) {}
 
   // A new login; nullopt when the OS has no randomness to give.
   std::optional<Login> open();
@@ -45,17 +43,7 @@ class OidcLogins {
   size_t size() const;
 
  private:
-  struct Entry {
-    Login login;
-    MonoTime expires{};
-    std::list<std::string>::iterator age;
-  };
-  void drop_expired(MonoTime now);  // mu_ held
-
-  const Clock& clock_;
-  mutable std::mutex mu_;
-  std::map<std::string, Entry, std::less<>> logins_;
-  std::list<std::string> oldest_first_;
+  OneShotTable<Login> by_state_;
 };
 
 // The PKCE S256 challenge of a verifier: base64url(SHA-256(verifier)).

@@ -34,18 +34,5 @@ TEST(LoginFormsTest, FormsExpire) {
   EXPECT_TRUE(forms.redeem(b->id, b->csrf_token));
 }
 
-TEST(LoginFormsTest, AtTheBoundTheOldestFormMakesRoom) {
-  testing::ManualClock clock;
-  LoginForms forms(clock);
-  auto first = forms.open();
-  auto second = forms.open();
-  for (size_t i = 2; i < LoginForms::kMaxForms; ++i) ASSERT_TRUE(forms.open());
-  EXPECT_EQ(forms.size(), LoginForms::kMaxForms);
-  ASSERT_TRUE(forms.open());
-  EXPECT_EQ(forms.size(), LoginForms::kMaxForms);
-  EXPECT_FALSE(forms.redeem(first->id, first->csrf_token));
-  EXPECT_TRUE(forms.redeem(second->id, second->csrf_token));
-}
-
 }  // namespace
 }  // namespace trainwatch::auth

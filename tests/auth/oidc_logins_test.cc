@@ -38,17 +38,6 @@ TEST(OidcLoginsTest, LoginsExpireAfterTenMinutes) {
   EXPECT_TRUE(logins.redeem(b->state, b->browser));
 }
 
-TEST(OidcLoginsTest, AtTheBoundTheOldestLoginMakesRoom) {
-  testing::ManualClock clock;
-  OidcLogins logins(clock);
-  auto first = logins.open();
-  for (size_t i = 1; i < OidcLogins::kMaxLogins; ++i) ASSERT_TRUE(logins.open());
-  auto last = logins.open();
-  EXPECT_EQ(logins.size(), OidcLogins::kMaxLogins);
-  EXPECT_FALSE(logins.redeem(first->state, first->browser));
-  EXPECT_TRUE(logins.redeem(last->state, last->browser));
-}
-
 TEST(PkceTest, S256ChallengeMatchesRfc7636) {
   // RFC 7636 appendix B.
   EXPECT_EQ(pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
