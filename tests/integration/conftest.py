@@ -291,3 +291,30 @@ def postgres():
     pg = Postgres()
     yield pg
     pg.discard()
+
+
+@pytest.fixture
+def start_replicas(tmp_path, postgres, monkeypatch):
+    """start_replicas(count, admin_token) -> `count` running replicas on one real PostgreSQL,
+    each with its own data dir, sharing one config (a canary monitor and the admin token);
+    every one started is stopped at the end."""
+    started = []
+
+    def start(count, admin_token):
+        monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
+        path = tmp_path / "replicas.yaml"
+        path.write_text(f"""
+store:
+  url: ${{TRAINWATCH_STORE_URL}}
+auth:
+  admin_tokens: ["{admin_token}"]
+monitors:
+  - {{name: canary, type: tcp, host: 127.0.0.1, port: 9, interval: 1h}}
+""")
+        for i in range(count):
+            started.append(Server(path, tmp_path / f"data-{i}", tmp_path / f"replica-{i}.log").start())
+        return started[-count:]
+
+    yield start
+    for replica in started:
+        replica.stop()

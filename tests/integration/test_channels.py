@@ -206,22 +206,10 @@ def test_channels_through_the_api(start_server, tmp_path):
         receiver.close()
 
 
-def test_a_channel_added_on_one_replica_is_sent_to_by_the_other(tmp_path, postgres, monkeypatch):
+def test_a_channel_added_on_one_replica_is_sent_to_by_the_other(start_replicas):
     receiver = HttpReceiver()
-    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
-    path = tmp_path / "trainwatch.yaml"
-    path.write_text(f"""
-store:
-  url: ${{TRAINWATCH_STORE_URL}}
-auth:
-  admin_tokens: ["{TOKEN}"]
-monitors:
-  - {{name: canary, type: tcp, host: 127.0.0.1, port: 9, interval: 1h}}
-""")
-    replicas = []
     try:
-        for i in range(2):
-            replicas.append(Server(path, tmp_path / f"data-{i}", tmp_path / f"replica-{i}.log").start())
+        replicas = start_replicas(2, TOKEN)
         body = {"name": "shared", "type": "webhook", "url": receiver.base + "/shared"}
         assert api_call(replicas[0], "POST", "/api/v1/notifications", body, token=TOKEN)[0] == 201
         # The catalog's bound: the other replica reads it at its next beat (1 s).
@@ -234,6 +222,4 @@ monitors:
         wait_for(lambda: replicas[0].get("/api/v1/notifications/shared")[0] == 404, timeout=5,
                  what="the removal on the first replica")
     finally:
-        for r in replicas:
-            r.stop()
         receiver.close()

@@ -8,7 +8,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from conftest import BINARY, Server, api_call, wait_for
+from conftest import BINARY, api_call, wait_for
 
 ADMIN_TOKEN = "roles-admin-token-0123456789abcdef"
 HB_TOKEN = "roles-heartbeat-token-0123456789"
@@ -161,43 +161,60 @@ def test_a_user_logs_in_with_a_password_and_a_viewer_session_cannot_write(start_
     assert api_call(server, "GET", "/api/v1/monitors/nightly")[1]["status"] != "paused"
 
 
-def test_a_token_revoked_on_one_replica_is_refused_on_every_replica_within_a_second(tmp_path, postgres,
-                                                                                    monkeypatch):
-    monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
-    path = tmp_path / "trainwatch.yaml"
-    path.write_text(f"""
-store:
-  url: ${{TRAINWATCH_STORE_URL}}
+def test_the_last_admin_cannot_be_removed_or_lowered_once_no_admin_token_is_configured(start_server):
+    """The operator bootstraps with an admin token, makes ada an admin, then drops the token
+    from the config: ada is the installation's only admin and cannot remove or lower
+    herself (409, nothing changed) until another admin exists."""
+    bootstrap = f"""
+monitors:
+  - {{name: nightly, type: heartbeat, period: 1h, token: {HB_TOKEN}}}
 auth:
   admin_tokens: ["{ADMIN_TOKEN}"]
-monitors:
-  - {{name: canary, type: tcp, host: 127.0.0.1, port: 9, interval: 1h}}
-""")
-    replicas = []
-    try:
-        for i in range(3):
-            replicas.append(Server(path, tmp_path / f"data-{i}", tmp_path / f"replica-{i}.log").start())
-        first, *others = replicas
-        made = make_user(first, "mei", "editor")
-        # Made on one replica, the user and her token work on every replica.
-        for replica in others:
-            wait_for(lambda: api_call(replica, "GET", "/api/v1/tokens", token=made["token"])[0] == 200, timeout=5,
-                     what="the new token on another replica")
-        assert api_call(others[0], "POST", "/api/v1/monitors/canary/pause", token=made["token"])[0] == 200
+"""
+    server = start_server(bootstrap)
+    ada = make_user(server, "ada", "admin")["token"]
+    server.config_path.write_text(bootstrap.split("auth:")[0])
+    server.reload()
+    wait_for(lambda: api_call(server, "GET", "/api/v1/users", token=ADMIN_TOKEN)[0] == 401, timeout=10,
+             what="the bootstrap token to be gone after the reload")
 
-        assert api_call(first, "DELETE", f"/api/v1/tokens/{made['id']}", token=ADMIN_TOKEN)[0] == 204
-        revoked_at = time.monotonic()
-        assert api_call(first, "GET", "/api/v1/tokens", token=made["token"])[0] == 401, "at once where revoked"
-        for replica in others:
-            wait_for(lambda: api_call(replica, "GET", "/api/v1/tokens", token=made["token"])[0] == 401,
-                     timeout=1.0, interval=0.02, what="the revoked token refused on another replica")
-        assert time.monotonic() - revoked_at < 1.0
+    for method, body in (("DELETE", None), ("PATCH", {"role": "viewer"})):
+        status, problem, headers = api_call(server, method, "/api/v1/users/ada", body, token=ada)
+        assert status == 409 and headers["Content-Type"] == "application/problem+json", (method, status, problem)
+        assert "ada is the last admin; make another admin first" in problem["detail"], problem
+    users = {u["name"]: u["role"] for u in api_call(server, "GET", "/api/v1/users", token=ada)[1]["users"]}
+    assert users == {"ada": "admin"}, users
 
-        # Every replica's writes are in the one audit log.
-        entries = api_call(others[1], "GET", "/api/v1/audit", token=ADMIN_TOKEN)[1]["entries"]
-        seen = {(e["actor"], e["action"]) for e in entries}
-        assert ("token laptop of mei", "POST /api/v1/monitors/canary/pause") in seen
-        assert ("admin token", f"DELETE /api/v1/tokens/{made['id']}") in seen
-    finally:
-        for replica in replicas:
-            replica.stop()
+    status, _, _ = api_call(server, "POST", "/api/v1/users",
+                            {"name": "bob", "role": "admin", "password": "bob's long password"}, token=ada)
+    assert status == 201
+    bob = api_call(server, "POST", "/api/v1/tokens", {"name": "laptop", "owner": "bob"}, token=ada)[1]["token"]
+    status, body, _ = api_call(server, "PATCH", "/api/v1/users/ada", {"role": "viewer"}, token=ada)
+    assert status == 200 and body["role"] == "viewer", body
+    assert api_call(server, "GET", "/api/v1/users", token=ada)[0] == 403, "lowering ada lowers her token"
+    users = {u["name"]: u["role"] for u in api_call(server, "GET", "/api/v1/users", token=bob)[1]["users"]}
+    assert users == {"ada": "viewer", "bob": "admin"}, users
+
+
+def test_a_token_revoked_on_one_replica_is_refused_on_every_replica_within_a_second(start_replicas):
+    first, *others = start_replicas(3, ADMIN_TOKEN)
+    made = make_user(first, "mei", "editor")
+    # Made on one replica, the user and her token work on every replica.
+    for replica in others:
+        wait_for(lambda: api_call(replica, "GET", "/api/v1/tokens", token=made["token"])[0] == 200, timeout=5,
+                 what="the new token on another replica")
+    assert api_call(others[0], "POST", "/api/v1/monitors/canary/pause", token=made["token"])[0] == 200
+
+    assert api_call(first, "DELETE", f"/api/v1/tokens/{made['id']}", token=ADMIN_TOKEN)[0] == 204
+    revoked_at = time.monotonic()
+    assert api_call(first, "GET", "/api/v1/tokens", token=made["token"])[0] == 401, "at once where revoked"
+    for replica in others:
+        wait_for(lambda: api_call(replica, "GET", "/api/v1/tokens", token=made["token"])[0] == 401,
+                 timeout=1.0, interval=0.02, what="the revoked token refused on another replica")
+    assert time.monotonic() - revoked_at < 1.0
+
+    # Every replica's writes are in the one audit log.
+    entries = api_call(others[1], "GET", "/api/v1/audit", token=ADMIN_TOKEN)[1]["entries"]
+    seen = {(e["actor"], e["action"]) for e in entries}
+    assert ("token laptop of mei", "POST /api/v1/monitors/canary/pause") in seen
+    assert ("admin token", f"DELETE /api/v1/tokens/{made['id']}") in seen
