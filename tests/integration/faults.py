@@ -288,6 +288,29 @@ monitors:{lines}
         members = health(self.replicas[0])["replicas"]["members"]
         return [n for n in self.monitors if owner_of(n, members) == member]
 
+    def degraded(self, which, since, timeout=12):
+        """Waits until each replica in `which` says degraded on /healthz: {index: (seconds
+        after `since`, that /healthz)}, each the first time it said so."""
+        said = {}
+
+        def every_one_said_it():
+            for k in which:
+                if k not in said and (h := health(self.replicas[k])) and h["status"] == "degraded":
+                    said[k] = (time.monotonic() - since, h)
+            return len(said) == len(which)
+
+        wait_for(every_one_said_it, timeout=timeout, what="every /healthz degraded")
+        return said
+
+    def healthy_again(self, timeout=10):
+        wait_for(lambda: all((h := health(r)) and h["status"] == "ok" for r in self.replicas), timeout=timeout,
+                 what="every /healthz ok again")
+
+    def checks_between(self, start, end):
+        """(checks the target saw in [start, end), about how many the intervals call for)."""
+        seen = sum(sum(start <= t < end for t in self.target.times(n)) for n in self.monitors)
+        return seen, len(self.monitors) * (end - start) / self.interval
+
     # --- the nemesis ---------------------------------------------------------------
     @contextlib.contextmanager
     def paused(self, i):
@@ -452,7 +475,7 @@ monitors:{lines}
                 if fits:
                     by_outage[max(fits)].append(i)
                 else:
-                    out.append(f"{name}: incident {i['id']} opened outside every outage")
+                    out.append(f"{name}: incident {i['id']} opened outside every outage ({i.get('cause')})")
                 if i.get("ended") is None:
                     out.append(f"{name}: incident {i['id']} is still open")
             def open_at(incident, t):

@@ -21,6 +21,7 @@ PAUSE_S = 30.0
 CUT_S = 20.0
 DATABASE_STOP_S = 60.0
 LOCK_S = 20.0
+OUTBOX_LOCK_S = 12.0  # past kLateWrites with room: the outbox's own bound, not an acceptance length
 
 
 @pytest.fixture
@@ -130,23 +131,13 @@ def test_a_locked_table_keeps_the_checks_going_and_healthz_says_degraded(install
     writers = [k for k, r in enumerate(inst.replicas) if inst.owned_by(health(r)["replicas"]["self"])]
     with inst.table_locked("monitor_state"):
         locked = time.monotonic()
-        said = {}  # replica -> (seconds after the lock, its /healthz), each the first time it said degraded
-
-        def every_one_said_it():
-            for k in writers:
-                if k not in said and (h := health(inst.replicas[k])) and h["status"] == "degraded":
-                    said[k] = (time.monotonic() - locked, h)
-            return len(said) == len(writers)
-
-        wait_for(every_one_said_it, timeout=12, what="every /healthz degraded")
+        said = inst.degraded(writers, since=locked)
         said_after = max(t for t, _ in said.values())
         degraded = next(iter(said.values()))[1]
         time.sleep(max(0.0, LOCK_S - (time.monotonic() - locked)))  # the rest of the lock
         unlocked = time.monotonic()
-    checks = sum(sum(locked <= t < unlocked for t in inst.target.times(n)) for n in inst.monitors)
-    expected = len(inst.monitors) * (unlocked - locked) / inst.interval
-    wait_for(lambda: all((h := health(r)) and h["status"] == "ok" for r in inst.replicas), timeout=10,
-             what="every /healthz ok again")
+    checks, expected = inst.checks_between(locked, unlocked)
+    inst.healthy_again()
     report(inst, f"monitor_state locked {LOCK_S:.0f} s", degraded_after_s=round(said_after, 1),
            checks=f"{checks} of about {expected:.0f}")
     assert "late" in degraded["reason"], degraded
@@ -154,5 +145,38 @@ def test_a_locked_table_keeps_the_checks_going_and_healthz_says_degraded(install
     # read in turn, which took over a second on a machine whose two cores were compiling.
     assert said_after <= 8.0
     assert checks >= 0.8 * expected, "the checks waited on the store"
+    inst.wait_for_truth(timeout=20)
+    assert inst.violations() == []
+
+
+def test_an_outbox_no_replica_can_claim_makes_healthz_say_degraded(installation):
+    """deliveries locked (ACCESS EXCLUSIVE) for 12 s while every target is healthy: no
+    write waits (nothing changes state), but every claim of an alert fails at the read's
+    lock timeout. Each /healthz says degraded, naming the outbox, once its claims have
+    failed for WriteHealth::kLateWrites (5 s), and ok again after; checks go on meanwhile,
+    and an outage after the lock is alerted as usual (one DOWN, one UP)."""
+    inst = installation
+    with inst.table_locked("deliveries"):
+        locked = time.monotonic()
+        said = inst.degraded(range(len(inst.replicas)), since=locked)
+        said_after = max(t for t, _ in said.values())
+        time.sleep(max(0.0, OUTBOX_LOCK_S - (time.monotonic() - locked)))  # the rest of the lock
+        unlocked = time.monotonic()
+    checks, expected = inst.checks_between(locked, unlocked)
+    inst.healthy_again()
+    report(inst, f"deliveries locked {OUTBOX_LOCK_S:.0f} s", degraded_after_s=round(said_after, 1),
+           checks=f"{checks} of about {expected:.0f}")
+    for _, h in said.values():
+        assert h["reason"].startswith("the outbox cannot be read, so no alert leaves"), h
+    # kLateWrites (5 s), the next beat's claim (1 s) and its lock timeout (0.5 s), and the polls' latency.
+    assert said_after <= 9.0
+    assert checks >= 0.8 * expected, "the checks waited on the outbox"
+
+    victim = inst.monitors[0]
+    inst.target.fail(victim)
+    wait_for(lambda: [b for b in (h["body"] for h in inst.receiver.accepted("/hook"))
+                      if b.get("event") == "down" and b["monitor"]["name"] == victim],
+             timeout=15, what=f"the DOWN of {victim} after the lock")
+    inst.target.recover(victim)
     inst.wait_for_truth(timeout=20)
     assert inst.violations() == []
