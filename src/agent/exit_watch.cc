@@ -54,6 +54,14 @@ std::unique_ptr<ExitWatch> ExitWatch::open(std::string& why_not) {
     why_not = std::string("process events: ") + std::strerror(errno);
     return nullptr;
   }
+  // The kernel queues every process event of the host (fork, exec, exit) until the next
+  // drain, a sample later. The default queue holds about 256 of them: a busy host (a build,
+  // DataLoader workers coming and going) fills it within that second, and a rank's exit
+  // that falls past it reads "exit status unknown". FORCE passes rmem_max with the
+  // CAP_NET_ADMIN the subscription needs anyway; without it, the most rmem_max allows.
+  const int queue_bytes = kQueueBytes;
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &queue_bytes, sizeof queue_bytes) != 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &queue_bytes, sizeof queue_bytes);
   sockaddr_nl addr{};
   addr.nl_family = AF_NETLINK;
   addr.nl_groups = CN_IDX_PROC;

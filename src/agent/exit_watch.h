@@ -29,6 +29,10 @@ class ExitWatch {
  public:
   // At most this many exits are kept until taken; the oldest go first.
   static constexpr size_t kMaxKept = 1024;
+  // The kernel's queue of events between two drains (it doubles what is asked): about
+  // 20,000 events, a second of 10,000 processes started and ended. Memory is taken only
+  // while events wait.
+  static constexpr int kQueueBytes = 8 << 20;
 
   // Subscribes; null, with why_not set, when the kernel refuses.
   static std::unique_ptr<ExitWatch> open(std::string& why_not);

@@ -399,13 +399,40 @@ def process_events_allowed():
         return False
 
 
+# Starts and ends short processes for argv[1] seconds, as a busy host does (a build,
+# DataLoader workers); says "busy" once 500 have come and gone.
+CHURN = """
+import os, sys, time
+end, n = time.monotonic() + float(sys.argv[1]), 0
+while time.monotonic() < end:
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    n += 1
+    if n == 500:
+        print("busy", flush=True)
+"""
+
+
 def test_sigkill_is_down_naming_the_killed_rank_not_its_peers(cluster):
+    """Killed while the host starts and ends processes by the hundred a second: each is
+    two process events the agent's queue holds until its next sample, and the rank's exit
+    must not be lost among them (the kernel's default queue holds about 256)."""
     wait_for(lambda: training_up(cluster), timeout=60, what="a healthy job")
-    victim = cluster.procs[2]
-    victim.kill()
-    killed = time.monotonic()
-    j = wait_for(lambda: (j := cluster.job()) and j["status"] == "down" and j, timeout=15, what="down after SIGKILL")
-    elapsed = time.monotonic() - killed
+    churns = [subprocess.Popen([PY, "-c", CHURN, "5"], stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    try:
+        assert [c.stdout.readline().strip() for c in churns] == ["busy"] * 3
+        victim = cluster.procs[2]
+        victim.kill()
+        killed = time.monotonic()
+        j = wait_for(lambda: (j := cluster.job()) and j["status"] == "down" and j, timeout=15,
+                     what="down after SIGKILL")
+        elapsed = time.monotonic() - killed
+    finally:
+        for c in churns:
+            c.kill()
+            c.wait(10)
     cause = j["incident"]["cause"]
     # The agent (root here) hears from the kernel how the rank ended; elsewhere it cannot say.
     how = "was killed by SIGKILL" if process_events_allowed() else "vanished"
