@@ -40,6 +40,8 @@ packages=(
   nginx-light prometheus-blackbox-exporter python3-prometheus-client hyperfine
   # a load balancer in front of several replicas (bench/heartbeat/replicas.py)
   haproxy
+  # a replica's wall clock stepped, in the replica fault suite (tests/integration/faults.py)
+  libfaketime
   # bench/stacks: the stack tools one uses on a hung process today; eu-stack (elfutils)
   # also gives the agent native frames of an overdue rank (agent/native_capture.h)
   gdb elfutils

@@ -123,12 +123,15 @@ void list_incidents(const ApiContext& ctx, const Request& request, const Respond
 // WriteHealth::kLateWrites (a locked table, a stalled server): nothing new is recorded and
 // no state change goes out then, which a load balancer or a person should hear of. Also
 // while the outbox cannot be read for as long: changes are stored, but no alert leaves.
-// Healthy again once a write commits and the outbox is read.
+// Healthy again once a write commits and the outbox is read. And while this replica acts
+// on nothing because its beats fail (cut off, its clock refused): a load balancer should
+// send pings to another.
 void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
   engine::EngineStats stats = ctx.engine.stats();
   const WriteHealth store = ctx.store.write_health();
   const std::optional<std::string> outbox = ctx.outbox_trouble ? ctx.outbox_trouble() : std::nullopt;
-  const bool degraded = store.refusing || store.late() || outbox;
+  const std::optional<std::string> replica = ctx.replica_trouble ? ctx.replica_trouble() : std::nullopt;
+  const bool degraded = store.refusing || store.late() || outbox || replica;
   json::object out{{"status", degraded ? "degraded" : "ok"},
                    {"monitors", stats.monitors},
                    {"checks_in_flight", stats.checks_in_flight},
@@ -147,7 +150,7 @@ void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
         "behind it)",
         static_cast<double>(store.writing_for.count()) / 1000.0, store.queued);
   } else {
-    out["reason"] = *outbox;
+    out["reason"] = outbox ? *outbox : "this replica acts on nothing: " + *replica;
   }
   out["state_changes_waiting"] = stats.changes_waiting;
   respond(Response::json(503, json_text(out)));

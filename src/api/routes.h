@@ -35,6 +35,9 @@ struct ApiContext {
   // Why alerts cannot go out although the store takes writes (the outbox cannot be read or
   // claimed for longer than WriteHealth::kLateWrites), for /healthz; nullopt: they can.
   std::function<std::optional<std::string>()> outbox_trouble = {};
+  // Why this replica acts on nothing although it runs (its beats fail: the database out
+  // of reach, its clock refused), for /healthz; nullopt: it acts, or it is alone.
+  std::function<std::optional<std::string>()> replica_trouble = {};
 };
 
 void add_api_routes(http::Router& router, const ApiContext& context);

@@ -384,6 +384,7 @@ api::ApiContext ServerApp::api_context() {
       for (const auto& id : replicas->members()) members.emplace_back(id);
       return boost::json::object{{"self", replicas->id()}, {"members", std::move(members)}};
     };
+    context.replica_trouble = [replicas = replicas_.get()] { return replicas->trouble(); };
   }
   context.outbox_trouble = [dispatcher = dispatcher_.get()]() -> std::optional<std::string> {
     auto trouble = dispatcher->outbox_trouble();

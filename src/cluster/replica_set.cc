@@ -57,7 +57,7 @@ ReplicaSet::Beat ReplicaSet::beat() {
     self.config = config_;
     rejoin = joined_ && !lease_valid(beat_started_, started);
   }
-  auto rows = registry_.beat(self, rejoin);
+  auto rows = registry_.beat(self, clock_.system_time(), rejoin);
   const MonoTime now = clock_.monotonic_time();
   std::vector<std::string> eligible;
   Beat outcome;
@@ -72,6 +72,7 @@ ReplicaSet::Beat ReplicaSet::beat() {
   }
   std::lock_guard lock(mu_);
   const bool was_acting = acting_;
+  beat_error_ = outcome.error;
   if (rows) {
     beat_started_ = started;
     joined_ = true;
@@ -141,6 +142,12 @@ void ReplicaSet::run() {
     if (!beaten.error || beaten.changed) on_beat_(beaten.changed);
     lock.lock();
   }
+}
+
+std::optional<std::string> ReplicaSet::trouble() const {
+  std::lock_guard lock(mu_);
+  if (lease_valid(beat_started_, clock_.monotonic_time())) return std::nullopt;
+  return beat_error_;
 }
 
 bool ReplicaSet::owns(std::string_view monitor) const {

@@ -74,6 +74,10 @@ class ReplicaSet final : public engine::Ownership {
   uint64_t term() const override;
   // The eligible members' ids, as this replica last read them.
   std::vector<std::string> members() const;
+  // Why this replica acts on nothing because its beats fail (the database out of reach,
+  // its wall clock refused): the last beat's error once the lease has lapsed, for
+  // /healthz; nullopt while it may act.
+  std::optional<std::string> trouble() const;
   const std::string& id() const { return id_; }
 
  private:
@@ -99,8 +103,9 @@ class ReplicaSet final : public engine::Ownership {
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<std::string>> members_;  // under mu_; never null
   std::string config_;                                       // under mu_
-  MonoTime beat_started_{};  // under mu_: of the last successful beat (the lease's start)
-  bool joined_ = false;      // under mu_: a beat succeeded once
+  MonoTime beat_started_{};                // under mu_: of the last successful beat (the lease's start)
+  std::optional<std::string> beat_error_;  // under mu_: the last beat's, if it failed
+  bool joined_ = false;                    // under mu_: a beat succeeded once
   // Under mu_: eligible and handed over (membership.h, handed_over) since it last
   // (re-)joined; it owns nothing before.
   bool acting_ = false;

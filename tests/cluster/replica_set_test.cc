@@ -20,7 +20,7 @@ namespace {
 // its row, joined anew when the beat re-joins.
 class LoneRegistry final : public MemberRegistry {
  public:
-  Result<std::vector<MemberRow>> beat(const MemberRow& self, bool rejoin) override {
+  Result<std::vector<MemberRow>> beat(const MemberRow& self, SystemTime, bool rejoin) override {
     std::lock_guard lock(mu_);
     rejoins_.push_back(rejoin);
     if (failing_) return make_error("store.unavailable", "members: the connection is cut");
@@ -83,10 +83,29 @@ TEST(ReplicaSetLease, AReplicaOwnsNothingOnceItsLeaseLapsedAndReJoinsAsNewAtItsN
   replicas.stop();
 }
 
+TEST(ReplicaSetLease, OnceItsLeaseLapsedBecauseItsBeatsFailItSaysWhyUntilOneWorks) {
+  testing::ManualClock clock;
+  LoneRegistry registry;
+  ReplicaSet replicas(registry, clock, "self", "host:1");
+  ASSERT_TRUE(replicas.start([](bool) {}, [](const std::string&) {}).ok());
+  EXPECT_EQ(replicas.trouble(), std::nullopt);
+
+  registry.fail(true);
+  const size_t beats = registry.rejoins().size();
+  ASSERT_TRUE(eventually([&] { return registry.rejoins().size() > beats; })) << "no beat on the thread";
+  EXPECT_EQ(replicas.trouble(), std::nullopt) << "a failed beat within the lease: it still acts";
+  clock.advance(kLease);
+  EXPECT_EQ(replicas.trouble(), "members: the connection is cut");
+
+  registry.fail(false);
+  ASSERT_TRUE(eventually([&] { return !replicas.trouble(); })) << "a beat that works ends it";
+  replicas.stop();
+}
+
 // This replica just settled beside an old member, whose last beat the test sets.
 class BesideAnOldMember final : public MemberRegistry {
  public:
-  Result<std::vector<MemberRow>> beat(const MemberRow& self, bool) override {
+  Result<std::vector<MemberRow>> beat(const MemberRow& self, SystemTime, bool) override {
     std::lock_guard lock(mu_);
     MemberRow mine = self;
     mine.joined_age = Millis(4'000);  // eligible for 1 s

@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from conftest import Server, wait_for
 from receivers import HttpReceiver
 
+# Debian's libfaketime (scripts/setup.sh), multi-threaded form: a replica's clock step.
+FAKETIME_LIBRARY = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 LEASE_TTL = 6.0  # cluster::kMemberTtl: the others take a silent replica's monitors after it
 
 
@@ -216,7 +218,7 @@ class Installation:
     `http` checked monitors (interval `interval` s) and `heartbeats` heartbeat monitors
     (period and grace `period` s), all alerting one webhook receiver."""
 
-    def __init__(self, tmp_path, postgres, count=3, http=8, interval=2, heartbeats=2, period=3):
+    def __init__(self, tmp_path, postgres, count=3, http=8, interval=2, heartbeats=2, period=3, faked_clocks=()):
         self.tmp = tmp_path
         self.postgres = postgres
         self.interval = interval
@@ -249,6 +251,7 @@ monitors:{lines}
         self.replicas = []
         self.saved_url = os.environ.get("TRAINWATCH_STORE_URL")
         self.faults = []  # (kind, start, end, replica index or None)
+        self.faked_clocks = set(faked_clocks)  # replicas whose wall clock clock_stepped() may move
         for i in range(count):
             self.proxies.append(TcpProxy(postgres.port))
             self.replicas.append(self.start_replica(i, tmp_path / f"data-{i}"))
@@ -259,7 +262,26 @@ monitors:{lines}
         os.environ["TRAINWATCH_STORE_URL"] = self.postgres.url().replace(
             f":{self.postgres.port}/", f":{self.proxies[i].port}/")
         os.environ["TRAINWATCH_REPLICA"] = str(i)
-        return Server(self.config, data_dir, self.tmp / f"replica-{i}.log").start()
+        faked = {}
+        if i in self.faked_clocks:
+            # libfaketime moves the wall clock only (as an NTP step does), by the offset in
+            # a file it reads again every second.
+            self.clock_file(i).write_text("+0\n")
+            faked = {"LD_PRELOAD": FAKETIME_LIBRARY, "FAKETIME_TIMESTAMP_FILE": str(self.clock_file(i)),
+                     "FAKETIME_CACHE_DURATION": "1", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+        saved = {k: os.environ.get(k) for k in faked}
+        os.environ.update(faked)
+        try:
+            return Server(self.config, data_dir, self.tmp / f"replica-{i}.log").start()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def clock_file(self, i):
+        return self.tmp / f"clock-{i}"
 
     def settle(self):
         """Waits until every replica sees all of them and the monitors are shared out."""
@@ -341,6 +363,19 @@ monitors:{lines}
         finally:
             self.postgres.start()
             self.faults.append(("postgres-stop", start, time.monotonic(), None))
+
+    @contextlib.contextmanager
+    def clock_stepped(self, i, seconds):
+        """Replica `i`'s wall clock jumps by `seconds` while the block runs, then back (its
+        monotonic clock runs on): an NTP step, or a host whose clock was wrong."""
+        assert i in self.faked_clocks, "start the installation with faked_clocks=[i]"
+        start = time.monotonic()
+        self.clock_file(i).write_text(f"{seconds:+d}\n")
+        try:
+            yield
+        finally:
+            self.clock_file(i).write_text("+0\n")
+            self.faults.append(("clock", start, time.monotonic(), i))
 
     @contextlib.contextmanager
     def table_locked(self, table):
@@ -432,7 +467,7 @@ monitors:{lines}
         for kind, start, end, _ in self.faults:
             if kind == "sigstop" and end - start < LEASE_TTL - 1.5:
                 spans.append((start, end))
-            elif kind != "lock":
+            elif kind not in ("lock", "clock"):
                 spans.append((start, end + LEASE_TTL + 2 * self.interval))
         return spans
 

@@ -1,10 +1,10 @@
 """Three `trainwatch serve` replicas on a real PostgreSQL, put through the faults that
 replicas exist for (faults.py: a replica paused past its lease, its database connection
-cut, the database stopped, a table locked), while monitors fail on a schedule and
-heartbeats are pinged every second. After each, the checker reads the whole history:
-one incident per real outage, one DOWN and one UP per incident each under one
-delivery_id, nothing open once every target is healthy, no heartbeat alert, and no
-monitor checked by two replicas within half its interval.
+cut, the database stopped, a table locked, a replica's wall clock stepped), while
+monitors fail on a schedule and heartbeats are pinged every second. After each, the
+checker reads the whole history: one incident per real outage, one DOWN and one UP per
+incident each under one delivery_id, nothing open once every target is healthy, no
+heartbeat alert, and no monitor checked by two replicas within half its interval.
 
 The short form of the fault suite; bench/faults/run_faults.py runs seeded random
 histories of the same faults."""
@@ -21,12 +21,24 @@ PAUSE_S = 30.0
 CUT_S = 20.0
 DATABASE_STOP_S = 60.0
 LOCK_S = 20.0
+CLOCK_STEP_S = 20.0
 OUTBOX_LOCK_S = 12.0  # past kLateWrites with room: the outbox's own bound, not an acceptance length
 
 
 @pytest.fixture
 def installation(tmp_path, postgres):
     inst = Installation(tmp_path, postgres)
+    try:
+        inst.settle()
+        yield inst
+    finally:
+        inst.close()
+
+
+@pytest.fixture
+def clocked_installation(tmp_path, postgres):
+    """An installation whose replicas run under libfaketime, so a test can step one's clock."""
+    inst = Installation(tmp_path, postgres, faked_clocks=range(3))
     try:
         inst.settle()
         yield inst
@@ -179,4 +191,40 @@ def test_an_outbox_no_replica_can_claim_makes_healthz_say_degraded(installation)
              timeout=15, what=f"the DOWN of {victim} after the lock")
     inst.target.recover(victim)
     inst.wait_for_truth(timeout=20)
+    assert inst.violations() == []
+
+
+def test_a_replica_whose_wall_clock_jumps_acts_on_nothing_until_it_agrees_again(clocked_installation):
+    """The busiest replica's wall clock steps an hour back for 20 s (an NTP step; its
+    monotonic clock runs on). Its beats are refused, so it acts on nothing once its lease
+    lapses and /healthz says why; a survivor opens and closes the one incident of an outage
+    meanwhile, with the right times; once the clock is back it re-joins and is ok again."""
+    inst = clocked_installation
+    i, member = inst.busiest()
+    victim = inst.owned_by(member)[0]
+    survivor = inst.replicas[(i + 1) % 3]
+
+    def survivor_says(status, timeout):
+        wait_for(lambda: (m := survivor.monitor(victim)) and m["status"] == status, timeout=timeout,
+                 what=f"{victim} {status} under a survivor while the stepped replica stands aside")
+
+    with inst.clock_stepped(i, -3600):
+        stepped = time.monotonic()
+        said = wait_for(lambda: (h := health(inst.replicas[i])) and h["status"] == "degraded"
+                        and h["replicas"]["owned"] == 0 and h,
+                        timeout=LEASE_TTL + 4, what="the stepped replica to say it acts on nothing")
+        said_after = time.monotonic() - stepped
+        inst.target.fail(victim)
+        survivor_says("down", timeout=15)
+        inst.target.recover(victim)
+        survivor_says("up", timeout=10)
+        time.sleep(max(0.0, CLOCK_STEP_S - (time.monotonic() - stepped)))  # the rest of the step
+    inst.healthy_again(timeout=15)
+    took = inst.wait_for_truth(timeout=20)
+    report(inst, f"clock stepped back an hour for {CLOCK_STEP_S:.0f} s", degraded_after_s=round(said_after, 1),
+           truth_after_s=round(took, 1))
+    assert "this replica acts on nothing" in said["reason"] and "wall clock is 3600" in said["reason"], said
+    # Its next beat (1 s; libfaketime reads the step within 1 s more), the lease (4.5 s),
+    # and the beat after it that tells the engine.
+    assert said_after <= LEASE_TTL + 3
     assert inst.violations() == []

@@ -1,9 +1,11 @@
 #include "storage/postgres/member_registry.h"
 
+#include <fmt/format.h>
 #include <pqxx/pqxx>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <utility>
 
 #include "storage/postgres/connection.h"
@@ -63,10 +65,18 @@ Result<std::vector<std::string>> PgMemberRegistry::await_nudges(Millis timeout) 
   }
 }
 
-Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self, bool rejoin) {
+Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self, SystemTime wall_now,
+                                                      bool rejoin) {
+  // A (re)connect can take seconds: the caller's wall time moves on with it.
+  const auto called = std::chrono::steady_clock::now();
   if (Status connected = ensure_connected(); !connected) return connected.error();
   try {
     pqxx::work tx(*conn_);
+    const auto asked = wall_now + (std::chrono::steady_clock::now() - called);
+    const Millis ahead(
+        to_unix_ms(std::chrono::time_point_cast<SystemTime::duration>(asked)) -
+        tx.exec1("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")[0].as<int64_t>());
+    if (ahead > kMaxClockSkew || -ahead > kMaxClockSkew) return clock_refused(ahead);
     tx.exec_params(
         "INSERT INTO members (id, label, config) VALUES ($1, $2, $3) "
         "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label, config = excluded.config, "
@@ -89,6 +99,15 @@ Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self, boo
     return make_error(kind.connection_lost ? "store.unavailable" : "store.write",
                       "members: " + scrub(e.what(), url_));
   }
+}
+
+Error PgMemberRegistry::clock_refused(Millis ahead) {
+  return make_error(
+      "store.clock",
+      fmt::format("this replica's wall clock is {:.1f} s {} the database's (more than {} s): it "
+                  "acts on nothing until they agree, since all it stamps would be that far off",
+                  static_cast<double>(std::abs(ahead.count())) / 1000.0,
+                  ahead.count() > 0 ? "ahead of" : "behind", kMaxClockSkew.count() / 1000));
 }
 
 Status PgMemberRegistry::leave(const std::string& id) {
