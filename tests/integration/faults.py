@@ -532,7 +532,8 @@ monitors:{lines}
                 if event == "up" and i.get("ended") is None:
                     continue
                 if len(ids) != 1:
-                    out.append(f"{i['monitor']}: incident {i['id']} has {len(ids)} {event.upper()} delivery id(s)")
+                    out.append(f"{i['monitor']}: incident {i['id']} has {len(ids)} {event.upper()} delivery id(s) "
+                               f"(started {i['started']}, ended {i.get('ended')}: {i.get('cause')})")
         # A heartbeat whose pings were answered 200 at least once a period, all along, is
         # never DOWN. (While the database is gone no ping is answered 200: those may alert.)
         for name, token in self.tokens.items():
