@@ -199,6 +199,9 @@ def test_an_outbox_no_replica_can_claim_makes_healthz_say_degraded(installation)
     assert not broken, "\n".join(broken)
 
 
+@pytest.mark.xfail(strict=False, reason="known defect, issue 28 open: a ping the stepped replica answers before its "
+                   "beat is refused is stored with its wrong time, and the heartbeat's owner may read it as late "
+                   "(a false heartbeat incident, seen once in three runs)")
 def test_a_replica_whose_wall_clock_jumps_acts_on_nothing_until_it_agrees_again(clocked_installation):
     """The busiest replica's wall clock steps an hour back for 20 s (an NTP step; its
     monotonic clock runs on). Its beats are refused, so it acts on nothing once its lease
