@@ -124,7 +124,7 @@ void list_incidents(const ApiContext& ctx, const Request& request, const Respond
 // no state change goes out then, which a load balancer or a person should hear of. Also
 // while the outbox cannot be read for as long: changes are stored, but no alert leaves.
 // Healthy again once a write commits and the outbox is read. And while this replica acts
-// on nothing because its beats fail (cut off, its clock refused): a load balancer should
+// on nothing because its beats fail (cut off from the database): a load balancer should
 // send pings to another.
 void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
   engine::EngineStats stats = ctx.engine.stats();

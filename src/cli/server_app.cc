@@ -379,10 +379,12 @@ api::ApiContext ServerApp::api_context() {
   api::ApiContext context{*engine_, *store_, clock_, clock_.system_time(), job_registry_.get()};
   context.admin = admin_auth_.get();
   if (replicas_) {
-    context.replicas = [replicas = replicas_.get()] {
+    context.replicas = [replicas = replicas_.get(), clock = &clock_] {
       boost::json::array members;
       for (const auto& id : replicas->members()) members.emplace_back(id);
-      return boost::json::object{{"self", replicas->id()}, {"members", std::move(members)}};
+      return boost::json::object{{"self", replicas->id()},
+                                 {"members", std::move(members)},
+                                 {"wall_clock_ahead_ms", clock->wall_clock_ahead().count()}};
     };
     context.replica_trouble = [replicas = replicas_.get()] { return replicas->trouble(); };
   }

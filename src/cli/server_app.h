@@ -71,6 +71,7 @@
 #include "catalog/monitor_catalog.h"
 #include "catalog/status_page_set.h"
 #include "cli/default_checkers.h"
+#include "cluster/database_clock.h"
 #include "cluster/replica_set.h"
 #include "config/config.h"
 #include "core/asio_timers.h"
@@ -158,7 +159,9 @@ class ServerApp {
   uint64_t fd_soft_limit_ = 0;
   std::unique_ptr<Store> store_;  // SQLite or PostgreSQL, as store.url says (storage/open_store.h)
   SystemRandom random_;
-  SystemClock clock_;
+  SystemClock local_clock_;
+  // Every time serve reads: the local wall clock alone, or the database's on replicas.
+  cluster::DatabaseClock clock_{local_clock_};
   boost::asio::io_context engine_io_;
   // One io_context per HTTP thread (http/server.h); hint 1: each is run by one thread.
   std::vector<std::unique_ptr<boost::asio::io_context>> http_ios_;

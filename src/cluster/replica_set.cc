@@ -1,6 +1,7 @@
 #include "cluster/replica_set.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <spdlog/spdlog.h>
 
@@ -8,7 +9,7 @@
 
 namespace trainwatch::cluster {
 
-ReplicaSet::ReplicaSet(MemberRegistry& registry, const Clock& clock, std::string id, std::string label)
+ReplicaSet::ReplicaSet(MemberRegistry& registry, DatabaseClock& clock, std::string id, std::string label)
     : registry_(registry),
       clock_(clock),
       id_(std::move(id)),
@@ -57,23 +58,25 @@ ReplicaSet::Beat ReplicaSet::beat() {
     self.config = config_;
     rejoin = joined_ && !lease_valid(beat_started_, started);
   }
-  auto rows = registry_.beat(self, clock_.system_time(), rejoin);
+  auto reply = registry_.beat(self, rejoin);
   const MonoTime now = clock_.monotonic_time();
   std::vector<std::string> eligible;
   Beat outcome;
-  if (rows) {
-    eligible = eligible_members(*rows);
-    warn_of_other_configs(*rows, self.config, now);
+  if (reply) {
+    clock_.observe(reply->database_now, now, reply->uncertainty);
+    warn_of_wall_clock(now);
+    eligible = eligible_members(reply->members);
+    warn_of_other_configs(reply->members, self.config, now);
     if (rejoin)
       spdlog::warn("replicas: {} re-joined as new after its lease lapsed; it owns nothing until it settles",
                    label_);
   } else {
-    outcome.error = rows.error().message;
+    outcome.error = reply.error().message;
   }
   std::lock_guard lock(mu_);
   const bool was_acting = acting_;
   beat_error_ = outcome.error;
-  if (rows) {
+  if (reply) {
     beat_started_ = started;
     joined_ = true;
     if (rejoin) {
@@ -81,7 +84,7 @@ ReplicaSet::Beat ReplicaSet::beat() {
       acting_ = false;
     }
     const bool eligible_here = std::binary_search(eligible.begin(), eligible.end(), id_);
-    if (!acting_ && eligible_here && handed_over(*rows, id_)) acting_ = true;
+    if (!acting_ && eligible_here && handed_over(reply->members, id_)) acting_ = true;
   } else if (lease_valid(beat_started_, now)) {
     eligible = *members_;  // they keep their monitors while the lease lasts
   }
@@ -105,6 +108,19 @@ void ReplicaSet::warn_of_other_configs(const std::vector<MemberRow>& rows, const
       "replicas: {} run(s) other monitors than this one ({}, monitors {}): a monitor that one of them lacks "
       "may be owned by it and checked by nobody; give every replica on this database the same config file",
       who, label_, mine);
+}
+
+// Nothing this replica stamps is off (it keeps the database's time), but a host whose
+// clock is wrong misleads whoever reads its other logs: said once a minute while it lasts.
+void ReplicaSet::warn_of_wall_clock(MonoTime now) {
+  const Millis ahead = clock_.wall_clock_ahead();
+  if (ahead < kWallClockTolerance && -ahead < kWallClockTolerance) return;
+  if (!wall_clock_log_.admit(now)) return;
+  spdlog::warn(
+      "replicas: this host's wall clock is {:.1f} s {} the database's; {} keeps the database's time for all "
+      "it stamps, but check the host's time service (NTP)",
+      static_cast<double>(std::abs(ahead.count())) / 1000.0, ahead.count() > 0 ? "ahead of" : "behind",
+      label_);
 }
 
 void ReplicaSet::run() {

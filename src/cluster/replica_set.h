@@ -37,7 +37,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/clock.h"
+#include "cluster/database_clock.h"
 #include "core/log_throttle.h"
 #include "engine/ownership.h"
 #include "storage/member_registry.h"
@@ -47,8 +47,8 @@ namespace trainwatch::cluster {
 class ReplicaSet final : public engine::Ownership {
  public:
   // `id` must be unique to this process (a random one per start); `label` says which
-  // process it is to people (host:pid).
-  ReplicaSet(MemberRegistry& registry, const Clock& clock, std::string id, std::string label);
+  // process it is to people (host:pid). Each beat sets `clock` to the database's.
+  ReplicaSet(MemberRegistry& registry, DatabaseClock& clock, std::string id, std::string label);
   ~ReplicaSet() override;
   ReplicaSet(const ReplicaSet&) = delete;
   ReplicaSet& operator=(const ReplicaSet&) = delete;
@@ -82,6 +82,8 @@ class ReplicaSet final : public engine::Ownership {
 
  private:
   static constexpr Millis kNudgeSlice{250};
+  // A host's clock synchronised by NTP is within milliseconds of the database's.
+  static constexpr Millis kWallClockTolerance{2'000};
 
   struct Beat {
     bool changed = false;              // the eligible members changed
@@ -90,15 +92,17 @@ class ReplicaSet final : public engine::Ownership {
   Beat beat();
   void run();
   void warn_of_other_configs(const std::vector<MemberRow>& rows, const std::string& mine, MonoTime now);
+  void warn_of_wall_clock(MonoTime now);
 
   MemberRegistry& registry_;
-  const Clock& clock_;
+  DatabaseClock& clock_;
   const std::string id_;
   const std::string label_;
   OnBeat on_beat_;
   OnNudge on_nudge_;
   LogThrottle failure_log_{std::chrono::seconds(10)};
   LogThrottle config_log_{std::chrono::seconds(60)};
+  LogThrottle wall_clock_log_{std::chrono::seconds(60)};
 
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<std::string>> members_;  // under mu_; never null

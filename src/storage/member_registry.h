@@ -21,6 +21,15 @@ struct MemberRow {
   Millis seen_age{0};
 };
 
+// What a beat read: every member's row, and the database's clock.
+struct BeatReply {
+  std::vector<MemberRow> members;
+  // The database's clock as beat() returns (its reading carried forward by the time the
+  // rest of the beat took), give or take `uncertainty`: half the round trip that read it.
+  SystemTime database_now{};
+  std::chrono::microseconds uncertainty{0};
+};
+
 class MemberRegistry {
  public:
   virtual ~MemberRegistry() = default;
@@ -30,12 +39,8 @@ class MemberRegistry {
   // and what it knew is stale: it settles again before it owns anything.
   // Rows silent for kForgetAfter are deleted on the way. Blocks for one round trip, or a
   // connect timeout when the database is unreachable ("store.unavailable").
-  // `wall_now` is the member's wall clock as it begins the beat: when it differs from the
-  // database's by more than kMaxClockSkew the beat is refused ("store.clock") and writes
-  // nothing, so the member's lease lapses as if it were cut off, and the others take its
-  // monitors: whatever it stamped (incidents, results, alerts) would be that far off.
-  virtual Result<std::vector<MemberRow>> beat(const MemberRow& self, SystemTime wall_now,
-                                              bool rejoin = false) = 0;
+  // The reply also reads the database's clock (cluster/database_clock.h).
+  virtual Result<BeatReply> beat(const MemberRow& self, bool rejoin = false) = 0;
   // Deletes this member's row, so that a clean stop hands its work over at the others'
   // next beat instead of after the member's time to live.
   virtual Status leave(const std::string& id) = 0;
@@ -50,9 +55,6 @@ class MemberRegistry {
   // Long past any time to live: the row of a member that died is kept this long for
   // people who look at the table.
   static constexpr Millis kForgetAfter{600'000};
-  // A clock synchronised by NTP is within milliseconds of the database's; this also
-  // leaves room for the beat's round trip on a slow network.
-  static constexpr Millis kMaxClockSkew{2'000};
 };
 
 }  // namespace trainwatch

@@ -18,15 +18,23 @@ namespace {
 
 // The members table of an installation where this replica is alone: each beat returns
 // its row, joined anew when the beat re-joins.
+// Its database's clock runs `database_ahead` ahead of the test's wall clock.
 class LoneRegistry final : public MemberRegistry {
  public:
-  Result<std::vector<MemberRow>> beat(const MemberRow& self, SystemTime, bool rejoin) override {
+  LoneRegistry(const testing::ManualClock& clock, Millis database_ahead = Millis(0))
+      : clock_(clock), database_ahead_(database_ahead) {}
+  Result<BeatReply> beat(const MemberRow& self, bool rejoin) override {
     std::lock_guard lock(mu_);
     rejoins_.push_back(rejoin);
     if (failing_) return make_error("store.unavailable", "members: the connection is cut");
     MemberRow row = self;
     row.joined_age = rejoin ? Millis(0) : Millis(60'000);
-    return std::vector<MemberRow>{row};
+    return BeatReply{{row}, database_time(), std::chrono::microseconds(500)};
+  }
+  // What the database's clock says: the wall clock as the test started, plus the time
+  // the test moved since (the monotonic clock), plus database_ahead.
+  SystemTime database_time() const {
+    return start_wall_ + (clock_.monotonic_time() - start_mono_) + database_ahead_;
   }
   Status leave(const std::string&) override { return Ok{}; }
   Result<std::vector<std::string>> await_nudges(Millis) override {
@@ -42,6 +50,10 @@ class LoneRegistry final : public MemberRegistry {
   }
 
  private:
+  const testing::ManualClock& clock_;
+  const Millis database_ahead_;
+  const SystemTime start_wall_ = clock_.system_time();
+  const MonoTime start_mono_ = clock_.monotonic_time();
   mutable std::mutex mu_;
   std::vector<bool> rejoins_;
   bool failing_ = false;
@@ -59,17 +71,18 @@ bool eventually(Done done) {
 }
 
 TEST(ReplicaSetLease, AReplicaOwnsNothingOnceItsLeaseLapsedAndReJoinsAsNewAtItsNextBeat) {
-  testing::ManualClock clock;
-  LoneRegistry registry;
+  testing::ManualClock local;
+  DatabaseClock clock(local);
+  LoneRegistry registry(local);
   ReplicaSet replicas(registry, clock, "self", "host:1");
   ASSERT_TRUE(replicas.start([](bool) {}, [](const std::string&) {}).ok());
   ASSERT_TRUE(replicas.owns("api")) << "alone, it owns every monitor";
 
   // Paused, or its beats blocked: no beat for longer than the lease on its own clock.
   registry.fail(true);
-  clock.advance(kLease - Millis(1));
+  local.advance(kLease - Millis(1));
   EXPECT_TRUE(replicas.owns("api"));
-  clock.advance(Millis(1));
+  local.advance(Millis(1));
   EXPECT_FALSE(replicas.owns("api")) << "kLease after its last good beat started, with no beat since";
   EXPECT_EQ(replicas.term(), 0u);
 
@@ -84,8 +97,9 @@ TEST(ReplicaSetLease, AReplicaOwnsNothingOnceItsLeaseLapsedAndReJoinsAsNewAtItsN
 }
 
 TEST(ReplicaSetLease, OnceItsLeaseLapsedBecauseItsBeatsFailItSaysWhyUntilOneWorks) {
-  testing::ManualClock clock;
-  LoneRegistry registry;
+  testing::ManualClock local;
+  DatabaseClock clock(local);
+  LoneRegistry registry(local);
   ReplicaSet replicas(registry, clock, "self", "host:1");
   ASSERT_TRUE(replicas.start([](bool) {}, [](const std::string&) {}).ok());
   EXPECT_EQ(replicas.trouble(), std::nullopt);
@@ -94,7 +108,7 @@ TEST(ReplicaSetLease, OnceItsLeaseLapsedBecauseItsBeatsFailItSaysWhyUntilOneWork
   const size_t beats = registry.rejoins().size();
   ASSERT_TRUE(eventually([&] { return registry.rejoins().size() > beats; })) << "no beat on the thread";
   EXPECT_EQ(replicas.trouble(), std::nullopt) << "a failed beat within the lease: it still acts";
-  clock.advance(kLease);
+  local.advance(kLease);
   EXPECT_EQ(replicas.trouble(), "members: the connection is cut");
 
   registry.fail(false);
@@ -105,11 +119,11 @@ TEST(ReplicaSetLease, OnceItsLeaseLapsedBecauseItsBeatsFailItSaysWhyUntilOneWork
 // This replica just settled beside an old member, whose last beat the test sets.
 class BesideAnOldMember final : public MemberRegistry {
  public:
-  Result<std::vector<MemberRow>> beat(const MemberRow& self, SystemTime, bool) override {
+  Result<BeatReply> beat(const MemberRow& self, bool) override {
     std::lock_guard lock(mu_);
     MemberRow mine = self;
     mine.joined_age = Millis(4'000);  // eligible for 1 s
-    return std::vector<MemberRow>{{"old", "host:2", self.config, Millis(600'000), old_seen_age_}, mine};
+    return BeatReply{{{"old", "host:2", self.config, Millis(600'000), old_seen_age_}, mine}, {}, {}};
   }
   Status leave(const std::string&) override { return Ok{}; }
   Result<std::vector<std::string>> await_nudges(Millis) override {
@@ -126,7 +140,8 @@ class BesideAnOldMember final : public MemberRegistry {
 };
 
 TEST(ReplicaSetHandover, ANewlyEligibleReplicaOwnsNothingUntilTheOldOwnerHasBeatenSince) {
-  testing::ManualClock clock;
+  testing::ManualClock local;
+  DatabaseClock clock(local);
   BesideAnOldMember registry;
   ReplicaSet replicas(registry, clock, "new", "host:1");
   auto owns_any = [&] {
@@ -140,6 +155,25 @@ TEST(ReplicaSetHandover, ANewlyEligibleReplicaOwnsNothingUntilTheOldOwnerHasBeat
   EXPECT_FALSE(owns_any()) << "the old member last beat before this one became eligible: it may still check";
   registry.old_beat_ago(Millis(500));  // it beat since, and let go
   EXPECT_TRUE(eventually(owns_any));
+  replicas.stop();
+}
+
+// Every beat reads the database's clock: what the replica stamps is the database's time,
+// whatever its host's wall clock does meanwhile.
+TEST(ReplicaSetClock, AReplicaKeepsTheDatabasesTimeWhenItsWallClockIsWrongOrSteps) {
+  testing::ManualClock local;
+  DatabaseClock clock(local);
+  LoneRegistry registry(local, std::chrono::hours(1));  // this host's clock is an hour slow
+  ReplicaSet replicas(registry, clock, "self", "host:1");
+  ASSERT_TRUE(replicas.start([](bool) {}, [](const std::string&) {}).ok());
+  EXPECT_EQ(clock.system_time(), registry.database_time())
+      << "set by the first beat, before it owns anything";
+  EXPECT_EQ(clock.wall_clock_ahead(), -std::chrono::hours(1));
+
+  local.step_wall_clock(-std::chrono::hours(24));  // `date -s yesterday`
+  local.advance(Millis(700));
+  EXPECT_EQ(clock.system_time(), registry.database_time()) << "the step is not seen; the time runs on";
+  EXPECT_TRUE(replicas.owns("api")) << "and it goes on acting";
   replicas.stop();
 }
 

@@ -53,6 +53,13 @@ class ManualClock final : public Clock, public TimerFactory {
     move_to(mono_ + d);
   }
 
+  // Moves the wall clock alone, as an NTP step or `date -s` does: the monotonic clock and
+  // the timers do not notice.
+  void step_wall_clock(Millis d) {
+    std::lock_guard lock(mu_);
+    system_ += d;
+  }
+
   // How many timers are armed, and the earliest deadline among them.
   size_t armed_timers() const {
     std::lock_guard lock(mu_);

@@ -1,11 +1,9 @@
 #include "storage/postgres/member_registry.h"
 
-#include <fmt/format.h>
 #include <pqxx/pqxx>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <utility>
 
 #include "storage/postgres/connection.h"
@@ -65,18 +63,17 @@ Result<std::vector<std::string>> PgMemberRegistry::await_nudges(Millis timeout) 
   }
 }
 
-Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self, SystemTime wall_now,
-                                                      bool rejoin) {
-  // A (re)connect can take seconds: the caller's wall time moves on with it.
-  const auto called = std::chrono::steady_clock::now();
+Result<BeatReply> PgMemberRegistry::beat(const MemberRow& self, bool rejoin) {
   if (Status connected = ensure_connected(); !connected) return connected.error();
   try {
     pqxx::work tx(*conn_);
-    const auto asked = wall_now + (std::chrono::steady_clock::now() - called);
-    const Millis ahead(
-        to_unix_ms(std::chrono::time_point_cast<SystemTime::duration>(asked)) -
-        tx.exec1("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")[0].as<int64_t>());
-    if (ahead > kMaxClockSkew || -ahead > kMaxClockSkew) return clock_refused(ahead);
+    BeatReply reply;
+    // The database's clock, read first and on its own, so that the round trip around it
+    // (a (re)connect above may have taken seconds) is as short as it can be.
+    const auto asked = std::chrono::steady_clock::now();
+    const auto database_us =
+        tx.exec1("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")[0].as<int64_t>();
+    const auto answered = std::chrono::steady_clock::now();
     tx.exec_params(
         "INSERT INTO members (id, label, config) VALUES ($1, $2, $3) "
         "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label, config = excluded.config, "
@@ -84,30 +81,25 @@ Result<std::vector<MemberRow>> PgMemberRegistry::beat(const MemberRow& self, Sys
         self.id, self.label, self.config, rejoin);
     tx.exec_params("DELETE FROM members WHERE seen_at < now() - make_interval(secs => $1)",
                    static_cast<double>(kForgetAfter.count()) / 1000.0);
-    std::vector<MemberRow> rows;
     for (const pqxx::row& row :
          tx.exec("SELECT id, label, config, (extract(epoch FROM now() - joined_at) * 1000)::bigint, "
                  "(extract(epoch FROM now() - seen_at) * 1000)::bigint FROM members ORDER BY id")) {
-      rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
-                      Millis(row[3].as<int64_t>()), Millis(row[4].as<int64_t>())});
+      reply.members.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
+                               Millis(row[3].as<int64_t>()), Millis(row[4].as<int64_t>())});
     }
     tx.commit();
-    return rows;
+    const auto half_trip = std::chrono::duration_cast<std::chrono::microseconds>(answered - asked) / 2;
+    const auto since_read = std::chrono::steady_clock::now() - (asked + half_trip);
+    reply.database_now = SystemTime(std::chrono::microseconds(database_us)) +
+                         std::chrono::duration_cast<SystemTime::duration>(since_read);
+    reply.uncertainty = half_trip;
+    return reply;
   } catch (const std::exception& e) {
     const FailureKind kind = classify(e);
     if (kind.connection_lost) drop_connection();
     return make_error(kind.connection_lost ? "store.unavailable" : "store.write",
                       "members: " + scrub(e.what(), url_));
   }
-}
-
-Error PgMemberRegistry::clock_refused(Millis ahead) {
-  return make_error(
-      "store.clock",
-      fmt::format("this replica's wall clock is {:.1f} s {} the database's (more than {} s): it "
-                  "acts on nothing until they agree, since all it stamps would be that far off",
-                  static_cast<double>(std::abs(ahead.count())) / 1000.0,
-                  ahead.count() > 0 ? "ahead of" : "behind", kMaxClockSkew.count() / 1000));
 }
 
 Status PgMemberRegistry::leave(const std::string& id) {

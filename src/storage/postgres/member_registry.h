@@ -20,8 +20,7 @@ class PgMemberRegistry final : public MemberRegistry {
   explicit PgMemberRegistry(std::string url);
   ~PgMemberRegistry() override;
 
-  Result<std::vector<MemberRow>> beat(const MemberRow& self, SystemTime wall_now,
-                                      bool rejoin = false) override;
+  Result<BeatReply> beat(const MemberRow& self, bool rejoin = false) override;
   Status leave(const std::string& id) override;
   // LISTENs on kNudgeChannel from the moment beat() connects.
   Result<std::vector<std::string>> await_nudges(Millis timeout) override;
@@ -31,7 +30,6 @@ class PgMemberRegistry final : public MemberRegistry {
 
   Status ensure_connected();
   void drop_connection();
-  static Error clock_refused(Millis ahead);
 
   std::string url_;
   std::unique_ptr<pqxx::connection> conn_;
