@@ -32,8 +32,9 @@ class CheckAttempt : public std::enable_shared_from_this<CheckAttempt> {
   CheckAttempt& operator=(const CheckAttempt&) = delete;
   virtual ~CheckAttempt() = default;
 
-  // Arms the deadline, then begins the exchange. Run from the io_context (checkers post
-  // it from check()), so that an attempt failing at once still never calls `done` inline.
+  // Arms the deadline, then begins the exchange, unless the check is no longer wanted
+  // (checker.h, CheckDone). Run from the io_context (checkers post it from check()), so
+  // that an attempt failing at once still never calls `done` inline.
   void start();
 
  protected:

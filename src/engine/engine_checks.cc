@@ -45,9 +45,10 @@ void Engine::start_check(Runtime& r, MonoTime due) {
     ++stats_.checks_started;
     stats_.max_start_delay_ms = std::max(stats_.max_start_delay_ms, late_ms);
   }
-  checker->check(r.config, [this, name = r.config->name, id = r.check_id](const CheckResult& result) {
-    on_result(name, id, result);
-  });
+  checker->check(r.config, checks::CheckDone([this, name = r.config->name, id = r.check_id](
+                                                 const CheckResult& result) { on_result(name, id, result); },
+                                             // Asked again just before the first packet (checker.h).
+                                             [this, name = r.config->name] { return owned_here(name); }));
 }
 
 void Engine::on_result(const std::string& name, uint64_t check_id, const CheckResult& result) {

@@ -261,12 +261,18 @@ class Runner {
   explicit Runner(const Factory& make) : client_(make(io_, clock_, timers_)) {}
 
   // The check's result, or nullopt (and a failed test) when none came within kCheckLimit.
-  std::optional<CheckResult> check(const MonitorConfig& monitor) {
+  // `still_wanted`: asked as the check starts (CheckDone).
+  std::optional<CheckResult> check(
+      const MonitorConfig& monitor, std::function<bool()> still_wanted = [] { return true; }) {
     std::optional<CheckResult> result;
-    client_->check(std::make_shared<const MonitorConfig>(monitor), [this, &result](CheckResult r) {
-      result = std::move(r);
-      io_.stop();  // what the client left queued runs at the next check, if any
-    });
+    client_->check(std::make_shared<const MonitorConfig>(monitor), CheckDone(
+                                                                       [this, &result](CheckResult r) {
+                                                                         result = std::move(r);
+                                                                         // what the client left queued
+                                                                         // runs at the next check, if any
+                                                                         io_.stop();
+                                                                       },
+                                                                       std::move(still_wanted)));
     const auto give_up = std::chrono::steady_clock::now() + kCheckLimit;
     while (!result && std::chrono::steady_clock::now() < give_up) {
       io_.restart();
@@ -553,6 +559,21 @@ TEST(PlainHttpCheckerScope, TakesPlainHttpUrlsAndLeavesTlsAndCredentialsToCurl) 
   EXPECT_FALSE(plain_can_check("https://127.0.0.1:8443/"));
   EXPECT_FALSE(plain_can_check("https://localhost/"));
   EXPECT_FALSE(plain_can_check("http://user:pw@localhost/"));
+}
+
+// The engine decided the check, then the whole process was stopped long enough for another
+// replica to take the monitor: asked again as the check starts, it sends nothing.
+TEST(PlainHttpChecker, ACheckNoLongerWantedAsItStartsSendsNothing) {
+  ScriptedServer server(Reply{ok_with("ok")});
+  Runner runner(clients().front().make);
+  auto unwanted = runner.check(monitor_of(server.url("/")), [] { return false; });
+  ASSERT_TRUE(unwanted);
+  EXPECT_FALSE(unwanted->ok);
+  EXPECT_EQ(unwanted->cause, "not started: no longer wanted");
+  auto wanted = runner.check(monitor_of(server.url("/")));
+  ASSERT_TRUE(wanted);
+  EXPECT_TRUE(wanted->ok) << wanted->cause;
+  EXPECT_EQ(server.requests().size(), 1u) << "only the wanted check reached the server";
 }
 
 Factory server_router() {
