@@ -425,11 +425,19 @@ monitors:{lines}
     # --- the checker ---------------------------------------------------------------
     def wait_for_truth(self, timeout=15):
         """Waits until every replica shows every checked monitor as the target answers it,
-        with no incident open; returns how long that took."""
+        and the database too: no incident stored open for a monitor that is up (a change
+        held behind a lock is committed after the replicas' own views moved on); returns
+        how long that took."""
         start = time.monotonic()
 
         def agree():
             down = {n for n, _, end in self.target.outages() if end is None}
+            try:
+                stored = api(self.replicas[0], "/api/v1/incidents?limit=500")["incidents"]
+            except Exception:  # noqa: BLE001: a replica still re-joining
+                return False
+            if any(i.get("ended") is None and i["monitor"] not in down for i in stored):
+                return False
             for r in self.replicas:
                 for n in self.monitors:
                     try:
