@@ -6,6 +6,7 @@
 #include <concepts>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -19,7 +20,8 @@ namespace trainwatch::checks {
 // decision and that moment the whole process may have been stopped (SIGSTOP, a frozen
 // VM) long enough for another replica to take the monitor over: asked right before the
 // first packet, `still_wanted` keeps the woken replica from checking what is no longer
-// its. A check not wanted any more still reports once (not ok, "not started").
+// its. A check not wanted any more still reports once, with kNotStarted as its cause:
+// not a verdict on the monitor, and never applied as one (not_started()).
 class CheckDone {
  public:
   CheckDone() = default;
@@ -38,6 +40,10 @@ class CheckDone {
   std::function<void(CheckResult)> report_;
   std::function<bool()> still_wanted_;
 };
+
+inline constexpr std::string_view kNotStarted = "not started: no longer wanted";
+// The report of a check that was no longer wanted when it was to start.
+inline bool not_started(const CheckResult& result) { return !result.ok && result.cause == kNotStarted; }
 
 class Checker {
  public:

@@ -65,7 +65,10 @@ void Engine::on_result(const std::string& name, uint64_t check_id, const CheckRe
     // A check that was in flight when the monitor was paused does not unpause it. One in
     // flight when the lease lapsed (a pause of the whole process) describes a moment this
     // replica may no longer decide about.
-    if (r.state.status != MonitorStatus::kPaused && owned_here(name)) apply(r, result);
+    // One not started (the lease lapsed before its first packet) says nothing of the
+    // monitor, even should a beat have renewed the lease since.
+    if (r.state.status != MonitorStatus::kPaused && owned_here(name) && !checks::not_started(result))
+      apply(r, result);
   }
   start_waiting_checks();
 }

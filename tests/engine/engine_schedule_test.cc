@@ -44,6 +44,21 @@ TEST_F(EngineScheduleTest, ACheckStartedLateByAPauseIsNotFollowedByAnotherAtOnce
             (Starts{Millis(0), Millis(3'400), Millis(6'000), Millis(8'000)}));
 }
 
+// A check its checker did not start (the lease had lapsed by its first packet, checker.h)
+// reports kNotStarted: no verdict on the monitor, even while the engine owns it again.
+TEST_F(EngineScheduleTest, ACheckThatWasNotStartedIsNoVerdictOnTheMonitor) {
+  config_.monitors = {http_monitor("api", Millis(2'000))};
+  start();
+  advance(Millis(1'000));
+  ASSERT_EQ(view("api").state.status, MonitorStatus::kUp);
+  checkers_.answer("api", false, Millis(0), std::string(checks::kNotStarted));
+  advance(Millis(6'000));
+  EXPECT_EQ(view("api").state.status, MonitorStatus::kUp) << "three reports, none a failure";
+  checkers_.answer("api", false);
+  advance(Millis(2'000));
+  EXPECT_EQ(view("api").state.status, MonitorStatus::kDown) << "a failure that was checked still is one";
+}
+
 TEST_F(EngineScheduleTest, FirstChecksAreSpreadAcrossTheInterval) {
   for (const char* name : {"a", "b", "c", "d"}) config_.monitors.push_back(http_monitor(name, Millis(8'000)));
   start();
