@@ -623,6 +623,57 @@ TEST_F(PostgresStoreTest, AReportCommittedAfterALaterOneIsStillRead) {
   EXPECT_TRUE(names(*third).empty());
 }
 
+// A fenced write that waits on a table someone locked holds no row another replica needs:
+// a claim of its monitor goes through at once, and the write, once the lock is gone, is
+// refused by the epoch the claim moved. (Before, the write took its fence rows first and
+// the claim waited as long as the lock: the monitor was checked by neither replica.)
+TEST_F(PostgresStoreTest, AFencedWriteWaitingOnALockedTableDoesNotHoldUpAClaim) {
+  auto opened = postgres::PostgresStore::open(url_);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  Store& store = **opened;
+  ASSERT_TRUE(store.claim_monitors("a", {"api"}).ok());
+
+  pqxx::connection locker(url_);
+  pqxx::work lock(locker);
+  lock.exec("LOCK TABLE monitor_state IN ACCESS EXCLUSIVE MODE");
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<Status> written;
+  ASSERT_TRUE(store.write(RecordResult{"api",
+                                       result_at(kT0, false),
+                                       up_state(kT0),
+                                       {},
+                                       std::nullopt,
+                                       std::nullopt,
+                                       std::nullopt,
+                                       int64_t{1}},
+                          [&](const Status& s) {
+                            std::lock_guard guard(mu);
+                            written = s;
+                            cv.notify_all();
+                          }));
+  pqxx::connection watcher(url_);
+  auto write_waits = [&] {
+    pqxx::nontransaction q(watcher);
+    return q.exec1("SELECT count(*) FROM pg_locks WHERE NOT granted")[0].as<int>() > 0;
+  };
+  for (int i = 0; i < 500 && !write_waits(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(write_waits()) << "the write never reached the lock";
+
+  auto taken = store.claim_monitors("b", {"api"});
+  ASSERT_TRUE(taken.ok()) << "the claim waited on the write: " << taken.error().message;
+  EXPECT_EQ(taken->at("api"), 2);
+  {
+    std::lock_guard guard(mu);
+    EXPECT_FALSE(written.has_value()) << "the write still waits on the lock";
+  }
+  lock.abort();
+  std::unique_lock guard(mu);
+  ASSERT_TRUE(cv.wait_for(guard, std::chrono::seconds(10), [&] { return written.has_value(); }));
+  ASSERT_FALSE(written->ok()) << "decided under epoch 1, after the claim of epoch 2";
+  EXPECT_EQ(written->error().code, "store.fenced");
+}
+
 // A beat reads the database's clock, give or take half the round trip that read it.
 TEST_F(PostgresStoreTest, ABeatReadsTheDatabasesClock) {
   auto opened = postgres::PostgresStore::open(url_);  // the schema

@@ -109,6 +109,26 @@ std::vector<int64_t> Writer::ensure_partitions(pqxx::work& tx, const std::vector
   }
 }
 
+// A fenced write holds its monitors' rows of monitor_owners (FOR SHARE, fence.h) from its
+// fence check to its commit, and a claim of those monitors by another replica waits for
+// them. Were the write then to wait on a table someone locked (an operator's LOCK TABLE,
+// a long DDL), the claim would wait as long, and a monitor moving between replicas would
+// be checked by neither meanwhile. So a batch with fenced writes first takes the tables
+// it writes, in the mode its writes take anyway, before it locks any row: it waits for a
+// locked table holding nothing another replica needs, and once it holds them, its writes
+// wait on no table. A claim made meanwhile moves the epoch, and the batch's fence check
+// then refuses what was decided under the old one.
+void Writer::lock_fenced_tables(pqxx::work& tx, const std::vector<QueuedWrite>& batch) {
+  const bool fenced = std::any_of(batch.begin(), batch.end(), [](const QueuedWrite& w) {
+    const auto* r = std::get_if<RecordResult>(&w.op);
+    return r != nullptr && r->epoch.has_value();
+  });
+  if (!fenced) return;
+  tx.exec(
+      "LOCK TABLE check_results, uptime_hourly, uptime_daily, incidents, deliveries, monitor_state "
+      "IN ROW EXCLUSIVE MODE");
+}
+
 bool Writer::ensure_connected() {
   if (conn_) return true;
   const auto now = std::chrono::steady_clock::now();
@@ -152,6 +172,7 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
     pqxx::work tx(*conn_);
     // First, before any row lock: see day_partitions.h, "Lock order".
     const std::vector<int64_t> days = ensure_partitions(tx, batch);
+    lock_fenced_tables(tx, batch);
     for (size_t i = 0; i < batch.size();) {
       const RunKind kind = run_kind(batch[i].op);
       size_t end = i + 1;

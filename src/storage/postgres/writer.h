@@ -50,6 +50,7 @@ class Writer final : public BatchApplier {
   void lose_connection(const std::string& why);
   // The days of the batch's results whose partitions it made sure of; none on failure.
   std::vector<int64_t> ensure_partitions(pqxx::work& tx, const std::vector<QueuedWrite>& batch);
+  static void lock_fenced_tables(pqxx::work& tx, const std::vector<QueuedWrite>& batch);
 
   const std::string url_;
   std::unique_ptr<pqxx::connection> conn_;  // null while the database is unreachable
