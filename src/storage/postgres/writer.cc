@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "storage/postgres/connection.h"
@@ -119,14 +120,22 @@ std::vector<int64_t> Writer::ensure_partitions(pqxx::work& tx, const std::vector
 // wait on no table. A claim made meanwhile moves the epoch, and the batch's fence check
 // then refuses what was decided under the old one.
 void Writer::lock_fenced_tables(pqxx::work& tx, const std::vector<QueuedWrite>& batch) {
-  const bool fenced = std::any_of(batch.begin(), batch.end(), [](const QueuedWrite& w) {
+  bool fenced = false;
+  bool incidents = false;
+  bool outbox = false;
+  for (const QueuedWrite& w : batch) {
     const auto* r = std::get_if<RecordResult>(&w.op);
-    return r != nullptr && r->epoch.has_value();
-  });
+    if (r == nullptr || !r->epoch) continue;
+    fenced = true;
+    incidents = incidents || r->opened || r->closed;
+    outbox = outbox || !r->outbox.empty();
+  }
   if (!fenced) return;
-  tx.exec(
-      "LOCK TABLE check_results, uptime_hourly, uptime_daily, incidents, deliveries, monitor_state "
-      "IN ROW EXCLUSIVE MODE");
+  // Only those it writes: a lock on the outbox alone must not hold up plain results.
+  std::string tables = "check_results, uptime_hourly, uptime_daily, monitor_state";
+  if (incidents) tables += ", incidents";
+  if (outbox) tables += ", deliveries";
+  tx.exec("LOCK TABLE " + tables + " IN ROW EXCLUSIVE MODE");
 }
 
 bool Writer::ensure_connected() {
