@@ -84,19 +84,36 @@ class Webhook:
         self.httpd.server_close()
 
 
-def rendezvous_port():
-    """A free port for MASTER_PORT, below the kernel's ephemeral range (32768 up): a port
-    bound and released at 0 is ephemeral, and any process's next connection or listening
-    socket (srun's, slurmd's, an agent's) may take it before rank 0 binds it."""
-    for _ in range(200):
-        port = random.randrange(20000, 32000)
-        with socket.socket() as s:
+def rendezvous_ports(count):
+    """`count` distinct free ports for servers a test starts (MASTER_PORT, slurmctld's,
+    slurmd's), below the kernel's ephemeral range (32768 up): a port bound and released
+    at 0 is ephemeral, and any process's next connection or listening socket (srun's,
+    slurmd's, an agent's) may take it before its server binds it. Each stays bound until
+    all are chosen, so no two are the same (two picks once were: slurmctld and slurmd on
+    one port, and slurmctld died on "Address already in use")."""
+    held = []
+    try:
+        for _ in range(200 * count):
+            if len(held) == count:
+                break
+            s = socket.socket()
             try:
-                s.bind(("127.0.0.1", port))
+                s.bind(("127.0.0.1", random.randrange(20000, 32000)))
             except OSError:
+                s.close()
                 continue
-            return port
-    raise AssertionError("no free port between 20000 and 32000")
+            held.append(s)
+        if len(held) < count:
+            raise AssertionError(f"not {count} free ports between 20000 and 32000")
+        return [s.getsockname()[1] for s in held]
+    finally:
+        for s in held:
+            s.close()
+
+
+def rendezvous_port():
+    """One port as rendezvous_ports gives them."""
+    return rendezvous_ports(1)[0]
 
 
 def post(base, path, body, token=TOKEN, raw=None):

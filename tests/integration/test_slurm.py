@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from conftest import wait_for
-from test_jobs import BUILD, HERE, PY, rendezvous_port
+from test_jobs import BUILD, HERE, PY, rendezvous_port, rendezvous_ports
 
 SLURM_CONF = """ClusterName=twtest
 SlurmctldHost={host}
@@ -60,9 +60,9 @@ def slurm(tmp_path, slurm_conf_extra):
              f"--pid-file={d}/munge/pid", f"--log-file={d}/munge/log", f"--seed-file={d}/munge/seed"],
             stderr=subprocess.DEVNULL))
         wait_for(lambda: (d / "munge" / "socket").exists(), timeout=10, what="munged's socket")
-        ctld_port = rendezvous_port()
+        ctld_port, slurmd_port = rendezvous_ports(2)
         (d / "slurm.conf").write_text(SLURM_CONF.format(host=socket.gethostname(), dir=d, ctld_port=ctld_port,
-                                                        slurmd_port=rendezvous_port()) + slurm_conf_extra)
+                                                        slurmd_port=slurmd_port) + slurm_conf_extra)
         daemons.append(subprocess.Popen(["slurmctld", "-D", "-f", str(d / "slurm.conf")], env=env,
                                         stderr=subprocess.DEVNULL))
         daemons.append(subprocess.Popen(["slurmd", "-D", "-f", str(d / "slurm.conf")], env=env,
