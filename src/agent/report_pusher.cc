@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "agent/http_post.h"
-
 namespace trainwatch::agent {
 
 Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, const Clock& clock) {
@@ -25,7 +23,10 @@ Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, c
 }
 
 ReportPusher::ReportPusher(PushOptions options, const Clock& clock)
-    : options_(std::move(options)), clock_(clock), plan_(options_.report_every, clock.monotonic_time()) {}
+    : options_(std::move(options)),
+      clock_(clock),
+      connection_(clock),
+      plan_(options_.report_every, clock.monotonic_time()) {}
 
 ReportPusher::~ReportPusher() { finish(); }
 
@@ -114,7 +115,7 @@ void ReportPusher::run() {
 bool ReportPusher::post(const std::string& url, const std::string& body, std::string* error) {
   HttpHeaders headers = {{"Content-Type", "application/json"}};
   if (!options_.token.empty()) headers.emplace_back("Authorization", "Bearer " + options_.token);
-  auto status = http_post(url, body, headers, options_.timeout);
+  auto status = connection_.post(url, body, headers, options_.timeout);
   if (!status) {
     *error = status.error().message;
     return false;
