@@ -36,7 +36,8 @@ void post_report(const JobApiContext& ctx, const Request& request, const Respond
 void list_jobs(const JobApiContext& ctx, const Request&, const Responder& respond) {
   json::array items;
   for (const auto& name : ctx.jobs.names()) {
-    if (auto s = ctx.jobs.snapshot(name, false)) items.push_back(views::job_summary_json(ctx.engine, *s));
+    if (auto s = ctx.jobs.snapshot(name, jobs::SnapshotDetail::kSummary))
+      items.push_back(views::job_summary_json(ctx.engine, *s));
   }
   respond(Response::json(200, json_text(json::object{{"jobs", std::move(items)}})));
 }
@@ -122,7 +123,7 @@ namespace {
 std::vector<JobSnapshot> job_summaries(const jobs::JobRegistry& registry) {
   std::vector<JobSnapshot> snaps;
   for (const auto& name : registry.names()) {
-    if (auto s = registry.snapshot(name, false)) snaps.push_back(std::move(*s));
+    if (auto s = registry.snapshot(name, jobs::SnapshotDetail::kNodes)) snaps.push_back(std::move(*s));
   }
   return snaps;
 }

@@ -117,7 +117,7 @@ struct JobsConfig {
   // Ranks one job may have when its monitor declares no world_size (a declared world_size
   // is the cap instead). A report that would add ranks beyond it is refused whole (422).
   // 16,384-rank jobs exist; the default leaves room for four times that.
-  int max_ranks = 65'536;
+  int max_ranks = 262'144;
   // Ranks one node's report may carry; a report with more is refused (422). Real nodes run
   // 8-64 ranks; the report body bounds it at 1,024 anyway (jobs/report.h).
   int max_ranks_per_node = 1'024;

@@ -9,6 +9,32 @@
 namespace trainwatch::jobs {
 namespace {
 
+// The nodes `verdict`'s findings name, by their own node or their ranks', in the findings'
+// order (the culprit's first), each once: at most `limit`, and after the first only while
+// their ranks together stay within kMaxDetailedRanks (a node may carry 1,024).
+std::vector<std::string> named_nodes(const JobVerdict& verdict, const JobState& state, size_t limit) {
+  std::vector<std::string> out;
+  size_t ranks = 0;
+  auto add = [&](const std::string& node) {
+    if (node.empty() || out.size() >= limit || std::find(out.begin(), out.end(), node) != out.end()) return;
+    auto it = state.nodes().find(node);
+    if (it == state.nodes().end()) return;
+    if (!out.empty() && ranks + it->second.ranks.size() > kMaxDetailedRanks) return;
+    ranks += it->second.ranks.size();
+    out.push_back(node);
+  };
+  // The verdict lists its findings down first, each severity in blame order (analysis.h).
+  for (const Finding& f : verdict.findings) {
+    add(f.node);
+    // A job-wide finding may name every rank: its first few name enough nodes.
+    const size_t examined = std::min(f.ranks.size(), 8 * limit);
+    for (size_t i = 0; i < examined && out.size() < limit; ++i) {
+      if (auto it = state.ranks().find(f.ranks[i]); it != state.ranks().end()) add(it->second.node);
+    }
+  }
+  return out;
+}
+
 // Ranks the job would have after `report`: its ranks plus the report's new ones.
 size_t ranks_after(const JobState& state, const NodeReport& report) {
   std::vector<int> fresh;
@@ -320,10 +346,13 @@ std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry,
                                                                    MonoTime now, SystemTime wall) {
   std::shared_ptr<const JobVerdict> verdict;
   std::shared_ptr<const InterruptionLedger> ledger;
+  std::shared_ptr<const PublishedRanks> ranks;
   std::lock_guard analysis(entry.analysis_mu);
   {
     std::shared_lock lock(entry.state_mu);
     verdict = std::make_shared<const JobVerdict>(analyse(entry.state, spec, now, wall));
+    ranks = std::make_shared<const PublishedRanks>(
+        PublishedRanks{summarise_ranks(*verdict, entry.state.ranks()), front_of(entry.state.ranks())});
     // Readers get a copy of the ledger when it changed.
     if (entry.ledger.observe(entry.state, *verdict, now, wall))
       ledger = std::make_shared<const InterruptionLedger>(entry.ledger);
@@ -331,6 +360,7 @@ std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry,
   // Under analysis_mu, so the last one published is the newest.
   std::lock_guard lock(entry.verdict_mu);
   entry.verdict = verdict;
+  entry.published_ranks = std::move(ranks);
   if (ledger) entry.published_ledger = std::move(ledger);
   return verdict;
 }
@@ -451,7 +481,7 @@ std::vector<std::string> JobRegistry::names() const {
   return out;
 }
 
-std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job, bool with_ranks) const {
+std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job, SnapshotDetail detail) const {
   const MonoTime now = clock_.monotonic_time();
   const SystemTime wall = clock_.system_time();
   std::shared_ptr<Entry> entry;
@@ -463,15 +493,38 @@ std::optional<JobSnapshot> JobRegistry::snapshot(const std::string& job, bool wi
     entry = it->second;
     s.spec = entry->spec;
   }
-  s.verdict = published_verdict(*entry);
+  // The verdict and the ranks' summary of one tick, taken together.
+  std::shared_ptr<const PublishedRanks> ranks;
+  {
+    std::lock_guard lock(entry->verdict_mu);
+    ranks = entry->published_ranks;
+    s.verdict = entry->verdict;
+  }
+  if (!s.verdict) s.verdict = published_verdict(*entry);  // not analysed yet: `waiting`
   s.ledger = published_ledger(*entry);
   std::shared_lock lock(entry->state_mu);
   const JobState& state = entry->state;
   s.rank_count = state.ranks().size();
-  s.ranks_omitted = !with_ranks || s.rank_count > kMaxDetailedRanks;
-  for (const auto& [rank, r] : state.ranks()) s.max_step = std::max(s.max_step, r.last.step);
-  s.rank_summary = summarise_ranks(*s.verdict, state.ranks());
-  s.state = std::make_shared<const JobState>(state.copy_for_reader(!s.ranks_omitted));
+  s.node_count = state.nodes().size();
+  s.ranks_omitted = detail != SnapshotDetail::kDetail || s.rank_count > kMaxDetailedRanks;
+  // As the last tick saw them; before the first, as they are now (a walk of the ranks).
+  if (!ranks)
+    ranks = std::make_shared<const PublishedRanks>(
+        PublishedRanks{summarise_ranks(*s.verdict, state.ranks()), front_of(state.ranks())});
+  s.rank_summary = ranks->summary;
+  s.front = ranks->front;
+  s.max_step = s.front.max_step;
+  std::set<std::string> only;
+  if (detail == SnapshotDetail::kSummary) {
+    s.nodes_omitted = true;
+  } else if (detail == SnapshotDetail::kDetail && s.ranks_omitted) {
+    s.nodes_omitted = true;
+    s.named_nodes = named_nodes(*s.verdict, state, kMaxNamedNodes);
+    only.insert(s.named_nodes.begin(), s.named_nodes.end());
+  }
+  const bool with_ranks = detail == SnapshotDetail::kDetail;
+  s.state =
+      std::make_shared<const JobState>(state.copy_for_reader(with_ranks, s.nodes_omitted ? &only : nullptr));
   s.at = now;
   s.wall = wall;
   return s;

@@ -56,6 +56,9 @@ inline constexpr size_t kMaxAutoJobs = 1000;
 // A snapshot copies every rank of a job up to this many; a bigger job's snapshot carries
 // its rank summary only (pages and /metrics then show rank ranges by health).
 inline constexpr size_t kMaxDetailedRanks = 1024;
+// Past kMaxDetailedRanks, a detailed snapshot copies only the nodes the findings name, at
+// most this many: a 131,072-rank job has 16,384 nodes, and a reader wants the broken ones.
+inline constexpr size_t kMaxNamedNodes = 64;
 inline constexpr Millis kRefusalLogEvery{10'000};
 
 enum class IngestOutcome {
@@ -81,16 +84,32 @@ struct IngestRefusals {
   uint64_t too_many_jobs = 0, too_many_nodes = 0, too_many_ranks = 0, too_many_ranks_on_node = 0;
 };
 
+// How much of a job a snapshot copies: what its reader needs, and no more, since the copy
+// is made under the job's lock, which the job's reports wait for.
+enum class SnapshotDetail {
+  kSummary,  // no ranks, no nodes: lists of jobs
+  kNodes,    // every node, no ranks: /metrics' age of each node's last report
+  kDetail,   // every rank and node up to kMaxDetailedRanks ranks; past it, the ranks'
+             // summary by health, and only the nodes the findings name (named_nodes) with
+             // their ranks
+};
+
 // A copy of one job for readers, bounded whatever the job's size.
 struct JobSnapshot {
-  // A copy without series (series() copies one metric), and without ranks when the job
-  // has more than kMaxDetailedRanks (ranks_omitted).
+  // A copy without series (series() copies one metric), with the ranks and nodes its
+  // SnapshotDetail asked for (ranks_omitted, nodes_omitted).
   std::shared_ptr<const JobState> state;
   JobCheckSpec spec;
   std::shared_ptr<const JobVerdict> verdict;         // the last tick's, shared, never null
   std::shared_ptr<const InterruptionLedger> ledger;  // as of that tick, never null
   size_t rank_count = 0;
-  bool ranks_omitted = false;
+  bool ranks_omitted = false;  // state holds no ranks, or only those of named_nodes
+  JobFront front;              // of every rank, whichever the state holds
+  size_t node_count = 0;
+  bool nodes_omitted = false;  // state holds only the nodes in named_nodes
+  // The nodes the findings name, in the findings' order (the culprit's first), at most
+  // kMaxNamedNodes; filled when nodes_omitted.
+  std::vector<std::string> named_nodes;
   int64_t max_step = -1;
   RankSummary rank_summary;
   MonoTime at{};
@@ -149,8 +168,8 @@ class JobRegistry {
   void analyse_others(const std::function<bool(const std::string&)>& checked_here);
 
   std::vector<std::string> names() const;
-  // `with_ranks` false: never copy the ranks (a list of jobs needs their summary only).
-  std::optional<JobSnapshot> snapshot(const std::string& job, bool with_ranks = true) const;
+  std::optional<JobSnapshot> snapshot(const std::string& job,
+                                      SnapshotDetail detail = SnapshotDetail::kDetail) const;
   // One metric's series ("step_time"...) by key, copied; nullopt for an unknown job.
   std::optional<std::map<std::string, Series>> series(const std::string& job,
                                                       const std::string& metric) const;
@@ -161,6 +180,13 @@ class JobRegistry {
   uint64_t expired() const;
 
  private:
+  // The ranks by health as the tick saw them, built with its verdict: a reader of a
+  // 131,072-rank job gets them without walking its ranks under the job's lock.
+  struct PublishedRanks {
+    RankSummary summary;
+    JobFront front;
+  };
+
   struct Entry {
     explicit Entry(const std::string& name, MonoTime created) : last_report(created), state(name, created) {}
     // Under the registry's mu_:
@@ -173,6 +199,7 @@ class JobRegistry {
     mutable std::mutex verdict_mu;
     std::shared_ptr<const JobVerdict> verdict;
     std::shared_ptr<const InterruptionLedger> published_ledger;
+    std::shared_ptr<const PublishedRanks> published_ranks;  // with `verdict`, from the same tick
     // evaluate()'s only, on the job checker's one thread:
     std::optional<CheckResult> last_result;
     // Under analysis_mu: the job checker's tick and analyse_others() may meet on a job whose

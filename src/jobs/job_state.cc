@@ -291,8 +291,12 @@ void JobState::learn_step_gap(const NodeReport& report, bool checkpointing) {
 }
 
 void JobState::record_throughput(MonoTime now) {
-  // One job-wide sample per shortest report interval, however many nodes report.
+  // One job-wide sample per shortest report interval, however many nodes report. The walk
+  // below visits every rank, so it is tried once an interval whether or not it finds a rank
+  // with two samples: while a job's nodes send their first reports, none has, and trying at
+  // each report made filling a 131,072-rank job quadratic (16,384 reports x 131,072 ranks).
   if (now - last_throughput_at_ < shortest_report_every_) return;
+  last_throughput_at_ = now;
   double tokens = 0, samples = 0, steps = 0;
   int counted = 0;
   for (const auto& [rank, rec] : ranks_) {
@@ -307,7 +311,6 @@ void JobState::record_throughput(MonoTime now) {
     ++counted;
   }
   if (counted == 0) return;
-  last_throughput_at_ = now;
   // The unit is the richest the job has ever reported and then stays: a window with no
   // progress at all is 0 tokens/s, not 0 steps/s beside a median in tokens/s.
   if (tokens > 0) {
@@ -321,10 +324,22 @@ void JobState::record_throughput(MonoTime now) {
   if (value > 0) keep_bounded(training_throughput_, value);
 }
 
-JobState JobState::copy_for_reader(bool with_ranks) const {
+JobState JobState::copy_for_reader(bool with_ranks, const std::set<std::string>* only_nodes) const {
   JobState copy(name_, created_);
-  copy.nodes_ = nodes_;
-  if (with_ranks) copy.ranks_ = ranks_;
+  if (only_nodes == nullptr) {
+    copy.nodes_ = nodes_;
+    if (with_ranks) copy.ranks_ = ranks_;
+  } else {
+    for (const std::string& name : *only_nodes) {
+      auto node = nodes_.find(name);
+      if (node == nodes_.end()) continue;
+      copy.nodes_.emplace(name, node->second);
+      if (!with_ranks) continue;
+      for (int rank : node->second.ranks) {
+        if (auto it = ranks_.find(rank); it != ranks_.end()) copy.ranks_.emplace(rank, it->second);
+      }
+    }
+  }
   copy.learned_ = learned_;
   copy.first_report_ = first_report_;
   copy.first_step_ = first_step_;

@@ -71,11 +71,13 @@ struct SeriesPoint {
 };
 using Series = std::deque<SeriesPoint>;
 
-inline constexpr size_t kMaxAttempts = 64;         // attempts kept per job; the oldest go first
-inline constexpr size_t kMaxRuns = 64;             // runs kept per job; the oldest go first
-inline constexpr size_t kProgressWindow = 12;      // reports kept per rank for rates (1 min at 5 s)
-inline constexpr size_t kMaxSeriesPoints = 720;    // per series: an hour at 5 s; older points dropped
-inline constexpr size_t kMaxNodesPerJob = 4096;    // a report from one more node is refused (429)
+inline constexpr size_t kMaxAttempts = 64;       // attempts kept per job; the oldest go first
+inline constexpr size_t kMaxRuns = 64;           // runs kept per job; the oldest go first
+inline constexpr size_t kProgressWindow = 12;    // reports kept per rank for rates (1 min at 5 s)
+inline constexpr size_t kMaxSeriesPoints = 720;  // per series: an hour at 5 s; older points dropped
+// A report from one more node is refused (429). Frontier jobs run 16,384 nodes of 8 GPUs
+// (131,072 ranks); twice that leaves room for nodes of 4.
+inline constexpr size_t kMaxNodesPerJob = 32'768;
 inline constexpr size_t kThroughputHistory = 120;  // job throughput samples kept, of each kind
 inline constexpr int kWarmupSteps = 3;             // steps before the step timeout is learned/applied
 // Keys (ranks, or node GPUs) one metric's series keeps: a chart of more lines is unreadable,
@@ -146,8 +148,9 @@ class JobState {
   }
 
   // A copy for readers: everything but the series (JobRegistry::series copies one metric),
-  // and without the ranks when `with_ranks` is false. Keep in step with the members below.
-  JobState copy_for_reader(bool with_ranks) const;
+  // without the ranks when `with_ranks` is false. When `only_nodes` is given, only those
+  // nodes and their ranks. Keep in step with the members below.
+  JobState copy_for_reader(bool with_ranks, const std::set<std::string>* only_nodes = nullptr) const;
 
   // Series by metric ("step_time", "loss", "tokens_per_s" per rank; "gpu_mem" per node
   // and GPU), keyed by the series' label ("rank 3", "node-a gpu 0").

@@ -188,7 +188,7 @@ json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s
   out["phase"] = s.verdict->phase;
   out["world_size"] = s.spec.world_size > 0 ? json::value(s.spec.world_size) : json::value(nullptr);
   out["ranks"] = s.rank_count;
-  out["nodes"] = s.state->nodes().size();
+  out["nodes"] = s.node_count;
   out["step"] = s.max_step >= 0 ? json::value(s.max_step) : json::value(nullptr);
   out["cause"] = s.verdict->cause.empty() ? json::value(nullptr) : json::value(s.verdict->cause);
   size_t down = 0, warnings = 0;
@@ -302,14 +302,22 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
                    {"checkpoint_learned", t.checkpoint_learned}};
   json::array findings, ranks, nodes;
   for (const auto& f : s.verdict->findings) findings.push_back(finding_json(s, f));
-  const jobs::JobFront front = jobs::front_of(s.state->ranks());
   const jobs::RankHealthIndex health(*s.verdict);
   for (const auto& [rank, r] : s.state->ranks())
-    ranks.push_back(rank_json(s, rank, r, health.health(rank, r, front), front));
-  for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
+    ranks.push_back(rank_json(s, rank, r, health.health(rank, r, s.front), s.front));
+  if (s.nodes_omitted) {
+    for (const std::string& name : s.named_nodes) {
+      if (auto it = s.state->nodes().find(name); it != s.state->nodes().end())
+        nodes.push_back(node_json(s, it->second));
+    }
+  } else {
+    for (const auto& [node_name, n] : s.state->nodes()) nodes.push_back(node_json(s, n));
+  }
   out["findings"] = std::move(findings);
-  out["ranks"] = std::move(ranks);  // empty when ranks_omitted: see rank_ranges
-  out["nodes"] = std::move(nodes);
+  out["ranks"] = std::move(ranks);  // when ranks_omitted, only those of the nodes listed
+  out["nodes_omitted"] = s.nodes_omitted;
+  out["nodes_left_out"] = s.node_count - nodes.size();
+  out["nodes"] = std::move(nodes);  // when nodes_omitted, those the findings name, culprit first
   out["ranks_omitted"] = s.ranks_omitted;
   out["rank_count"] = s.rank_count;
   json::array ranges;

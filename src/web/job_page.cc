@@ -247,7 +247,7 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     nodes.push_back(std::move(node));
   }
   m["rank_count"] = snapshot.rank_count;
-  m["node_count"] = nodes.size();
+  m["node_count"] = snapshot.node_count;
   json::array legend;
   for (const auto& [health, count] : snapshot.rank_summary.counts)
     counts[std::string(jobs::to_string(health))] = static_cast<int>(count);
@@ -256,8 +256,8 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
       legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", counts[h]}});
   }
   m["legend"] = std::move(legend);
-  // The API's rank_ranges become rows of text, shown only instead of the grid: a job with
-  // too many ranks for a cell each gets ranges by health and no node cards (the API has them).
+  // The API's rank_ranges become rows of text: a job with too many ranks for a cell each
+  // gets ranges by health, and cards only for the nodes its findings name.
   m["rank_ranges"] = json::array();
   if (snapshot.ranks_omitted) {
     m["rank_ranges"] = rank_range_rows(snapshot.rank_summary);
@@ -265,8 +265,10 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
                            ? json::value(snapshot.rank_summary.ranges_left_out)
                            : json::value(nullptr);
     m["detailed_limit"] = jobs::kMaxDetailedRanks;
-    nodes.clear();
   }
+  // A summarised job's snapshot holds only the nodes its findings name, culprit first.
+  m["named_nodes_of"] =
+      snapshot.nodes_omitted && !nodes.empty() ? json::value(snapshot.node_count) : json::value(nullptr);
   m["grid"] = std::move(nodes);
   m["stacks"] = stack_rows(m.at("ranks").as_array());
   m["has_stacks"] = !m.at("stacks").as_array().empty();
@@ -279,7 +281,7 @@ void jobs_list(const WebContext& ctx, const Request& request, const Responder& r
   json::object m = layout_model(ctx, request, "Jobs · trainwatch");
   json::array rows;
   for (const auto& name : ctx.jobs.names()) {
-    auto snapshot = ctx.jobs.snapshot(name, false);
+    auto snapshot = ctx.jobs.snapshot(name, jobs::SnapshotDetail::kSummary);
     if (!snapshot) continue;
     json::object row = views::job_summary_json(ctx.engine, *snapshot);
     if (auto view = ctx.engine.monitor(name)) {

@@ -66,7 +66,8 @@ def rss_kb(server):
 
 def test_a_huge_job_is_capped_summarised_and_never_holds_up_pings(start_server, monkeypatch):
     monkeypatch.delenv("TRAINWATCH_TOKEN", raising=False)
-    server = start_server(config())
+    # A bound below the default (262,144), so that a hundred reports reach it.
+    server = start_server(config("  max_ranks: 65536\n"))
     client = Client(server)
     try:
         statuses = []
@@ -76,7 +77,7 @@ def test_a_huge_job_is_capped_summarised_and_never_holds_up_pings(start_server, 
             if status != 200:
                 assert status == 422, body
                 assert body["detail"].startswith("job 'huge' would have ") and "jobs.max_ranks allows 65536" in body["detail"]
-        # The default jobs.max_ranks (65,536) holds 65 nodes of 1,000 ranks; the 66th would pass it.
+        # jobs.max_ranks (65,536) holds 65 nodes of 1,000 ranks; the 66th would pass it.
         assert statuses == [200] * 65 + [422] * 35
         assert rss_kb(server) < MEMORY_BOUND_KB
 

@@ -156,12 +156,59 @@ TEST_F(Registry, AStalled16384RankJobIsAnalysedAndSummarised) {
   ASSERT_TRUE(s);
   EXPECT_EQ(s->rank_count, 16'384u);
   EXPECT_TRUE(s->ranks_omitted);
-  EXPECT_TRUE(s->state->ranks().empty()) << "a huge job's snapshot does not copy its ranks";
+  EXPECT_EQ(s->named_nodes, std::vector<std::string>{"node-0"})
+      << "a finding naming every rank names the nodes of its first ranks, within kMaxDetailedRanks ranks";
+  EXPECT_EQ(s->state->ranks().size(), 1'024u) << "only the named node's ranks are copied";
+  EXPECT_EQ(s->state->nodes().size(), 1u);
+  EXPECT_EQ(s->node_count, 16u);
   ASSERT_EQ(s->rank_summary.ranges.size(), 1u);
   EXPECT_EQ(s->rank_summary.ranges[0].first, 0);
   EXPECT_EQ(s->rank_summary.ranges[0].last, 16'383);
   EXPECT_EQ(s->rank_summary.ranges[0].health, RankHealth::kDown);
   EXPECT_EQ(s->verdict->cause, result.cause) << "readers see the verdict the engine applied";
+}
+
+// 131,072 ranks on 16,384 nodes, one rank killed: a reader's detailed copy holds the
+// killed rank's node and its ranks, culprit first, and a list's copy holds no node at all;
+// both count every node and rank.
+TEST_F(Registry, AReadersCopyOfA131072RankJobHoldsTheCulpritsNodeOnly) {
+  constexpr int kNodes = 16'384, kPerNode = 8, kVictim = 1234 * kPerNode + 5;
+  config_.jobs.max_ranks = kNodes * kPerNode;
+  configure();
+  auto report = [&](int node, bool killed) {
+    std::vector<RankReport> ranks;
+    for (int i = 0; i < kPerNode; ++i) {
+      const int rank = node * kPerNode + i;
+      RankReport r = testing::training(rank, 100);
+      ranks.push_back(killed && rank == kVictim ? testing::exited(r, 0, 9) : r);
+    }
+    return testing::node_report("node-" + std::to_string(node), std::move(ranks), Millis(5'000));
+  };
+  for (int node = 0; node < kNodes; ++node)
+    ASSERT_NE(registry_.ingest("big", report(node, false)).outcome, IngestOutcome::kTooManyNodes);
+  clock_.advance(Millis(1'000));
+  registry_.ingest("big", report(1234, true));
+  const CheckResult result = registry_.evaluate(registry_.auto_monitor("big"));
+  ASSERT_FALSE(result.ok);
+  EXPECT_NE(result.cause.find("rank 9877 "), std::string::npos) << result.cause;
+
+  auto detail = registry_.snapshot("big");
+  ASSERT_TRUE(detail);
+  EXPECT_EQ(detail->rank_count, 131'072u);
+  EXPECT_EQ(detail->node_count, 16'384u);
+  EXPECT_TRUE(detail->ranks_omitted && detail->nodes_omitted);
+  ASSERT_FALSE(detail->named_nodes.empty());
+  EXPECT_EQ(detail->named_nodes.front(), "node-1234");
+  EXPECT_EQ(detail->state->nodes().count("node-1234"), 1u);
+  EXPECT_EQ(detail->state->ranks().count(kVictim), 1u);
+  EXPECT_LE(detail->state->ranks().size(), kMaxDetailedRanks);
+  EXPECT_EQ(detail->front.max_step, 100);
+
+  auto listed = registry_.snapshot("big", SnapshotDetail::kSummary);
+  ASSERT_TRUE(listed);
+  EXPECT_TRUE(listed->state->nodes().empty() && listed->state->ranks().empty());
+  EXPECT_EQ(listed->node_count, 16'384u);
+  EXPECT_EQ(listed->rank_summary.counts.at(RankHealth::kDown), 1u);
 }
 
 // Analysis runs once per tick, in evaluate(); a reader shows that tick's verdict, so the
