@@ -72,7 +72,7 @@ void analyse_a_training_job(benchmark::State& state) {
   }
   state.counters["ranks"] = static_cast<double>(spec.world_size);
 }
-BENCHMARK(analyse_a_training_job)->Arg(16)->Arg(2'048)->Unit(benchmark::kMillisecond);
+BENCHMARK(analyse_a_training_job)->Arg(16)->Arg(2'048)->Arg(16'384)->Unit(benchmark::kMillisecond);
 
 // One more round of reports into the job above, one node at a time: what a report costs
 // the replica that takes it, and every replica that follows it, under the job's lock.
@@ -104,7 +104,7 @@ void ingest_a_node_report(benchmark::State& state) {
     ++sent;
   }
 }
-BENCHMARK(ingest_a_node_report)->Arg(2'048)->Unit(benchmark::kMicrosecond);
+BENCHMARK(ingest_a_node_report)->Arg(2'048)->Arg(16'384)->Unit(benchmark::kMicrosecond);
 
 // A report of node `n` at `step`, field for field as bench_scale.py writes it.
 std::string report_body(int n, int64_t step) {
