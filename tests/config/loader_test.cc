@@ -248,7 +248,7 @@ monitors:
   EXPECT_TRUE(c.jobs.auto_create);
   EXPECT_EQ(c.jobs.token, "s3cret");
   EXPECT_EQ(c.jobs.notify, std::vector<std::string>{"ml-slack"});
-  EXPECT_EQ(c.jobs.max_ranks, 65'536);  // the bounds' defaults
+  EXPECT_EQ(c.jobs.max_ranks, 262'144);  // the bounds' defaults
   EXPECT_EQ(c.jobs.max_ranks_per_node, 1'024);
   EXPECT_EQ(c.jobs.expire_after, Millis(24 * 3'600'000));
   const MonitorConfig& m = c.monitors.at(0);
