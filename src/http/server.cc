@@ -104,21 +104,48 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
   // Reads a request's header under the deadline already set (at accept, or at the first
   // byte of a keep-alive request); the body shares that deadline.
   void read_header() {
-    parser_.emplace();
-    parser_->header_limit(static_cast<uint32_t>(shared_->options.max_header_bytes));
-    parser_->body_limit(shared_->options.max_body_bytes);
+    new_parser();
     thread_.waiting.push_back(*this);
     bhttp::async_read_header(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
 
+  void new_parser() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(shared_->options.max_header_bytes));
+    parser_->body_limit(shared_->options.max_body_bytes);
+  }
+
+  // A keep-alive request whose first bytes are in the buffer. Nearly always the read
+  // brought the whole header (a ping is ~100 bytes): it is parsed here, and the request
+  // goes on without a composed read, which would only post its completion through the
+  // scheduler and arm the deadline timer for nothing (together a fifth of an HTTP
+  // thread's instructions per ping, callgrind). A header still incomplete is read on
+  // under request_timeout from now.
+  void start_buffered_request() {
+    new_parser();
+    beast::error_code ec;
+    buffer_.consume(parser_->put(buffer_.data(), ec));
+    if (ec == bhttp::error::need_more) {
+      stream_.expires_after(shared_->options.request_timeout);
+      thread_.waiting.push_back(*this);
+      bhttp::async_read_header(
+          stream_, buffer_, *parser_,
+          [self = shared_from_this()](beast::error_code ec2, size_t) { self->on_header(ec2); });
+      return;
+    }
+    if (ec) return fail_read(ec);
+    // The header is complete; a body still to come is read under request_timeout.
+    if (!parser_->is_done()) stream_.expires_after(shared_->options.request_timeout);
+    on_header({});
+  }
+
   // After a keep-alive response: up to idle_timeout for the next request's first byte,
   // then request_timeout from that byte for the whole request. A request already in the
   // buffer (pipelined) starts its deadline now.
   void await_next_request() {
-    stream_.expires_after(shared_->options.request_timeout);
-    if (buffer_.size() > 0) return read_header();
+    if (buffer_.size() > 0) return start_buffered_request();
     stream_.expires_after(shared_->options.idle_timeout);
     thread_.waiting.push_back(*this);
     constexpr size_t kFirstRead = 4096;  // what one read takes in; the header parser reads on
@@ -132,13 +159,12 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
             }
             return self->close();
           }
-          self->stream_.expires_after(self->shared_->options.request_timeout);
-          self->read_header();
+          self->start_buffered_request();
         });
   }
 
   void on_header(beast::error_code ec) {
-    thread_.waiting.remove(*this);
+    thread_.waiting.remove(*this);  // a no-op when the header was parsed from the buffer
     if (ec) return fail_read(ec);
     // A request without a body (every GET) is complete with its header: go straight on
     // rather than through a second composed read that would only post its completion.
@@ -225,15 +251,34 @@ class Session final : public std::enable_shared_from_this<Session>, public Waiti
     // HEAD: the same headers as GET, Content-Length included, and no body.
     body_out_ = head_ ? std::string() : std::move(response.body);
     shared_out_ = head_ ? nullptr : std::move(response.shared_body);
-    stream_.expires_after(shared_->options.request_timeout);
-    std::array<asio::const_buffer, 2> buffers = {
+    const std::array<asio::const_buffer, 2> buffers = {
         asio::buffer(head_out_), shared_out_ ? asio::buffer(*shared_out_) : asio::buffer(body_out_)};
-    asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
-      std::string().swap(self->body_out_);
-      self->shared_out_.reset();
-      if (ec || !self->keep_alive_) return self->close();
-      self->await_next_request();
-    });
+    // First one send on the spot (the socket is non-blocking: Listener::admit). A small
+    // answer, every ping's, goes out whole, with no composed write, deadline timer or
+    // completion posted through the scheduler; what the socket does not take now is
+    // written asynchronously under request_timeout.
+    beast::error_code ec;
+    const size_t sent = stream_.socket().write_some(buffers, ec);
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) return written(ec);
+    beast::buffers_suffix<std::array<asio::const_buffer, 2>> rest(buffers);
+    rest.consume(sent);
+    if (beast::buffer_bytes(rest) == 0) return written({});
+    stream_.expires_after(shared_->options.request_timeout);
+    asio::async_write(stream_, rest,
+                      [self = shared_from_this()](beast::error_code ec2, size_t) { self->written(ec2); });
+  }
+
+  void written(beast::error_code ec) {
+    std::string().swap(body_out_);
+    shared_out_.reset();
+    if (ec || !keep_alive_) return close();
+    // A pipelined request already buffered is started from the scheduler, not from here:
+    // answered at once (a 404, a 429), it would write and come back here, one stack frame
+    // deeper per request in the buffer.
+    if (buffer_.size() > 0) {
+      return asio::post(stream_.get_executor(), [self = shared_from_this()] { self->await_next_request(); });
+    }
+    await_next_request();
   }
 
   // A header line; CR and LF in a name or value (which would split the response) are dropped.
@@ -359,6 +404,9 @@ class Listener final : public Server, public std::enable_shared_from_this<Listen
     // Nagle would only hold a large body's last segment for the client's delayed ACK
     // (40 ms on Linux): the p99 of every answer over a few segments.
     socket.set_option(tcp::no_delay(true), ec);
+    // Non-blocking for Session::write's first, synchronous send (the asynchronous
+    // operations are unaffected).
+    socket.non_blocking(true, ec);
     std::make_shared<Session>(std::move(socket), std::move(address), thread, shared_)->start(over_capacity);
   }
 

@@ -10,9 +10,10 @@
 //
 // Lingering: a batch's first write waits for others to join it, so one commit (and one
 // fsync) pays for many writes. Writes somebody waits on (a ping's 200, an API answer, an
-// alert) linger `prompt_linger`; the engine's bookkeeping (results that notify nobody,
-// state saves, pruning) up to `background_linger`, cut short by a prompt write, a full
-// batch or a flush().
+// alert) linger up to `prompt_linger`, cut short once as many writes are queued as the
+// last prompt batch held; the engine's bookkeeping (results that notify nobody, state
+// saves, pruning) up to `background_linger`, cut short by a prompt write, a full batch
+// or a flush().
 //
 // Bounds: at most Store::kMaxQueuedWrites queued (write() returns false beyond, counted
 // as "queue_full"); at most `max_ops_per_batch` operations per batch.
@@ -106,6 +107,7 @@ class WriteQueue {
   uint64_t committed_seq_ = 0;
   size_t prompt_queued_ = 0;  // queued writes that are not background bookkeeping
   size_t flush_waiters_ = 0;  // flush() calls waiting: commit without lingering
+  size_t linger_until_ = 0;   // a prompt batch lingers until this many are queued: the last one's size
   bool stopping_ = false;
 
   mutable std::mutex health_mu_;  // guards health_ and batch_started_

@@ -5,6 +5,9 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +42,7 @@ class CapturedLog {
 };
 
 SaveState a_state_save() { return SaveState{"api", MonitorState{}}; }
+RecordPing a_ping() { return RecordPing{PingRecord{0, "hb", Ping{}, std::nullopt}}; }
 
 TEST(WriteQueueTest, ADoneThatThrowsIsCountedAndLoggedAndTheQueueGoesOn) {
   CapturedLog log;
@@ -63,6 +67,51 @@ TEST(WriteQueueTest, ADoneThatThrowsIsCountedAndLoggedAndTheQueueGoesOn) {
   queue.flush();
   EXPECT_EQ(later_done, 2);
   EXPECT_EQ(queue.health().done_exceptions, 2u);
+}
+
+// Commits every operation; once armed, tells the first time the writer finds the queue
+// empty (BatchApplier::idle, every idle_tick of an empty queue).
+class CommitAllAndTellIdle final : public BatchApplier {
+ public:
+  std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override {
+    return std::vector<WriteOutcome>(batch.size(), WriteOutcome{Ok{}, nullptr});
+  }
+  void idle() override {
+    if (armed_ && !told_.exchange(true)) idle_.set_value();
+  }
+  std::future<void> arm() {
+    armed_ = true;
+    return idle_.get_future();
+  }
+
+ private:
+  std::atomic<bool> armed_{false};
+  std::atomic<bool> told_{false};
+  std::promise<void> idle_;
+};
+
+// Under steady load a prompt batch's callers ask again together: once as many prompt
+// writes are queued as the last prompt batch held, the batch goes without waiting out
+// prompt_linger (an hour here, which only that rule can cut short).
+TEST(WriteQueueTest, APromptBatchStopsLingeringOnceAsManyAreQueuedAsTheLastOneHeld) {
+  std::promise<void> second_committed;
+  int second_done = 0;
+  CommitAllAndTellIdle applier;
+  WriteQueueOptions options;
+  options.prompt_linger = std::chrono::hours(1);
+  options.idle_tick = std::chrono::milliseconds(1);
+  WriteQueue queue(applier, options);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(queue.write(a_ping(), nullptr));
+  queue.flush();  // the first batch: three pings, let go by the flush
+  // The writer waits on an empty queue, so the next batch starts from idle and lingers.
+  ASSERT_EQ(applier.arm().wait_for(std::chrono::seconds(60)), std::future_status::ready);
+
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(queue.write(a_ping(), [&](const Status&) {
+      if (++second_done == 3) second_committed.set_value();
+    }));
+  }
+  EXPECT_EQ(second_committed.get_future().wait_for(std::chrono::seconds(60)), std::future_status::ready);
 }
 
 }  // namespace

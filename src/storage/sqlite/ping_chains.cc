@@ -60,10 +60,14 @@ void PingChains::commit() {
   undo_.clear();
 }
 
-void PingChains::abort() {
+void PingChains::abort() { undo_to(0); }
+
+void PingChains::undo_to(size_t mark) {
   // Newest first, so a monitor appended twice ends at what it was before both.
-  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) it->first->latest = it->second;
-  undo_.clear();
+  while (undo_.size() > mark) {
+    undo_.back().first->latest = undo_.back().second;
+    undo_.pop_back();
+  }
 }
 
 void PingChains::save(SQLite::Database& db) {

@@ -16,6 +16,7 @@
 // time); any thread calls head(). head() sees only committed pings.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -46,6 +47,10 @@ class PingChains {
   // After the transaction: commit makes its appends visible to head(); abort forgets them.
   void commit();
   void abort();
+  // Inside the transaction, for a savepoint rolled back: mark() before it, undo_to(mark)
+  // forgets the appends made since.
+  size_t mark() const { return undo_.size(); }
+  void undo_to(size_t mark);
 
   // Whether heads changed since the last save; save writes them in one transaction
   // (throws SQLite::Exception, and then keeps them to save again).

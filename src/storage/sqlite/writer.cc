@@ -65,7 +65,17 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   out.reserve(batch.size());
   try {
     SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
-    for (const QueuedWrite& p : batch) out.push_back(apply_one(p.op));
+    for (size_t i = 0; i < batch.size();) {
+      size_t pings = 0;
+      while (i + pings < batch.size() && std::holds_alternative<RecordPing>(batch[i + pings].op)) ++pings;
+      if (pings > 1) {
+        apply_pings(batch, i, pings, out);
+        i += pings;
+      } else {
+        out.push_back(apply_one(batch[i].op));
+        ++i;
+      }
+    }
     tx.commit();
     chains_.commit();
   } catch (const std::exception& e) {
@@ -123,6 +133,38 @@ WriteOutcome Writer::apply_one(const WriteOp& op) {
     throw std::runtime_error("cannot undo a failed operation: " + status.error().message);
   }
   return WriteOutcome{std::move(status), nullptr};
+}
+
+// A run of pings (what a batch under heartbeat load is made of) under one savepoint: the
+// savepoint and its release were two of the three statements each ping ran. A ping's
+// insert fails only as the whole store does (disk full, I/O), but should one fail alone,
+// the run is undone and each of its pings applied again under its own savepoint, so only
+// that one fails (as the PostgreSQL store does with its multi-row insert).
+void Writer::apply_pings(const std::vector<QueuedWrite>& batch, size_t first, size_t count,
+                         std::vector<WriteOutcome>& out) {
+  const size_t mark = chains_.mark();
+  fresh(savepoint_).exec();
+  std::exception_ptr failure;
+  bool stored = true;
+  try {
+    for (size_t i = first; i < first + count && stored; ++i) {
+      stored = run_op(writes_, std::get<RecordPing>(batch[i].op)).ok();
+    }
+  } catch (const std::exception&) {
+    failure = std::current_exception();
+    stored = false;
+  }
+  if (stored) {
+    fresh(release_).exec();
+    out.insert(out.end(), count, WriteOutcome{Ok{}, nullptr});
+    return;
+  }
+  if (!undo_savepoint()) {
+    if (failure) std::rethrow_exception(failure);
+    throw std::runtime_error("cannot undo a failed run of pings");
+  }
+  chains_.undo_to(mark);
+  for (size_t i = first; i < first + count; ++i) out.push_back(apply_one(batch[i].op));
 }
 
 // Whether the database or its WAL is gone from under the store (database_files.h). The

@@ -1,6 +1,7 @@
 // Writer: applies the write queue's batches to SQLite on the store's only write connection.
 //
-// One transaction per batch (synchronous=FULL), each operation under its own savepoint:
+// One transaction per batch (synchronous=FULL), each operation under its own savepoint (a
+// run of pings shares one, and is applied ping by ping when one of them fails):
 // an operation that fails (an incident id used twice) gets its own error and the rest of
 // the batch commits; a failed BEGIN or COMMIT fails every operation of the batch. Done
 // callbacks run after the commit (WriteQueue), so `done` means stored. Each failure is
@@ -61,6 +62,9 @@ class Writer final : public BatchApplier {
   static constexpr std::chrono::seconds kHeadsSaveInterval{10};
 
   WriteOutcome apply_one(const WriteOp& op);
+  // batch[first, first + count) are all RecordPing; appends their outcomes to `out`.
+  void apply_pings(const std::vector<QueuedWrite>& batch, size_t first, size_t count,
+                   std::vector<WriteOutcome>& out);
   bool files_gone();
   std::string rescue_committed_writes();
   std::vector<WriteOutcome> refused(size_t n) const;
