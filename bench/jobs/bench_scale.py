@@ -745,7 +745,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke run: 1 round, 8 s warm-up, 10 s window, 3 s burst")
     args = ap.parse_args()
     global NODES, PERIOD_S, VICTIM_NODE, VICTIM
-    NODES, PERIOD_S = max(2, min(args.nodes, 4096)), args.period
+    NODES, PERIOD_S = max(2, min(args.nodes, 32_768)), args.period  # kMaxNodesPerJob
     VICTIM_NODE = min(VICTIM_NODE, NODES - 1)
     VICTIM = VICTIM_NODE * RANKS_PER_NODE + VICTIM_LOCAL
     if args.quick:
