@@ -10,10 +10,14 @@ import urllib.parse
 
 
 class PingLoad:
-    def __init__(self, server, token, pingers, max_per_pinger, seconds):
+    # `pause`: seconds each pinger waits after an answer (0: none), to stay under the
+    # per-URL rate limit (heartbeat/rate_limiter.h: a burst of 1,000, then 200 a second),
+    # whose 429s would otherwise mix with the answers a test is about.
+    def __init__(self, server, token, pingers, max_per_pinger, seconds, pause=0.0):
         self.url = urllib.parse.urlsplit(server.base)
         self.token = token
         self.max_per_pinger = max_per_pinger
+        self.pause = pause
         self.deadline = time.monotonic() + seconds
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -38,6 +42,8 @@ class PingLoad:
                 return  # the server is gone: what was answered before is what counts
             with self.lock:
                 self._answers.append((sent, response.status, body))
+            if self.pause:
+                self.stopping.wait(self.pause)
 
     def answers(self):
         with self.lock:

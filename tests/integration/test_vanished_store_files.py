@@ -20,6 +20,10 @@ ACKED_BEFORE_DELETE = 300     # the WAL goes once this many pings were answered 
 REFUSED_AFTER_DEGRADED = 100  # and the load goes on until this many more were answered
 LOAD_SECONDS = 60
 STORE_NOTICES_WITHIN = 5.0    # generous for a loaded machine: 1 s idle, one batch under load
+# Each pinger waits this long after an answer: at most 4 x 40 = 160 pings a second, under
+# the per-URL rate limit (200 a second), whose 429s are not the store's refusal. The
+# refusals come back at once, so unpaced pingers emptied the bucket within a second.
+PAUSE_S = 0.025
 
 
 def config():
@@ -50,7 +54,7 @@ def test_a_deleted_wal_under_ping_load_is_noticed_refused_and_loses_no_acknowled
     status, _, _ = api_call(server, "POST", "/api/v1/jobs/train/report", node_report("node-a"))
     assert status == 200
 
-    load = PingLoad(server, TOKEN, PINGERS, MAX_PINGS_PER_PINGER, LOAD_SECONDS)
+    load = PingLoad(server, TOKEN, PINGERS, MAX_PINGS_PER_PINGER, LOAD_SECONDS, pause=PAUSE_S)
     try:
         wait_for(lambda: len(load.acked()) >= ACKED_BEFORE_DELETE, timeout=LOAD_SECONDS, what="pings under load")
         (data / "trainwatch.db-wal").unlink()  # the cleanup script
