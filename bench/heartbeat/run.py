@@ -46,7 +46,9 @@ def start_trainwatch(work, tokens):
     return proc, line.strip().split(" on ")[1].rstrip("/")
 
 
-def start_nginx(work):
+def start_nginx(work, location='return 200 "OK";', ready_path="/"):
+    """nginx on a free loopback port answering every path with `location` (by default
+    `return 200`): (process, base URL), once `ready_path` answers."""
     port = free_port()
     conf = work / "nginx.conf"
     conf.write_text(f"""
@@ -64,7 +66,7 @@ http {{
   scgi_temp_path {work}/scgi;
   server {{
     listen 127.0.0.1:{port};
-    location / {{ return 200 "OK"; }}
+    location / {{ {location} }}
   }}
 }}
 """)
@@ -73,7 +75,7 @@ http {{
     import urllib.request
     while True:
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1).read()
+            urllib.request.urlopen(f"http://127.0.0.1:{port}{ready_path}", timeout=1).read()
             break
         except OSError:
             if time.monotonic() > deadline:

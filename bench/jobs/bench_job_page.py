@@ -25,7 +25,6 @@ import http.client
 import json
 import os
 import pathlib
-import subprocess
 import statistics
 import sys
 import tempfile
@@ -39,9 +38,10 @@ sys.path.insert(0, str(HERE.parent / "heartbeat"))
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 import replicas  # noqa: E402  (Serve)
 from conftest import wait_for  # noqa: E402
+from run import start_nginx  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from benchkit import binary_to_run, free_port, logger  # noqa: E402
+from benchkit import binary_to_run, logger  # noqa: E402
 
 RANKS_PER_NODE = 8
 JOB = "big"
@@ -148,37 +148,6 @@ def named(base):
     return False
 
 
-def static_nginx(work):
-    """nginx serving `work`'s files: (process, base URL)."""
-    port = free_port()
-    conf = work / "nginx.conf"
-    conf.write_text(f"""worker_processes 1;
-daemon off;
-pid {work}/nginx.pid;
-error_log {work}/nginx-error.log;
-events {{ worker_connections 64; }}
-http {{
-  access_log off;
-  client_body_temp_path {work}/body;
-  proxy_temp_path {work}/proxy;
-  fastcgi_temp_path {work}/fastcgi;
-  uwsgi_temp_path {work}/uwsgi;
-  scgi_temp_path {work}/scgi;
-  server {{ listen 127.0.0.1:{port}; root {work}; }}
-}}
-""")
-    work.chmod(0o755)  # nginx's worker runs as nobody
-    proc = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work)])
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: subprocess.run(["curl", "-sf", "-o", "/dev/null", base + "/nginx.conf"]).returncode == 0,
-                 timeout=10, interval=0.1, what="nginx")
-    except BaseException:
-        proc.kill()
-        raise
-    return proc, base
-
-
 def one_round(work, nodes, loads):
     world = nodes * RANKS_PER_NODE
     config = work / "serve.yaml"
@@ -206,7 +175,8 @@ def one_round(work, nodes, loads):
                 assert {"first": VICTIM, "last": VICTIM, "health": "down"} in detail["rank_ranges"]
     finally:
         serve.kill()
-    proc, base = static_nginx(work)
+    work.chmod(0o755)  # nginx's worker runs as nobody
+    proc, base = start_nginx(work, location=f"root {work};", ready_path="/nginx.conf")
     try:
         for kind, _ in READS:
             times, _ = timed_loads(base, f"/{kind}.out", loads)
