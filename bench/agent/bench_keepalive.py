@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What a node report costs the server on a fresh connection vs on a kept-alive one.
 
-The agent used to open a connection per report; it now keeps one (agent/post_connection.h:
+The agent used to open a connection per report; it now keeps one (net/http_connection.h:
 at most 100 requests or 60 s, so 12 reports per connection at the default 5 s). This
 sends the same 6 KB 8-rank node reports (bench/jobs/bench_scale.py's Job) to the real
 `trainwatch serve` (SQLite, the job declared, the jobs token) and to nginx `return 200`

@@ -113,7 +113,7 @@ void ReportPusher::run() {
 }
 
 bool ReportPusher::post(const std::string& url, const std::string& body, std::string* error) {
-  HttpHeaders headers = {{"Content-Type", "application/json"}};
+  net::HttpHeaders headers = {{"Content-Type", "application/json"}};
   if (!options_.token.empty()) headers.emplace_back("Authorization", "Bearer " + options_.token);
   auto status = connection_.post(url, body, headers, options_.timeout);
   if (!status) {

@@ -4,7 +4,7 @@
 // (final: true) when the agent stops. The push is also the node's heartbeat.
 //
 // Threads: offer() is called by the agent's sampler; one pusher thread renders and POSTs
-// (agent/post_connection.h: one kept-alive connection for the pusher's life, each POST
+// (net/http_connection.h: one kept-alive connection for the pusher's life, each POST
 // with a timeout), so a slow or absent server never delays a sample or /health.
 // Bounds: one report in flight; a newer snapshot replaces an unsent one (the server wants
 // the present, not a backlog); each POST, its one retry included, gives up after
@@ -21,10 +21,10 @@
 
 #include "agent/node_report.h"
 #include "agent/node_snapshot.h"
-#include "agent/post_connection.h"
 #include "agent/push_plan.h"
 #include "core/clock.h"
 #include "core/result.h"
+#include "net/http_connection.h"
 
 namespace trainwatch::agent {
 
@@ -61,7 +61,7 @@ class ReportPusher {
   PushOptions options_;
   const Clock& clock_;
   std::string url_;
-  PostConnection connection_;  // the pusher thread's alone
+  net::HttpConnection connection_;  // the pusher thread's alone
 
   mutable std::mutex mu_;  // guards everything below
   std::condition_variable cv_;

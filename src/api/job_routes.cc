@@ -1,6 +1,7 @@
 #include "api/job_routes.h"
 
 #include "core/json_text.h"
+#include "views/held_elsewhere.h"
 #include "views/job_view_worker.h"
 #include "views/job_views.h"
 
@@ -24,8 +25,15 @@ using http::Response;
 using jobs::JobSnapshot;
 
 void post_report(const JobApiContext& ctx, const Request& request, const Responder& respond) {
-  ctx.intake.submit(request.params.at("job"), request.header("authorization"), request.body,
-                    [respond](jobs::IntakeAnswer answer) {
+  ctx.intake.submit(request.params.at("job"), request.header("authorization"),
+                    request.header(jobs::kHopHeader), request.body, [respond](jobs::IntakeAnswer answer) {
+                      if (!answer.relayed_type.empty()) {
+                        Response r;
+                        r.status = answer.status;
+                        r.content_type = std::move(answer.relayed_type);
+                        r.body = std::move(answer.body);
+                        return respond(std::move(r));
+                      }
                       if (answer.status == 200) return respond(Response::json(200, std::move(answer.body)));
                       Response r = Response::problem(answer.status, answer.detail);
                       if (answer.bearer_challenge) r.headers.emplace_back("WWW-Authenticate", "Bearer");
@@ -44,6 +52,7 @@ void list_jobs(const JobApiContext& ctx, const Request&, const Responder& respon
 
 void get_job(const JobApiContext& ctx, const Request& request, const Responder& respond) {
   const std::string& name = request.params.at("job");
+  if (views::read_from_holders(ctx.peers, name, request, respond)) return;
   auto s = ctx.jobs.snapshot(name);
   if (!s) return respond(Response::problem(404, "no job named '" + name + "'"));
   respond(Response::json(200, json_text(views::job_detail_json(ctx.engine, *s))));
@@ -51,6 +60,7 @@ void get_job(const JobApiContext& ctx, const Request& request, const Responder& 
 
 void get_series(const JobApiContext& ctx, const Request& request, const Responder& respond) {
   const std::string& name = request.params.at("job");
+  if (views::read_from_holders(ctx.peers, name, request, respond)) return;
   auto it = request.query.find("metric");
   static const std::map<std::string, std::string> kUnits = {
       {"step_time", "ms"}, {"loss", ""}, {"tokens_per_s", "tokens/s"}, {"gpu_mem", "%"}};
@@ -120,9 +130,11 @@ namespace {
 
 // Every job's snapshot without its ranks: at most kMaxMetricRanks are copied, by
 // detailed_snapshots().
-std::vector<JobSnapshot> job_summaries(const jobs::JobRegistry& registry) {
+std::vector<JobSnapshot> job_summaries(const jobs::JobRegistry& registry,
+                                       const std::function<bool(const std::string&)>& shown_here) {
   std::vector<JobSnapshot> snaps;
   for (const auto& name : registry.names()) {
+    if (shown_here && !shown_here(name)) continue;
     if (auto s = registry.snapshot(name, jobs::SnapshotDetail::kNodes)) snaps.push_back(std::move(*s));
   }
   return snaps;
@@ -272,8 +284,18 @@ void write_rank_metrics(const std::vector<JobSnapshot>& detailed, PrometheusWrit
 
 }  // namespace
 
-std::string render_job_metrics(const jobs::JobRegistry& registry) {
-  const std::vector<JobSnapshot> snaps = job_summaries(registry);
+void write_intake_metrics(const jobs::ReportIntake& intake, PrometheusWriter& w) {
+  w.family("trainwatch_job_reports_applied_total", "counter",
+           "Node reports this process applied: taken from an agent, or handed to it by another replica.");
+  w.sample("trainwatch_job_reports_applied_total", {}, static_cast<double>(intake.applied()));
+  w.family("trainwatch_job_reports_handed_on_total", "counter",
+           "Node reports this replica took for a job it does not hold, and handed to the replicas that do.");
+  w.sample("trainwatch_job_reports_handed_on_total", {}, static_cast<double>(intake.handed_on()));
+}
+
+std::string render_job_metrics(const jobs::JobRegistry& registry,
+                               const std::function<bool(const std::string&)>& shown_here) {
+  const std::vector<JobSnapshot> snaps = job_summaries(registry, shown_here);
   PrometheusWriter w;
   write_refusals(registry, w);
   write_job_counts(snaps, w);

@@ -180,7 +180,7 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
       ctx.extra_metrics(extra);
       text += extra.take();
     }
-    if (ctx.jobs) text += render_job_metrics(*ctx.jobs);
+    if (ctx.jobs) text += render_job_metrics(*ctx.jobs, ctx.job_metrics_here);
     Response response = Response::text(200, std::move(text));
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     respond(std::move(response));

@@ -24,6 +24,8 @@ struct ApiContext {
   const Clock& clock;
   SystemTime started_at;
   const jobs::JobRegistry* jobs = nullptr;  // adds per-job families to /metrics when set
+  // Replicas: the jobs whose families this one writes (render_job_metrics); unset: all.
+  std::function<bool(const std::string&)> job_metrics_here = {};
   // Who may read secrets (views/audience.h): ping URLs and bodies, URL credentials, what
   // targets answered; null: everybody.
   const auth::AdminAuth* admin = nullptr;

@@ -117,6 +117,7 @@ bool ServerApp::join_replicas() {
                                                     fmt::format("{}:{}", host.data(), getpid()));
   replicas_->set_config(cluster::config_fingerprint(config_));
   engine_->set_ownership(replicas_.get());
+  peers_ = std::make_unique<cluster::ReplicaPeers>(*replicas_, clock_);
   dispatcher_->claim_as(id, cluster::kMemberTtl);
   // After each beat: what other replicas changed through the API, then who owns what.
   auto follow = [this](bool) {
@@ -147,7 +148,13 @@ bool ServerApp::join_replicas() {
                      followed.error().message);
       }
     }
-    job_registry_->analyse_others([this](const std::string& job) { return replicas_->owns(job); });
+    // The state of the jobs this replica owns, for a restart of both their holders.
+    journal_->write_kept([this](const std::string& job) { return replicas_->owns(job); },
+                         [this](const std::string& job) { return peers_->holding(job).here; });
+    job_registry_->analyse_others([this](const std::string& job) {
+      const auto holding = replicas_->holding(job);
+      return holding.standby_here && !holding.owner_here;
+    });
   };
   auto nudged = [this](const std::string& monitor) { engine_->on_nudge(monitor); };
   if (auto joined = replicas_->start(follow, nudged); !joined) {
@@ -387,6 +394,9 @@ api::ApiContext ServerApp::api_context() {
                                  {"wall_clock_ahead_ms", clock->wall_clock_ahead().count()}};
     };
     context.replica_trouble = [replicas = replicas_.get()] { return replicas->trouble(); };
+    context.job_metrics_here = [replicas = replicas_.get()](const std::string& job) {
+      return replicas->owns(job);
+    };
   }
   context.outbox_trouble = [dispatcher = dispatcher_.get()]() -> std::optional<std::string> {
     auto trouble = dispatcher->outbox_trouble();
@@ -394,11 +404,12 @@ api::ApiContext ServerApp::api_context() {
     return fmt::format("the outbox cannot be read, so no alert leaves: failing for {:.1f} s: {}",
                        static_cast<double>(trouble->failing_for.count()) / 1000.0, trouble->error);
   };
-  context.extra_metrics = [dispatcher = dispatcher_.get(), stats = http_stats_,
+  context.extra_metrics = [this, dispatcher = dispatcher_.get(), stats = http_stats_,
                            admin = admin_auth_.get()](PrometheusWriter& w) {
     api::write_notification_metrics(*dispatcher, w);
     http::write_server_metrics(*stats, w);
     admin->gate().write_metrics(w);
+    if (intake_) api::write_intake_metrics(*intake_, w);  // built later, before the server listens
   };
   return context;
 }
@@ -418,8 +429,8 @@ void ServerApp::add_routes() {
   api::add_monitor_write_routes(*router_, api::WriteContext{*engine_, *monitors_, *admin_auth_});
   status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
   const std::string sso_button = config_.auth.oidc ? config_.auth.oidc->button_text : std::string();
-  const web::WebContext web_context{*engine_,   *store_,        clock_,        *admin_auth_,
-                                    *monitors_, *job_registry_, status_pages_, sso_button};
+  const web::WebContext web_context{*engine_,       *store_,       clock_,     *admin_auth_, *monitors_,
+                                    *job_registry_, status_pages_, sso_button, peers_.get()};
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
@@ -468,8 +479,9 @@ void ServerApp::add_job_report_routes() {
   if (job_token_->get().empty()) warn_without_job_token();
   intake_ = std::make_unique<jobs::ReportIntake>(
       *job_registry_, *journal_, job_token_,
-      [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); });
-  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *intake_});
+      [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); },
+      peers_.get());
+  api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *intake_, peers_.get()});
 }
 
 http::ServerOptions ServerApp::http_server_options() const {
@@ -504,7 +516,25 @@ bool ServerApp::start_http() {
   }
   server_ = std::move(*server);
   host_ = http_options.host;
+  if (replicas_) {
+    const std::string address = advertised_address();
+    replicas_->set_address(address);
+    spdlog::info("replicas: the others reach this one at {} (server.advertise)", address);
+  }
   return true;
+}
+
+// Where the other replicas reach this one: server.advertise, else the listen address; a
+// server listening on every address is reached by its host's name.
+std::string ServerApp::advertised_address() const {
+  if (!config_.server.advertise.empty()) return config_.server.advertise;
+  std::string host = host_;
+  if (host.empty() || host == "0.0.0.0" || host == "::") {
+    std::array<char, 256> name{};
+    if (gethostname(name.data(), name.size() - 1) == 0) host = name.data();
+  }
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";  // an IPv6 address
+  return host + ":" + std::to_string(server_->port());
 }
 
 void ServerApp::announce() const {
@@ -524,7 +554,8 @@ void ServerApp::run() {
   auto alert_guard = asio::make_work_guard(alert_io_);
   std::thread alert_thread([this] { alert_io_.run(); });
   engine_io_.run();
-  checkers_->stop();  // job analyses: they hand memos to the journal
+  checkers_->stop();                          // job analyses: they hand memos to the journal
+  if (replicas_) journal_->write_all_kept();  // what the jobs held here were, for whoever takes them
   for (auto& io : http_ios_) io->stop();
   alert_io_.stop();
   for (auto& t : http_threads) t.join();

@@ -72,6 +72,7 @@
 #include "catalog/status_page_set.h"
 #include "cli/default_checkers.h"
 #include "cluster/database_clock.h"
+#include "cluster/replica_peers.h"
 #include "cluster/replica_set.h"
 #include "config/config.h"
 #include "core/asio_timers.h"
@@ -152,6 +153,7 @@ class ServerApp {
   void add_job_report_routes();
   http::ServerOptions http_server_options() const;
   bool start_http();
+  std::string advertised_address() const;
 
   const ServeOptions options_;
   Config config_;             // the file's, as started (reloads do not keep theirs)
@@ -179,6 +181,9 @@ class ServerApp {
   std::unique_ptr<engine::Engine> engine_;
   // Node reports through the store; before the replica set, whose beats follow it.
   std::unique_ptr<jobs::JobJournal> journal_;
+  // On replicas: the others, to hand them the reports and reads of the jobs they hold
+  // (cluster/replica_peers.h). Before the intake, whose apply thread relays through it.
+  std::unique_ptr<cluster::ReplicaPeers> peers_;
   // Node reports from the route: stored, then applied (jobs/report_intake.h).
   std::unique_ptr<jobs::ReportIntake> intake_;
   std::string member_id_;  // on replicas: this one's id in the members table; else ""

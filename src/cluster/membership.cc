@@ -88,17 +88,29 @@ uint64_t rendezvous_weight(std::string_view key, std::string_view member) {
 }
 
 std::string_view owner_of(std::string_view key, const std::vector<std::string>& members) {
-  std::string_view best;
-  uint64_t best_weight = 0;
-  for (const auto& m : members) {
-    const uint64_t w = rendezvous_weight(key, m);
+  return holders_of(key, members).owner;
+}
+
+Holders holders_of(std::string_view key, const std::vector<std::string>& members) {
+  struct Ranked {
+    std::string_view id;
+    uint64_t weight = 0;
     // Ties (never seen in practice) go to the smaller id, so every replica breaks them alike.
-    if (best.empty() || w > best_weight || (w == best_weight && m < best)) {
-      best = m;
-      best_weight = w;
+    bool above(const Ranked& o) const {
+      return o.id.empty() || weight > o.weight || (weight == o.weight && id < o.id);
+    }
+  };
+  Ranked first, second;
+  for (const auto& m : members) {
+    const Ranked r{m, rendezvous_weight(key, m)};
+    if (r.above(first)) {
+      second = first;
+      first = r;
+    } else if (r.above(second)) {
+      second = r;
     }
   }
-  return best;
+  return {first.id, second.id};
 }
 
 }  // namespace trainwatch::cluster

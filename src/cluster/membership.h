@@ -75,6 +75,15 @@ std::vector<const MemberRow*> other_configs(const std::vector<MemberRow>& rows, 
 // The member that owns `key` among `members`; empty when there is none.
 std::string_view owner_of(std::string_view key, const std::vector<std::string>& members);
 
+// The owner of `key` and its standby, the member of the next highest weight (empty with
+// fewer than two members). A job's reports are applied by both (docs/architecture.md,
+// flow 3), so when the owner goes, the member that takes its job over (the standby: the
+// highest weight among those left) already holds it whole.
+struct Holders {
+  std::string_view owner, standby;
+};
+Holders holders_of(std::string_view key, const std::vector<std::string>& members);
+
 // The weight of `member` for `key`: stable across processes, platforms and versions (it
 // decides who checks what, so every replica must compute the same).
 uint64_t rendezvous_weight(std::string_view key, std::string_view member);

@@ -47,8 +47,13 @@ void ReplicaSet::set_config(std::string fingerprint) {
   config_ = std::move(fingerprint);
 }
 
+void ReplicaSet::set_address(std::string address) {
+  std::lock_guard lock(mu_);
+  address_ = std::move(address);
+}
+
 ReplicaSet::Beat ReplicaSet::beat() {
-  MemberRow self{id_, label_, {}, {}, {}};
+  MemberRow self{id_, label_, {}, {}, {}, {}};
   // Taken before the round trip: the database stamps the row later than this, so the
   // lease ends before the others can see the row expire.
   const MonoTime started = clock_.monotonic_time();
@@ -56,6 +61,7 @@ ReplicaSet::Beat ReplicaSet::beat() {
   {
     std::lock_guard lock(mu_);
     self.config = config_;
+    self.address = address_;
     rejoin = joined_ && !lease_valid(beat_started_, started);
   }
   auto reply = registry_.beat(self, rejoin);
@@ -79,6 +85,8 @@ ReplicaSet::Beat ReplicaSet::beat() {
   if (reply) {
     beat_started_ = started;
     joined_ = true;
+    addresses_.clear();
+    for (const MemberRow& row : reply->members) addresses_[row.id] = row.address;
     if (rejoin) {
       ++term_;
       acting_ = false;
@@ -174,6 +182,23 @@ bool ReplicaSet::owns(std::string_view monitor) const {
     members = members_;
   }
   return owner_of(monitor, *members) == id_;
+}
+
+ReplicaSet::Holding ReplicaSet::holding(std::string_view key) const {
+  std::lock_guard lock(mu_);
+  const bool acting = acting_ && lease_valid(beat_started_, clock_.monotonic_time());
+  const Holders holders = holders_of(key, *members_);
+  auto address_of = [&](std::string_view id) -> std::string {
+    if (id.empty() || id == id_) return "";
+    auto it = addresses_.find(std::string(id));
+    return it == addresses_.end() ? "" : it->second;
+  };
+  Holding h;
+  h.owner_here = acting && holders.owner == id_;
+  h.standby_here = acting && holders.standby == id_;
+  h.owner_address = address_of(holders.owner);
+  h.standby_address = address_of(holders.standby);
+  return h;
 }
 
 uint64_t ReplicaSet::term() const {

@@ -30,6 +30,7 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -67,6 +68,19 @@ class ReplicaSet final : public engine::Ownership {
   // What this replica's monitors are (config_fingerprint), sent with every beat; set it
   // before start() and after each reload. Members whose fingerprint differs are logged.
   void set_config(std::string fingerprint);
+  // Where the others reach this replica's HTTP server ("host:port"), sent with every beat
+  // from the next on; set once the server listens.
+  void set_address(std::string address);
+
+  // Who holds `key` (membership.h, holders_of), as this replica last read the members:
+  // whether it is this replica (never while its lease has lapsed, or before it acts), and
+  // where the others reach the owner and the standby ("" for this replica, for none, and
+  // for a member whose server does not listen yet).
+  struct Holding {
+    bool owner_here = false, standby_here = false;
+    std::string owner_address, standby_address;
+  };
+  Holding holding(std::string_view key) const;
 
   // False for every monitor once the lease lapsed (see the top).
   bool owns(std::string_view monitor) const override;
@@ -106,7 +120,9 @@ class ReplicaSet final : public engine::Ownership {
 
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<std::string>> members_;  // under mu_; never null
+  std::map<std::string, std::string> addresses_;             // under mu_: by member id, as last read
   std::string config_;                                       // under mu_
+  std::string address_;                                      // under mu_
   MonoTime beat_started_{};                // under mu_: of the last successful beat (the lease's start)
   std::optional<std::string> beat_error_;  // under mu_: the last beat's, if it failed
   bool joined_ = false;                    // under mu_: a beat succeeded once

@@ -32,6 +32,10 @@ struct ServerConfig {
   // descriptors reserved for checks, the store and alerts (http/connection_budget.h).
   int max_connections = 10'000;
   int max_connections_per_address = 256;  // a new connection over it is closed at once
+  // HOST:PORT at which the other replicas reach this one (they hand it the reports and
+  // reads of the jobs it holds); empty: the listen address, or this host's name with the
+  // listen port when it listens on every address.
+  std::string advertise;
 };
 
 // Where state lives (`store:`). An empty url: SQLite under server.data_dir.

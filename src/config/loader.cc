@@ -64,6 +64,20 @@ void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
   if (auto n = s.integer("max_connections_per_address", 1, 1'000'000)) {
     out.max_connections_per_address = static_cast<int>(*n);
   }
+  if (auto text = s.string("advertise")) {
+    const size_t colon = text->rfind(':');
+    const std::string port = colon == std::string::npos ? "" : text->substr(colon + 1);
+    if (colon == 0 || port.empty() || port.size() > 5 ||
+        port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) == 0 ||
+        std::stoi(port) > 65535) {
+      s.diag().error(s.raw("advertise").Mark(), s.key_path("advertise"),
+                     "found '" + *text +
+                         "'; expected HOST:PORT at which the other replicas reach this one, "
+                         "such as trainwatch-2.internal:8080");
+    } else {
+      out.advertise = *text;
+    }
+  }
   s.finish();
 }
 

@@ -19,6 +19,68 @@ bool JobJournal::save(const std::string& job, const std::string& node, std::stri
 
 void JobJournal::save_memo(const std::string& job, std::string memo) {
   store_.write(SaveJobMemo{job, std::move(memo), clock_.system_time()});
+  std::lock_guard lock(kept_mu_);
+  if (auto it = kept_.find(job); it != kept_.end()) it->second.due = true;
+}
+
+void JobJournal::keep(const std::string& job, const std::string& node, std::string body) {
+  const SystemTime received = clock_.system_time();
+  std::lock_guard lock(kept_mu_);
+  KeptJob& kept = kept_[job];
+  if (kept.nodes.empty() && kept.written == MonoTime{}) kept.written = clock_.monotonic_time();
+  kept.nodes[node] = Kept{std::move(body), received};
+}
+
+size_t JobJournal::write_kept(const std::function<bool(const std::string&)>& writes_here,
+                              const std::function<bool(const std::string&)>& held_here) {
+  const MonoTime now = clock_.monotonic_time();
+  return write_kept_when(
+      [&](const std::string& job, const KeptJob& kept) {
+        return writes_here(job) && (kept.due || now - kept.written >= kWriteEvery);
+      },
+      held_here);
+}
+
+size_t JobJournal::write_all_kept() {
+  return write_kept_when([](const std::string&, const KeptJob&) { return true; },
+                         [](const std::string&) { return true; });
+}
+
+size_t JobJournal::write_kept_when(const std::function<bool(const std::string&, const KeptJob&)>& now_for,
+                                   const std::function<bool(const std::string&)>& held_here) {
+  const MonoTime now = clock_.monotonic_time();
+  std::vector<std::pair<std::string, std::map<std::string, Kept>>> to_write;
+  {
+    std::lock_guard lock(kept_mu_);
+    for (auto it = kept_.begin(); it != kept_.end();) {
+      KeptJob& kept = it->second;
+      if (!held_here(it->first)) {
+        it = kept_.erase(it);  // its holders have it; this replica's copy would only go stale
+        continue;
+      }
+      if (!kept.nodes.empty() && now_for(it->first, kept)) {
+        to_write.emplace_back(it->first, std::move(kept.nodes));
+        kept.nodes.clear();
+        kept.written = now;
+        kept.due = false;
+      }
+      ++it;
+    }
+  }
+  size_t queued = 0;
+  for (auto& [job, nodes] : to_write) {
+    for (auto& [node, kept] : nodes) {
+      // A write the store refuses is logged by the store; the node's next report is kept
+      // and written at the next round, so what is lost is one round of one node's state.
+      if (store_.write(SaveNodeReport{job, node, std::move(kept.body), kept.received, writer_})) {
+        ++queued;
+      } else if (auto n = kept_write_log_.admit(now)) {
+        spdlog::warn("job {}: the store's write queue is full; {} node state(s) wait for the next round", job,
+                     *n);
+      }
+    }
+  }
+  return queued;
 }
 
 Status JobJournal::resume_jobs(Millis max_age) {

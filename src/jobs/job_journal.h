@@ -11,15 +11,30 @@
 //              as much as the node's silence, so a node is silent only if it stays so
 //              from now on (no page for the restart itself); a rank's own ages in its
 //              report (since its last step, since it exited) count as reported.
+//   keep()     on replicas, instead of save(): a holder of the job (job_peers.h) keeps the
+//              body as its node's newest, in memory, and applies the report at once.
+//   write_kept() on replicas, at every beat: the bodies kept for each job this replica
+//              owns go to the store once kWriteEvery passed since the job's last write, or
+//              at once after its memo changed (a launch, an interruption: what a verdict
+//              change brings). One row per node, as save() writes, so restore() and
+//              follow() read them alike; a takeover by the standby needs none of them
+//              (it applied every report), a restart of both holders resumes from them.
 //   follow()   on replicas, at every beat: the reports other replicas saved since the last
 //              call, applied as received then (JobRegistry::ingest with an age), so every
 //              replica holds every job whole: the one that checks it, and those that may
 //              take it over or answer a reader.
 //
-// Threading: save() from any thread; restore() and follow() from one thread at a time.
+// Why not one row per report on replicas: at 16,384 nodes reporting every 5 s it is 3,277
+// upserts of 6 KB a second, each read back by every replica (bench/RESULTS.md). The
+// standby's memory holds what the store held for a takeover; the store keeps the rest.
+//
+// Threading: save(), keep() and save_memo() from any thread; restore(), follow() and
+// write_kept() from one thread at a time.
 #pragma once
 
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "core/clock.h"
@@ -49,12 +64,39 @@ class JobJournal {
   Result<size_t> restore(Millis max_age);
   Result<size_t> follow();
 
+  // How long a report applied on replicas may wait for the store: the most a restart of
+  // both its job's holders loses (each node's next report brings it back).
+  static constexpr Millis kWriteEvery{60'000};
+  void keep(const std::string& job, const std::string& node, std::string body);
+  // `writes_here(job)`: whether this replica writes the job's state (it owns the job).
+  // Bodies of jobs it holds but does not write wait for it to own them; those of jobs it
+  // no longer holds are dropped. Returns how many bodies went to the store's queue.
+  size_t write_kept(const std::function<bool(const std::string&)>& writes_here,
+                    const std::function<bool(const std::string&)>& held_here);
+  // On a clean stop: every body kept, whoever owns its job, so the replicas that take the
+  // jobs over (and a restart) find the newest state this one had.
+  size_t write_all_kept();
+
  private:
   // Reads from cursor_ to the end (bounded by kMaxPages) and applies each row `apply` keeps.
   Result<size_t> read(bool restoring, Millis max_age);
   Status resume_jobs(Millis max_age);
 
   static constexpr int kMaxPages = 20;
+
+  struct Kept {
+    std::string body;
+    SystemTime received{};
+  };
+  struct KeptJob {
+    std::map<std::string, Kept> nodes;  // the newest body of each node not yet written
+    MonoTime written{};                 // the last write_kept that wrote it
+    bool due = false;                   // its memo changed: write at the next beat
+  };
+  // Writes the bodies kept for each job held here for which `now_for` says so; drops
+  // those of jobs no longer held here.
+  size_t write_kept_when(const std::function<bool(const std::string&, const KeptJob&)>& now_for,
+                         const std::function<bool(const std::string&)>& held_here);
 
   Store& store_;
   JobRegistry& registry_;
@@ -63,6 +105,9 @@ class JobJournal {
   const std::function<void(const std::string&)> on_created_;
   int64_t cursor_ = 0;
   LogThrottle bad_row_log_{std::chrono::seconds(60)};
+  LogThrottle kept_write_log_{std::chrono::seconds(60)};
+  std::mutex kept_mu_;
+  std::map<std::string, KeptJob> kept_;  // under kept_mu_, by job
 };
 
 }  // namespace trainwatch::jobs

@@ -455,7 +455,7 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   return r;
 }
 
-void JobRegistry::analyse_others(const std::function<bool(const std::string&)>& checked_here) {
+void JobRegistry::analyse_others(const std::function<bool(const std::string&)>& standby_here) {
   const MonoTime now = clock_.monotonic_time();
   const SystemTime wall = clock_.system_time();
   std::vector<std::pair<std::shared_ptr<Entry>, JobCheckSpec>> others;
@@ -466,7 +466,7 @@ void JobRegistry::analyse_others(const std::function<bool(const std::string&)>& 
     expire_after = jobs_config_.expire_after;
     expired = take_expired(now);
     for (const auto& [name, entry] : jobs_) {
-      if (!checked_here(name)) others.emplace_back(entry, entry->spec);
+      if (standby_here(name)) others.emplace_back(entry, entry->spec);
     }
   }
   released(expired, expire_after);

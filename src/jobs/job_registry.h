@@ -162,10 +162,12 @@ class JobRegistry {
   // evaluation at a time. A down verdict whose culprit is
   // undecided (analysis.h) repeats the job's previous result instead.
   CheckResult evaluate(const MonitorConfig& monitor);
-  // On replicas: analyses the jobs this one does not check (`checked_here` false), so its
-  // pages, API and /metrics show them as the owner does, and so the interruption ledger it
-  // keeps is complete if it takes one over. Releases expired jobs as evaluate() does.
-  void analyse_others(const std::function<bool(const std::string&)>& checked_here);
+  // On replicas: analyses the jobs `standby_here` says this one is the standby of (it holds
+  // them, job_peers.h, but another checks them), so the reads it answers show them as the
+  // owner does, and the interruption ledger it keeps is complete when it takes one over.
+  // Jobs it does not hold are not analysed: their reads go to their holders. Releases
+  // expired jobs as evaluate() does.
+  void analyse_others(const std::function<bool(const std::string&)>& standby_here);
 
   std::vector<std::string> names() const;
   std::optional<JobSnapshot> snapshot(const std::string& job,

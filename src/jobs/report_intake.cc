@@ -45,17 +45,33 @@ std::optional<IntakeAnswer> bound_answer(const std::string& job, const NodeRepor
   return std::nullopt;
 }
 
+// A report for another replica, as the agent sent it, marked with how it travels.
+PeerRequest report_request(const std::string& job, std::string_view authorization, std::string_view hop,
+                           std::string body) {
+  PeerRequest request;
+  request.method = "POST";
+  request.target = "/api/v1/jobs/" + job + "/report";  // a valid name needs no escaping
+  request.headers = {{"content-type", "application/json"}, {std::string(kHopHeader), std::string(hop)}};
+  if (!authorization.empty()) request.headers.emplace_back("authorization", std::string(authorization));
+  request.body = std::move(body);
+  return request;
+}
+
 }  // namespace
 
 ReportIntake::ReportIntake(JobRegistry& registry, JobJournal& journal,
                            std::shared_ptr<const auth::ReloadableSecret> token,
-                           std::function<void(const std::string& job)> on_created)
-    : registry_(registry), journal_(journal), token_(std::move(token)), on_created_(std::move(on_created)) {}
+                           std::function<void(const std::string& job)> on_created, JobPeers* peers)
+    : registry_(registry),
+      journal_(journal),
+      token_(std::move(token)),
+      on_created_(std::move(on_created)),
+      peers_(peers) {}
 
 ReportIntake::~ReportIntake() { apply_.join(); }
 
-std::optional<IntakeAnswer> ReportIntake::refusal(const std::string& job, std::string_view authorization,
-                                                  const std::string& body, NodeReport& report) {
+std::optional<IntakeAnswer> ReportIntake::gate(const std::string& job, std::string_view authorization,
+                                               const std::string& body) const {
   if (body.size() > kMaxReportBytes) {
     return problem(413, "the report is " + std::to_string(body.size()) + " bytes; at most " +
                             std::to_string(kMaxReportBytes) + " are accepted");
@@ -73,6 +89,11 @@ std::optional<IntakeAnswer> ReportIntake::refusal(const std::string& job, std::s
   }
   if (std::string why = name_problem(job); !why.empty())
     return problem(400, "job name '" + job + "': " + why);
+  return std::nullopt;
+}
+
+std::optional<IntakeAnswer> ReportIntake::refusal(const std::string& job, const std::string& body,
+                                                  NodeReport& report) {
   auto parsed = parse_node_report(body);
   if (!parsed) return problem(400, parsed.error().message);
   if (!parsed->job.empty() && parsed->job != job) {
@@ -82,14 +103,30 @@ std::optional<IntakeAnswer> ReportIntake::refusal(const std::string& job, std::s
   return bound_answer(job, report, registry_.admit(job, report));
 }
 
-void ReportIntake::submit(const std::string& job, std::string_view authorization, std::string body,
-                          IntakeDone done) {
+void ReportIntake::submit(const std::string& job, std::string_view authorization, std::string_view hop,
+                          std::string body, IntakeDone done) {
+  if (auto answer = gate(job, authorization, body)) return done(std::move(*answer));
+  JobHolding holding;
+  if (peers_) {
+    holding = peers_->holding(job);
+    // A report handed on is applied where it arrives, whatever this replica thinks of the
+    // job's holders: two replicas disagree only for a beat, and it must not go round.
+    if (!holding.here && hop.empty()) {
+      return hand_on(job, authorization, std::move(body), std::move(holding.others), std::move(done));
+    }
+  }
   auto report = std::make_shared<NodeReport>();
-  if (auto answer = refusal(job, authorization, body, *report)) return done(std::move(*answer));
+  if (auto answer = refusal(job, body, *report)) return done(std::move(*answer));
   if (pending_.fetch_add(1) >= kMaxPending) {
     pending_.fetch_sub(1);
     return done(problem(503, "the server is still storing " + std::to_string(kMaxPending) +
                                  " reports; send the next one as usual"));
+  }
+  if (peers_) {
+    std::vector<std::string> relay_to;
+    if (holding.here && hop != kHopRelayed) relay_to = std::move(holding.others);
+    return apply_held(job, std::move(report), std::move(body), authorization, std::move(relay_to),
+                      std::move(done));
   }
   auto shared_done = std::make_shared<IntakeDone>(std::move(done));
   const std::string node = report->node;
@@ -107,23 +144,70 @@ void ReportIntake::submit(const std::string& job, std::string_view authorization
   }
 }
 
+void ReportIntake::hand_on(const std::string& job, std::string_view authorization, std::string body,
+                           std::vector<std::string> holders, IntakeDone done) {
+  handed_on_.fetch_add(1, std::memory_order_relaxed);
+  peers_->send(std::move(holders), report_request(job, authorization, kHopForwarded, std::move(body)),
+               [job, done = std::move(done)](Result<net::HttpAnswer> got) {
+                 if (!got) {
+                   return done(problem(503, "no replica that holds job '" + job + "' answered (" +
+                                                got.error().message + "); send the next report as usual"));
+                 }
+                 IntakeAnswer relayed;
+                 relayed.status = got->status;
+                 relayed.body = std::move(got->body);
+                 relayed.relayed_type =
+                     got->content_type.empty() ? "application/json" : std::move(got->content_type);
+                 done(std::move(relayed));
+               });
+}
+
+void ReportIntake::apply_held(const std::string& job, std::shared_ptr<NodeReport> report, std::string body,
+                              std::string_view authorization, std::vector<std::string> relay_to,
+                              IntakeDone done) {
+  // On the apply thread: applying waits for the job's lock, which an analysis may hold.
+  boost::asio::post(apply_, [this, job, report = std::move(report), body = std::move(body),
+                             authorization = std::string(authorization), relay_to = std::move(relay_to),
+                             done = std::move(done)]() mutable {
+    const IngestResult result = registry_.ingest(job, *report);
+    IntakeAnswer answer = applied_answer(job, *report, result);
+    if (answer.status == 200) {
+      journal_.keep(job, report->node, body);
+      if (!relay_to.empty()) {
+        // Only the first: the other holder. A relay that fails costs the other holder this
+        // report; the node's next one (a whole state, not a delta) replaces it.
+        relay_to.resize(1);
+        peers_->send(std::move(relay_to), report_request(job, authorization, kHopRelayed, std::move(body)),
+                     [](const Result<net::HttpAnswer>&) {});
+      }
+    }
+    done(std::move(answer));
+    pending_.fetch_sub(1);
+  });
+}
+
 void ReportIntake::apply(const std::string& job, const NodeReport& report, const Status& stored,
                          const IntakeDone& done) {
   if (!stored) {
     return done(problem(503, "the report was not stored (" + stored.error().message +
                                  "); it was not applied; send the next one as usual"));
   }
-  const IngestResult result = registry_.ingest(job, report);
+  done(applied_answer(job, report, registry_.ingest(job, report)));
+}
+
+IntakeAnswer ReportIntake::applied_answer(const std::string& job, const NodeReport& report,
+                                          const IngestResult& result) {
   // Stored, but another report took the room admit() saw: this one is refused as it would
   // have been a moment earlier (a restart re-applies it under the same bounds).
-  if (auto refused = bound_answer(job, report, result)) return done(std::move(*refused));
+  if (auto refused = bound_answer(job, report, result)) return std::move(*refused);
+  applied_.fetch_add(1, std::memory_order_relaxed);
   if (result.outcome == IngestOutcome::kCreated) {
     spdlog::info("job {} created by a report from node {}", job, report.node);
     if (on_created_) on_created_(job);
   }
   IntakeAnswer ok;
   ok.body = json_text(boost::json::object{{"job", job}, {"node", report.node}, {"accepted", true}});
-  done(std::move(ok));
+  return ok;
 }
 
 }  // namespace trainwatch::jobs

@@ -13,14 +13,27 @@
 // Why this order: a report applied before it is stored shows the job a state that a
 // restart or another replica never sees, and the agent, told 503, sends it again.
 //
+// Replicas (a JobPeers): a job is held by two replicas, its owner and its standby
+// (job_peers.h), and its reports take another way:
+//   - a replica that does not hold the job checks the token and hands the report on as
+//     it came, to the owner, else the standby, and answers what they answer (503 when
+//     neither does); it applies nothing;
+//   - a holder checks the report (step 1), applies it at once, keeps its body for the
+//     job's next written state (JobJournal::keep, written by the owner every
+//     JobJournal::kWriteEvery and on each change of the job's memo), hands it to the other
+//     holder, and answers 200. There the report's copy in the standby's memory is what
+//     survives the owner; the store holds the job's state for a restart of both, at
+//     most kWriteEvery old (docs/operations.md says what a takeover can lose).
+//
 // Bound: at most kMaxPending reports between step 2 and their answer; one more is answered
 // 503 at once (the agent sends its next report as usual), so a slow store cannot grow the
 // store's queue or the apply thread's with reports.
 //
 // Threading: submit() from any thread (the HTTP threads). `done` runs on the calling
-// thread for an answer from step 1, else on the intake's apply thread. The registry and
-// the journal must outlive the intake; destroy it only after the store is flushed (no
-// save's callback still to come), which joins the apply thread after what it holds.
+// thread for an answer from step 1, else on the intake's apply thread (or a JobPeers
+// thread, for a report handed on). The registry and the journal must outlive the intake;
+// destroy it only after the store is flushed (no save's callback still to come), which
+// joins the apply thread after what it holds.
 #pragma once
 
 #include <atomic>
@@ -29,21 +42,25 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/asio/thread_pool.hpp>
 
 #include "auth/reloadable_secret.h"
 #include "jobs/job_journal.h"
+#include "jobs/job_peers.h"
 #include "jobs/job_registry.h"
 
 namespace trainwatch::jobs {
 
-// What the agent hears: 200 with `body` (JSON), or a problem with `detail`.
+// What the agent hears: 200 with `body` (JSON), or a problem with `detail`; or, for a
+// report handed to the replicas that hold its job, their answer as they gave it.
 struct IntakeAnswer {
   int status = 200;
   std::string detail;             // a problem's words, for any status but 200
-  std::string body;               // the JSON of a 200
+  std::string body;               // the JSON of a 200; a relayed answer's body
   bool bearer_challenge = false;  // a 401: the answer says which scheme (WWW-Authenticate)
+  std::string relayed_type;       // set for a relayed answer: its content type
 };
 using IntakeDone = std::function<void(IntakeAnswer)>;
 
@@ -54,28 +71,48 @@ class ReportIntake {
   // `token`: the one agents must send (empty: none is asked); replaced on SIGHUP.
   // `on_created`: a report created an auto-created job, which needs its monitor
   // (JobRegistry::auto_monitor); called on the apply thread.
+  // `peers`: the other replicas; null for a lone server.
   ReportIntake(JobRegistry& registry, JobJournal& journal,
                std::shared_ptr<const auth::ReloadableSecret> token,
-               std::function<void(const std::string& job)> on_created);
+               std::function<void(const std::string& job)> on_created, JobPeers* peers = nullptr);
   ~ReportIntake();
   ReportIntake(const ReportIntake&) = delete;
   ReportIntake& operator=(const ReportIntake&) = delete;
 
-  // `authorization`: the request's Authorization header, "" when it had none.
-  void submit(const std::string& job, std::string_view authorization, std::string body, IntakeDone done);
+  // `authorization`: the request's Authorization header, "" when it had none. `hop`: its
+  // kHopHeader (job_peers.h), "" from an agent.
+  void submit(const std::string& job, std::string_view authorization, std::string_view hop, std::string body,
+              IntakeDone done);
+
+  // Reports this process applied (taken, handed to it, or relayed to it), and those it
+  // handed to the replicas holding their job: /metrics shows both, per replica.
+  uint64_t applied() const { return applied_.load(std::memory_order_relaxed); }
+  uint64_t handed_on() const { return handed_on_.load(std::memory_order_relaxed); }
 
  private:
-  // Step 1; nullopt when the report may be stored, else the answer.
-  std::optional<IntakeAnswer> refusal(const std::string& job, std::string_view authorization,
-                                      const std::string& body, NodeReport& report);
+  // Step 1 up to the body: size, token and job name; nullopt when they pass.
+  std::optional<IntakeAnswer> gate(const std::string& job, std::string_view authorization,
+                                   const std::string& body) const;
+  // Step 1's rest: the body and the registry's bounds; nullopt when the report may be applied.
+  std::optional<IntakeAnswer> refusal(const std::string& job, const std::string& body, NodeReport& report);
+  // Replicas: to the holders of a job not held here.
+  void hand_on(const std::string& job, std::string_view authorization, std::string body,
+               std::vector<std::string> holders, IntakeDone done);
+  // Replicas, on a holder: applied at once, kept for the job's written state, relayed.
+  void apply_held(const std::string& job, std::shared_ptr<NodeReport> report, std::string body,
+                  std::string_view authorization, std::vector<std::string> relay_to, IntakeDone done);
   // Step 3, on the apply thread, once the store answered.
   void apply(const std::string& job, const NodeReport& report, const Status& stored, const IntakeDone& done);
+  // The registry's answer to an applied report (200, or a bound a concurrent report took).
+  IntakeAnswer applied_answer(const std::string& job, const NodeReport& report, const IngestResult& result);
 
   JobRegistry& registry_;
   JobJournal& journal_;
   const std::shared_ptr<const auth::ReloadableSecret> token_;
   const std::function<void(const std::string&)> on_created_;
+  JobPeers* const peers_;
   std::atomic<int> pending_{0};
+  std::atomic<uint64_t> applied_{0}, handed_on_{0};
   boost::asio::thread_pool apply_{1};  // last: joined first, while the rest still exists
 };
 

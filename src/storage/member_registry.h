@@ -19,6 +19,9 @@ struct MemberRow {
   std::string config;  // what its monitors are (cluster::config_fingerprint)
   Millis joined_age{0};
   Millis seen_age{0};
+  // Where the other replicas reach its HTTP server ("host:port"), to hand it the reports
+  // and reads of the jobs it holds; "" until its server listens.
+  std::string address = {};
 };
 
 // What a beat read: every member's row, and the database's clock.
@@ -33,8 +36,8 @@ struct BeatReply {
 class MemberRegistry {
  public:
   virtual ~MemberRegistry() = default;
-  // Writes this member's beat (its row, on the first: id, label and config; the ages are
-  // the database's) and returns every member's row. `rejoin`: the member joins anew, as
+  // Writes this member's beat (its row: id, label, config and address; the ages are the
+  // database's) and returns every member's row. `rejoin`: the member joins anew, as
   // if its row were new (its joined age starts again from 0), because its lease lapsed
   // and what it knew is stale: it settles again before it owns anything.
   // Rows silent for kForgetAfter are deleted on the way. Blocks for one round trip, or a

@@ -5,6 +5,7 @@
 
 #include "core/json_text.h"
 #include "jobs/rank_health.h"
+#include "views/held_elsewhere.h"
 #include "views/job_view_worker.h"
 #include "views/job_views.h"
 #include "web/banner.h"
@@ -296,6 +297,7 @@ void jobs_list(const WebContext& ctx, const Request& request, const Responder& r
 
 void job_page(const WebContext& ctx, const Request& request, const Responder& respond, bool live_only) {
   const std::string& name = request.params.at("name");
+  if (views::read_from_holders(ctx.job_peers, name, request, respond)) return;
   auto snapshot = ctx.jobs.snapshot(name);
   if (!snapshot) {
     if (live_only) return respond(Response::problem(404, "no job named '" + name + "'"));

@@ -21,6 +21,7 @@
 #include "core/clock.h"
 #include "engine/engine.h"
 #include "http/server.h"
+#include "jobs/job_peers.h"
 #include "jobs/job_registry.h"
 #include "storage/store.h"
 
@@ -36,6 +37,8 @@ struct WebContext {
   std::shared_ptr<catalog::StatusPageSet> status_pages;
   // "Log in with <this>" on the login page; empty: single sign-on is not configured.
   std::string sso_button;
+  // Replicas: the pages of jobs held elsewhere are theirs (views/held_elsewhere.h).
+  jobs::JobPeers* job_peers = nullptr;
 };
 
 void add_web_routes(http::Router& router, const WebContext& context);

@@ -87,6 +87,27 @@ TEST(Membership, AMemberLeavingMovesOnlyItsOwnMonitors) {
   EXPECT_GT(moved, 250);
 }
 
+// A job's reports are applied by its owner and its standby; when the owner leaves, the
+// standby must be who takes the job over, or the new owner would start without its state.
+TEST(Membership, WhenAnOwnerLeavesItsStandbyOwnsWhatItOwned) {
+  const std::vector<std::string> three = {"r1", "r2", "r3"};
+  for (int i = 0; i < 1'000; ++i) {
+    const std::string job = "job-" + std::to_string(i);
+    const Holders holders = holders_of(job, three);
+    ASSERT_FALSE(holders.standby.empty());
+    ASSERT_NE(holders.owner, holders.standby);
+    EXPECT_EQ(holders.owner, owner_of(job, three));
+    std::vector<std::string> left;
+    for (const auto& m : three) {
+      if (m != holders.owner) left.push_back(m);
+    }
+    EXPECT_EQ(owner_of(job, left), holders.standby) << job;
+  }
+  const Holders alone = holders_of("job", {"r1"});
+  EXPECT_EQ(alone.owner, "r1");
+  EXPECT_EQ(alone.standby, "");
+}
+
 TEST(Membership, ReplicasWithOtherMonitorsAreFoundAndTheOrderOfTheFileDoesNotMatter) {
   const std::string ab = config_fingerprint(with_monitors({"a", "b"}));
   EXPECT_EQ(ab.size(), 16u);

@@ -136,6 +136,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"server:\n  listen: h:99999\n",
                 "tw.yaml:2:11: server.listen: found 'h:99999'; expected HOST:PORT"},
         BadCase{"server:\n  datadir: x\n", "tw.yaml:2:3: server.datadir: unknown key; expected one of:"},
+        BadCase{"server:\n  advertise: replica-2\n",
+                "tw.yaml:2:14: server.advertise: found 'replica-2'; expected HOST:PORT at which the other "
+                "replicas reach this one"},
+        BadCase{"server:\n  advertise: replica-2:0\n",
+                "tw.yaml:2:14: server.advertise: found 'replica-2:0'; expected HOST:PORT"},
         BadCase{"monitorz: []\n",
                 "tw.yaml:1:1: monitorz: unknown key; expected one of: auth, jobs, maintenance, "
                 "monitors, notifications, retention, server, status_pages"},

@@ -31,3 +31,9 @@ def owners(names, members):
         h = fnv1a(n)
         out[n] = max(weights, key=lambda m: mix(h ^ weights[m]))
     return out
+
+
+def holders_of(name, members):
+    """(owner, standby) of a job: the two members of highest weight (cluster::holders_of)."""
+    ranked = sorted(sorted(members), key=lambda m: mix(fnv1a(name) ^ mix(fnv1a(m))), reverse=True)
+    return ranked[0], ranked[1] if len(ranked) > 1 else None

@@ -253,12 +253,14 @@ TEST_F(Registry, AStoredReportOlderThanTheNodesNewestChangesNothing) {
       << "dated when it was taken";
 }
 
-TEST_F(Registry, AJobAnotherReplicaChecksIsAnalysedForItsReaders) {
-  ASSERT_EQ(registry_.ingest("theirs", node_report("node-a", 0, 2)).outcome, IngestOutcome::kCreated);
+TEST_F(Registry, AJobThisReplicaIsTheStandbyOfIsAnalysedForItsReaders) {
+  ASSERT_EQ(registry_.ingest("standby", node_report("node-a", 0, 2)).outcome, IngestOutcome::kCreated);
   ASSERT_EQ(registry_.ingest("mine", node_report("node-b", 0, 2)).outcome, IngestOutcome::kCreated);
-  registry_.analyse_others([](const std::string& job) { return job == "mine"; });
-  EXPECT_EQ(registry_.snapshot("theirs")->verdict->phase, "training");
+  ASSERT_EQ(registry_.ingest("elsewhere", node_report("node-c", 0, 2)).outcome, IngestOutcome::kCreated);
+  registry_.analyse_others([](const std::string& job) { return job == "standby"; });
+  EXPECT_EQ(registry_.snapshot("standby")->verdict->phase, "training");
   EXPECT_EQ(registry_.snapshot("mine")->verdict->phase, "waiting") << "the engine's tick analyses it";
+  EXPECT_EQ(registry_.snapshot("elsewhere")->verdict->phase, "waiting") << "its holders answer its reads";
 }
 
 TEST_F(Registry, TheCheckerHandsOutAMemoWhenTheJobsAttemptsOrLedgerChangeAndAStartResumesIt) {

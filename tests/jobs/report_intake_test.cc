@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <future>
+#include <map>
+#include <optional>
 
 #include "fakes/fake_store.h"
 #include "fakes/manual_clock.h"
@@ -38,7 +40,7 @@ class ReportIntakeTest : public ::testing::Test {
   std::future<IntakeAnswer> submit(const std::string& job, const std::string& report_body,
                                    std::string_view authorization = "") {
     auto answer = std::make_shared<std::promise<IntakeAnswer>>();
-    intake_.submit(job, authorization, report_body,
+    intake_.submit(job, authorization, "", report_body,
                    [answer](IntakeAnswer a) { answer->set_value(std::move(a)); });
     return answer->get_future();
   }
@@ -148,6 +150,139 @@ TEST_F(ReportIntakeBoundsTest, AReportPastABoundIsAnswered422AndNothingIsStored)
   EXPECT_EQ(store_.waiting(), 0u);
   EXPECT_FALSE(registry_.snapshot("train").has_value());
   EXPECT_EQ(registry_.refusals().too_many_ranks_on_node, 1u);
+}
+
+// The other replicas, as a test sees them: who holds which job, and every request sent,
+// answered at once with `answer` (or an error when it is unset).
+class FakePeers final : public JobPeers {
+ public:
+  JobHolding holding(const std::string& job) const override {
+    auto it = holdings.find(job);
+    return it == holdings.end() ? JobHolding{} : it->second;
+  }
+  void send(std::vector<std::string> addresses, PeerRequest request, PeerDone done) override {
+    sent.emplace_back(std::move(addresses), std::move(request));
+    if (!answer) return done(make_error("peers.unreachable", "connection refused"));
+    done(*answer);
+  }
+  std::string header(size_t i, const std::string& name) const {
+    for (const auto& [n, v] : sent.at(i).second.headers) {
+      if (n == name) return v;
+    }
+    return "";
+  }
+
+  std::map<std::string, JobHolding> holdings;
+  std::optional<net::HttpAnswer> answer = net::HttpAnswer{200, "application/json", R"({"accepted":true})"};
+  std::vector<std::pair<std::vector<std::string>, PeerRequest>> sent;
+};
+
+class ReplicaIntakeTest : public ReportIntakeTest {
+ protected:
+  ReplicaIntakeTest() {
+    peers_.holdings["theirs"] = JobHolding{false, {"owner:1", "standby:2"}};
+    peers_.holdings["ours"] = JobHolding{true, {"standby:2"}};
+  }
+  std::future<IntakeAnswer> submit_hop(const std::string& job, const std::string& report_body,
+                                       std::string_view hop) {
+    auto answer = std::make_shared<std::promise<IntakeAnswer>>();
+    replica_intake_.submit(job, "Bearer s3cret", hop, report_body,
+                           [answer](IntakeAnswer a) { answer->set_value(std::move(a)); });
+    return answer->get_future();
+  }
+
+  FakePeers peers_;
+  ReportIntake replica_intake_{registry_, journal_, token_, {}, &peers_};
+};
+
+TEST_F(ReplicaIntakeTest, AReportForAJobHeldElsewhereGoesToItsHoldersAsItCameAndTheirAnswerIsTheAnswer) {
+  token_->set("s3cret");
+  auto answer = submit_hop("theirs", body("n1", 0), "");
+  IntakeAnswer a = await(answer);
+  EXPECT_EQ(a.status, 200);
+  EXPECT_EQ(a.relayed_type, "application/json");
+  EXPECT_EQ(a.body, R"({"accepted":true})");
+  ASSERT_EQ(peers_.sent.size(), 1u);
+  EXPECT_EQ(peers_.sent[0].first, (std::vector<std::string>{"owner:1", "standby:2"})) << "the owner first";
+  EXPECT_EQ(peers_.sent[0].second.target, "/api/v1/jobs/theirs/report");
+  EXPECT_EQ(peers_.sent[0].second.body, body("n1", 0));
+  EXPECT_EQ(peers_.header(0, "authorization"), "Bearer s3cret");
+  EXPECT_EQ(peers_.header(0, std::string(kHopHeader)), kHopForwarded);
+  EXPECT_EQ(store_.waiting(), 0u) << "nothing stored here";
+  EXPECT_FALSE(registry_.snapshot("theirs").has_value()) << "nothing applied here";
+  EXPECT_EQ(replica_intake_.applied(), 0u);
+  EXPECT_EQ(replica_intake_.handed_on(), 1u);
+
+  peers_.sent.clear();
+  token_->set("other");
+  auto refused = submit_hop("theirs", body("n1", 0), "");
+  EXPECT_EQ(await(refused).status, 401);
+  EXPECT_TRUE(peers_.sent.empty()) << "a report without the token is never handed on";
+}
+
+TEST_F(ReplicaIntakeTest, WhenNoHolderAnswersTheAgentHears503AndNothingIsApplied) {
+  peers_.answer.reset();
+  auto answer = submit_hop("theirs", body("n1", 0), "");
+  IntakeAnswer a = await(answer);
+  EXPECT_EQ(a.status, 503);
+  EXPECT_NE(a.detail.find("no replica that holds job 'theirs' answered"), std::string::npos) << a.detail;
+  EXPECT_FALSE(registry_.snapshot("theirs").has_value());
+}
+
+TEST_F(ReplicaIntakeTest, AHolderAppliesAReportAtOnceWithoutAStoreWriteAndRelaysItToTheOtherHolderOnce) {
+  auto taken = submit_hop("ours", body("n1", 0), "");
+  EXPECT_EQ(await(taken).status, 200);
+  EXPECT_EQ(nodes("ours"), std::vector<std::string>{"n1"});
+  EXPECT_EQ(store_.waiting(), 0u) << "written with the job's state, not per report";
+  ASSERT_EQ(peers_.sent.size(), 1u);
+  EXPECT_EQ(peers_.sent[0].first, std::vector<std::string>{"standby:2"});
+  EXPECT_EQ(peers_.header(0, std::string(kHopHeader)), kHopRelayed);
+
+  // The other holder's relay, and a report another replica handed on: applied; only the
+  // handed-on one goes to the other holder.
+  auto relayed = submit_hop("ours", body("n2", 1), kHopRelayed);
+  EXPECT_EQ(await(relayed).status, 200);
+  EXPECT_EQ(peers_.sent.size(), 1u) << "a relayed report is not relayed back";
+  auto forwarded = submit_hop("ours", body("n3", 2), kHopForwarded);
+  EXPECT_EQ(await(forwarded).status, 200);
+  EXPECT_EQ(peers_.sent.size(), 2u);
+  EXPECT_EQ(nodes("ours"), (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(replica_intake_.applied(), 3u);
+
+  // A report handed on for a job this replica does not hold (the replicas' views of the
+  // members differ for a beat) is applied where it arrived, never sent round again.
+  auto stray = submit_hop("theirs", body("n1", 0), kHopForwarded);
+  EXPECT_EQ(await(stray).status, 200);
+  EXPECT_EQ(peers_.sent.size(), 2u);
+}
+
+TEST_F(ReplicaIntakeTest, TheKeptStateIsWrittenByTheOwnerOncePerRoundAndAtOnceAfterItsMemoChanged) {
+  for (int round = 0; round < 3; ++round) {
+    auto a = submit_hop("ours", body("n1", 0), "");
+    auto b = submit_hop("ours", body("n2", 1), "");
+    ASSERT_EQ(await(a).status, 200);
+    ASSERT_EQ(await(b).status, 200);
+    clock_.advance(Millis(5'000));
+  }
+  auto mine = [](const std::string&) { return true; };
+  EXPECT_EQ(journal_.write_kept(mine, mine), 0u) << "15 s: not yet a round";
+  EXPECT_EQ(journal_.write_kept([](const std::string&) { return false; }, mine), 0u);
+  clock_.advance(JobJournal::kWriteEvery);
+  EXPECT_EQ(journal_.write_kept([](const std::string&) { return false; }, mine), 0u)
+      << "the standby keeps its copy for when it owns the job";
+  EXPECT_EQ(journal_.write_kept(mine, mine), 2u) << "six reports, one row for each of the two nodes";
+  EXPECT_EQ(store_.waiting(), 2u);
+  const auto* row = store_.front<SaveNodeReport>();
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->body, body("n1", 0));
+
+  auto c = submit_hop("ours", body("n1", 0), "");
+  ASSERT_EQ(await(c).status, 200);
+  EXPECT_EQ(journal_.write_kept(mine, mine), 0u);
+  journal_.save_memo("ours", "{}");  // a launch, an interruption: the verdict changed
+  EXPECT_EQ(journal_.write_kept(mine, mine), 1u) << "at once";
+  EXPECT_EQ(journal_.write_kept(mine, [](const std::string&) { return false; }), 0u)
+      << "a job no longer held here is dropped";
 }
 
 }  // namespace

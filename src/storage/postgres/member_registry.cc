@@ -75,17 +75,18 @@ Result<BeatReply> PgMemberRegistry::beat(const MemberRow& self, bool rejoin) {
         tx.exec1("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")[0].as<int64_t>();
     const auto answered = std::chrono::steady_clock::now();
     tx.exec_params(
-        "INSERT INTO members (id, label, config) VALUES ($1, $2, $3) "
+        "INSERT INTO members (id, label, config, address) VALUES ($1, $2, $3, $5) "
         "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label, config = excluded.config, "
-        "joined_at = CASE WHEN $4 THEN now() ELSE members.joined_at END",
-        self.id, self.label, self.config, rejoin);
+        "address = excluded.address, joined_at = CASE WHEN $4 THEN now() ELSE members.joined_at END",
+        self.id, self.label, self.config, rejoin, self.address);
     tx.exec_params("DELETE FROM members WHERE seen_at < now() - make_interval(secs => $1)",
                    static_cast<double>(kForgetAfter.count()) / 1000.0);
     for (const pqxx::row& row :
          tx.exec("SELECT id, label, config, (extract(epoch FROM now() - joined_at) * 1000)::bigint, "
-                 "(extract(epoch FROM now() - seen_at) * 1000)::bigint FROM members ORDER BY id")) {
+                 "(extract(epoch FROM now() - seen_at) * 1000)::bigint, address FROM members ORDER BY id")) {
       reply.members.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
-                               Millis(row[3].as<int64_t>()), Millis(row[4].as<int64_t>())});
+                               Millis(row[3].as<int64_t>()), Millis(row[4].as<int64_t>()),
+                               row[5].as<std::string>()});
     }
     tx.commit();
     const auto half_trip = std::chrono::duration_cast<std::chrono::microseconds>(answered - asked) / 2;

@@ -282,6 +282,11 @@ constexpr Migration kMigrations[] = {
         spec_json TEXT NOT NULL
       );
     )sql"},
+    // Where each replica's HTTP server is reached: a job's reports and reads go to the
+    // replicas that hold it (docs/architecture.md, flow 3).
+    {12, "each replica's address, for the reports and reads it is handed", R"sql(
+      ALTER TABLE members ADD COLUMN address TEXT NOT NULL DEFAULT '';
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

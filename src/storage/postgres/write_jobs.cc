@@ -9,7 +9,10 @@ Status run_op(Tx& tx, const SaveNodeReport& op) {
   tx.exec_params(
       "INSERT INTO node_reports (job, node, received_ms, writer, body) VALUES ($1, $2, $3, $4, $5) "
       "ON CONFLICT (job, node) DO UPDATE SET txid = pg_current_xact_id(), received_ms = excluded.received_ms, "
-      "writer = excluded.writer, body = excluded.body",
+      "writer = excluded.writer, body = excluded.body "
+      // A job's two holders both write its nodes' states (the standby on a clean stop, or
+      // once it owns the job); an older state never replaces a newer one.
+      "WHERE node_reports.received_ms <= excluded.received_ms",
       op.job, op.node, ms(op.received), op.writer, op.body);
   return Ok{};
 }

@@ -21,7 +21,7 @@
 
 #include "core/result.h"
 
-namespace trainwatch::agent {
+namespace trainwatch::net {
 
 class HostLookup {
  public:
@@ -37,4 +37,4 @@ class HostLookup {
   std::shared_ptr<Lookup> running_;  // a lookup whose caller gave up and that may still run
 };
 
-}  // namespace trainwatch::agent
+}  // namespace trainwatch::net

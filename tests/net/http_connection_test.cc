@@ -1,17 +1,17 @@
-// The agent's kept-alive connection to the server, against a real server on loopback
-// that counts the connections it accepts: reuse, its bounds, what drops a connection, the
-// one retry after the server closed an idle one, and the timeout.
-#include "agent/post_connection.h"
+// The kept-alive HTTP connection (the agent's to the server, a replica's to another), against a real server
+// on loopback that counts the connections it accepts: reuse, its bounds, what drops a connection, the one
+// retry after the server closed an idle one, and the timeout.
+#include "net/http_connection.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 
-#include "agent/counting_http_server.h"
 #include "fakes/manual_clock.h"
+#include "net/counting_http_server.h"
 
-namespace trainwatch::agent {
+namespace trainwatch::net {
 namespace {
 
 using testing::Answer;
@@ -22,17 +22,17 @@ const HttpHeaders kHeaders = {{"Content-Type", "application/json"}};
 const std::string kReport = R"({"node":"n1","seq":1})";
 
 // The status of a POST that must have got an answer.
-int post_ok(PostConnection& connection, const std::string& url) {
+int post_ok(HttpConnection& connection, const std::string& url) {
   auto status = connection.post(url, kReport, kHeaders, kTimeout);
   EXPECT_TRUE(status.ok()) << status.error().message;
   return status.ok() ? *status : 0;
 }
 
-TEST(PostConnection, ReusesOneConnectionForTheNextPost) {
+TEST(HttpConnection, ReusesOneConnectionForTheNextPost) {
   CountingHttpServer server;
   SystemClock clock;
-  PostConnection connection(clock);
-  // By name: the lookup runs on its own thread (agent/host_lookup.h).
+  HttpConnection connection(clock);
+  // By name: the lookup runs on its own thread (net/host_lookup.h).
   EXPECT_EQ(post_ok(connection, server.url("localhost")), 200);
   EXPECT_EQ(post_ok(connection, server.url("localhost")), 200);
   EXPECT_EQ(server.requests(), 2);
@@ -41,10 +41,10 @@ TEST(PostConnection, ReusesOneConnectionForTheNextPost) {
 
 // A server restart closes the idle connection under the agent: the next POST fails on it
 // before any answer and goes once more, on a fresh connection, within its timeout.
-TEST(PostConnection, RetriesOnceWhenTheServerClosedTheIdleConnection) {
+TEST(HttpConnection, RetriesOnceWhenTheServerClosedTheIdleConnection) {
   CountingHttpServer server;
   SystemClock clock;
-  PostConnection connection(clock);
+  HttpConnection connection(clock);
   EXPECT_EQ(post_ok(connection, server.url()), 200);
   server.close_connections();
   EXPECT_EQ(post_ok(connection, server.url()), 200);
@@ -54,10 +54,10 @@ TEST(PostConnection, RetriesOnceWhenTheServerClosedTheIdleConnection) {
 
 // The server leaves the socket open after `Connection: close`: reused, the next POST would
 // wait for nothing until its timeout.
-TEST(PostConnection, OpensANewConnectionAfterConnectionClose) {
+TEST(HttpConnection, OpensANewConnectionAfterConnectionClose) {
   CountingHttpServer server(Answer::kCloseHeader);
   SystemClock clock;
-  PostConnection connection(clock);
+  HttpConnection connection(clock);
   EXPECT_EQ(post_ok(connection, server.url()), 200);
   server.set_answer(Answer::kKeepAlive);
   EXPECT_EQ(post_ok(connection, server.url()), 200);
@@ -65,22 +65,22 @@ TEST(PostConnection, OpensANewConnectionAfterConnectionClose) {
   EXPECT_EQ(server.requests(), 2);
 }
 
-TEST(PostConnection, OpensANewConnectionAfterTheMostRequestsOnOne) {
+TEST(HttpConnection, OpensANewConnectionAfterTheMostRequestsOnOne) {
   CountingHttpServer server;
   SystemClock clock;
-  PostConnection connection(clock);
-  for (int i = 0; i < 2 * PostConnection::kMaxRequests + 1; ++i) {
+  HttpConnection connection(clock);
+  for (int i = 0; i < 2 * HttpConnection::kMaxRequests + 1; ++i) {
     ASSERT_EQ(post_ok(connection, server.url()), 200) << "POST " << i;
   }
   EXPECT_EQ(server.accepts(), 3);
 }
 
-TEST(PostConnection, OpensANewConnectionOnceTheOldOneIsTooOld) {
+TEST(HttpConnection, OpensANewConnectionOnceTheOldOneIsTooOld) {
   CountingHttpServer server;
   trainwatch::testing::ManualClock clock;
-  PostConnection connection(clock);
+  HttpConnection connection(clock);
   EXPECT_EQ(post_ok(connection, server.url()), 200);
-  clock.advance(PostConnection::kMaxAge - Millis{1});
+  clock.advance(HttpConnection::kMaxAge - Millis{1});
   EXPECT_EQ(post_ok(connection, server.url()), 200);
   EXPECT_EQ(server.accepts(), 1);
   clock.advance(Millis{1});
@@ -88,21 +88,21 @@ TEST(PostConnection, OpensANewConnectionOnceTheOldOneIsTooOld) {
   EXPECT_EQ(server.accepts(), 2);
 }
 
-TEST(PostConnection, DropsTheConnectionAfterAnErrorAnswer) {
+TEST(HttpConnection, DropsTheConnectionAfterAnErrorAnswer) {
   CountingHttpServer server(Answer::kServerError);
   SystemClock clock;
-  PostConnection connection(clock);
+  HttpConnection connection(clock);
   EXPECT_EQ(post_ok(connection, server.url()), 503);
   server.set_answer(Answer::kKeepAlive);
   EXPECT_EQ(post_ok(connection, server.url()), 200);
   EXPECT_EQ(server.accepts(), 2);
 }
 
-TEST(PostConnection, OpensANewConnectionForAnotherServer) {
+TEST(HttpConnection, OpensANewConnectionForAnotherServer) {
   CountingHttpServer first;
   CountingHttpServer second;
   SystemClock clock;
-  PostConnection connection(clock);
+  HttpConnection connection(clock);
   EXPECT_EQ(post_ok(connection, first.url()), 200);
   EXPECT_EQ(post_ok(connection, second.url()), 200);
   EXPECT_EQ(post_ok(connection, first.url()), 200);
@@ -110,10 +110,10 @@ TEST(PostConnection, OpensANewConnectionForAnotherServer) {
   EXPECT_EQ(second.accepts(), 1);
 }
 
-TEST(PostConnection, AServerThatNeverAnswersCostsTheTimeoutAndNoMore) {
+TEST(HttpConnection, AServerThatNeverAnswersCostsTheTimeoutAndNoMore) {
   CountingHttpServer server(Answer::kNever);
   SystemClock clock;
-  PostConnection connection(clock);
+  HttpConnection connection(clock);
   const auto start = std::chrono::steady_clock::now();
   auto status = connection.post(server.url(), kReport, kHeaders, kTimeout);
   const auto took = std::chrono::steady_clock::now() - start;
@@ -124,13 +124,13 @@ TEST(PostConnection, AServerThatNeverAnswersCostsTheTimeoutAndNoMore) {
   EXPECT_EQ(server.requests(), 1) << "a timeout is not retried";
 }
 
-TEST(PostConnection, RefusesAURLThatIsNotHttp) {
+TEST(HttpConnection, RefusesAURLThatIsNotHttp) {
   SystemClock clock;
-  PostConnection connection(clock);
+  HttpConnection connection(clock);
   auto status = connection.post("ftp://example.com/", kReport, kHeaders, kTimeout);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().code, "push.url");
 }
 
 }  // namespace
-}  // namespace trainwatch::agent
+}  // namespace trainwatch::net

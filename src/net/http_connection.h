@@ -1,5 +1,7 @@
-// PostConnection: HTTP(S) POSTs to the server over one kept-alive connection, each call
-// synchronous and bounded by its timeout; how the report pusher talks to the server.
+// HttpConnection: HTTP(S) requests to one server over one kept-alive connection, each
+// call synchronous and bounded by its timeout: how the report pusher talks to the server,
+// and how a replica hands a job's reports and reads to the replica that holds the job
+// (cluster/peer_forwarder.h).
 // Beast over Asio, and OpenSSL for https (the system's CA store, the host name checked),
 // so the agent, which also runs inside training processes, maps neither libcurl nor its
 // dozen dependencies (the agent's memory target in bench/RESULTS.md).
@@ -26,7 +28,7 @@
 // same timeout. The server may then get it twice; for a node report that is harmless, as
 // the server keeps the newest report of each node (jobs/job_journal.h) and the same report
 // again leaves the same state. A fresh connection that fails is not retried.
-// Timeout: one bound for the whole call: name lookup (agent/host_lookup.h), connect,
+// Timeout: one bound for the whole call: name lookup (net/host_lookup.h), connect,
 // TLS handshake, exchange and the retry.
 // Threads: not thread-safe; one thread calls post() (the report pusher's).
 #pragma once
@@ -34,33 +36,45 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include "agent/host_lookup.h"
 #include "core/clock.h"
 #include "core/result.h"
+#include "net/host_lookup.h"
 
-namespace trainwatch::agent {
+namespace trainwatch::net {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
-class PostConnection {
+// What the server answered: its status, and for a caller that relays it, its body and
+// content type (at most 64 KiB; a longer answer is an error).
+struct HttpAnswer {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+class HttpConnection {
  public:
   static constexpr int kMaxRequests = 100;
   static constexpr Millis kMaxAge{60'000};
 
   // `clock` gives the connection's age (monotonic time); network waits use real time.
-  explicit PostConnection(const Clock& clock);
-  ~PostConnection();
-  PostConnection(const PostConnection&) = delete;
-  PostConnection& operator=(const PostConnection&) = delete;
+  explicit HttpConnection(const Clock& clock);
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
 
   // POSTs `body` to `url` (http:// or https://) and returns the answer's status. Errors:
   // "push.url" for a URL it cannot use, "push.failed" for lookup, connect, TLS or
   // exchange failures and for `timeout` passing first.
   Result<int> post(const std::string& url, const std::string& body, const HttpHeaders& headers,
                    Millis timeout);
+  // The same for any method ("GET", "POST", ...), with the whole answer.
+  Result<HttpAnswer> send(std::string_view method, const std::string& url, const std::string& body,
+                          const HttpHeaders& headers, Millis timeout);
 
  private:
   struct Target;   // what a URL names
@@ -78,4 +92,4 @@ class PostConnection {
   std::unique_ptr<Link> link_;  // null: none open
 };
 
-}  // namespace trainwatch::agent
+}  // namespace trainwatch::net

@@ -1,4 +1,4 @@
-#include "agent/post_connection.h"
+#include "net/http_connection.h"
 
 #include <exception>
 #include <optional>
@@ -14,7 +14,7 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 
-namespace trainwatch::agent {
+namespace trainwatch::net {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -29,7 +29,7 @@ constexpr size_t kMaxAnswerBytes = 64 * 1024;
 
 }  // namespace
 
-struct PostConnection::Target {
+struct HttpConnection::Target {
   bool tls = false;
   std::string host;     // as the URL spells it, for Host and SNI ("[::1]" keeps its brackets)
   std::string address;  // for the lookup ("::1")
@@ -38,11 +38,11 @@ struct PostConnection::Target {
   std::string origin() const { return (tls ? "https://" : "http://") + host + ":" + port; }
 };
 
-struct PostConnection::Request {
+struct HttpConnection::Request {
   bhttp::request<bhttp::string_body> message;
 };
 
-struct PostConnection::Link {
+struct HttpConnection::Link {
   explicit Link(MonoTime opened_at) : opened(opened_at) {}
   // First, so that it goes last: the streams close into it, and the coroutine frames it
   // still holds after a timeout are destroyed while what they refer to exists.
@@ -56,10 +56,10 @@ struct PostConnection::Link {
   int requests = 0;  // answered on it so far
 };
 
-struct PostConnection::Attempt {
-  std::optional<Result<int>> outcome;  // unset: the deadline passed first
-  bool answer_started = false;         // a byte of the answer arrived
-  bool keep_alive = false;             // the answer lets the connection be used again
+struct HttpConnection::Attempt {
+  std::optional<Result<HttpAnswer>> outcome;  // unset: the deadline passed first
+  bool answer_started = false;                // a byte of the answer arrived
+  bool keep_alive = false;                    // the answer lets the connection be used again
 };
 
 namespace {
@@ -69,7 +69,7 @@ asio::awaitable<void> exchange(Stream& stream, beast::flat_buffer& buffer,
                                const bhttp::request<bhttp::string_body>& request, auto& attempt) {
   co_await bhttp::async_write(stream, request, use_awaitable);
   // The answer's first bytes alone: an error before them is what a connection the server
-  // closed while idle gives, and then the request may go again (post_connection.h).
+  // closed while idle gives, and then the request may go again (http_connection.h).
   const size_t first = co_await stream.async_read_some(buffer.prepare(kMaxAnswerBytes), use_awaitable);
   buffer.commit(first);
   attempt.answer_started = true;
@@ -79,17 +79,28 @@ asio::awaitable<void> exchange(Stream& stream, beast::flat_buffer& buffer,
   // Bytes after the answer were not asked for (no pipelining): the connection's framing
   // cannot be trusted any more.
   attempt.keep_alive = parser.get().keep_alive() && buffer.size() == 0;
-  attempt.outcome = static_cast<int>(parser.get().result_int());
+  HttpAnswer answer;
+  answer.status = static_cast<int>(parser.get().result_int());
+  answer.content_type = std::string(parser.get()[bhttp::field::content_type]);
+  answer.body = std::move(parser.get().body());
+  attempt.outcome = std::move(answer);
 }
 
 }  // namespace
 
-PostConnection::PostConnection(const Clock& clock) : clock_(clock) {}
+HttpConnection::HttpConnection(const Clock& clock) : clock_(clock) {}
 
-PostConnection::~PostConnection() = default;
+HttpConnection::~HttpConnection() = default;
 
-Result<int> PostConnection::post(const std::string& url, const std::string& body, const HttpHeaders& headers,
+Result<int> HttpConnection::post(const std::string& url, const std::string& body, const HttpHeaders& headers,
                                  Millis timeout) {
+  auto answer = send("POST", url, body, headers, timeout);
+  if (!answer) return answer.error();
+  return answer->status;
+}
+
+Result<HttpAnswer> HttpConnection::send(std::string_view method, const std::string& url,
+                                        const std::string& body, const HttpHeaders& headers, Millis timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto target = parse_target(url);
   if (!target) {
@@ -99,12 +110,17 @@ Result<int> PostConnection::post(const std::string& url, const std::string& body
   if (link_ && (link_->origin != target->origin() || clock_.monotonic_time() - link_->opened >= kMaxAge)) {
     link_.reset();
   }
-  Request request{{bhttp::verb::post, target->path, 11}};
+  const bhttp::verb verb = bhttp::string_to_verb(method);
+  if (verb == bhttp::verb::unknown)
+    return make_error("push.url", "unknown method '" + std::string(method) + "'");
+  Request request{{verb, target->path, 11}};
   request.message.set(bhttp::field::host, target->host);
   request.message.set(bhttp::field::user_agent, "trainwatch-agent");
   for (const auto& [name, value] : headers) request.message.set(name, value);
-  request.message.body() = body;
-  request.message.prepare_payload();
+  if (verb != bhttp::verb::get && verb != bhttp::verb::head) {
+    request.message.body() = body;
+    request.message.prepare_payload();
+  }
 
   const bool reused = link_ != nullptr;
   Attempt tried = attempt(*target, request, deadline);
@@ -121,13 +137,13 @@ Result<int> PostConnection::post(const std::string& url, const std::string& body
     link_.reset();
     return *tried.outcome;
   }
-  const int status = **tried.outcome;
+  const int status = (*tried.outcome)->status;
   const bool fine = status >= 200 && status < 300;
   if (link_ && (!fine || !tried.keep_alive || ++link_->requests >= kMaxRequests)) link_.reset();
-  return status;
+  return std::move(**tried.outcome);
 }
 
-PostConnection::Attempt PostConnection::attempt(const Target& target, const Request& request,
+HttpConnection::Attempt HttpConnection::attempt(const Target& target, const Request& request,
                                                 std::chrono::steady_clock::time_point deadline) {
   Attempt tried;
   std::optional<HostLookup::Endpoints> endpoints;
@@ -183,7 +199,7 @@ PostConnection::Attempt PostConnection::attempt(const Target& target, const Requ
   return tried;
 }
 
-Result<PostConnection::Target> PostConnection::parse_target(const std::string& url) {
+Result<HttpConnection::Target> HttpConnection::parse_target(const std::string& url) {
   auto parsed = boost::urls::parse_absolute_uri(url);
   if (!parsed) return make_error("push.url", "'" + url + "' is not a URL");
   Target t;
@@ -201,4 +217,4 @@ Result<PostConnection::Target> PostConnection::parse_target(const std::string& u
   return t;
 }
 
-}  // namespace trainwatch::agent
+}  // namespace trainwatch::net

@@ -1,4 +1,4 @@
-#include "agent/host_lookup.h"
+#include "net/host_lookup.h"
 
 #include <charconv>
 #include <condition_variable>
@@ -10,7 +10,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 
-namespace trainwatch::agent {
+namespace trainwatch::net {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -84,4 +84,4 @@ Result<HostLookup::Endpoints> HostLookup::resolve(const std::string& host, const
   return answer;
 }
 
-}  // namespace trainwatch::agent
+}  // namespace trainwatch::net

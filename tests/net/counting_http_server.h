@@ -24,7 +24,7 @@
 
 #include <gtest/gtest.h>
 
-namespace trainwatch::agent::testing {
+namespace trainwatch::net::testing {
 
 enum class Answer {
   kKeepAlive,    // 200, the connection stays open for the next request
@@ -199,4 +199,4 @@ class CountingHttpServer {
   int accepts_ = 0, requests_ = 0;
 };
 
-}  // namespace trainwatch::agent::testing
+}  // namespace trainwatch::net::testing

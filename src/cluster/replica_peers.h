@@ -1,0 +1,63 @@
+// ReplicaPeers: jobs::JobPeers over the replicas' own HTTP servers. Which replicas hold a
+// job comes from the ReplicaSet (membership.h, holders_of); requests go out on a few
+// threads of its own, each keeping one connection alive to each replica it talks to
+// (net/http_connection.h), so a report handed on costs a round trip on loopback or the
+// LAN, not a connection.
+//
+// Why HTTP, not the store: handing each report through PostgreSQL is what this replaces
+// (a 6 KB row written and read back by every replica, per report). A replica already
+// serves these very routes, authenticates them and bounds them; forwarding the request
+// as it came keeps one code path for a report, whoever took it.
+//
+// Bounds: kThreads requests in flight, kMaxQueued waiting; one more fails at once (the
+// intake answers 503, and the agent sends its next report as usual). Each try of one
+// replica ends within kTimeout.
+//
+// Threading: any thread; `done` runs on one of its threads, or on the caller's when the
+// request is refused at once.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "cluster/replica_set.h"
+#include "core/clock.h"
+#include "jobs/job_peers.h"
+
+namespace trainwatch::cluster {
+
+class ReplicaPeers final : public jobs::JobPeers {
+ public:
+  static constexpr int kThreads = 4;
+  static constexpr size_t kMaxQueued = 1024;
+  static constexpr Millis kTimeout{2'000};
+
+  ReplicaPeers(const ReplicaSet& replicas, const Clock& clock);
+  ~ReplicaPeers() override;  // answers what still waits with an error, then joins
+  ReplicaPeers(const ReplicaPeers&) = delete;
+  ReplicaPeers& operator=(const ReplicaPeers&) = delete;
+
+  jobs::JobHolding holding(const std::string& job) const override;
+  void send(std::vector<std::string> addresses, jobs::PeerRequest request, jobs::PeerDone done) override;
+
+ private:
+  struct Task {
+    std::vector<std::string> addresses;
+    jobs::PeerRequest request;
+    jobs::PeerDone done;
+  };
+  void run();
+
+  const ReplicaSet& replicas_;
+  const Clock& clock_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<Task> queue_;  // under mu_
+  bool stopping_ = false;   // under mu_
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace trainwatch::cluster
