@@ -21,7 +21,8 @@
 // at once (alive false, state '?', exit signal 9), and its 7 other ranks stop stepping.
 //
 // Prints to stderr every 5 s, and at the end one JSON line to stdout: reports sent, answers
-// by status, offered and achieved rate over the measured window (--window s from --warmup on;
+// by status (and how many 5xx were the server's own problem+json, not a proxy's page), offered
+// and achieved rate over the measured window (--window s from --warmup on;
 // by default up to --duration; reports due after it are counted apart, under "after"),
 // latency from the scheduled time (p50/p99/p99.9/max, a report never answered counting as
 // infinitely late), how late sends went, and this process's CPU seconds.
@@ -340,6 +341,7 @@ struct Stats {
   long dropped_window = 0;  // of those, due within the window
   long connects = 0;
   long server_closes = 0;  // answered `Connection: close`
+  long server_5xx = 0;     // 5xx answers in application/problem+json: the server's own
   double kill_sent = -1.0, kill_answered = -1.0;
   int kill_status = 0;
 };
@@ -631,7 +633,7 @@ class Flood {
       std::from_chars(head.data() + 9, head.data() + 12, status);
     }
     std::size_t body_len = 0;
-    bool chunked = false, close_after = false;
+    bool chunked = false, close_after = false, problem = false;
     for (std::size_t pos = head.find("\r\n"); pos != std::string_view::npos;) {
       std::size_t next = head.find("\r\n", pos + 2);
       std::string_view line =
@@ -649,6 +651,7 @@ class Flood {
         if (name == "content-length") std::from_chars(value.data(), value.data() + value.size(), body_len);
         if (name == "transfer-encoding" && low.find("chunked") != std::string::npos) chunked = true;
         if (name == "connection" && low.find("close") != std::string::npos) close_after = true;
+        if (name == "content-type" && low.find("problem+json") != std::string::npos) problem = true;
       }
       pos = next;
     }
@@ -665,6 +668,8 @@ class Flood {
                                                               : kOtherStatus;
     ++c.requests;
     if (close_after) ++stats_.server_closes;
+    // A 5xx in the server's own problem+json, not a proxy's page (HAProxy's "no server").
+    if (outcome == k5xx && problem) ++stats_.server_5xx;
     finish(i, outcome, status, now);
     if (close_after) drop_fd(i);
     start_next(i, now);
@@ -781,15 +786,15 @@ class Flood {
         "\"warmup_s\":%g,\"window_s\":%g,\"sent\":%ld,\"window\":{\"due\":%ld,%s,\"dropped\":%ld,\"unsent\":%ld,"
         "\"in_flight_at_end\":%ld},\"after\":{%s},\"all\":{%s,\"dropped\":%ld,\"unsent\":%ld},\"offered_rps\":%.1f,"
         "\"achieved_rps\":%.1f,\"latency_ms\":%s,\"service_ms\":%s,\"late_ms\":%s,\"connects\":%ld,"
-        "\"server_closes\":%ld,\"kill\":{\"at_s\":%g,\"sent_s\":%.3f,\"answered_s\":%.3f,\"status\":%d},"
+        "\"server_closes\":%ld,\"server_5xx\":%ld,\"kill\":{\"at_s\":%g,\"sent_s\":%.3f,\"answered_s\":%.3f,\"status\":%d},"
         "\"cpu_s\":%.3f,\"cpu_window_s\":%.3f,\"cores_window\":%.3f,\"wall_s\":%.2f}\n",
         o_.job.c_str(), o_.nodes, static_cast<long>(o_.nodes) * kRanksPerNode, o_.period, o_.connections,
         o_.warmup, window, stats_.sent, stats_.window_due, by_status.c_str(), stats_.dropped_window,
         unsent_window, in_flight_window, by_status_after.c_str(), by_status_all.c_str(), stats_.dropped,
         unsent, static_cast<double>(stats_.window_due) / window,
         static_cast<double>(stats_.window_done_ok) / window, lat.c_str(), svc.c_str(), late.c_str(),
-        stats_.connects, stats_.server_closes, o_.kill_at, stats_.kill_sent, stats_.kill_answered,
-        stats_.kill_status, cpu_end_, cpu_window(), cpu_window() / window, wall);
+        stats_.connects, stats_.server_closes, stats_.server_5xx, o_.kill_at, stats_.kill_sent,
+        stats_.kill_answered, stats_.kill_status, cpu_end_, cpu_window(), cpu_window() / window, wall);
     std::fflush(stdout);
   }
 
