@@ -342,8 +342,10 @@ class Setup:
                     pass
 
 
-def write_config(path, store_env, job=None, world=None):
+def write_config(path, store_env, job=None, world=None, server=None):
     lines = []
+    if server:
+        lines += ["server:"] + [f"  {k}: {v}" for k, v in server.items()]
     if store_env:
         lines += ["store:", f"  url: ${{{store_env}}}"]
     lines += ["jobs:", "  token: ${TRAINWATCH_TOKEN}", "monitors:", f"  - name: {job or JOB}", "    type: job",
@@ -388,9 +390,10 @@ frontend fe
     return run_haproxy(cfg, work / f"haproxy-{tag}.log", port), f"http://127.0.0.1:{port}"
 
 
-def start_setup(name, work, tag, pg, binary, job=None, world=None, checks=False):
+def start_setup(name, work, tag, pg, binary, job=None, world=None, checks=False, server=None):
     """Starts set-up `name` with one job monitor (`job`, `world` ranks; by default this
-    bench's); `checks`: HAProxy checks the replicas (start_haproxy)."""
+    bench's); `checks`: HAProxy checks the replicas (start_haproxy); `server`: keys of the
+    config's server: section."""
     s = Setup(name)
     env = dict(os.environ, TRAINWATCH_TOKEN=TOKEN)
     try:
@@ -402,7 +405,7 @@ def start_setup(name, work, tag, pg, binary, job=None, world=None, checks=False)
             s.server_pids = [proc.pid] + workers
             return s
         if name == "sqlite":
-            write_config(work / f"{tag}.yaml", None, job, world)
+            write_config(work / f"{tag}.yaml", None, job, world, server)
             srv = replicas.Serve(work / f"{tag}.yaml", work / f"data-{tag}", work / f"{tag}.log", env=env)
             s.serves.append(srv)
             s.base, s.server_pids = srv.base, [srv.proc.pid]
@@ -411,7 +414,7 @@ def start_setup(name, work, tag, pg, binary, job=None, world=None, checks=False)
         pg.psql(f"CREATE DATABASE {db}", database="postgres")
         s.db_pid = int((pg.dir / "data" / "postmaster.pid").read_text().split()[0])
         env["TRAINWATCH_STORE_URL"] = replicas.pg_url(pg.port, db)
-        write_config(work / f"{tag}.yaml", "TRAINWATCH_STORE_URL", job, world)
+        write_config(work / f"{tag}.yaml", "TRAINWATCH_STORE_URL", job, world, server)
         count = 1 if name == "postgres" else 3
         for i in range(count):
             srv = replicas.Serve(work / f"{tag}.yaml", work / f"data-{tag}-{i}", work / f"{tag}-{i}.log", env=env)
