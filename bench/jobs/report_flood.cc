@@ -18,7 +18,8 @@
 // 0.5 s, 8 GPUs, a disk and the node's memory, world_size nodes x 8. The fixed parts are
 // written once; only the step numbers and ages are formatted per report. With --kill-at S,
 // node 1234's local rank 5 (rank 9877) is SIGKILLed S s after the start: that node reports
-// at once (alive false, state '?', exit signal 9), and its 7 other ranks stop stepping.
+// at once (alive false, state '?', exit signal 9; that report goes ahead of whatever waits on
+// its connection), and its 7 other ranks stop stepping.
 //
 // Prints to stderr every 5 s, and at the end one JSON line to stdout: reports sent, answers
 // by status (and how many 5xx were the server's own problem+json, not a proxy's page), offered
@@ -466,7 +467,13 @@ class Flood {
       if (p.due >= win_start_ && p.due < win_end_) ++stats_.dropped_window;
       return;
     }
-    c.queue.push_back(p);
+    // The kill report goes first: the real agent sends it at once on its own connection, so
+    // it must not wait behind its neighbours' backlog on this shared one.
+    if (p.kill_report) {
+      c.queue.push_front(p);
+    } else {
+      c.queue.push_back(p);
+    }
   }
 
   void start_next(std::size_t i, double now) {
