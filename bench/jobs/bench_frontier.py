@@ -397,14 +397,16 @@ def main():
         return f"{a / b:,.1f}×" if a is not None and b else "–"
 
     print(f"\n131,072-rank job: {args.nodes} nodes x {RANKS_PER_NODE} ranks, a report every {args.period:g} s "
-          f"({args.nodes / args.period:,.1f}/s), {args.rounds} rounds x ({args.warmup:g} s warm-up + {args.seconds:g} s "
+          f"({args.nodes / args.period:,.1f}/s), {args.rounds} rounds x ({args.warmup:g} s warm-up + "
+          f"{args.seconds:g} s "
           f"window), {args.connections} connections, report timeout {args.timeout:g} s; {os.cpu_count()} CPUs, load "
           f"{load_before[0]:.2f} -> {os.getloadavg()[0]:.2f}; binary {args.bin} built {built}; HEAD {head}\n")
     print("Medians of the rounds (each round's in brackets). Latency counts from the time a report was due; "
           "a report never answered counts as infinitely late (–).\n")
     rows = [
         ("reports/s answered 200", "achieved_rps", None, "{:,.0f}"),
-        ("answered 200, % of due", None, lambda r: 100.0 * r["answered"]["200"] / max(1, r["answered"]["due"]), "{:.1f}"),
+        ("answered 200, % of due", None,
+         lambda r: 100.0 * r["answered"]["200"] / max(1, r["answered"]["due"]), "{:.1f}"),
         ("5xx, % of due", None,
          lambda r: 100.0 * r["answered"]["5xx"] / max(1, r["answered"]["due"]), "{:.1f}"),
         ("p50 ms", "p50_ms", None, "{:,.1f}"),
@@ -445,7 +447,8 @@ def main():
         print(f"| reports due after the window, by answer | "
               f"{'; '.join(str({k: v for k, v in r['flood']['after'].items() if v}) for r in tw)} | | |")
         print(f"| incidents of the monitor (the run's all) | "
-              f"{', '.join(str(len(k['incidents'])) if isinstance(k.get('incidents'), list) else '?' for k in ko)} | | |")
+              f"{', '.join(str(len(k['incidents'])) if isinstance(k.get('incidents'), list) else '?' for k in ko)}"
+              " | | |")
     print()
     print(json.dumps({"bench": "jobs_frontier", "started": started, "nodes": args.nodes, "period_s": args.period,
                       "rounds": args.rounds, "warmup_s": args.warmup, "window_s": args.seconds,
