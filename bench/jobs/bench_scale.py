@@ -342,21 +342,28 @@ class Setup:
                     pass
 
 
-def write_config(path, store_env):
+def write_config(path, store_env, job=None, world=None, server=None):
     lines = []
+    if server:
+        lines += ["server:"] + [f"  {k}: {v}" for k, v in server.items()]
     if store_env:
         lines += ["store:", f"  url: ${{{store_env}}}"]
-    lines += ["jobs:", "  token: ${TRAINWATCH_TOKEN}", "monitors:", f"  - name: {JOB}", "    type: job",
-              f"    world_size: {WORLD}"]
+    lines += ["jobs:", "  token: ${TRAINWATCH_TOKEN}", "monitors:", f"  - name: {job or JOB}", "    type: job",
+              f"    world_size: {world or WORLD}"]
     path.write_text("\n".join(lines) + "\n")
 
 
-def start_haproxy(work, tag, backends, mode, owner=None):
+def start_haproxy(work, tag, backends, mode, owner=None, checks=False):
     """mode 'job': /api/v1/jobs/scale* to backend `owner`, the rest roundrobin; 'uri':
-    balance uri depth 4; 'rr': roundrobin."""
+    balance uri depth 4; 'rr': roundrobin. With `checks`, each replica is checked through
+    /healthz as docs/operations.md suggests, so a dead one is taken out."""
     port = free_port()
     cfg = work / f"haproxy-{tag}.cfg"
-    servers = "\n".join(f"  server r{i} {b.split('//')[1]}" for i, b in enumerate(backends))
+    check = " check inter 2s fall 2 rise 2" if checks else ""
+    servers = "\n".join(f"  server r{i} {b.split('//')[1]}{check}" for i, b in enumerate(backends))
+    if checks:
+        servers = ("  option httpchk GET /healthz\n  http-check expect status 200\n  option redispatch\n  retries 3\n"
+                   + servers)
     if mode == "job":
         routing = (f"  acl job path_beg /api/v1/jobs\n  use_backend owner if job\n  default_backend replicas\n"
                    f"backend owner\n  server r{owner} {backends[owner].split('//')[1]}\n"
@@ -383,7 +390,10 @@ frontend fe
     return run_haproxy(cfg, work / f"haproxy-{tag}.log", port), f"http://127.0.0.1:{port}"
 
 
-def start_setup(name, work, tag, pg, binary):
+def start_setup(name, work, tag, pg, binary, job=None, world=None, checks=False, server=None):
+    """Starts set-up `name` with one job monitor (`job`, `world` ranks; by default this
+    bench's); `checks`: HAProxy checks the replicas (start_haproxy); `server`: keys of the
+    config's server: section."""
     s = Setup(name)
     env = dict(os.environ, TRAINWATCH_TOKEN=TOKEN)
     try:
@@ -395,7 +405,7 @@ def start_setup(name, work, tag, pg, binary):
             s.server_pids = [proc.pid] + workers
             return s
         if name == "sqlite":
-            write_config(work / f"{tag}.yaml", None)
+            write_config(work / f"{tag}.yaml", None, job, world, server)
             srv = replicas.Serve(work / f"{tag}.yaml", work / f"data-{tag}", work / f"{tag}.log", env=env)
             s.serves.append(srv)
             s.base, s.server_pids = srv.base, [srv.proc.pid]
@@ -404,7 +414,7 @@ def start_setup(name, work, tag, pg, binary):
         pg.psql(f"CREATE DATABASE {db}", database="postgres")
         s.db_pid = int((pg.dir / "data" / "postmaster.pid").read_text().split()[0])
         env["TRAINWATCH_STORE_URL"] = replicas.pg_url(pg.port, db)
-        write_config(work / f"{tag}.yaml", "TRAINWATCH_STORE_URL")
+        write_config(work / f"{tag}.yaml", "TRAINWATCH_STORE_URL", job, world, server)
         count = 1 if name == "postgres" else 3
         for i in range(count):
             srv = replicas.Serve(work / f"{tag}.yaml", work / f"data-{tag}-{i}", work / f"{tag}-{i}.log", env=env)
@@ -420,7 +430,7 @@ def start_setup(name, work, tag, pg, binary):
                          timeout=20, interval=0.2, what="one replica to own the job monitor")
         owner = owned.index(1)
         mode = {"pg-x3-job": "job", "pg-x3-uri": "uri", "pg-x3-rr": "rr"}[name]
-        proc, s.base = start_haproxy(work, tag, [x.base for x in s.serves], mode, owner)
+        proc, s.base = start_haproxy(work, tag, [x.base for x in s.serves], mode, owner, checks)
         s.procs.append(proc)
         s.proxy_pids = [proc.pid]
         s.note = f"owner r{owner}"
