@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +37,22 @@ void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
     rec.nonfinite_first_step = r.step;
     rec.nonfinite_first_at = rec.last_step_at.value_or(now);
   }
+}
+
+// The rank that gave an ending launch its outcome first: the earliest seen gone or failing
+// (a launcher tears the other ranks down after the first failure), the lowest rank on a tie.
+std::optional<RankEnding> first_ending(const std::map<int, RankRecord>& ranks, LaunchOutcome outcome) {
+  std::optional<RankEnding> first;
+  for (const auto& [rank, rec] : ranks) {
+    if (!ended_launch_as(rec.last, outcome)) continue;
+    // Without an age from its agent, the report that showed the end bounds it.
+    MonoTime at = rec.seen;
+    if (rec.gone_at) at = std::min(at, *rec.gone_at);
+    if (rec.error_at) at = std::min(at, *rec.error_at);
+    if (first && first->at <= at) continue;
+    first = RankEnding{rank, at, rec.last.exit, rec.last.error};
+  }
+  return first;
 }
 
 // Appends a throughput sample, dropping the oldest past kThroughputHistory.
@@ -171,6 +189,8 @@ void JobState::begin_launch(LaunchOf kind, const RankReport& r, MonoTime now, Sy
     for (const auto& [rank, rec] : ranks_) last.push_back(&rec.last);
     current.outcome = ended_as(last, relaunched);
     current.ended_wall = wall;
+    current.ended_at = now;
+    current.ending = first_ending(ranks_, current.outcome);
     if (new_run && !runs_.empty()) {
       runs_.back().outcome = current.outcome;
       runs_.back().ended_wall = wall;
