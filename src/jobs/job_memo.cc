@@ -228,6 +228,7 @@ std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledge
                     {"interruptions", std::move(entries)},
                     {"totals", std::move(totals)},
                     {"count", ledger.count()},
+                    {"attempt_seen", ledger.attempt_seen()},
                     {"closed", json::object{{"detecting_ms", closed.detecting.count()},
                                             {"restarting_ms", closed.restarting.count()},
                                             {"recomputing_ms", closed.recomputing.count()}}}};
@@ -291,9 +292,14 @@ Status apply_job_memo(std::string_view memo, JobState& job, InterruptionLedger& 
   std::optional<MonoTime> first_report, first_step;
   if (auto ms = int_field(*o, "first_report_ms")) first_report = at.from_ms(*ms);
   if (auto ms = int_field(*o, "first_step_ms")) first_step = at.from_ms(*ms);
+  // A memo from before the ledger judged attempts' endings: those it kept were judged by
+  // their verdicts, so the ledger starts from the newest.
+  const int newest_attempt = attempts.empty() ? 0 : attempts.back().number;
+  const int attempt_seen = static_cast<int>(int_field(*o, "attempt_seen").value_or(newest_attempt));
   job.resume(std::move(runs), std::move(attempts), first_report, first_step);
   ledger.resume(std::move(entries), std::move(totals),
-                static_cast<uint64_t>(std::max<int64_t>(0, int_field(*o, "count").value_or(0))), closed);
+                static_cast<uint64_t>(std::max<int64_t>(0, int_field(*o, "count").value_or(0))), closed,
+                attempt_seen);
   return Ok{};
 }
 
