@@ -286,6 +286,28 @@ TEST_F(JobRuns, AFailedRunSubmittedAgainWithinTheSecondIsStillAnInterruption) {
   EXPECT_EQ(ledger_.totals().at(InterruptionKind::kSignal).count, 1u);
 }
 
+// One report carries the restart and the death it follows (the agent saw both in one
+// sample), the restart first: the attempt still ends on its ranks' last words, failed by
+// the SIGKILL, not requeued as its ranks' previous report would say.
+TEST_F(JobRuns, ARestartReportedBeforeTheDeathInOneReportEndsTheAttemptOnTheDeath) {
+  const int64_t step = train("rdzv-1", 0, 1000, 0, 5);
+  tick();
+  clock_.advance(Millis(200));
+  report({rank_of("rdzv-1", 1, 0, 0, 1000), killed(rank_of("rdzv-1", 0, 0, step, 1000), SIGKILL),
+          rank_of("rdzv-1", 1, 1, 0, 1000), killed(rank_of("rdzv-1", 0, 1, step, 1000), SIGTERM)});
+  ASSERT_EQ(job_.attempts().size(), 2u);
+  EXPECT_EQ(job_.attempts()[0].outcome, LaunchOutcome::kFailed);
+  ASSERT_TRUE(job_.attempts()[0].ending);
+  EXPECT_EQ(job_.attempts()[0].ending->rank, 0);
+  EXPECT_EQ(job_.ranks().at(0).last.attempt, 1);
+  EXPECT_EQ(job_.ranks().at(1).last.attempt, 1);
+  clock_.advance(Millis(800));
+  tick();
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  EXPECT_EQ(ledger_.entries().back().cause.kind, InterruptionKind::kSignal);
+  EXPECT_EQ(ledger_.entries().back().cause.detail, "SIGKILL");
+}
+
 // A rank that raised: named by its error, as a rank_failed finding would be.
 TEST_F(JobRuns, ARankThatRaisedAndARestartWithinTheSecondIsNamedByItsError) {
   const int64_t step = train("rdzv-1", 0, 1000, 0, 5);
