@@ -58,6 +58,52 @@ bool stalled_in_collective(const Finding& head, const JobState& job) {
                      [](const PlaceGroup& g) { return g.place.kind == RankPlace::Kind::kCollective; });
 }
 
+// Outcomes of an attempt that stopped before its work was done: until the job trains
+// again, its time is lost. A finished attempt, or one superseded by a new run while its
+// ranks still trained (a deliberate new submission), lost nothing to a failure.
+bool stopped_short(LaunchOutcome o) {
+  return o == LaunchOutcome::kFailed || o == LaunchOutcome::kPreempted || o == LaunchOutcome::kRequeued;
+}
+
+// The interruption of attempt `ended`, which the next attempt replaced before a verdict
+// showed its failure: named from the rank whose end gave the attempt its outcome, as
+// classify() names a rank_failed or rank_gone finding, or, without one, by the outcome.
+Interruption unseen_interruption(const AttemptRecord& ended, int next, MonoTime now) {
+  Interruption i;
+  i.attempt = ended.number;
+  const MonoTime ended_at = std::min(ended.ended_at.value_or(now), now);
+  const std::string replaced = "; attempt " + std::to_string(next) + " began before trainwatch saw it";
+  if (ended.ending) {
+    const RankEnding& e = *ended.ending;
+    const std::string rank = "rank " + std::to_string(e.rank);
+    if (!e.error.empty()) {
+      i.code = "rank_failed";
+      i.cause = from_error(e.error);
+      i.message = rank + " failed: " + first_line(e.error) + replaced;
+    } else {
+      i.code = "rank_gone";
+      i.cause =
+          e.exit ? from_exit(*e.exit) : InterruptionCause{InterruptionKind::kVanished, "exit status unknown"};
+      i.message = rank + (e.exit ? " " + describe_exit(*e.exit) : " vanished") + replaced;
+    }
+    i.failed_at = std::min(e.at, ended_at);
+    if (auto cause = reclassify(i.cause, ended.outcome)) i.cause = std::move(*cause);
+  } else {
+    // Requeued (its ranks last seen running), or a failure the attempt did not keep (an older
+    // server's memo): no rank says why; the outcome may.
+    i.code = "restarting";
+    i.cause = ended.outcome == LaunchOutcome::kRequeued
+                  ? InterruptionCause{InterruptionKind::kRequeued, "relaunched while its ranks ran"}
+                  : InterruptionCause{InterruptionKind::kRestarted, "before trainwatch saw why"};
+    i.message = "attempt " + std::to_string(ended.number) + " ended (" +
+                std::string(to_string(ended.outcome)) + ")" + replaced;
+    i.failed_at = ended_at;
+  }
+  i.step = ended.max_step;
+  i.world_size = ended.world_size;
+  return i;
+}
+
 }  // namespace
 
 namespace {
@@ -229,6 +275,50 @@ bool InterruptionLedger::observe(const JobState& job, const JobVerdict& v, MonoT
 }
 
 bool InterruptionLedger::update(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall) {
+  // The attempts first: an ending recorded now is then followed, and closed, by this verdict.
+  const bool judged = judge_new_attempts(job, now, wall);
+  return follow_verdict(job, v, now, wall) || judged;
+}
+
+bool InterruptionLedger::recorded(const AttemptRecord& a) const {
+  const auto ended = a.ending ? std::optional<MonoTime>(a.ending->at) : a.ended_at;
+  return std::any_of(entries_.begin(), entries_.end(), [&](const Interruption& i) {
+    return i.attempt == a.number && (!ended || i.detected_at >= *ended);
+  });
+}
+
+bool InterruptionLedger::judge_new_attempts(const JobState& job, MonoTime now, SystemTime wall) {
+  const int current = job.attempts().empty() ? 0 : job.attempts().back().number;
+  if (current <= attempt_seen_) return false;
+  const int seen = std::exchange(attempt_seen_, current);
+  // An open interruption spans the attempts that ended since: it closes when one trains.
+  if (open()) return true;
+  // The attempts from the one last seen current to the one before the current one have
+  // ended since the last verdict. Should several have, the first that stopped short begins
+  // the one interruption: the job has not trained since (by the ledger's last look).
+  for (const AttemptRecord& a : job.attempts()) {
+    if (a.number < seen || a.number >= current || !stopped_short(a.outcome) || recorded(a)) continue;
+    Interruption i = unseen_interruption(a, current, now);
+    i.detected_at = now;
+    i.failed_wall = wall - std::chrono::duration_cast<SystemTime::duration>(now - i.failed_at);
+    i.checkpoint_step = job.last_ok_checkpoint_step();
+    i.checkpoint_at = job.last_ok_checkpoint_at();
+    if (i.world_size <= 0) i.world_size = static_cast<int>(job.ranks().size());
+    add(std::move(i));
+    break;
+  }
+  return true;
+}
+
+void InterruptionLedger::add(Interruption i) {
+  ++totals_[i.cause.kind].count;
+  ++count_;
+  entries_.push_back(std::move(i));
+  while (entries_.size() > kMaxInterruptions) entries_.pop_front();
+}
+
+bool InterruptionLedger::follow_verdict(const JobState& job, const JobVerdict& v, MonoTime now,
+                                        SystemTime wall) {
   const bool trains =
       !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
   if (open()) {
@@ -262,10 +352,7 @@ bool InterruptionLedger::update(const JobState& job, const JobVerdict& v, MonoTi
       job.attempts().empty() ? static_cast<int>(job.ranks().size()) : job.attempts().back().world_size;
   if (i.world_size <= 0) i.world_size = static_cast<int>(job.ranks().size());
   i.stacks = keep_stacks(job);
-  ++totals_[i.cause.kind].count;
-  ++count_;
-  entries_.push_back(std::move(i));
-  while (entries_.size() > kMaxInterruptions) entries_.pop_front();
+  add(std::move(i));
   return true;
 }
 

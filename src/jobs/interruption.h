@@ -8,6 +8,12 @@
 // count one GPU a rank (world size x time), the usual layout of data-parallel training.
 // Goodput is the share of the job's wall time whose training was kept.
 //
+// A failure can also end an attempt between two verdicts: a rank killed and its launcher's
+// restart (or the job submitted again) within the analysis's second. No verdict shows it,
+// so the ledger also watches the attempts: a new one whose predecessor stopped short
+// (failed, preempted, requeued) while no interruption was open records one from what that
+// attempt kept of its end (AttemptRecord::ending), which then closes as any other.
+//
 // Pure: fed the job's state and each verdict by JobRegistry, on the manual clock in tests.
 #pragma once
 
@@ -122,13 +128,18 @@ class InterruptionLedger {
   // The lost times of the interruptions already closed (wall and ratio unused).
   const Goodput& closed() const { return closed_; }
 
+  // The newest attempt observe() has been fed with (0: none yet): the attempts after the
+  // one it last saw are those whose endings it has still to judge.
+  int attempt_seen() const { return attempt_seen_; }
+
   // At start: the ledger a stored memo kept (job_memo.h).
   void resume(std::deque<Interruption> entries, std::map<InterruptionKind, CauseTotals> totals,
-              uint64_t count, Goodput closed) {
+              uint64_t count, Goodput closed, int attempt_seen) {
     entries_ = std::move(entries);
     totals_ = std::move(totals);
     count_ = count;
     closed_ = closed;
+    attempt_seen_ = attempt_seen;
   }
 
  private:
@@ -138,12 +149,22 @@ class InterruptionLedger {
   static bool keep_better_stacks(Interruption& i, const JobVerdict& v, const JobState& job);
   // What observe() does, without counting the revision: whether the ledger changed.
   bool update(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);
+  // Opens an interruption from the verdict, or follows or closes the open one.
+  bool follow_verdict(const JobState& job, const JobVerdict& v, MonoTime now, SystemTime wall);
+  // Records the ending of an attempt that stopped short between two verdicts; whether the
+  // ledger changed (a new attempt seen is a change: the memo keeps attempt_seen_).
+  bool judge_new_attempts(const JobState& job, MonoTime now, SystemTime wall);
+  // Whether an interruption of attempt `a` was detected once its ranks had ended: it is
+  // that ending's, closed or not.
+  bool recorded(const AttemptRecord& a) const;
+  void add(Interruption i);
 
   std::deque<Interruption> entries_;
   std::map<InterruptionKind, CauseTotals> totals_;
   uint64_t count_ = 0;
   uint64_t revision_ = 0;
   Goodput closed_;  // the lost times of the interruptions already closed (wall and ratio unused)
+  int attempt_seen_ = 0;
 };
 
 }  // namespace trainwatch::jobs

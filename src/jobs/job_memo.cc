@@ -56,6 +56,39 @@ const json::array* array_field(const json::object& o, std::string_view key) {
   return v ? v->if_array() : nullptr;
 }
 
+json::value exit_json(const std::optional<ProcessExit>& e) {
+  if (!e) return nullptr;
+  return json::object{{"code", e->code},
+                      {"signal", e->signal},
+                      {"core_dumped", e->core_dumped},
+                      {"oom_killed", e->oom_killed}};
+}
+
+std::optional<ProcessExit> exit_from(const json::value* v) {
+  const json::object* o = v ? v->if_object() : nullptr;
+  if (o == nullptr) return std::nullopt;
+  return ProcessExit{static_cast<int>(int_field(*o, "code").value_or(-1)),
+                     static_cast<int>(int_field(*o, "signal").value_or(0)), bool_field(*o, "core_dumped"),
+                     bool_field(*o, "oom_killed")};
+}
+
+json::value ending_json(const std::optional<RankEnding>& e, const Instants& at) {
+  if (!e) return nullptr;
+  return json::object{
+      {"rank", e->rank}, {"at_ms", at.to_ms(e->at)}, {"exit", exit_json(e->exit)}, {"error", e->error}};
+}
+
+std::optional<RankEnding> ending_from(const json::value* v, const Instants& at) {
+  const json::object* o = v ? v->if_object() : nullptr;
+  if (o == nullptr) return std::nullopt;
+  RankEnding e;
+  e.rank = static_cast<int>(int_field(*o, "rank").value_or(-1));
+  if (auto ms = int_field(*o, "at_ms")) e.at = at.from_ms(*ms);
+  e.exit = exit_from(o->if_contains("exit"));
+  e.error = text_field(*o, "error");
+  return e;
+}
+
 json::object attempt_json(const AttemptRecord& a, const Instants& at) {
   return json::object{
       {"number", a.number},
@@ -69,7 +102,8 @@ json::object attempt_json(const AttemptRecord& a, const Instants& at) {
       {"max_step", a.max_step},
       {"run", a.run},
       {"outcome", to_string(a.outcome)},
-      {"ended_ms", a.ended_wall ? json::value(to_unix_ms(*a.ended_wall)) : json::value(nullptr)}};
+      {"ended_ms", a.ended_wall ? json::value(to_unix_ms(*a.ended_wall)) : json::value(nullptr)},
+      {"ending", ending_json(a.ending, at)}};
 }
 
 json::object run_json(const RunRecord& r) {
@@ -121,7 +155,11 @@ AttemptRecord attempt_from(const json::object& o, const Instants& at) {
   a.max_step = int_field(o, "max_step").value_or(-1);
   a.run = static_cast<int>(int_field(o, "run").value_or(1));
   a.outcome = launch_outcome_from_string(text_field(o, "outcome")).value_or(LaunchOutcome::kOpen);
-  if (auto ms = int_field(o, "ended_ms")) a.ended_wall = from_unix_ms(*ms);
+  if (auto ms = int_field(o, "ended_ms")) {
+    a.ended_wall = from_unix_ms(*ms);
+    a.ended_at = at.from_ms(*ms);
+  }
+  a.ending = ending_from(o.if_contains("ending"), at);
   return a;
 }
 
@@ -190,6 +228,7 @@ std::string encode_job_memo(const JobState& job, const InterruptionLedger& ledge
                     {"interruptions", std::move(entries)},
                     {"totals", std::move(totals)},
                     {"count", ledger.count()},
+                    {"attempt_seen", ledger.attempt_seen()},
                     {"closed", json::object{{"detecting_ms", closed.detecting.count()},
                                             {"restarting_ms", closed.restarting.count()},
                                             {"recomputing_ms", closed.recomputing.count()}}}};
@@ -253,9 +292,14 @@ Status apply_job_memo(std::string_view memo, JobState& job, InterruptionLedger& 
   std::optional<MonoTime> first_report, first_step;
   if (auto ms = int_field(*o, "first_report_ms")) first_report = at.from_ms(*ms);
   if (auto ms = int_field(*o, "first_step_ms")) first_step = at.from_ms(*ms);
+  // A memo from before the ledger judged attempts' endings: those it kept were judged by
+  // their verdicts, so the ledger starts from the newest.
+  const int newest_attempt = attempts.empty() ? 0 : attempts.back().number;
+  const int attempt_seen = static_cast<int>(int_field(*o, "attempt_seen").value_or(newest_attempt));
   job.resume(std::move(runs), std::move(attempts), first_report, first_step);
   ledger.resume(std::move(entries), std::move(totals),
-                static_cast<uint64_t>(std::max<int64_t>(0, int_field(*o, "count").value_or(0))), closed);
+                static_cast<uint64_t>(std::max<int64_t>(0, int_field(*o, "count").value_or(0))), closed,
+                attempt_seen);
   return Ok{};
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +37,22 @@ void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
     rec.nonfinite_first_step = r.step;
     rec.nonfinite_first_at = rec.last_step_at.value_or(now);
   }
+}
+
+// The rank that gave an ending launch its outcome first: the earliest seen gone or failing
+// (a launcher tears the other ranks down after the first failure), the lowest rank on a tie.
+std::optional<RankEnding> first_ending(const std::map<int, RankRecord>& ranks, LaunchOutcome outcome) {
+  std::optional<RankEnding> first;
+  for (const auto& [rank, rec] : ranks) {
+    if (!ended_launch_as(rec.last, outcome)) continue;
+    // Without an age from its agent, the report that showed the end bounds it.
+    MonoTime at = rec.seen;
+    if (rec.gone_at) at = std::min(at, *rec.gone_at);
+    if (rec.error_at) at = std::min(at, *rec.error_at);
+    if (first && first->at <= at) continue;
+    first = RankEnding{rank, at, rec.last.exit, rec.last.error};
+  }
+  return first;
 }
 
 // Appends a throughput sample, dropping the oldest past kThroughputHistory.
@@ -87,7 +105,30 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   const bool checkpointing =
       last_checkpoint_activity_ && now - *last_checkpoint_activity_ <= 2 * report.report_every;
 
-  for (const auto& r : report.ranks) {
+  // A report is one instant: the current attempt's processes that still ran at their last
+  // report go first (their news, a death among them), so that a new launch in the same
+  // report, whatever the agent's order, closes that attempt on how it really ended, not on
+  // how it was a report ago. Those already ended have no news; the new launch retires them.
+  std::vector<bool> current_process(report.ranks.size());
+  for (size_t i = 0; i < report.ranks.size(); ++i) {
+    const RankReport& r = report.ranks[i];
+    auto it = ranks_.find(r.rank);
+    if (it == ranks_.end()) continue;
+    const RankRecord& rec = it->second;
+    current_process[i] = rec.last.pid == r.pid && rec.node == report.node && rec.last.alive &&
+                         rec.last.status != RankStatus::kFinished &&
+                         launch_of(r, report.node) == LaunchOf::kCurrent;
+  }
+  std::vector<const RankReport*> ordered;
+  ordered.reserve(report.ranks.size());
+  for (size_t i = 0; i < report.ranks.size(); ++i) {
+    if (current_process[i]) ordered.push_back(&report.ranks[i]);
+  }
+  for (size_t i = 0; i < report.ranks.size(); ++i) {
+    if (!current_process[i]) ordered.push_back(&report.ranks[i]);
+  }
+  for (const RankReport* rank_report : ordered) {
+    const RankReport& r = *rank_report;
     const LaunchOf launch = launch_of(r, report.node);
     if (launch == LaunchOf::kOlder) continue;  // a rank of an earlier launch, still in its agent's view
     if (launch != LaunchOf::kCurrent) begin_launch(launch, r, now, wall);
@@ -171,6 +212,8 @@ void JobState::begin_launch(LaunchOf kind, const RankReport& r, MonoTime now, Sy
     for (const auto& [rank, rec] : ranks_) last.push_back(&rec.last);
     current.outcome = ended_as(last, relaunched);
     current.ended_wall = wall;
+    current.ended_at = now;
+    current.ending = first_ending(ranks_, current.outcome);
     if (new_run && !runs_.empty()) {
       runs_.back().outcome = current.outcome;
       runs_.back().ended_wall = wall;

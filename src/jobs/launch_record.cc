@@ -53,4 +53,11 @@ LaunchOutcome ended_as(const std::vector<const RankReport*>& ranks, bool relaunc
   return relaunched ? LaunchOutcome::kRequeued : LaunchOutcome::kSuperseded;
 }
 
+bool ended_launch_as(const RankReport& r, LaunchOutcome outcome) {
+  if (finished(r)) return false;
+  if (outcome == LaunchOutcome::kFailed) return failed_of_its_own(r);
+  if (outcome == LaunchOutcome::kPreempted) return !r.alive && r.exit && r.exit->signal == SIGTERM;
+  return false;
+}
+
 }  // namespace trainwatch::jobs

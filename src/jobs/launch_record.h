@@ -30,6 +30,17 @@ enum class LaunchOutcome {
 std::string_view to_string(LaunchOutcome o);
 std::optional<LaunchOutcome> launch_outcome_from_string(std::string_view s);
 
+// The rank whose end gave an attempt that stopped short its outcome (failed, preempted), as
+// its last report showed when the next launch replaced it. Kept with the attempt because its
+// ranks are then gone: a failure replaced within the analysis's second was never in a
+// verdict, and the interruption ledger (interruption.h) names it from this instead.
+struct RankEnding {
+  int rank = -1;
+  MonoTime at{};                    // when it was first seen gone or failing
+  std::optional<ProcessExit> exit;  // how its process ended, when its agent saw it
+  std::string error;                // the error it recorded, if any
+};
+
 // One launch of the job's ranks within a run. A restart by the launcher (a higher restart
 // count: torchrun's TORCHELASTIC_RESTART_COUNT, Slurm's SLURM_RESTART_COUNT) or a change of
 // world size starts the next: its ranks replace the previous attempt's, and its start-up is
@@ -48,6 +59,8 @@ struct AttemptRecord {
   int64_t max_step = -1;
   LaunchOutcome outcome = LaunchOutcome::kOpen;
   std::optional<SystemTime> ended_wall;  // when the next attempt began
+  std::optional<MonoTime> ended_at;      // the same, on the server's monotonic clock
+  std::optional<RankEnding> ending;      // kFailed, kPreempted: its rank that ended first
 };
 
 // One submission of the job: the launcher's run id (torchrun's --rdzv-id, Slurm's job id,
@@ -74,5 +87,9 @@ struct RunRecord {
 // `relaunched`: the next launch is the same run's restart (a higher restart count), or a
 // new run under the same run id (a scheduler's requeue that reset the launcher's count).
 LaunchOutcome ended_as(const std::vector<const RankReport*>& ranks, bool relaunched);
+
+// Whether r is one of the ranks that gave its launch `outcome`: for kFailed, a rank that
+// failed of its own; for kPreempted, one ended by SIGTERM; for any other outcome, none.
+bool ended_launch_as(const RankReport& r, LaunchOutcome outcome);
 
 }  // namespace trainwatch::jobs

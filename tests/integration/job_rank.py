@@ -9,6 +9,9 @@ test to compare with what the alert names), `oom-<rank>` makes it raise CUDA's
 out-of-memory error, `checkpoint` makes rank 0 write a
 checkpoint that takes CHECKPOINT_STEPS steps' time. STEP_JITTER adds random sleep a step.
 LINGER_S_<rank> keeps that rank alive (still "training") that long after its last step.
+START_GATE names a file the rank waits for, its imports done, before it joins the rendezvous
+and registers with the agent: a restart started early and let go at the instant of a kill is
+back within milliseconds, as no Python start-up could be.
 """
 import os
 import random
@@ -21,6 +24,11 @@ import torch.distributed as dist
 import trainwatch
 
 torch.set_num_threads(1)
+gate = os.environ.get("START_GATE")
+if gate:
+    print("gated", flush=True)
+    while not os.path.exists(gate):
+        time.sleep(0.005)
 # torchrun sets RANK and WORLD_SIZE; under srun the script reads Slurm's own.
 dist.init_process_group("gloo", rank=int(os.environ.get("RANK", os.environ.get("SLURM_PROCID", "0"))),
                         world_size=int(os.environ.get("WORLD_SIZE", os.environ.get("SLURM_NTASKS", "1"))))

@@ -1052,6 +1052,73 @@ TEST_F(JobLedger, AMemoCarriesAttemptsAndTheLedgerAcrossARestart) {
   EXPECT_EQ(resumed.attempts().size(), 2u) << "attempt 2 goes on";
 }
 
+// torchrun restarts the ranks, and they step, before the next verdict: none showed the
+// failure, yet attempt 1 ended failed and the time since the SIGKILL is lost.
+TEST_F(JobLedger, ASigkillAndARestartThatStepsWithinTheSecondIsStillAnInterruption) {
+  first_attempt_fails();
+  const MonoTime killed = clock_.monotonic_time();
+  clock_.advance(Millis(400));
+  second_attempt_reports(RankStatus::kTraining, 90, 1);
+  clock_.advance(Millis(600));
+  tick();
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  EXPECT_FALSE(ledger_.open()) << "attempt 2 trains";
+  const Interruption& i = ledger_.entries().front();
+  EXPECT_EQ(i.attempt, 1);
+  EXPECT_EQ(i.code, "rank_gone");
+  EXPECT_EQ(i.cause.kind, InterruptionKind::kSignal);
+  EXPECT_EQ(i.cause.detail, "SIGKILL");
+  EXPECT_EQ(i.message, "rank 2 was killed by SIGKILL; attempt 2 began before trainwatch saw it");
+  EXPECT_EQ(i.failed_at, killed);
+  EXPECT_EQ(i.failed_wall, clock_.system_time() - std::chrono::seconds(1));
+  EXPECT_TRUE(i.restarted);
+  EXPECT_EQ(i.step, 100);
+  EXPECT_EQ(i.steps_lost(), 11) << "steps 90 to 100 are made again";
+  EXPECT_EQ(i.world_size, 4);
+  EXPECT_EQ(i.to_detect() + i.to_resume(clock_.monotonic_time()), Millis(1'000));
+  EXPECT_EQ(ledger_.totals().at(InterruptionKind::kSignal).count, 1u);
+  EXPECT_EQ(ledger_.count(), 1u);
+  const Goodput g = ledger_.goodput(job_, clock_.monotonic_time());
+  EXPECT_EQ(g.detecting + g.restarting, Millis(1'000));
+  EXPECT_EQ(g.recomputing, Millis(11'000)) << "no checkpoint: attempt 1's 11 s are redone";
+
+  clock_.advance(Millis(1'000));
+  second_attempt_reports(RankStatus::kTraining, 100, 2);
+  tick();
+  EXPECT_EQ(ledger_.entries().size(), 1u) << "attempt 1 ended once";
+}
+
+// The first verdict after the restart is the restart's own ("restarting", attempt 2 has
+// not stepped): the interruption is attempt 1's, named by its SIGKILL, not "restarted".
+TEST_F(JobLedger, ARestartSeenBeforeTheFailureIsNamedByTheFailure) {
+  first_attempt_fails();
+  const MonoTime killed = clock_.monotonic_time();
+  clock_.advance(Millis(300));
+  second_attempt_reports(RankStatus::kInitializing);
+  clock_.advance(Millis(700));
+  const JobVerdict restarting = verdict();
+  ASSERT_TRUE(restarting.down);
+  ASSERT_EQ(restarting.findings.front().code, "restarting");
+  tick();
+  ASSERT_TRUE(ledger_.open());
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  EXPECT_EQ(ledger_.entries().front().cause.kind, InterruptionKind::kSignal);
+  EXPECT_EQ(ledger_.entries().front().attempt, 1);
+
+  clock_.advance(Millis(5'000));
+  tick();
+  second_attempt_reports(RankStatus::kTraining, 90, 1);
+  tick();
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  EXPECT_FALSE(ledger_.open());
+  const Interruption& i = ledger_.entries().front();
+  EXPECT_EQ(i.failed_at, killed);
+  EXPECT_EQ(i.to_detect(), Millis(1'000));
+  EXPECT_EQ(i.to_resume(clock_.monotonic_time()), Millis(5'000));
+  EXPECT_TRUE(i.restarted);
+  EXPECT_EQ(ledger_.totals().count(InterruptionKind::kRestarted), 0u);
+}
+
 TEST(JobMemo, AnUnreadableMemoChangesNothing) {
   JobState job("j");
   InterruptionLedger ledger;

@@ -262,6 +262,189 @@ TEST_F(JobRuns, AFailedRunSubmittedAgainClosesItsInterruptionWhenTheNewRunTrains
   EXPECT_EQ(job_.runs()[0].outcome, LaunchOutcome::kFailed);
 }
 
+// The same run submitted again at once, between two verdicts: no verdict showed rank 0
+// SIGKILLed, yet run 1 failed, and the time until run 2 trains is lost.
+TEST_F(JobRuns, AFailedRunSubmittedAgainWithinTheSecondIsStillAnInterruption) {
+  const int64_t step = train("runA", 0, 1000, 0, 5);
+  tick();
+  ASSERT_FALSE(ledger_.open());
+  report({killed(rank_of("runA", 0, 0, step, 1000), SIGKILL), rank_of("runA", 0, 1, step, 1000)});
+  const MonoTime killed_at = clock_.monotonic_time();
+  clock_.advance(Millis(200));
+  train("runB", 0, 2000, 0, 2);
+  tick();
+  ASSERT_EQ(job_.attempts().front().outcome, LaunchOutcome::kFailed);
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  EXPECT_FALSE(ledger_.open()) << "run 2 trains";
+  const Interruption& i = ledger_.entries().back();
+  EXPECT_EQ(i.attempt, 1);
+  EXPECT_EQ(i.cause.kind, InterruptionKind::kSignal);
+  EXPECT_EQ(i.cause.detail, "SIGKILL");
+  EXPECT_EQ(i.failed_at, killed_at);
+  EXPECT_TRUE(i.restarted);
+  EXPECT_EQ(i.to_detect() + i.to_resume(clock_.monotonic_time()), Millis(2'200));
+  EXPECT_EQ(ledger_.totals().at(InterruptionKind::kSignal).count, 1u);
+}
+
+// One report carries the restart and the death it follows (the agent saw both in one
+// sample), the restart first: the attempt still ends on its ranks' last words, failed by
+// the SIGKILL, not requeued as its ranks' previous report would say.
+TEST_F(JobRuns, ARestartReportedBeforeTheDeathInOneReportEndsTheAttemptOnTheDeath) {
+  const int64_t step = train("rdzv-1", 0, 1000, 0, 5);
+  tick();
+  clock_.advance(Millis(200));
+  report({rank_of("rdzv-1", 1, 0, 0, 1000), killed(rank_of("rdzv-1", 0, 0, step, 1000), SIGKILL),
+          rank_of("rdzv-1", 1, 1, 0, 1000), killed(rank_of("rdzv-1", 0, 1, step, 1000), SIGTERM)});
+  ASSERT_EQ(job_.attempts().size(), 2u);
+  EXPECT_EQ(job_.attempts()[0].outcome, LaunchOutcome::kFailed);
+  ASSERT_TRUE(job_.attempts()[0].ending);
+  EXPECT_EQ(job_.attempts()[0].ending->rank, 0);
+  EXPECT_EQ(job_.ranks().at(0).last.attempt, 1);
+  EXPECT_EQ(job_.ranks().at(1).last.attempt, 1);
+  clock_.advance(Millis(800));
+  tick();
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  EXPECT_EQ(ledger_.entries().back().cause.kind, InterruptionKind::kSignal);
+  EXPECT_EQ(ledger_.entries().back().cause.detail, "SIGKILL");
+}
+
+// A rank that raised: named by its error, as a rank_failed finding would be.
+TEST_F(JobRuns, ARankThatRaisedAndARestartWithinTheSecondIsNamedByItsError) {
+  const int64_t step = train("rdzv-1", 0, 1000, 0, 5);
+  tick();
+  RankReport raised = rank_of("rdzv-1", 0, 1, step, 1000);
+  raised.status = RankStatus::kFailed;
+  raised.error = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\nTraceback...";
+  report({rank_of("rdzv-1", 0, 0, step, 1000), raised});
+  clock_.advance(Millis(300));
+  train("rdzv-1", 1, 1000, 0, 1);
+  tick();
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  const Interruption& i = ledger_.entries().back();
+  EXPECT_EQ(i.code, "rank_failed");
+  EXPECT_EQ(i.cause.kind, InterruptionKind::kGpuOom);
+  EXPECT_EQ(i.cause.detail, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB");
+  EXPECT_EQ(i.message,
+            "rank 1 failed: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB; attempt 2 began "
+            "before trainwatch saw it");
+}
+
+// The scheduler's SIGTERM and a relaunch within the second: preempted, as if seen.
+TEST_F(JobRuns, APreemptionAndARelaunchWithinTheSecondIsPreempted) {
+  const int64_t step = train("8812345", 0, 1000, 0, 5);
+  tick();
+  report({killed(rank_of("8812345", 0, 0, step, 1000), SIGTERM),
+          killed(rank_of("8812345", 0, 1, step, 1000), SIGTERM)});
+  clock_.advance(Millis(300));
+  train("8812345", 1, 3000, 40, 2);
+  tick();
+  ASSERT_EQ(job_.attempts().front().outcome, LaunchOutcome::kPreempted);
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  EXPECT_EQ(ledger_.entries().back().cause.kind, InterruptionKind::kPreempted);
+  EXPECT_EQ(ledger_.entries().back().cause.detail, "SIGTERM");
+  EXPECT_FALSE(ledger_.open());
+}
+
+// A Slurm requeue whose new ranks report before the node's silence is noticed: its ranks
+// were last seen running, so the interruption is the scheduler's, from the attempt's end.
+TEST_F(JobRuns, ARequeueWithinTheSecondIsRequeued) {
+  train("8812345", 0, 1000, 0, 5);
+  tick();
+  const MonoTime requeued_at = clock_.monotonic_time();
+  train("8812345", 1, 3000, 30, 2);
+  tick();
+  ASSERT_EQ(job_.attempts().front().outcome, LaunchOutcome::kRequeued);
+  ASSERT_EQ(ledger_.entries().size(), 1u);
+  const Interruption& i = ledger_.entries().back();
+  EXPECT_EQ(i.cause.kind, InterruptionKind::kRequeued);
+  EXPECT_EQ(i.cause.detail, "relaunched while its ranks ran");
+  EXPECT_EQ(i.failed_at, requeued_at) << "attempt 1 ended when attempt 2 began";
+  EXPECT_EQ(i.message, "attempt 1 ended (requeued); attempt 2 began before trainwatch saw it");
+  EXPECT_FALSE(ledger_.open());
+  EXPECT_EQ(ledger_.totals().count(InterruptionKind::kRestarted), 0u);
+}
+
+// Ends that lost nothing to a failure: every rank finished, or a new run was submitted
+// while the old one's ranks still trained. Neither is an interruption, seen or not.
+TEST_F(JobRuns, ARunThatFinishedOrWasSupersededIsNoInterruption) {
+  int64_t step = train("runA", 0, 1000, 0, 5);
+  tick();
+  report({finished(rank_of("runA", 0, 0, step, 1000)), finished(rank_of("runA", 0, 1, step, 1000))});
+  clock_.advance(Millis(200));
+  step = train("runB", 0, 2000, 0, 3);
+  tick();
+  train("runC", 0, 3000, 0, 3);
+  tick();
+  ASSERT_EQ(job_.attempts().size(), 3u);
+  EXPECT_EQ(job_.attempts()[0].outcome, LaunchOutcome::kFinished);
+  EXPECT_EQ(job_.attempts()[1].outcome, LaunchOutcome::kSuperseded);
+  EXPECT_TRUE(ledger_.entries().empty());
+  EXPECT_EQ(ledger_.count(), 0u);
+}
+
+// A memo stored between the restart and the ledger's next look: the server restarted from
+// it still records attempt 1's SIGKILL, at the time it was seen.
+TEST_F(JobRuns, AMemoKeepsAnEndingTheLedgerHasNotYetJudged) {
+  const int64_t step = train("rdzv-1", 0, 1000, 0, 5);
+  tick();
+  report({rank_of("rdzv-1", 0, 0, step, 1000), killed(rank_of("rdzv-1", 0, 1, step, 1000), SIGKILL)});
+  const SystemTime killed_wall = clock_.system_time();
+  clock_.advance(Millis(300));
+  train("rdzv-1", 1, 1000, 0, 1);
+  const std::string memo = encode_job_memo(job_, ledger_, clock_.monotonic_time(), clock_.system_time());
+
+  clock_.advance(Millis(10'000));
+  JobState resumed("llama");
+  InterruptionLedger ledger;
+  ASSERT_TRUE(apply_job_memo(memo, resumed, ledger, clock_.monotonic_time(), clock_.system_time()).ok());
+  EXPECT_EQ(ledger.attempt_seen(), 1);
+  ASSERT_TRUE(resumed.attempts().front().ending);
+  EXPECT_EQ(resumed.attempts().front().ending->rank, 1);
+  EXPECT_EQ(resumed.attempts().front().ending->exit->signal, SIGKILL);
+  auto look = [&] {
+    ledger.observe(resumed, analyse(resumed, spec_, clock_.monotonic_time(), clock_.system_time()),
+                   clock_.monotonic_time(), clock_.system_time());
+  };
+  look();
+  ASSERT_EQ(ledger.entries().size(), 1u);
+  EXPECT_EQ(ledger.entries().back().cause.detail, "SIGKILL");
+  EXPECT_EQ(ledger.entries().back().failed_wall, killed_wall);
+  NodeReport n = node_report("node-a", {rank_of("rdzv-1", 1, 0, 20, 1000), rank_of("rdzv-1", 1, 1, 20, 1000)},
+                             Millis(1'000));
+  ASSERT_TRUE(resumed.ingest(n, clock_.monotonic_time(), clock_.system_time()));
+  look();
+  EXPECT_EQ(ledger.entries().size(), 1u);
+  EXPECT_FALSE(ledger.open());
+  EXPECT_EQ(ledger.attempt_seen(), 2);
+
+  // And once judged, a memo says so: a server restarted from it records nothing again.
+  const std::string judged = encode_job_memo(resumed, ledger, clock_.monotonic_time(), clock_.system_time());
+  JobState again("llama");
+  InterruptionLedger again_ledger;
+  ASSERT_TRUE(
+      apply_job_memo(judged, again, again_ledger, clock_.monotonic_time(), clock_.system_time()).ok());
+  again_ledger.observe(again, analyse(again, spec_, clock_.monotonic_time(), clock_.system_time()),
+                       clock_.monotonic_time(), clock_.system_time());
+  EXPECT_EQ(again_ledger.entries().size(), 1u);
+}
+
+// A memo from before the ledger judged attempts' endings: the failed attempts it lists were
+// judged by their verdicts then, and are not recorded again.
+TEST(JobRunsMemo, AMemoWithoutAttemptSeenJudgesNoEndingAgain) {
+  const std::string memo = R"({"version":1,"attempts":[
+    {"number":1,"launcher_attempt":0,"run_id":"a","started_ms":1700000000000,"outcome":"failed",
+     "ended_ms":1700000060000},
+    {"number":2,"launcher_attempt":1,"run_id":"a","started_ms":1700000060000}]})";
+  JobState job("j");
+  InterruptionLedger ledger;
+  const SystemTime wall = from_unix_ms(1'700'001'000'000);
+  ASSERT_TRUE(apply_job_memo(memo, job, ledger, MonoTime{}, wall).ok());
+  EXPECT_EQ(ledger.attempt_seen(), 2);
+  JobCheckSpec spec;
+  ledger.observe(job, analyse(job, spec, MonoTime{}, wall), MonoTime{}, wall);
+  EXPECT_TRUE(ledger.entries().empty());
+}
+
 TEST_F(JobRuns, AMemoKeepsRunsAttemptsAndHowEachEnded) {
   int64_t step = train("rdzv-1", 0, 1000, 0, 3);
   report({finished(rank_of("rdzv-1", 0, 0, step, 1000)), finished(rank_of("rdzv-1", 0, 1, step, 1000))});
