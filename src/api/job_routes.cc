@@ -6,6 +6,7 @@
 #include "views/job_views.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 
@@ -27,18 +28,47 @@ using jobs::JobSnapshot;
 void post_report(const JobApiContext& ctx, const Request& request, const Responder& respond) {
   ctx.intake.submit(request.params.at("job"), request.header("authorization"),
                     request.header(jobs::kHopHeader), request.body, [respond](jobs::IntakeAnswer answer) {
-                      if (!answer.relayed_type.empty()) {
-                        Response r;
-                        r.status = answer.status;
-                        r.content_type = std::move(answer.relayed_type);
-                        r.body = std::move(answer.body);
-                        return respond(std::move(r));
-                      }
                       if (answer.status == 200) return respond(Response::json(200, std::move(answer.body)));
                       Response r = Response::problem(answer.status, answer.detail);
                       if (answer.bearer_challenge) r.headers.emplace_back("WWW-Authenticate", "Bearer");
                       respond(std::move(r));
                     });
+}
+
+// Reports another replica handed on in one batch (jobs/report_batch.h): each goes through
+// the intake as if it had come alone, and the batch is answered once every one of them is.
+void post_report_batch(const JobApiContext& ctx, const Request& request, const Responder& respond) {
+  if (request.header(jobs::kHopHeader) != "batch") {
+    return respond(Response::problem(400, "only a replica sends report batches"));
+  }
+  auto reports = jobs::parse_report_batch(request.body);
+  if (!reports) return respond(Response::problem(400, reports.error().message));
+  if (reports->empty()) return respond(Response::text(200, ""));
+  struct Gathered {
+    std::vector<jobs::BatchedAnswer> answers;
+    std::atomic<size_t> left{0};
+  };
+  auto gathered = std::make_shared<Gathered>();
+  gathered->answers.resize(reports->size());
+  gathered->left = reports->size();
+  const std::string authorization(request.header("authorization"));
+  for (size_t i = 0; i < reports->size(); ++i) {
+    jobs::BatchedReport& r = (*reports)[i];
+    auto done = [gathered, respond, i](jobs::IntakeAnswer a) {
+      gathered->answers[i] = {a.status, a.status == 200 ? std::move(a.body) : std::move(a.detail)};
+      if (gathered->left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+      std::string body;
+      for (const auto& answer : gathered->answers) jobs::append_answer(body, answer);
+      Response out = Response::text(200, std::move(body));
+      out.content_type = "application/octet-stream";
+      respond(std::move(out));
+    };
+    if (r.hop != jobs::kHopForwarded && r.hop != jobs::kHopRelayed) {
+      done(jobs::IntakeAnswer{400, "hop: expected forwarded or relayed", "", false});
+      continue;
+    }
+    ctx.intake.submit(r.job, authorization, r.hop, std::move(r.body), done);
+  }
 }
 
 void list_jobs(const JobApiContext& ctx, const Request&, const Responder& respond) {
@@ -120,6 +150,7 @@ void add_job_routes(http::Router& router, const JobApiContext& ctx) {
   };
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add("POST", "/api/v1/jobs/{job}/report", bind(post_report));
+  router.add("POST", std::string(jobs::kBatchPath), bind(post_report_batch));
   router.add(get, "/api/v1/jobs", off_http(list_jobs));
   router.add(get, "/api/v1/jobs/{job}", off_http(get_job));
   router.add(get, "/api/v1/jobs/{job}/series", off_http(get_series));

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -505,8 +507,37 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
 
 // Ranks of other nodes that went on stepping after a silent node's last report.
 struct PeerAdvance {
-  std::vector<int> ranks;
+  std::string phrase;  // ranks_phrase of those ranks
+  size_t count = 0;
   int64_t lowest_step = INT64_MAX;
+};
+
+// The lowest two values of a measure over nodes, each from a different node: the lowest
+// over every node but any one of them, without a walk per node left out.
+template <typename T>
+class LowestTwo {
+ public:
+  void add(const std::string& node, T value) {
+    if (first_.node == nullptr || value < first_.value) {
+      second_ = first_;
+      first_ = {&node, value};
+    } else if (second_.node == nullptr || value < second_.value) {
+      second_ = {&node, value};
+    }
+  }
+  // The lowest over the nodes other than `node`; nullopt when there is none.
+  std::optional<T> except(const std::string& node) const {
+    const Entry& e = first_.node != nullptr && *first_.node != node ? first_ : second_;
+    if (e.node == nullptr) return std::nullopt;
+    return e.value;
+  }
+
+ private:
+  struct Entry {
+    const std::string* node = nullptr;
+    T value{};
+  };
+  Entry first_, second_;
 };
 
 // In a synchronous job no rank completes a step without every other, so peers that went
@@ -519,32 +550,92 @@ struct PeerAdvance {
 // node: the peers of a dead node hang in their next collective, so by the time it counts
 // as silent (missed_reports intervals) their reports show more than an interval without
 // a step, while a pause shorter than an interval does not page.
-std::optional<PeerAdvance> peers_advanced(const Context& c, const std::string& silent_node,
-                                          MonoTime last_seen, int64_t step_then) {
-  const Millis two_gaps = 2 * c.job.learned().smoothed_step_gap().value_or(Millis{0});
-  PeerAdvance peers;
-  for (const RankEntry& e : c.ranks) {
-    if (!e.running || e.node_overdue || e.r->node == silent_node) continue;
-    const int rank = e.rank;
-    const RankRecord& r = *e.r;
-    const NodeRecord* node = c.node(r.node);
-    if (node == nullptr) return std::nullopt;
-    const auto idle = no_step_at_report(r);
-    const bool advancing = idle && *idle <= std::max(node->report_every, two_gaps) &&
-                           *r.last_step_at > last_seen && r.last.step > step_then;
-    if (!advancing) return std::nullopt;
-    peers.ranks.push_back(rank);
-    peers.lowest_step = std::min(peers.lowest_step, r.last.step);
+// What that rule asks of every running rank on a fresh (not overdue) node, gathered once
+// per analysis and by node: a job of 16,384 nodes may have thousands silent at once (a
+// switch down, the server itself overloaded), and a walk of 131,072 ranks for each of them
+// made one analysis take minutes, during which no report could be applied.
+class PeerProgress {
+ public:
+  explicit PeerProgress(const Context& c) {
+    const Millis two_gaps = 2 * c.job.learned().smoothed_step_gap().value_or(Millis{0});
+    std::map<std::string_view, ByNode> nodes;
+    for (const RankEntry& e : c.ranks) {
+      if (!e.running || e.node_overdue) continue;
+      const RankRecord& r = *e.r;
+      ByNode& n = nodes[r.node];
+      n.name = &r.node;
+      ++n.count;
+      ranks_.emplace_back(e.rank, &r.node);
+      const NodeRecord* node = c.node(r.node);
+      const auto idle = no_step_at_report(r);
+      if (node == nullptr || !idle || *idle > std::max(node->report_every, two_gaps)) {
+        n.stalled = true;
+        continue;
+      }
+      n.oldest_step_at = std::min(n.oldest_step_at, *r.last_step_at);
+      n.lowest_step = std::min(n.lowest_step, r.last.step);
+    }
+    for (const auto& [name, n] : nodes) {
+      counts_[name] = n.count;
+      if (n.stalled) stalled_.push_back(n.name);
+      oldest_step_at_.add(*n.name, n.oldest_step_at);
+      lowest_step_.add(*n.name, n.lowest_step);
+    }
+    std::vector<int> all;
+    all.reserve(ranks_.size());
+    for (const auto& [rank, node] : ranks_) all.push_back(rank);
+    phrase_ = ranks_phrase(all);
   }
-  if (peers.ranks.empty()) return std::nullopt;
-  return peers;
-}
+
+  // The rule for the silent node `silent`, whose ranks last reported step `step_then` in
+  // its report at `last_seen`.
+  std::optional<PeerAdvance> advanced(const std::string& silent, MonoTime last_seen,
+                                      int64_t step_then) const {
+    // A rank elsewhere without a step for too long: the peers may hang with the node.
+    if (stalled_.size() > 1 || (stalled_.size() == 1 && *stalled_[0] != silent)) return std::nullopt;
+    auto own = counts_.find(silent);
+    const size_t own_count = own == counts_.end() ? 0 : own->second;
+    if (ranks_.size() == own_count) return std::nullopt;  // no peer to speak for it
+    const auto oldest = oldest_step_at_.except(silent);
+    const auto lowest = lowest_step_.except(silent);
+    if (!oldest || !lowest || *oldest <= last_seen || *lowest <= step_then) return std::nullopt;
+    PeerAdvance peers;
+    peers.lowest_step = *lowest;
+    peers.count = ranks_.size() - own_count;
+    if (own_count == 0) {
+      peers.phrase = phrase_;
+    } else {  // a silent node not yet overdue (node_silent_after under 1.5 intervals)
+      std::vector<int> others;
+      for (const auto& [rank, node] : ranks_) {
+        if (*node != silent) others.push_back(rank);
+      }
+      peers.phrase = ranks_phrase(others);
+    }
+    return peers;
+  }
+
+ private:
+  struct ByNode {
+    const std::string* name = nullptr;
+    size_t count = 0;
+    bool stalled = false;  // a rank without a step for longer than the bar, or on an unknown node
+    MonoTime oldest_step_at = MonoTime::max();
+    int64_t lowest_step = INT64_MAX;
+  };
+
+  std::vector<std::pair<int, const std::string*>> ranks_;  // running ranks on fresh nodes, and their node
+  std::map<std::string_view, size_t> counts_;              // of ranks_, by node
+  std::vector<const std::string*> stalled_;                // nodes with a stalled rank
+  LowestTwo<MonoTime> oldest_step_at_;
+  LowestTwo<int64_t> lowest_step_;
+  std::string phrase_;  // of every rank in ranks_
+};
 
 // A node past its silence limit with ranks that were running there: node_silent (down),
 // unless the ranks of other nodes show its ranks training, when only monitoring is lost
 // (a warning: nobody should be paged for a dead agent while the job trains on).
-void silent_node_findings(const Context& c, const std::string& name, const NodeRecord& n,
-                          std::vector<Finding>& out) {
+void silent_node_findings(const Context& c, const PeerProgress& progress, const std::string& name,
+                          const NodeRecord& n, std::vector<Finding>& out) {
   std::vector<int> ranks;
   int64_t step_then = -1;
   for (int rank : n.ranks) {
@@ -555,14 +646,13 @@ void silent_node_findings(const Context& c, const std::string& name, const NodeR
   }
   if (ranks.empty()) return;  // nothing was running there: a quiet node is no failure
   const MonoTime since = n.last_seen + c.silent_after(n);
-  if (auto peers = peers_advanced(c, name, n.last_seen, step_then)) {
+  if (auto peers = progress.advanced(name, n.last_seen, step_then)) {
     out.push_back({"monitoring_lost", Severity::kWarning, ranks, name,
                    "monitoring lost for node " + name + ": no report for " + ago(c.now, n.last_seen) +
-                       ", but " + ranks_phrase(peers->ranks) + " on other nodes " +
-                       (peers->ranks.size() == 1 ? "has" : "have") + " advanced from step " +
-                       std::to_string(step_then) + " to step " + std::to_string(peers->lowest_step) +
-                       " since, so its " + ranks_phrase(ranks) + (ranks.size() == 1 ? " is" : " are") +
-                       " still training",
+                       ", but " + peers->phrase + " on other nodes " + (peers->count == 1 ? "has" : "have") +
+                       " advanced from step " + std::to_string(step_then) + " to step " +
+                       std::to_string(peers->lowest_step) + " since, so its " + ranks_phrase(ranks) +
+                       (ranks.size() == 1 ? " is" : " are") + " still training",
                    kOrderWarning, since});
     return;
   }
@@ -725,9 +815,11 @@ void claimed_twice_findings(const Context& c, std::vector<Finding>& out) {
 }
 
 void node_findings(const Context& c, std::vector<Finding>& out) {
+  std::optional<PeerProgress> progress;  // only once a node is silent
   for (const auto& [name, n] : c.job.nodes()) {
     if (c.silent(n)) {
-      silent_node_findings(c, name, n, out);
+      if (!progress) progress.emplace(c);
+      silent_node_findings(c, *progress, name, n, out);
       continue;
     }
     unwatched_node_findings(c, name, n, out);

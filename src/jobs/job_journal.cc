@@ -36,7 +36,8 @@ size_t JobJournal::write_kept(const std::function<bool(const std::string&)>& wri
   const MonoTime now = clock_.monotonic_time();
   return write_kept_when(
       [&](const std::string& job, const KeptJob& kept) {
-        return writes_here(job) && (kept.due || now - kept.written >= kWriteEvery);
+        const Millis since = std::chrono::duration_cast<Millis>(now - kept.written);
+        return writes_here(job) && (since >= kWriteEvery || (kept.due && since >= kMinWriteGap));
       },
       held_here);
 }

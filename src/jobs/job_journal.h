@@ -15,10 +15,11 @@
 //              body as its node's newest, in memory, and applies the report at once.
 //   write_kept() on replicas, at every beat: the bodies kept for each job this replica
 //              owns go to the store once kWriteEvery passed since the job's last write, or
-//              at once after its memo changed (a launch, an interruption: what a verdict
-//              change brings). One row per node, as save() writes, so restore() and
-//              follow() read them alike; a takeover by the standby needs none of them
-//              (it applied every report), a restart of both holders resumes from them.
+//              sooner after its memo changed (a launch, an interruption: what a verdict
+//              change brings), kMinWriteGap after its last write at the earliest. One
+//              row per node, as save() writes, so restore() and follow() read them
+//              alike; a takeover by the standby needs none of them (it applied every
+//              report), a restart of both holders resumes from them.
 //   follow()   on replicas, at every beat: the reports other replicas saved since the last
 //              call, applied as received then (JobRegistry::ingest with an age), so every
 //              replica holds every job whole: the one that checks it, and those that may
@@ -67,6 +68,10 @@ class JobJournal {
   // How long a report applied on replicas may wait for the store: the most a restart of
   // both its job's holders loses (each node's next report brings it back).
   static constexpr Millis kWriteEvery{60'000};
+  // A change of the job's memo writes its state sooner, but not more often than this: a
+  // job whose attempts or interruptions change every second (nodes failing one by one)
+  // would otherwise write all its nodes' states every second.
+  static constexpr Millis kMinWriteGap{10'000};
   void keep(const std::string& job, const std::string& node, std::string body);
   // `writes_here(job)`: whether this replica writes the job's state (it owns the job).
   // Bodies of jobs it holds but does not write wait for it to own them; those of jobs it

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "jobs/report_batch.h"
 #include "net/http_connection.h"
 
 namespace trainwatch::jobs {
@@ -47,6 +48,16 @@ struct PeerRequest {
 // The answer of the first replica that gave one, or why none did.
 using PeerDone = std::function<void(Result<net::HttpAnswer>)>;
 
+// One node report for the replicas that hold its job.
+struct PeerReport {
+  std::string job;
+  std::string hop;            // kHopForwarded or kHopRelayed
+  std::string authorization;  // the agent's, checked here already
+  std::string body;
+};
+// That replica's answer to it; 503 when no replica answered.
+using PeerReportDone = std::function<void(BatchedAnswer)>;
+
 class JobPeers {
  public:
   virtual ~JobPeers() = default;
@@ -56,6 +67,10 @@ class JobPeers {
   // with 503). Off the caller's thread, bounded: when too many are in flight, `done` gets
   // an error at once.
   virtual void send(std::vector<std::string> addresses, PeerRequest request, PeerDone done) = 0;
+  // The same for one node report, sent with the others waiting for the same replica in
+  // one batch (report_batch.h): a report tried at a replica that did not answer goes on to
+  // the next address in its own next batch.
+  virtual void send_report(std::vector<std::string> addresses, PeerReport report, PeerReportDone done) = 0;
 };
 
 }  // namespace trainwatch::jobs

@@ -45,18 +45,6 @@ std::optional<IntakeAnswer> bound_answer(const std::string& job, const NodeRepor
   return std::nullopt;
 }
 
-// A report for another replica, as the agent sent it, marked with how it travels.
-PeerRequest report_request(const std::string& job, std::string_view authorization, std::string_view hop,
-                           std::string body) {
-  PeerRequest request;
-  request.method = "POST";
-  request.target = "/api/v1/jobs/" + job + "/report";  // a valid name needs no escaping
-  request.headers = {{"content-type", "application/json"}, {std::string(kHopHeader), std::string(hop)}};
-  if (!authorization.empty()) request.headers.emplace_back("authorization", std::string(authorization));
-  request.body = std::move(body);
-  return request;
-}
-
 }  // namespace
 
 ReportIntake::ReportIntake(JobRegistry& registry, JobJournal& journal,
@@ -147,19 +135,18 @@ void ReportIntake::submit(const std::string& job, std::string_view authorization
 void ReportIntake::hand_on(const std::string& job, std::string_view authorization, std::string body,
                            std::vector<std::string> holders, IntakeDone done) {
   handed_on_.fetch_add(1, std::memory_order_relaxed);
-  peers_->send(std::move(holders), report_request(job, authorization, kHopForwarded, std::move(body)),
-               [job, done = std::move(done)](Result<net::HttpAnswer> got) {
-                 if (!got) {
-                   return done(problem(503, "no replica that holds job '" + job + "' answered (" +
-                                                got.error().message + "); send the next report as usual"));
-                 }
-                 IntakeAnswer relayed;
-                 relayed.status = got->status;
-                 relayed.body = std::move(got->body);
-                 relayed.relayed_type =
-                     got->content_type.empty() ? "application/json" : std::move(got->content_type);
-                 done(std::move(relayed));
-               });
+  peers_->send_report(
+      std::move(holders),
+      PeerReport{job, std::string(kHopForwarded), std::string(authorization), std::move(body)},
+      [done = std::move(done)](BatchedAnswer got) {
+        if (got.status != 200) {
+          if (got.status == 503) got.text += "; send the next report as usual";
+          return done(problem(got.status, std::move(got.text)));
+        }
+        IntakeAnswer ok;
+        ok.body = std::move(got.text);
+        done(std::move(ok));
+      });
 }
 
 void ReportIntake::apply_held(const std::string& job, std::shared_ptr<NodeReport> report, std::string body,
@@ -177,8 +164,10 @@ void ReportIntake::apply_held(const std::string& job, std::shared_ptr<NodeReport
         // Only the first: the other holder. A relay that fails costs the other holder this
         // report; the node's next one (a whole state, not a delta) replaces it.
         relay_to.resize(1);
-        peers_->send(std::move(relay_to), report_request(job, authorization, kHopRelayed, std::move(body)),
-                     [](const Result<net::HttpAnswer>&) {});
+        peers_->send_report(
+            std::move(relay_to),
+            PeerReport{job, std::string(kHopRelayed), std::move(authorization), std::move(body)},
+            [](const BatchedAnswer&) {});
       }
     }
     done(std::move(answer));

@@ -53,14 +53,13 @@
 
 namespace trainwatch::jobs {
 
-// What the agent hears: 200 with `body` (JSON), or a problem with `detail`; or, for a
-// report handed to the replicas that hold its job, their answer as they gave it.
+// What the agent hears: 200 with `body` (JSON), or a problem with `detail`. A report
+// handed to the replicas that hold its job gets their answer.
 struct IntakeAnswer {
   int status = 200;
   std::string detail;             // a problem's words, for any status but 200
-  std::string body;               // the JSON of a 200; a relayed answer's body
+  std::string body;               // the JSON of a 200
   bool bearer_challenge = false;  // a 401: the answer says which scheme (WWW-Authenticate)
-  std::string relayed_type;       // set for a relayed answer: its content type
 };
 using IntakeDone = std::function<void(IntakeAnswer)>;
 
