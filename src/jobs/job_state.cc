@@ -63,6 +63,32 @@ void keep_bounded(std::deque<double>& history, double value) {
 
 }  // namespace
 
+// A report is one instant: the current attempt's processes that still ran at their last
+// report go first (their news, a death among them), so that a new launch in the same
+// report, whatever the agent's order, closes that attempt on how it really ended, not on
+// how it was a report ago. Those already ended have no news; the new launch retires them.
+std::vector<const RankReport*> JobState::in_order_of_news(const NodeReport& report) const {
+  std::vector<bool> current_process(report.ranks.size());
+  for (size_t i = 0; i < report.ranks.size(); ++i) {
+    const RankReport& r = report.ranks[i];
+    auto it = ranks_.find(r.rank);
+    if (it == ranks_.end()) continue;
+    const RankRecord& rec = it->second;
+    current_process[i] = rec.last.pid == r.pid && rec.node == report.node && rec.last.alive &&
+                         rec.last.status != RankStatus::kFinished &&
+                         launch_of(r, report.node) == LaunchOf::kCurrent;
+  }
+  std::vector<const RankReport*> ordered;
+  ordered.reserve(report.ranks.size());
+  for (size_t i = 0; i < report.ranks.size(); ++i) {
+    if (current_process[i]) ordered.push_back(&report.ranks[i]);
+  }
+  for (size_t i = 0; i < report.ranks.size(); ++i) {
+    if (!current_process[i]) ordered.push_back(&report.ranks[i]);
+  }
+  return ordered;
+}
+
 bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   auto node_it = nodes_.find(report.node);
   if (node_it == nodes_.end()) {
@@ -105,28 +131,7 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   const bool checkpointing =
       last_checkpoint_activity_ && now - *last_checkpoint_activity_ <= 2 * report.report_every;
 
-  // A report is one instant: the current attempt's processes that still ran at their last
-  // report go first (their news, a death among them), so that a new launch in the same
-  // report, whatever the agent's order, closes that attempt on how it really ended, not on
-  // how it was a report ago. Those already ended have no news; the new launch retires them.
-  std::vector<bool> current_process(report.ranks.size());
-  for (size_t i = 0; i < report.ranks.size(); ++i) {
-    const RankReport& r = report.ranks[i];
-    auto it = ranks_.find(r.rank);
-    if (it == ranks_.end()) continue;
-    const RankRecord& rec = it->second;
-    current_process[i] = rec.last.pid == r.pid && rec.node == report.node && rec.last.alive &&
-                         rec.last.status != RankStatus::kFinished &&
-                         launch_of(r, report.node) == LaunchOf::kCurrent;
-  }
-  std::vector<const RankReport*> ordered;
-  ordered.reserve(report.ranks.size());
-  for (size_t i = 0; i < report.ranks.size(); ++i) {
-    if (current_process[i]) ordered.push_back(&report.ranks[i]);
-  }
-  for (size_t i = 0; i < report.ranks.size(); ++i) {
-    if (!current_process[i]) ordered.push_back(&report.ranks[i]);
-  }
+  const std::vector<const RankReport*> ordered = in_order_of_news(report);
   for (const RankReport* rank_report : ordered) {
     const RankReport& r = *rank_report;
     const LaunchOf launch = launch_of(r, report.node);

@@ -162,6 +162,8 @@ class JobState {
   // and ignored). The rules are in job_state.cc, above launch_of.
   enum class LaunchOf { kCurrent, kNewAttempt, kNewRun, kOlder };
   LaunchOf launch_of(const RankReport& r, const std::string& node) const;
+  // The report's ranks in the order ingest() takes them (job_state.cc says why).
+  std::vector<const RankReport*> in_order_of_news(const NodeReport& report) const;
   bool every_rank_ended() const;
   // Closes the current attempt (and, for kNewRun, its run) with the outcome its ranks
   // show, and opens the next for r.
