@@ -71,13 +71,18 @@ void post_report_batch(const JobApiContext& ctx, const Request& request, const R
   }
 }
 
-void list_jobs(const JobApiContext& ctx, const Request&, const Responder& respond) {
+void list_jobs(const JobApiContext& ctx, const Request& request, const Responder& respond) {
   json::array items;
   for (const auto& name : ctx.jobs.names()) {
+    if (!views::lists_here(ctx.peers, name)) continue;
     if (auto s = ctx.jobs.snapshot(name, jobs::SnapshotDetail::kSummary))
       items.push_back(views::job_summary_json(ctx.engine, *s));
   }
-  respond(Response::json(200, json_text(json::object{{"jobs", std::move(items)}})));
+  views::gather_job_rows(ctx.peers, request, std::move(items), [respond](json::array rows, bool partial) {
+    json::object out{{"jobs", std::move(rows)}};
+    if (partial) out["partial"] = true;  // a replica did not answer: its jobs are missing
+    respond(Response::json(200, json_text(out)));
+  });
 }
 
 void get_job(const JobApiContext& ctx, const Request& request, const Responder& respond) {

@@ -35,6 +35,7 @@ jobs::JobHolding ReplicaPeers::holding(const std::string& job) const {
   const ReplicaSet::Holding h = replicas_.holding(job);
   jobs::JobHolding out;
   out.here = h.owner_here || h.standby_here;
+  out.owner = h.owner_here;
   for (const std::string* address : {&h.owner_address, &h.standby_address}) {
     if (!address->empty()) out.others.push_back(*address);
   }

@@ -50,6 +50,7 @@ class ReplicaPeers final : public jobs::JobPeers {
   ReplicaPeers& operator=(const ReplicaPeers&) = delete;
 
   jobs::JobHolding holding(const std::string& job) const override;
+  std::vector<std::string> everyone_else() const override { return replicas_.other_addresses(); }
   void send(std::vector<std::string> addresses, jobs::PeerRequest request, jobs::PeerDone done) override;
   void send_report(std::vector<std::string> addresses, jobs::PeerReport report,
                    jobs::PeerReportDone done) override;

@@ -201,6 +201,16 @@ ReplicaSet::Holding ReplicaSet::holding(std::string_view key) const {
   return h;
 }
 
+std::vector<std::string> ReplicaSet::other_addresses() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const std::string& id : *members_) {
+    auto it = addresses_.find(id);
+    if (id != id_ && it != addresses_.end() && !it->second.empty()) out.push_back(it->second);
+  }
+  return out;
+}
+
 uint64_t ReplicaSet::term() const {
   std::lock_guard lock(mu_);
   return term_;

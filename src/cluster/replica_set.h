@@ -81,6 +81,8 @@ class ReplicaSet final : public engine::Ownership {
     std::string owner_address, standby_address;
   };
   Holding holding(std::string_view key) const;
+  // The addresses of the other eligible members, as last read (those not listening yet left out).
+  std::vector<std::string> other_addresses() const;
 
   // False for every monitor once the lease lapsed (see the top).
   bool owns(std::string_view monitor) const override;

@@ -37,6 +37,9 @@ struct JobHolding {
   // relay each report to (none with a single replica); else those to hand everything to,
   // in order. A holder whose address is not known yet is left out.
   std::vector<std::string> others;
+  // This replica is the job's owner: the one that lists the job (a list gathered from
+  // every replica shows each job once, as its owner sees it).
+  bool owner = true;
 };
 
 struct PeerRequest {
@@ -62,6 +65,8 @@ class JobPeers {
  public:
   virtual ~JobPeers() = default;
   virtual JobHolding holding(const std::string& job) const = 0;
+  // Every other replica's address, for a read that covers every job (the job list).
+  virtual std::vector<std::string> everyone_else() const = 0;
   // Sends `request` to each of `addresses` in turn until one answers with anything but
   // 503 (a replica that no longer holds the job, or is out of its database, says so
   // with 503). Off the caller's thread, bounded: when too many are in flight, `done` gets

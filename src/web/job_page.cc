@@ -279,20 +279,27 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
 }
 
 void jobs_list(const WebContext& ctx, const Request& request, const Responder& respond) {
-  json::object m = layout_model(ctx, request, "Jobs · trainwatch");
-  json::array rows;
+  json::array own;
   for (const auto& name : ctx.jobs.names()) {
+    if (!views::lists_here(ctx.job_peers, name)) continue;
     auto snapshot = ctx.jobs.snapshot(name, jobs::SnapshotDetail::kSummary);
-    if (!snapshot) continue;
-    json::object row = views::job_summary_json(ctx.engine, *snapshot);
-    if (auto view = ctx.engine.monitor(name)) {
-      row["status_word"] = status_word(view->state.status);
-      row["status_icon"] = status_icon(view->state.status);
-    }
-    rows.push_back(std::move(row));
+    if (snapshot) own.push_back(views::job_summary_json(ctx.engine, *snapshot));
   }
-  m["jobs"] = std::move(rows);
-  respond(html(200, render_page("jobs", m)));
+  json::object m = layout_model(ctx, request, "Jobs · trainwatch");
+  views::gather_job_rows(ctx.job_peers, request, std::move(own),
+                         [ctx, m = std::move(m), respond](json::array rows, bool) mutable {
+                           for (auto& row : rows) {
+                             auto* o = row.if_object();
+                             const auto* name = o ? o->if_contains("name") : nullptr;
+                             if (!name || !name->is_string()) continue;
+                             if (auto view = ctx.engine.monitor(std::string(name->as_string()))) {
+                               (*o)["status_word"] = status_word(view->state.status);
+                               (*o)["status_icon"] = status_icon(view->state.status);
+                             }
+                           }
+                           m["jobs"] = std::move(rows);
+                           respond(html(200, render_page("jobs", m)));
+                         });
 }
 
 void job_page(const WebContext& ctx, const Request& request, const Responder& respond, bool live_only) {

@@ -115,17 +115,24 @@ def test_only_a_jobs_owner_and_standby_apply_its_reports_and_the_standby_takes_o
         assert counter(bystander, "trainwatch_job_reports_handed_on_total") >= 8
         assert node_report_writes(postgres) - writes_before < reports / 4, "the store written per report"
 
-        # The bystander's reads are the owner's: the page and the API name all three nodes.
+        # The bystander's reads are the owner's: the page and the API name all three nodes,
+        # and every replica lists the job once, as its owner sees it.
         status, page, _ = bystander.get(f"/jobs/{JOB}")
         assert status == 200 and all(f"node-{i}" in page for i in range(3))
         assert all(n["last_seen_age_ms"] < 3000 for n in job(bystander)["nodes"]), job(bystander)["nodes"]
+        for replica in replicas:
+            listed = replica.get("/api/v1/jobs")[1]
+            assert [(j["name"], j["phase"], j["nodes"]) for j in listed["jobs"]] == [(JOB, "training", 3)], listed
+            assert "partial" not in listed
+        status, page, _ = bystander.get("/jobs")
+        assert status == 200 and f'href="/jobs/{JOB}"' in page
 
         agents[2].alive = False  # rank 2 dies; its node reports to the bystander
         down = owner.wait_status(JOB, "down", timeout=10)
         assert "rank 2" in down["last_error"], down
         culprit = job(owner)["cause"]
         assert "rank 2" in culprit
-        wait_for(lambda: "rank 2" in (job(standby) or {}).get("cause", ""), timeout=5,
+        wait_for(lambda: "rank 2" in ((job(standby) or {}).get("cause") or ""), timeout=5,
                  what="the standby naming the culprit too")
         standby.wait_status(JOB, "down", timeout=5)  # the owner's stored state, read at a beat
 

@@ -160,6 +160,7 @@ class FakePeers final : public JobPeers {
     auto it = holdings.find(job);
     return it == holdings.end() ? JobHolding{} : it->second;
   }
+  std::vector<std::string> everyone_else() const override { return {}; }
   void send(std::vector<std::string>, PeerRequest, PeerDone done) override {
     done(make_error("peers.unexpected", "the intake reads nothing"));
   }
@@ -176,8 +177,8 @@ class FakePeers final : public JobPeers {
 class ReplicaIntakeTest : public ReportIntakeTest {
  protected:
   ReplicaIntakeTest() {
-    peers_.holdings["theirs"] = JobHolding{false, {"owner:1", "standby:2"}};
-    peers_.holdings["ours"] = JobHolding{true, {"standby:2"}};
+    peers_.holdings["theirs"] = JobHolding{false, {"owner:1", "standby:2"}, false};
+    peers_.holdings["ours"] = JobHolding{true, {"standby:2"}, true};
   }
   std::future<IntakeAnswer> submit_hop(const std::string& job, const std::string& report_body,
                                        std::string_view hop) {
