@@ -78,7 +78,7 @@ std::string_view owner_of(std::string_view key, const std::vector<std::string>& 
 // The owner of `key` and its standby, the member of the next highest weight (empty with
 // fewer than two members). A job's reports are applied by both (docs/architecture.md,
 // flow 3), so when the owner goes, the member that takes its job over (the standby: the
-// highest weight among those left) already holds it whole.
+// highest weight among those left) already holds it whole. The ids are views into `members`.
 struct Holders {
   std::string_view owner, standby;
 };

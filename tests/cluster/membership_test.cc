@@ -103,7 +103,8 @@ TEST(Membership, WhenAnOwnerLeavesItsStandbyOwnsWhatItOwned) {
     }
     EXPECT_EQ(owner_of(job, left), holders.standby) << job;
   }
-  const Holders alone = holders_of("job", {"r1"});
+  const std::vector<std::string> one = {"r1"};  // the holders are views into it
+  const Holders alone = holders_of("job", one);
   EXPECT_EQ(alone.owner, "r1");
   EXPECT_EQ(alone.standby, "");
 }
