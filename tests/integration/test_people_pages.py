@@ -9,6 +9,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -46,6 +47,15 @@ def log_out(browser):
 
 def user_row(browser, name):
     return browser.find_elements(By.XPATH, f"//tr[@data-user='{name}']")
+
+
+def on_page(read):
+    """What `read` finds on the page, or None while the page is being replaced (a form's
+    answer re-renders it: an element found a moment ago may be gone)."""
+    try:
+        return read()
+    except (NoSuchElementException, StaleElementReferenceException):
+        return None
 
 
 def add_user(browser, name, role, password):
@@ -95,21 +105,22 @@ def test_an_admin_manages_people_and_a_users_token_is_shown_once_and_revoked(sta
     wait_for(lambda: user_row(browser, "vic"), what="vic's row")
     # The accounts' rules answer on the page: a taken name.
     add_user(browser, "mia", "viewer", "another long password")
-    assert "a user named mia exists" in browser.find_element(By.ID, "users-error").text
+    wait_for(lambda: on_page(lambda: "a user named mia exists" in browser.find_element(By.ID, "users-error").text),
+             what="the taken-name error")
     # vic becomes a viewer, with a new password.
     visit("/settings/users")
     Select(browser.find_element(By.ID, "role-vic")).select_by_value("viewer")
     user_row(browser, "vic")[0].find_element(By.CLASS_NAME, "change-role").click()
-    wait_for(lambda: "viewer" in user_row(browser, "vic")[0].find_element(By.XPATH, "td[@data-field='role']").text,
-             what="vic's new role")
+    wait_for(lambda: on_page(lambda: "viewer" in user_row(browser, "vic")[0].find_element(
+        By.XPATH, "td[@data-field='role']").text), what="vic's new role")
     # A short password is the accounts' error, on the page, naming the field (the browser's
     # own length check is lifted, as an old browser or a script would not have it).
     browser.execute_script("document.getElementById('password-vic').removeAttribute('minlength')")
     browser.find_element(By.ID, "password-vic").send_keys("short")
     user_row(browser, "vic")[0].find_element(By.CLASS_NAME, "reset-password").click()
-    error = wait_for(lambda: browser.find_elements(By.ID, "users-error"), what="the password error")[0]
-    assert error.get_attribute("data-field") == "password" and error.get_attribute("data-user") == "vic"
-    assert "expected at least 12" in error.text, error.text
+    error = wait_for(lambda: on_page(lambda: (e := browser.find_element(By.ID, "users-error")) and (
+        e.get_attribute("data-field"), e.get_attribute("data-user"), e.text)), what="the password error")
+    assert error[:2] == ("password", "vic") and "expected at least 12" in error[2], error
     browser.find_element(By.ID, "password-vic").send_keys(VIC_PASSWORD)
     user_row(browser, "vic")[0].find_element(By.CLASS_NAME, "reset-password").click()
     wait_for(lambda: user_row(browser, "vic"), what="the users page again")
@@ -124,7 +135,8 @@ def test_an_admin_manages_people_and_a_users_token_is_shown_once_and_revoked(sta
     Select(browser.find_element(By.ID, "t-role")).select_by_value("editor")
     Select(browser.find_element(By.ID, "t-expires")).select_by_value("30d")
     browser.find_element(By.ID, "make-token").click()
-    token = wait_for(lambda: browser.find_elements(By.ID, "new-token-value"), what="the new token")[0].text
+    token = wait_for(lambda: on_page(lambda: browser.find_element(By.ID, "new-token-value").text),
+                     what="the new token")
     assert token.startswith("tw_")
     screenshot(browser, "people-token-made")
     pages.append(visit("/settings/tokens"))
@@ -159,8 +171,8 @@ def test_an_admin_manages_people_and_a_users_token_is_shown_once_and_revoked(sta
     row = browser.find_element(By.XPATH, f"//tr[@data-token='{token_id}']")
     assert row.find_element(By.XPATH, "td[@data-field='owner']").text == "mia"
     row.find_element(By.CLASS_NAME, "revoke-token").click()
-    wait_for(lambda: "revoked" in browser.find_element(
-        By.XPATH, f"//tr[@data-token='{token_id}']/td[@data-field='state']").text, what="the token revoked")
+    wait_for(lambda: on_page(lambda: "revoked" in browser.find_element(
+        By.XPATH, f"//tr[@data-token='{token_id}']/td[@data-field='state']").text), what="the token revoked")
     pages.append(browser.page_source)
     status, problem, _ = api_call(server, "GET", "/api/v1/tokens", token=token)
     assert status == 401, (status, problem)
