@@ -73,13 +73,11 @@ struct JobVerdict {
 
 // Straggler evidence: at least this many steps in the window, and the rank's extra cost a
 // step must exceed this (tiny CPU jobs jitter by fractions of a millisecond). Steps of a
-// process's warm-up (its first kStragglerWarmupSteps: compilation, autotuning, the first
-// batches) count for nobody, and a rank not stepping (its last step older than
-// kStragglerIdleGaps of the job's step gaps at its last report) is no straggler: it is stuck, and its CPU
-// over the steps it made before says nothing of a step's cost.
+// process's warm-up count for nobody (kStragglerWarmupSteps, job_state.h), and a rank not stepping (its last
+// step older than kStragglerIdleGaps of the job's step gaps at its last report) is no straggler: it is stuck,
+// and its CPU over the steps it made before says nothing of a step's cost.
 inline constexpr uint64_t kStragglerMinSteps = 10;
 inline constexpr double kStragglerMinExcessS = 0.002;
-inline constexpr uint64_t kStragglerWarmupSteps = 50;
 inline constexpr int kStragglerIdleGaps = 3;
 // Throughput drop: the last kThroughputRecent samples all below the fraction of the median
 // of the training samples before them (windows with no progress left out), which must

@@ -351,8 +351,9 @@ std::shared_ptr<const JobVerdict> JobRegistry::analyse_and_publish(Entry& entry,
   {
     std::shared_lock lock(entry.state_mu);
     verdict = std::make_shared<const JobVerdict>(analyse(entry.state, spec, now, wall));
+    const JobFront front = front_of(entry.state.ranks());
     ranks = std::make_shared<const PublishedRanks>(
-        PublishedRanks{summarise_ranks(*verdict, entry.state.ranks()), front_of(entry.state.ranks())});
+        PublishedRanks{summarise_ranks(*verdict, entry.state.ranks(), front), front});
     // Readers get a copy of the ledger when it changed.
     if (entry.ledger.observe(entry.state, *verdict, now, wall))
       ledger = std::make_shared<const InterruptionLedger>(entry.ledger);

@@ -39,6 +39,28 @@ void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
   }
 }
 
+}  // namespace
+
+StepCosts step_costs(const std::deque<ProgressSample>& window) {
+  StepCosts c;
+  for (size_t i = 1; i < window.size(); ++i) {
+    const ProgressSample& a = window[i - 1];
+    const ProgressSample& b = window[i];
+    if (a.checkpointing || b.checkpointing || b.step_reports < a.step_reports) continue;
+    if (a.step_reports < kStragglerWarmupSteps) continue;
+    c.steps += b.step_reports - a.step_reports;
+    c.wall_s += std::chrono::duration<double>(b.at - a.at).count();
+    if (a.cpu_s && b.cpu_s) {
+      c.cpu_s += std::max(0.0, *b.cpu_s - *a.cpu_s);
+    } else {
+      c.cpu_known = false;
+    }
+  }
+  return c;
+}
+
+namespace {
+
 // The rank that gave an ending launch its outcome first: the earliest seen gone or failing
 // (a launcher tears the other ranks down after the first failure), the lowest rank on a tie.
 std::optional<RankEnding> first_ending(const std::map<int, RankRecord>& ranks, LaunchOutcome outcome) {
@@ -100,10 +122,17 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   node.last_seen = now;
   node.last_seen_wall = wall;
   if (node.reports == 0 || node.report_every != report.report_every) {
+    // Kept without a walk of the nodes for each new one (filling a 16,384-node job walked
+    // them 16,384 times); only a node that slowed down from the shortest needs the walk.
+    const bool was_shortest = node.reports > 0 && node.report_every == shortest_report_every_;
     node.report_every = report.report_every;
-    shortest_report_every_ = Millis{5'000};
-    for (const auto& [name, n] : nodes_)
-      shortest_report_every_ = std::min(shortest_report_every_, n.report_every);
+    if (node.report_every < shortest_report_every_) {
+      shortest_report_every_ = node.report_every;
+    } else if (was_shortest) {
+      shortest_report_every_ = Millis{5'000};
+      for (const auto& [name, n] : nodes_)
+        shortest_report_every_ = std::min(shortest_report_every_, n.report_every);
+    }
   }
   node.final = report.final;
   node.agent_pid = report.agent_pid;
@@ -309,6 +338,7 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   track_nonfinite(rec, r, now);
   rec.window.push_back(sample);
   while (rec.window.size() > kProgressWindow) rec.window.pop_front();
+  rec.costs = step_costs(rec.window);
   rec.last = r;
   count_checkpointing(rec, +1);
 }

@@ -31,6 +31,21 @@ struct ProgressSample {
   bool checkpointing = false;  // some rank of the job was in a checkpoint at or since the last sample
 };
 
+// Steps of a process's warm-up (its first kStragglerWarmupSteps: compilation, autotuning,
+// the first batches) tell nothing of what a step costs.
+inline constexpr uint64_t kStragglerWarmupSteps = 50;
+
+// What a rank's progress window says its steps cost: the steps made between its samples,
+// past the warm-up and outside checkpoints, with their wall and CPU seconds (cpu_known is
+// false when a sample lacked CPU time). The window changes only with a report, so this is
+// kept with it: the straggler rule reads it each beat instead of walking every window.
+struct StepCosts {
+  uint64_t steps = 0;
+  double wall_s = 0, cpu_s = 0;
+  bool cpu_known = true;
+};
+StepCosts step_costs(const std::deque<ProgressSample>& window);
+
 struct RankRecord {
   RankReport last;
   std::string node;
@@ -40,6 +55,7 @@ struct RankRecord {
   std::optional<MonoTime> error_at;      // when it recorded its last error
   std::optional<MonoTime> checkpoint_begin_at;
   std::deque<ProgressSample> window;  // newest last, at most kProgressWindow
+  StepCosts costs;                    // step_costs(window)
   // The rank's latest run of non-finite losses: its first step, and when that step was
   // seen on the server's clock. Both are fixed when the run is first heard of, so later
   // reports (whose ages shift with the network's delay) never reorder two ranks. From the

@@ -74,8 +74,12 @@ RankHealth rank_health(const JobVerdict& verdict, int rank, const RankRecord& re
 }
 
 RankSummary summarise_ranks(const JobVerdict& verdict, const std::map<int, RankRecord>& ranks) {
+  return summarise_ranks(verdict, ranks, front_of(ranks));
+}
+
+RankSummary summarise_ranks(const JobVerdict& verdict, const std::map<int, RankRecord>& ranks,
+                            const JobFront& front) {
   RankSummary out;
-  const JobFront front = front_of(ranks);
   const RankHealthIndex index(verdict);
   std::optional<RankRange> open;
   auto close = [&] {
