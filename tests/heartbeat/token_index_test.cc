@@ -34,6 +34,30 @@ TEST(TokenIndex, FindsTheMonitorOfAnExactToken) {
   EXPECT_EQ(index.find(""), nullptr);
 }
 
+// 10,000 tokens, as an installation of 10,000 heartbeats has: each finds its own monitor
+// however the table placed it, and near misses find none.
+TEST(TokenIndex, FindsEachOfManyTokensAndNoNearMiss) {
+  testing::ManualClock clock;
+  Config config;
+  for (int i = 0; i < 10'000; ++i) {
+    MonitorConfig m;
+    m.name = "hb" + std::to_string(i);
+    m.type = MonitorType::kHeartbeat;
+    HeartbeatSpec spec;
+    spec.token = "token-" + std::to_string(i * 7919);
+    m.spec = spec;
+    config.monitors.push_back(m);
+  }
+  const TokenIndex index(config, clock.monotonic_time());
+  ASSERT_EQ(index.size(), 10'000u);
+  for (int i = 0; i < 10'000; ++i) {
+    const TokenEntry* entry = index.find("token-" + std::to_string(i * 7919));
+    ASSERT_NE(entry, nullptr) << i;
+    EXPECT_EQ(entry->monitor, "hb" + std::to_string(i));
+    EXPECT_EQ(index.find("token-" + std::to_string(i * 7919 + 1)), nullptr) << i;
+  }
+}
+
 TEST(TokenIndex, SkipsMonitorsWithoutATokenAndOtherTypes) {
   testing::ManualClock clock;
   Config config = with_heartbeats({{"unresolved", ""}});
