@@ -7,71 +7,20 @@ standby, which applied every report, names the same culprit at once: no false re
 no second incident."""
 import re
 import signal
-import threading
 import time
 
-from conftest import Server, api_call, wait_for
+from conftest import Server, wait_for
 from rendezvous import holders_of
+from replica_probes import NodeAgent, all_see, health, job
 
 TOKEN = "job-holders-token-0123456789"
 JOB = "llama"
-
-
-def health(server):
-    status, body, _ = server.get("/healthz")
-    return body if status == 200 else None
-
-
-def all_see(replicas, count):
-    views = [health(r) for r in replicas]
-    if any(v is None or len(v["replicas"]["members"]) != count for v in views):
-        return None
-    return views if len({tuple(v["replicas"]["members"]) for v in views}) == 1 else None
 
 
 def counter(server, name):
     _, text, _ = server.get("/metrics")
     found = re.search(rf"^{name} (\S+)$", text, re.M)
     return float(found.group(1)) if found else None
-
-
-def job(server):
-    status, body, _ = server.get(f"/api/v1/jobs/{JOB}")
-    return body if status == 200 else None
-
-
-class NodeAgent:
-    """One node's agent: its rank's report every second to one replica, stepping, until
-    told its rank died; it moves to `fallback` when its replica stops answering."""
-
-    def __init__(self, node, rank):
-        self.node, self.rank = node, rank
-        self.server = self.fallback = None
-        self.alive = True
-        self.statuses = []
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def report(self, step):
-        rank = {"rank": self.rank, "pid": 5000 + self.rank, "alive": self.alive, "status": "training",
-                "step": step, "step_reports": step + 1, "last_step_age_ms": 50}
-        if not self.alive:
-            rank["exit"] = {"signal": 9, "signal_name": "SIGKILL"}
-        return {"schema": 1, "node": self.node, "report_every_ms": 1000, "ranks": [rank]}
-
-    def run(self):
-        started = time.monotonic()
-        step = 0
-        while not self.stopped.wait(1.0):
-            if self.alive:  # a dead rank steps no more
-                step = int((time.monotonic() - started) * 10)
-            try:
-                status, _, _ = api_call(self.server, "POST", f"/api/v1/jobs/{JOB}/report", self.report(step),
-                                        token=TOKEN)
-            except OSError:  # its replica was killed: the next report goes to another
-                status = None
-                self.server = self.fallback
-            self.statuses.append(status)
 
 
 def node_report_writes(postgres):
@@ -86,7 +35,7 @@ def test_only_a_jobs_owner_and_standby_apply_its_reports_and_the_standby_takes_o
     config.write_text("store:\n  url: ${TRAINWATCH_STORE_URL}\njobs:\n  token: ${TRAINWATCH_TOKEN}\n"
                       f"monitors:\n  - {{name: {JOB}, type: job, world_size: 3}}\n")
     replicas = [Server(config, tmp_path / f"data-{i}", tmp_path / f"replica-{i}.log").start() for i in range(3)]
-    agents = [NodeAgent(f"node-{i}", i) for i in range(3)]
+    agents = [NodeAgent(f"node-{i}", i, TOKEN, pid_base=5000) for i in range(3)]
     try:
         views = wait_for(lambda: all_see(replicas, 3), timeout=20, what="three replicas that see each other")
         by_id = {v["replicas"]["self"]: r for v, r in zip(views, replicas)}

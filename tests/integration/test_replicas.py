@@ -8,7 +8,6 @@ cluster/membership.h), and checked against what each replica says it owns."""
 import contextlib
 import json
 import signal
-import threading
 import time
 
 import pytest
@@ -17,6 +16,7 @@ from conftest import Server, api_call, wait_for
 from faults import Target
 from receivers import HoldingReceiver, HttpReceiver
 from rendezvous import owner_of
+from replica_probes import NodeAgent, all_see, health, job
 
 
 def iso(seconds):
@@ -32,20 +32,6 @@ def target():
     t = Target()
     yield t
     t.close()
-
-
-def health(server):
-    status, body, _ = server.get("/healthz")
-    return body if status == 200 else None
-
-
-def all_see(replicas, count):
-    """Every replica's members, once all of them list `count` members and agree."""
-    views = [health(r) for r in replicas]
-    if any(v is None or len(v["replicas"]["members"]) != count for v in views):
-        return None
-    members = {tuple(v["replicas"]["members"]) for v in views}
-    return views if len(members) == 1 else None
 
 
 def test_replicas_share_monitors_and_take_over_from_a_killed_one(tmp_path, postgres, target, monkeypatch):
@@ -359,42 +345,6 @@ def test_a_run_started_through_a_replica_that_does_not_own_it_is_held_to_its_gra
         down = owner.wait_status("hourly-export", "down", timeout=10)
         assert 3 <= time.monotonic() - started < 8, "not held to the 3 s grace of its start"
         assert down["incident"], down
-
-
-class NodeAgent:
-    """A node's agent, as the server sees it: one rank's report every second to one
-    replica, its step advancing, until told its rank died."""
-
-    def __init__(self, node, rank, token):
-        self.node, self.rank, self.token = node, rank, token
-        self.server = None
-        self.alive = True
-        self.statuses = []
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def report(self, step):
-        rank = {"rank": self.rank, "pid": 4000 + self.rank, "alive": self.alive, "status": "training",
-                "step": step, "step_reports": step + 1, "last_step_age_ms": 50}
-        if not self.alive:
-            rank["exit"] = {"signal": 9, "signal_name": "SIGKILL"}
-        return {"schema": 1, "node": self.node, "report_every_ms": 1000, "ranks": [rank]}
-
-    def run(self):
-        started = time.monotonic()
-        while not self.stopped.wait(1.0):
-            step = int((time.monotonic() - started) * 10)
-            try:
-                status, _, _ = api_call(self.server, "POST", "/api/v1/jobs/llama/report", self.report(step),
-                                        token=self.token)
-            except OSError:  # its replica was killed
-                status = None
-            self.statuses.append(status)
-
-
-def job(server):
-    status, body, _ = server.get("/api/v1/jobs/llama")
-    return body if status == 200 else None
 
 
 def test_a_job_whose_nodes_report_to_different_replicas_is_analysed_as_one(tmp_path, postgres, monkeypatch):
