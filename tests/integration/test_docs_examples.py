@@ -4,7 +4,9 @@
 - ```sh runnable: a shell snippet, run by bash against a real server on examples/demo.yaml
   plus the heartbeat the docs ping, with http://127.0.0.1:8080 pointed at that server's
   port (the only change), `trainwatch` on PATH and a stand-in train.py that fails with exit
-  code 3. It must exit 0, and a block that pings must have delivered what it says."""
+  code 3. It must exit 0, and a block that pings must have delivered what it says;
+- ```haproxy runnable: a whole HAProxy configuration, which `haproxy -c` accepts without
+  a warning."""
 import os
 import pathlib
 import re
@@ -30,7 +32,7 @@ def runnable_blocks(language):
 
 
 def test_the_docs_mark_blocks_runnable():
-    assert len(runnable_blocks("sh")) >= 5 and runnable_blocks("yaml")
+    assert len(runnable_blocks("sh")) >= 5 and runnable_blocks("yaml") and runnable_blocks("haproxy")
 
 
 @pytest.mark.parametrize("block", runnable_blocks("yaml"))
@@ -57,3 +59,11 @@ def test_a_runnable_shell_block_runs(block, start_server, tmp_path):
     if f"/ping/$TOKEN/" in block:
         status, body, _ = server.get("/api/v1/monitors/docs-train/pings?limit=1")
         assert status == 200 and body["pings"][0]["exit_code"] == 3, body
+
+
+@pytest.mark.parametrize("block", runnable_blocks("haproxy"))
+def test_a_runnable_haproxy_config_is_valid(block, tmp_path):
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(block)
+    p = subprocess.run(["haproxy", "-c", "-f", str(config)], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0 and "WARNING" not in p.stdout + p.stderr, p.stdout + p.stderr
