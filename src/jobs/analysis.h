@@ -71,6 +71,11 @@ struct JobVerdict {
   JobTimeouts timeouts;
 };
 
+// Non-finite losses: a run of this many steps in a row, still going on, pages; a shorter run,
+// or one that ended, is a warning on the job's page for kNonfiniteNoticeFor after it began.
+inline constexpr uint64_t kNonfiniteStreak = 5;
+inline constexpr Millis kNonfiniteNoticeFor{5 * 60'000};
+
 // Straggler evidence: at least this many steps in the window, and the rank's extra cost a
 // step must exceed this (tiny CPU jobs jitter by fractions of a millisecond). Steps of a
 // process's warm-up count for nobody (kStragglerWarmupSteps, job_state.h), and a rank not stepping (its last
@@ -79,10 +84,13 @@ struct JobVerdict {
 inline constexpr uint64_t kStragglerMinSteps = 10;
 inline constexpr double kStragglerMinExcessS = 0.002;
 inline constexpr int kStragglerIdleGaps = 3;
-// Throughput drop: the last kThroughputRecent samples all below the fraction of the median
-// of the training samples before them (windows with no progress left out), which must
-// number at least kThroughputBaseline.
+// Throughput drop: the mean of the windows of progress over the last kThroughputRecentSpan
+// (kThroughputRecent at least) below the fraction of the median of the training windows
+// before them, which must number at least kThroughputBaseline. A stall (no progress) is a
+// drop once it outlasts early_warning_after() unexplained: its last kThroughputRecent
+// windows all below that fraction.
 inline constexpr size_t kThroughputRecent = 3;
+inline constexpr Millis kThroughputRecentSpan{10'000};
 inline constexpr size_t kThroughputBaseline = 6;
 
 // The early culprit warning (rank_suspected): a job with no step for this long, whose

@@ -78,7 +78,7 @@ std::optional<RankEnding> first_ending(const std::map<int, RankRecord>& ranks, L
 }
 
 // Appends a throughput sample, dropping the oldest past kThroughputHistory.
-void keep_bounded(std::deque<double>& history, double value) {
+void keep_bounded(std::deque<ThroughputSample>& history, ThroughputSample value) {
   history.push_back(value);
   while (history.size() > kThroughputHistory) history.pop_front();
 }
@@ -398,8 +398,8 @@ void JobState::record_throughput(MonoTime now) {
   }
   const std::string_view unit = throughput_unit_;
   const double value = unit == "tokens/s" ? tokens : unit == "samples/s" ? samples : steps / counted;
-  keep_bounded(throughput_, value);
-  if (value > 0) keep_bounded(training_throughput_, value);
+  keep_bounded(throughput_, {now, value});
+  if (value > 0) keep_bounded(training_throughput_, {now, value});
 }
 
 JobState JobState::copy_for_reader(bool with_ranks, const std::set<std::string>* only_nodes) const {

@@ -80,6 +80,12 @@ struct NodeRecord {
   std::optional<RendezvousReport> rendezvous;
 };
 
+// The job's throughput over one report window, ending at `at`.
+struct ThroughputSample {
+  MonoTime at{};
+  double value = 0;
+};
+
 // A bounded time series: (wall ms, value), oldest dropped past kMaxSeriesPoints.
 struct SeriesPoint {
   int64_t at_ms = 0;
@@ -142,12 +148,13 @@ class JobState {
   // Checkpoint interval learned from consecutive good checkpoints (nullopt until two).
   std::optional<Millis> checkpoint_interval() const { return checkpoint_interval_; }
   std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }
-  // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last.
-  const std::deque<double>& throughput() const { return throughput_; }
+  // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last;
+  // windows in a checkpoint or a phase the job declared (evaluation, warm-up) are left out.
+  const std::deque<ThroughputSample>& throughput() const { return throughput_; }
   // The same, of the windows in which the job made progress (above zero) only: the baseline
   // a drop is judged against. Kept apart so that a stall, however long, never becomes its
   // own baseline, nor pushes the windows of training out of the history.
-  const std::deque<double>& training_throughput() const { return training_throughput_; }
+  const std::deque<ThroughputSample>& training_throughput() const { return training_throughput_; }
   const char* throughput_unit() const { return throughput_unit_; }
   uint64_t reports() const { return reports_; }
   // The last time any rank was seen in or just after a checkpoint: progress, for the stall rule.
@@ -209,7 +216,7 @@ class JobState {
   int64_t last_ok_checkpoint_step_ = -1;
   std::optional<Millis> checkpoint_interval_;
   std::optional<MonoTime> last_checkpoint_activity_;
-  std::deque<double> throughput_, training_throughput_;
+  std::deque<ThroughputSample> throughput_, training_throughput_;
   const char* throughput_unit_ = "steps/s";
   MonoTime last_throughput_at_{};
   uint64_t reports_ = 0;

@@ -71,31 +71,83 @@ void straggler_findings(const Context& c, std::vector<Finding>& out) {
   if (!flagged) judge(true);
 }
 
-// The recent windows as they are, a stall's zeros included, against the median of the
-// windows in which the job trained before them. Windows of no progress stay out of that
-// baseline: were they in, a stall lasting half the history would make the median zero,
+namespace {
+
+// A stall (no window of progress lately): the recent windows, its zeros, against the median
+// of the windows in which the job trained before them. Windows of no progress stay out of
+// that baseline: were they in, a stall lasting half the history would make the median zero,
 // and the warning would clear itself while the job is still stuck.
-void throughput_findings(const Context& c, std::vector<Finding>& out) {
-  const auto& tp = c.job.throughput();
-  if (tp.size() < kThroughputRecent) return;
-  const auto recent = tp.end() - kThroughputRecent;
+void stall_drop(const Context& c, const ThroughputHistory& tp, std::vector<Finding>& out) {
+  const auto recent = tp.all.end() - static_cast<std::ptrdiff_t>(kThroughputRecent);
   // Recent windows that made progress are also the newest training windows: the baseline
   // is what precedes them.
-  const auto recent_training = std::count_if(recent, tp.end(), [](double x) { return x > 0; });
-  const auto& training = c.job.training_throughput();
-  if (training.size() < kThroughputBaseline + static_cast<size_t>(recent_training)) return;
-  const double med = median({training.begin(), training.end() - recent_training});
-  for (auto it = recent; it != tp.end(); ++it) {
-    if (*it >= c.t.throughput_drop * med) return;
+  const auto recent_training =
+      std::count_if(recent, tp.all.end(), [](const ThroughputSample& x) { return x.value > 0; });
+  if (tp.training.size() < kThroughputBaseline + static_cast<size_t>(recent_training)) return;
+  std::vector<double> baseline;
+  for (auto it = tp.training.begin(); it != tp.training.end() - recent_training; ++it)
+    baseline.push_back(it->value);
+  const double med = median(std::move(baseline));
+  for (auto it = recent; it != tp.all.end(); ++it) {
+    if (it->value >= c.t.throughput_drop * med) return;
   }
   out.push_back({"throughput_drop",
                  Severity::kWarning,
                  {},
                  "",
-                 "throughput " + fmt("%.3g", tp.back()) + " " + c.job.throughput_unit() + " is below " +
-                     fmt("%g", c.t.throughput_drop) + "x the job's recent median (" + fmt("%.3g", med) + ")",
+                 "throughput " + fmt("%.3g", tp.all.back().value) + " " + c.job.throughput_unit() +
+                     " is below " + fmt("%g", c.t.throughput_drop) + "x the job's recent median (" +
+                     fmt("%.3g", med) + ")",
                  kOrderWarning,
                  c.now});
+}
+
+// The job steps, slower: the windows of progress over the last kThroughputRecentSpan (at
+// least kThroughputRecent of them), averaged, against the median of those before. One
+// report window holds a step or three of a jittery job; ten seconds of them do not swing
+// by half. No rank stands out (straggler_findings spoke first), so the drop is the job's.
+void slowdown_drop(const Context& c, const ThroughputHistory& tp, std::vector<Finding>& out) {
+  const auto& w = tp.training;
+  size_t recent = 0;
+  double sum = 0;
+  while (recent < w.size() &&
+         (recent < kThroughputRecent || w.back().at - w[w.size() - recent].at < kThroughputRecentSpan)) {
+    sum += w[w.size() - 1 - recent].value;
+    ++recent;
+  }
+  if (w.size() < kThroughputBaseline + recent) return;
+  std::vector<double> baseline;
+  for (size_t i = 0; i + recent < w.size(); ++i) baseline.push_back(w[i].value);
+  const double med = median(std::move(baseline));
+  const double rate = sum / static_cast<double>(recent);
+  if (rate >= c.t.throughput_drop * med) return;
+  out.push_back({"throughput_drop",
+                 Severity::kWarning,
+                 {},
+                 "",
+                 "throughput " + fmt("%.3g", rate) + " " + c.job.throughput_unit() + " is below " +
+                     fmt("%g", c.t.throughput_drop) + "x the job's recent median (" + fmt("%.3g", med) +
+                     "), job-wide: no rank is slower at its steps than the others",
+                 kOrderWarning,
+                 c.now});
+}
+
+}  // namespace
+
+void throughput_findings(const Context& c, const StallSense& stall, std::vector<Finding>& out) {
+  const ThroughputHistory tp{c.job.throughput(), c.job.training_throughput()};
+  if (tp.all.size() < kThroughputRecent) return;
+  if (tp.all.back().value > 0) {
+    slowdown_drop(c, tp, out);
+    return;
+  }
+  // No progress: a stall, which the stall rules judge at the soft-hang time. A drop says so
+  // then, unless something explains it (a rank evaluating for ranks in a barrier, a warning
+  // that names the rank the others wait for).
+  if (!stall.stalled_for || *stall.stalled_for <= early_warning_after(c.job.learned().smoothed_step_gap()) ||
+      stall.explained)
+    return;
+  stall_drop(c, tp, out);
 }
 
 }  // namespace trainwatch::jobs::rules

@@ -297,6 +297,7 @@ void read_rank(const Fields& f, RankReport& r) {
     r.nonfinite_first_step = first;
     r.nonfinite_first_age_ms = f.age("nonfinite_first_age_ms");
   }
+  if (auto run = f.integer("nonfinite_run")) r.nonfinite_run = static_cast<uint64_t>(*run);
   r.syscall = f.text("syscall");
   r.wchan = f.text("wchan");
   if (const json::object* st = f.object("stack")) read_stack(f.child(*st, f.at("stack")), r.stack.emplace());

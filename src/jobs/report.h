@@ -94,6 +94,9 @@ struct RankReport {
   std::optional<uint64_t> nonfinite_total;
   std::optional<int64_t> nonfinite_first_step;
   std::optional<int64_t> nonfinite_first_age_ms;
+  // The steps in a row of that run, up to the last one seen (optional in schema 1; 0 once
+  // the loss is finite again): one NaN is a finding, a streak of them a page (analysis.h).
+  std::optional<uint64_t> nonfinite_run;
   // Where its main thread waits (the agent's reading of /proc; "" when unknown), and its
   // Python stack when the agent asked for one because its step was overdue.
   std::string syscall, wchan;

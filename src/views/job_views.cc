@@ -257,7 +257,7 @@ json::array runs_json(const JobSnapshot& s) {
 }
 
 json::object interruption_json(const JobSnapshot& s, const jobs::Interruption& i) {
-  const MonoTime started = s.state->attempt_start(i.attempt);
+  const MonoTime started = jobs::work_began(*s.state, i.attempt);
   const auto steps = i.steps_lost();
   const jobs::AttemptRecord* attempt = s.state->attempt(i.attempt);
   return json::object{
