@@ -29,6 +29,7 @@ struct AgentOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8765;  // 0: any free port
   std::string proc_root = "/proc";
+  std::string cgroup_root = "/sys/fs/cgroup";  // where the ranks' memory cgroups are read (oom_watch.h)
   std::string meminfo_path = "/proc/meminfo";
   std::string nvml_library = "libnvidia-ml.so.1";  // TRAINWATCH_NVML_LIBRARY overrides
   bool nvml = true;

@@ -336,6 +336,8 @@ struct RankTally {
   bool all_finished = false;
   bool any_failed = false;
   bool checkpointing = false;
+  bool evaluating = false;  // a running rank in a declared evaluation
+  bool off_pace = false;    // a running rank in a declared evaluation or warm-up
   uint64_t fewest_steps = UINT64_MAX;
 };
 
@@ -349,6 +351,8 @@ RankTally tally_ranks(const Context& c, const JobCheckSpec& spec) {
         tally.any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
     if (e.running) {
       tally.checkpointing = tally.checkpointing || in_checkpoint(r.last);
+      tally.evaluating = tally.evaluating || evaluating(r.last);
+      tally.off_pace = tally.off_pace || off_pace(r.last);
       tally.fewest_steps = std::min(tally.fewest_steps, r.last.step_reports);
     }
   }
@@ -375,18 +379,41 @@ void judge_waiting(const Context& c, JobVerdict& v) {
   v.cause = v.findings.front().message;
 }
 
+// A declared evaluation makes no steps on purpose, as a checkpoint does, and has its own
+// learned timeout: past it, it is stuck.
+void evaluation_findings(const Context& c, const LearnedTimeouts::Timeout& timeout,
+                         std::vector<Finding>& out) {
+  for (const RankEntry& e : c.ranks) {
+    if (!e.running || !e.r->evaluating_since || !evaluating(e.r->last)) continue;
+    const RankRecord& r = *e.r;
+    if (c.now - *r.evaluating_since <= timeout.value) continue;
+    out.push_back({"evaluation_too_long",
+                   Severity::kDown,
+                   {e.rank},
+                   r.node,
+                   c.who(e.rank, r) + " has been evaluating for " + ago(c.now, *r.evaluating_since) +
+                       c.at_step(r) + " (evaluation timeout " + format_duration(timeout.value) +
+                       (timeout.learned ? ", learned" : "") + ")",
+                   kOrderStalled,
+                   *r.evaluating_since + timeout.value,
+                   *r.evaluating_since});
+  }
+}
+
 // Every finding of a job with ranks: down first, then in attribution order, then oldest
-// first. A checkpoint or a start-up makes no steps, so stalls (and stragglers) wait.
-void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting, bool checkpointing,
-                      const LearnedTimeouts::Timeout& step_timeout,
-                      const LearnedTimeouts::Timeout& checkpoint_timeout, std::vector<Finding>& f) {
+// first. A checkpoint, a declared evaluation or a start-up makes no steps, so stalls (and
+// stragglers) wait; a declared warm-up says nothing of the job's pace.
+void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting, const RankTally& tally,
+                      const LearnedTimeouts::Timeout& step_timeout, std::vector<Finding>& f) {
   rank_findings(c, f);
   restart_findings(c, f);
   node_findings(c, f);
-  checkpoint_findings(c, checkpoint_timeout, f);
-  if (!checkpointing) stall_findings(c, starting, step_timeout.value, step_timeout.learned, f);
+  checkpoint_findings(c, c.job.learned().checkpoint_timeout(c.t), f);
+  evaluation_findings(c, c.job.learned().evaluation_timeout(c.t), f);
+  const bool paused = tally.checkpointing || tally.evaluating;
+  if (!paused) stall_findings(c, starting, step_timeout.value, step_timeout.learned, f);
   missing_findings(c, spec.world_size, f);
-  if (!checkpointing && !starting) {
+  if (!paused && !starting && !tally.off_pace) {
     const size_t before = f.size();
     straggler_findings(c, f);
     // A straggler explains the job's slower pace: the drop is its finding, not a second one.
@@ -469,9 +496,10 @@ JobVerdict analyse(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
       tally.fewest_steps != UINT64_MAX && tally.fewest_steps <= static_cast<uint64_t>(kWarmupSteps);
   v.phase = tally.any_failed      ? "failed"
             : tally.checkpointing ? "checkpointing"
+            : tally.evaluating    ? "evaluating"
             : starting            ? "starting"
                                   : "training";
-  collect_findings(c, spec, starting, tally.checkpointing, step_timeout, checkpoint_timeout, v.findings);
+  collect_findings(c, spec, starting, tally, step_timeout, v.findings);
   name_cause(c, v);
   return v;
 }

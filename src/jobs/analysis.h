@@ -62,7 +62,7 @@ struct JobTimeouts {
 };
 
 struct JobVerdict {
-  std::string phase;              // waiting, starting, training, checkpointing, finished, failed
+  std::string phase;              // waiting, starting, training, checkpointing, evaluating, finished, failed
   std::vector<Finding> findings;  // down first, in attribution order; then warnings
   bool down = false;
   bool undecided = false;

@@ -52,9 +52,6 @@ inline bool in_checkpoint(const RankReport& r) {
   return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
 }
 
-// A phase the job declared in which ranks make no steps on purpose: evaluation.
-inline bool in_declared_phase(const RankReport& r) { return r.status == RankStatus::kEvaluating; }
-
 // How long the rank had gone without a step when its node sent its last report. Unlike
 // `now - last step`, this does not grow while the server waits for the next report, so
 // it is evidence of the rank itself, not of the age of the news.

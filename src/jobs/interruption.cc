@@ -341,8 +341,8 @@ bool InterruptionLedger::follow_verdict(const JobState& job, const JobVerdict& v
   // checkpoint, which recomputed() books.
   const bool checkpoint_only =
       v.down && !v.findings.empty() && v.findings.front().code == "checkpoint_failed";
-  const bool trains = (!v.down || checkpoint_only) &&
-                      (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
+  const bool trains = (!v.down || checkpoint_only) && (v.phase == "training" || v.phase == "checkpointing" ||
+                                                       v.phase == "evaluating" || v.phase == "starting");
   if (open()) {
     Interruption& current = entries_.back();
     // Training again: the new attempt's first step, or the stall's end. A job that

@@ -1,6 +1,8 @@
 #include "jobs/pace_findings.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainwatch::jobs::rules {
@@ -17,58 +19,92 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-// A rank whose cost a step (CPU seconds, or wall seconds when CPU is unknown) is at least
-// straggler_ratio x the job median over the progress window. In synchronous data-parallel
-// training every rank's step interval equals the slowest one's; the CPU a rank spends
-// per step is what differs (waiting ranks sleep in the collective).
+namespace {
+
+// What one rank's progress window says a step cost it, by each measure; -1 when unknown.
+struct Cost {
+  int rank;
+  const RankRecord* r;
+  double busy_per_step;  // time to reach the collective (StepCosts::busy_s)
+  double wall_per_step;
+  double cpu_per_step;
+  double window_s;
+};
+
+// The three measures of a step's cost, best first (see straggler_findings), and how a
+// finding names each.
+enum class Measure { kBusy, kWall, kCpu };
+
+double value_of(const Cost& x, Measure m) {
+  return m == Measure::kBusy ? x.busy_per_step : m == Measure::kWall ? x.wall_per_step : x.cpu_per_step;
+}
+
+// "300.0 ms a step to reach the collective", "30.0 ms of CPU a step", "300.0 ms a step".
+std::string cost_text(double seconds, Measure m) {
+  return fmt("%.1f ms", seconds * 1000) + (m == Measure::kCpu ? " of CPU" : "") + " a step" +
+         (m == Measure::kBusy ? " to reach the collective" : "");
+}
+
+// The ranks whose cost by `m` is at least straggler_ratio x the job median; nothing when
+// some rank's cost by `m` is unknown.
+void judge(const Context& c, const std::vector<Cost>& costs, Measure m, std::vector<Finding>& out) {
+  std::vector<double> values;
+  values.reserve(costs.size());
+  for (const auto& x : costs) {
+    if (value_of(x, m) < 0) return;
+    values.push_back(value_of(x, m));
+  }
+  const double med = median(values);
+  for (const auto& x : costs) {
+    const double v = value_of(x, m);
+    if (med <= 0 || v < c.t.straggler_ratio * med || v - med < kStragglerMinExcessS) continue;
+    out.push_back({"straggler",
+                   Severity::kWarning,
+                   {x.rank},
+                   x.r->node,
+                   Context::who(x.rank, *x.r) + " is a straggler: " + cost_text(v, m) + ", " +
+                       fmt("%.1f", v / med) + "x the job median (" + fmt("%.1f ms", med * 1000) +
+                       ") over the last " + fmt("%.0f s", x.window_s),
+                   kOrderWarning,
+                   c.now});
+  }
+}
+
+}  // namespace
+
+// A rank slower at its steps than its peers: its cost a step at least straggler_ratio x the
+// job median over its progress window. In synchronous data-parallel training every rank's
+// step interval equals the slowest one's, so the step interval names nobody; what differs
+// is how long each takes to reach the collective, where the others then wait for it. So,
+// best first: that time, where the ranks mark their collectives (the agent's samples find
+// the others waiting in them and the straggler not); else the wall time a step (ranks that
+// do not wait for each other); else the CPU a step, the agent's own threads never counted
+// (a waiting rank sleeps in the collective).
 void straggler_findings(const Context& c, std::vector<Finding>& out) {
-  struct Cost {
-    int rank;
-    const RankRecord* r;
-    double cpu_per_step;  // -1 when unknown
-    double wall_per_step;
-    double window_s;
-  };
   std::vector<Cost> costs;
   const auto gap = c.job.learned().smoothed_step_gap();
   for (const RankEntry& e : c.ranks) {
     if (!e.running) continue;
-    const int rank = e.rank;
     const RankRecord& r = *e.r;
     // Judged at its last report, not now: a verdict comes up to a report interval later.
     if (!r.last_step_at || (gap && r.seen - *r.last_step_at > kStragglerIdleGaps * *gap)) continue;
     const StepCosts& sc = r.costs;
     if (sc.steps < kStragglerMinSteps) continue;
     const auto steps = static_cast<double>(sc.steps);
-    costs.push_back({rank, &r, sc.cpu_known ? sc.cpu_s / steps : -1.0, sc.wall_s / steps, sc.wall_s});
+    costs.push_back({e.rank, &r, sc.busy_known ? sc.busy_s / steps : -1.0, sc.wall_s / steps,
+                     sc.cpu_known ? sc.cpu_s / steps : -1.0, sc.wall_s});
   }
   if (costs.size() < 2) return;
-  auto judge = [&](bool use_cpu) {
-    std::vector<double> values;
-    for (const auto& x : costs) {
-      double v = use_cpu ? x.cpu_per_step : x.wall_per_step;
-      if (v < 0) return;
-      values.push_back(v);
-    }
-    const double med = median(values);
-    for (const auto& x : costs) {
-      double v = use_cpu ? x.cpu_per_step : x.wall_per_step;
-      if (med <= 0 || v < c.t.straggler_ratio * med || v - med < kStragglerMinExcessS) continue;
-      out.push_back({"straggler",
-                     Severity::kWarning,
-                     {x.rank},
-                     x.r->node,
-                     Context::who(x.rank, *x.r) + " is a straggler: " + fmt("%.1f ms", v * 1000) +
-                         (use_cpu ? " of CPU" : "") + " a step, " + fmt("%.1f", v / med) +
-                         "x the job median (" + fmt("%.1f ms", med * 1000) + ") over the last " +
-                         fmt("%.0f s", x.window_s),
-                     kOrderWarning,
-                     c.now});
-    }
-  };
-  judge(false);
-  bool flagged = std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.code == "straggler"; });
-  if (!flagged) judge(true);
+  const size_t before = out.size();
+  for (Measure m : {Measure::kBusy, Measure::kWall, Measure::kCpu}) {
+    judge(c, costs, m, out);
+    if (out.size() > before) return;
+    // Where the collectives are marked, their time is the truth: a rank that reaches them
+    // no later than the others is no straggler, whatever its CPU.
+    if (m == Measure::kBusy &&
+        std::all_of(costs.begin(), costs.end(), [](const Cost& x) { return x.busy_per_step >= 0; }))
+      return;
+  }
 }
 
 namespace {

@@ -171,7 +171,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
     return;
   }
   MonoTime progress = newest.value_or(c.now);
-  if (auto ck = c.job.last_checkpoint_activity(); ck && *ck > progress) progress = *ck;
+  if (auto pause = c.job.last_pause_activity(); pause && *pause > progress) progress = *pause;
   const std::string timeout_text =
       " (step timeout " + format_duration(step_timeout) + (learned ? ", learned" : "") + ")";
   int64_t min_step = INT64_MAX, max_step = -1;
@@ -232,7 +232,7 @@ StallSense stall_sense(const Context& c) {
   for (const RankEntry& e : c.ranks) {
     if (!e.running) continue;
     active.emplace_back(e.rank, e.r);
-    if (in_declared_phase(e.r->last)) sense.explained = true;
+    if (evaluating(e.r->last)) sense.explained = true;
     if (e.r->last_step_at && (!newest || *e.r->last_step_at > *newest)) newest = *e.r->last_step_at;
   }
   if (newest) sense.stalled_for = std::chrono::duration_cast<Millis>(c.now - *newest);

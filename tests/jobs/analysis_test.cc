@@ -598,6 +598,36 @@ TEST_F(JobAnalysis, AStragglerIsAWarningNamedByItsCostAStep) {
       << v.cause;
 }
 
+// Ranks that mark their collectives: every rank steps every 300 ms (synchronous), the
+// agents' samples find ranks 0-2 in all_reduce two thirds of the time and rank 3 never, so
+// rank 3 takes 300 ms to reach the collective where the others take 100 ms. Rank 0 hosts
+// its node's agent and burns more CPU than anyone: that names nobody.
+TEST_F(JobAnalysis, AStragglerIsTheRankThatReachesTheCollectiveLast) {
+  for (int i = 0; i <= 8; ++i) {
+    std::vector<RankReport> a, b;
+    for (int rank = 0; rank < 4; ++rank) {
+      RankReport r = training(rank, 60 + 4 * i);
+      r.cpu_s = (rank == 0 ? 0.050 : 0.010) * 4 * i;
+      r.collective = CollectiveReport{static_cast<uint64_t>(60 + 4 * i), "all_reduce", rank != 3,
+                                      rank == 3 ? 0 : 800 * i, 1'200 * i};
+      (rank < 2 ? a : b).push_back(r);
+    }
+    report("node-a", a);
+    report("node-b", b);
+    clock_.advance(Millis(1'200));
+  }
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  ASSERT_EQ(v.findings.size(), 1u) << v.cause;
+  EXPECT_EQ(v.findings[0].code, "straggler");
+  EXPECT_EQ(v.findings[0].ranks, std::vector<int>{3});
+  EXPECT_EQ(v.cause.rfind("rank 3 (node-b, pid 103) is a straggler: 300.0 ms a step to reach the collective, "
+                          "3.0x the job median (100.0 ms) over the last ",
+                          0),
+            0u)
+      << v.cause;
+}
+
 // Rank 3 burns three times the CPU of the others a step, as above, but only over the
 // first steps of its process (warm-up: compilation, autotuning), or only while it makes no
 // step (a busy loop after its last step): neither is a straggler.
