@@ -46,9 +46,14 @@ void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
 
 StepCosts step_costs(const std::deque<ProgressSample>& window) {
   StepCosts c;
-  for (size_t i = 1; i < window.size(); ++i) {
-    const ProgressSample& a = window[i - 1];
-    const ProgressSample& b = window[i];
+  // Newest first, back to kStragglerRecentSteps steps over kStragglerRecentSpan at least:
+  // a straggler that began twenty steps ago is named from those steps, not averaged away
+  // among the minute before them.
+  const double span_s = std::chrono::duration<double>(kStragglerRecentSpan).count();
+  for (size_t i = window.size(); i >= 2; --i) {
+    if (c.steps >= kStragglerRecentSteps && c.wall_s >= span_s) break;
+    const ProgressSample& a = window[i - 2];
+    const ProgressSample& b = window[i - 1];
     if (a.off_pace || b.off_pace || b.step_reports < a.step_reports) continue;
     if (a.step_reports < kStragglerWarmupSteps) continue;
     c.steps += b.step_reports - a.step_reports;

@@ -39,6 +39,11 @@ struct ProgressSample {
 // Steps of a process's warm-up (its first kStragglerWarmupSteps: compilation, autotuning,
 // the first batches) tell nothing of what a step costs.
 inline constexpr uint64_t kStragglerWarmupSteps = 50;
+// A rank's step costs are taken over its newest report windows back to this many steps
+// made over this long at least (step_costs): about twenty steps, and never so few seconds
+// that the agent's samples of its time in collectives are too few to tell.
+inline constexpr uint64_t kStragglerRecentSteps = 20;
+inline constexpr Millis kStragglerRecentSpan{5'000};
 
 // What a rank's progress window says its steps cost: the steps made between its samples,
 // past the warm-up and outside checkpoints and declared phases, with their wall and CPU
