@@ -349,7 +349,7 @@ bool ServerApp::load_maintenance_windows() {
         dispatcher_->set_maintenance(windows);
         engine_->set_maintenance(
             [windows](const std::string& monitor, const std::vector<std::string>& tags, SystemTime at) {
-              return alerting::held_until(windows, monitor, tags, at).has_value();
+              return alerting::held_until(windows, monitor, tags, at);
             });
       });
   auto skipped = maintenance_->load();

@@ -11,6 +11,7 @@
 #include "web/channel_form.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
+#include "web/time_text.h"
 
 namespace trainwatch::web {
 namespace {
@@ -76,6 +77,7 @@ void page(const NotificationsPageContext& ctx, const Request& request, const Res
     json::object row =
         views::catalog_channel_json(c, h == health.end() ? nullptr : &*h, audience, ctx.channels.file_name());
     row["health_icon"] = health_icon(std::string_view(row["health"].as_string()));
+    add_time_fields(row, {"last_success", "last_failure"}, ctx.web.clock.system_time());
     // The page shows no settings nor secrets' states: the edit form does.
     row.erase("settings");
     row.erase("secrets");
@@ -98,7 +100,11 @@ void page(const NotificationsPageContext& ctx, const Request& request, const Res
   query.limit = kLogRows;
   if (auto rows = ctx.web.store.deliveries(query)) {
     json::array log;
-    for (const auto& d : *rows) log.push_back(views::delivery_json(d, audience));
+    for (const auto& d : *rows) {
+      json::object row = views::delivery_json(d, audience);
+      add_time_fields(row, {"created"}, ctx.web.clock.system_time());
+      log.push_back(std::move(row));
+    }
     m["deliveries"] = std::move(log);
   } else {
     m["log_error"] = rows.error().message;
