@@ -90,8 +90,6 @@ void monitor_page(const WebContext& ctx, const Request& request, const Responder
   for (auto& [k, v] : views::monitor_summary(*view, audience)) m[k] = v;
   const SystemTime now = ctx.clock.system_time();
   add_header(ctx, *view, audience, now, m);
-  // The edit form's JSON holds the whole URL (credentials included): admins only.
-  if (auto spec = ctx.catalog.api_spec(name); spec && audience == Audience::kAdmin) m["spec_json"] = *spec;
   m["uptime"] = uptime_cards(ctx, *view, now);
   if (auto certificate = certificate_card(*view, now)) m["certificate"] = std::move(*certificate);
   auto range = chart_range(request.query.count("range") ? request.query.at("range") : "24h");

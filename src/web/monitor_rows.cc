@@ -181,25 +181,33 @@ json::array grouped(std::vector<std::pair<const engine::MonitorView*, json::obje
 
 std::string render_monitor_rows(const WebContext& ctx, Audience audience, bool selectable,
                                 const ListFilter& filter) {
-  std::vector<engine::MonitorView> views = ctx.engine.monitors();
-  const size_t all = views.size();
-  std::erase_if(views, [&](const engine::MonitorView& v) { return !matches(v, filter, audience); });
-  std::stable_sort(views.begin(), views.end(),
+  std::vector<engine::MonitorView> listed = ctx.engine.monitors();
+  const size_t all = listed.size();
+  json::object m;
+  // How many are in each state, over every monitor: the line above the rows.
+  std::map<std::string, size_t> counts;
+  for (const auto& v : listed) ++counts[std::string(views::shown_code(views::shown_state(v)))];
+  json::array summary;
+  for (const char* s : {"down", "pending", "maintenance", "up", "paused"}) {
+    if (counts[s] > 0) summary.push_back(json::object{{"state", s}, {"count", counts[s]}});
+  }
+  m["summary"] = std::move(summary);
+  std::erase_if(listed, [&](const engine::MonitorView& v) { return !matches(v, filter, audience); });
+  std::stable_sort(listed.begin(), listed.end(),
                    [](const engine::MonitorView& a, const engine::MonitorView& b) {
                      return rank_of(views::shown_state(a)) < rank_of(views::shown_state(b));
                    });
-  json::object m;
-  if (views.size() > kMaxListRows) {
-    m["more"] = json::object{{"shown", kMaxListRows}, {"total", views.size()}};
-    views.resize(kMaxListRows);
+  if (listed.size() > kMaxListRows) {
+    m["more"] = json::object{{"shown", kMaxListRows}, {"total", listed.size()}};
+    listed.resize(kMaxListRows);
   }
   const SystemTime now = ctx.clock.system_time();
   const int64_t now_ms = to_unix_ms(now);
-  RowReads reads{batched_uptime(ctx.store, views, RollupResolution::kHour, now_ms - kDayMs, now_ms + 1),
-                 batched_uptime(ctx.store, views, RollupResolution::kDay, now_ms - 30 * kDayMs, now_ms + 1)};
+  RowReads reads{batched_uptime(ctx.store, listed, RollupResolution::kHour, now_ms - kDayMs, now_ms + 1),
+                 batched_uptime(ctx.store, listed, RollupResolution::kDay, now_ms - 30 * kDayMs, now_ms + 1)};
   std::vector<std::pair<const engine::MonitorView*, json::object>> rows;
-  rows.reserve(views.size());
-  for (const auto& v : views) rows.emplace_back(&v, row_json(ctx, v, audience, reads, now));
+  rows.reserve(listed.size());
+  for (const auto& v : listed) rows.emplace_back(&v, row_json(ctx, v, audience, reads, now));
   m["shown"] = rows.size();
   m["none"] = rows.empty();
   m["all"] = all;

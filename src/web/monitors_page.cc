@@ -37,26 +37,19 @@ ListFilter filter_of(const Request& request) {
                     query_value(request, "q"), query_value(request, "group") == "tag"};
 }
 
-// The filter bar's choices, with the current ones selected, and a count of each state.
+// The filter bar's choices, with the current ones selected.
 void add_filter_model(const WebContext& ctx, const ListFilter& filter, json::object& m) {
-  std::map<std::string, size_t> counts;
   std::set<std::string> tags;
-  for (const auto& v : ctx.engine.monitors()) {
-    ++counts[std::string(views::shown_code(views::shown_state(v)))];
-    tags.insert(v.config->tags.begin(), v.config->tags.end());
-  }
-  json::array states, types, tag_options, summary;
-  for (const char* s : {"down", "pending", "maintenance", "up", "paused"}) {
+  for (const auto& v : ctx.engine.monitors()) tags.insert(v.config->tags.begin(), v.config->tags.end());
+  json::array states, types, tag_options;
+  for (const char* s : {"down", "pending", "maintenance", "up", "paused"})
     states.push_back(json::object{{"value", s}, {"selected", filter.state == s}});
-    if (counts[s] > 0) summary.push_back(json::object{{"state", s}, {"count", counts[s]}});
-  }
   for (const char* t : {"http", "tcp", "tls", "dns", "icmp", "heartbeat", "job"})
     types.push_back(json::object{{"value", t}, {"selected", filter.type == t}});
   for (const auto& t : tags) tag_options.push_back(json::object{{"value", t}, {"selected", filter.tag == t}});
   m["state_options"] = std::move(states);
   m["type_options"] = std::move(types);
   m["tag_options"] = std::move(tag_options);
-  m["summary"] = std::move(summary);
   m["q"] = filter.query;
   m["by_tag"] = filter.by_tag;
 }

@@ -35,8 +35,11 @@
       return label;
     });
   }
+  // Whole seconds and up: a tick never repeats the label of the one before.
+  const kTimeIncrs = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200,
+                      86400, 172800, 604800, 1209600, 2592000];
   function xAxis() {
-    return { space: 90, values: timeValues, size: 36, gap: 6 };
+    return { space: 90, incrs: kTimeIncrs, values: timeValues, size: 36, gap: 6 };
   }
   function yAxis(format) {
     return { space: 36, size: 62, values: (u, splits) => splits.map(format || si) };

@@ -44,30 +44,41 @@
       const mean = tail.reduce((a, b) => a + b, 0) / tail.length;
       if (mean > worst) { worst = mean; best = s.key; }
     }
-    return best ? { key: best, why: "slowest" } : null;
+    return best ? { key: best, why: body.metric === "gpu_mem" ? "fullest" : "slowest" } : null;
   }
 
-  // [x, highest, lowest, median, named] from every series but the named one.
+  // [x, highest, lowest, median, named] from every series but the named one. Ranks report
+  // at their own moments, so each series holds its last value (for kHoldS at most) until
+  // its next: at every instant the band spans every rank, not the one that reported then.
+  const kHoldS = 30;
   function banded(body, named) {
-    const others = body.series.filter(s => !named || s.key !== named.key);
     const pick = body.series.find(s => named && s.key === named.key);
     const tables = body.series.map(s => [s.points.map(p => p[0] / 1000), s.points.map(p => p[1])]);
     const joined = uPlot.join(tables);
-    const xs = joined[0], hi = [], lo = [], mid = [], one = [];
+    const xs = joined[0];
+    for (let i = 1; i < joined.length; i++) {
+      let last = null, lastX = -Infinity;
+      for (let j = 0; j < xs.length; j++) {
+        if (joined[i][j] != null) { last = joined[i][j]; lastX = xs[j]; }
+        else if (last != null && xs[j] - lastX <= kHoldS) joined[i][j] = last;
+      }
+    }
+    const hi = [], lo = [], mid = [], one = [];
     const otherIdx = [], pickIdx = pick ? body.series.indexOf(pick) + 1 : -1;
     body.series.forEach((s, i) => { if (s !== pick) otherIdx.push(i + 1); });
     for (let j = 0; j < xs.length; j++) {
       const vals = otherIdx.map(i => joined[i][j]).filter(v => v != null).sort((a, b) => a - b);
       hi.push(vals.length ? vals[vals.length - 1] : null);
       lo.push(vals.length ? vals[0] : null);
-      mid.push(vals.length ? vals[Math.floor(vals.length / 2)] : null);
+      mid.push(vals.length ? vals[Math.floor((vals.length - 1) / 2)] : null);
       one.push(pickIdx > 0 ? joined[pickIdx][j] : null);
     }
-    return { data: [xs, hi, lo, mid, one], others: others.length };
+    return { data: [xs, hi, lo, mid, one], others: otherIdx.length };
   }
 
   const plots = new Map();
   let span = [Infinity, -Infinity];
+  let slow = null;
   async function refreshChart(el, named) {
     const C = window.twCharts;
     const metric = el.dataset.metric;
@@ -76,14 +87,17 @@
     const body = await response.json();
     if (body.series.length === 0) { el.textContent = "No data yet."; return; }
     const byRank = body.series[0].key.startsWith("rank ");
-    const who = byRank ? named : slowest(body);
+    // Step time names the slowest rank when no finding blames one; the other rank charts
+    // follow it, so one rank is drawn alike on each. GPU memory names the fullest GPU.
+    if (metric === "step_time" && !named) slow = slowest(body);
+    const who = byRank ? named || slow : slowest(body);
     const { data, others } = banded(body, who);
     for (const x of data[0]) { span[0] = Math.min(span[0], x); span[1] = Math.max(span[1], x); }
     const fmt = body.unit === "ms" ? C.ms : body.unit === "%" ? v => C.si(v) + "%" : C.si;
     const accent = C.dark ? "#8ab4f8" : "#0b57d0", bad = C.dark ? "#ff6b60" : "#b3261e";
     const what = byRank ? "ranks" : "GPUs";
     const series = [{ value: (u, v) => v == null ? "" : new Date(v * 1000).toISOString().slice(11, 19) + " UTC" },
-      { label: "highest of the other " + others + " " + what, stroke: "transparent", value: (u, v) => fmt(v), points: { show: false } },
+      { label: "other " + others + " " + what + ": highest", stroke: "transparent", value: (u, v) => fmt(v), points: { show: false } },
       { label: "lowest", stroke: "transparent", value: (u, v) => fmt(v), points: { show: false } },
       { label: "median", stroke: accent, width: 1.5, spanGaps: true, value: (u, v) => fmt(v) },
       { label: who ? who.key + " (" + who.why + ")" : "—", stroke: bad, width: 2.5, spanGaps: true, show: !!who,

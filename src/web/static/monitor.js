@@ -69,7 +69,8 @@
       const data = [xs, lat, failed];
       if (!plot) plot = build(data);
       else plot.setData(data);
-      plot.setScale("x", { min: body.begins, max: body.to });
+      // A monitor younger than the range is drawn from its first check, not squeezed right.
+      plot.setScale("x", { min: xs.length ? Math.max(body.begins, xs[0] - 1) : body.begins, max: body.to });
       if (note) {
         note.textContent = pts.length === 0 ? "No checks in this range yet."
           : body.begins > body.from ? "Covers what the stored checks reach: from " +
