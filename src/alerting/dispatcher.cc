@@ -555,7 +555,7 @@ void Dispatcher::test(const std::string& channel, std::function<void(TestOutcome
       const bool ok = judge_attempt(o.transport_ok, o.permanent, o.status) == AttemptVerdict::kDelivered;
       if (auto found = channels_.find(channel); found != channels_.end()) {
         std::lock_guard lock(mu_);
-        ++(ok ? found->second->health.counters.delivered : found->second->health.counters.error);
+        note_test(found->second->health, ok, o.error, clock_.system_time());
       }
       done(TestOutcome{ok, o.status, o.error, o.latency_ms});
     });

@@ -150,9 +150,9 @@ void add_heartbeat(const WebContext& ctx, const http::Request& request, Audience
                    const engine::MonitorView& view, SystemTime now, json::object& m) {
   json::object hb = views::heartbeat_json(view, audience);
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
-  // The whole ping URL only for an admin (or a server without admin tokens): whoever has
-  // it can keep the monitor up.
-  if (audience == Audience::kAdmin) {
+  // The whole ping URL only for an editor or admin (or a server without admin tokens):
+  // whoever has it can keep the monitor up.
+  if (sees_monitor_secrets(audience)) {
     hb["ping_url"] = "http://" + std::string(request.header("host")) + "/ping/" + spec.token;
   }
   Millis period = spec.period;

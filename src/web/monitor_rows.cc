@@ -179,8 +179,7 @@ json::array grouped(std::vector<std::pair<const engine::MonitorView*, json::obje
 
 }  // namespace
 
-std::string render_monitor_rows(const WebContext& ctx, Audience audience, bool selectable,
-                                const ListFilter& filter) {
+std::string render_monitor_rows(const WebContext& ctx, Audience audience, const ListFilter& filter) {
   std::vector<engine::MonitorView> listed = ctx.engine.monitors();
   const size_t all = listed.size();
   json::object m;
@@ -211,7 +210,7 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, bool s
   m["shown"] = rows.size();
   m["none"] = rows.empty();
   m["all"] = all;
-  m["selectable"] = selectable;
+  m["selectable"] = audience != Audience::kPublic;
   m["groups"] = grouped(rows, filter.by_tag);
   return render_page("part_monitor_rows", m);
 }

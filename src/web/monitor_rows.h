@@ -27,8 +27,8 @@ struct ListFilter {
   bool by_tag = false;
 };
 
-// The rows' HTML. `selectable`: a checkbox a row, for the bulk pause and resume form.
-std::string render_monitor_rows(const WebContext& ctx, Audience audience, bool selectable,
-                                const ListFilter& filter);
+// The rows' HTML for a reader of `audience`. Every reader but the public gets a box a row
+// for the bulk pause and resume form (a page without a session hides them).
+std::string render_monitor_rows(const WebContext& ctx, Audience audience, const ListFilter& filter);
 
 }  // namespace trainwatch::web

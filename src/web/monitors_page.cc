@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "http/fresh_cache.h"
 #include "views/audience.h"
 #include "views/shown_state.h"
+#include "views/write_access.h"
 #include "web/dashboard_common.h"
 #include "web/monitor_rows.h"
 #include "web/pages.h"
@@ -60,12 +63,10 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   // The table is the same for every visitor of one audience with this filter; the page
   // around it carries the visitor's session (the forms' CSRF token).
   const Audience audience = views::audience_of(&ctx.auth, request);
-  const bool selectable = session_of(ctx, request).has_value();
-  const std::string key = std::to_string(static_cast<int>(audience)) + (selectable ? "s\n" : "\n") +
-                          filter.state + '\n' + filter.type + '\n' + filter.tag + '\n' + filter.query +
+  const std::string key = filter.state + '\n' + filter.type + '\n' + filter.tag + '\n' + filter.query +
                           (filter.by_tag ? "\nt" : "");
-  auto build = [ctx, audience, selectable, filter]() -> Result<std::string> {
-    return render_monitor_rows(ctx, audience, selectable, filter);
+  auto build = [ctx, filter](Audience built_for) -> Result<std::string> {
+    return render_monitor_rows(ctx, built_for, filter);
   };
   // The live refresh (static/dashboard.js) asks for the rows alone.
   const bool rows_only = query_value(request, "part") == "rows";
@@ -74,7 +75,8 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
     m = layout_model(ctx, request, "Monitors · trainwatch");
     add_filter_model(ctx, filter, m);
   }
-  cache.get(key, build, [respond, rows_only, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
+  cache.get(audience, key, build,
+            [respond, rows_only, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
     if (!rows) {
       http::Response r =
           http::Response::problem(503, "the monitors table cannot be read: " + rows.error().message);
@@ -106,10 +108,23 @@ void bulk_form(const WebContext& ctx, const Request& request, const Responder& r
   }
   const std::string back = form["back"].starts_with("/?") ? form["back"] : std::string("/");
   if (names.empty()) return respond(redirect(back));
-  auto left = std::make_shared<std::atomic<size_t>>(names.size());
+  // Answered once every change is stored (or refused: the first refusal is the answer).
+  struct Pending {
+    std::atomic<size_t> left;
+    std::mutex mu;
+    std::optional<Error> refused;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->left = names.size();
   for (const auto& name : names) {
-    ctx.engine.set_paused(name, pause, [left, respond, back](bool) {
-      if (left->fetch_sub(1) == 1) respond(redirect(back));
+    ctx.engine.set_paused(name, pause, [pending, respond, back](const Status& stored) {
+      if (!stored && stored.error().code != "monitor.not_found") {
+        std::lock_guard lock(pending->mu);
+        if (!pending->refused) pending->refused = stored.error();
+      }
+      if (pending->left.fetch_sub(1) != 1) return;
+      std::lock_guard lock(pending->mu);
+      respond(pending->refused ? views::problem_for(*pending->refused) : redirect(back));
     });
   }
 }

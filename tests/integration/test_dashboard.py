@@ -410,3 +410,62 @@ def test_every_page_fits_a_phone(start_server, health_target, browser, tmp_path)
             if p.poll() is None:
                 p.send_signal(signal.SIGKILL)
             p.wait()
+
+
+def test_a_channel_has_a_field_per_key_and_a_test_send_shows_in_its_health(start_server, browser):
+    from receivers import HttpReceiver
+    receiver = HttpReceiver()
+    try:
+        server = start_server("monitors:" + http_monitor("gateway", 1) + AUTH_CONFIG)
+        login(browser, server)
+        browser.get(server.base + "/notifications")
+        Select(browser.find_element(By.ID, "c-type")).select_by_value("slack")
+        assert not browser.find_element(By.ID, "c-webhook-url").is_displayed(), "only slack's fields show"
+        assert browser.find_element(By.ID, "c-slack-webhook_url").get_attribute("type") == "password"
+        browser.find_element(By.ID, "c-name").send_keys("ml-slack")
+        browser.find_element(By.ID, "c-slack-webhook_url").send_keys(receiver.base + "/services/T0k3n")
+        browser.find_element(By.ID, "save-channel").click()
+        row = lambda: browser.find_element(By.XPATH, "//tr[@data-channel='ml-slack']").text
+        wait_for(lambda: browser.find_elements(By.XPATH, "//tr[@data-channel='ml-slack']"), what="the new channel")
+        assert "unknown" in row() and "never" in row()
+        assert "T0k3n" not in browser.page_source, "a secret is never shown back"
+
+        browser.find_element(By.XPATH, "//tr[@data-channel='ml-slack']//button[text()='Send a test']").click()
+        wait_for(lambda: browser.find_elements(By.ID, "notice"), what="the test's outcome")
+        assert "delivered" in browser.find_element(By.ID, "notice").text
+        assert "ok" in browser.find_element(By.XPATH, "//tr[@data-channel='ml-slack']//td[@data-label='health']").text
+        assert "never" not in browser.find_element(
+            By.XPATH, "//tr[@data-channel='ml-slack']//td[@data-field='last-success']").text
+        assert len(receiver.requests) == 1
+
+        browser.get(server.base + "/notifications/ml-slack/edit")
+        field = browser.find_element(By.ID, "c-slack-webhook_url")
+        assert field.get_attribute("value") == "" and "leave empty to keep it" in field.find_element(
+            By.XPATH, "..").text
+    finally:
+        receiver.close()
+
+
+def test_an_admin_makes_an_editor_a_token_with_the_editors_role(start_server, browser):
+    from test_people_pages import log_in
+    from test_roles import hash_password
+    server = start_server(f"""
+monitors:
+  - {{name: gateway, type: tcp, host: 127.0.0.1, port: 1, interval: 1h}}
+auth:
+  users:
+    - {{name: root, role: admin, password_hash: "{hash_password('root long password 1')}"}}
+    - {{name: ed, role: editor, password_hash: "{hash_password('ed long password 22')}"}}
+""")
+    log_in(browser, server, "root", "root long password 1")
+    browser.get(server.base + "/settings/tokens")
+    Select(browser.find_element(By.ID, "t-owner")).select_by_value("ed")
+    roles = {o.get_attribute("value"): o.get_attribute("disabled") for o in
+             Select(browser.find_element(By.ID, "t-role")).options}
+    assert roles["admin"] and not roles["editor"], "roles above the owner's are not offered"
+    browser.find_element(By.ID, "t-name").send_keys("ci")
+    browser.find_element(By.ID, "make-token").click()
+    wait_for(lambda: browser.find_elements(By.ID, "new-token-value"), what="the new token")
+    row = browser.find_element(By.XPATH, "//tr[@data-name='ci']")
+    assert "ed" in row.find_element(By.XPATH, "td[@data-field='owner']").text
+    assert "editor" in row.text
