@@ -102,7 +102,8 @@ json::value key_json(const ChannelKey& k, const std::string& text) {
 }
 
 // The chosen type's fields into `out`; a key also written in a text area is an error.
-std::optional<ChannelFormError> read_fields(const std::map<std::string, std::string>& form, json::object& out) {
+std::optional<ChannelFormError> read_fields(const std::map<std::string, std::string>& form,
+                                            json::object& out) {
   const std::string type = field_value(form, "type");
   for (const ChannelKey& k : channel_keys()) {
     if (type != k.type) continue;
@@ -110,8 +111,9 @@ std::optional<ChannelFormError> read_fields(const std::map<std::string, std::str
     const std::string text = trim(field_value(form, name.c_str()));
     if (text.empty()) continue;
     if (out.contains(k.key)) {
-      return ChannelFormError{k.secret ? "secrets" : "settings",
-                              std::string(k.key) + ": found it in its field and in the text area; expected it once"};
+      return ChannelFormError{
+          k.secret ? "secrets" : "settings",
+          std::string(k.key) + ": found it in its field and in the text area; expected it once"};
     }
     out[k.key] = key_json(k, text);
   }

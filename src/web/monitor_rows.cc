@@ -42,19 +42,25 @@ std::string lower(std::string text) {
   return text;
 }
 
-// What the search box matches: the name, the target as this reader sees it, the tags.
-std::string search_text(const engine::MonitorView& v, Audience audience) {
-  std::string text = v.config->name + ' ' + describe_target(*v.config, audience);
+// A list is a glance: its targets are their public form (no credentials, no query) for
+// every reader; the monitor's page shows the rest to those who may see it.
+std::string list_target(const engine::MonitorView& v) {
+  return describe_target(*v.config, Audience::kPublic);
+}
+
+// What the search box matches: the name, the target as the list shows it, the tags.
+std::string search_text(const engine::MonitorView& v) {
+  std::string text = v.config->name + ' ' + list_target(v);
   for (const auto& tag : v.config->tags) text += ' ' + tag;
   return lower(std::move(text));
 }
 
-bool matches(const engine::MonitorView& v, const ListFilter& f, Audience audience) {
+bool matches(const engine::MonitorView& v, const ListFilter& f) {
   const auto& tags = v.config->tags;
   return (f.state.empty() || views::shown_code(views::shown_state(v)) == f.state) &&
          (f.type.empty() || to_string(v.config->type) == f.type) &&
          (f.tag.empty() || std::find(tags.begin(), tags.end(), f.tag) != tags.end()) &&
-         (f.query.empty() || search_text(v, audience).find(lower(f.query)) != std::string::npos);
+         (f.query.empty() || search_text(v).find(lower(f.query)) != std::string::npos);
 }
 
 // The rollups of every listed checked monitor, in batches the store takes (heartbeats
@@ -118,8 +124,8 @@ void add_history(const WebContext& ctx, const engine::MonitorView& v, const RowR
   }
   row["beats_html"] = beats_html(beats, kBeats);  // escaped where it is made
   Sparkline spark = sparkline(beats);
-  row["spark_path"] = std::move(spark.path);
-  row["spark_label"] = std::move(spark.label);
+  row["spark_path"] = spark.path;
+  row["spark_label"] = spark.label;
 }
 
 json::object row_json(const WebContext& ctx, const engine::MonitorView& v, Audience audience,
@@ -127,12 +133,12 @@ json::object row_json(const WebContext& ctx, const engine::MonitorView& v, Audie
   json::object row;
   row["name"] = v.config->name;
   row["type"] = to_string(v.config->type);
-  row["target"] = describe_target(*v.config, audience);
+  row["target"] = list_target(v);
   json::array tags;
   for (const auto& tag : v.config->tags) tags.emplace_back(tag);
   row["has_tags"] = !tags.empty();
   row["tags"] = std::move(tags);
-  row["search"] = search_text(v, audience);
+  row["search"] = search_text(v);
   const ShownState shown = views::shown_state(v);
   row["status"] = views::shown_code(shown);
   row["status_word"] = views::shown_word(shown);
@@ -147,7 +153,7 @@ json::object row_json(const WebContext& ctx, const engine::MonitorView& v, Audie
   if (!v.state.last_error.empty()) {
     std::string error = cause_for(v.state.last_error, audience);
     std::replace(error.begin(), error.end(), '\n', ' ');
-    row["last_error"] = std::move(error);
+    row["last_error"] = error;
   }
   add_history(ctx, v, reads, now, row);
   return row;
@@ -191,7 +197,7 @@ std::string render_monitor_rows(const WebContext& ctx, Audience audience, const 
     if (counts[s] > 0) summary.push_back(json::object{{"state", s}, {"count", counts[s]}});
   }
   m["summary"] = std::move(summary);
-  std::erase_if(listed, [&](const engine::MonitorView& v) { return !matches(v, filter, audience); });
+  std::erase_if(listed, [&](const engine::MonitorView& v) { return !matches(v, filter); });
   std::stable_sort(listed.begin(), listed.end(),
                    [](const engine::MonitorView& a, const engine::MonitorView& b) {
                      return rank_of(views::shown_state(a)) < rank_of(views::shown_state(b));

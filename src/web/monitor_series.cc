@@ -78,6 +78,7 @@ std::vector<SeriesPoint> bucket_results(std::span<const CheckResult> results, in
     }
   }
   std::vector<SeriesPoint> out;
+  out.reserve(sums.size());
   for (const auto& [start, s] : sums) {
     out.push_back(SeriesPoint{
         start / 1000, s.ok > 0 ? std::optional(s.ms / static_cast<double>(s.ok)) : std::nullopt, s.failed});

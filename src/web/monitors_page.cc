@@ -77,21 +77,21 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   }
   cache.get(audience, key, build,
             [respond, rows_only, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
-    if (!rows) {
-      http::Response r =
-          http::Response::problem(503, "the monitors table cannot be read: " + rows.error().message);
-      r.headers.emplace_back("Retry-After", "1");
-      return respond(std::move(r));
-    }
-    if (rows_only) {
-      http::Response r = html(200, "");
-      r.shared_body = *rows;
-      r.headers.emplace_back("Cache-Control", "no-store");
-      return respond(std::move(r));
-    }
-    m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
-    respond(html(200, render_page("monitors", m)));
-  });
+              if (!rows) {
+                http::Response r = http::Response::problem(
+                    503, "the monitors table cannot be read: " + rows.error().message);
+                r.headers.emplace_back("Retry-After", "1");
+                return respond(std::move(r));
+              }
+              if (rows_only) {
+                http::Response r = html(200, "");
+                r.shared_body = *rows;
+                r.headers.emplace_back("Cache-Control", "no-store");
+                return respond(std::move(r));
+              }
+              m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
+              respond(html(200, render_page("monitors", m)));
+            });
 }
 
 // Pause or resume every monitor picked in the list ("pick.<name>" boxes), then back to

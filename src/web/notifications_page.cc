@@ -42,7 +42,7 @@ struct ChannelFormModel {
   bool is_default = false;
   std::string settings;
   std::map<std::string, std::string> fields;  // the chosen type's readable fields, "k.<type>.<key>"
-  json::object secrets;  // key -> "set" / "not set" (edit only)
+  json::object secrets;                       // key -> "set" / "not set" (edit only)
   bool editing = false;
   std::string error;
   std::string error_field;
@@ -61,13 +61,19 @@ json::object form_json(const ChannelFormModel& f) {
   json::array keys;
   for (const ChannelKey& k : channel_keys()) {
     const std::string name = std::string(k.secret ? "s." : "k.") + k.type + "." + k.key;
-    json::object o{{"type", k.type},         {"name", name},     {"id", "c-" + std::string(k.type) + "-" + k.key},
-                   {"label", k.label},       {"key", k.key},     {"secret", k.secret},
-                   {"placeholder", k.placeholder}, {"area", k.kind == ChannelKeyKind::kMap && !k.secret},
+    json::object o{{"type", k.type},
+                   {"name", name},
+                   {"id", "c-" + std::string(k.type) + "-" + k.key},
+                   {"label", k.label},
+                   {"key", k.key},
+                   {"secret", k.secret},
+                   {"placeholder", k.placeholder},
+                   {"area", k.kind == ChannelKeyKind::kMap && !k.secret},
                    {"shown", f.type == k.type}};
     if (auto it = f.fields.find(name); it != f.fields.end() && !k.secret) o["value"] = it->second;
     if (k.secret && f.type == k.type && f.secrets.contains(k.key))
-      o["state"] = std::string(f.secrets.at(k.key).as_string()) + (f.editing ? "; leave empty to keep it" : "");
+      o["state"] =
+          std::string(f.secrets.at(k.key).as_string()) + (f.editing ? "; leave empty to keep it" : "");
     if (k.kind == ChannelKeyKind::kChoice || k.kind == ChannelKeyKind::kBoolean) {
       json::array options{json::object{{"value", ""}, {"label", "default"}}};
       std::string list = k.options;
@@ -84,9 +90,9 @@ json::object form_json(const ChannelFormModel& f) {
     }
     keys.push_back(std::move(o));
   }
-  json::object out{{"keys", std::move(keys)}, {"action", f.action},           {"name", f.name},         {"types", std::move(types)},
-                   {"default", f.is_default},      {"settings", f.settings}, {"editing", f.editing},
-                   {"secrets", std::move(secrets)}};
+  json::object out{{"keys", std::move(keys)},   {"action", f.action},           {"name", f.name},
+                   {"types", std::move(types)}, {"default", f.is_default},      {"settings", f.settings},
+                   {"editing", f.editing},      {"secrets", std::move(secrets)}};
   if (!f.error.empty()) out["error"] = json::object{{"text", f.error}, {"field", f.error_field}};
   return out;
 }

@@ -43,15 +43,15 @@ void page(const PeoplePagesContext& ctx, const Request& request, const Responder
   roles.push_back(json::object{{"value", ""}, {"label", "the owner's role"}, {"selected", true}});
   for (auth::Role r : {auth::Role::kViewer, auth::Role::kEditor, auth::Role::kAdmin}) {
     if (auth::allows(who.role, r))
-      roles.push_back(json::object{{"value", auth::role_name(r)}, {"label", auth::role_name(r)}, {"selected", false}});
+      roles.push_back(
+          json::object{{"value", auth::role_name(r)}, {"label", auth::role_name(r)}, {"selected", false}});
   }
   m["roles"] = std::move(roles);
   if (admin) {
     json::array owners;
     for (const auto& user : ctx.web.auth.users()) {
-      owners.push_back(json::object{{"name", user.name},
-                                    {"role", auth::role_name(user.role)},
-                                    {"selected", user.name == who.user}});
+      owners.push_back(json::object{
+          {"name", user.name}, {"role", auth::role_name(user.role)}, {"selected", user.name == who.user}});
     }
     m["owners"] = std::move(owners);
   }
@@ -92,8 +92,10 @@ void create(const PeoplePagesContext& ctx, const Request& request, const Respond
   if (owner.empty())
     return refuse("owner: a token belongs to a user; name one (you logged in with an admin token)");
   // No role picked: the owner's own.
-  std::optional<auth::Role> role = form["role"].empty() ? ctx.web.auth.role_of(owner) : auth::parse_role(form["role"]);
-  if (!role && form["role"].empty()) return refuse("owner: found '" + owner + "'; expected the name of a user");
+  std::optional<auth::Role> role =
+      form["role"].empty() ? ctx.web.auth.role_of(owner) : auth::parse_role(form["role"]);
+  if (!role && form["role"].empty())
+    return refuse("owner: found '" + owner + "'; expected the name of a user");
   if (!role) return refuse("role: found '" + form["role"] + "'; expected viewer, editor or admin");
   const Expiry expiry = parse_expiry(form["expires"]);
   if (!expiry.error.empty()) return refuse(expiry.error);

@@ -137,19 +137,6 @@ def test_the_list_shows_recent_checks_uptime_and_updates_by_itself(start_server,
         whole_page(browser, "dashboard-phone", PHONE)
         browser.set_window_size(*DESK)
 
-        # Several paused at once, and resumed at once.
-        for name in ("rank0-health", "chat-server"):
-            browser.find_element(By.CSS_SELECTOR, f'input[name="pick.{name}"]').click()
-        browser.find_element(By.ID, "bulk-pause").click()
-        for name in ("rank0-health", "chat-server"):
-            server.wait_status(name, "paused")
-        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'input[name="pick.flaky"]'), what="the list again")
-        for name in ("rank0-health", "chat-server", "flaky"):
-            browser.find_element(By.CSS_SELECTOR, f'input[name="pick.{name}"]').click()
-        browser.find_element(By.ID, "bulk-resume").click()
-        for name in ("rank0-health", "chat-server", "flaky"):
-            wait_for(lambda: server.monitor(name)["status"] != "paused", what=f"{name} resumed")
-
         # The monitor's page: uptime per range, a chart with ranges, events, no raw times.
         browser.get(server.base + "/monitors/rank0-health")
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#chart canvas"), what="the chart")
@@ -165,6 +152,21 @@ def test_the_list_shows_recent_checks_uptime_and_updates_by_itself(start_server,
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#chart canvas"), what="the chart on a phone")
         assert browser.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
         whole_page(browser, "monitor-phone", PHONE)
+        browser.set_window_size(*DESK)
+        browser.get(server.base + "/")
+
+        # Several paused at once, and resumed at once.
+        for name in ("rank0-health", "chat-server"):
+            browser.find_element(By.CSS_SELECTOR, f'input[name="pick.{name}"]').click()
+        browser.find_element(By.ID, "bulk-pause").click()
+        for name in ("rank0-health", "chat-server"):
+            server.wait_status(name, "paused")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, 'input[name="pick.flaky"]'), what="the list again")
+        for name in ("rank0-health", "chat-server", "flaky"):
+            browser.find_element(By.CSS_SELECTOR, f'input[name="pick.{name}"]').click()
+        browser.find_element(By.ID, "bulk-resume").click()
+        for name in ("rank0-health", "chat-server", "flaky"):
+            wait_for(lambda: server.monitor(name)["status"] != "paused", what=f"{name} resumed")
     finally:
         flaky.close()
 
