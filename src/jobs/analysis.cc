@@ -14,6 +14,7 @@
 #include "core/duration.h"
 #include "core/rank_rule.h"
 #include "core/time_format.h"
+#include "jobs/gpu_findings.h"
 #include "jobs/rank_place.h"
 #include "jobs/rank_set.h"
 
@@ -22,6 +23,9 @@ namespace {
 
 // Attribution order of each kind of down finding (see analysis.h).
 enum Order : int {
+  // A fault of the node's hardware (jobs/gpu_findings.h: a GPU off the bus, an XID that
+  // needs a reset, a link down) explains the ranks that vanished or failed with it.
+  kOrderHardware = 90,
   kOrderGone = 100,
   kOrderNodeSilent = 200,
   kOrderStopped = 300,
@@ -30,7 +34,6 @@ enum Order : int {
   kOrderStartup = 450,
   kOrderNumbers = 500,
   kOrderCheckpoint = 550,
-  kOrderGpu = 600,
   kOrderFailed = 700,
   kOrderMissing = 800,
   kOrderRestarting = 900,
@@ -694,48 +697,6 @@ void unwatched_node_findings(const Context& c, const std::string& name, const No
                  kOrderWarning, n.last_seen + c.silent_after(n)});
 }
 
-void gpu_findings(const Context& c, const std::string& name, const NodeRecord& n, std::vector<Finding>& out) {
-  for (const auto& g : n.gpus) {
-    std::string gpu = "GPU " + std::to_string(g.index) + " on " + name;
-    if (g.lost)
-      out.push_back(
-          {"gpu_lost", Severity::kDown, {}, name, gpu + " has fallen off the bus", kOrderGpu, n.last_seen});
-    if (g.ecc_uncorrected > 0) {
-      out.push_back({"gpu_ecc",
-                     Severity::kDown,
-                     {},
-                     name,
-                     gpu + " has " + std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors",
-                     kOrderGpu + 1,
-                     n.last_seen});
-    }
-    if (g.last_xid) {
-      std::string text = gpu + " reported XID " + std::to_string(g.last_xid);
-      if (g.last_xid_critical) {
-        out.push_back({"gpu_xid", Severity::kDown, {}, name, text, kOrderGpu + 2, n.last_seen});
-      } else {
-        out.push_back({"gpu_xid",
-                       Severity::kWarning,
-                       {},
-                       name,
-                       text + " (usually the application's own fault)",
-                       kOrderWarning,
-                       n.last_seen});
-      }
-    }
-    if (g.memory_total && g.memory_pct() >= c.t.gpu_memory_pct) {
-      out.push_back({"gpu_memory",
-                     Severity::kWarning,
-                     {},
-                     name,
-                     gpu + " memory " + fmt("%.1f%%", g.memory_pct()) +
-                         " >= " + fmt("%g%%", c.t.gpu_memory_pct) + " (out-of-memory risk)",
-                     kOrderWarning,
-                     n.last_seen});
-    }
-  }
-}
-
 void disk_and_memory_findings(const Context& c, const std::string& name, const NodeRecord& n,
                               std::vector<Finding>& out) {
   for (const auto& d : n.disks) {
@@ -831,7 +792,8 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
       continue;
     }
     unwatched_node_findings(c, name, n, out);
-    gpu_findings(c, name, n, out);
+    gpu_findings(c.job, name, n, c.t, {kOrderHardware, kOrderWarning}, out);
+    fabric_findings(c.job, name, n, {kOrderHardware, kOrderWarning}, out);
     disk_and_memory_findings(c, name, n, out);
     rendezvous_findings(c, name, n, out);
   }
@@ -1111,6 +1073,7 @@ void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting,
   missing_findings(c, spec.world_size, f);
   if (!checkpointing && !starting) {
     straggler_findings(c, f);
+    explain_slow_gpus(c.job, f);
     throughput_findings(c, f);
   }
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
