@@ -224,9 +224,10 @@ void write_fabric_metrics(const NodeSnapshot& node, PrometheusWriter& m) {
     for (const auto& p : node.fabric.value->ports) {
       const std::string port = std::to_string(p.port);
       if (auto v = metric.get(p))
-        m.sample(metric.name,
-                 {{"device", p.device}, {"port", port}, {"link_layer", p.link_layer}, {"training_job", node.job}},
-                 *v);
+        m.sample(
+            metric.name,
+            {{"device", p.device}, {"port", port}, {"link_layer", p.link_layer}, {"training_job", node.job}},
+            *v);
     }
   }
 }

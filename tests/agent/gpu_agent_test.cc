@@ -259,9 +259,10 @@ TEST_F(GpuAgentTest, InfinibandPortsFromTheSysfsTree) {
   EXPECT_TRUE(
       has(h, "warnings", "ib_link_downed", "InfiniBand port mlx5_0/1 went down 2 times in the last 10 min"))
       << json::serialize(h);
-  EXPECT_NE(metrics().find(
-                R"(trainwatch_ib_link_downed_total{device="mlx5_0",port="1",link_layer="InfiniBand",training_job="job"} 2)"),
-            std::string::npos);
+  EXPECT_NE(
+      metrics().find(
+          R"(trainwatch_ib_link_downed_total{device="mlx5_0",port="1",link_layer="InfiniBand",training_job="job"} 2)"),
+      std::string::npos);
   clock_.advance(kFabricWindow);
   h = sample_after_probes();
   EXPECT_FALSE(has(h, "warnings", "ib_link_downed", "mlx5_0/1"))
