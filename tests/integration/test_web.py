@@ -137,7 +137,9 @@ auth:
 def test_login_and_logout(start_server, health_target, browser):
     server = start_server("monitors:" + http_monitor("rank0-health", health_target.port) + AUTH_CONFIG)
     login(browser, server, token="not-the-token-at-all")
-    assert "not an admin token" in browser.find_element(By.ID, "login-error").text
+    # The click returns before the form's answer has replaced the page under load.
+    error = wait_for(lambda: browser.find_elements(By.ID, "login-error"), what="the login error")
+    assert "not an admin token" in error[0].text
 
     login(browser, server)
     wait_for(lambda: browser.find_elements(By.ID, "logout"), what="the logout button")
