@@ -15,6 +15,7 @@
 #include "core/rank_rule.h"
 #include "core/time_format.h"
 #include "jobs/analysis_context.h"
+#include "jobs/gpu_findings.h"
 #include "jobs/node_findings.h"
 #include "jobs/pace_findings.h"
 #include "jobs/rank_place.h"
@@ -402,6 +403,7 @@ void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting,
   missing_findings(c, spec.world_size, f);
   if (!checkpointing && !starting) {
     straggler_findings(c, f);
+    explain_slow_gpus(c.job, f);
     throughput_findings(c, f);
   }
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
