@@ -263,7 +263,7 @@ std::vector<alerting::Channel> ServerApp::build_alerting() {
   std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
   std::vector<alerting::Channel> channels = alerting::build_channels(merged, channel_errors);
   alert_timers_ = std::make_unique<AsioTimers>(alert_io_, clock_);
-  transport_ = std::make_unique<alerting::Transport>(alert_io_);
+  transport_ = std::make_unique<alerting::Transport>(alert_io_, config_.server.allow_local_channel_targets);
   auto uniform = [this] {
     return std::uniform_real_distribution<double>(0.0, 1.0)(random_engine_);  // alert thread only
   };
@@ -604,6 +604,7 @@ void ServerApp::reload() {
   // The planner, the dispatcher and the monitor catalog get the file's channels merged
   // with the API's (apply_channels).
   channel_catalog_->set_file(next.config->notifications);
+  transport_->allow_local_targets(next.config->server.allow_local_channel_targets);
   maintenance_->set_yaml(next.config->maintenance);
   log_ping_urls(*next.config, host_, server_->port());
   status_pages_->set(next.config->status_pages);

@@ -202,6 +202,8 @@ void save_form(const NotificationsPageContext& ctx, const Request& request, cons
 }
 
 void edit_page(const NotificationsPageContext& ctx, const Request& request, const Responder& respond) {
+  // Its settings are where the channel sends: for admins only, like its target.
+  if (!page_reader(ctx.web, request, respond, auth::Role::kAdmin)) return;
   const std::string& name = request.params.at("name");
   auto found = ctx.channels.find(name);
   if (!found) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
@@ -210,7 +212,6 @@ void edit_page(const NotificationsPageContext& ctx, const Request& request, cons
         "channel.read_only",
         "'" + name + "' comes from " + ctx.channels.file_name() + " and is read-only here; edit it there")));
   }
-  if (!session_of(ctx.web, request)) return respond(redirect("/login"));
   page(ctx, request, respond, {}, *edit_model(ctx, name));
 }
 
@@ -231,6 +232,9 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, cons
   // It stores nothing of its own: its answer waits for the record of who asked.
   Responder answer = respond;
   if (!form_allowed_recorded(ctx.web, request, form, respond, auth::Role::kEditor, answer)) return;
+  // The receiver's answer is for admins (test_channel in api/notification_routes.cc).
+  const auto session = session_of(ctx.web, request);
+  const bool admin = session && auth::allows(session->who.role, auth::Role::kAdmin);
   const std::string name = request.params.at("name");
   if (!ctx.channels.find(name)) {
     return answer(Response::problem(404, "no notification channel named '" + name + "'"));
@@ -242,10 +246,10 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, cons
         json::object{{"ok", false},
                      {"text", "Too many test messages on " + name + "; try again in " + seconds + " s"}});
   }
-  ctx.dispatcher.test(name, [ctx, request, answer, name](alerting::TestOutcome o) {
+  ctx.dispatcher.test(name, [ctx, request, answer, name, admin](alerting::TestOutcome o) {
     std::string text = o.ok ? "Test message delivered on " + name : "Test message on " + name + " failed";
     if (o.status != 0) text += " (HTTP " + std::to_string(o.status) + ")";
-    if (!o.error.empty()) text += ": " + o.error;
+    if (!o.ok) text += ": " + (admin && !o.error.empty() ? o.error : std::string(o.reason));
     page(ctx, request, answer, json::object{{"ok", o.ok}, {"text", text}});
   });
 }

@@ -27,6 +27,8 @@ PASSWORD = "a long first password"
 
 def config():
     return f"""
+server:
+  allow_local_channel_targets: true   # the test sends go to a receiver on loopback
 auth:
   admin_tokens: ["{ADMIN}"]
 monitors:

@@ -22,6 +22,8 @@ def config(receiver, monitors=""):
     return f"""
 auth:
   admin_tokens: ["{TOKEN}"]
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: oncall, type: webhook, url: "{receiver.base}/file-hook"}}
 monitors:

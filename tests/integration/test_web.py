@@ -224,6 +224,8 @@ def test_notifications_page_shows_channel_health_the_delivery_log_and_sends_a_te
     try:
         server = start_server("monitors:" + http_monitor("rank0-health", health_target.port, "    notify: [hook]")
                               + AUTH_CONFIG + f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - name: hook
     type: webhook
