@@ -39,6 +39,9 @@ struct Engine::PendingChange {
   uint64_t id = 0;      // matches the store's answer to this change, not a later one
   RecordResult record;  // written again as it is until it commits
   int attempts = 0;     // writes of it the store refused
+  // A pause or resume saved the monitor's state while this change committed: that save
+  // held the state before it, so the state it shows is saved again once it commits.
+  bool state_saved_meanwhile = false;
   // Destroyed with the change: a dropped change is never retried.
   std::unique_ptr<Timer> retry;
 };
@@ -58,6 +61,7 @@ struct Engine::Runtime {
   // The newest quiet success (recorded off the io thread), not yet folded into `state`
   // and `last_result`: the io thread alone writes those.
   std::optional<CheckResult> quiet_success;
+  std::optional<SystemTime> maintenance_until;  // MonitorView's, kept by sweep_maintenance
   // This monitor's entries in metrics_ (map nodes do not move), so counting a result
   // looks nothing up.
   CheckCounts* counts = nullptr;

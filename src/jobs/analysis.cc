@@ -15,6 +15,7 @@
 #include "core/rank_rule.h"
 #include "core/time_format.h"
 #include "jobs/analysis_context.h"
+#include "jobs/gpu_findings.h"
 #include "jobs/loss_findings.h"
 #include "jobs/node_findings.h"
 #include "jobs/pace_findings.h"
@@ -416,6 +417,7 @@ void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting,
   if (!paused && !starting && !tally.off_pace) {
     const size_t before = f.size();
     straggler_findings(c, f);
+    explain_slow_gpus(c.job, f);
     // A straggler explains the job's slower pace: the drop is its finding, not a second one.
     if (f.size() == before) {
       StallSense sense = stall_sense(c);

@@ -19,6 +19,9 @@ namespace trainwatch::jobs::rules {
 
 // Attribution order of each kind of down finding (see analysis.h).
 enum Order : int {
+  // A fault of the node's hardware (jobs/gpu_findings.h: a GPU off the bus, an XID that
+  // needs a reset, a link down) explains the ranks that vanished or failed with it.
+  kOrderHardware = 90,
   kOrderGone = 100,
   kOrderNodeSilent = 200,
   kOrderStopped = 300,
@@ -27,7 +30,6 @@ enum Order : int {
   kOrderStartup = 450,
   kOrderNumbers = 500,
   kOrderCheckpoint = 550,
-  kOrderGpu = 600,
   kOrderFailed = 700,
   kOrderMissing = 800,
   kOrderRestarting = 900,

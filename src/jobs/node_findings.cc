@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/duration.h"
+#include "jobs/gpu_findings.h"
 #include "jobs/rank_set.h"
 
 namespace trainwatch::jobs::rules {
@@ -195,48 +196,6 @@ void unwatched_node_findings(const Context& c, const std::string& name, const No
                  kOrderWarning, n.last_seen + c.silent_after(n)});
 }
 
-void gpu_findings(const Context& c, const std::string& name, const NodeRecord& n, std::vector<Finding>& out) {
-  for (const auto& g : n.gpus) {
-    std::string gpu = "GPU " + std::to_string(g.index) + " on " + name;
-    if (g.lost)
-      out.push_back(
-          {"gpu_lost", Severity::kDown, {}, name, gpu + " has fallen off the bus", kOrderGpu, n.last_seen});
-    if (g.ecc_uncorrected > 0) {
-      out.push_back({"gpu_ecc",
-                     Severity::kDown,
-                     {},
-                     name,
-                     gpu + " has " + std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors",
-                     kOrderGpu + 1,
-                     n.last_seen});
-    }
-    if (g.last_xid) {
-      std::string text = gpu + " reported XID " + std::to_string(g.last_xid);
-      if (g.last_xid_critical) {
-        out.push_back({"gpu_xid", Severity::kDown, {}, name, text, kOrderGpu + 2, n.last_seen});
-      } else {
-        out.push_back({"gpu_xid",
-                       Severity::kWarning,
-                       {},
-                       name,
-                       text + " (usually the application's own fault)",
-                       kOrderWarning,
-                       n.last_seen});
-      }
-    }
-    if (g.memory_total && g.memory_pct() >= c.t.gpu_memory_pct) {
-      out.push_back({"gpu_memory",
-                     Severity::kWarning,
-                     {},
-                     name,
-                     gpu + " memory " + fmt("%.1f%%", g.memory_pct()) +
-                         " >= " + fmt("%g%%", c.t.gpu_memory_pct) + " (out-of-memory risk)",
-                     kOrderWarning,
-                     n.last_seen});
-    }
-  }
-}
-
 void disk_and_memory_findings(const Context& c, const std::string& name, const NodeRecord& n,
                               std::vector<Finding>& out) {
   for (const auto& d : n.disks) {
@@ -334,7 +293,8 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
       continue;
     }
     unwatched_node_findings(c, name, n, out);
-    gpu_findings(c, name, n, out);
+    gpu_findings(c.job, name, n, c.t, {kOrderHardware, kOrderWarning}, out);
+    fabric_findings(c.job, name, n, {kOrderHardware, kOrderWarning}, out);
     disk_and_memory_findings(c, name, n, out);
     rendezvous_findings(c, name, n, out);
   }

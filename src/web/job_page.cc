@@ -10,7 +10,9 @@
 #include "views/job_views.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
+#include "web/job_gpus.h"
 #include "web/pages.h"
+#include "web/time_text.h"
 
 namespace trainwatch::web {
 namespace {
@@ -47,6 +49,7 @@ std::string rank_label(const json::object& r) {
     std::snprintf(buffer, sizeof buffer, "; %.1f ms a step", r.at("step_time_ms").to_number<double>());
     label += buffer;
   }
+  if (const std::string gpu = rank_gpu_text(r); !gpu.empty()) label += "; " + gpu;
   label += "; last seen " + text_of(r.at("last_seen"));
   if (!r.at("error").is_null()) label += "; error: " + text_of(r.at("error"));
   return label;
@@ -108,8 +111,9 @@ void add_ledger(json::object& m) {
                      {"cause", i.at("cause")},
                      {"detail", i.at("detail")},
                      {"failed_at", i.at("failed_at")},
-                     {"detect_s", std::to_string(i.at("detect_ms").to_number<int64_t>() / 1000)},
-                     {"restart_s", std::to_string(i.at("restart_ms").to_number<int64_t>() / 1000)},
+                     {"failed_utc", utc_text_of(i.at("failed_at").as_string())},
+                     {"detect_s", duration_words(Millis(i.at("detect_ms").to_number<int64_t>()))},
+                     {"restart_s", duration_words(Millis(i.at("restart_ms").to_number<int64_t>()))},
                      {"steps_lost", i.at("steps_lost").is_null() ? json::value("?")
                                                                  : json::value(text_of(i.at("steps_lost")))},
                      {"gpu_hours", cost},
@@ -140,6 +144,10 @@ void add_runs(json::object& m) {
         {"launcher_attempt", a.at("launcher_attempt")},
         {"started", a.at("started")},
         {"ended", a.at("ended")},
+        {"started_utc", a.at("started").is_string() ? json::value(utc_text_of(a.at("started").as_string()))
+                                                    : json::value(nullptr)},
+        {"ended_utc", a.at("ended").is_string() ? json::value(utc_text_of(a.at("ended").as_string()))
+                                                : json::value(nullptr)},
         {"outcome", outcome.is_null() ? json::value("current") : outcome},
         {"cause", a.at("cause")},
         {"max_step", a.at("max_step").is_null() ? json::value("") : json::value(text_of(a.at("max_step")))}});
@@ -234,7 +242,7 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     auto it = cells_by_node.find(text_of(node.at("name")));
     node["cells"] = it == cells_by_node.end() ? json::array() : std::move(it->second);
     if (it != cells_by_node.end()) cells_by_node.erase(it);
-    node["last_seen_age_s"] = node.at("last_seen_age_ms").to_number<int64_t>() / 1000;
+    node["last_seen_age"] = duration_words(Millis(node.at("last_seen_age_ms").to_number<int64_t>()));
     json::array gpus;
     for (const auto& gv : node.at("gpus").as_array()) {
       const json::object& g = gv.as_object();
@@ -245,10 +253,16 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
       gpus.push_back(json::string(text));
     }
     node["gpu_text"] = std::move(gpus);
+    node["gpu_rows"] = gpu_rows(node, m.at("ranks").as_array());
+    node["ib_rows"] = ib_port_rows(node);
+    node["has_gpus"] = !node.at("gpu_rows").as_array().empty();
+    node["has_ib_ports"] = !node.at("ib_rows").as_array().empty();
     nodes.push_back(std::move(node));
   }
   m["rank_count"] = snapshot.rank_count;
   m["node_count"] = snapshot.node_count;
+  const SystemTime now = ctx.clock.system_time();
+  for (auto& f : m["findings"].as_array()) add_time_fields(f.as_object(), {"since"}, now);
   json::array legend;
   for (const auto& [health, count] : snapshot.rank_summary.counts)
     counts[std::string(jobs::to_string(health))] = static_cast<int>(count);
