@@ -86,3 +86,13 @@ def test_a_component_missing_from_the_diagram_fails_the_check(tmp_path):
     result = check_layers(root)
     assert result.returncode == 1
     assert "component `probes` is missing from the diagram" in result.stderr, result.stderr
+
+
+def test_a_source_comment_naming_a_file_that_is_gone_fails_the_check(tmp_path):
+    root = copy_of_the_tree(tmp_path)
+    header = root / "src/net/http_connection.h"
+    header.write_text(header.read_text().replace("(cluster/replica_peers.h)", "(cluster/peer_forwarder.h)"))
+    result = subprocess.run(["/usr/bin/python3", str(SCRIPT), "--root", str(root), "--comments-in", "src",
+                             "docs/architecture.md"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "src/net/http_connection.h:4: the comment names `cluster/peer_forwarder.h`" in result.stderr, result.stderr
