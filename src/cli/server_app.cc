@@ -598,8 +598,8 @@ void ServerApp::reload() {
   }
   // config_ is what started: the keys read only then still hold its values.
   for (const std::string& key : keys_needing_restart(config_, *next.config)) {
-    spdlog::warn("reload: {} changed in {}, but is read only at start; restart trainwatch serve to apply it", key,
-                 path);
+    spdlog::warn("reload: {} changed in {}, but is read only at start; restart trainwatch serve to apply it",
+                 key, path);
   }
   spdlog::info("reloaded {}: {} monitors", path, next.config->monitors.size());
   pruner_->set_keep_raw(next.config->retention.raw);

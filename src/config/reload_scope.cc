@@ -13,8 +13,9 @@ bool same_oidc(const std::optional<OidcConfig>& a, const std::optional<OidcConfi
     if (x.group != y.group || x.role != y.role) return false;
   }
   return a->issuer == b->issuer && a->client_id == b->client_id && a->client_secret == b->client_secret &&
-         a->redirect_url == b->redirect_url && a->scopes == b->scopes && a->username_claim == b->username_claim &&
-         a->groups_claim == b->groups_claim && a->button_text == b->button_text;
+         a->redirect_url == b->redirect_url && a->scopes == b->scopes &&
+         a->username_claim == b->username_claim && a->groups_claim == b->groups_claim &&
+         a->button_text == b->button_text;
 }
 
 }  // namespace

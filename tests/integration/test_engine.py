@@ -290,7 +290,7 @@ def test_a_reload_names_each_changed_key_it_can_apply_only_at_a_restart(start_se
     server.config_path.write_text(
         "store:\n  url: postgresql://trainwatch@db.example/trainwatch\n"
         "server:\n  max_connections_per_address: 16\n"
-        "retention:\n  raw: 2d\n"
+        "retention:\n  raw: 30d\n"
         "monitors:\n  - {name: nightly, type: heartbeat, period: 1h, token: nightly-token-0123}\n"
         "  - {name: hourly, type: heartbeat, period: 1h, token: hourly-token-01234}\n")
     server.reload()
@@ -299,6 +299,6 @@ def test_a_reload_names_each_changed_key_it_can_apply_only_at_a_restart(start_se
     restart = "but is read only at start; restart trainwatch serve to apply it"
     assert f"reload: store.url changed in {server.config_path}, {restart}" in log, log
     assert f"reload: server.max_connections_per_address changed in {server.config_path}, {restart}" in log, log
-    assert "retention.raw changed" not in log  # applied: the next prune keeps two days
+    assert "retention.raw changed" not in log  # applied: the next prune keeps thirty days
     # Still the SQLite store it started with: pings are answered and kept.
     assert server.get("/ping/hourly-token-01234")[0] == 200
