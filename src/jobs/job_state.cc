@@ -46,8 +46,30 @@ void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
 
 }  // namespace
 
+namespace {
+
+// The rank's usual step time over its window, in ms: the median of its windows' own
+// (wall over steps), leaving out windows off the job's pace; 0 when none has steps.
+double usual_step_ms(const std::deque<ProgressSample>& window) {
+  std::vector<double> per_step;
+  for (size_t i = 1; i < window.size(); ++i) {
+    const ProgressSample& a = window[i - 1];
+    const ProgressSample& b = window[i];
+    if (a.off_pace || b.off_pace || b.step_reports <= a.step_reports) continue;
+    per_step.push_back(std::chrono::duration<double, std::milli>(b.at - a.at).count() /
+                       static_cast<double>(b.step_reports - a.step_reports));
+  }
+  if (per_step.empty()) return 0;
+  std::nth_element(per_step.begin(), per_step.begin() + static_cast<std::ptrdiff_t>(per_step.size() / 2),
+                   per_step.end());
+  return per_step[per_step.size() / 2];
+}
+
+}  // namespace
+
 StepCosts step_costs(const std::deque<ProgressSample>& window) {
   StepCosts c;
+  const double usual_ms = usual_step_ms(window);
   // Newest first, back to kStragglerRecentSteps steps over kStragglerRecentSpan at least:
   // a straggler that began twenty steps ago is named from those steps, not averaged away
   // among the minute before them.
@@ -58,6 +80,7 @@ StepCosts step_costs(const std::deque<ProgressSample>& window) {
     const ProgressSample& b = window[i - 1];
     if (a.off_pace || b.off_pace || b.step_reports < a.step_reports) continue;
     if (a.step_reports < kStragglerWarmupSteps) continue;
+    if (usual_ms > 0 && static_cast<double>(b.max_gap_ms) > kPauseGapFactor * usual_ms) continue;
     c.steps += b.step_reports - a.step_reports;
     const double wall = std::chrono::duration<double>(b.at - a.at).count();
     c.wall_s += wall;
@@ -339,8 +362,8 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   }
 
   track_evaluation(rec, r, now);
-  ProgressSample sample{now,          r.step_reports, r.cpu_s,   std::nullopt,
-                        std::nullopt, r.tokens,       r.samples, off_pace};
+  ProgressSample sample{now,      r.step_reports, r.cpu_s,  std::nullopt,     std::nullopt,
+                        r.tokens, r.samples,      off_pace, r.max_step_gap_ms};
   if (r.collective && r.collective->count > 0) {
     sample.wait_s = static_cast<double>(r.collective->wait_ms) / 1000.0;
     sample.sampled_s = static_cast<double>(r.collective->sampled_ms) / 1000.0;

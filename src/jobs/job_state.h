@@ -34,6 +34,7 @@ struct ProgressSample {
   // Some rank of the job was in a checkpoint, an evaluation or a declared warm-up at or since
   // the last sample: the window says nothing of the job's pace.
   bool off_pace = false;
+  int64_t max_gap_ms = 0;  // the longest time between two of its steps in the window
 };
 
 // Steps of a process's warm-up (its first kStragglerWarmupSteps: compilation, autotuning,
@@ -44,6 +45,10 @@ inline constexpr uint64_t kStragglerWarmupSteps = 50;
 // that the agent's samples of its time in collectives are too few to tell.
 inline constexpr uint64_t kStragglerRecentSteps = 20;
 inline constexpr Millis kStragglerRecentSpan{5'000};
+// A window holding one gap between steps this many times the rank's usual step time holds a
+// pause, not a slower pace: rank 0 evaluating or logging alone while the others wait for it
+// in a barrier, undeclared (its peers' windows hold the same gap). Step costs leave it out.
+inline constexpr double kPauseGapFactor = 4.0;
 
 // What a rank's progress window says its steps cost: the steps made between its samples,
 // past the warm-up and outside checkpoints and declared phases, with their wall and CPU
