@@ -556,7 +556,7 @@ void Dispatcher::test(const std::string& channel, std::function<void(TestOutcome
       const bool ok = judge_attempt(o.transport_ok, o.permanent, o.status) == AttemptVerdict::kDelivered;
       if (auto found = channels_.find(channel); found != channels_.end()) {
         std::lock_guard lock(mu_);
-        ++(ok ? found->second->health.counters.delivered : found->second->health.counters.error);
+        note_test(found->second->health, ok, o.error, clock_.system_time());
       }
       const std::string_view reason = ok               ? test_reason::kDelivered
                                       : o.refused_here ? test_reason::kOnThisHost

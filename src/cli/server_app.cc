@@ -349,7 +349,7 @@ bool ServerApp::load_maintenance_windows() {
         dispatcher_->set_maintenance(windows);
         engine_->set_maintenance(
             [windows](const std::string& monitor, const std::vector<std::string>& tags, SystemTime at) {
-              return alerting::held_until(windows, monitor, tags, at).has_value();
+              return alerting::held_until(windows, monitor, tags, at);
             });
       });
   auto skipped = maintenance_->load();
@@ -429,8 +429,9 @@ void ServerApp::add_routes() {
   api::add_monitor_write_routes(*router_, api::WriteContext{*engine_, *monitors_, *admin_auth_});
   status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
   const std::string sso_button = config_.auth.oidc ? config_.auth.oidc->button_text : std::string();
-  const web::WebContext web_context{*engine_,       *store_,       clock_,     *admin_auth_, *monitors_,
-                                    *job_registry_, status_pages_, sso_button, peers_.get()};
+  const web::WebContext web_context{
+      *engine_,       *store_,       clock_,     *admin_auth_, *monitors_,
+      *job_registry_, status_pages_, sso_button, peers_.get(), channel_catalog_.get()};
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
