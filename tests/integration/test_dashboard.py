@@ -418,7 +418,9 @@ def test_a_channel_has_a_field_per_key_and_a_test_send_shows_in_its_health(start
     from receivers import HttpReceiver
     receiver = HttpReceiver()
     try:
-        server = start_server("monitors:" + http_monitor("gateway", 1) + AUTH_CONFIG)
+        # The receiver listens on loopback, which channels may reach only when allowed.
+        server = start_server("server:\n  allow_local_channel_targets: true\nmonitors:" + http_monitor("gateway", 1) +
+                              AUTH_CONFIG)
         login(browser, server)
         browser.get(server.base + "/notifications")
         Select(browser.find_element(By.ID, "c-type")).select_by_value("slack")
