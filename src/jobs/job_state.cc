@@ -1,5 +1,6 @@
 #include "jobs/job_state.h"
 
+#include "jobs/barrier_wait.h"
 #include "jobs/rank_set.h"
 
 #include <algorithm>
@@ -74,13 +75,21 @@ StepCosts step_costs(const std::deque<ProgressSample>& window) {
   // a straggler that began twenty steps ago is named from those steps, not averaged away
   // among the minute before them.
   const double span_s = std::chrono::duration<double>(kStragglerRecentSpan).count();
+  // The windows of a pause found (newer ones first) end at or after its first instant.
+  std::optional<MonoTime> pause_began;
   for (size_t i = window.size(); i >= 2; --i) {
     if (c.steps >= kStragglerRecentSteps && c.wall_s >= span_s) break;
     const ProgressSample& a = window[i - 2];
     const ProgressSample& b = window[i - 1];
     if (a.off_pace || b.off_pace || b.step_reports < a.step_reports) continue;
     if (a.step_reports < kStragglerWarmupSteps) continue;
-    if (usual_ms > 0 && static_cast<double>(b.max_gap_ms) > kPauseGapFactor * usual_ms) continue;
+    if (usual_ms > 0 && static_cast<double>(b.max_gap_ms) > kPauseGapFactor * usual_ms) {
+      pause_began = b.at - Millis(b.max_gap_ms);
+      continue;
+    }
+    // A window without a step inside that pause: the rank that worked through it (rank 0
+    // evaluating) would show it as busy time its peers spent waiting in the barrier.
+    if (pause_began && b.step_reports == a.step_reports && b.at >= *pause_began) continue;
     c.steps += b.step_reports - a.step_reports;
     const double wall = std::chrono::duration<double>(b.at - a.at).count();
     c.wall_s += wall;
@@ -201,9 +210,10 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   const auto here = paused_by_node_.find(report.node);
   if (paused_ranks_ > (here == paused_by_node_.end() ? 0 : here->second))
     last_pause_activity_ = now;  // another node's rank is in a checkpoint or an evaluation
+  note_barrier_waits(report, now);
   auto recent = [&](const std::optional<MonoTime>& t) { return t && now - *t <= 2 * report.report_every; };
   const bool paused = recent(last_pause_activity_);
-  const bool off_pace = paused || recent(last_warmup_activity_);
+  const bool off_pace = paused || recent(last_warmup_activity_) || recent(last_barrier_wait_);
 
   const std::vector<const RankReport*> ordered = in_order_of_news(report);
   for (const RankReport* rank_report : ordered) {
@@ -400,6 +410,21 @@ void JobState::track_evaluation(RankRecord& rec, const RankReport& r, MonoTime n
   rec.evaluating_since.reset();
 }
 
+void JobState::note_barrier_waits(const NodeReport& report, MonoTime now) {
+  for (const auto& r : report.ranks) {
+    auto it = ranks_.find(r.rank);
+    if (it == ranks_.end() || it->second.node != report.node || !waits_in_barrier(it->second.last, r))
+      continue;
+    last_barrier_wait_ = now;
+    // Found a report late: the throughput samples taken since its last step hold the pause.
+    if (!r.last_step_age_ms) continue;
+    const MonoTime began = minus(now, *r.last_step_age_ms);
+    while (!throughput_.empty() && throughput_.back().at > began) throughput_.pop_back();
+    while (!training_throughput_.empty() && training_throughput_.back().at > began)
+      training_throughput_.pop_back();
+  }
+}
+
 void JobState::count_paused(const RankRecord& rec, int sign) {
   if (!pauses(rec.last)) return;
   size_t& on_node = paused_by_node_[rec.node];
@@ -485,6 +510,7 @@ JobState JobState::copy_for_reader(bool with_ranks, const std::set<std::string>*
   copy.checkpoint_interval_ = checkpoint_interval_;
   copy.last_pause_activity_ = last_pause_activity_;
   copy.last_warmup_activity_ = last_warmup_activity_;
+  copy.last_barrier_wait_ = last_barrier_wait_;
   copy.throughput_ = throughput_;
   copy.training_throughput_ = training_throughput_;
   copy.throughput_unit_ = throughput_unit_;
