@@ -78,7 +78,7 @@ def test_healthy_jobs_with_checkpoints_and_evaluations_never_warn(jobs):
         assert s.statuses == {"up"}, (name, s.statuses)
         assert "checkpointing" in s.phases and s.evaluations == 2, (name, s.phases, s.evaluations)
     assert "evaluating" in seen["tiny"].phases, seen["tiny"].phases  # declared
-    assert jobs["tiny"].hook.alerts == [], jobs["tiny"].hook.alerts  # the receiver of both jobs
+    assert jobs["tiny"].hook.alerts == [], jobs["tiny"].hook.alerts
     for name, c in jobs.items():
         j = c.job(name)
         print(f"{name}: healthy {HEALTHY_S} s with a 45 s checkpoint and two 20 s evaluations: 0 findings, "
