@@ -287,6 +287,11 @@ constexpr Migration kMigrations[] = {
     {12, "each replica's address, for the reports and reads it is handed", R"sql(
       ALTER TABLE members ADD COLUMN address TEXT NOT NULL DEFAULT '';
     )sql"},
+    // Whether a replica's beats are quick enough for it to own monitors
+    // (cluster/membership.h, Fitness): the others hand none to one that stands down.
+    {13, "whether each replica stands up to own monitors", R"sql(
+      ALTER TABLE members ADD COLUMN fit BOOLEAN NOT NULL DEFAULT TRUE;
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");
