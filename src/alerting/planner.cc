@@ -93,15 +93,17 @@ void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
   maintenance_ = std::move(windows);
 }
 
-std::vector<NewDelivery> AlertPlanner::on_store_outage(SystemTime from, SystemTime to, const std::string& why) {
+std::vector<NewDelivery> AlertPlanner::on_store_outage(SystemTime from, SystemTime to,
+                                                       const std::string& why) {
   AlertEvent e;
   e.kind = EventKind::kWarning;
   e.monitor = std::string(kStoreAlertName);
   e.monitor_type = "store";
-  e.cause = "the store could not take pings for " +
-            format_duration(std::chrono::duration_cast<Millis>(to - from)) + " (" + why +
-            "): pings were answered 503, or late, and every heartbeat's deadline moved by the outage, so none is "
-            "DOWN for it; checks went on";
+  e.cause =
+      "the store could not take pings for " + format_duration(std::chrono::duration_cast<Millis>(to - from)) +
+      " (" + why +
+      "): pings were answered 503, or late, and every heartbeat's deadline moved by the outage, so none is "
+      "DOWN for it; checks went on";
   e.at = to;
   e.since = from;
   e.ended = to;

@@ -124,8 +124,9 @@ std::vector<std::string> ReplicaSet::eligible_after(MonoTime started, MonoTime n
         label_, last_beat_took_.count(), (kSlowBeat / 2).count(), kFitAfter.count() / 1000);
   } else if (!was_fit && fitness_.fit) {
     stand_up_pending_ = true;
-    spdlog::info("replicas: {} stands up again: its beats took under {} ms for {} s; it settles as a newcomer",
-                 label_, (kSlowBeat / 2).count(), kFitAfter.count() / 1000);
+    spdlog::info(
+        "replicas: {} stands up again: its beats took under {} ms for {} s; it settles as a newcomer", label_,
+        (kSlowBeat / 2).count(), kFitAfter.count() / 1000);
   }
   std::vector<MemberRow> rows = reply.members;
   for (MemberRow& row : rows) {
@@ -215,9 +216,9 @@ std::optional<std::string> ReplicaSet::trouble() const {
   // A beat that never returns (its packets dropped: nothing fails, nothing answers) is as
   // much trouble as one that failed.
   if (beating_since_ && now - *beating_since_ >= kLease) {
-    return fmt::format("its beat has waited {:.1f} s for the database, with no answer",
-                       static_cast<double>(std::chrono::duration_cast<Millis>(now - *beating_since_).count()) /
-                           1000.0);
+    return fmt::format(
+        "its beat has waited {:.1f} s for the database, with no answer",
+        static_cast<double>(std::chrono::duration_cast<Millis>(now - *beating_since_).count()) / 1000.0);
   }
   return beat_error_;
 }

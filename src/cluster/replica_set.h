@@ -140,8 +140,8 @@ class ReplicaSet final : public engine::Ownership {
   Fitness fitness_;                // under mu_ (membership.h)
   bool stand_up_pending_ = false;  // under mu_: it stood up; its next beat re-joins
   Millis last_beat_took_{0};       // under mu_
-  uint64_t term_ = 0;      // under mu_: re-joins after a lapse
-  bool stopping_ = false;  // under mu_
+  uint64_t term_ = 0;              // under mu_: re-joins after a lapse
+  bool stopping_ = false;          // under mu_
   std::condition_variable wake_;
   std::thread thread_;
 };

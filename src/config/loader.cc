@@ -104,7 +104,8 @@ void read_session_limits(Section& s, DatabaseSessionLimits& out) {
   if (auto d = within("statement_timeout", Millis(100), Millis(600'000), "a read longer than that fails")) {
     out.statement = *d;
   }
-  if (auto d = within("network_timeout", Millis(2'000), Millis(600'000), "keepalive probes a second apart, at least two")) {
+  if (auto d = within("network_timeout", Millis(2'000), Millis(600'000),
+                      "keepalive probes a second apart, at least two")) {
     out.network = *d;
   }
 }

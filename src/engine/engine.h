@@ -117,8 +117,8 @@
 #include "engine/ownership.h"
 #include "engine/state_machine.h"
 #include "engine/store_outages.h"
-#include "heartbeat/rules.h"
 #include "heartbeat/ping_sink.h"
+#include "heartbeat/rules.h"
 #include "storage/store.h"
 
 namespace trainwatch::engine {

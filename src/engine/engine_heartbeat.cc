@@ -158,12 +158,15 @@ void Engine::outage_ended(const OutageSpan& span) {
     arm_deadline(r);
   }
   const Millis lasted = std::chrono::duration_cast<Millis>(span.to - span.from);
-  spdlog::warn("store: pings could not be taken or read for {:.1f} s ({}); {} heartbeat deadline(s) moved by it",
-               static_cast<double>(lasted.count()) / 1000.0, outage_reason_, moved);
+  spdlog::warn(
+      "store: pings could not be taken or read for {:.1f} s ({}); {} heartbeat deadline(s) moved by it",
+      static_cast<double>(lasted.count()) / 1000.0, outage_reason_, moved);
   if (alerts_ == nullptr || lasted < kOutageAlertAfter) return;
   const MonoTime now = clock_.monotonic_time();
   const SystemTime wall_now = clock_.system_time();
-  auto wall = [&](MonoTime t) { return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - t); };
+  auto wall = [&](MonoTime t) {
+    return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - t);
+  };
   std::vector<NewDelivery> rows = alerts_->on_store_outage(wall(span.from), wall(span.to), outage_reason_);
   if (rows.empty()) return;
   write(RecordStoreOutage{wall(span.from), wall(span.to), std::move(rows)}, [this](const Status& status) {

@@ -53,8 +53,8 @@ void Engine::took_claims(uint64_t term, const std::vector<std::string>& names,
     // Not taken: the next beat tries again. Checking them unclaimed would let the replica
     // that held them before write over this one's results.
     if (auto events = follow_log_.admit(clock_.monotonic_time())) {
-      spdlog::warn("replicas: cannot claim {} monitor(s) ({} time(s) since the last report): {}", names.size(),
-                   *events, epochs.error().message);
+      spdlog::warn("replicas: cannot claim {} monitor(s) ({} time(s) since the last report): {}",
+                   names.size(), *events, epochs.error().message);
     }
     return;
   }
@@ -71,7 +71,8 @@ void Engine::took_claims(uint64_t term, const std::vector<std::string>& names,
     r.epoch = epoch->second;
     auto read = marks.find(names[i]);
     // From the stored state it followed while another owned it.
-    take_over(r, takeover_stagger(i, names.size(), r.config->interval), read == marks.end() ? nullptr : &read->second);
+    take_over(r, takeover_stagger(i, names.size(), r.config->interval),
+              read == marks.end() ? nullptr : &read->second);
     ++taken;
   }
   size_t owned = 0;
@@ -143,14 +144,15 @@ void Engine::follow_stored_now(Runtime& r) {
     if (stored && *stored && (*stored)->open_incident_id) {
       if (auto read = store_.incident(*(*stored)->open_incident_id); read && *read) incident = **read;
     }
-    return std::function<void()>([this, name, runtime, stored = std::move(stored), incident = std::move(incident)] {
-      auto it = monitors_.find(name);
-      if (it == monitors_.end() || it->second.get() != runtime) return;
-      // The state it changed comes with a later beat's states; a change of its own now
-      // committing settles the monitor itself.
-      if (!stored || !*stored || runtime->committing) return;
-      follow_stored(*runtime, **stored, incident);
-    });
+    return std::function<void()>(
+        [this, name, runtime, stored = std::move(stored), incident = std::move(incident)] {
+          auto it = monitors_.find(name);
+          if (it == monitors_.end() || it->second.get() != runtime) return;
+          // The state it changed comes with a later beat's states; a change of its own now
+          // committing settles the monitor itself.
+          if (!stored || !*stored || runtime->committing) return;
+          follow_stored(*runtime, **stored, incident);
+        });
   });
 }
 

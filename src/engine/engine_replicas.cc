@@ -29,8 +29,8 @@ void Engine::sync_ownership() {
   }
   auto changed = store_.states_after(state_cursor_);
   if (changed) state_cursor_ = changed->next;
-  asio::post(io_,
-             [this, term, changed = std::move(changed)]() mutable { follow_owners(term, std::move(changed)); });
+  asio::post(
+      io_, [this, term, changed = std::move(changed)]() mutable { follow_owners(term, std::move(changed)); });
 }
 
 void Engine::follow_owners(uint64_t term, Result<StateFeed> changed) {

@@ -69,7 +69,8 @@ EngineStats Engine::stats() const {
   EngineStats stats = stats_;
   if (ownership_ == nullptr) stats.owned = stats.monitors;
   for (const auto& [name, since] : pings_unreadable_) {
-    if (!stats.pings_unreadable_since || since < *stats.pings_unreadable_since) stats.pings_unreadable_since = since;
+    if (!stats.pings_unreadable_since || since < *stats.pings_unreadable_since)
+      stats.pings_unreadable_since = since;
   }
   if (stats.pings_unreadable_since) stats.pings_unreadable_reason = pings_unreadable_reason_;
   return stats;

@@ -124,7 +124,8 @@ TEST_F(PlannerTest, AStoreOutageIsAWarningOnEveryChannelThatDoesNotPage) {
   EXPECT_FALSE(rows[0].incident_id.has_value());
   auto event = event_from_json(rows[0].event);
   ASSERT_TRUE(event.ok());
-  EXPECT_EQ(event->cause.substr(0, 68), "the store could not take pings for 30s (the database is unreachable)");
+  EXPECT_EQ(event->cause.substr(0, 68),
+            "the store could not take pings for 30s (the database is unreachable)");
   EXPECT_EQ(event->since, from);
 }
 

@@ -282,7 +282,8 @@ TYPED_TEST(CheckDeadline, ASilentPeerFailsTheCheckAtTheDeadlineAndItsSocketIsClo
   const CheckResult& result = this->results_[0];
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.cause, this->target_.timeout_cause());
-  EXPECT_DOUBLE_EQ(result.latency_ms, static_cast<double>(kTimeout.count()));  // measured on the injected clock
+  EXPECT_DOUBLE_EQ(result.latency_ms,
+                   static_cast<double>(kTimeout.count()));  // measured on the injected clock
   EXPECT_DOUBLE_EQ(result.timings.total_ms, static_cast<double>(kTimeout.count()));
 
   EXPECT_TRUE(this->target_.released()) << "the checker kept its connection to the peer";

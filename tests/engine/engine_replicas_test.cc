@@ -92,7 +92,8 @@ TEST_F(EngineReplicas, TakenOverMonitorsAreCheckedWhenTheirDeadOwnerWouldHave) {
       << "a slot its owner missed: after the gap, then at this replica's slots";
   EXPECT_EQ(checkers_.starts_of("db", taken), (std::vector<Millis>{Millis(1'000), Millis(12'333)}))
       << "its owner's slot in 1 s, then this replica's, but not the one 1.33 s after that: too close";
-  EXPECT_EQ(checkers_.starts_of("web", taken), (std::vector<Millis>{Millis(500), Millis(5'666), Millis(15'666)}))
+  EXPECT_EQ(checkers_.starts_of("web", taken),
+            (std::vector<Millis>{Millis(500), Millis(5'666), Millis(15'666)}))
       << "its owner's slot in 0.5 s (right after the gap), then this replica's, half an interval on";
 }
 

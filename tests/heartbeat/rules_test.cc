@@ -68,9 +68,10 @@ TEST_F(RulesTest, AStoreOutageMovesTheDeadlineByWhatCameAfterTheLastPing) {
   EXPECT_FALSE(check_deadlines(hourly, track, clock.monotonic_time()));
   auto cause = fire_next();
   ASSERT_TRUE(cause);
-  EXPECT_EQ(*cause,
-            "no ping for 2h 30m (expected every 60m, grace 60m); its deadline moved 30m by store outages, when "
-            "pings were refused");
+  EXPECT_EQ(
+      *cause,
+      "no ping for 2h 30m (expected every 60m, grace 60m); its deadline moved 30m by store outages, when "
+      "pings were refused");
 
   send(PingKind::kSuccess);
   EXPECT_EQ(next_deadline(hourly, track), clock.monotonic_time() + minutes(120)) << "a new finish, unmoved";

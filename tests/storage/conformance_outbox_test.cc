@@ -99,13 +99,15 @@ TYPED_TEST(StoreOutbox, AReminderIsStoredOncePerIncidentChannelAndDueTime) {
   };
   const int64_t first_due = kT0 + 60'000;
   ASSERT_TRUE(write_and_wait(store, still_down(first_due + 5, {reminder("hook", first_due)})).ok());
-  ASSERT_TRUE(
-      write_and_wait(store, still_down(first_due + 900, {reminder("hook", first_due), reminder("mail", first_due)}))
-          .ok())
+  ASSERT_TRUE(write_and_wait(store, still_down(first_due + 900,
+                                               {reminder("hook", first_due), reminder("mail", first_due)}))
+                  .ok())
       << "the same reminder again commits, without it";
-  ASSERT_TRUE(write_and_wait(store, still_down(first_due + 60'000, {reminder("hook", first_due + 60'000)})).ok());
+  ASSERT_TRUE(
+      write_and_wait(store, still_down(first_due + 60'000, {reminder("hook", first_due + 60'000)})).ok());
 
-  auto rows = store.deliveries(DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kPending, 0, std::nullopt, 50});
+  auto rows = store.deliveries(
+      DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kPending, 0, std::nullopt, 50});
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   std::vector<std::pair<std::string, int64_t>> reminders;
   for (const Delivery& d : *rows) {
@@ -121,7 +123,7 @@ TYPED_TEST(StoreOutbox, AReminderIsStoredOncePerIncidentChannelAndDueTime) {
 TYPED_TEST(StoreOutbox, AStoreOutageIsToldOncePerChannelWhoeverSawIt) {
   Store& store = this->store();
   auto told = [](int64_t at_ms, const std::string& channel) {
-    return NewDelivery{channel,        std::string(kStoreAlertName), std::nullopt,         "warning",
+    return NewDelivery{channel,      std::string(kStoreAlertName), std::nullopt,       "warning",
                        R"({"x":1})", from_unix_ms(at_ms),          from_unix_ms(at_ms)};
   };
   auto outage = [&](int64_t from_ms, int64_t to_ms, std::vector<std::string> channels) {
@@ -134,8 +136,8 @@ TYPED_TEST(StoreOutbox, AStoreOutageIsToldOncePerChannelWhoeverSawIt) {
       << "the other replica's view of it commits, telling nothing";
   ASSERT_TRUE(write_and_wait(store, outage(kT0 + 600'000, kT0 + 620'000, {"hook"})).ok());
 
-  auto rows = store.deliveries(DeliveryQuery{std::nullopt, std::string(kStoreAlertName), DeliveryStatus::kPending,
-                                             0, std::nullopt, 50});
+  auto rows = store.deliveries(DeliveryQuery{std::nullopt, std::string(kStoreAlertName),
+                                             DeliveryStatus::kPending, 0, std::nullopt, 50});
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   std::vector<std::pair<std::string, int64_t>> said;
   for (const Delivery& d : *rows) said.emplace_back(d.spec.channel, to_unix_ms(d.spec.created));

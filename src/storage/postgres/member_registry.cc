@@ -81,8 +81,9 @@ Result<BeatReply> PgMemberRegistry::beat(const MemberRow& self, bool rejoin) {
         "SELECT id, label, config, (extract(epoch FROM now() - joined_at) * 1000)::bigint, "
         "(extract(epoch FROM now() - seen_at) * 1000)::bigint, address, fit, "
         "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint FROM members ORDER BY id",
-        conn_->quote(self.id), conn_->quote(self.label), conn_->quote(self.config), conn_->quote(self.address),
-        self.fit ? "true" : "false", rejoin ? "true" : "false", kForgetAfter.count() / 1000);
+        conn_->quote(self.id), conn_->quote(self.label), conn_->quote(self.config),
+        conn_->quote(self.address), self.fit ? "true" : "false", rejoin ? "true" : "false",
+        kForgetAfter.count() / 1000);
     pqxx::nontransaction tx(*conn_);
     const auto asked = std::chrono::steady_clock::now();
     const pqxx::result rows = tx.exec(sql);
