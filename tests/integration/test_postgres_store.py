@@ -113,7 +113,9 @@ def test_a_stopped_database_refuses_pings_and_serve_recovers_when_it_returns(tmp
         assert health == 503 and body["status"] == "degraded", body
         wait_for(lambda: len(answers) > refused_from + 20, what="more pings while the database is down")
         down_answers = answers[refused_from:]
-        assert set(down_answers) == {503}, f"pings answered {set(down_answers)} while the database was down"
+        # Never 200; a loop this quick may also meet the per-URL rate limit (429).
+        assert set(down_answers) <= {503, 429} and 503 in down_answers, \
+            f"pings answered {set(down_answers)} while the database was down"
 
         postgres.start()
         back_from = len(answers)
