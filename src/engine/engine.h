@@ -53,7 +53,10 @@
 // verdict from a read that failed), and is tried again every kPingReadRetry; checks go on
 // at their slots; stats() says since when the pings cannot be read, for /healthz. Reads
 // are bounded by the monitors: at most one read of pings per heartbeat, one claim per
-// monitor, in flight.
+// monitor, in flight. Two reads stay on the io thread, rare and each bounded by
+// store.lock_timeout and store.statement_timeout: the block of 64 incident ids a replica
+// reserves when its own is used up (incident_ids.h), and the open incident of a monitor
+// added at run time.
 //
 // Store outages and heartbeats (engine/store_outages.h): once a second the engine asks
 // whether its store takes and shows pings (writes neither refused nor late, stored pings
