@@ -25,8 +25,10 @@ from receivers import HttpReceiver
 FAKETIME_LIBRARY = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 LEASE_TTL = 6.0  # cluster::kMemberTtl: the others take a silent replica's monitors after it
 # What a fenced write sends inside its transaction to lock its monitors' owner rows
-# (storage/postgres/fence.cc, check_fences): a replica held right after it holds them.
-OWNER_LOCKS = b"FROM monitor_owners WHERE monitor IN"
+# (storage/postgres/fence.cc): check_fences' statement for a run of results, or the Bind of
+# the prepared "lock_owner" for a single one (most writes on a quiet installation). A
+# replica is held right after it sent either: inside the transaction, rows locked.
+OWNER_LOCKS = (b"FROM monitor_owners WHERE monitor IN", b"\x00lock_owner\x00")
 # From a fault that silences one replica until every one of its monitors has been checked
 # by another: the time to live, a beat to see it, the claim and the handover gap, the
 # stagger of monitors taken over together (engine/schedule.h), and a slot.
@@ -45,8 +47,8 @@ class TcpProxy:
     - hold() stops forwarding in both directions but keeps every socket open and accepts
       new connections without forwarding them (packets dropped: nobody hears of the
       partition, a statement sent waits for its answer), until release(), when what was
-      held flows on as TCP's retransmissions would deliver it. hold_after(pattern) holds
-      once the replica sends bytes holding `pattern`, right after forwarding them: a
+      held flows on as TCP's retransmissions would deliver it. hold_after(patterns) holds
+      once the replica sends bytes holding one of `patterns`, right after forwarding them: a
       replica held at a known point, say inside a transaction that just locked rows.
 
     And a slow link: `delay` seconds added to every chunk it forwards, either way."""
@@ -115,17 +117,18 @@ class TcpProxy:
 
     def _maybe_hold(self, data):
         with self.lock:
-            if self.trigger is None or self.trigger not in data:
+            if self.trigger is None or not any(p in data for p in self.trigger):
                 return
             self.trigger = None
             self.flowing.clear()
         self.held.set()
 
-    def hold_after(self, pattern):
-        """Holds once the replica sends `pattern` (after forwarding it); wait on self.held."""
+    def hold_after(self, patterns):
+        """Holds once the replica sends bytes holding any of `patterns` (after forwarding
+        them); wait on self.held."""
         with self.lock:
             self.held.clear()
-            self.trigger = pattern
+            self.trigger = tuple(patterns)
 
     def hold(self):
         self.flowing.clear()
