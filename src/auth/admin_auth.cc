@@ -44,7 +44,7 @@ std::vector<UserRecord> users_of(const AuthConfig& config) {
   std::vector<UserRecord> users;
   users.reserve(config.users.size());
   for (const UserConfig& u : config.users) {
-    users.push_back(UserRecord{u.name, u.role, u.password_hash, u.totp_secret, "config", {}});
+    users.push_back(UserRecord{u.name, u.role, u.password_hash, u.totp_secret, "config", {}, "", ""});
   }
   return users;
 }
@@ -214,28 +214,22 @@ AdminAuth::PasswordLogin AdminAuth::login_user(std::string_view name, std::strin
       std::lock_guard lock(mu_);
       if (const UserRecord* u = find_user(name)) user = *u;
     }
-    if (!user) {
-      // As long as a wrong password, so the time taken does not say which names exist.
-      static const std::string kUnknownUserHash = hash_password(random_token());
-      verify_password(kUnknownUserHash, password);
+    // Nobody by that name, or a user without a password (single sign-on's), costs a hash
+    // check like a wrong password: a quick refusal would tell which names exist and how
+    // they log in. The hash is checked outside the lock: it takes ~0.1 s on purpose.
+    static const std::string kNoPasswordHash = hash_password(random_token());
+    const bool has_password = user && !user->password_hash.empty();
+    if (!verify_password(has_password ? user->password_hash : kNoPasswordHash, password) || !has_password)
       return false;
-    }
-    // The hash is checked outside the lock: it takes ~0.1 s on purpose.
-    if (user->password_hash.empty() || !verify_password(user->password_hash, password)) return false;
     if (!user->totp_secret.empty()) {
-      if (code.empty()) {
-        out.refusal = LoginRefusal::kNeedsCode;
-        return true;  // the password was right: nothing was guessed wrong
-      }
+      // No code is a wrong code: the right password alone must not say it was right.
       const auto secret = decode_base32_secret(user->totp_secret);
-      const int64_t step =
-          secret ? matching_totp_step(*secret, code, clock_.system_time()).value_or(-1) : int64_t{-1};
+      const int64_t step = secret && !code.empty()
+                               ? matching_totp_step(*secret, code, clock_.system_time()).value_or(-1)
+                               : int64_t{-1};
       std::lock_guard lock(mu_);
       auto last = last_code_step_.find(user->name);
-      if (step < 0 || (last != last_code_step_.end() && step <= last->second)) {
-        out.refusal = LoginRefusal::kWrongCode;
-        return false;
-      }
+      if (step < 0 || (last != last_code_step_.end() && step <= last->second)) return false;
       last_code_step_[user->name] = step;
     }
     std::lock_guard lock(mu_);

@@ -74,8 +74,11 @@ struct UserView {
   bool second_factor = false;
 };
 
-// Why a password login failed, as the login page words it.
-enum class LoginRefusal { kWrongCredentials, kNeedsCode, kWrongCode, kThrottled };
+// Why a password login failed, as the login page words it. A wrong password, a missing
+// second-factor code and a wrong code are one refusal, reached after one password check
+// whoever the name is (a user without a password, or nobody): neither a user's existence
+// nor their password is learned before the second factor, by the answer or its time.
+enum class LoginRefusal { kWrongCredentials, kThrottled };
 
 class AdminAuth {
  public:

@@ -94,17 +94,11 @@ void login(const WebContext& ctx, const Forms& forms, const Request& request, co
   } else {
     auto outcome = ctx.auth.login_user(form["name"], form["password"], form["code"], request.remote_address);
     if (!outcome.session) {
-      switch (outcome.refusal) {
-        case auth::LoginRefusal::kThrottled:
-          return throttled(outcome.retry_after, "Too many wrong passwords from this address");
-        case auth::LoginRefusal::kNeedsCode:
-          return login_page(ctx, forms, request, respond, "Enter the code from your authenticator app too.",
-                            401);
-        case auth::LoginRefusal::kWrongCode:
-          return login_page(ctx, forms, request, respond, "That code is wrong or was used already.");
-        case auth::LoginRefusal::kWrongCredentials:
-          return login_page(ctx, forms, request, respond, "Wrong user name or password.");
-      }
+      if (outcome.refusal == auth::LoginRefusal::kThrottled)
+        return throttled(outcome.retry_after, "Too many wrong passwords from this address");
+      // One answer whichever factor was wrong (auth::LoginRefusal).
+      return login_page(ctx, forms, request, respond,
+                        "Wrong user name, password or code (a code is needed if you set one up).");
     }
     session = std::move(outcome.session);
   }

@@ -25,7 +25,7 @@ ApiTokenRecord token_of(const std::string& owner, const std::string& role, const
 }
 
 UserRecord stored_user(const std::string& name, const std::string& role, const std::string& password) {
-  return UserRecord{name, role, password.empty() ? "" : hash_password(password), "", "local", {}};
+  return UserRecord{name, role, password.empty() ? "" : hash_password(password), "", "local", {}, "", ""};
 }
 
 TEST(PasswordHashTest, VerifiesItsOwnHashesOnly) {
@@ -71,12 +71,12 @@ TEST(AccountsAuthTest, ASecondFactorIsNeededAndACodeWorksOnce) {
   AdminAuth auth(config, clock);
   auto without = auth.login_user("ops", "ops's long password", "", kAddress);
   EXPECT_FALSE(without.session);
-  EXPECT_EQ(without.refusal, LoginRefusal::kNeedsCode);
+  EXPECT_EQ(without.refusal, LoginRefusal::kWrongCredentials) << "the password alone is not told right";
   const std::string code = totp_code(*decode_base32_secret(kTotpSecret), totp_step(clock.system_time()));
   EXPECT_TRUE(auth.login_user("ops", "ops's long password", code, kAddress).session);
   auto replay = auth.login_user("ops", "ops's long password", code, kAddress);
   EXPECT_FALSE(replay.session);
-  EXPECT_EQ(replay.refusal, LoginRefusal::kWrongCode);
+  EXPECT_EQ(replay.refusal, LoginRefusal::kWrongCredentials);
 }
 
 TEST(AccountsAuthTest, AUsersTokenActsWithAtMostTheOwnersRoleNow) {

@@ -144,7 +144,7 @@ def test_a_user_logs_in_with_a_password_and_a_viewer_session_cannot_write(start_
             return opener, error.code, error.read().decode()
 
     _, status, page = browser_login("root", "not the password")
-    assert status == 403 and "Wrong user name or password" in page
+    assert status == 403 and "Wrong user name, password or code" in page
     opener, status, page = browser_login("root", CONFIG_PASSWORD)
     assert status == 200 and 'action="/logout"' in page, "the config admin is logged in"
 

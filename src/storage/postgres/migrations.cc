@@ -287,9 +287,16 @@ constexpr Migration kMigrations[] = {
     {12, "each replica's address, for the reports and reads it is handed", R"sql(
       ALTER TABLE members ADD COLUMN address TEXT NOT NULL DEFAULT '';
     )sql"},
+    // Who a single sign-on user is at the provider: its issuer and subject, never the name
+    // a token claims (one subject, one user).
+    {13, "a single sign-on user's issuer and subject", R"sql(
+      ALTER TABLE users ADD COLUMN oidc_issuer TEXT NOT NULL DEFAULT '';
+      ALTER TABLE users ADD COLUMN oidc_subject TEXT NOT NULL DEFAULT '';
+      CREATE UNIQUE INDEX users_oidc_identity ON users (oidc_issuer, oidc_subject) WHERE oidc_subject <> '';
+    )sql"},
     // Whether a replica's beats are quick enough for it to own monitors
     // (cluster/membership.h, Fitness): the others hand none to one that stands down.
-    {13, "whether each replica stands up to own monitors", R"sql(
+    {14, "whether each replica stands up to own monitors", R"sql(
       ALTER TABLE members ADD COLUMN fit BOOLEAN NOT NULL DEFAULT TRUE;
     )sql"},
 };
