@@ -110,6 +110,9 @@ void Dispatcher::reconfigure(std::vector<Channel> channels) {
       auto it = channels_.find(c.name);
       std::unique_ptr<ChannelState> state;
       if (it != channels_.end()) {
+        // health() walks channels_ from the HTTP threads under mu_: the slot this leaves
+        // empty until the swap below is emptied under it too, and health() skips it.
+        std::lock_guard lock(mu_);
         state = std::move(it->second);
       } else {
         state = std::make_unique<ChannelState>(timers_);
@@ -240,7 +243,7 @@ std::optional<Dispatcher::OutboxTrouble> Dispatcher::outbox_trouble() const {
   std::optional<OutboxTrouble> worst;
   const MonoTime now = clock_.monotonic_time();
   for (const auto& [name, ch] : channels_) {
-    if (!ch->outbox_failing_since) continue;
+    if (!ch || !ch->outbox_failing_since) continue;  // null: mid-reconfigure (see there)
     const auto failing_for = std::chrono::duration_cast<Millis>(now - *ch->outbox_failing_since);
     if (!worst || failing_for > worst->failing_for) worst = OutboxTrouble{failing_for, ch->outbox_error};
   }
@@ -571,7 +574,9 @@ std::vector<ChannelHealth> Dispatcher::health() const {
   std::lock_guard lock(mu_);
   std::vector<ChannelHealth> out;
   out.reserve(channels_.size());
-  for (const auto& [name, ch] : channels_) out.push_back(ch->health);
+  for (const auto& [name, ch] : channels_) {
+    if (ch) out.push_back(ch->health);  // null: moved to its reconfigured map, not yet swapped in
+  }
   return out;
 }
 

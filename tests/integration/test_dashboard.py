@@ -4,11 +4,9 @@ the monitor form for every type (errors beside the field, input kept), pages tha
 the truth (a heartbeat's uptime is time, maintenance is a state everywhere) and every page
 at a phone's 390 px without a horizontal scroll. Screenshots land in test-artifacts/."""
 import json
-import os
 import re
 import signal
 import sqlite3
-import subprocess
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -17,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import BINARY, ROOT, api_call, wait_for
+from conftest import api_call, wait_for
 from test_web import AUTH_CONFIG, TOKEN, browser, login, screenshot  # noqa: F401 (browser is a fixture)
 
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
@@ -360,22 +358,10 @@ status_pages:
 
 def test_every_page_fits_a_phone(start_server, health_target, browser, tmp_path):
     server = start_server(PHONE_CONFIG.format(port=health_target.port) + AUTH_CONFIG)
-    base_env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
-    base_env.update(PYTHONPATH=str(ROOT / os.environ.get("TRAINWATCH_BUILD", "build") / "python"),
-                    TRAINWATCH_JOB="grid", WORLD_SIZE="4")
+    from grid_job import start_grid_job
     procs = {}
     try:
-        for n, node in enumerate(("node-a", "node-b")):
-            env = dict(base_env, TRAINWATCH_DIR=str(tmp_path / node), TRAINWATCH_NODE=node)
-            procs[node] = subprocess.Popen([BINARY, "agent", "--job", "grid", "--listen", "127.0.0.1:0", "--dir",
-                                            str(tmp_path / node), "--server", server.base, "--report-every", "0.5"],
-                                           env=env, stderr=subprocess.DEVNULL)
-            for local in range(2):
-                rank = 2 * n + local
-                procs[rank] = subprocess.Popen(["/usr/bin/python3", str(ROOT / "tests/integration/paced_rank.py")],
-                                               env=dict(env, RANK=str(rank), LOCAL_RANK=str(local)),
-                                               stdout=subprocess.PIPE)
-                assert procs[rank].stdout.readline().strip() == b"ready"
+        start_grid_job(server, tmp_path, procs)
         login(browser, server)
         wait_for(lambda: len((server.get("/api/v1/jobs/grid")[1] or {}).get("ranks", [])) == 4, timeout=30,
                  what="the job's four ranks")
@@ -418,7 +404,9 @@ def test_a_channel_has_a_field_per_key_and_a_test_send_shows_in_its_health(start
     from receivers import HttpReceiver
     receiver = HttpReceiver()
     try:
-        server = start_server("monitors:" + http_monitor("gateway", 1) + AUTH_CONFIG)
+        # The receiver listens on loopback, which channels may reach only when allowed.
+        server = start_server("server:\n  allow_local_channel_targets: true\nmonitors:" + http_monitor("gateway", 1) +
+                              AUTH_CONFIG)
         login(browser, server)
         browser.get(server.base + "/notifications")
         Select(browser.find_element(By.ID, "c-type")).select_by_value("slack")

@@ -78,8 +78,11 @@ def test_a_rank_killed_by_the_oom_killer_is_named_so_three_times_of_three(start_
         downs = wait_for(lambda: len(hook.downs()) >= 3 and hook.downs(), timeout=300, interval=0.5,
                          what="three pages, one an attempt")
         for down in downs[:3]:
+            # The memory is quoted only when the agent sampled the rank before the kill: on a
+            # loaded machine the leak can outrun its sampling (a CI run saw it). The cause is
+            # named either way.
             assert re.match(r"rank 3 \(node-a, pid \d+\) was killed by SIGKILL \(the kernel's OOM killer\) at step \d+ "
-                            r"while training, \d+ MB resident when last seen, without reporting an error",
+                            r"while training, (\d+ MB resident when last seen, )?without reporting an error",
                             down["cause"]), down["cause"]
         j = wait_for(lambda: (j := server.get("/api/v1/jobs/tiny")[1]) and len(j["interruptions"]) >= 3 and j,
                      timeout=30, what="three interruptions in the ledger")

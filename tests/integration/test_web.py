@@ -306,27 +306,12 @@ monitors:
 
 
 def test_job_page_rank_grid_marks_a_killed_rank(start_server, browser, tmp_path):
-    import os
     import signal
-    import subprocess
-    from conftest import BINARY
     server = start_server(JOB_CONFIG)
-    base_env = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
-    base_env.update(PYTHONPATH=str(ROOT / os.environ.get("TRAINWATCH_BUILD", "build") / "python"),
-                    TRAINWATCH_JOB="grid", WORLD_SIZE="4")
+    from grid_job import start_grid_job
     procs = {}
     try:
-        for n, node in enumerate(("node-a", "node-b")):
-            env = dict(base_env, TRAINWATCH_DIR=str(tmp_path / node), TRAINWATCH_NODE=node)
-            procs[node] = subprocess.Popen([BINARY, "agent", "--job", "grid", "--listen", "127.0.0.1:0", "--dir",
-                                            str(tmp_path / node), "--server", server.base, "--report-every", "0.5"],
-                                           env=env, stderr=subprocess.DEVNULL)
-            for local in range(2):
-                rank = 2 * n + local
-                procs[rank] = subprocess.Popen(["/usr/bin/python3", str(ROOT / "tests/integration/paced_rank.py")],
-                                               env=dict(env, RANK=str(rank), LOCAL_RANK=str(local)),
-                                               stdout=subprocess.PIPE)
-                assert procs[rank].stdout.readline().strip() == b"ready"
+        start_grid_job(server, tmp_path, procs)
 
         # Read in one script: the live part is replaced every few seconds, which would
         # leave element handles stale between two WebDriver calls.

@@ -95,6 +95,8 @@ tw = trainwatch.init(job="j", rank=0, world_size=1)
 tw.step(1)
 pid = os.fork()
 if pid == 0:  # a DataLoader worker: it lives on while the parent is asked
+    # Python runs here only after the fork handlers: the child is as it will stay.
+    open(os.environ["RELEASE"] + ".child", "w").close()
     time.sleep(30)
     os._exit(0)
 print(pid, flush=True)
@@ -110,6 +112,9 @@ def test_a_forked_child_holds_no_fifo_and_only_the_parent_answers(env, tmp_path)
     p = subprocess.Popen([PY, "-c", textwrap.dedent(FORKING_RANK)], env=dict(env, RELEASE=str(tmp_path / "release")),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     child = int(p.stdout.readline())
+    # fork() returns in the parent before the child has run its fork handlers: look at the
+    # child's descriptors once it runs its own code.
+    wait_for(lambda: os.path.exists(tmp_path / "release.child"))
     path = stack_file(env, p.pid)
     held = [os.readlink(f"/proc/{child}/fd/{fd}") for fd in os.listdir(f"/proc/{child}/fd")]
     assert not any(link.endswith(".stackreq") for link in held), held
