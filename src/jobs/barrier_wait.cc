@@ -67,4 +67,12 @@ bool waits_in_barrier(const RankReport& before, const RankReport& now) {
          before.collective->count == now.collective->count && before.step_reports == now.step_reports;
 }
 
+bool left_collective(const RankReport& before, const RankReport& now) {
+  if (before.pid != now.pid || !before.collective || !now.collective) return false;
+  const CollectiveReport& b = *before.collective;
+  const CollectiveReport& n = *now.collective;
+  if (b.inside) return !n.inside || n.count != b.count;
+  return n.count > b.count + (n.inside ? 1 : 0);
+}
+
 }  // namespace trainwatch::jobs

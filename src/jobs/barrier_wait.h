@@ -29,4 +29,10 @@ bool paused_at_barrier(const std::vector<std::pair<int, const RankReport*>>& ran
 // report carries.
 bool waits_in_barrier(const RankReport& before, const RankReport& now);
 
+// Whether a rank came out of a collective between its reports `before` and `now` (left the
+// one it was in, or went through one whole): its peers reached it too, so the job moved on,
+// as a step would say. The end of a pause at a barrier shows so before the first step after
+// it, while the ranks it let go sleep or load data in places that read as a stall's.
+bool left_collective(const RankReport& before, const RankReport& now);
+
 }  // namespace trainwatch::jobs

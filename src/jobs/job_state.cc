@@ -373,6 +373,7 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   }
 
   track_evaluation(rec, r, now);
+  if (left_collective(rec.last, r)) rec.left_collective_at = now;
   ProgressSample sample{now,      r.step_reports, r.cpu_s,  std::nullopt,     std::nullopt,
                         r.tokens, r.samples,      off_pace, r.max_step_gap_ms};
   if (r.collective && r.collective->count > 0) {

@@ -74,9 +74,10 @@ struct RankRecord {
   std::optional<MonoTime> gone_at;       // when its process was first seen gone
   std::optional<MonoTime> error_at;      // when it recorded its last error
   std::optional<MonoTime> checkpoint_begin_at;
-  std::optional<MonoTime> evaluating_since;  // when its reports began to say it evaluates
-  std::deque<ProgressSample> window;         // newest last, at most kProgressWindow
-  StepCosts costs;                           // step_costs(window)
+  std::optional<MonoTime> evaluating_since;    // when its reports began to say it evaluates
+  std::optional<MonoTime> left_collective_at;  // the last report that saw it come out of one
+  std::deque<ProgressSample> window;           // newest last, at most kProgressWindow
+  StepCosts costs;                             // step_costs(window)
   // The rank's latest run of non-finite losses: its first step, and when that step was
   // seen on the server's clock. Both are fixed when the run is first heard of, so later
   // reports (whose ages shift with the network's delay) never reorder two ranks. From the

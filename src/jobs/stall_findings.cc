@@ -35,6 +35,17 @@ std::vector<std::pair<int, const RankReport*>> last_reports(
   return reports;
 }
 
+// The last sign that the job moves: `progress` (its last step, or pause), or a rank seen
+// coming out of a collective since (barrier_wait.h: left_collective), which only a rank
+// whose peers reached it too can do. A warning waits for it, the page does not: a job that
+// goes through collectives and never steps still stalls.
+MonoTime moved_on(const std::vector<std::pair<int, const RankRecord*>>& active, MonoTime progress) {
+  for (const auto& [rank, r] : active) {
+    if (r->left_collective_at && *r->left_collective_at > progress) progress = *r->left_collective_at;
+  }
+  return progress;
+}
+
 std::optional<Culprit> stalled_culprit(const Context& c,
                                        const std::vector<std::pair<int, const RankRecord*>>& active) {
   const Whereabouts w = whereabouts(last_reports(active));
@@ -119,7 +130,7 @@ bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const
 void early_culprit_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
                            int64_t step, MonoTime progress, Millis step_timeout, std::vector<Finding>& out) {
   const Millis after = early_warning_after(c.job.learned().smoothed_step_gap());
-  if (after >= step_timeout || c.now - progress <= after) return;
+  if (after >= step_timeout || c.now - moved_on(active, progress) <= after) return;
   if (paused_at_barrier(last_reports(active))) return;
   auto culprit = stalled_culprit(c, active);
   if (!culprit || !culprit->strict_minority) return;
@@ -238,7 +249,7 @@ StallSense stall_sense(const Context& c) {
     if (evaluating(e.r->last)) sense.explained = true;
     if (e.r->last_step_at && (!newest || *e.r->last_step_at > *newest)) newest = *e.r->last_step_at;
   }
-  if (newest) sense.stalled_for = std::chrono::duration_cast<Millis>(c.now - *newest);
+  if (newest) sense.stalled_for = std::chrono::duration_cast<Millis>(c.now - moved_on(active, *newest));
   if (!sense.explained) {
     auto culprit = stalled_culprit(c, active);
     sense.explained = (culprit && culprit->others_in_barrier && !culprit->mismatch) ||

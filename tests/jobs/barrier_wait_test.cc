@@ -1,7 +1,8 @@
 // A job paused at a barrier (barrier_wait.h): rank 0 working alone while its peers wait for
 // it in dist.barrier(), told by collective marks before any stack comes; and the analysis
-// that neither suspects rank 0 nor calls the pause a drop, yet still pages one that never
-// ends and still names a rank the others wait for in all_reduce.
+// that neither suspects rank 0 nor calls the pause a drop, nor the ranks the barrier lets go
+// before their first step, yet still pages one that never ends and still names a rank the
+// others wait for in all_reduce.
 #include "jobs/barrier_wait.h"
 
 #include <gtest/gtest.h>
@@ -142,6 +143,34 @@ TEST_F(BarrierPause, RankZeroWorkingWhileTheOthersWaitInABarrierIsNoSuspectNorAD
     EXPECT_FALSE(v.down) << s << " s: " << v.cause;
     EXPECT_TRUE(v.findings.empty()) << s << " s: " << v.cause;
   }
+}
+
+// The barrier lets the ranks go: ranks 0, 2 and 3 are out of it, asleep before their next
+// step, while rank 1's agent still finds it in the barrier's futex. No step for 21 s, and
+// rank 1 alone in another system call; yet the ranks coming out of the barrier show the job
+// moving, so nobody is suspected, until nothing moves for the early-warning time again.
+TEST_F(BarrierPause, RanksLetGoByTheBarrierBeforeTheirFirstStepAreNoSuspects) {
+  const int64_t step = train();
+  for (int s = 1; s <= 20; ++s) {
+    report(rank_zero_evaluating(), step, 1'000 * s);
+    clock_.advance(Millis(1'000));
+  }
+  std::vector<RankReport> let_go{marked(0, 196, "barrier", false, "clock_nanosleep"),
+                                 marked(1, 196, "barrier", true, "futex"),
+                                 marked(2, 196, "barrier", false, "clock_nanosleep"),
+                                 marked(3, 196, "barrier", false, "clock_nanosleep")};
+  for (int s = 21; s <= 28; ++s) {
+    report(let_go, step, 1'000 * s);
+    clock_.advance(Millis(1'000));
+    JobVerdict v = verdict();
+    if (s <= 26) {
+      EXPECT_TRUE(v.findings.empty()) << s << " s: " << v.cause;
+    }
+  }
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  ASSERT_TRUE(v.notify) << "nothing moved for 8 s since: " << v.cause;
+  EXPECT_EQ(v.cause.rfind("rank 1 (node-a, pid 101) is likely stuck in futex at step ", 0), 0u) << v.cause;
 }
 
 TEST_F(BarrierPause, APauseThatNeverEndsStillPagesAtTheStepTimeout) {
