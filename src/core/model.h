@@ -46,6 +46,9 @@ struct CheckResult {
   // The start of the response body, at most kBodyExcerptBytes, for alert messages. Kept
   // in memory only (not stored with the result).
   std::string body_excerpt;
+  // Nothing to judge yet (a job no rank of which has reported): the monitor stays as it is,
+  // `pending` until a first real result. Not a failure, not a success.
+  bool pending = false;
 };
 
 inline constexpr size_t kBodyExcerptBytes = 512;

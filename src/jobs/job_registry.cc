@@ -452,6 +452,8 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   r.ok = !v->down;
   r.cause = v->cause;
   r.warning = v->notify;
+  // No rank has reported yet, and the start-up timeout has not passed: neither up nor down.
+  r.pending = !v->down && v->phase == "waiting";
   entry->last_result = r;
   return r;
 }
