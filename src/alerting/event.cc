@@ -65,7 +65,8 @@ std::string event_to_json(const AlertEvent& e) {
                  {"body_excerpt", e.body_excerpt},
                  {"latency_ms", e.latency_ms},
                  {"details", std::move(details)},
-                 {"affected", std::move(affected)}};
+                 {"affected", std::move(affected)},
+                 {"url", e.url}};
   return json_text(o);
 }
 
@@ -103,6 +104,7 @@ Result<AlertEvent> event_from_json(std::string_view text) {
   e.body_excerpt = read_string(o, "body_excerpt");
   if (const json::value* l = o.if_contains("latency_ms"); l != nullptr && l->is_number())
     e.latency_ms = l->to_number<double>();
+  e.url = read_string(o, "url");
   if (const json::value* d = o.if_contains("details"); d != nullptr && d->is_array()) {
     for (const auto& pair : d->as_array()) {
       if (!pair.is_array() || pair.as_array().size() != 2 || !pair.as_array()[0].is_string() ||

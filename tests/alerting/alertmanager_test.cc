@@ -110,6 +110,20 @@ TEST(AlertmanagerTest, EveryEventOfAnIncidentAndItsReSendsCarryTheSameLabels) {
   EXPECT_EQ(resent[0].at("startsAt").as_string(), format_rfc3339(kT0));
 }
 
+// generatorURL: the page under server.public_url, else the checked URL.
+TEST(AlertmanagerTest, GeneratorUrlIsThePageThatExplainsTheAlert) {
+  auto provider = alertmanager();
+  ASSERT_TRUE(provider);
+  AlertEvent e = event(EventKind::kDown);
+  e.url = "https://tw.example.org/monitors/rank0-health";
+  EXPECT_EQ(alerts_in(provider->build(e, render_message(e, kT0), 1, kT0))[0].at("generatorURL"),
+            "https://tw.example.org/monitors/rank0-health");
+  const AlertEvent plain = event(EventKind::kDown);
+  EXPECT_EQ(alerts_in(provider->build(plain, render_message(plain, kT0), 2, kT0))[0].at("generatorURL"),
+            "http://10.0.0.5:8765/health")
+      << "without public_url: the checked URL";
+}
+
 TEST(AlertmanagerTest, ResendEveryMustBeASecondOrMore) {
   std::vector<ConfigError> errors;
   channels_of("  - {name: am, type: alertmanager, url: 'http://am:9093', resend_every: 500ms}\n", errors);

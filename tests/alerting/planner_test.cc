@@ -92,6 +92,41 @@ TEST_F(PlannerTest, RecoveryIsDueNowAndRemindersComeEveryPeriodAfterTheAlert) {
   EXPECT_EQ(up[0].due, clock_.system_time());
 }
 
+// server.public_url: the page of the monitor, a job's page for a job.
+TEST_F(PlannerTest, AlertsLinkToTheirPageUnderThePublicUrl) {
+  LoadedConfig loaded = load_config_text(
+      "server: {public_url: 'https://tw.example.org/'}\n"
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1, notify: [x]}\n"
+      "  - {name: llama, type: job, notify: [x]}\n"
+      "notifications:\n"
+      "  - {name: x, type: ntfy, topic: t}\n",
+      "c.yaml");
+  ASSERT_TRUE(loaded.config) << (loaded.errors.empty() ? "" : loaded.errors[0].to_string());
+  planner_.configure(*loaded.config, {"x"});
+  planner_.set_public_url(loaded.config->server.public_url);
+  Incident incident{5, "a", clock_.system_time(), std::nullopt, "refused", ""};
+  auto rows = apply(loaded.config->monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident,
+                    std::nullopt, incident);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(event_from_json(rows[0].event)->url, "https://tw.example.org/monitors/a");
+
+  Incident job_incident{6, "llama", clock_.system_time(), std::nullopt, "rank 5 is gone", ""};
+  rows = apply(loaded.config->monitors[1], MonitorStatus::kUp, MonitorStatus::kDown, job_incident,
+               std::nullopt, job_incident);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(event_from_json(rows[0].event)->url, "https://tw.example.org/jobs/llama");
+}
+
+// Without public_url, alerts carry no link.
+TEST_F(PlannerTest, WithoutAPublicUrlAlertsCarryNoLink) {
+  Incident incident{5, "a", clock_.system_time(), std::nullopt, "refused", ""};
+  auto rows =
+      apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) EXPECT_EQ(event_from_json(row.event)->url, "");
+}
+
 TEST_F(PlannerTest, MonitorsWithNoChannelWriteNothing) {
   Incident incident{4, "quiet", clock_.system_time(), std::nullopt, "x", ""};
   EXPECT_TRUE(

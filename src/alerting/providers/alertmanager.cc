@@ -83,7 +83,9 @@ class AlertmanagerProvider final : public Provider, public Resender {
     } else {
       alert["endsAt"] = format_rfc3339(now + kEndsAfterPeriods * resend_every_);
     }
-    if (!e.target.empty() && (e.target.rfind("http://", 0) == 0 || e.target.rfind("https://", 0) == 0)) {
+    if (!e.url.empty()) {
+      alert["generatorURL"] = e.url;
+    } else if (e.target.rfind("http://", 0) == 0 || e.target.rfind("https://", 0) == 0) {
       alert["generatorURL"] = e.target;
     }
     return alert;
