@@ -40,6 +40,13 @@ AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Inci
   e.body_excerpt = a.result.body_excerpt;
   e.latency_ms = a.result.latency_ms;
   e.url = page_url(public_url, a.monitor);
+  // A job's alert names the job and, failing, the culprit (jobs/culprit_labels.h); the
+  // dispatcher keeps the labels a firing alert was sent with for its reminders and recovery.
+  if (a.monitor.type == MonitorType::kJob) {
+    e.labels.emplace_back("training_job", a.monitor.name);
+    if (kind != EventKind::kUp)
+      e.labels.insert(e.labels.end(), a.result.labels.begin(), a.result.labels.end());
+  }
   // A heartbeat has no target to show (its token is a secret); say what it expects.
   if (const auto* hb = std::get_if<HeartbeatSpec>(&a.monitor.spec); hb && hb->schedule) {
     e.details.emplace_back("Expected on schedule", hb->schedule->text + " (" + hb->schedule->zone_name +

@@ -94,6 +94,7 @@ TEST(MessageTest, EventsSurviveTheirJsonRoundTrip) {
   AlertEvent e = down_event();
   e.details = {{"Last ping", "97m ago"}};
   e.url = "https://tw.example.org/monitors/rank0-health";
+  e.labels = {{"training_job", "llama"}, {"rank", "5"}};
   auto back = event_from_json(event_to_json(e));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->monitor, e.monitor);
@@ -102,6 +103,7 @@ TEST(MessageTest, EventsSurviveTheirJsonRoundTrip) {
   EXPECT_EQ(back->body_excerpt, e.body_excerpt);
   EXPECT_EQ(back->details, e.details);
   EXPECT_EQ(back->url, e.url);
+  EXPECT_EQ(back->labels, e.labels);
   const Message m = render_message(*back, e.at);
   EXPECT_EQ(
       std::count(m.fields.begin(), m.fields.end(),

@@ -114,7 +114,7 @@ monitors:{monitor("rank0-health", health_target.port, ["slack", "discord", "hook
         am_posts = [r["body"] for r in receiver.accepted("/am/api/v2/alerts")]
         [am_down, am_up] = [am_posts[0], am_posts[-1]]
         assert am_down[0]["labels"] == {"alertname": "TrainwatchMonitorDown", "monitor": "rank0-health",
-                                        "severity": "critical", "source": "trainwatch", "monitor_type": "http",
+                                        "severity": "page", "source": "trainwatch", "monitor_type": "http",
                                         "incident": incident, "team": "ml"}
         assert am_down[0]["generatorURL"] == page
         # Firing until a few re-send periods ahead (re-sent while down), resolved by the recovery.
