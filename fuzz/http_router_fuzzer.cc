@@ -210,7 +210,7 @@ struct ServerInProcess {
     web::add_notifications_page(router,
                                 web::NotificationsPageContext{web_context, dispatcher, channels, test_sends});
     intake = std::make_unique<jobs::ReportIntake>(
-        jobs, journal, std::make_shared<auth::ReloadableSecret>(config.jobs.token),
+        jobs, journal, std::make_shared<auth::ReloadableSecret>(config.jobs.token), admin.gate(),
         [this](const std::string& job) { engine.ensure_monitor(jobs.auto_monitor(job)); });
     api::add_job_routes(router, api::JobApiContext{engine, jobs, *intake});
   }

@@ -6,7 +6,8 @@ listening port, so up; the rest against a closed one, so down), one day of gener
 history (bench/web/generate_history.py: one result a minute, hourly and daily rollups,
 incidents), then `GET /` timed to its last byte over loopback. The list's rows are cached
 for about a second (http::FreshCache), so every timed request comes after that has passed:
-each one renders the whole page. Reports the median of `--runs` renders with the spread,
+each one renders the whole page. Reports the median of `--runs` renders with the spread
+(wall time, and the server's CPU time for the request, which load on the machine bends less),
 and the page weight: the HTML plus every script and stylesheet it names, as a first load
 fetches them (no compression: the server sends none).
 
@@ -107,10 +108,12 @@ def measure(binary, count, runs, work):
         # Every monitor checked once (interval 1h: each is checked within its first 10 s).
         time.sleep(12)
         get(host, port, "/")  # warms the read connections
-        times = []
+        times, cpu = [], []
         for _ in range(runs):
             time.sleep(1.2)  # past the rows' cache age: this request renders them
+            cpu_before = benchkit.cpu_s(proc.pid)
             elapsed, status, body = get(host, port, "/")
+            cpu.append((benchkit.cpu_s(proc.pid) - cpu_before) * 1000)
             assert status == 200, status
             times.append(elapsed * 1000)
         weight = page_weight(host, port)
@@ -119,7 +122,7 @@ def measure(binary, count, runs, work):
         proc.terminate()
         proc.wait()
         up.close()
-    return times, weight, rows
+    return times, cpu, weight, rows
 
 
 def main():
@@ -130,18 +133,19 @@ def main():
     args = p.parse_args()
     counts = [int(c) for c in args.monitors.split(",")]
     print(f"load average at start: {benchkit.load_avg()}", file=sys.stderr)
-    print("| binary | monitors | rows shown | render ms, median (min–max) | page weight: HTML + JS + CSS |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| binary | monitors | rows shown | render ms, median (min–max) | server CPU ms | page weight: HTML + JS + CSS |")
+    print("| --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         for spec in args.bin:
             label, binary = spec.split("=", 1)
             for count in counts:
-                times, weight, rows = measure(binary, count, args.runs, work)
+                times, cpu, weight, rows = measure(binary, count, args.runs, work)
                 total = sum(weight.values())
                 parts = ", ".join(f"{k} {v:,}" for k, v in weight.items())
                 print(f"| {label} | {count:,} | {rows:,} | {statistics.median(times):.1f} "
-                      f"({min(times):.1f}–{max(times):.1f}) | {total:,} B ({parts}) |", flush=True)
+                      f"({min(times):.1f}–{max(times):.1f}) | {statistics.median(cpu):.0f} ({min(cpu):.0f}–{max(cpu):.0f}) "
+                      f"| {total:,} B ({parts}) |", flush=True)
     print(f"load average at end: {benchkit.load_avg()}", file=sys.stderr)
 
 

@@ -26,6 +26,7 @@
 #include "agent/own_threads.h"
 #include "agent/probe_worker.h"
 #include "agent/rank_samples.h"
+#include "agent/removed_slots.h"
 #include "agent/report_pusher.h"
 #include "agent/stack_capture.h"
 #include "agent/wait_point.h"
@@ -336,18 +337,7 @@ class AgentImpl final : public Agent {
       ReadResult rr = reporter::read_slot(*file.slot(i), &v.slot, 64);
       if (rr == ReadResult::kEmpty) continue;
       if (rr == ReadResult::kBusy) {
-        // Writer mid-update for the whole retry budget: keep the last view of it. A slot
-        // never read whole that stays so for kBusySamples samples is no slot a writer keeps
-        // (one that died mid-update, or bytes that are not a slot): say so.
-        if (auto it = last_views_.find(key); it != last_views_.end()) {
-          views.push_back(it->second);
-        } else if (int busy = ++busy_samples_[key]; busy >= kBusySamples) {
-          std::string note = "slot " + std::to_string(i) + " of " + file.path() +
-                             " is invalid (its sequence number has stayed odd for " +
-                             std::to_string(kBusySamples) + " samples or more): not read as a rank";
-          if (busy == kBusySamples) std::fprintf(stderr, "trainwatch agent: %s\n", note.c_str());
-          node.invalid_slots.push_back(std::move(note));
-        }
+        busy_slot(file, key, node, views);
         continue;
       }
       busy_samples_.erase(key);
@@ -406,7 +396,24 @@ class AgentImpl final : public Agent {
       }
       copy_stacks(t, v);
       last_views_[key] = v;
+      removed_.seen(key, v, file.path());
       views.push_back(std::move(v));
+    }
+  }
+
+  // Writer mid-update for the whole retry budget: keep the last view of it. A slot never
+  // read whole that stays so for kBusySamples samples is no slot a writer keeps (one that
+  // died mid-update, or bytes that are not a slot): say so.
+  void busy_slot(const SlotFile& file, const SlotKey& key, NodeSnapshot& node, std::vector<RankView>& views) {
+    if (auto it = last_views_.find(key); it != last_views_.end()) {
+      removed_.seen(key, it->second, file.path());
+      views.push_back(it->second);
+    } else if (int busy = ++busy_samples_[key]; busy >= kBusySamples) {
+      std::string note = "slot " + std::to_string(key.second) + " of " + file.path() +
+                         " is invalid (its sequence number has stayed odd for " +
+                         std::to_string(kBusySamples) + " samples or more): not read as a rank";
+      if (busy == kBusySamples) std::fprintf(stderr, "trainwatch agent: %s\n", note.c_str());
+      node.invalid_slots.push_back(std::move(note));
     }
   }
 
@@ -439,6 +446,7 @@ class AgentImpl final : public Agent {
     node.invalid_slots.push_back(std::move(note));
     tracks_.erase(key);
     last_views_.erase(key);
+    removed_.forget(key);
     return false;
   }
 
@@ -488,6 +496,7 @@ class AgentImpl final : public Agent {
       if (!file) {
         // Gone since the listing only means its ranks finished; anything else is worth saying.
         if (file.error().code == "io") continue;
+        removed_.unreadable(user.uid);
         node.malformed_slots.push_back(file.error().message);
         continue;
       }
@@ -501,6 +510,9 @@ class AgentImpl final : public Agent {
       }
     }
     capture_wanted_stacks(node.now_ms, views);
+    node.removed_slots = removed_.end_sample([this](int32_t pid, uint64_t start_ticks) {
+      return !reporter::is_dead(reporter::read_process(pid, options_.proc_root), start_ticks);
+    });
     // A dead slot from an earlier run of the job (last active before a live rank started)
     // is history, not a failure of this run.
     int64_t newest_live_start = 0;
@@ -608,6 +620,7 @@ class AgentImpl final : public Agent {
   // Entries live as long as the agent; at most kMaxUserDirs * kSlotCount of them.
   std::map<SlotKey, Track> tracks_;
   std::map<SlotKey, RankView> last_views_;
+  RemovedSlots removed_;  // ranks still running whose slot went (removed_slots.h)
   // Slots found invalid, with the owner they had then (slot_valid); as bounded as tracks_.
   struct InvalidSlot {
     uint64_t owner = 0;

@@ -85,7 +85,10 @@ void slot_reasons(const NodeSnapshot& node, HealthReport& h) {
   for (const auto& m : node.refused_slot_dirs) warn(h, "slot_dir_refused", m);
   // A warning: the slot's rank (if it was one) cannot be seen, but nothing says it failed.
   for (const auto& m : node.invalid_slots) warn(h, "slot_invalid", m);
-  if (node.ranks.empty() && node.slot_error.empty() && node.malformed_slots.empty()) {
+  // A reason, as a malformed file is: a rank runs here that nobody can watch.
+  for (const auto& r : node.removed_slots) add(h, "slot_removed", r.message);
+  if (node.ranks.empty() && node.slot_error.empty() && node.malformed_slots.empty() &&
+      node.removed_slots.empty()) {
     // A warning, not a failure: before the job starts, an uptime check of /health (the
     // docs' pattern) must not page; the job's monitor says when it is late to start.
     warn(h, "no_ranks", "no rank of job '" + node.job + "' has started on this node yet");

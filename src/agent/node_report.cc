@@ -182,10 +182,17 @@ std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t
         json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}, {"error", rv.error}};
   }
   if (json::array ports = ib_ports_report_json(node); !ports.empty()) out["ib_ports"] = std::move(ports);
-  if (!node.invalid_slots.empty()) {
+  if (!node.invalid_slots.empty() || !node.removed_slots.empty()) {
     json::array notes;
     for (const auto& m : node.invalid_slots)
       notes.push_back(json::object{{"code", "slot_invalid"}, {"message", m}});
+    for (const auto& r : node.removed_slots) {
+      notes.push_back(json::object{{"code", "slot_removed"},
+                                   {"message", r.message},
+                                   {"rank", r.rank},
+                                   {"pid", r.pid},
+                                   {"path", r.path}});
+    }
     out["notes"] = std::move(notes);
   }
   return utf8_repaired(json_text(out));  // UTF-8 whatever the node held (core/utf8.h)

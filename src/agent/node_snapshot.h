@@ -68,6 +68,14 @@ struct ProbeView {
   Millis in_flight_for{0};
 };
 
+// A rank whose slot vanished while its process still runs (removed_slots.h).
+struct RemovedSlot {
+  int rank = 0;
+  int32_t pid = 0;
+  std::string path;     // the slot file it was last read from
+  std::string message;  // one sentence naming the rank, its pid and the path
+};
+
 struct NodeSnapshot {
   std::string job;
   std::string slot_error;  // why the slot file could not be read ("" when fine)
@@ -79,7 +87,8 @@ struct NodeSnapshot {
   // Slots that break their invariants (reporter/slot_check.h): never ranks. One sentence
   // each, naming the file and the slot number.
   std::vector<std::string> invalid_slots;
-  std::vector<RankView> ranks;  // ordered by global rank
+  std::vector<RemovedSlot> removed_slots;  // ranks still running whose slot went (removed_slots.h)
+  std::vector<RankView> ranks;             // ordered by global rank
   ProbeView<NvmlInfo> nvml;
   bool nvml_enabled = true;
   std::string nvml_call;  // while NVML hangs: the function it hangs in ("" when unknown)

@@ -4,6 +4,7 @@
 #include "views/held_elsewhere.h"
 #include "views/job_view_worker.h"
 #include "views/job_views.h"
+#include "views/write_access.h"
 
 #include <algorithm>
 #include <atomic>
@@ -27,13 +28,17 @@ using http::Response;
 using jobs::JobSnapshot;
 
 void post_report(const JobApiContext& ctx, const Request& request, const Responder& respond) {
-  ctx.intake.submit(request.params.at("job"), request.header("authorization"),
-                    request.header(jobs::kHopHeader), request.body, [respond](jobs::IntakeAnswer answer) {
-                      if (answer.status == 200) return respond(Response::json(200, std::move(answer.body)));
-                      Response r = Response::problem(answer.status, answer.detail);
-                      if (answer.bearer_challenge) r.headers.emplace_back("WWW-Authenticate", "Bearer");
-                      respond(std::move(r));
-                    });
+  const jobs::ReportIntake::Sender sender{request.header("authorization"), request.remote_address,
+                                          request.header(jobs::kHopHeader)};
+  ctx.intake.submit(request.params.at("job"), sender, request.body, [respond](jobs::IntakeAnswer answer) {
+    if (answer.status == 200) return respond(Response::json(200, std::move(answer.body)));
+    // The guess throttle's 429 reads as the API's (views/write_access.h).
+    if (answer.retry_after.count() > 0)
+      return respond(views::too_many_attempts(answer.retry_after, answer.detail));
+    Response r = Response::problem(answer.status, answer.detail);
+    if (answer.bearer_challenge) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+    respond(std::move(r));
+  });
 }
 
 // Reports another replica handed on in one batch (jobs/report_batch.h): each goes through
@@ -68,7 +73,8 @@ void post_report_batch(const JobApiContext& ctx, const Request& request, const R
       done(jobs::IntakeAnswer{400, "hop: expected forwarded or relayed", "", false});
       continue;
     }
-    ctx.intake.submit(r.job, authorization, r.hop, std::move(r.body), done);
+    ctx.intake.submit(r.job, jobs::ReportIntake::Sender{authorization, request.remote_address, r.hop},
+                      std::move(r.body), done);
   }
 }
 

@@ -1,7 +1,8 @@
 // The job endpoints: agents POST node reports; people and dashboards GET jobs,
 // one job, and its series; /metrics gets per-job and per-rank families.
-//   POST /api/v1/jobs/{job}/report   jobs::ReportIntake: bearer token; 413 > kMaxReportBytes, 401, 400,
-//                                    404, 429, 422 past a bound (job_registry.h); 200 once stored and
+//   POST /api/v1/jobs/{job}/report   jobs::ReportIntake: bearer token; 413 > kMaxReportBytes, 401, 429 out
+//                                    of token attempts (auth/credential_gate.h), 400, 404, 429, 422
+//                                    past a bound (job_registry.h); 200 once stored and
 //                                    applied, 503 when the store did not take it (then not applied)
 //   GET  /api/v1/jobs                every job with its monitor state and phase
 //   GET  /api/v1/jobs/{job}          nodes, ranks, GPUs, timeouts, findings

@@ -487,7 +487,7 @@ void ServerApp::add_job_report_routes() {
   job_token_ = std::make_shared<auth::ReloadableSecret>(report_token(config_));
   if (job_token_->get().empty()) warn_without_job_token();
   intake_ = std::make_unique<jobs::ReportIntake>(
-      *job_registry_, *journal_, job_token_,
+      *job_registry_, *journal_, job_token_, admin_auth_->gate(),
       [this](const std::string& job) { engine_->ensure_monitor(job_registry_->auto_monitor(job)); },
       peers_.get());
   api::add_job_routes(*router_, api::JobApiContext{*engine_, *job_registry_, *intake_, peers_.get()});

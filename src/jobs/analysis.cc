@@ -171,7 +171,7 @@ void overflow_and_checkpoint_findings(const Context& c, int rank, const RankReco
 void rank_findings(const Context& c, std::vector<Finding>& out) {
   std::vector<RankRef> running;
   for (const RankEntry& e : c.ranks) {
-    if (e.node_silent) continue;  // node_silent speaks for it
+    if (e.node_silent || e.slot_removed) continue;  // node_silent or slot_removed speaks for it
     const RankRecord& r = *e.r;
     if (!ruling_findings(c, e.rank, r, out)) continue;
     running.emplace_back(e.rank, &r);

@@ -71,8 +71,18 @@ struct RankEntry {
   const RankRecord* r;
   bool node_silent;   // Context::silent
   bool node_overdue;  // Context::overdue
-  bool running;       // not done, not gone, on a node that still reports and has not said goodbye
+  // Its agent can no longer see it (its slot went while it runs: the node's slots_removed):
+  // what it last reported is frozen, so it is not running for any timeout either.
+  bool slot_removed;
+  bool running;  // not done, not gone, on a node that still reports and has not said goodbye
 };
+
+// Whether `n`'s agent said it can no longer see this process of `rank`.
+inline bool slot_removed_on(const NodeRecord* n, int rank, const RankRecord& r) {
+  if (n == nullptr) return false;
+  return std::any_of(n->slots_removed.begin(), n->slots_removed.end(),
+                     [&](const RemovedSlotNote& s) { return s.rank == rank && s.pid == r.last.pid; });
+}
 
 class Context {
  public:
@@ -83,19 +93,21 @@ class Context {
     ranks.reserve(job.ranks().size());
     // A node's ranks are mostly neighbours: its facts are looked up once for a run of them.
     const std::string* of_node = nullptr;
+    const NodeRecord* n = nullptr;
     bool node_silent = false, node_overdue = false, node_final = false;
     for (const auto& [rank, r] : job.ranks()) {
       if (of_node == nullptr || *of_node != r.node) {
         of_node = &r.node;
-        const NodeRecord* n = node(r.node);
+        n = node(r.node);
         node_silent = n != nullptr && silent(*n);
         node_overdue = n != nullptr && overdue(*n);
         // A rank left alive by its node's final report is unwatched, not running: its step
         // and state froze with that report, so no timeout may read them as a hang.
         node_final = n != nullptr && n->final;
       }
-      ranks.push_back({rank, &r, node_silent, node_overdue,
-                       r.last.alive && !done(r.last) && !node_silent && !node_final});
+      const bool unseen = slot_removed_on(n, rank, r);
+      ranks.push_back({rank, &r, node_silent, node_overdue, unseen,
+                       r.last.alive && !done(r.last) && !node_silent && !node_final && !unseen});
     }
   }
 

@@ -163,6 +163,7 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   node.memory_available_bytes = report.memory_available_bytes;
   node.memory_total_bytes = report.memory_total_bytes;
   node.rendezvous = report.rendezvous;
+  node.slots_removed = report.slots_removed;
   if (!first_report_) first_report_ = now;
   ++reports_;
 

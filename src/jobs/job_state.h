@@ -94,6 +94,7 @@ struct NodeRecord {
   std::vector<DiskReport> disks;
   std::optional<uint64_t> memory_available_bytes, memory_total_bytes;
   std::optional<RendezvousReport> rendezvous;
+  std::vector<RemovedSlotNote> slots_removed;  // ranks its agent can no longer see
 };
 
 // The job's throughput over one report window, ending at `at`.

@@ -253,6 +253,27 @@ void rendezvous_findings(const Context& c, const std::string& name, const NodeRe
   }
 }
 
+// Ranks the node's agent can no longer see: their slot went while they run (a cleanup of
+// /dev/shm, agent/removed_slots.h). Nobody can tell whether they step, fail or hang, so
+// they are not timed out (RankEntry::slot_removed), and this warning says why, naming the
+// file, until they exit or restart.
+void removed_slot_findings(const Context& c, const std::string& name, const NodeRecord& n,
+                           std::vector<Finding>& out) {
+  for (const auto& s : n.slots_removed) {
+    const RankEntry* e = c.rank(s.rank);
+    if (e == nullptr || e->r->node != name || !e->slot_removed) continue;
+    out.push_back({"slot_removed",
+                   Severity::kWarning,
+                   {s.rank},
+                   name,
+                   Context::who(s.rank, *e->r) + " cannot be watched: its slot file " + s.path +
+                       " was removed while it ran (a cleanup of /dev/shm or of TRAINWATCH_DIR?), so its "
+                       "steps, status and a hang go unseen until it restarts",
+                   kOrderWarning,
+                   n.last_seen});
+  }
+}
+
 // A rank that two reporting nodes both carry: a mislabelled launch or a stale agent.
 // Sorted by rank, each rank's nodes in name order; a run of two or more is the finding.
 void claimed_twice_findings(const Context& c, std::vector<Finding>& out) {
@@ -297,6 +318,7 @@ void node_findings(const Context& c, std::vector<Finding>& out) {
     fabric_findings(c.job, name, n, {kOrderHardware, kOrderWarning}, out);
     disk_and_memory_findings(c, name, n, out);
     rendezvous_findings(c, name, n, out);
+    removed_slot_findings(c, name, n, out);
   }
   claimed_twice_findings(c, out);
 }

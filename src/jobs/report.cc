@@ -474,6 +474,13 @@ Result<NodeReport> parse_node_report(std::string_view body) {
     r.error = rf.text("error");
     report.rendezvous = std::move(r);
   }
+  each_object(f, "notes", f.array("notes", kMaxNotesPerReport), [&](const Fields& nf) {
+    if (nf.text("code") != "slot_removed" || report.slots_removed.size() >= kMaxRanksPerReport) return;
+    RemovedSlotNote& note = report.slots_removed.emplace_back();
+    note.rank = static_cast<int>(nf.integer("rank", true, 0, kMaxRank - 1).value_or(0));
+    note.pid = nf.integer("pid", true, 1, INT32_MAX).value_or(0);
+    note.path = nf.text("path");
+  });
   if (!error.empty()) return make_error("report.invalid", error);
   return report;
 }

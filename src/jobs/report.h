@@ -29,6 +29,9 @@ inline constexpr size_t kMaxReportBytes = 512 * 1024;
 inline constexpr size_t kMaxRanksPerReport = 1024;
 inline constexpr size_t kMaxGpusPerReport = 64;
 inline constexpr size_t kMaxDisksPerReport = 16;
+// The agent's notes (one per invalid slot or removed slot: at most 2 x 256 user folders x
+// 64 slots); those of codes this server does not read are skipped.
+inline constexpr size_t kMaxNotesPerReport = 32'768;
 inline constexpr size_t kMaxTextBytes = 1024;  // node names, errors, paths: longer is cut
 // Ages and durations (every *_age_ms, duration_ms, max_step_gap_ms) are clamped into
 // [0, kMaxAgeMs] and steps (every *step) into [-1, kMaxStep] on parse, never refused: a
@@ -144,6 +147,14 @@ struct RendezvousReport {
   std::string error;
 };
 
+// A rank the agent can no longer see: its slot folder or file went while its process runs
+// (the note `slot_removed`, agent/removed_slots.h). At most kMaxRanksPerReport are kept.
+struct RemovedSlotNote {
+  int rank = 0;
+  int64_t pid = 0;
+  std::string path;
+};
+
 struct NodeReport {
   int schema = kReportSchemaVersion;
   std::string job;  // may be empty: the URL names the job
@@ -158,6 +169,7 @@ struct NodeReport {
   std::vector<DiskReport> disks;
   std::optional<uint64_t> memory_available_bytes, memory_total_bytes;
   std::optional<RendezvousReport> rendezvous;
+  std::vector<RemovedSlotNote> slots_removed;
 };
 
 // Parses and validates a report body. Errors ("report.json", "report.schema",

@@ -4,7 +4,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 
-#include "core/constant_time.h"
+#include "auth/admin_token_check.h"
+#include "auth/bearer_token.h"
 #include "core/json_text.h"
 #include "core/names.h"
 
@@ -48,36 +49,53 @@ std::optional<IntakeAnswer> bound_answer(const std::string& job, const NodeRepor
 }  // namespace
 
 ReportIntake::ReportIntake(JobRegistry& registry, JobJournal& journal,
-                           std::shared_ptr<const auth::ReloadableSecret> token,
+                           std::shared_ptr<const auth::ReloadableSecret> token, auth::CredentialGate& guesses,
                            std::function<void(const std::string& job)> on_created, JobPeers* peers)
     : registry_(registry),
       journal_(journal),
       token_(std::move(token)),
+      guesses_(guesses),
       on_created_(std::move(on_created)),
       peers_(peers) {}
 
 ReportIntake::~ReportIntake() { apply_.join(); }
 
-std::optional<IntakeAnswer> ReportIntake::gate(const std::string& job, std::string_view authorization,
-                                               const std::string& body) const {
+std::optional<IntakeAnswer> ReportIntake::gate(const std::string& job, const Sender& sender,
+                                               const std::string& body) {
   if (body.size() > kMaxReportBytes) {
     return problem(413, "the report is " + std::to_string(body.size()) + " bytes; at most " +
                             std::to_string(kMaxReportBytes) + " are accepted");
   }
   if (const std::string token = token_ ? token_->get() : std::string(); !token.empty()) {
-    constexpr std::string_view kBearer = "Bearer ";
-    if (authorization.substr(0, kBearer.size()) != kBearer ||
-        !constant_time_equal(authorization.substr(kBearer.size()), token)) {
-      IntakeAnswer a =
-          problem(401, authorization.empty() ? "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)"
-                                             : "the bearer token is not the server's");
-      a.bearer_challenge = true;
-      return a;
-    }
+    if (auto refused = token_refusal(sender, token)) return refused;
   }
   if (std::string why = name_problem(job); !why.empty())
     return problem(400, "job name '" + job + "': " + why);
   return std::nullopt;
+}
+
+std::optional<IntakeAnswer> ReportIntake::token_refusal(const Sender& sender, std::string_view token) {
+  const auto presented = auth::bearer_token(sender.authorization);
+  if (!presented) {
+    IntakeAnswer a = problem(401, "a bearer token is required (jobs.token or TRAINWATCH_TOKEN)");
+    a.bearer_challenge = true;
+    return a;
+  }
+  const auth::GateResult checked =
+      auth::check_secret(guesses_, auth::CredentialKind::kBearer, *presented, token, sender.remote_address);
+  switch (checked.verdict) {
+    case auth::GateVerdict::kAccepted: return std::nullopt;
+    case auth::GateVerdict::kThrottled: {
+      // Not looked at, right or wrong: this address used up its own attempts.
+      IntakeAnswer a = problem(429, "too many wrong tokens from this address");
+      a.retry_after = checked.retry_after;
+      return a;
+    }
+    case auth::GateVerdict::kRefused: break;
+  }
+  IntakeAnswer a = problem(401, "the bearer token is not the server's");
+  a.bearer_challenge = true;
+  return a;
 }
 
 std::optional<IntakeAnswer> ReportIntake::refusal(const std::string& job, const std::string& body,
@@ -91,16 +109,16 @@ std::optional<IntakeAnswer> ReportIntake::refusal(const std::string& job, const 
   return bound_answer(job, report, registry_.admit(job, report));
 }
 
-void ReportIntake::submit(const std::string& job, std::string_view authorization, std::string_view hop,
-                          std::string body, IntakeDone done) {
-  if (auto answer = gate(job, authorization, body)) return done(std::move(*answer));
+void ReportIntake::submit(const std::string& job, const Sender& sender, std::string body, IntakeDone done) {
+  if (auto answer = gate(job, sender, body)) return done(std::move(*answer));
+  const std::string_view hop = sender.hop;
   JobHolding holding;
   if (peers_) {
     holding = peers_->holding(job);
     // A report handed on is applied where it arrives, whatever this replica thinks of the
     // job's holders: two replicas disagree only for a beat, and it must not go round.
     if (!holding.here && hop.empty()) {
-      return hand_on(job, authorization, std::move(body), std::move(holding.others), std::move(done));
+      return hand_on(job, sender.authorization, std::move(body), std::move(holding.others), std::move(done));
     }
   }
   auto report = std::make_shared<NodeReport>();
@@ -113,7 +131,7 @@ void ReportIntake::submit(const std::string& job, std::string_view authorization
   if (peers_) {
     std::vector<std::string> relay_to;
     if (holding.here && hop != kHopRelayed) relay_to = std::move(holding.others);
-    return apply_held(job, std::move(report), std::move(body), authorization, std::move(relay_to),
+    return apply_held(job, std::move(report), std::move(body), sender.authorization, std::move(relay_to),
                       std::move(done));
   }
   auto shared_done = std::make_shared<IntakeDone>(std::move(done));

@@ -3,7 +3,11 @@
 //
 //   1. check     size, bearer token, job name, body (report.h), then the registry's bounds
 //                (JobRegistry::admit): 413, 401, 400, 404, 429 and 422 are answered here,
-//                and nothing is stored or applied.
+//                and nothing is stored or applied. The token is read by the API's reader
+//                (auth/bearer_token.h) and checked through the server's guess throttle
+//                (auth/credential_gate.h): wrong ones count against the sending address as
+//                wrong API tokens do, and an address out of attempts is answered 429 with
+//                its wait, its token unchecked.
 //   2. store     the raw body goes to the store (JobJournal::save).
 //   3. apply     once it is committed, and only then, the report is applied to the job
 //                (JobRegistry::ingest) on the intake's own thread, and the agent hears
@@ -46,6 +50,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 
+#include "auth/credential_gate.h"
 #include "auth/reloadable_secret.h"
 #include "jobs/job_journal.h"
 #include "jobs/job_peers.h"
@@ -60,6 +65,7 @@ struct IntakeAnswer {
   std::string detail;             // a problem's words, for any status but 200
   std::string body;               // the JSON of a 200
   bool bearer_challenge = false;  // a 401: the answer says which scheme (WWW-Authenticate)
+  Millis retry_after{};           // a 429 of the guess throttle: how long the address waits
 };
 using IntakeDone = std::function<void(IntakeAnswer)>;
 
@@ -68,20 +74,24 @@ class ReportIntake {
   static constexpr int kMaxPending = 1024;
 
   // `token`: the one agents must send (empty: none is asked); replaced on SIGHUP.
+  // `guesses`: the server's guess throttle, which every token check goes through.
   // `on_created`: a report created an auto-created job, which needs its monitor
   // (JobRegistry::auto_monitor); called on the apply thread.
   // `peers`: the other replicas; null for a lone server.
   ReportIntake(JobRegistry& registry, JobJournal& journal,
-               std::shared_ptr<const auth::ReloadableSecret> token,
+               std::shared_ptr<const auth::ReloadableSecret> token, auth::CredentialGate& guesses,
                std::function<void(const std::string& job)> on_created, JobPeers* peers = nullptr);
   ~ReportIntake();
   ReportIntake(const ReportIntake&) = delete;
   ReportIntake& operator=(const ReportIntake&) = delete;
 
-  // `authorization`: the request's Authorization header, "" when it had none. `hop`: its
-  // kHopHeader (job_peers.h), "" from an agent.
-  void submit(const std::string& job, std::string_view authorization, std::string_view hop, std::string body,
-              IntakeDone done);
+  // What a report came with, besides its body.
+  struct Sender {
+    std::string_view authorization;   // the Authorization header, "" when it had none
+    std::string_view remote_address;  // the TCP peer: an agent, or a replica handing it on
+    std::string_view hop;             // the kHopHeader (job_peers.h), "" from an agent
+  };
+  void submit(const std::string& job, const Sender& sender, std::string body, IntakeDone done);
 
   // Reports this process applied (taken, handed to it, or relayed to it), and those it
   // handed to the replicas holding their job: /metrics shows both, per replica.
@@ -90,8 +100,9 @@ class ReportIntake {
 
  private:
   // Step 1 up to the body: size, token and job name; nullopt when they pass.
-  std::optional<IntakeAnswer> gate(const std::string& job, std::string_view authorization,
-                                   const std::string& body) const;
+  std::optional<IntakeAnswer> gate(const std::string& job, const Sender& sender, const std::string& body);
+  // The bearer token against `token`, through the guess throttle; nullopt when it is right.
+  std::optional<IntakeAnswer> token_refusal(const Sender& sender, std::string_view token);
   // Step 1's rest: the body and the registry's bounds; nullopt when the report may be applied.
   std::optional<IntakeAnswer> refusal(const std::string& job, const std::string& body, NodeReport& report);
   // Replicas: to the holders of a job not held here.
@@ -108,6 +119,7 @@ class ReportIntake {
   JobRegistry& registry_;
   JobJournal& journal_;
   const std::shared_ptr<const auth::ReloadableSecret> token_;
+  auth::CredentialGate& guesses_;
   const std::function<void(const std::string&)> on_created_;
   JobPeers* const peers_;
   std::atomic<int> pending_{0};

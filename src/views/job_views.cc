@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/native_stack.h"
 #include "core/process_exit.h"
@@ -303,8 +304,12 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
   json::array findings, ranks, nodes;
   for (const auto& f : s.verdict->findings) findings.push_back(finding_json(s, f));
   const jobs::RankHealthIndex health(*s.verdict);
-  for (const auto& [rank, r] : s.state->ranks())
-    ranks.push_back(rank_json(s, rank, r, health.health(rank, r, s.front), s.front));
+  std::map<jobs::RankHealth, size_t> shown_counts;
+  for (const auto& [rank, r] : s.state->ranks()) {
+    const jobs::RankHealth h = health.health(rank, r, s.front);
+    ++shown_counts[h];
+    ranks.push_back(rank_json(s, rank, r, h, s.front));
+  }
   if (s.nodes_omitted) {
     for (const std::string& name : s.named_nodes) {
       if (auto it = s.state->nodes().find(name); it != s.state->nodes().end())
@@ -327,8 +332,11 @@ json::object job_detail_json(const engine::Engine& engine, const JobSnapshot& s)
   }
   out["rank_ranges"] = std::move(ranges);
   out["rank_ranges_left_out"] = s.rank_summary.ranges_left_out;
+  // The summary is the last tick's; each rank above is as it is now. With every rank in
+  // this answer, its counts are of those ranks, so the two never disagree on one page.
+  const auto& tally = s.ranks_omitted ? s.rank_summary.counts : shown_counts;
   json::object counts;
-  for (const auto& [h, n] : s.rank_summary.counts) counts[jobs::to_string(h)] = n;
+  for (const auto& [h, n] : tally) counts[jobs::to_string(h)] = n;
   out["rank_health"] = std::move(counts);
   out["runs"] = runs_json(s);
   out["attempts"] = attempts_json(s);

@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include "auth/admin_token_check.h"
+#include "auth/bearer_token.h"
 #include "auth/request_auth.h"
 #include "core/json_text.h"
 #include "views/browser_request.h"
@@ -52,11 +53,9 @@ http::Response no_credentials(auth::Role needed) {
 // Who may make this write (write_allowed), not yet audited.
 std::optional<auth::Principal> write_principal(auth::AdminAuth& auth, const http::Request& request,
                                                const http::Responder& respond, auth::Role needed) {
-  constexpr std::string_view kBearer = "Bearer ";
-  const std::string_view authorization = request.header("authorization");
   std::optional<auth::Principal> who;
-  if (authorization.rfind(kBearer, 0) == 0) {
-    who = bearer_principal(auth, request, authorization.substr(kBearer.size()), respond);
+  if (const auto token = auth::bearer_token(request.header("authorization"))) {
+    who = bearer_principal(auth, request, *token, respond);
     if (!who) return std::nullopt;
   } else {
     // A cookie rides along with whatever the browser sends, from whichever page.
@@ -134,11 +133,9 @@ HeldAnswer hold_until_recorded(const http::Responder& respond) {
 
 std::optional<auth::Principal> read_allowed(const auth::AdminAuth& auth, const http::Request& request,
                                             const http::Responder& respond, auth::Role needed) {
-  constexpr std::string_view kBearer = "Bearer ";
-  const std::string_view authorization = request.header("authorization");
   std::optional<auth::Principal> who;
-  if (authorization.rfind(kBearer, 0) == 0) {
-    who = bearer_principal(auth, request, authorization.substr(kBearer.size()), respond);
+  if (const auto token = auth::bearer_token(request.header("authorization"))) {
+    who = bearer_principal(auth, request, *token, respond);
     if (!who) return std::nullopt;
   } else {
     who = auth::session_reader(auth, session_id_of(request));

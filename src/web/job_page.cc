@@ -224,7 +224,6 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     m["status_icon"] = status_icon(view->state.status);
   }
   std::map<std::string, json::array> cells_by_node;
-  std::map<std::string, int> counts;  // filled from the summary below, which covers every rank
   for (const auto& rv : m.at("ranks").as_array()) {
     const json::object& r = rv.as_object();
     json::object cell = r;
@@ -263,12 +262,11 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
   m["node_count"] = snapshot.node_count;
   const SystemTime now = ctx.clock.system_time();
   for (auto& f : m["findings"].as_array()) add_time_fields(f.as_object(), {"since"}, now);
-  json::array legend;
-  for (const auto& [health, count] : snapshot.rank_summary.counts)
-    counts[std::string(jobs::to_string(health))] = static_cast<int>(count);
+  json::array legend;  // the API's counts: of the cells above when every rank has one
+  const json::object& counts = m.at("rank_health").as_object();
   for (const char* h : {"down", "warning", "behind", "ok", "finished"}) {
-    if (counts[h] > 0)
-      legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", counts[h]}});
+    if (const json::value* n = counts.if_contains(h); n && n->to_number<int64_t>() > 0)
+      legend.push_back(json::object{{"health", h}, {"icon", health_icon(h)}, {"count", *n}});
   }
   m["legend"] = std::move(legend);
   // The API's rank_ranges become rows of text: a job with too many ranks for a cell each

@@ -2,9 +2,11 @@
 
 Screenshots land in test-artifacts/ (gitignored) so a failure can be looked at.
 """
+import collections
 import json
 import pathlib
 import re
+import time
 import urllib.error
 import urllib.request
 
@@ -323,8 +325,19 @@ def test_job_page_rank_grid_marks_a_killed_rank(start_server, browser, tmp_path)
         def text_of(selector, attribute="textContent"):
             return browser.execute_script(
                 "const e = document.querySelector(arguments[0]); return e ? e[arguments[1]] : ''", selector, attribute)
+        def legend_matches_cells():
+            """The counts over the grid ("3 ok, 1 down") are of the cells under them, read together."""
+            cells, keys = browser.execute_script(
+                "return [[...document.querySelectorAll('.rank')].map(c => c.dataset.health),"
+                " [...document.querySelectorAll('.legend .key')].map(k => k.textContent.trim())]")
+            counted = {m.group(2): int(m.group(1)) for m in (re.search(r"(\d+) (\w+)$", k) for k in keys) if m}
+            assert counted == dict(collections.Counter(cells)), (keys, cells)
+
         reload_until(browser, server.base + "/jobs/grid", lambda: len(grid()) == 4 and "down" not in grid().values(),
                      "four healthy rank cells")
+        for _ in range(5):  # ranks move on every report; the counts move with them
+            legend_matches_cells()
+            time.sleep(0.3)
         nodes = browser.execute_script("return [...document.querySelectorAll('.node')].map(n => n.dataset.node)")
         assert nodes == ["node-a", "node-b"], "cells are grouped by node"
         assert text_of('.node[data-node="node-b"] .rank[data-rank="3"]', "title"), "rank 3 sits under node-b"
@@ -338,6 +351,7 @@ def test_job_page_rank_grid_marks_a_killed_rank(start_server, browser, tmp_path)
         assert all(h != "down" for r, h in grid().items() if r != 3), grid()
         wait_for(lambda: "rank 3" in text_of("#findings"), timeout=10, interval=0.5, what="a finding naming rank 3")
         wait_for(lambda: "Down" in text_of("#job-state"), timeout=10, interval=0.5, what="the job's pill to read Down")
+        legend_matches_cells()
         screenshot(browser, "job-grid")
     finally:
         for p in procs.values():

@@ -105,6 +105,34 @@ auth:
     assert status == 303 and "tw_session=" in response.getheader("Set-Cookie")
 
 
+def test_wrong_agent_tokens_on_node_reports_are_throttled_like_the_apis(start_server):
+    """The agents' token (jobs.token) on POST /api/v1/jobs/{job}/report is read and counted
+    as an API token is: an address that sent 10 wrong ones waits, its right token unchecked,
+    and waits on the API too, as it is one throttle; other addresses are not held back."""
+    server = start_server(f"""
+monitors:
+  - {{name: nightly, type: heartbeat, period: 1h, token: nightly-ping-token-0123}}
+auth:
+  admin_tokens: ["{TOKEN}"]
+jobs:
+  auto_create: true
+  token: agents-report-token-0123
+""")
+    report = json.dumps({"schema": 1, "node": "n1", "report_every_ms": 5000, "ranks": []}).encode()
+    path = "/api/v1/jobs/train/report"
+    for i in range(10):
+        assert request(server, "POST", path, report, bearer(f"guess-number-{i:04d}"), "127.0.0.8")[0] == 401, i
+    status, body, response = request(server, "POST", path, report, bearer("agents-report-token-0123"), "127.0.0.8")
+    assert status == 429 and int(response.getheader("Retry-After")) >= 1, (status, body)
+    assert response.getheader("Content-Type").startswith("application/problem+json")
+    assert "too many wrong tokens" in body["detail"]
+    assert request(server, "POST", "/api/v1/monitors/nightly/pause", headers=bearer(TOKEN), source="127.0.0.8")[0] == 429
+    # Another address, with the scheme in lower case as RFC 9110 allows, goes through.
+    assert request(server, "POST", path, report, {"Authorization": "bearer agents-report-token-0123"},
+                   "127.0.0.9")[0] == 200
+    assert request(server, "POST", "/api/v1/monitors/nightly/pause", headers=bearer(TOKEN), source="127.0.0.9")[0] == 200
+
+
 def test_guessing_a_token_on_reads_is_throttled_too(start_server):
     """A read shows an admin more than the public (a ping's body), so a bearer token on a
     read is an oracle unless wrong guesses count there as on writes."""

@@ -362,6 +362,37 @@ TEST_F(JobAnalysis, ARankLeftBehindWhileTheOthersAdvanceIsHung) {
                          " while others reached step " + std::to_string(step) + " (step timeout 2s)");
 }
 
+// Its slot folder removed under it, a rank's agent cannot see it any more: its last report
+// freezes. It is named as unwatched, with the file, and never called hung for that.
+TEST_F(JobAnalysis, ARankWhoseSlotWasRemovedIsUnwatchedNotHung) {
+  int64_t step = run_healthy();
+  const std::string path = "/dev/shm/trainwatch/1000/llama.slots";
+  for (int i = 1; i <= 5; ++i) {
+    clock_.advance(Millis(1'000));
+    step += 10;
+    report("node-a", {training(0, step), training(1, step)});
+    NodeReport b = testing::node_report("node-b", {training(3, step)}, report_every_);
+    b.slots_removed.push_back({2, 102, path});
+    ASSERT_TRUE(job_.ingest(b, clock_.monotonic_time(), clock_.system_time()));
+  }
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  EXPECT_EQ(find(v, "rank_hung"), nullptr);
+  const Finding* unwatched = find(v, "slot_removed");
+  ASSERT_NE(unwatched, nullptr);
+  EXPECT_EQ(unwatched->severity, Severity::kWarning);
+  EXPECT_EQ(unwatched->ranks, std::vector<int>{2});
+  EXPECT_EQ(unwatched->message.rfind("rank 2 (node-b, pid 102) cannot be watched: its slot file " + path, 0),
+            0u)
+      << unwatched->message;
+
+  // A note about another process in that place is not about this rank.
+  NodeReport b = testing::node_report("node-b", {training(3, step)}, report_every_);
+  b.slots_removed.push_back({2, 999, path});
+  ASSERT_TRUE(job_.ingest(b, clock_.monotonic_time(), clock_.system_time()));
+  EXPECT_EQ(find(verdict(), "slot_removed"), nullptr);
+}
+
 // Ranks that stop at one step stop at slightly different instants (the last to arrive at
 // the collective made the step last). In the moment between the first rank's step timeout
 // and the last one's, the first is not hung "while others advance": nobody is ahead of it.

@@ -38,9 +38,9 @@ class ReportIntakeTest : public ::testing::Test {
 
   // Submits a report and returns its answer, which may come later (on the apply thread).
   std::future<IntakeAnswer> submit(const std::string& job, const std::string& report_body,
-                                   std::string_view authorization = "") {
+                                   std::string_view authorization = "", std::string_view from = "10.0.0.1") {
     auto answer = std::make_shared<std::promise<IntakeAnswer>>();
-    intake_.submit(job, authorization, "", report_body,
+    intake_.submit(job, ReportIntake::Sender{authorization, from, ""}, report_body,
                    [answer](IntakeAnswer a) { answer->set_value(std::move(a)); });
     return answer->get_future();
   }
@@ -64,8 +64,9 @@ class ReportIntakeTest : public ::testing::Test {
   JobRegistry registry_;
   JobJournal journal_{store_, registry_, clock_, "", {}};
   std::shared_ptr<auth::ReloadableSecret> token_ = std::make_shared<auth::ReloadableSecret>();
+  auth::CredentialGate guesses_{clock_};
   std::vector<std::string> created_;
-  ReportIntake intake_{registry_, journal_, token_,
+  ReportIntake intake_{registry_, journal_, token_, guesses_,
                        [this](const std::string& job) { created_.push_back(job); }};
 };
 
@@ -123,6 +124,35 @@ TEST_F(ReportIntakeTest, AWrongTokenIsAnswered401AndNothingIsStored) {
   auto right = submit("train", body("n1", 0), "Bearer s3cret");
   ASSERT_TRUE(store_.answer(Ok{}));
   EXPECT_EQ(await(right).status, 200);
+}
+
+TEST_F(ReportIntakeTest, WrongTokensAreThrottledPerAddressInTheServersOneGuessThrottle) {
+  token_->set("s3cret");
+  for (int i = 0; i < 10; ++i) {
+    auto wrong = submit("train", body("n1", 0), "Bearer guess-" + std::to_string(i));
+    ASSERT_TRUE(answered(wrong));
+    EXPECT_EQ(wrong.get().status, 401) << i;
+  }
+  // Out of attempts: even the right token is not looked at, and the answer says how long.
+  auto held = submit("train", body("n1", 0), "Bearer s3cret");
+  ASSERT_TRUE(answered(held));
+  const IntakeAnswer a = held.get();
+  EXPECT_EQ(a.status, 429);
+  EXPECT_GT(a.retry_after.count(), 0);
+  EXPECT_EQ(store_.waiting(), 0u);
+  // The same throttle as the API's tokens and the login form's: that address waits there too.
+  EXPECT_EQ(
+      guesses_.attempt(auth::CredentialKind::kBearer, "10.0.0.1", "token:any", [] { return true; }).verdict,
+      auth::GateVerdict::kThrottled);
+
+  // Another address is not held back; this one is let in once its wait has passed.
+  auto other = submit("train", body("n1", 0), "bearer s3cret", "10.0.0.2");
+  ASSERT_TRUE(store_.answer(Ok{}));
+  EXPECT_EQ(await(other).status, 200);
+  clock_.advance(a.retry_after);
+  auto later = submit("train", body("n1", 0), "Bearer s3cret");
+  ASSERT_TRUE(store_.answer(Ok{}));
+  EXPECT_EQ(await(later).status, 200);
 }
 
 TEST_F(ReportIntakeTest, AnUnreadableReportIsAnswered400AndNothingIsStored) {
@@ -183,13 +213,13 @@ class ReplicaIntakeTest : public ReportIntakeTest {
   std::future<IntakeAnswer> submit_hop(const std::string& job, const std::string& report_body,
                                        std::string_view hop) {
     auto answer = std::make_shared<std::promise<IntakeAnswer>>();
-    replica_intake_.submit(job, "Bearer s3cret", hop, report_body,
+    replica_intake_.submit(job, ReportIntake::Sender{"Bearer s3cret", "10.0.0.9", hop}, report_body,
                            [answer](IntakeAnswer a) { answer->set_value(std::move(a)); });
     return answer->get_future();
   }
 
   FakePeers peers_;
-  ReportIntake replica_intake_{registry_, journal_, token_, {}, &peers_};
+  ReportIntake replica_intake_{registry_, journal_, token_, guesses_, {}, &peers_};
 };
 
 TEST_F(ReplicaIntakeTest, AReportForAJobHeldElsewhereGoesToItsHoldersAsItCameAndTheirAnswerIsTheAnswer) {

@@ -122,6 +122,22 @@ TEST(Report, ListsAreBounded) {
   EXPECT_EQ(r.error().message, "gpus: has 65 entries; at most 64 are accepted");
 }
 
+TEST(Report, RemovedSlotNotesAreReadAndOtherNotesSkipped) {
+  auto r = parse_node_report(R"json({"schema":1,"node":"a","notes":[
+      {"code":"slot_invalid","message":"slot 5 of /dev/shm/trainwatch/0/j.slots is invalid (...)"},
+      {"code":"slot_removed","message":"rank 3 ...","rank":3,"pid":4120,"path":"/dev/shm/trainwatch/0/j.slots"},
+      {"code":"from_a_later_agent"}]})json");
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->slots_removed.size(), 1u);
+  EXPECT_EQ(r->slots_removed[0].rank, 3);
+  EXPECT_EQ(r->slots_removed[0].pid, 4120);
+  EXPECT_EQ(r->slots_removed[0].path, "/dev/shm/trainwatch/0/j.slots");
+
+  auto bad = parse_node_report(R"({"schema":1,"node":"a","notes":[{"code":"slot_removed","pid":1}]})");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message.rfind("notes[0].rank", 0), 0u) << bad.error().message;
+}
+
 TEST(RankSet, RunsBecomeRanges) {
   EXPECT_EQ(format_rank_set({0, 1, 2, 3, 4, 6, 7}), "0-4,6-7");
   EXPECT_EQ(format_rank_set({5, 3, 3, 9}), "3,5,9");

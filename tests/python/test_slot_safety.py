@@ -121,6 +121,44 @@ def test_truncated_slot_file_under_running_ranks_and_agent(env):
         assert err.count("was shrunk by another process") == 1, err
 
 
+def test_a_removed_slot_folder_names_the_ranks_that_still_run(env):
+    """A cleanup that deletes the slot folder under running ranks (rm -rf TRAINWATCH_DIR/<uid>)
+    leaves them writing into memory nobody can see, while a rank started afterwards makes a
+    new file and reads as usual. The agent names each rank still running without its slot,
+    with its pid and the path, for as long as it runs, rather than going quiet about it."""
+    port = free_port()
+    lead = Rank(env, rank=0, local_rank=0, world_size=3, health_port=port, health_host="127.0.0.1")
+    other = Rank(env, rank=1, local_rank=1, world_size=3)
+    later = None
+    try:
+        wait_for(lambda: (lambda r: r[0] == 200 and r[1]["training"]["workers_alive"] == 2)(health(port)))
+        (slot_file,) = glob.glob(os.path.join(env["TRAINWATCH_DIR"], "**", "pytest.slots"), recursive=True)
+        shutil.rmtree(os.path.dirname(slot_file))
+        later = Rank(env, rank=2, local_rank=2, world_size=3)
+
+        def removed(expected):
+            status, h = health(port)
+            if not h or [r["rank"] for r in h["ranks"]] != [2]:
+                return None
+            notes = reasons(h, "slot_removed")
+            return (status, notes) if len(notes) == expected else None
+
+        status, notes = wait_for(lambda: removed(2))
+        assert status == 503, notes
+        for rank, proc in ((0, lead), (1, other)):
+            said = f"rank {rank} (pid {proc.p.pid}) still runs, but its slot file {slot_file} was removed"
+            assert any(n.startswith(said) for n in notes), notes
+        # Once rank 1 has finished, only rank 0 is still unseen.
+        assert other.finish()[0] == 0
+        _, notes = wait_for(lambda: removed(1))
+        assert notes[0].startswith(f"rank 0 (pid {lead.p.pid}) still runs"), notes
+        assert lead.p.poll() is None and later.p.poll() is None
+    finally:
+        for r in (lead, other, later):
+            if r is not None:
+                r.kill()
+
+
 @ROOT_ONLY
 def raw_health(port):
     """GET /health as bytes (status, body): what a client parses, before any decoding."""
