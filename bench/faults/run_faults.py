@@ -1,8 +1,9 @@
 """The long form of the replica fault suite (tests/integration/test_replica_faults.py):
 seeded random histories on 3 replicas and a real PostgreSQL. Each history starts a fresh
 installation, lets the nemesis pick faults (SIGSTOP longer and shorter than the lease,
-SIGKILL and a restart, one replica's database connection cut, PostgreSQL restarted fast
-or stopped immediate, a table locked, one replica's wall clock stepped) while monitors
+SIGSTOP inside a write transaction, SIGKILL and a restart, one replica's database
+connection cut, its packets dropped inside a transaction, PostgreSQL restarted fast or
+stopped immediate, a table locked, one replica's wall clock stepped) while monitors
 fail on a schedule and heartbeats are pinged every second, then waits for every replica to show the truth and runs the checker over the
 whole history.
 
@@ -26,7 +27,8 @@ os.environ.setdefault("TRAINWATCH_BIN", str(ROOT / "build" / "src" / "cli" / "tr
 from conftest import Postgres, wait_for  # noqa: E402
 from faults import Installation  # noqa: E402
 
-FAULTS = ["sigstop-long", "sigstop-short", "sigkill", "cut", "restart-fast", "stop-immediate", "lock", "clock-step"]
+FAULTS = ["sigstop-long", "sigstop-short", "sigstop-in-transaction", "sigkill", "cut", "drop", "restart-fast",
+          "stop-immediate", "lock", "clock-step"]
 # Between two faults: the writes a fault held back (a lock) commit before the next fault
 # begins, so that one fault never lands within a moment of the last one's end. Without
 # it, a table locked for seconds and the database killed 0.3 s after the lock went
@@ -43,6 +45,7 @@ def one_fault(inst, rng, kind):
     outage_at = rng.uniform(0.5, 4.0)
     length = rng.uniform(6.0, 12.0)
     duration = {"sigstop-long": rng.uniform(8, 14), "sigstop-short": rng.uniform(1, 3), "cut": rng.uniform(8, 14),
+                "sigstop-in-transaction": rng.uniform(8, 14), "drop": rng.uniform(8, 14),
                 "restart-fast": 0, "stop-immediate": rng.uniform(5, 15), "sigkill": 0, "lock": rng.uniform(10, 20),
                 "clock-step": rng.uniform(8, 20)}[kind]
     table = rng.choice(LOCKABLE)
@@ -59,6 +62,11 @@ def one_fault(inst, rng, kind):
             time.sleep(max(0.0, duration - (time.monotonic() - start)))
     elif kind == "cut":
         with inst.cut_off(i):
+            outage_during(duration)
+            time.sleep(max(0.0, duration - (time.monotonic() - start)))
+    elif kind in ("drop", "sigstop-in-transaction"):
+        # Both begin once the replica's writer locked owner rows (faults.py): a moment after `start`.
+        with (inst.packets_dropped(i) if kind == "drop" else inst.paused_in_a_transaction(i)):
             outage_during(duration)
             time.sleep(max(0.0, duration - (time.monotonic() - start)))
     elif kind == "stop-immediate":

@@ -59,6 +59,18 @@ AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Inci
   return e;
 }
 
+// The reminder due at `now` is the incident's k-th: k whole remind_every after its DOWN
+// was due (started + notify_after), and it is due then. Every replica (and a restarted
+// server) numbers an incident's reminders alike, so the store keeps one row per incident,
+// channel and due time: a replica that takes a monitor back with its own reminder times
+// from before (the one in between sent some) writes none twice (store.h, NewDelivery).
+SystemTime reminder_due(const Incident& incident, const MonitorConfig& m, SystemTime now) {
+  const SystemTime first = incident.started + m.notify_after;
+  const auto every = std::chrono::duration_cast<SystemTime::duration>(*m.remind_every);
+  if (now < first + every || every.count() <= 0) return now;
+  return first + every * ((now - first) / every);
+}
+
 // Channels that page someone: an alert there means "act now", so a warning stays out.
 bool pages(const ChannelConfig& channel) {
   return channel.type == "pagerduty" || channel.type == "alertmanager";
@@ -100,6 +112,31 @@ std::vector<std::string> AlertPlanner::quiet_channels_of(const MonitorConfig& m)
 void AlertPlanner::set_maintenance(std::vector<MaintenanceWindow> windows) {
   std::lock_guard lock(mu_);
   maintenance_ = std::move(windows);
+}
+
+std::vector<NewDelivery> AlertPlanner::on_store_outage(SystemTime from, SystemTime to,
+                                                       const std::string& why) {
+  AlertEvent e;
+  e.kind = EventKind::kWarning;
+  e.monitor = std::string(kStoreAlertName);
+  e.monitor_type = "store";
+  e.cause =
+      "the store could not take pings for " + format_duration(std::chrono::duration_cast<Millis>(to - from)) +
+      " (" + why +
+      "): pings were answered 503, or late, and every heartbeat's deadline moved by the outage, so none is "
+      "DOWN for it; checks went on";
+  e.at = to;
+  e.since = from;
+  e.ended = to;
+  const std::string json = event_to_json(e);
+  std::lock_guard lock(mu_);
+  std::vector<NewDelivery> out;
+  for (const ChannelConfig& c : notifications_) {
+    if (pages(c) || std::find(usable_.begin(), usable_.end(), c.name) == usable_.end()) continue;
+    out.push_back(NewDelivery{c.name, std::string(kStoreAlertName), std::nullopt,
+                              std::string(to_string(EventKind::kWarning)), json, to, to});
+  }
+  return out;
 }
 
 std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) {
@@ -157,6 +194,7 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
       next->second = now + *m.remind_every;
       if (!held_until(maintenance_, a.monitor.name, a.monitor.tags, now)) {
         event = make_event(EventKind::kReminder, a, *a.open, public_url_);
+        due = reminder_due(*a.open, m, now);
       }
     }
   }

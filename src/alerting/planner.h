@@ -51,6 +51,9 @@ class AlertPlanner final : public engine::AlertHook {
 
   std::vector<NewDelivery> on_apply(const engine::AppliedResult& applied) override;
   void committed() override { on_committed_(); }
+  // A warning on every channel that does not page, under kStoreAlertName: the store was
+  // out, pings were refused, heartbeat deadlines moved by it (it is over: nobody is paged).
+  std::vector<NewDelivery> on_store_outage(SystemTime from, SystemTime to, const std::string& why) override;
 
  private:
   std::vector<std::string> channels_of(const MonitorConfig& monitor) const;        // under mu_

@@ -182,7 +182,7 @@ struct Transport::Impl {
       if (code == CURLE_WRITE_ERROR && t.response_too_large) {
         o.error = "response body over 64 KiB";
       } else if (code == CURLE_OPERATION_TIMEDOUT) {
-        o.error = "timeout after " + format_duration(t.request.timeout);
+        o.error = "timeout after " + format_duration_config(t.request.timeout);
       } else {
         o.error = lower_first(t.error[0] != 0 ? t.error : curl_easy_strerror(code));
       }

@@ -131,7 +131,12 @@ void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
   const WriteHealth store = ctx.store.write_health();
   const std::optional<std::string> outbox = ctx.outbox_trouble ? ctx.outbox_trouble() : std::nullopt;
   const std::optional<std::string> replica = ctx.replica_trouble ? ctx.replica_trouble() : std::nullopt;
-  const bool degraded = store.refusing || store.late() || outbox || replica;
+  // Heartbeat deadlines that wait because their pings cannot be read (a locked table):
+  // after as long as late writes, the same thing seen from the other side.
+  const MonoTime now = ctx.clock.monotonic_time();
+  const bool pings_unreadable =
+      stats.pings_unreadable_since && now - *stats.pings_unreadable_since >= WriteHealth::kLateWrites;
+  const bool degraded = store.refusing || store.late() || outbox || replica || pings_unreadable;
   json::object out{{"status", degraded ? "degraded" : "ok"},
                    {"monitors", stats.monitors},
                    {"checks_in_flight", stats.checks_in_flight},
@@ -149,8 +154,14 @@ void healthz(const ApiContext& ctx, const Request&, const Responder& respond) {
         "the store's writes are late: the batch being committed has waited {:.1f} s ({} write(s) queued "
         "behind it)",
         static_cast<double>(store.writing_for.count()) / 1000.0, store.queued);
-  } else {
+  } else if (outbox || replica) {
     out["reason"] = outbox ? *outbox : "this replica acts on nothing: " + *replica;
+  } else {
+    out["reason"] = fmt::format(
+        "heartbeat deadlines wait: their pings cannot be read for {:.1f} s (checks go on): {}",
+        static_cast<double>(std::chrono::duration_cast<Millis>(now - *stats.pings_unreadable_since).count()) /
+            1000.0,
+        stats.pings_unreadable_reason);
   }
   out["state_changes_waiting"] = stats.changes_waiting;
   respond(Response::json(503, json_text(out)));

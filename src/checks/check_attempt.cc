@@ -26,7 +26,9 @@ void CheckAttempt::start() {
   begin();
 }
 
-void CheckAttempt::on_deadline() { report(false, "timeout after " + format_duration(monitor_->timeout)); }
+void CheckAttempt::on_deadline() {
+  report(false, "timeout after " + format_duration_config(monitor_->timeout));
+}
 
 void CheckAttempt::record_latency(double elapsed_ms) {
   result_.latency_ms = elapsed_ms;

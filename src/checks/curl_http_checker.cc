@@ -183,7 +183,7 @@ struct CurlHttpChecker::Impl {
     curl_easy_getinfo(t.easy, CURLINFO_OS_ERRNO, &os_errno);
     std::string os = os_errno != 0 ? lower_first(std::strerror(static_cast<int>(os_errno))) : "";
     switch (code) {
-      case CURLE_OPERATION_TIMEDOUT: return "timeout after " + format_duration(t.timeout);
+      case CURLE_OPERATION_TIMEDOUT: return "timeout after " + format_duration_config(t.timeout);
       case CURLE_COULDNT_CONNECT: return "connect: " + (os.empty() ? std::string("could not connect") : os);
       case CURLE_COULDNT_RESOLVE_HOST: return "dns: could not resolve host";
       case CURLE_WRITE_ERROR:

@@ -43,7 +43,7 @@ class Query final : public CheckAttempt {
   const DnsCheckSpec& spec() const { return std::get<DnsCheckSpec>(monitor().spec); }
 
   void on_deadline() override {
-    report(false, "no answer from " + server_ + " within " + format_duration(monitor().timeout));
+    report(false, "no answer from " + server_ + " within " + format_duration_config(monitor().timeout));
   }
 
   void begin() override {

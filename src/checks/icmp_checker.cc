@@ -165,8 +165,8 @@ class Round final : public CheckAttempt {
   void conclude() {
     if (finished()) return;
     if (sent_ == 0) {
-      return report(
-          false, "cannot resolve " + spec().host + ": timeout after " + format_duration(monitor().timeout));
+      return report(false, "cannot resolve " + spec().host + ": timeout after " +
+                               format_duration_config(monitor().timeout));
     }
     EchoRound echo{static_cast<int>(sent_), static_cast<int>(received_),
                    received_ ? rtt_sum_ms_ / received_ : 0};

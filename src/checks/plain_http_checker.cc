@@ -189,7 +189,7 @@ class PlainHttpChecker::Exchange final : public CheckAttempt {
   }
 
   // As any failure: a status whose headers came is kept.
-  void on_deadline() override { fail("timeout after " + format_duration(monitor().timeout)); }
+  void on_deadline() override { fail("timeout after " + format_duration_config(monitor().timeout)); }
 
   void fail(std::string cause) {
     if (finished()) return;

@@ -118,6 +118,8 @@ bool ServerApp::join_replicas() {
                                                     fmt::format("{}:{}", host.data(), getpid()));
   replicas_->set_config(cluster::config_fingerprint(config_));
   engine_->set_ownership(replicas_.get());
+  engine_reads_ = std::make_unique<boost::asio::thread_pool>(1);
+  engine_->set_store_reads(engine_reads_->get_executor());  // a locked table must not hold up the checks
   peers_ = std::make_unique<cluster::ReplicaPeers>(*replicas_, clock_);
   dispatcher_->claim_as(id, cluster::kMemberTtl);
   // After each beat: what other replicas changed through the API, then who owns what.
@@ -210,7 +212,7 @@ bool ServerApp::read_config() {
 
 // The store store.url names, and the heartbeat tokens kept in it.
 bool ServerApp::open_storage() {
-  auto opened = open_store(config_.store.url, config_.server.data_dir);
+  auto opened = open_store(config_.store.url, config_.server.data_dir, config_.store.session);
   if (!opened) {
     spdlog::error("{}", opened.error().message);
     return false;
@@ -391,9 +393,11 @@ api::ApiContext ServerApp::api_context() {
     context.replicas = [replicas = replicas_.get(), clock = &clock_] {
       boost::json::array members;
       for (const auto& id : replicas->members()) members.emplace_back(id);
-      return boost::json::object{{"self", replicas->id()},
-                                 {"members", std::move(members)},
-                                 {"wall_clock_ahead_ms", clock->wall_clock_ahead().count()}};
+      boost::json::object out{{"self", replicas->id()},
+                              {"members", std::move(members)},
+                              {"wall_clock_ahead_ms", clock->wall_clock_ahead().count()}};
+      if (auto why = replicas->standing_down()) out["stands_down"] = *why;
+      return out;
     };
     context.replica_trouble = [replicas = replicas_.get()] { return replicas->trouble(); };
     context.job_metrics_here = [replicas = replicas_.get()](const std::string& job) {

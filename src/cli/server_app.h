@@ -9,6 +9,10 @@
 //                 schedules and retries, heartbeat deadlines, retention pruning, the
 //                 signal set, and so reload() and stop(). Owns the Engine's monitor state, the
 //                 checkers, the pruner. Ends when stop() stops engine_io_.
+//   engine reads  replicas only: engine_reads_, where the engine reads the store (claims,
+//                 a heartbeat's pings at its deadline, a state to follow), so a locked
+//                 table never holds up a check; results are posted back to engine_io_.
+//                 Joined when engine_reads_ is destroyed, before the engine.
 //   alert         runs alert_io_: the Dispatcher's deliveries, retries and holds, so a
 //                 slow provider never delays a check (nor a check a delivery). Owns the
 //                 outbox's channel state, its timers and the Transport's curl transfers.
@@ -66,6 +70,7 @@
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "alerting/channel_catalog.h"
 #include "alerting/channels.h"
@@ -189,6 +194,9 @@ class ServerApp {
   std::unique_ptr<jobs::JobRegistry> job_registry_;
   std::unique_ptr<DefaultCheckers> checkers_;
   std::unique_ptr<engine::Engine> engine_;
+  // On replicas: the thread where the engine reads the store (engine.h, "Store reads off
+  // the io thread"). After engine_: destroyed (joined) first, its reads still use it.
+  std::unique_ptr<boost::asio::thread_pool> engine_reads_;
   // Node reports through the store; before the replica set, whose beats follow it.
   std::unique_ptr<jobs::JobJournal> journal_;
   // On replicas: the others, to hand them the reports and reads of the jobs they hold

@@ -36,7 +36,13 @@ std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows) {
   }
   std::vector<std::string> eligible;
   for (const MemberRow* row : live) {
-    if (row->joined_age >= kSettle) eligible.push_back(row->id);
+    if (row->joined_age >= kSettle && row->fit) eligible.push_back(row->id);
+  }
+  // Every settled member stands down (the database itself is slow): they act all the same.
+  if (eligible.empty()) {
+    for (const MemberRow* row : live) {
+      if (row->joined_age >= kSettle) eligible.push_back(row->id);
+    }
   }
   // None settled (replicas started together, or the first alone): the eldest owns all
   // until the others settle, rather than nobody. Ties go to the smaller id, so every
@@ -60,6 +66,25 @@ bool handed_over(const std::vector<MemberRow>& rows, const std::string& self) {
   return std::all_of(rows.begin(), rows.end(), [&](const MemberRow& r) {
     return r.id == self || r.seen_age > kMemberTtl || r.seen_age <= eligible_for;
   });
+}
+
+void note_beat(Fitness& f, MonoTime started, MonoTime now) {
+  const Millis took = std::chrono::duration_cast<Millis>(now - started);
+  if (took > kSlowBeat) {
+    f.fit = false;
+    f.quick_since.reset();
+    return;
+  }
+  if (f.fit) return;
+  if (took >= kSlowBeat / 2) {
+    f.quick_since.reset();
+    return;
+  }
+  if (!f.quick_since) f.quick_since = started;
+  if (now - *f.quick_since >= kFitAfter) {
+    f.fit = true;
+    f.quick_since.reset();
+  }
 }
 
 std::string config_fingerprint(const Config& config) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,7 +50,33 @@ inline constexpr Millis kLease = kMemberTtl - kLeaseMargin;
 // Whether a replica whose last successful beat started at `beat_started` may act at `now`.
 inline bool lease_valid(MonoTime beat_started, MonoTime now) { return now - beat_started < kLease; }
 
-// The ids of the members that may own monitors, sorted.
+// Fitness: a replica whose beats succeed but crawl (a slow link to the database, a starved
+// host, a pause in the middle of a beat) keeps or loses its place by a rule with
+// hysteresis, so the others do not hand it monitors back each time a beat happens to be
+// quick:
+//   - it stands down when a beat took longer than kSlowBeat (two such in a row and its
+//     lease could lapse between beats);
+//   - it stands up again only after kFitAfter of beats that each took less than half
+//     kSlowBeat; a beat in between restarts that count, a slow one stands it down again.
+// It writes which in its row (MemberRow::fit), and eligible_members passes over members
+// that stand down, as long as one that stands up has settled (someone must act). One that
+// stands up again re-joins (ReplicaSet): it settles, and the others hand it monitors, as
+// to a newcomer. Beats that fail (the database gone) do not stand a replica down: its
+// lease does that, and it re-joins when they work again.
+inline constexpr Millis kSlowBeat{2'000};
+inline constexpr Millis kFitAfter{10'000};
+
+struct Fitness {
+  bool fit = true;
+  // While it stands down: when the run of quick beats that may stand it up began.
+  std::optional<MonoTime> quick_since;
+};
+
+// After a successful beat that began at `started` and ended at `now`.
+void note_beat(Fitness& fitness, MonoTime started, MonoTime now);
+
+// The ids of the members that may own monitors, sorted: the live, settled ones that stand
+// up (Fitness), or while none does, the live settled ones.
 std::vector<std::string> eligible_members(const std::vector<MemberRow>& rows);
 
 // Whether `self`, eligible (it is in eligible_members(rows)), may begin acting on what it

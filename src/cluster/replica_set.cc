@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
 #include "cluster/membership.h"
@@ -57,41 +58,48 @@ ReplicaSet::Beat ReplicaSet::beat() {
   // Taken before the round trip: the database stamps the row later than this, so the
   // lease ends before the others can see the row expire.
   const MonoTime started = clock_.monotonic_time();
-  bool rejoin = false;
+  bool lapsed = false;
+  bool standing_up = false;
   {
     std::lock_guard lock(mu_);
     self.config = config_;
     self.address = address_;
-    rejoin = joined_ && !lease_valid(beat_started_, started);
+    self.fit = fitness_.fit;
+    lapsed = joined_ && !lease_valid(beat_started_, started);
+    standing_up = stand_up_pending_;  // membership.h, Fitness: it settles again, as a newcomer
+    beating_since_ = started;
   }
-  auto reply = registry_.beat(self, rejoin);
+  auto reply = registry_.beat(self, lapsed || standing_up);
   const MonoTime now = clock_.monotonic_time();
-  std::vector<std::string> eligible;
   Beat outcome;
   if (reply) {
     clock_.observe(reply->database_now, now, reply->uncertainty);
     warn_of_wall_clock(now);
-    eligible = eligible_members(reply->members);
     warn_of_other_configs(reply->members, self.config, now);
-    if (rejoin)
+    if (lapsed)
       spdlog::warn("replicas: {} re-joined as new after its lease lapsed; it owns nothing until it settles",
                    label_);
   } else {
     outcome.error = reply.error().message;
   }
   std::lock_guard lock(mu_);
+  beating_since_.reset();
   const bool was_acting = acting_;
   beat_error_ = outcome.error;
+  std::vector<std::string> eligible;
   if (reply) {
     beat_started_ = started;
     joined_ = true;
     addresses_.clear();
     for (const MemberRow& row : reply->members) addresses_[row.id] = row.address;
-    if (rejoin) {
+    if (lapsed) {
       ++term_;
       acting_ = false;
     }
+    if (standing_up) stand_up_pending_ = false;
+    eligible = eligible_after(started, now, *reply);
     const bool eligible_here = std::binary_search(eligible.begin(), eligible.end(), id_);
+    if (!eligible_here) acting_ = false;
     if (!acting_ && eligible_here && handed_over(reply->members, id_)) acting_ = true;
   } else if (lease_valid(beat_started_, now)) {
     eligible = *members_;  // they keep their monitors while the lease lasts
@@ -99,6 +107,39 @@ ReplicaSet::Beat ReplicaSet::beat() {
   outcome.changed = eligible != *members_ || acting_ != was_acting;
   if (outcome.changed) members_ = std::make_shared<const std::vector<std::string>>(std::move(eligible));
   return outcome;
+}
+
+// Call with mu_ held, after a successful beat: notes how long it took (membership.h,
+// Fitness), saying when this replica stands down or up, and returns the eligible members
+// as the others will see them once its next beat wrote what it now knows of itself (it
+// stops acting at once when it stands down; it waits to settle when it stands up).
+std::vector<std::string> ReplicaSet::eligible_after(MonoTime started, MonoTime now, const BeatReply& reply) {
+  const bool was_fit = fitness_.fit;
+  note_beat(fitness_, started, now);
+  last_beat_took_ = std::chrono::duration_cast<Millis>(now - started);
+  if (was_fit && !fitness_.fit) {
+    spdlog::warn(
+        "replicas: {} stands down: its beat took {} ms; the others check its monitors until its beats take "
+        "under {} ms for {} s",
+        label_, last_beat_took_.count(), (kSlowBeat / 2).count(), kFitAfter.count() / 1000);
+  } else if (!was_fit && fitness_.fit) {
+    stand_up_pending_ = true;
+    spdlog::info(
+        "replicas: {} stands up again: its beats took under {} ms for {} s; it settles as a newcomer", label_,
+        (kSlowBeat / 2).count(), kFitAfter.count() / 1000);
+  }
+  std::vector<MemberRow> rows = reply.members;
+  for (MemberRow& row : rows) {
+    if (row.id == id_) row.fit = fitness_.fit && !stand_up_pending_;
+  }
+  return eligible_members(rows);
+}
+
+std::optional<std::string> ReplicaSet::standing_down() const {
+  std::lock_guard lock(mu_);
+  if (fitness_.fit) return std::nullopt;
+  return fmt::format("its last beat took {} ms; it stands up once its beats take under {} ms for {} s",
+                     last_beat_took_.count(), (kSlowBeat / 2).count(), kFitAfter.count() / 1000);
 }
 
 // Not an error that stops anything: a rolling reload passes through it. Said once a
@@ -170,7 +211,15 @@ void ReplicaSet::run() {
 
 std::optional<std::string> ReplicaSet::trouble() const {
   std::lock_guard lock(mu_);
-  if (lease_valid(beat_started_, clock_.monotonic_time())) return std::nullopt;
+  const MonoTime now = clock_.monotonic_time();
+  if (lease_valid(beat_started_, now)) return std::nullopt;
+  // A beat that never returns (its packets dropped: nothing fails, nothing answers) is as
+  // much trouble as one that failed.
+  if (beating_since_ && now - *beating_since_ >= kLease) {
+    return fmt::format(
+        "its beat has waited {:.1f} s for the database, with no answer",
+        static_cast<double>(std::chrono::duration_cast<Millis>(now - *beating_since_).count()) / 1000.0);
+  }
   return beat_error_;
 }
 

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "cluster/database_clock.h"
+#include "cluster/membership.h"
 #include "core/log_throttle.h"
 #include "engine/ownership.h"
 #include "storage/member_registry.h"
@@ -94,6 +95,9 @@ class ReplicaSet final : public engine::Ownership {
   // its wall clock refused): the last beat's error once the lease has lapsed, for
   // /healthz; nullopt while it may act.
   std::optional<std::string> trouble() const;
+  // Why this replica stands down although its beats succeed (they crawl: membership.h,
+  // Fitness), for /healthz; nullopt while it may own monitors.
+  std::optional<std::string> standing_down() const;
   const std::string& id() const { return id_; }
 
  private:
@@ -106,6 +110,7 @@ class ReplicaSet final : public engine::Ownership {
     std::optional<std::string> error;  // the beat failed: why
   };
   Beat beat();
+  std::vector<std::string> eligible_after(MonoTime started, MonoTime now, const BeatReply& reply);
   void run();
   void warn_of_other_configs(const std::vector<MemberRow>& rows, const std::string& mine, MonoTime now);
   void warn_of_wall_clock(MonoTime now);
@@ -126,13 +131,17 @@ class ReplicaSet final : public engine::Ownership {
   std::string config_;                                       // under mu_
   std::string address_;                                      // under mu_
   MonoTime beat_started_{};                // under mu_: of the last successful beat (the lease's start)
+  std::optional<MonoTime> beating_since_;  // under mu_: while a beat waits for its answer
   std::optional<std::string> beat_error_;  // under mu_: the last beat's, if it failed
   bool joined_ = false;                    // under mu_: a beat succeeded once
   // Under mu_: eligible and handed over (membership.h, handed_over) since it last
   // (re-)joined; it owns nothing before.
   bool acting_ = false;
-  uint64_t term_ = 0;      // under mu_: re-joins after a lapse
-  bool stopping_ = false;  // under mu_
+  Fitness fitness_;                // under mu_ (membership.h)
+  bool stand_up_pending_ = false;  // under mu_: it stood up; its next beat re-joins
+  Millis last_beat_took_{0};       // under mu_
+  uint64_t term_ = 0;              // under mu_: re-joins after a lapse
+  bool stopping_ = false;          // under mu_
   std::condition_variable wake_;
   std::thread thread_;
 };

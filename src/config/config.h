@@ -15,6 +15,7 @@
 #include "config/source_location.h"
 #include "config/web_config.h"
 #include "core/clock.h"
+#include "core/database_session.h"
 #include "cron/schedule.h"
 
 namespace trainwatch {
@@ -50,6 +51,9 @@ struct StoreConfig {
   // postgresql://user:pass@host:5432/db?sslmode=... (libpq's URL; PGPASSWORD and
   // PGPASSFILE work too). Holds a secret: log it only through redact_url.
   std::string url;
+  // How long each of its sessions may hold locks and wait (store.idle_in_transaction_timeout,
+  // store.lock_timeout, store.statement_timeout, store.network_timeout).
+  DatabaseSessionLimits session;
 };
 
 struct HttpCheckSpec {

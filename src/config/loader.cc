@@ -101,6 +101,35 @@ void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
   s.finish();
 }
 
+// store.*_timeout: each within its bounds, with a message that says why. The idle
+// transaction bound is the one replicas' takeovers rely on (core/database_session.h).
+void read_session_limits(Section& s, DatabaseSessionLimits& out) {
+  auto within = [&](const char* key, Millis least, Millis most, const char* why) -> std::optional<Millis> {
+    auto d = s.duration(key);
+    if (d && (*d < least || *d > most)) {
+      s.diag().error(s.raw(key).Mark(), s.key_path(key),
+                     "found " + format_duration_config(*d) + "; expected " + format_duration_config(least) +
+                         " to " + format_duration_config(most) + " (" + why + ")");
+      return std::nullopt;
+    }
+    return d;
+  };
+  if (auto d = within("idle_in_transaction_timeout", Millis(100), Millis(4'000),
+                      "a stalled replica's locks must go before the others take its monitors over")) {
+    out.idle_in_transaction = *d;
+  }
+  if (auto d = within("lock_timeout", Millis(10), Millis(4'000), "a beat must not wait past its lease")) {
+    out.lock_wait = *d;
+  }
+  if (auto d = within("statement_timeout", Millis(100), Millis(600'000), "a read longer than that fails")) {
+    out.statement = *d;
+  }
+  if (auto d = within("network_timeout", Millis(2'000), Millis(600'000),
+                      "keepalive probes a second apart, at least two")) {
+    out.network = *d;
+  }
+}
+
 // Only the shape is judged here; libpq judges the rest when the store opens. Messages
 // show the URL through redact_url: it may carry a password.
 void read_store(Diagnostics& diag, const YAML::Node& node, StoreConfig& out) {
@@ -129,6 +158,7 @@ void read_store(Diagnostics& diag, const YAML::Node& node, StoreConfig& out) {
     }
     out.url = *url;
   }
+  read_session_limits(s, out.session);
   s.finish();
 }
 

@@ -38,6 +38,13 @@ class AlertHook {
   virtual ~AlertHook() = default;
   virtual std::vector<NewDelivery> on_apply(const AppliedResult& applied) = 0;
   virtual void committed() = 0;
+  // The store could not take or show pings from `from` to `to` (engine/store_outages.h),
+  // `why` in the store's words: the notifications that say so, once for the outage
+  // (RecordStoreOutage). None by default.
+  virtual std::vector<NewDelivery> on_store_outage(SystemTime /*from*/, SystemTime /*to*/,
+                                                   const std::string& /*why*/) {
+    return {};
+  }
 };
 
 }  // namespace trainwatch::engine

@@ -23,7 +23,8 @@ Engine::Engine(asio::io_context& io, const Clock& clock, TimerFactory& timers, S
       store_(store),
       checkers_(checkers),
       alerts_(alerts),
-      incident_ids_(store) {}
+      incident_ids_(store),
+      reads_(io.get_executor()) {}
 
 Engine::~Engine() { stop(); }
 
@@ -57,6 +58,8 @@ Status Engine::start(const Config& config) {
       arm_deadline(r);
     }
   }
+  store_watch_ = timers_.make_timer();
+  store_watch_->arm(clock_.monotonic_time() + kStoreWatchEvery, [this] { watch_store(); });
   return Ok{};
 }
 
@@ -204,6 +207,7 @@ void Engine::leave_io(const std::string& name) {
 void Engine::stop() {
   if (maintenance_timer_) maintenance_timer_->cancel();
   std::lock_guard lock(mu_);
+  if (store_watch_) store_watch_->cancel();
   for (auto& [name, runtime] : monitors_) {
     runtime->timer->cancel();
     if (runtime->committing) runtime->committing->retry->cancel();

@@ -44,6 +44,27 @@
 // from the store before it decides that a deadline passed, or at once when it changes
 // the state (the store nudges the owner: on_nudge).
 //
+// Store reads off the io thread (replicas): whatever the engine needs to read from a
+// shared store while it runs (a claim of the monitors it takes over, with their pings; a
+// heartbeat's stored pings at its deadline or on a nudge; the stored state of a monitor
+// whose change was refused) is read on a thread of its own (read_store_off_thread()), and
+// what follows from it runs back on the io thread. So a locked or slow table delays only
+// what depends on it: a heartbeat deadline whose pings cannot be read is not judged (no
+// verdict from a read that failed), and is tried again every kPingReadRetry; checks go on
+// at their slots; stats() says since when the pings cannot be read, for /healthz. Reads
+// are bounded by the monitors: at most one read of pings per heartbeat, one claim per
+// monitor, in flight. Two reads stay on the io thread, rare and each bounded by
+// store.lock_timeout and store.statement_timeout: the block of 64 incident ids a replica
+// reserves when its own is used up (incident_ids.h), and the open incident of a monitor
+// added at run time.
+//
+// Store outages and heartbeats (engine/store_outages.h): once a second the engine asks
+// whether its store takes and shows pings (writes neither refused nor late, stored pings
+// readable). While it does not, no heartbeat deadline is judged; when it does again, every
+// deadline moves by the part of the outage after its last ping (heartbeat/rules.h), and an
+// outage of kOutageAlertAfter or more is told once through the AlertHook
+// (RecordStoreOutage). A heartbeat taken over later moves by the outages seen here.
+//
 // Fencing (storage/postgres/fence.h): a monitor is owned here only once this replica
 // claimed it in the store (Store::claim_monitors), and every write decided while owning it
 // carries that claim's epoch. A write the store refuses as fenced (another replica claimed
@@ -59,8 +80,10 @@
 //   engine_checks.cc     the check schedule, the in-flight bound and its FIFO, check results
 //   engine_commit.cc     commit-gated changes: commit, retry, what is held meanwhile
 //   engine_heartbeat.cc  pings (the quiet path and the io thread's) and deadline timers
-//   engine_replicas.cc   sync_ownership(): claim and take over, let go, fencing, following
-//                        stored states, nudges and the pings other replicas stored
+//   engine_replicas.cc   sync_ownership(): take over, let go, fencing, following stored
+//                        states, and the pings other replicas stored
+//   engine_reads.cc      the store reads of replicas, off the io thread: claims, a
+//                        heartbeat's pings at its deadline and on a nudge, a state to follow
 //   engine_control.cc    reload(), pause and resume, monitors added and released at runtime
 //   engine_views.cc      the readers: monitors(), monitors_since(), stats(), metrics()
 //   engine_runtime.h     Runtime (a monitor's record), PendingChange, HeldItem
@@ -81,6 +104,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include "checks/checker.h"
@@ -95,7 +119,9 @@
 #include "engine/metrics.h"
 #include "engine/ownership.h"
 #include "engine/state_machine.h"
+#include "engine/store_outages.h"
 #include "heartbeat/ping_sink.h"
+#include "heartbeat/rules.h"
 #include "storage/store.h"
 
 namespace trainwatch::engine {
@@ -146,6 +172,10 @@ struct EngineStats {
   uint64_t pings_refused = 0;     // pings answered 503 for the same reason, or a full queue
   double max_start_delay_ms = 0;  // worst lateness of a check start against its due time
   size_t owned = 0;               // monitors this process checks: all of them, but on replicas
+  // Replicas: since when heartbeat deadlines wait because the stored pings cannot be read
+  // (a locked heartbeat_pings, the database out of reach), and why; none while they can.
+  std::optional<MonoTime> pings_unreadable_since;
+  std::string pings_unreadable_reason;
 };
 
 // Chooses the checker for a monitor type; nullptr for types the engine does not run.
@@ -195,6 +225,10 @@ class Engine final : public heartbeat::PingSink {
   // Shares the monitors with other replicas: this engine runs only those `ownership`
   // owns (it must outlive the engine). Call before start().
   void set_ownership(const Ownership* ownership) { ownership_ = ownership; }
+  // Where the store is read ("Store reads off the io thread" above): serve gives replicas
+  // a thread of its own; by default the reads are posted to the io thread. Call before
+  // start(); what runs there must be done (its thread joined) before the engine goes.
+  void set_store_reads(boost::asio::any_io_executor reads) { reads_ = std::move(reads); }
 
   // Whether a monitor (its name and tags) is inside a maintenance window at a time: when
   // the windows covering it end, or nullopt.
@@ -262,9 +296,19 @@ class Engine final : public heartbeat::PingSink {
   // owner's time to live and a beat. A monitor unchecked for longer was stopped with the
   // whole installation, and waits for its slot like every monitor at start.
   static constexpr Millis kTakeoverWindow{10'000};
-  // At a takeover, the first check waits this long: the replica that held the monitor
-  // stops at its next beat, at most kBeatEvery after this one's, plus the time to act on it.
-  static constexpr Millis kHandoverGap{1'500};
+  // At a takeover, the first check waits this long. The replica that held the monitor let
+  // go of it already: a newcomer acts only once every other member beat since it became
+  // eligible (cluster::handed_over), and a silent member stopped at its lease, 1.5 s
+  // before its row expired. What is left is that replica's io thread catching up with its
+  // beat. (1.5 s, a whole beat and more, left monitors moving to a newcomer unchecked for
+  // up to three 2 s intervals.)
+  static constexpr Millis kHandoverGap{500};
+  // A heartbeat deadline whose stored pings could not be read is tried again this soon,
+  // and so is one that fell due while the store was out.
+  static constexpr Millis kPingReadRetry{1'000};
+  // How often the store is looked at for outages, and the shortest one told in an alert.
+  static constexpr Millis kStoreWatchEvery{1'000};
+  static constexpr Millis kOutageAlertAfter{10'000};
 
   // engine.cc: the monitor set's records, and results into state.
   void add_monitor(std::shared_ptr<const MonitorConfig> config, MonitorState state, Millis first_offset);
@@ -314,6 +358,15 @@ class Engine final : public heartbeat::PingSink {
   // engine_heartbeat.cc: pings and deadlines.
   void arm_deadline(Runtime& runtime);
   void on_deadline(Runtime& runtime);
+  // The verdict of a deadline, from the track as it is now (replicas: after read_pings).
+  void judge_deadline(Runtime& runtime);
+  // Arms `runtime`'s deadline timer to try again after kPingReadRetry.
+  void retry_deadline(Runtime& runtime);
+  // Once every kStoreWatchEvery: whether the store is out (engine/store_outages.h).
+  void watch_store();
+  void outage_ended(const OutageSpan& span);
+  // Moves a track just restored from the store by every outage seen here (take_over).
+  void move_by_outages(heartbeat::Track& track) const;
   void on_ping(const std::string& name, Ping ping, WriteDone done);
   // The caller-thread path of record_ping; false when the ping has to go through the io
   // thread (and then counts it in in_io_).
@@ -324,22 +377,40 @@ class Engine final : public heartbeat::PingSink {
   // engine_replicas.cc: following the owners and the stored states.
   // `changed`: the states stored since the last sync, read under `term`.
   void follow_owners(uint64_t term, Result<StateFeed> changed);
-  // Replicas: claims `taking` (their names in `names`) in the store and takes over each
-  // one claimed; none when the claim fails (the next sync tries again).
-  void claim_and_take_over(const std::vector<Runtime*>& taking, const std::vector<std::string>& names);
   // Starts owning a monitor just claimed, from the stored state it followed.
-  // `stagger`: its place among the monitors taken over together (schedule.h).
-  void take_over(Runtime& runtime, Millis stagger);
+  // `stagger`: its place among the monitors taken over together (schedule.h); `marks`:
+  // a heartbeat's stored pings, read with the claim (null, or failed: none known).
+  void take_over(Runtime& runtime, Millis stagger, const Result<HeartbeatMarks>* marks);
   void let_go(Runtime& runtime);
   // A write decided under `epoch` was refused: another replica claimed the monitor since.
   // What it decided is dropped (never retried), and the monitor is let go and its stored
   // state read; the next sync claims it again if this replica still owns it then.
   void on_fenced(Runtime& runtime, int64_t epoch);
-  void follow_stored(Runtime& runtime, const MonitorState& stored);
-  void follow_stored_now(Runtime& runtime);  // reads the store first
+  // `incident`: the open incident `stored` names, when it is not the one known here and
+  // was read already; none: the one known here, or it is read (read_incident) and shown
+  // when it comes.
+  void follow_stored(Runtime& runtime, const MonitorState& stored, const std::optional<Incident>& incident);
   // Replicas, at a heartbeat deadline: a finish ping another replica stored since this
   // one's track last moved is applied first, as if it had come here.
-  void catch_up_pings(Runtime& runtime);
+  void catch_up_pings(Runtime& runtime, const HeartbeatMarks& marks);
+
+  // engine_reads.cc: the store reads of replicas, off the io thread.
+  // Runs `read` where the store is read; what it returns then runs on the io thread.
+  void off_thread(std::function<std::function<void()>()> read);
+  // Claims `names` (and reads the pings of the heartbeats among them), then takes over
+  // each one claimed that this replica still owns under term `term`; none when the claim
+  // fails (the next sync tries again). A name being claimed is not claimed again meanwhile.
+  void claim_and_take_over(const std::vector<std::string>& names);
+  void took_claims(uint64_t term, const std::vector<std::string>& names,
+                   const Result<std::map<std::string, int64_t>>& epochs,
+                   const std::map<std::string, Result<HeartbeatMarks>>& marks);
+  // Reads a heartbeat's stored pings and catches up with them; then judges its deadline
+  // (`judge`) or re-arms it. A failed read judges nothing: the deadline is tried again.
+  void read_pings(Runtime& runtime, bool judge);
+  void after_pings_read(Runtime& runtime, const Result<HeartbeatMarks>& marks);
+  void follow_stored_now(Runtime& runtime);  // reads the store first
+  // Reads incident `id`, then shows it with `monitor` if its state still names it.
+  void read_incident(const std::string& monitor, int64_t id);
 
   // engine_control.cc: what readers see of maintenance windows, then the next sweep.
   void sweep_maintenance();
@@ -393,6 +464,15 @@ class Engine final : public heartbeat::PingSink {
   uint64_t read_term_ = 0;
   std::map<std::string, MonitorState> to_follow_;
   std::set<std::string> added_at_runtime_;  // by ensure_monitor; io thread only
+  std::set<std::string> claiming_;          // names whose claim is being read; io thread only
+  StoreOutages outages_;                    // io thread only
+  std::string outage_reason_;               // io thread only: what the store said as the outage began
+  std::unique_ptr<Timer> store_watch_;      // io thread only (made in start())
+  // Under mu_: the heartbeats owned here whose last read of their pings failed, since
+  // when, and the newest failure's words (stats(): pings_unreadable_*).
+  std::map<std::string, MonoTime> pings_unreadable_;
+  std::string pings_unreadable_reason_;
+  boost::asio::any_io_executor reads_;  // where the store is read (engine_reads.cc)
 };
 
 }  // namespace trainwatch::engine

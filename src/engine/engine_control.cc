@@ -31,6 +31,7 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
         runtime = std::move(monitors_[name]);
         by_name_.erase(name);
         monitors_.erase(name);
+        pings_unreadable_.erase(name);
         stats_.monitors = monitors_.size();
         state_changed();
       }

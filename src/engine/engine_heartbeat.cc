@@ -5,6 +5,7 @@
 // on the io thread.
 #include "engine/engine.h"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 
 #include "engine/engine_runtime.h"
@@ -122,6 +123,61 @@ void Engine::on_ping(const std::string& name, Ping ping, WriteDone done) {
   write_ping(RecordPing{std::move(record)}, std::move(done));
 }
 
+void Engine::retry_deadline(Runtime& r) {
+  const MonoTime retry = clock_.monotonic_time() + kPingReadRetry;
+  r.armed_deadline = retry;
+  r.timer->arm(retry, [this, &r] { on_deadline(r); });
+}
+
+void Engine::watch_store() {
+  const MonoTime now = clock_.monotonic_time();
+  const WriteHealth health = store_.write_health();
+  std::string why;
+  {
+    std::lock_guard lock(mu_);
+    if (!pings_unreadable_.empty()) why = "the stored pings cannot be read: " + pings_unreadable_reason_;
+  }
+  if (health.late()) why = "its writes are late (a locked table, a stalled server)";
+  if (health.refusing) why = health.reason;
+  if (!why.empty() && !outages_.out_since()) outage_reason_ = why;
+  if (auto ended = outages_.observe(!why.empty(), now)) outage_ended(*ended);
+  store_watch_->arm(now + kStoreWatchEvery, [this] { watch_store(); });
+}
+
+void Engine::outage_ended(const OutageSpan& span) {
+  size_t moved = 0;
+  for (auto& [name, runtime] : monitors_) {
+    Runtime& r = *runtime;
+    if (!r.owned || !r.heartbeat) continue;
+    {
+      std::lock_guard lock(mu_);
+      heartbeat::move_deadlines(*r.heartbeat, span.from, span.to);
+      r.revision = next_revision_++;  // readers show the moved due time
+    }
+    ++moved;
+    arm_deadline(r);
+  }
+  const Millis lasted = std::chrono::duration_cast<Millis>(span.to - span.from);
+  spdlog::warn(
+      "store: pings could not be taken or read for {:.1f} s ({}); {} heartbeat deadline(s) moved by it",
+      static_cast<double>(lasted.count()) / 1000.0, outage_reason_, moved);
+  if (alerts_ == nullptr || lasted < kOutageAlertAfter) return;
+  const MonoTime now = clock_.monotonic_time();
+  const SystemTime wall_now = clock_.system_time();
+  auto wall = [&](MonoTime t) {
+    return wall_now - std::chrono::duration_cast<SystemTime::duration>(now - t);
+  };
+  std::vector<NewDelivery> rows = alerts_->on_store_outage(wall(span.from), wall(span.to), outage_reason_);
+  if (rows.empty()) return;
+  write(RecordStoreOutage{wall(span.from), wall(span.to), std::move(rows)}, [this](const Status& status) {
+    if (status) asio::post(io_, [this] { alerts_->committed(); });
+  });
+}
+
+void Engine::move_by_outages(heartbeat::Track& track) const {
+  for (const OutageSpan& span : outages_.ended()) heartbeat::move_deadlines(track, span.from, span.to);
+}
+
 // Arms the timer for the track's next deadline. A deadline that only moved later (every
 // success ping) keeps the armed timer: when it fires, on_deadline finds nothing due and
 // re-arms, which costs one wake-up per period instead of a timer reset per ping.
@@ -142,11 +198,20 @@ void Engine::arm_deadline(Runtime& r) {
 void Engine::on_deadline(Runtime& r) {
   r.armed_deadline.reset();
   if (!r.heartbeat || !r.owned) return;  // reconfigured as a checked monitor while paused; handed over
+  // Replicas first read the pings any replica stored, off this thread (engine_reads.cc).
+  if (ownership_ != nullptr) return read_pings(r, /*judge=*/true);
+  judge_deadline(r);
+}
+
+void Engine::judge_deadline(Runtime& r) {
+  if (!r.heartbeat || !r.owned) return;
   const std::string name = r.config->name;
   // The lease lapsed (or the monitor moved) since the last sync: no verdict; the sync that
   // follows lets it go, and whoever owns it then re-arms the deadline.
   if (!owned_here(name)) return;
-  if (ownership_ != nullptr) catch_up_pings(r);
+  // The store is out: the pings that would clear it may be the ones it refuses. When it is
+  // back, the deadline moves by the outage (outage_ended).
+  if (outages_.out_since()) return retry_deadline(r);
   std::optional<std::string> cause;
   {
     std::lock_guard lock(mu_);

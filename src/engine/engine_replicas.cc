@@ -1,6 +1,7 @@
 // Engine's replicas ("Replicas" and "Fencing" in engine.h): following the owners at each
-// sync (claim and take over, let go), following the states other replicas stored, fenced
-// writes, nudges, and the pings another replica stored for a monitor owned here.
+// sync (take over, let go), following the states other replicas stored, fenced writes,
+// and the pings another replica stored for a monitor owned here. The reads these need
+// while running are engine_reads.cc's.
 // Threading: sync_ownership() on the replica set's thread (it reads the store there);
 // on_nudge() on any thread; the rest on the io thread.
 #include "engine/engine.h"
@@ -77,56 +78,28 @@ void Engine::follow_owners(uint64_t term, Result<StateFeed> changed) {
       Runtime& r = *m->second;
       const bool paused_here = r.state.status == MonitorStatus::kPaused;
       const bool paused_there = it->second.status == MonitorStatus::kPaused;
-      if (!r.owned || paused_here != paused_there) follow_stored(r, it->second);
+      if (!r.owned || paused_here != paused_there) follow_stored(r, it->second, std::nullopt);
     }
     it = to_follow_.erase(it);
   }
-  std::vector<Runtime*> taking;
-  std::vector<std::string> names;
+  std::vector<std::string> taking;
   for (auto& [name, runtime] : monitors_) {
     Runtime& r = *runtime;
     const bool owns = ownership_->owns(name);
-    if (owns && !r.owned) {
-      taking.push_back(&r);
-      names.push_back(name);
+    if (owns && !r.owned && claiming_.count(name) == 0) {
+      taking.push_back(name);
     } else if (!owns && r.owned) {
       let_go(r);
     }
   }
-  if (!taking.empty()) claim_and_take_over(taking, names);
+  if (!taking.empty()) claim_and_take_over(taking);
   size_t owned = 0;
   for (const auto& [name, runtime] : monitors_) owned += runtime->owned ? 1 : 0;
   std::lock_guard lock(mu_);
   stats_.owned = owned;
 }
 
-void Engine::claim_and_take_over(const std::vector<Runtime*>& taking, const std::vector<std::string>& names) {
-  // One statement for all of them: each one's epoch grows, so whatever another replica
-  // still decides about them under its claim is refused by the store (fence.h).
-  auto epochs = store_.claim_monitors(ownership_->member_id(), names);
-  if (!epochs) {
-    // Not taken: the next beat tries again. Checking them unclaimed would let the replica
-    // that held them before write over this one's results.
-    if (auto events = follow_log_.admit(clock_.monotonic_time())) {
-      spdlog::warn("replicas: cannot claim {} monitor(s) ({} time(s) since the last report): {}",
-                   names.size(), *events, epochs.error().message);
-    }
-    return;
-  }
-  size_t taken = 0;
-  for (size_t i = 0; i < taking.size(); ++i) {
-    Runtime* r = taking[i];
-    auto epoch = epochs->find(r->config->name);
-    if (epoch == epochs->end()) continue;
-    r->epoch = epoch->second;
-    // From the stored state it followed while another owned it.
-    take_over(*r, takeover_stagger(i, taking.size(), r->config->interval));
-    ++taken;
-  }
-  spdlog::info("replicas: took over {} monitor(s)", taken);
-}
-
-void Engine::take_over(Runtime& r, Millis stagger) {
+void Engine::take_over(Runtime& r, Millis stagger, const Result<HeartbeatMarks>* marks) {
   r.owned = true;
   if (r.state.status == MonitorStatus::kPaused) return;
   if (r.config->type != MonitorType::kHeartbeat) {
@@ -146,19 +119,19 @@ void Engine::take_over(Runtime& r, Millis stagger) {
     });
     return;
   }
-  auto marks = store_.heartbeat_marks(r.config->name);
-  if (!marks) {
+  if (marks == nullptr || !*marks) {
     spdlog::warn("monitor {}: taken over without its pings ({}): its deadline counts from now",
-                 r.config->name, marks.error().message);
+                 r.config->name, marks ? marks->error().message : "not read");
     return start_timer(r, Millis(0));
   }
   {
     std::lock_guard lock(mu_);
-    r.heartbeat = heartbeat::restore_track(std::get<HeartbeatSpec>(r.config->spec), *marks, r.state,
+    r.heartbeat = heartbeat::restore_track(std::get<HeartbeatSpec>(r.config->spec), **marks, r.state,
                                            clock_.system_time(), clock_.monotonic_time());
-    r.last_ping = marks->last_ping;
+    move_by_outages(*r.heartbeat);  // the pings refused meanwhile were refused here too
+    r.last_ping = (*marks)->last_ping;
     if (r.last_ping) r.last_ping->ping.body.clear();
-    r.started_at = marks->open_start;
+    r.started_at = (*marks)->open_start;
     r.revision = next_revision_++;
   }
   r.timer->cancel();
@@ -166,13 +139,13 @@ void Engine::take_over(Runtime& r, Millis stagger) {
   // A finish stored after the stored state was decided (pinged to any replica while no
   // one had claimed the monitor yet, as at a start) has not moved the state: it is
   // applied now, as catch_up_pings applies one at a deadline.
-  const auto& last_finish = marks->last_finish;
+  const auto& last_finish = (*marks)->last_finish;
   if (last_finish && (!r.state.last_check || last_finish->ping.at > *r.state.last_check)) {
     {
       std::lock_guard lock(mu_);
       r.heartbeat->last_finish_at.reset();
     }
-    catch_up_pings(r);
+    catch_up_pings(r, **marks);
   }
   arm_deadline(r);
 }
@@ -187,6 +160,8 @@ void Engine::let_go(Runtime& r) {
   if (r.config->type == MonitorType::kHeartbeat) {
     r.timer->cancel();
     r.armed_deadline.reset();
+    std::lock_guard lock(mu_);
+    pings_unreadable_.erase(r.config->name);  // its new owner reads them now
   }
 }
 
@@ -203,7 +178,7 @@ void Engine::on_fenced(Runtime& r, int64_t epoch) {
   follow_stored_now(r);
 }
 
-void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
+void Engine::follow_stored(Runtime& r, const MonitorState& stored, const std::optional<Incident>& read) {
   const MonitorState& st = r.state;
   if (st.status == stored.status && st.since == stored.since && st.last_check == stored.last_check &&
       st.consecutive_failures == stored.consecutive_failures &&
@@ -214,10 +189,12 @@ void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
   if (stored.open_incident_id) {
     if (r.open_incident && r.open_incident->id == *stored.open_incident_id) {
       incident = r.open_incident;
-    } else if (auto read = store_.incident(*stored.open_incident_id); read && *read) {
-      incident = **read;
+    } else if (read && read->id == *stored.open_incident_id) {
+      incident = read;
     }
   }
+  // An incident opened elsewhere: read off this thread, shown when it comes (engine_reads.cc).
+  if (stored.open_incident_id && !incident) read_incident(r.config->name, *stored.open_incident_id);
   const bool was_paused = st.status == MonitorStatus::kPaused;
   const bool shown_changed = st.status != stored.status || st.open_incident_id != stored.open_incident_id;
   {
@@ -243,26 +220,17 @@ void Engine::follow_stored(Runtime& r, const MonitorState& stored) {
   }
 }
 
-void Engine::follow_stored_now(Runtime& r) {
-  auto stored = store_.state_of(r.config->name);
-  if (!stored || !*stored) return;  // the state it changed comes with a later beat's states
-  follow_stored(r, **stored);
-}
-
 void Engine::on_nudge(const std::string& monitor) {
   asio::post(io_, [this, monitor] {
     auto it = monitors_.find(monitor);
     if (it == monitors_.end()) return;
     Runtime& r = *it->second;
     if (!r.owned || !r.heartbeat || r.state.status == MonitorStatus::kPaused) return;
-    catch_up_pings(r);
-    arm_deadline(r);
+    read_pings(r, /*judge=*/false);
   });
 }
 
-void Engine::catch_up_pings(Runtime& r) {
-  auto marks = store_.heartbeat_marks(r.config->name);
-  if (!marks) return;
+void Engine::catch_up_pings(Runtime& r, const HeartbeatMarks& marks) {
   const auto& spec = std::get<HeartbeatSpec>(r.config->spec);
   // As if it had come here, at the time it came (stored to the millisecond: a ping of
   // this replica's own reads as no newer than itself).
@@ -274,23 +242,23 @@ void Engine::catch_up_pings(Runtime& r) {
       effect = heartbeat::on_ping(spec, *r.heartbeat, ping, arrived);
       if (ping.kind == PingKind::kStart) r.started_at = ping.at;
       if (is_finish(ping.kind)) r.started_at.reset();
-      if (marks->last_ping && (!r.last_ping || r.last_ping->ping.at < marks->last_ping->ping.at)) {
-        r.last_ping = marks->last_ping;
+      if (marks.last_ping && (!r.last_ping || r.last_ping->ping.at < marks.last_ping->ping.at)) {
+        r.last_ping = marks.last_ping;
         r.last_ping->ping.body.clear();
       }
       r.revision = next_revision_++;
     }
     if (effect.result) apply(r, *effect.result, /*history=*/false);
   };
-  if (marks->last_finish) {
-    const Ping& finish = marks->last_finish->ping;
+  if (marks.last_finish) {
+    const Ping& finish = marks.last_finish->ping;
     if (!r.heartbeat->last_finish_at || finish.at > *r.heartbeat->last_finish_at) replay(finish);
   }
   // A start after that finish (an open run), newer than the one known here.
-  if (marks->open_start && (!r.started_at || *marks->open_start - *r.started_at >= Millis(1))) {
+  if (marks.open_start && (!r.started_at || *marks.open_start - *r.started_at >= Millis(1))) {
     Ping start;
     start.kind = PingKind::kStart;
-    start.at = *marks->open_start;
+    start.at = *marks.open_start;
     replay(start);
   }
 }

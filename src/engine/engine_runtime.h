@@ -80,6 +80,8 @@ struct Engine::Runtime {
   // The slot it waits for (at the in-flight bound), for the lateness of its start.
   MonoTime waiting_due{};
   std::optional<MonoTime> armed_deadline;     // heartbeat: when the timer fires, if armed
+  bool reading_pings = false;                 // replicas: its stored pings are being read
+  bool judge_after_read = false;              // ... for its deadline's verdict (else a nudge)
   std::unique_ptr<PendingChange> committing;  // see "State changes" at the top of engine.h
   std::deque<HeldItem> held;                  // at most kMaxHeldWhileCommitting
   bool owned = true;                          // checked and decided here (see Replicas in engine.h)

@@ -69,6 +69,11 @@ EngineStats Engine::stats() const {
   std::lock_guard lock(mu_);
   EngineStats stats = stats_;
   if (ownership_ == nullptr) stats.owned = stats.monitors;
+  for (const auto& [name, since] : pings_unreadable_) {
+    if (!stats.pings_unreadable_since || since < *stats.pings_unreadable_since)
+      stats.pings_unreadable_since = since;
+  }
+  if (stats.pings_unreadable_since) stats.pings_unreadable_reason = pings_unreadable_reason_;
   return stats;
 }
 

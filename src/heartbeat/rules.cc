@@ -11,7 +11,7 @@ namespace {
 
 std::optional<MonoTime> finish_deadline(const HeartbeatSpec& spec, const Track& t) {
   if (!t.due || t.last_finish_failed || t.finish_overdue_reported) return std::nullopt;
-  return *t.due + spec.grace;
+  return *t.due + spec.grace + t.finish_moved;
 }
 
 // Due one period, or the schedule's next fire time, after the anchor (a finish, or the
@@ -43,10 +43,17 @@ std::string expectation(const HeartbeatSpec& spec, const Track& t) {
 
 std::optional<MonoTime> start_deadline(const HeartbeatSpec& spec, const Track& t) {
   if (!t.open_start || t.start_overdue_reported) return std::nullopt;
-  return *t.open_start + spec.grace;
+  return *t.open_start + spec.grace + t.start_moved;
 }
 
 Millis since(MonoTime then, MonoTime now) { return std::chrono::duration_cast<Millis>(now - then); }
+
+// What a cause adds when outages moved its deadline, so that "no ping for 2m 34s" with a
+// period of 60s reads as it happened.
+std::string moved_by_outages(Millis moved) {
+  if (moved.count() <= 0) return "";
+  return "; its deadline moved " + format_elapsed(moved) + " by store outages, when pings were refused";
+}
 
 std::string failure_cause(const Ping& ping) {
   std::string cause =
@@ -80,13 +87,14 @@ std::optional<std::string> check_deadlines(const HeartbeatSpec& spec, Track& tra
   // A hung run is the more specific cause, so it is checked first.
   if (auto d = start_deadline(spec, track); d && now >= *d) {
     track.start_overdue_reported = true;
-    return "started " + format_elapsed(since(*track.open_start, now)) + " ago, no finish";
+    return "started " + format_elapsed(since(*track.open_start, now)) + " ago, no finish" +
+           moved_by_outages(track.start_moved);
   }
   if (auto d = finish_deadline(spec, track); d && now >= *d) {
     track.finish_overdue_reported = true;
     const std::string silence =
         track.last_finish ? "no ping for " + format_elapsed(since(*track.last_finish, now)) : "no ping yet";
-    return silence + " (" + expectation(spec, track) + ")";
+    return silence + " (" + expectation(spec, track) + ")" + moved_by_outages(track.finish_moved);
   }
   return std::nullopt;
 }
@@ -94,7 +102,7 @@ std::optional<std::string> check_deadlines(const HeartbeatSpec& spec, Track& tra
 bool is_late(const HeartbeatSpec& spec, const Track& track, MonoTime now) {
   (void)spec;
   if (!track.due || track.last_finish_failed) return false;
-  return now >= *track.due;
+  return now >= *track.due + track.finish_moved;
 }
 
 void reschedule(const HeartbeatSpec& spec, Track& track, SystemTime now_system, MonoTime now_mono) {
@@ -107,12 +115,23 @@ void reschedule(const HeartbeatSpec& spec, Track& track, SystemTime now_system, 
   }
 }
 
+void move_deadlines(Track& track, MonoTime from, MonoTime to) {
+  // The part of [from, to] after `counted_from`, the ping a deadline counts from.
+  auto after = [&](std::optional<MonoTime> counted_from) {
+    const MonoTime begin = counted_from ? std::max(from, *counted_from) : from;
+    return to > begin ? std::chrono::duration_cast<Millis>(to - begin) : Millis(0);
+  };
+  if (track.due) track.finish_moved += after(track.last_finish);
+  if (track.open_start) track.start_moved += after(track.open_start);
+}
+
 PingEffect on_ping(const HeartbeatSpec& spec, Track& track, const Ping& ping, MonoTime now) {
   PingEffect effect;
   if (ping.kind == PingKind::kLog) return effect;
   if (ping.kind == PingKind::kStart) {
     track.open_start = now;
     track.start_overdue_reported = false;
+    track.start_moved = Millis(0);
     return effect;
   }
   if (track.open_start) effect.run_time = since(*track.open_start, now);
@@ -122,6 +141,8 @@ PingEffect on_ping(const HeartbeatSpec& spec, Track& track, const Ping& ping, Mo
   track.last_finish_at = ping.at;
   track.last_finish_failed = is_failure(ping);
   track.finish_overdue_reported = false;
+  track.finish_moved = Millis(0);
+  track.start_moved = Millis(0);
   reschedule(spec, track, ping.at, now);
 
   CheckResult result;

@@ -28,6 +28,12 @@
 //
 // Each deadline is reported once: after check_deadlines() reports it, next_deadline()
 // moves past it until a new ping sets a new one.
+//
+// Pings the server itself refused (its store could not take them: the database down, a
+// full disk, a locked table) were not missed by their sender: each deadline moves by the
+// part of such an outage that came after the ping it counts from (move_deadlines), so a
+// heartbeat pinged all through a 30 s outage is not DOWN after it; one that was silent
+// is, as late as the outage lasted.
 #pragma once
 
 #include <optional>
@@ -52,7 +58,15 @@ struct Track {
   // and causes). Set by on_ping, reschedule and restore_track; nullopt: none is awaited.
   std::optional<MonoTime> due;
   std::optional<SystemTime> due_at;
+  // How far store outages moved the finish's and the start's deadlines (move_deadlines);
+  // a new finish (or start) counts from itself again.
+  Millis finish_moved{0};
+  Millis start_moved{0};
 };
+
+// The store refused pings from `from` to `to`: each deadline counting from a ping before
+// `to` moves by the part of [from, to] after that ping. Call once per outage.
+void move_deadlines(Track& track, MonoTime from, MonoTime to);
 
 // Sets when the next finish is due under `spec`: counted from the last successful
 // finish, or, for a schedule that has none, from `now` (watching begins). Call on a new

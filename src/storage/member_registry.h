@@ -22,6 +22,8 @@ struct MemberRow {
   // Where the other replicas reach its HTTP server ("host:port"), to hand it the reports
   // and reads of the jobs it holds; "" until its server listens.
   std::string address = {};
+  // Its beats are quick enough for it to own monitors (cluster/membership.h, Fitness).
+  bool fit = true;
 };
 
 // What a beat read: every member's row, and the database's clock.

@@ -17,7 +17,8 @@ bool starts_with(const std::string& text, std::string_view prefix) {
 
 }  // namespace
 
-Result<OpenedStore> open_store(const std::string& url, const std::string& data_dir) {
+Result<OpenedStore> open_store(const std::string& url, const std::string& data_dir,
+                               const DatabaseSessionLimits& limits) {
   if (url.empty()) {
     if (Status prepared = prepare_data_dir(data_dir); !prepared) {
       return make_error(prepared.error().code, "data_dir: " + prepared.error().message);
@@ -32,9 +33,9 @@ Result<OpenedStore> open_store(const std::string& url, const std::string& data_d
     return make_error("store.url",
                       "store.url " + target + ": expected a postgresql:// URL, or none for SQLite");
   }
-  auto store = postgres::PostgresStore::open(url);
+  auto store = postgres::PostgresStore::open(url, limits);
   if (!store) return store.error();  // postgres::PostgresStore's messages name the target already
-  return OpenedStore{std::move(*store), std::make_unique<postgres::PgMemberRegistry>(url), target};
+  return OpenedStore{std::move(*store), std::make_unique<postgres::PgMemberRegistry>(url, limits), target};
 }
 
 }  // namespace trainwatch

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "core/database_session.h"
 #include "core/result.h"
 #include "storage/member_registry.h"
 #include "storage/store.h"
@@ -26,6 +27,8 @@ struct OpenedStore {
   std::string description;  // for the log: the file, or the URL without its secrets
 };
 
-Result<OpenedStore> open_store(const std::string& url, const std::string& data_dir);
+// `limits` bound the sessions of a shared database (PostgreSQL; SQLite has none).
+Result<OpenedStore> open_store(const std::string& url, const std::string& data_dir,
+                               const DatabaseSessionLimits& limits = {});
 
 }  // namespace trainwatch

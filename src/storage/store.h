@@ -31,6 +31,10 @@ namespace trainwatch {
 
 // One notification to deliver on one channel: a row of the outbox (`deliveries`).
 // `event` is the alert's facts as JSON (alerting/event.h), opaque to the store.
+// A reminder is stored once per incident, channel and due time (its number within the
+// incident, alerting/planner.cc): a second one is not stored, and its operation commits
+// without it, so a replica that took a monitor back never re-sends a reminder another
+// replica sent, under a new delivery id.
 struct NewDelivery {
   std::string channel;
   std::string monitor;
@@ -236,11 +240,25 @@ struct SaveJobMemo {
   SystemTime saved{};
 };
 
+// The name the notifications about the store itself go under (RecordStoreOutage): no
+// monitor can have it (a monitor's name has no space).
+inline constexpr std::string_view kStoreAlertName = "trainwatch store";
+
+// The store could not take or show pings from `from` to `to` (a process's own view of
+// it: engine/store_outages.h), and `outbox` says so (alerts of kStoreAlertName). Replicas
+// each see the same outage: the outbox rows go in only when no alert of that channel and
+// kind about the store was stored since `from`, so the installation says it once.
+struct RecordStoreOutage {
+  SystemTime from{};
+  SystemTime to{};
+  std::vector<NewDelivery> outbox;
+};
+
 using WriteOp =
     std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken, UpdateDelivery,
                  PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow, DeleteApiWindow,
                  SaveApiChannel, DeleteApiChannel, AddIncidentUpdate, SaveNodeReport, SaveJobMemo, SaveUser,
-                 DeleteUser, SaveApiToken, RevokeApiToken, AppendAudit, PruneAudit>;
+                 DeleteUser, SaveApiToken, RevokeApiToken, AppendAudit, PruneAudit, RecordStoreOutage>;
 
 // Called on the writer thread after the operation's transaction; keep it short.
 using WriteDone = std::function<void(const Status&)>;

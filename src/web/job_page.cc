@@ -152,7 +152,6 @@ void add_runs(json::object& m) {
         {"cause", a.at("cause")},
         {"max_step", a.at("max_step").is_null() ? json::value("") : json::value(text_of(a.at("max_step")))}});
   }
-  m["run_count"] = m.at("runs").as_array().size();
   m["has_launches"] = !rows.empty();
   m["launches"] = std::move(rows);
 }

@@ -166,6 +166,43 @@ TEST_F(PlannerTest, WithoutAPublicUrlAlertsCarryNoLink) {
   for (const auto& row : rows) EXPECT_EQ(event_from_json(row.event)->url, "");
 }
 
+// A reminder is due at its place in the incident's schedule (notify_after, then every
+// remind_every), not when the result that sends it came: every replica gives the k-th
+// reminder of an incident the same due time, which the store keeps once (store.h).
+TEST_F(PlannerTest, AReminderIsDueAtItsPlaceInTheIncidentsSchedule) {
+  const SystemTime started = clock_.system_time();
+  Incident incident{3, "a", started, std::nullopt, "refused", ""};
+  apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
+  const std::optional<Incident> none;
+  clock_.advance(minutes(35) + std::chrono::seconds(40));
+  auto first =
+      apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].due, started + minutes(35));
+  clock_.advance(minutes(30));
+  auto second =
+      apply(config_.monitors[0], MonitorStatus::kDown, MonitorStatus::kDown, none, std::nullopt, incident);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(second[0].due, started + minutes(65));
+}
+
+// The store could not take pings for 30 s: one warning on each channel that does not
+// page, under the store's own name, saying what it cost.
+TEST_F(PlannerTest, AStoreOutageIsAWarningOnEveryChannelThatDoesNotPage) {
+  const SystemTime from = clock_.system_time();
+  auto rows = planner_.on_store_outage(from, from + std::chrono::seconds(30), "the database is unreachable");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].channel, "x");
+  EXPECT_EQ(rows[0].monitor, std::string(kStoreAlertName));
+  EXPECT_EQ(rows[0].kind, "warning");
+  EXPECT_FALSE(rows[0].incident_id.has_value());
+  auto event = event_from_json(rows[0].event);
+  ASSERT_TRUE(event.ok());
+  EXPECT_EQ(event->cause.substr(0, 68),
+            "the store could not take pings for 30s (the database is unreachable)");
+  EXPECT_EQ(event->since, from);
+}
+
 TEST_F(PlannerTest, MonitorsWithNoChannelWriteNothing) {
   Incident incident{4, "quiet", clock_.system_time(), std::nullopt, "x", ""};
   EXPECT_TRUE(

@@ -37,7 +37,9 @@ using testing::SilentListener;
 using testing::SilentUdpPeer;
 using trainwatch::testing::ManualClock;
 
-constexpr Millis kTimeout{2'000};
+// Not a whole number of seconds: a cause names the timeout as the config wrote it
+// ("timeout after 1500ms", not "1s").
+constexpr Millis kTimeout{1'500};
 
 template <typename Spec>
 MonitorConfig monitor_with(Spec spec) {
@@ -74,7 +76,7 @@ class TcpTarget {
   bool answer_arrived() { return peer_.another_connected(); }  // its SYN, retransmitted, got in
   bool released() const { return peer_.syns_waiting() == 0; }
   size_t peer_descriptors() const { return peer_.descriptors_accepted(); }
-  static std::string timeout_cause() { return "timeout after 2s"; }
+  static std::string timeout_cause() { return "timeout after 1500ms"; }
   static bool can_stay_silent() { return true; }
 
  private:
@@ -105,7 +107,7 @@ class PlainHttpTarget {
   static bool answer_arrived() { return true; }  // loopback: in the client's buffer already
   bool released() { return peer_.peer_closed(); }
   size_t peer_descriptors() const { return peer_.descriptors_accepted(); }
-  static std::string timeout_cause() { return "timeout after 2s"; }
+  static std::string timeout_cause() { return "timeout after 1500ms"; }
   static bool can_stay_silent() { return true; }
 
  private:
@@ -129,7 +131,7 @@ class TlsTarget {
   static bool answer_arrived() { return true; }
   bool released() { return peer_.peer_closed(); }
   size_t peer_descriptors() const { return peer_.descriptors_accepted(); }
-  static std::string timeout_cause() { return "timeout after 2s"; }
+  static std::string timeout_cause() { return "timeout after 1500ms"; }
   static bool can_stay_silent() { return true; }
 
  private:
@@ -154,7 +156,7 @@ class DnsTarget {
   bool released() const { return peer_.sender_released(); }
   static size_t peer_descriptors() { return 0; }
   std::string timeout_cause() const {
-    return "no answer from 127.0.0.1:" + std::to_string(peer_.port()) + " within 2s";
+    return "no answer from 127.0.0.1:" + std::to_string(peer_.port()) + " within 1500ms";
   }
   static bool can_stay_silent() { return true; }
 
@@ -280,8 +282,9 @@ TYPED_TEST(CheckDeadline, ASilentPeerFailsTheCheckAtTheDeadlineAndItsSocketIsClo
   const CheckResult& result = this->results_[0];
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.cause, this->target_.timeout_cause());
-  EXPECT_DOUBLE_EQ(result.latency_ms, 2000);  // measured on the injected clock
-  EXPECT_DOUBLE_EQ(result.timings.total_ms, 2000);
+  EXPECT_DOUBLE_EQ(result.latency_ms,
+                   static_cast<double>(kTimeout.count()));  // measured on the injected clock
+  EXPECT_DOUBLE_EQ(result.timings.total_ms, static_cast<double>(kTimeout.count()));
 
   EXPECT_TRUE(this->target_.released()) << "the checker kept its connection to the peer";
   EXPECT_EQ(open_descriptors(), before + this->target_.peer_descriptors())
@@ -345,7 +348,7 @@ TEST_F(PlainHttpDeadline, ATimeoutInTheBodyKeepsTheStatus) {
   clock_.advance(kTimeout);
   run_a_while();
   ASSERT_EQ(results_.size(), 1u);
-  EXPECT_EQ(results_[0].cause, "timeout after 2s");
+  EXPECT_EQ(results_[0].cause, "timeout after 1500ms");
   EXPECT_EQ(results_[0].http_status, 200);
 }
 

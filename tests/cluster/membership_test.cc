@@ -58,6 +58,39 @@ TEST(Membership, ANewlyEligibleMemberActsOnlyOnceEveryLiveMemberBeatSinceItSettl
   EXPECT_FALSE(handed_over({row("a", 60, 0)}, "n")) << "not a member";
 }
 
+// A replica whose beats crawl stands down at the first beat over 2 s and stands up only
+// after 10 s of beats under 1 s each: beats between 1 and 2 s keep it where it is, so a
+// link that is slow now and then does not make it flap.
+TEST(Membership, AReplicaStandsDownAtASlowBeatAndUpOnlyAfterTenSecondsOfQuickOnes) {
+  const MonoTime t0{};
+  auto at = [&](int ms) { return t0 + Millis(ms); };
+  Fitness f;
+  note_beat(f, at(0), at(1'500));
+  EXPECT_TRUE(f.fit) << "1.5 s: slow, but inside the band";
+  note_beat(f, at(2'000), at(4'100));
+  EXPECT_FALSE(f.fit) << "2.1 s: stands down";
+  for (int s = 5; s < 14; ++s) note_beat(f, at(s * 1'000), at(s * 1'000 + 300));
+  EXPECT_FALSE(f.fit) << "quick beats for 8.3 s: not yet";
+  note_beat(f, at(14'000), at(15'200));
+  EXPECT_FALSE(f.fit) << "a beat of 1.2 s restarts the count";
+  for (int s = 16; s < 26; ++s) note_beat(f, at(s * 1'000), at(s * 1'000 + 300));
+  EXPECT_FALSE(f.fit) << "9.3 s of quick beats since the count restarted";
+  note_beat(f, at(26'000), at(26'300));
+  EXPECT_TRUE(f.fit) << "10.3 s of quick beats";
+}
+
+// The others hand no monitor to a member that stands down, as long as one that stands up
+// has settled; when every settled member stands down (the database is slow), they act.
+TEST(Membership, MembersThatStandDownOwnNothingWhileAnotherStandsUp) {
+  MemberRow slow = row("b", 60, 0);
+  slow.fit = false;
+  EXPECT_EQ(eligible_members({row("a", 60, 0), slow, row("c", 60, 0)}), (std::vector<std::string>{"a", "c"}));
+  MemberRow also_slow = row("a", 60, 0);
+  also_slow.fit = false;
+  EXPECT_EQ(eligible_members({also_slow, slow, row("c", 1, 0)}), (std::vector<std::string>{"a", "b"}))
+      << "c stands up but has not settled";
+}
+
 TEST(Membership, EveryMonitorHasOneOwnerAndTheyShareThemEvenly) {
   const std::vector<std::string> members = {"r1", "r2", "r3"};
   std::map<std::string, int> owned;

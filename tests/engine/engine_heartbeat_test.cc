@@ -48,6 +48,33 @@ TEST_F(EngineHeartbeatTest, AMissedPingIsLateAfterItsPeriodAndDownAfterItsGrace)
   EXPECT_FALSE(view("nightly").open_incident.has_value());
 }
 
+// The store refused writes for two minutes (its pings answered 503): no deadline gets a
+// verdict while that lasts, and once it is over the deadline moves by the outage, so the
+// heartbeat pinged just before it is not DOWN at its old deadline, and a silent one is,
+// as much later as the outage lasted, with a cause that says so.
+TEST_F(EngineHeartbeatTest, AStoreOutageMovesTheDeadlineByWhatCameAfterTheLastPing) {
+  config_.monitors = {heartbeat_monitor("nightly", Millis(60'000), Millis(30'000))};
+  start();
+  ASSERT_TRUE(ping(PingKind::kSuccess).ok());  // due at 60 s, DOWN at 90 s
+  advance(Millis(10'000));
+  WriteHealth refusing;
+  refusing.refusing = true;
+  refusing.reason = "the database is unreachable";
+  store_.set_write_health(refusing);
+  advance(Millis(120'000));  // the store seen out from 11 s to 130 s
+  EXPECT_EQ(view("nightly").state.status, MonitorStatus::kUp) << "no verdict while the store is out";
+
+  store_.set_write_health({});
+  advance(Millis(78'000));  // 208 s: the deadline moved by the 120 s outage, to 210 s
+  EXPECT_EQ(view("nightly").state.status, MonitorStatus::kUp);
+  advance(Millis(2'000));
+  const MonitorView down = view("nightly");
+  EXPECT_EQ(down.state.status, MonitorStatus::kDown);
+  ASSERT_TRUE(down.open_incident.has_value());
+  EXPECT_NE(down.open_incident->cause.find("its deadline moved 2m by store outages"), std::string::npos)
+      << down.open_incident->cause;
+}
+
 TEST_F(EngineHeartbeatTest, PingsOnTheQuietPathShowWhatTheStateMachineGives) {
   MonitorConfig hb = heartbeat_monitor("nightly", Millis(60'000), Millis(60'000));
   hb.retries = 1;

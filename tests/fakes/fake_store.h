@@ -26,7 +26,15 @@ class FakeStore final : public Store {
     return true;
   }
   void flush() override {}
-  WriteHealth write_health() const override { return {}; }
+  WriteHealth write_health() const override {
+    std::lock_guard lock(mu_);
+    return health_;
+  }
+  // What write_health() says from now on (a store that refuses, or whose writes are late).
+  void set_write_health(WriteHealth health) {
+    std::lock_guard lock(mu_);
+    health_ = std::move(health);
+  }
 
   // Answers the oldest unanswered write with `status`; false when none waits.
   bool answer(const Status& status) {
@@ -102,7 +110,16 @@ class FakeStore final : public Store {
   }
   Result<std::vector<CheckResult>> results(const ResultQuery&) override { return std::vector<CheckResult>{}; }
   Result<std::vector<PingRecord>> pings(const PingQuery&) override { return std::vector<PingRecord>{}; }
-  Result<HeartbeatMarks> heartbeat_marks(const std::string&) override { return HeartbeatMarks{}; }
+  Result<HeartbeatMarks> heartbeat_marks(const std::string&) override {
+    std::lock_guard lock(mu_);
+    if (pings_read_error_) return *pings_read_error_;
+    return HeartbeatMarks{};
+  }
+  // Reads of the stored pings fail with this until it is cleared (heartbeat_pings locked).
+  void fail_ping_reads(std::optional<Error> error) {
+    std::lock_guard lock(mu_);
+    pings_read_error_ = std::move(error);
+  }
   Result<std::map<std::string, std::string>> heartbeat_tokens() override {
     return std::map<std::string, std::string>{};
   }
@@ -200,6 +217,8 @@ class FakeStore final : public Store {
   std::map<std::string, std::string> owners_;
   int claims_ = 0;
   std::optional<Error> outbox_read_error_;
+  std::optional<Error> pings_read_error_;
+  WriteHealth health_;
 };
 
 }  // namespace trainwatch::testing

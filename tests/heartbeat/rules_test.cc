@@ -56,6 +56,40 @@ TEST_F(RulesTest, ANewMonitorAwaitsNothing) {
   EXPECT_FALSE(check_deadlines(hourly, track, clock.monotonic_time()));
 }
 
+// The server refused pings for 30 minutes (its store was down): the deadline moves by the
+// part of the outage after the last finish, and the cause says so; the next finish counts
+// from itself again.
+TEST_F(RulesTest, AStoreOutageMovesTheDeadlineByWhatCameAfterTheLastPing) {
+  send(PingKind::kSuccess);
+  const MonoTime finished = clock.monotonic_time();
+  move_deadlines(track, finished - minutes(20), finished + minutes(30));  // began before the ping
+  EXPECT_EQ(next_deadline(hourly, track), finished + minutes(150));
+  clock.advance(minutes(149));
+  EXPECT_FALSE(check_deadlines(hourly, track, clock.monotonic_time()));
+  auto cause = fire_next();
+  ASSERT_TRUE(cause);
+  EXPECT_EQ(
+      *cause,
+      "no ping for 2h 30m (expected every 60m, grace 60m); its deadline moved 30m by store outages, when "
+      "pings were refused");
+
+  send(PingKind::kSuccess);
+  EXPECT_EQ(next_deadline(hourly, track), clock.monotonic_time() + minutes(120)) << "a new finish, unmoved";
+}
+
+// A run started before the outage: its "no finish" deadline moves too; an outage that
+// ended before the start moves nothing.
+TEST_F(RulesTest, AStoreOutageMovesAnOpenRunsDeadlineFromItsStart) {
+  send(PingKind::kSuccess);
+  clock.advance(minutes(10));
+  send(PingKind::kStart);
+  const MonoTime started = clock.monotonic_time();
+  move_deadlines(track, started - minutes(9), started - minutes(1));
+  EXPECT_EQ(next_deadline(hourly, track), started + minutes(60)) << "the start's, unmoved";
+  move_deadlines(track, started + minutes(5), started + minutes(20));
+  EXPECT_EQ(next_deadline(hourly, track), started + minutes(75));
+}
+
 TEST_F(RulesTest, UpUntilPeriodLateUntilGraceThenOverdueWithTheIssuesCause) {
   auto effect = send(PingKind::kSuccess);
   ASSERT_TRUE(effect.result);

@@ -24,12 +24,34 @@ from receivers import HttpReceiver
 # Debian's libfaketime (scripts/setup.sh), multi-threaded form: a replica's clock step.
 FAKETIME_LIBRARY = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 LEASE_TTL = 6.0  # cluster::kMemberTtl: the others take a silent replica's monitors after it
+# What a fenced write sends inside its transaction to lock its monitors' owner rows
+# (storage/postgres/fence.cc): check_fences' statement for a run of results, or the Bind of
+# the prepared "lock_owner" for a single one (most writes on a quiet installation). A
+# replica is held right after it sent either: inside the transaction, rows locked.
+OWNER_LOCKS = (b"FROM monitor_owners WHERE monitor IN", b"\x00lock_owner\x00")
+# From a fault that silences one replica until every one of its monitors has been checked
+# by another: the time to live, a beat to see it, the claim and the handover gap, the
+# stagger of monitors taken over together (engine/schedule.h), and a slot.
+def takeover_bound(interval):
+    return LEASE_TTL + 1.0 + 1.0 + 1.0 + interval
+# After such a fault ends: the replica re-joins, settles (3 s), waits for the others to
+# beat (up to 2 s), and checks at the slot after the handover: its monitors move back.
+REJOIN_S = 3.0 + 2.0 + 1.0
 
 
 class TcpProxy:
-    """Forwards a loopback port to PostgreSQL. cut() closes every connection through it and
-    refuses new ones (the replica sees its connection drop, as on a network partition
-    that resets), until heal()."""
+    """Forwards a loopback port to PostgreSQL. Two partitions, as a network makes them:
+
+    - cut() closes every connection through it and refuses new ones (the replica sees its
+      connection drop, as on a partition that resets), until heal();
+    - hold() stops forwarding in both directions but keeps every socket open and accepts
+      new connections without forwarding them (packets dropped: nobody hears of the
+      partition, a statement sent waits for its answer), until release(), when what was
+      held flows on as TCP's retransmissions would deliver it. hold_after(patterns) holds
+      once the replica sends bytes holding one of `patterns`, right after forwarding them: a
+      replica held at a known point, say inside a transaction that just locked rows.
+
+    And a slow link: `delay` seconds added to every chunk it forwards, either way."""
 
     def __init__(self, upstream_port):
         self.upstream = upstream_port
@@ -42,6 +64,11 @@ class TcpProxy:
         self.pairs = []
         self.is_cut = False
         self.closed = False
+        self.flowing = threading.Event()  # cleared while held
+        self.flowing.set()
+        self.trigger = None  # bytes that hold the proxy once forwarded
+        self.held = threading.Event()  # set when a trigger fired
+        self.delay = 0.0
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -54,11 +81,13 @@ class TcpProxy:
                 if self.is_cut:
                     client.close()
                     continue
+            self.flowing.wait()  # held: the connection is accepted, its startup never answered
             try:
                 server = socket.create_connection(("127.0.0.1", self.upstream), timeout=5)
             except OSError:
                 client.close()
                 continue
+            server.settimeout(None)
             with self.lock:
                 self.pairs.append((client, server))
             threading.Thread(target=self._pump, args=(client, server), daemon=True).start()
@@ -66,18 +95,49 @@ class TcpProxy:
     def _pump(self, a, b):
         try:
             while True:
+                self.flowing.wait()  # held: nothing is read, so both kernels keep what was sent
                 ready, _, _ = select.select([a, b], [], [], 1.0)
                 for s in ready:
+                    if not self.flowing.is_set():
+                        break
                     data = s.recv(65536)
                     if not data:
                         return
+                    if self.delay:
+                        time.sleep(self.delay)
                     (b if s is a else a).sendall(data)
+                    if s is a:
+                        self._maybe_hold(data)
         except (OSError, ValueError):  # ValueError: cut() closed a socket under select()
             pass
         finally:
             for s in (a, b):
                 with contextlib.suppress(OSError):
                     s.close()
+
+    def _maybe_hold(self, data):
+        with self.lock:
+            if self.trigger is None or not any(p in data for p in self.trigger):
+                return
+            self.trigger = None
+            self.flowing.clear()
+        self.held.set()
+
+    def hold_after(self, patterns):
+        """Holds once the replica sends bytes holding any of `patterns` (after forwarding
+        them); wait on self.held."""
+        with self.lock:
+            self.held.clear()
+            self.trigger = tuple(patterns)
+
+    def hold(self):
+        self.flowing.clear()
+        self.held.set()
+
+    def release(self):
+        with self.lock:
+            self.trigger = None
+        self.flowing.set()
 
     def cut(self):
         with self.lock:
@@ -96,6 +156,7 @@ class TcpProxy:
 
     def close(self):
         self.closed = True
+        self.release()
         self.cut()
         with contextlib.suppress(OSError):
             self.listener.close()
@@ -218,7 +279,8 @@ class Installation:
     `http` checked monitors (interval `interval` s) and `heartbeats` heartbeat monitors
     (period and grace `period` s), all alerting one webhook receiver."""
 
-    def __init__(self, tmp_path, postgres, count=3, http=8, interval=2, heartbeats=2, period=3, faked_clocks=()):
+    def __init__(self, tmp_path, postgres, count=3, http=8, interval=2, heartbeats=2, period=3, faked_clocks=(),
+                 timeout="2s"):
         self.tmp = tmp_path
         self.postgres = postgres
         self.interval = interval
@@ -236,7 +298,7 @@ class Installation:
     type: http
     url: http://127.0.0.1:{self.target.port}/{n}
     interval: {interval}s
-    timeout: 2s
+    timeout: {timeout}
     headers: {{X-Replica: "${{TRAINWATCH_REPLICA}}"}}
     notify: [hook]""" for n in self.monitors)
         lines += "".join(f"""
@@ -359,6 +421,57 @@ monitors:{lines}
             self.proxies[i].heal()
             self.faults.append(("cut", start, time.monotonic(), i))
 
+    def _held_in_a_transaction(self, i):
+        """Holds replica i's proxy once its writer locked owner rows (OWNER_LOCKS); returns
+        when it did, with that transaction open on the server and its client unheard."""
+        proxy = self.proxies[i]
+        proxy.hold_after(OWNER_LOCKS)
+        if not proxy.held.wait(15):
+            proxy.release()
+            raise AssertionError(f"replica {i} wrote no fenced result within 15 s")
+        wait_for(lambda: self.postgres.psql("SELECT count(*) FROM pg_stat_activity "
+                                            "WHERE state = 'idle in transaction'").strip() != "0",
+                 timeout=5, what=f"replica {i}'s transaction waiting for its client")
+
+    @contextlib.contextmanager
+    def packets_dropped(self, i):
+        """Replica i's packets to and from PostgreSQL are dropped from the moment its writer
+        locked owner rows inside a transaction (its proxy holds every connection open and
+        forwards nothing, new ones included), until the block ends."""
+        self._held_in_a_transaction(i)
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.proxies[i].release()
+            self.faults.append(("drop", start, time.monotonic(), i))
+
+    @contextlib.contextmanager
+    def paused_in_a_transaction(self, i):
+        """SIGSTOP of replica i inside a write transaction that locked owner rows: held there
+        by its proxy, stopped, and the proxy let go (the server's answer waits in the stopped
+        process's socket); SIGCONT when the block ends."""
+        self._held_in_a_transaction(i)
+        start = time.monotonic()
+        self.replicas[i].proc.send_signal(signal.SIGSTOP)
+        self.proxies[i].release()
+        try:
+            yield
+        finally:
+            self.replicas[i].proc.send_signal(signal.SIGCONT)
+            self.faults.append(("sigstop", start, time.monotonic(), i))
+
+    @contextlib.contextmanager
+    def slow_link(self, i, delay):
+        """`delay` seconds added each way to replica i's traffic with PostgreSQL."""
+        start = time.monotonic()
+        self.proxies[i].delay = delay
+        try:
+            yield
+        finally:
+            self.proxies[i].delay = 0.0
+            self.faults.append(("slow", start, time.monotonic(), i))
+
     @contextlib.contextmanager
     def database_stopped(self, mode="immediate"):
         start = time.monotonic()
@@ -473,13 +586,23 @@ monitors:{lines}
             time.sleep(0.2)
 
     def blind_spans(self):
-        """When a fault may have left some monitors with no replica checking them: from its
-        start until the others have taken over (the lease, then the first checks), or only
-        while it lasts for a pause too short to end the lease."""
+        """When a fault may have left some monitors with no replica checking them. A fault
+        of one replica (a pause past its lease, a cut, dropped packets, a kill): from its
+        start until the others have taken over (takeover_bound), and from its end while its
+        monitors move back to it (REJOIN_S); in between the others check them, so an outage
+        then is never excused. A pause too short to end the lease: while it lasts. The
+        database gone: until the lease after it returns, and the first checks."""
         spans = []
+        bound = takeover_bound(self.interval)
         for kind, start, end, _ in self.faults:
             if kind == "sigstop" and end - start < LEASE_TTL - 1.5:
                 spans.append((start, end))
+            elif kind in ("sigstop", "cut", "drop", "sigkill"):
+                # (bench/faults' SIGKILL comes a second into its fault, the restart at its end)
+                spans.append((start, start + bound + (1.0 if kind == "sigkill" else 0.0)))
+                spans.append((end, end + REJOIN_S))
+            elif kind == "slow":  # it may stand down at any moment of it (membership.h, Fitness)
+                spans.append((start, end + REJOIN_S + bound))
             elif kind not in ("lock", "clock"):
                 spans.append((start, end + LEASE_TTL + 2 * self.interval))
         return spans

@@ -1,9 +1,10 @@
 """A slot folder deleted under a running job (a cleanup of /dev/shm, an `rm -rf` of
 TRAINWATCH_DIR): the ranks train on, but their node's agent can no longer see them. The job
-names each rank with its slot file (`slot_removed`, a warning) and, while their last report
-ages past the step timeout, never calls them hung nor the job stalled. Real PyTorch ranks
-(gloo, CPU), the agent beside them, and the server."""
+(API and page) names each rank with its slot file (`slot_removed`, a warning) and, while
+their last report ages past the step timeout, never calls them hung nor the job stalled.
+Real PyTorch ranks (gloo, CPU), the agent beside them, and the server."""
 import glob
+import html
 import os
 import shutil
 
@@ -65,5 +66,8 @@ def test_ranks_whose_slot_folder_is_removed_are_named_and_never_called_hung(star
         assert not codes & {"rank_hung", "job_stalled", "rank_stuck", "node_silent"}, j["findings"]
         assert {f["ranks"][0] for f in findings(j, "slot_removed")} == {0, 1}, j["findings"]
         assert all(p.poll() is None for p in c.procs.values()), "the ranks train on"
+        # The job page says it too, with the file.
+        status, page, _ = server.get("/jobs/unseen")
+        assert status == 200 and "cannot be watched: its slot file " + slot_file in html.unescape(page)
     finally:
         c.close()

@@ -1,6 +1,7 @@
 """Three `trainwatch serve` replicas on a real PostgreSQL, put through the faults that
 replicas exist for (faults.py: a replica paused past its lease, its database connection
-cut, the database stopped, a table locked, a replica's wall clock stepped), while
+cut, its packets dropped inside a transaction, stopped inside one, the database stopped,
+a table locked, a replica's wall clock stepped), while
 monitors fail on a schedule and heartbeats are pinged every second. After each, the
 checker reads the whole history: one incident per real outage, one DOWN and one UP per
 incident each under one delivery_id, nothing open once every target is healthy, no
@@ -13,7 +14,7 @@ import time
 import pytest
 
 from conftest import wait_for
-from faults import LEASE_TTL, Installation, health
+from faults import LEASE_TTL, Installation, health, takeover_bound
 
 # The faults' lengths, as the acceptance asks for them (bench/faults/run_faults.py draws
 # shorter and longer ones at random).
@@ -23,6 +24,11 @@ DATABASE_STOP_S = 60.0
 LOCK_S = 20.0
 CLOCK_STEP_S = 20.0
 OUTBOX_LOCK_S = 12.0  # past kLateWrites with room: the outbox's own bound, not an acceptance length
+# Past the takeover and an outage's DOWN and UP under a survivor; bench/faults draws others.
+DROP_S = 18.0
+PAUSE_IN_TRANSACTION_S = 18.0
+SLOW_S = 20.0
+SLOW_LINK_S = 0.2  # added to every round trip
 
 
 @pytest.fixture
@@ -110,6 +116,97 @@ def test_a_replica_cut_from_the_database_stops_before_the_others_take_over(insta
     took = inst.wait_for_truth(timeout=20)
     report(inst, f"connection cut {CUT_S:.0f} s", owned_nothing_after_s=round(stopped, 1), truth_after_heal_s=round(took, 1))
     assert stopped <= LEASE_TTL
+    broken = inst.violations()
+    assert not broken, "\n".join(broken)
+
+
+def checked_elsewhere(inst, names, since, replica):
+    """Seconds from `since` until each of `names` was checked by a replica other than
+    `replica` (the X-Replica header of its checks)."""
+    took = {}
+    for name in names:
+        after = wait_for(lambda: [t for t, r in inst.target.checks(name) if t > since and r != str(replica)],
+                         timeout=30, what=f"{name} checked by another replica")
+        took[name] = after[0] - since
+    return took
+
+
+def silenced_replica_is_taken_over(inst, silence, length):
+    """While `silence(i)` holds the busiest replica inside a transaction that locked its
+    monitors' owner rows, an outage of one of its monitors begins: every one of its
+    monitors is checked by another replica within the takeover bound (its claim does not
+    wait behind the silent transaction: the server ends it after
+    store.idle_in_transaction_timeout), the outage has its incident, its DOWN and its UP,
+    and the checker finds nothing broken (no outage missed after the takeover bound)."""
+    i, member = inst.busiest()
+    victims = inst.owned_by(member)
+    victim = victims[0]
+    survivor = inst.replicas[(i + 1) % 3]
+    with silence(i):
+        silenced = time.monotonic()
+        inst.target.fail(victim)
+        took = checked_elsewhere(inst, victims, silenced, i)
+        wait_for(lambda: survivor.monitor(victim)["status"] == "down", timeout=15,
+                 what=f"{victim} down under a survivor")
+        wait_for(lambda: [b for b in (h["body"] for h in inst.receiver.accepted("/hook"))
+                          if b.get("event") == "down" and b["monitor"]["name"] == victim],
+                 timeout=15, what=f"the DOWN of {victim}")
+        inst.target.recover(victim)
+        wait_for(lambda: survivor.monitor(victim)["status"] == "up", timeout=10, what=f"{victim} up again")
+        time.sleep(max(0.0, length - (time.monotonic() - silenced)))  # the rest of the fault
+    truth = inst.wait_for_truth(timeout=25)
+    return took, truth
+
+
+def test_a_replica_whose_packets_are_dropped_inside_a_transaction_is_taken_over(installation):
+    """The busiest replica's packets to and from PostgreSQL are dropped (its proxy forwards
+    nothing and closes nothing) right after its writer locked owner rows: a partition that
+    nobody hears of, with a transaction open on the server."""
+    inst = installation
+    took, truth = silenced_replica_is_taken_over(inst, inst.packets_dropped, DROP_S)
+    report(inst, f"packets dropped {DROP_S:.0f} s inside a transaction",
+           checked_elsewhere_after_s=round(max(took.values()), 1), truth_after_s=round(truth, 1))
+    assert max(took.values()) <= takeover_bound(inst.interval), took
+    broken = inst.violations()
+    assert not broken, "\n".join(broken)
+
+
+def test_a_replica_stopped_inside_a_transaction_holds_up_no_takeover(installation):
+    """SIGSTOP of the busiest replica while its writer's transaction holds owner rows (held
+    there by its proxy, so the stop lands inside it every time)."""
+    inst = installation
+    took, truth = silenced_replica_is_taken_over(inst, inst.paused_in_a_transaction, PAUSE_IN_TRANSACTION_S)
+    report(inst, f"SIGSTOP {PAUSE_IN_TRANSACTION_S:.0f} s inside a transaction",
+           checked_elsewhere_after_s=round(max(took.values()), 1), truth_after_s=round(truth, 1))
+    assert max(took.values()) <= takeover_bound(inst.interval), took
+    broken = inst.violations()
+    assert not broken, "\n".join(broken)
+
+
+def test_a_replica_on_a_slow_link_does_not_make_the_membership_flap(installation):
+    """200 ms added to the round trips of the busiest replica's database connection for
+    20 s. Its beat is one round trip, so it keeps its place (or, should a beat crawl past
+    2 s, stands down until its beats are quick for 10 s: membership.h, Fitness); either
+    way the members the others see change at most twice, every monitor is checked at
+    least every two intervals but for one takeover, and the checker finds nothing broken."""
+    inst = installation
+    i, member = inst.busiest()
+    others = [r for k, r in enumerate(inst.replicas) if k != i]
+    seen = []
+    with inst.slow_link(i, SLOW_LINK_S / 2):
+        slowed = time.monotonic()
+        while time.monotonic() - slowed < SLOW_S:
+            seen.append(tuple(sorted(health(others[0])["replicas"]["members"])))
+            time.sleep(0.5)  # a sample of what a survivor sees, twice a second
+        ended = time.monotonic()
+    changes = sum(1 for a, b in zip(seen, seen[1:]) if a != b)
+    gaps = {n: max((b - a for a, b in zip(t, t[1:])), default=0.0)
+            for n in inst.monitors if (t := [x for x in inst.target.times(n) if slowed <= x <= ended])}
+    inst.wait_for_truth(timeout=20)
+    report(inst, f"{SLOW_LINK_S * 1000:.0f} ms added for {SLOW_S:.0f} s", membership_changes=changes,
+           longest_unchecked_s=round(max(gaps.values()), 1))
+    assert changes <= 2, seen
+    assert max(gaps.values()) <= takeover_bound(inst.interval), gaps
     broken = inst.violations()
     assert not broken, "\n".join(broken)
 

@@ -1,5 +1,7 @@
 // The alert outbox and the API catalog (monitors, maintenance windows), the same on every
 // store (conformance.h).
+#include <algorithm>
+
 #include "storage/conformance.h"
 
 namespace trainwatch::testing {
@@ -74,6 +76,74 @@ TYPED_TEST(StoreOutbox, AlertsCommitWithTheirIncidentAndComePendingOldestFirst) 
       store.deliveries(DeliveryQuery{std::nullopt, "api", std::nullopt, std::nullopt, api->front().id, 50});
   ASSERT_EQ(older->size(), 1u);
   EXPECT_EQ(older->front().spec.channel, "hook");
+}
+
+// A replica that takes a monitor back writes the reminder the one in between already
+// sent: the store keeps one per incident, channel and due time (the reminder's number),
+// so it is never sent twice under two delivery ids; its result commits all the same.
+TYPED_TEST(StoreOutbox, AReminderIsStoredOncePerIncidentChannelAndDueTime) {
+  Store& store = this->store();
+  ASSERT_TRUE(write_and_wait(store, down_with_alerts(1, {delivery("hook", "api", kT0)})).ok());
+  auto reminder = [](const std::string& channel, int64_t due_ms) {
+    NewDelivery d = delivery(channel, "api", due_ms);
+    d.kind = "reminder";
+    d.due = from_unix_ms(due_ms);
+    return d;
+  };
+  MonitorState down;
+  down.status = MonitorStatus::kDown;
+  down.since = from_unix_ms(kT0);
+  down.open_incident_id = 1;
+  auto still_down = [&](int64_t at, std::vector<NewDelivery> outbox) {
+    return RecordResult{"api", result_at(at, false), down, std::move(outbox)};
+  };
+  const int64_t first_due = kT0 + 60'000;
+  ASSERT_TRUE(write_and_wait(store, still_down(first_due + 5, {reminder("hook", first_due)})).ok());
+  ASSERT_TRUE(write_and_wait(store, still_down(first_due + 900,
+                                               {reminder("hook", first_due), reminder("mail", first_due)}))
+                  .ok())
+      << "the same reminder again commits, without it";
+  ASSERT_TRUE(
+      write_and_wait(store, still_down(first_due + 60'000, {reminder("hook", first_due + 60'000)})).ok());
+
+  auto rows = store.deliveries(
+      DeliveryQuery{std::nullopt, std::nullopt, DeliveryStatus::kPending, 0, std::nullopt, 50});
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  std::vector<std::pair<std::string, int64_t>> reminders;
+  for (const Delivery& d : *rows) {
+    if (d.spec.kind == "reminder") reminders.emplace_back(d.spec.channel, to_unix_ms(d.spec.due));
+  }
+  std::sort(reminders.begin(), reminders.end());
+  EXPECT_EQ(reminders, (std::vector<std::pair<std::string, int64_t>>{
+                           {"hook", first_due}, {"hook", first_due + 60'000}, {"mail", first_due}}));
+}
+
+// Two replicas each saw the database go for 30 s and each tells it: the installation
+// stores the alert once per channel; a later outage is told again.
+TYPED_TEST(StoreOutbox, AStoreOutageIsToldOncePerChannelWhoeverSawIt) {
+  Store& store = this->store();
+  auto told = [](int64_t at_ms, const std::string& channel) {
+    return NewDelivery{channel,      std::string(kStoreAlertName), std::nullopt,       "warning",
+                       R"({"x":1})", from_unix_ms(at_ms),          from_unix_ms(at_ms)};
+  };
+  auto outage = [&](int64_t from_ms, int64_t to_ms, std::vector<std::string> channels) {
+    RecordStoreOutage op{from_unix_ms(from_ms), from_unix_ms(to_ms), {}};
+    for (const auto& c : channels) op.outbox.push_back(told(to_ms, c));
+    return op;
+  };
+  ASSERT_TRUE(write_and_wait(store, outage(kT0, kT0 + 30'000, {"hook", "mail"})).ok());
+  ASSERT_TRUE(write_and_wait(store, outage(kT0 + 1'000, kT0 + 31'500, {"hook", "mail"})).ok())
+      << "the other replica's view of it commits, telling nothing";
+  ASSERT_TRUE(write_and_wait(store, outage(kT0 + 600'000, kT0 + 620'000, {"hook"})).ok());
+
+  auto rows = store.deliveries(DeliveryQuery{std::nullopt, std::string(kStoreAlertName),
+                                             DeliveryStatus::kPending, 0, std::nullopt, 50});
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  std::vector<std::pair<std::string, int64_t>> said;
+  for (const Delivery& d : *rows) said.emplace_back(d.spec.channel, to_unix_ms(d.spec.created));
+  std::sort(said.begin(), said.end());
+  EXPECT_EQ(said, (std::vector<std::pair<std::string, int64_t>>{
+                      {"hook", kT0 + 30'000}, {"hook", kT0 + 620'000}, {"mail", kT0 + 30'000}}));
 }
 
 TYPED_TEST(StoreOutbox, UpdatesMoveADeliveryOutOfPending) {

@@ -4,30 +4,18 @@
 #include <boost/url/url.hpp>
 #include <pqxx/pqxx>
 
+#include <algorithm>
 #include <exception>
+
+#include <fmt/format.h>
 
 #include "core/redaction.h"
 
 namespace trainwatch::postgres {
 namespace {
 
-// The URL with our bounds added where the user did not choose their own.
-std::string with_bounds(const std::string& url) {
-  auto parsed = boost::urls::parse_uri(url);
-  if (!parsed) return url;  // libpq judges it (config checked it already)
-  boost::urls::url u = *parsed;
-  auto params = u.params();
-  auto add = [&](const char* key, const std::string& value) {
-    if (!params.contains(key)) params.append({key, value});
-  };
-  add("connect_timeout", std::to_string(kConnectTimeoutSeconds));
-  add("application_name", "trainwatch");
-  add("keepalives", "1");
-  add("keepalives_idle", "10");
-  add("keepalives_interval", "5");
-  add("keepalives_count", "3");
-  return std::string(u.buffer());
-}
+// Whole seconds, at least one: libpq's keepalive keys and the server's count in seconds.
+int64_t whole_seconds(Millis d) { return std::max<int64_t>(1, d.count() / 1000); }
 
 std::string password_of(const std::string& url) {
   auto parsed = boost::urls::parse_uri(url);
@@ -48,6 +36,40 @@ bool is_auth_failure(const std::string& message) {
 
 std::string describe_target(std::string_view url) { return redact_url(url); }
 
+// A vanished peer is noticed within `network`: probes start after half of it, one a
+// second, and the peer is dropped after the other half of unanswered probes.
+std::string with_bounds(const std::string& url, const DatabaseSessionLimits& limits) {
+  auto parsed = boost::urls::parse_uri(url);
+  if (!parsed) return url;  // libpq judges it (config checked it already)
+  boost::urls::url u = *parsed;
+  auto params = u.params();
+  auto add = [&](const char* key, const std::string& value) {
+    if (!params.contains(key)) params.append({key, value});
+  };
+  const int64_t half = std::max<int64_t>(1, whole_seconds(limits.network) / 2);
+  add("connect_timeout", std::to_string(kConnectTimeoutSeconds));
+  add("application_name", "trainwatch");
+  add("keepalives", "1");
+  add("keepalives_idle", std::to_string(half));
+  add("keepalives_interval", "1");
+  add("keepalives_count", std::to_string(half));
+  add("tcp_user_timeout", std::to_string(limits.network.count()));
+  return std::string(u.buffer());
+}
+
+std::string session_settings(SessionRole role, const DatabaseSessionLimits& limits) {
+  const int64_t half = std::max<int64_t>(1, whole_seconds(limits.network) / 2);
+  std::string sql = fmt::format(
+      "SET idle_in_transaction_session_timeout = {}; SET tcp_keepalives_idle = {}; "
+      "SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = {}; SET tcp_user_timeout = {}",
+      limits.idle_in_transaction.count(), half, half, limits.network.count());
+  if (role != SessionRole::kWriter) {
+    sql += fmt::format("; SET lock_timeout = {}; SET statement_timeout = {}", limits.lock_wait.count(),
+                       limits.statement.count());
+  }
+  return sql;
+}
+
 std::string scrub(std::string message, const std::string& url) {
   const std::string password = password_of(url);
   if (password.empty()) return message;
@@ -57,9 +79,13 @@ std::string scrub(std::string message, const std::string& url) {
   return message;
 }
 
-Result<std::unique_ptr<pqxx::connection>> connect(const std::string& url) {
+Result<std::unique_ptr<pqxx::connection>> connect(const std::string& url, SessionRole role,
+                                                  const DatabaseSessionLimits& limits) {
   try {
-    auto conn = std::make_unique<pqxx::connection>(with_bounds(url));
+    auto conn = std::make_unique<pqxx::connection>(with_bounds(url, limits));
+    pqxx::nontransaction tx(*conn);
+    tx.exec(session_settings(role, limits));
+    tx.commit();
     return std::unique_ptr<pqxx::connection>(std::move(conn));
   } catch (const std::exception& e) {
     std::string message = scrub(e.what(), url);

@@ -1,5 +1,6 @@
 #include "storage/postgres/member_registry.h"
 
+#include <fmt/format.h>
 #include <pqxx/pqxx>
 
 #include <algorithm>
@@ -26,14 +27,15 @@ class PgMemberRegistry::NudgeListener final : public pqxx::notification_receiver
   std::vector<std::string> received;
 };
 
-PgMemberRegistry::PgMemberRegistry(std::string url) : url_(std::move(url)) {}
+PgMemberRegistry::PgMemberRegistry(std::string url, DatabaseSessionLimits limits)
+    : url_(std::move(url)), limits_(limits) {}
 
 PgMemberRegistry::~PgMemberRegistry() { drop_connection(); }
 
 Status PgMemberRegistry::ensure_connected() {
   if (conn_ && conn_->is_open()) return Ok{};
   drop_connection();
-  auto conn = connect(url_);
+  auto conn = connect(url_, SessionRole::kMembers, limits_);
   if (!conn) return conn.error();
   try {
     listener_ = std::make_unique<NudgeListener>(**conn);  // LISTEN
@@ -66,29 +68,33 @@ Result<std::vector<std::string>> PgMemberRegistry::await_nudges(Millis timeout) 
 Result<BeatReply> PgMemberRegistry::beat(const MemberRow& self, bool rejoin) {
   if (Status connected = ensure_connected(); !connected) return connected.error();
   try {
-    pqxx::work tx(*conn_);
     BeatReply reply;
-    // The database's clock, read first and on its own, so that the round trip around it
-    // (a (re)connect above may have taken seconds) is as short as it can be.
-    const auto asked = std::chrono::steady_clock::now();
-    const auto database_us =
-        tx.exec1("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")[0].as<int64_t>();
-    const auto answered = std::chrono::steady_clock::now();
-    tx.exec_params(
-        "INSERT INTO members (id, label, config, address) VALUES ($1, $2, $3, $5) "
+    // One round trip, one implicit transaction (a simple query of several statements): a
+    // slow link costs a beat its latency once, not six times (membership.h, Fitness). The
+    // database's clock is read at the end of it; half the round trip is its error.
+    const std::string sql = fmt::format(
+        "INSERT INTO members (id, label, config, address, fit) VALUES ({}, {}, {}, {}, {}) "
         "ON CONFLICT (id) DO UPDATE SET seen_at = now(), label = excluded.label, config = excluded.config, "
-        "address = excluded.address, joined_at = CASE WHEN $4 THEN now() ELSE members.joined_at END",
-        self.id, self.label, self.config, rejoin, self.address);
-    tx.exec_params("DELETE FROM members WHERE seen_at < now() - make_interval(secs => $1)",
-                   static_cast<double>(kForgetAfter.count()) / 1000.0);
-    for (const pqxx::row& row :
-         tx.exec("SELECT id, label, config, (extract(epoch FROM now() - joined_at) * 1000)::bigint, "
-                 "(extract(epoch FROM now() - seen_at) * 1000)::bigint, address FROM members ORDER BY id")) {
+        "address = excluded.address, fit = excluded.fit, "
+        "joined_at = CASE WHEN {} THEN now() ELSE members.joined_at END; "
+        "DELETE FROM members WHERE seen_at < now() - make_interval(secs => {}); "
+        "SELECT id, label, config, (extract(epoch FROM now() - joined_at) * 1000)::bigint, "
+        "(extract(epoch FROM now() - seen_at) * 1000)::bigint, address, fit, "
+        "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint FROM members ORDER BY id",
+        conn_->quote(self.id), conn_->quote(self.label), conn_->quote(self.config),
+        conn_->quote(self.address), self.fit ? "true" : "false", rejoin ? "true" : "false",
+        kForgetAfter.count() / 1000);
+    pqxx::nontransaction tx(*conn_);
+    const auto asked = std::chrono::steady_clock::now();
+    const pqxx::result rows = tx.exec(sql);
+    const auto answered = std::chrono::steady_clock::now();
+    int64_t database_us = 0;
+    for (const pqxx::row& row : rows) {
       reply.members.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
                                Millis(row[3].as<int64_t>()), Millis(row[4].as<int64_t>()),
-                               row[5].as<std::string>()});
+                               row[5].as<std::string>(), row[6].as<bool>()});
+      database_us = row[7].as<int64_t>();  // its own row is there: it was just written
     }
-    tx.commit();
     const auto half_trip = std::chrono::duration_cast<std::chrono::microseconds>(answered - asked) / 2;
     const auto since_read = std::chrono::steady_clock::now() - (asked + half_trip);
     reply.database_now = SystemTime(std::chrono::microseconds(database_us)) +

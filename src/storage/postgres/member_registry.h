@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/database_session.h"
 #include "storage/member_registry.h"
 
 #include <pqxx/connection>
@@ -17,7 +18,7 @@ namespace trainwatch::postgres {
 
 class PgMemberRegistry final : public MemberRegistry {
  public:
-  explicit PgMemberRegistry(std::string url);
+  explicit PgMemberRegistry(std::string url, DatabaseSessionLimits limits = {});
   ~PgMemberRegistry() override;
 
   Result<BeatReply> beat(const MemberRow& self, bool rejoin = false) override;
@@ -32,6 +33,7 @@ class PgMemberRegistry final : public MemberRegistry {
   void drop_connection();
 
   std::string url_;
+  DatabaseSessionLimits limits_;
   std::unique_ptr<pqxx::connection> conn_;
   std::unique_ptr<NudgeListener> listener_;  // on conn_; dropped before it
 };

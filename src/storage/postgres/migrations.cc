@@ -294,6 +294,11 @@ constexpr Migration kMigrations[] = {
       ALTER TABLE users ADD COLUMN oidc_subject TEXT NOT NULL DEFAULT '';
       CREATE UNIQUE INDEX users_oidc_identity ON users (oidc_issuer, oidc_subject) WHERE oidc_subject <> '';
     )sql"},
+    // Whether a replica's beats are quick enough for it to own monitors
+    // (cluster/membership.h, Fitness): the others hand none to one that stands down.
+    {14, "whether each replica stands up to own monitors", R"sql(
+      ALTER TABLE members ADD COLUMN fit BOOLEAN NOT NULL DEFAULT TRUE;
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

@@ -13,20 +13,22 @@
 
 namespace trainwatch::postgres {
 
-Result<std::unique_ptr<PostgresStore>> PostgresStore::open(const std::string& url) {
-  auto conn = connect(url);
+Result<std::unique_ptr<PostgresStore>> PostgresStore::open(const std::string& url,
+                                                           const DatabaseSessionLimits& limits) {
+  // The writer's: the migration runs on it, then its batches (no lock_timeout: connection.h).
+  auto conn = connect(url, SessionRole::kWriter, limits);
   if (!conn) return conn.error();
   if (Status migrated = migrate(**conn); !migrated) {
     return make_error(migrated.error().code, scrub(migrated.error().message, url));
   }
-  auto readers = std::make_unique<ReaderPool>(url);
+  auto readers = std::make_unique<ReaderPool>(url, limits);
   // Fails here, not on the first read, if reading cannot work.
   auto version = readers->read<int>("the schema version", [](pqxx::transaction_base& tx) -> Result<int> {
     return tx.exec1("SELECT MAX(version) FROM schema_version")[0].as<int>();
   });
   if (!version) return make_error("store.open", version.error().message);
   try {
-    auto writer = std::make_unique<Writer>(url, std::move(*conn));
+    auto writer = std::make_unique<Writer>(url, std::move(*conn), limits);
     return std::unique_ptr<PostgresStore>(new PostgresStore(std::move(writer), std::move(readers)));
   } catch (const std::exception& e) {
     return make_error("store.open", "cannot prepare the write statements: " + scrub(e.what(), url));

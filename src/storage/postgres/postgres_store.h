@@ -30,6 +30,7 @@
 #include <memory>
 #include <string>
 
+#include "core/database_session.h"
 #include "storage/store.h"
 #include "storage/write_queue.h"
 
@@ -43,7 +44,9 @@ class PostgresStore final : public Store {
   // Connects, migrates to the current schema and opens the first read connection.
   // Errors: "store.auth" (credentials refused), "store.unavailable" (cannot reach the
   // server), "store.open", "store.migrate", "store.schema_too_new".
-  static Result<std::unique_ptr<PostgresStore>> open(const std::string& url);
+  // `limits`: how long each session may hold locks and wait (connection.h).
+  static Result<std::unique_ptr<PostgresStore>> open(const std::string& url,
+                                                     const DatabaseSessionLimits& limits = {});
 
   ~PostgresStore() override;
   PostgresStore(const PostgresStore&) = delete;

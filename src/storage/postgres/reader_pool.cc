@@ -15,18 +15,8 @@ Result<std::unique_ptr<pqxx::connection>> ReaderPool::borrow() {
     }
     ++open_;  // reserved before connecting, so concurrent borrowers respect the bound
   }
-  auto conn = connect(url_);  // outside the lock: it takes a round trip or more
-  if (!conn) {
-    give_back(nullptr);
-    return conn;
-  }
-  try {
-    pqxx::nontransaction tx(**conn);
-    tx.exec("SET lock_timeout = " + std::to_string(kLockWait.count()));
-  } catch (const std::exception& e) {
-    give_back(nullptr);
-    return make_error("store.read", "cannot set up a read connection: " + scrub(e.what(), url_));
-  }
+  auto conn = connect(url_, SessionRole::kReader, limits_);  // outside the lock: a round trip or more
+  if (!conn) give_back(nullptr);
   return conn;
 }
 

@@ -33,12 +33,11 @@ class ReaderPool {
  public:
   static constexpr size_t kMaxConnections = 4;
   static constexpr std::chrono::seconds kBorrowWait{5};
-  // A read that waits this long for a lock (a table locked by a migration, an operator's
-  // LOCK TABLE, a long DDL) fails "store.read" instead: the replica set's beat and the
-  // engine read through this pool, and neither may stall behind a lock for its duration.
-  static constexpr std::chrono::milliseconds kLockWait{500};
-
-  explicit ReaderPool(std::string url) : url_(std::move(url)) {}
+  // A read that waits DatabaseSessionLimits::lock_wait for a lock (a table locked by a
+  // migration, an operator's LOCK TABLE, a long DDL), or runs for its `statement`, fails
+  // "store.read" instead: the replica set and the engine read through this pool, and
+  // neither may stall behind a lock for its duration (connection.h: SessionRole::kReader).
+  ReaderPool(std::string url, DatabaseSessionLimits limits) : url_(std::move(url)), limits_(limits) {}
 
   // Runs `query(tx)` in a transaction that may write and is committed after it: a read
   // that takes what it reads (Store::claim_deliveries). Errors as read()'s.
@@ -88,6 +87,7 @@ class ReaderPool {
   void give_back(std::unique_ptr<pqxx::connection> conn);
 
   const std::string url_;
+  const DatabaseSessionLimits limits_;
   std::mutex mu_;
   std::condition_variable freed_;
   std::vector<std::unique_ptr<pqxx::connection>> idle_;

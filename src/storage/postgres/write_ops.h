@@ -29,6 +29,7 @@ Status run_op(Tx& tx, const PruneResults& op);
 Status run_op(Tx& tx, const RecordPing& op);
 Status run_op(Tx& tx, const SaveToken& op);
 Status run_op(Tx& tx, const UpdateDelivery& op);
+Status run_op(Tx& tx, const RecordStoreOutage& op);
 Status run_op(Tx& tx, const SaveApiMonitor& op);
 Status run_op(Tx& tx, const DeleteApiMonitor& op);
 Status run_op(Tx& tx, const SaveApiWindow& op);

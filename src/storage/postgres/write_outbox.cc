@@ -8,6 +8,19 @@ void insert_delivery(Tx& tx, const NewDelivery& d) {
                    ms(d.due));
 }
 
+// Once for the installation (store.h): replicas that saw the same outage take turns
+// under a lock of the transaction, and the second finds the first's rows.
+Status run_op(Tx& tx, const RecordStoreOutage& op) {
+  tx.exec_params("SELECT pg_advisory_xact_lock(hashtext($1))", std::string(kStoreAlertName));
+  for (const NewDelivery& d : op.outbox) {
+    const pqxx::result said = tx.exec_params(
+        "SELECT 1 FROM deliveries WHERE monitor = $1 AND channel = $2 AND kind = $3 AND created_ms >= $4 LIMIT 1",
+        d.monitor, d.channel, d.kind, ms(op.from));
+    if (said.empty()) insert_delivery(tx, d);
+  }
+  return Ok{};
+}
+
 Status run_op(Tx& tx, const UpdateDelivery& op) {
   const pqxx::result r = tx.exec_params(
       "UPDATE deliveries SET status = $1, attempts = $2, first_attempt_ms = $3, last_attempt_ms = $4, "

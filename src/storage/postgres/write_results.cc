@@ -94,9 +94,13 @@ void prepare_write_statements(pqxx::connection_base& conn) {
   conn.prepare("insert_ping",
                "INSERT INTO heartbeat_pings (monitor, at_ms, kind, exit_code, source, user_agent, body, "
                "body_truncated, run_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)");
-  conn.prepare("insert_delivery",
-               "INSERT INTO deliveries (channel, monitor, incident_id, kind, event, created_ms, due_ms) "
-               "VALUES ($1, $2, $3, $4, $5, $6, $7)");
+  // A reminder once per incident, channel and due time (store.h, NewDelivery).
+  conn.prepare(
+      "insert_delivery",
+      "INSERT INTO deliveries (channel, monitor, incident_id, kind, event, created_ms, due_ms) "
+      "SELECT $1::text, $2::text, $3::bigint, $4::text, $5::text, $6::bigint, $7::bigint "
+      "WHERE $4::text <> 'reminder' OR NOT EXISTS (SELECT 1 FROM deliveries WHERE monitor = $2::text "
+      "AND incident_id = $3::bigint AND channel = $1::text AND kind = 'reminder' AND due_ms = $7::bigint)");
 }
 
 Status run_op(Tx& tx, const RecordResult& op) {

@@ -79,8 +79,8 @@ void apply_run(pqxx::work& tx, const std::vector<QueuedWrite>& batch, size_t beg
 
 }  // namespace
 
-Writer::Writer(std::string url, std::unique_ptr<pqxx::connection> conn)
-    : url_(std::move(url)), conn_(std::move(conn)) {
+Writer::Writer(std::string url, std::unique_ptr<pqxx::connection> conn, DatabaseSessionLimits limits)
+    : url_(std::move(url)), limits_(limits), conn_(std::move(conn)) {
   prepare_write_statements(*conn_);
 }
 
@@ -142,7 +142,7 @@ bool Writer::ensure_connected() {
   if (conn_) return true;
   const auto now = std::chrono::steady_clock::now();
   if (now < next_attempt_) return false;
-  auto connected = connect(url_);
+  auto connected = connect(url_, SessionRole::kWriter, limits_);
   if (!connected) {
     unreachable_because_ = connected.error().message;
     delay_ = std::min(delay_ * 2, kMaxReconnectDelay);

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/database_session.h"
 #include "core/log_throttle.h"
 #include "storage/postgres/day_partitions.h"
 #include "storage/write_queue.h"
@@ -39,7 +40,7 @@ class Writer final : public BatchApplier {
   static constexpr std::chrono::milliseconds kMaxReconnectDelay{5'000};
 
   // `conn` is open and its schema current.
-  Writer(std::string url, std::unique_ptr<pqxx::connection> conn);
+  Writer(std::string url, std::unique_ptr<pqxx::connection> conn, DatabaseSessionLimits limits);
   ~Writer() override;
 
   std::vector<WriteOutcome> apply(const std::vector<QueuedWrite>& batch) override;
@@ -53,6 +54,7 @@ class Writer final : public BatchApplier {
   static void lock_fenced_tables(pqxx::work& tx, const std::vector<QueuedWrite>& batch);
 
   const std::string url_;
+  const DatabaseSessionLimits limits_;
   std::unique_ptr<pqxx::connection> conn_;  // null while the database is unreachable
   std::string unreachable_because_;
   std::chrono::steady_clock::time_point next_attempt_{};

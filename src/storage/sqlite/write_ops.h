@@ -105,6 +105,7 @@ Status run_op(PreparedWrites& w, const PruneAudit& op);
 
 // Used by RecordResult for its outbox rows (write_outbox.cc).
 void insert_delivery(PreparedWrites& w, const NewDelivery& d);
+Status run_op(PreparedWrites& w, const RecordStoreOutage& op);
 
 // A prepared statement ready for new bindings. One left in an error state by an earlier
 // failure still resets cleanly with tryReset; reset() would rethrow that old error.

@@ -1,0 +1,18 @@
+#include "engine/store_outages.h"
+
+namespace trainwatch::engine {
+
+std::optional<OutageSpan> StoreOutages::observe(bool out, MonoTime now) {
+  if (out) {
+    if (!began_) began_ = now;
+    return std::nullopt;
+  }
+  if (!began_) return std::nullopt;
+  const OutageSpan span{*began_, now};
+  began_.reset();
+  ended_.push_back(span);
+  if (ended_.size() > kKept) ended_.pop_front();
+  return span;
+}
+
+}  // namespace trainwatch::engine
