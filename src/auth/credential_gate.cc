@@ -13,17 +13,19 @@ CredentialGate::CredentialGate(const Clock& clock, GuessLimits limits) : clock_(
 GateResult CredentialGate::attempt(CredentialKind kind, std::string_view remote_address,
                                    std::string_view credential_key, const std::function<bool()>& check) {
   const std::string source = client_source(remote_address);
+  // Agents' guesses are remembered apart from people's (see CredentialKind).
+  const std::string throttled_as = kind == CredentialKind::kAgent ? "agent " + source : source;
   const auto k = static_cast<size_t>(kind);
-  if (auto wait = throttle_.begin(source, clock_.monotonic_time())) {
+  if (auto wait = throttle_.begin(throttled_as, clock_.monotonic_time())) {
     throttled_[k].fetch_add(1, std::memory_order_relaxed);
     log_refusal(kind, source, true);
     return {GateVerdict::kThrottled, *wait};
   }
   if (check()) {
-    throttle_.succeeded(source, clock_.monotonic_time());
+    throttle_.succeeded(throttled_as, clock_.monotonic_time());
     return {GateVerdict::kAccepted, {}};
   }
-  throttle_.failed(source, credential_key, clock_.monotonic_time());
+  throttle_.failed(throttled_as, credential_key, clock_.monotonic_time());
   failures_[k].fetch_add(1, std::memory_order_relaxed);
   log_refusal(kind, source, false);
   return {GateVerdict::kRefused, {}};

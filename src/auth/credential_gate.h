@@ -23,8 +23,12 @@
 namespace trainwatch::auth {
 
 // Where a credential was presented; the label of the metrics.
-enum class CredentialKind { kBearer, kLogin };
-inline constexpr std::array<std::string_view, 2> kCredentialKindNames = {"bearer", "login"};
+// An agent's report token is throttled in a realm of its own: an agent left running with a
+// stale jobs.token on the server's own host waits alone, and never locks that address out
+// of the API and the login page (a person there sends its tokens and passwords in the
+// other realm).
+enum class CredentialKind { kBearer, kLogin, kAgent };
+inline constexpr std::array<std::string_view, 3> kCredentialKindNames = {"bearer", "login", "agent"};
 
 enum class GateVerdict { kAccepted, kRefused, kThrottled };
 
@@ -54,8 +58,8 @@ class CredentialGate {
 
   const Clock& clock_;
   GuessThrottle throttle_;
-  std::array<std::atomic<uint64_t>, 2> failures_{};
-  std::array<std::atomic<uint64_t>, 2> throttled_{};
+  std::array<std::atomic<uint64_t>, kCredentialKindNames.size()> failures_{};
+  std::array<std::atomic<uint64_t>, kCredentialKindNames.size()> throttled_{};
   LogThrottle log_{kLogEvery};
 };
 

@@ -1,5 +1,6 @@
 #include "jobs/job_state.h"
 
+#include "jobs/barrier_wait.h"
 #include "jobs/rank_set.h"
 
 #include <algorithm>
@@ -46,18 +47,49 @@ void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
 
 }  // namespace
 
+namespace {
+
+// The rank's usual step time over its window, in ms: the median of its windows' own
+// (wall over steps), leaving out windows off the job's pace; 0 when none has steps.
+double usual_step_ms(const std::deque<ProgressSample>& window) {
+  std::vector<double> per_step;
+  for (size_t i = 1; i < window.size(); ++i) {
+    const ProgressSample& a = window[i - 1];
+    const ProgressSample& b = window[i];
+    if (a.off_pace || b.off_pace || b.step_reports <= a.step_reports) continue;
+    per_step.push_back(std::chrono::duration<double, std::milli>(b.at - a.at).count() /
+                       static_cast<double>(b.step_reports - a.step_reports));
+  }
+  if (per_step.empty()) return 0;
+  std::nth_element(per_step.begin(), per_step.begin() + static_cast<std::ptrdiff_t>(per_step.size() / 2),
+                   per_step.end());
+  return per_step[per_step.size() / 2];
+}
+
+}  // namespace
+
 StepCosts step_costs(const std::deque<ProgressSample>& window) {
   StepCosts c;
+  const double usual_ms = usual_step_ms(window);
   // Newest first, back to kStragglerRecentSteps steps over kStragglerRecentSpan at least:
   // a straggler that began twenty steps ago is named from those steps, not averaged away
   // among the minute before them.
   const double span_s = std::chrono::duration<double>(kStragglerRecentSpan).count();
+  // The windows of a pause found (newer ones first) end at or after its first instant.
+  std::optional<MonoTime> pause_began;
   for (size_t i = window.size(); i >= 2; --i) {
     if (c.steps >= kStragglerRecentSteps && c.wall_s >= span_s) break;
     const ProgressSample& a = window[i - 2];
     const ProgressSample& b = window[i - 1];
     if (a.off_pace || b.off_pace || b.step_reports < a.step_reports) continue;
     if (a.step_reports < kStragglerWarmupSteps) continue;
+    if (usual_ms > 0 && static_cast<double>(b.max_gap_ms) > kPauseGapFactor * usual_ms) {
+      pause_began = b.at - Millis(b.max_gap_ms);
+      continue;
+    }
+    // A window without a step inside that pause: the rank that worked through it (rank 0
+    // evaluating) would show it as busy time its peers spent waiting in the barrier.
+    if (pause_began && b.step_reports == a.step_reports && b.at >= *pause_began) continue;
     c.steps += b.step_reports - a.step_reports;
     const double wall = std::chrono::duration<double>(b.at - a.at).count();
     c.wall_s += wall;
@@ -179,9 +211,10 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   const auto here = paused_by_node_.find(report.node);
   if (paused_ranks_ > (here == paused_by_node_.end() ? 0 : here->second))
     last_pause_activity_ = now;  // another node's rank is in a checkpoint or an evaluation
+  note_barrier_waits(report, now);
   auto recent = [&](const std::optional<MonoTime>& t) { return t && now - *t <= 2 * report.report_every; };
   const bool paused = recent(last_pause_activity_);
-  const bool off_pace = paused || recent(last_warmup_activity_);
+  const bool off_pace = paused || recent(last_warmup_activity_) || recent(last_barrier_wait_);
 
   const std::vector<const RankReport*> ordered = in_order_of_news(report);
   for (const RankReport* rank_report : ordered) {
@@ -340,8 +373,8 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   }
 
   track_evaluation(rec, r, now);
-  ProgressSample sample{now,          r.step_reports, r.cpu_s,   std::nullopt,
-                        std::nullopt, r.tokens,       r.samples, off_pace};
+  ProgressSample sample{now,      r.step_reports, r.cpu_s,  std::nullopt,     std::nullopt,
+                        r.tokens, r.samples,      off_pace, r.max_step_gap_ms};
   if (r.collective && r.collective->count > 0) {
     sample.wait_s = static_cast<double>(r.collective->wait_ms) / 1000.0;
     sample.sampled_s = static_cast<double>(r.collective->sampled_ms) / 1000.0;
@@ -376,6 +409,21 @@ void JobState::track_evaluation(RankRecord& rec, const RankReport& r, MonoTime n
   if (rec.evaluating_since && r.alive)
     learned_.observe_evaluation(std::chrono::duration_cast<Millis>(now - *rec.evaluating_since));
   rec.evaluating_since.reset();
+}
+
+void JobState::note_barrier_waits(const NodeReport& report, MonoTime now) {
+  for (const auto& r : report.ranks) {
+    auto it = ranks_.find(r.rank);
+    if (it == ranks_.end() || it->second.node != report.node || !waits_in_barrier(it->second.last, r))
+      continue;
+    last_barrier_wait_ = now;
+    // Found a report late: the throughput samples taken since its last step hold the pause.
+    if (!r.last_step_age_ms) continue;
+    const MonoTime began = minus(now, *r.last_step_age_ms);
+    while (!throughput_.empty() && throughput_.back().at > began) throughput_.pop_back();
+    while (!training_throughput_.empty() && training_throughput_.back().at > began)
+      training_throughput_.pop_back();
+  }
 }
 
 void JobState::count_paused(const RankRecord& rec, int sign) {
@@ -463,6 +511,7 @@ JobState JobState::copy_for_reader(bool with_ranks, const std::set<std::string>*
   copy.checkpoint_interval_ = checkpoint_interval_;
   copy.last_pause_activity_ = last_pause_activity_;
   copy.last_warmup_activity_ = last_warmup_activity_;
+  copy.last_barrier_wait_ = last_barrier_wait_;
   copy.throughput_ = throughput_;
   copy.training_throughput_ = training_throughput_;
   copy.throughput_unit_ = throughput_unit_;

@@ -34,6 +34,7 @@ struct ProgressSample {
   // Some rank of the job was in a checkpoint, an evaluation or a declared warm-up at or since
   // the last sample: the window says nothing of the job's pace.
   bool off_pace = false;
+  int64_t max_gap_ms = 0;  // the longest time between two of its steps in the window
 };
 
 // Steps of a process's warm-up (its first kStragglerWarmupSteps: compilation, autotuning,
@@ -44,6 +45,11 @@ inline constexpr uint64_t kStragglerWarmupSteps = 50;
 // that the agent's samples of its time in collectives are too few to tell.
 inline constexpr uint64_t kStragglerRecentSteps = 20;
 inline constexpr Millis kStragglerRecentSpan{5'000};
+// A window holding one gap between steps this many times the rank's usual step time holds a
+// pause, not a slower pace: rank 0 evaluating or logging alone while the others wait for it
+// in a barrier, undeclared (its peers' windows hold the same gap). Step costs leave it out,
+// with the windows before it that made no step within that gap.
+inline constexpr double kPauseGapFactor = 4.0;
 
 // What a rank's progress window says its steps cost: the steps made between its samples,
 // past the warm-up and outside checkpoints and declared phases, with their wall and CPU
@@ -166,7 +172,8 @@ class JobState {
   std::optional<Millis> checkpoint_interval() const { return checkpoint_interval_; }
   std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }
   // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last;
-  // windows in a checkpoint or a phase the job declared (evaluation, warm-up) are left out.
+  // windows in a checkpoint, a phase the job declared (evaluation, warm-up) or a pause at a
+  // barrier (note_barrier_waits) are left out.
   const std::deque<ThroughputSample>& throughput() const { return throughput_; }
   // The same, of the windows in which the job made progress (above zero) only: the baseline
   // a drop is judged against. Kept apart so that a stall, however long, never becomes its
@@ -215,6 +222,10 @@ class JobState {
   void track_evaluation(RankRecord& rec, const RankReport& r, MonoTime now);
   void learn_step_gap(const NodeReport& report, bool paused);
   void record_throughput(MonoTime now);
+  // Notes a rank of the report waiting in a barrier since its previous report without a step
+  // (barrier_wait.h: rank 0 evaluating alone, undeclared): the job's pace pauses, as in a
+  // checkpoint, and the throughput samples taken since the pause began are dropped.
+  void note_barrier_waits(const NodeReport& report, MonoTime now);
   // Adds (+1) or removes (-1) the rank's last report from the counts of ranks that pause
   // (a checkpoint, an evaluation).
   void count_paused(const RankRecord& rec, int sign);
@@ -239,6 +250,7 @@ class JobState {
   std::optional<Millis> checkpoint_interval_;
   std::optional<MonoTime> last_pause_activity_;
   std::optional<MonoTime> last_warmup_activity_;
+  std::optional<MonoTime> last_barrier_wait_;  // note_barrier_waits: not a pause of the stall rule
   std::deque<ThroughputSample> throughput_, training_throughput_;
   const char* throughput_unit_ = "steps/s";
   MonoTime last_throughput_at_{};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 
 namespace trainwatch::jobs {
 namespace {
@@ -118,17 +119,47 @@ std::optional<RankPlace> place_of(const RankReport& r) {
   return std::nullopt;
 }
 
+namespace {
+
+// The place another rank's stack shows in the collective this rank's marks say it is in,
+// for a rank known only by its system call: its stack has not come yet (the agents ask on
+// their own schedules), and "futex" would set it apart from the peers it waits beside.
+// Nothing when no stack shows that collective, or stacks show it at more than one line.
+std::optional<RankPlace> seen_in_stacks(const RankReport& r, const std::vector<RankPlace>& stack_places) {
+  if (!r.collective || r.collective->count == 0 || !r.collective->inside) return std::nullopt;
+  std::optional<RankPlace> found;
+  for (const auto& p : stack_places) {
+    if (p.kind != RankPlace::Kind::kCollective || p.call != r.collective->kind) continue;
+    if (found && found->text != p.text) return std::nullopt;
+    found = p;
+  }
+  return found;
+}
+
+}  // namespace
+
 Whereabouts whereabouts(const std::vector<std::pair<int, const RankReport*>>& ranks) {
   Whereabouts w;
+  std::vector<std::optional<RankPlace>> places;
+  places.reserve(ranks.size());
+  std::vector<RankPlace> stack_places;
+  for (const auto& [rank, report] : ranks) {
+    places.push_back(place_of(*report));
+    if (places.back() && places.back()->kind != RankPlace::Kind::kUnknown)
+      stack_places.push_back(*places.back());
+  }
   std::map<std::string, size_t> by_text;
   size_t known = 0;
-  for (const auto& [rank, report] : ranks) {
-    auto place = place_of(*report);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    auto& place = places[i];
     if (!place) continue;
+    if (place->kind == RankPlace::Kind::kUnknown) {
+      if (auto seen = seen_in_stacks(*ranks[i].second, stack_places)) place = std::move(seen);
+    }
     ++known;
     auto [it, added] = by_text.try_emplace(place->text, w.groups.size());
     if (added) w.groups.push_back({std::move(*place), {}});
-    w.groups[it->second].ranks.push_back(rank);
+    w.groups[it->second].ranks.push_back(ranks[i].first);
   }
   if (w.groups.size() < 2) return w;
   for (auto& g : w.groups) std::sort(g.ranks.begin(), g.ranks.end());

@@ -55,7 +55,8 @@ struct Whereabouts {
 };
 
 // Groups the ranks (rank, its last report) by place, leaving out ranks whose place is
-// unknown, and names the culprit group.
+// unknown, and names the culprit group. A rank known only by its system call whose
+// collective marks put it inside the collective another rank's stack shows joins that place.
 Whereabouts whereabouts(const std::vector<std::pair<int, const RankReport*>>& ranks);
 
 }  // namespace trainwatch::jobs

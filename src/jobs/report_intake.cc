@@ -82,7 +82,7 @@ std::optional<IntakeAnswer> ReportIntake::token_refusal(const Sender& sender, st
     return a;
   }
   const auth::GateResult checked =
-      auth::check_secret(guesses_, auth::CredentialKind::kBearer, *presented, token, sender.remote_address);
+      auth::check_secret(guesses_, auth::CredentialKind::kAgent, *presented, token, sender.remote_address);
   switch (checked.verdict) {
     case auth::GateVerdict::kAccepted: return std::nullopt;
     case auth::GateVerdict::kThrottled: {

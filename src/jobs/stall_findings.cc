@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/duration.h"
+#include "jobs/barrier_wait.h"
 #include "jobs/rank_place.h"
 #include "jobs/rank_set.h"
 
@@ -25,12 +26,18 @@ struct Culprit {
   bool others_in_barrier = false;  // the others wait in a barrier: for work they asked of it
 };
 
-std::optional<Culprit> stalled_culprit(const Context& c,
-                                       const std::vector<std::pair<int, const RankRecord*>>& active) {
+// The ranks' last reports, as rank_place.h and barrier_wait.h read them.
+std::vector<std::pair<int, const RankReport*>> last_reports(
+    const std::vector<std::pair<int, const RankRecord*>>& active) {
   std::vector<std::pair<int, const RankReport*>> reports;
   reports.reserve(active.size());
   for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
-  const Whereabouts w = whereabouts(reports);
+  return reports;
+}
+
+std::optional<Culprit> stalled_culprit(const Context& c,
+                                       const std::vector<std::pair<int, const RankRecord*>>& active) {
+  const Whereabouts w = whereabouts(last_reports(active));
   if (!w.culprit) return std::nullopt;
   const PlaceGroup& stuck = w.groups[*w.culprit];
   Culprit out;
@@ -59,10 +66,7 @@ std::optional<Culprit> stalled_culprit(const Context& c,
 //    are in all_reduce (train.py:72)"
 std::optional<std::string> mismatch_without_culprit(
     const std::vector<std::pair<int, const RankRecord*>>& active, int64_t step) {
-  std::vector<std::pair<int, const RankReport*>> reports;
-  reports.reserve(active.size());
-  for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
-  const Whereabouts w = whereabouts(reports);
+  const Whereabouts w = whereabouts(last_reports(active));
   if (!w.mismatch || w.culprit) return std::nullopt;
   std::string text = "a collective mismatch at step " + std::to_string(step) + ":";
   for (size_t i = 0; i < w.groups.size(); ++i) {
@@ -109,12 +113,14 @@ bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const
 // receive (never a page: a long step that ends on its own is a false alarm a warning may
 // be, a page may not). Ranks that wait in a barrier wait for work they asked of the one
 // that is not there (rank 0 evaluating, logging, writing what only it writes): that is a
-// phase of the job, not a suspect; the step timeout, learned from the gaps the job has
+// phase of the job, not a suspect, told by their stacks or, before any stack comes, by their
+// collective marks (barrier_wait.h); the step timeout, learned from the gaps the job has
 // shown, still pages if it never ends.
 void early_culprit_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
                            int64_t step, MonoTime progress, Millis step_timeout, std::vector<Finding>& out) {
   const Millis after = early_warning_after(c.job.learned().smoothed_step_gap());
   if (after >= step_timeout || c.now - progress <= after) return;
+  if (paused_at_barrier(last_reports(active))) return;
   auto culprit = stalled_culprit(c, active);
   if (!culprit || !culprit->strict_minority) return;
   if (culprit->others_in_barrier && !culprit->mismatch) return;
@@ -138,10 +144,7 @@ void early_culprit_finding(const Context& c, const std::vector<std::pair<int, co
 
 // " in all_reduce (train.py:57)" when every rank whose place is known is in the same one.
 std::string shared_place(const std::vector<std::pair<int, const RankRecord*>>& active) {
-  std::vector<std::pair<int, const RankReport*>> reports;
-  reports.reserve(active.size());
-  for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
-  const Whereabouts w = whereabouts(reports);
+  const Whereabouts w = whereabouts(last_reports(active));
   return w.groups.size() == 1 ? " " + w.groups.front().place.text : "";
 }
 
@@ -238,7 +241,8 @@ StallSense stall_sense(const Context& c) {
   if (newest) sense.stalled_for = std::chrono::duration_cast<Millis>(c.now - *newest);
   if (!sense.explained) {
     auto culprit = stalled_culprit(c, active);
-    sense.explained = culprit && culprit->others_in_barrier && !culprit->mismatch;
+    sense.explained = (culprit && culprit->others_in_barrier && !culprit->mismatch) ||
+                      paused_at_barrier(last_reports(active));
   }
   return sense;
 }

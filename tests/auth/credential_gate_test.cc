@@ -40,5 +40,26 @@ TEST(CredentialGateTest, AThrottledSourceIsNotCheckedAndEveryOutcomeIsCounted) {
       << text;
 }
 
+TEST(CredentialGateTest, AnAgentsWrongTokensHoldBackItsReportsButNotThePeopleAtItsAddress) {
+  testing::ManualClock clock;
+  CredentialGate gate(clock, GuessLimits{{2, Millis(1'000), 16}, {2, Millis(1'000), 16}});
+  auto wrong = [] { return false; };
+  auto right = [] { return true; };
+  gate.attempt(CredentialKind::kAgent, "127.0.0.1", "stale", wrong);
+  gate.attempt(CredentialKind::kAgent, "127.0.0.1", "stale", wrong);
+  EXPECT_EQ(gate.attempt(CredentialKind::kAgent, "127.0.0.1", "fresh", right).verdict,
+            GateVerdict::kThrottled);
+  EXPECT_EQ(gate.attempt(CredentialKind::kLogin, "127.0.0.1", "user:ada", right).verdict,
+            GateVerdict::kAccepted);
+  EXPECT_EQ(gate.attempt(CredentialKind::kBearer, "127.0.0.1", "token", right).verdict,
+            GateVerdict::kAccepted);
+
+  PrometheusWriter w;
+  gate.write_metrics(w);
+  const std::string text = w.take();
+  EXPECT_NE(text.find("trainwatch_auth_failures_total{kind=\"agent\"} 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("trainwatch_auth_throttled_total{kind=\"agent\"} 1"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace trainwatch::auth

@@ -1,21 +1,24 @@
-"""The early culprit warning (docs/failure-modes.md, `rank_suspected`), on a real gloo job of
-4 ranks (job_rank.py) stepping about every 0.5 s.
+"""The early culprit warning (docs/failure-modes.md, `rank_suspected`) and the quiet of healthy
+jobs, on real gloo jobs of 4 ranks (job_rank.py) stepping about every 0.5 s (healthy_run.py).
 
-It trains healthily for 5 minutes, each step 0.25-0.75 s (±50 %), with one 45 s
-checkpoint: no warning and no page. Then rank 2 waits in its data fetch while the others
-wait in all_reduce: a warning names rank 2 with its function and line within 10 s of its
-last step, and the page follows at the step timeout (60 s, the floor), as before."""
+A healthy job trains for 5 minutes, each step 0.25-0.75 s (±50 %), with a 45 s checkpoint
+and a 20 s evaluation every 2 minutes that every rank declares: it shows not a single
+finding, warning or page. (Rank 0 evaluating alone, undeclared, while ranks 1-3 wait in
+dist.barrier() — healthy_run.py's "rank0" mode — is told apart now (jobs/barrier_wait.h),
+but a rank_suspected warning can still come in the second after the barrier lets the ranks
+go, before their first step: not yet held quiet here.) Then rank 2 of "tiny" waits
+in its data fetch while the others wait in all_reduce: a warning names rank 2 with its
+function and line within 10 s of its last step, and the page follows at the step timeout
+(60 s, the floor), as before."""
 import time
 
 import pytest
 
 from conftest import Server, wait_for
-from test_jobs import TOKEN, Cluster, Webhook, training_up
+from healthy_run import drive, start_healthy_job
+from test_jobs import TOKEN, Webhook, training_up
 
 HEALTHY_S = 300
-CHECKPOINT_AT_S = 120
-PACE_S = 0.25  # the sleep a step; the jitter adds 0 to 0.5 s: 0.25-0.75 s, 0.5 s on average
-CHECKPOINT_S = 45
 
 CONFIG = """
 jobs:
@@ -36,58 +39,53 @@ monitors:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory, monkeypatch_module):
-    tmp = tmp_path_factory.mktemp("early")
-    monkeypatch_module.setenv("TRAINWATCH_TOKEN", TOKEN)
-    hook = Webhook()
-    (tmp / "trainwatch.yaml").write_text(CONFIG.format(port=hook.port))
-    server = Server(tmp / "trainwatch.yaml", tmp / "data", tmp / "server.log").start()
-    c = Cluster(tmp, server, env_extra={"STEP_PACE": str(PACE_S), "STEP_JITTER": str(2 * PACE_S),
-                                        "CHECKPOINT_STEPS": str(int(CHECKPOINT_S / PACE_S))})
-    c.hook = hook
-    try:
-        wait_for(lambda: training_up(c), timeout=90, interval=0.5, what="the job to be up with 4 ranks training")
-        yield c
-    finally:
-        c.close()
-        server.stop()
-        hook.close()
-
-
-@pytest.fixture(scope="module")
 def monkeypatch_module():
     with pytest.MonkeyPatch.context() as mp:
         yield mp
 
 
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory, monkeypatch_module):
+    tmp = tmp_path_factory.mktemp("early")
+    monkeypatch_module.setenv("TRAINWATCH_TOKEN", TOKEN)
+    hook = Webhook()
+    (tmp / "trainwatch.yaml").write_text(CONFIG.format(port=hook.port))
+    server = Server(tmp / "trainwatch.yaml", tmp / "data", tmp / "server.log").start()
+    clusters = {}
+    try:
+        clusters["tiny"] = start_healthy_job(tmp / "tiny", server, "tiny", "all")
+        for c in clusters.values():
+            c.hook = hook
+        yield clusters
+    finally:
+        for c in clusters.values():
+            c.close()
+        server.stop()
+        hook.close()
+
+
 def alerts(cluster, event):
-    return [a for a in cluster.hook.alerts if a.get("event") == event]
+    return [a for a in cluster.hook.alerts if a.get("event") == event and a["monitor"]["name"] == cluster.name]
 
 
-def test_a_healthy_jittery_run_with_a_long_checkpoint_never_warns(cluster):
-    began = time.monotonic()
-    checkpointed = False
-    phases, statuses = set(), set()
-    while time.monotonic() - began < HEALTHY_S:
-        if not checkpointed and time.monotonic() - began >= CHECKPOINT_AT_S:
-            cluster.touch("checkpoint")
-            checkpointed = True
-        j = cluster.job()
-        phases.add(j["phase"])
-        statuses.add(j["status"])
-        time.sleep(2)  # a healthy run is watched in real time: there is no deadline to move to
-    j = cluster.job()
-    assert "checkpointing" in phases, phases  # the 45 s checkpoint was seen
-    assert statuses == {"up"}, statuses
-    assert cluster.hook.alerts == [], cluster.hook.alerts
-    assert not [f for f in j["findings"] if f["code"] == "rank_suspected"], j["findings"]
-    print(f"healthy {HEALTHY_S} s with a {CHECKPOINT_S} s checkpoint: 0 warnings, 0 pages; "
-          f"step timeout {j['timeouts']['step_ms'] / 1000:.0f} s, smoothed step gap "
-          f"{j['timeouts']['smoothed_step_gap_ms']} ms")
+def test_healthy_jobs_with_checkpoints_and_evaluations_never_warn(jobs):
+    seen = drive(jobs, HEALTHY_S)
+    for name, s in seen.items():
+        assert s.findings == [], (name, s.findings)
+        assert s.statuses == {"up"}, (name, s.statuses)
+        assert "checkpointing" in s.phases and s.evaluations == 2, (name, s.phases, s.evaluations)
+    assert "evaluating" in seen["tiny"].phases, seen["tiny"].phases  # declared
+    assert jobs["tiny"].hook.alerts == [], jobs["tiny"].hook.alerts
+    for name, c in jobs.items():
+        j = c.job(name)
+        print(f"{name}: healthy {HEALTHY_S} s with a 45 s checkpoint and two 20 s evaluations: 0 findings, "
+              f"0 alerts; step timeout {j['timeouts']['step_ms'] / 1000:.0f} s, smoothed step gap "
+              f"{j['timeouts']['smoothed_step_gap_ms']} ms")
 
 
-def test_a_soft_hang_is_named_in_a_warning_within_ten_seconds_and_paged_at_the_timeout(cluster):
-    wait_for(lambda: training_up(cluster), timeout=60, what="a healthy job")
+def test_a_soft_hang_is_named_in_a_warning_within_ten_seconds_and_paged_at_the_timeout(jobs):
+    cluster = jobs["tiny"]
+    wait_for(lambda: training_up(cluster, "tiny"), timeout=60, what="a healthy job")
     cluster.touch("stuck-2")  # rank 2's next step never comes: it waits in fetch_next_shard
     stuck = time.monotonic()
     pid = cluster.procs[2].pid
@@ -99,7 +97,7 @@ def test_a_soft_hang_is_named_in_a_warning_within_ten_seconds_and_paged_at_the_t
         assert cause.startswith(f"rank 2 (node-b, pid {pid}) is likely stuck in fetch_next_shard (job_rank.py:"), cause
         assert "ranks 0-1,3 are in all_reduce (job_rank.py:" in cause, cause
         assert warned_after <= 10.0, (warned_after, cause)
-        step_timeout = cluster.job()["timeouts"]["step_ms"] / 1000
+        step_timeout = cluster.job("tiny")["timeouts"]["step_ms"] / 1000
         [page] = wait_for(lambda: alerts(cluster, "down"), timeout=step_timeout + 20, what="the page")
         paged_after = time.monotonic() - stuck
         assert page["cause"].startswith(f"rank 2 (node-b, pid {pid}) is stuck in fetch_next_shard"), page
@@ -108,5 +106,5 @@ def test_a_soft_hang_is_named_in_a_warning_within_ten_seconds_and_paged_at_the_t
               f"(step timeout {step_timeout:.0f} s): {cause}")
     finally:
         cluster.remove("stuck-2")
-    wait_for(lambda: training_up(cluster), timeout=30, what="recovery once the data fetch returns")
+    wait_for(lambda: training_up(cluster, "tiny"), timeout=30, what="recovery once the data fetch returns")
     assert len(alerts(cluster, "warning")) == 1, cluster.hook.alerts

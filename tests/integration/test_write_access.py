@@ -107,8 +107,9 @@ auth:
 
 def test_wrong_agent_tokens_on_node_reports_are_throttled_like_the_apis(start_server):
     """The agents' token (jobs.token) on POST /api/v1/jobs/{job}/report is read and counted
-    as an API token is: an address that sent 10 wrong ones waits, its right token unchecked,
-    and waits on the API too, as it is one throttle; other addresses are not held back."""
+    as an API token is: an address that sent 10 wrong ones waits, its right token unchecked.
+    Agents have a throttle of their own: a stale agent on the server's host never locks that
+    address out of the API or the login page; other addresses are not held back."""
     server = start_server(f"""
 monitors:
   - {{name: nightly, type: heartbeat, period: 1h, token: nightly-ping-token-0123}}
@@ -126,7 +127,7 @@ jobs:
     assert status == 429 and int(response.getheader("Retry-After")) >= 1, (status, body)
     assert response.getheader("Content-Type").startswith("application/problem+json")
     assert "too many wrong tokens" in body["detail"]
-    assert request(server, "POST", "/api/v1/monitors/nightly/pause", headers=bearer(TOKEN), source="127.0.0.8")[0] == 429
+    assert request(server, "POST", "/api/v1/monitors/nightly/pause", headers=bearer(TOKEN), source="127.0.0.8")[0] == 200
     # Another address, with the scheme in lower case as RFC 9110 allows, goes through.
     assert request(server, "POST", path, report, {"Authorization": "bearer agents-report-token-0123"},
                    "127.0.0.9")[0] == 200

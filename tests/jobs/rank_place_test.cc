@@ -128,6 +128,25 @@ TEST(RankPlace, EveryRankInACollectiveNamesNobody) {
   EXPECT_FALSE(w.culprit);
 }
 
+// Ranks 0-1's stacks have not come (their agent asks on its own schedule): their system call
+// alone would set them apart from rank 3, beside whom their marks say they wait.
+TEST(RankPlace, ARankKnownByItsSystemCallJoinsTheCollectiveItsMarksAndAPeersStackShow) {
+  std::vector<RankReport> ranks{rank_with(0, std::nullopt, "futex"), rank_with(1, std::nullopt, "futex"),
+                                rank_with(2, in_data_loader()), rank_with(3, in_all_reduce())};
+  for (int rank : {0, 1}) ranks[rank].collective = CollectiveReport{40, "all_reduce", true, 0, 0};
+  auto w = of(ranks);
+  ASSERT_EQ(w.groups.size(), 2u);
+  EXPECT_EQ(w.groups[0].place.text, "in all_reduce (train.py:57)");
+  EXPECT_EQ(w.groups[0].ranks, (std::vector<int>{0, 1, 3}));
+  ASSERT_TRUE(w.culprit);
+  EXPECT_EQ(w.groups[*w.culprit].ranks, std::vector<int>{2});
+
+  for (int rank : {0, 1}) ranks[rank].collective->kind = "broadcast";  // not where rank 3 is
+  w = of(ranks);
+  ASSERT_EQ(w.groups.size(), 3u);
+  EXPECT_EQ(w.groups[0].place.text, "in futex");
+}
+
 constexpr const char* kLoader = "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py";
 constexpr const char* kQueues = "/usr/lib/python3.11/multiprocessing/queues.py";
 constexpr const char* kWorker = "/usr/lib/python3/dist-packages/torch/utils/data/_utils/worker.py";
