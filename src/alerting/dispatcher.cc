@@ -208,6 +208,13 @@ Status Dispatcher::load(ChannelState& ch) {
       close(ch, item, DeliveryStatus::kFailed, "the stored event cannot be read");
       continue;
     }
+    // An alert's reminders and its recovery carry the labels it fired with (the culprit
+    // named then), or the receiver would take them for another alert.
+    if (ch.firing && item.row.spec.incident_id &&
+        (item.event.kind == EventKind::kUp || item.event.kind == EventKind::kReminder)) {
+      if (const AlertEvent* fired = ch.firing->find(*item.row.spec.incident_id))
+        item.event.labels = fired->labels;
+    }
     // The incident is over: its recovery resolves the alert; re-sending it would not.
     if (ch.firing && item.event.kind == EventKind::kUp && item.row.spec.incident_id) {
       ch.firing->forget(*item.row.spec.incident_id);

@@ -41,6 +41,22 @@ std::string read_string(const json::object& o, const char* key) {
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
+// A list of [label, value] pairs; malformed entries are skipped.
+std::vector<std::pair<std::string, std::string>> read_pairs(const json::object& o, std::string_view key) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const json::value* list = o.if_contains(key);
+  if (list == nullptr || !list->is_array()) return out;
+  for (const auto& pair : list->as_array()) {
+    if (!pair.is_array() || pair.as_array().size() != 2 || !pair.as_array()[0].is_string() ||
+        !pair.as_array()[1].is_string()) {
+      continue;
+    }
+    out.emplace_back(std::string(pair.as_array()[0].as_string()),
+                     std::string(pair.as_array()[1].as_string()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string event_to_json(const AlertEvent& e) {
@@ -51,6 +67,9 @@ std::string event_to_json(const AlertEvent& e) {
   json::array details;
   for (const auto& [label, value] : e.details)
     details.push_back(json::array{json::string(label), json::string(value)});
+  json::array labels;
+  for (const auto& [label, value] : e.labels)
+    labels.push_back(json::array{json::string(label), json::string(value)});
   json::object o{{"kind", to_string(e.kind)},
                  {"monitor", e.monitor},
                  {"monitor_type", e.monitor_type},
@@ -65,7 +84,9 @@ std::string event_to_json(const AlertEvent& e) {
                  {"body_excerpt", e.body_excerpt},
                  {"latency_ms", e.latency_ms},
                  {"details", std::move(details)},
-                 {"affected", std::move(affected)}};
+                 {"affected", std::move(affected)},
+                 {"url", e.url},
+                 {"labels", std::move(labels)}};
   return json_text(o);
 }
 
@@ -103,16 +124,9 @@ Result<AlertEvent> event_from_json(std::string_view text) {
   e.body_excerpt = read_string(o, "body_excerpt");
   if (const json::value* l = o.if_contains("latency_ms"); l != nullptr && l->is_number())
     e.latency_ms = l->to_number<double>();
-  if (const json::value* d = o.if_contains("details"); d != nullptr && d->is_array()) {
-    for (const auto& pair : d->as_array()) {
-      if (!pair.is_array() || pair.as_array().size() != 2 || !pair.as_array()[0].is_string() ||
-          !pair.as_array()[1].is_string()) {
-        continue;
-      }
-      e.details.emplace_back(std::string(pair.as_array()[0].as_string()),
-                             std::string(pair.as_array()[1].as_string()));
-    }
-  }
+  e.url = read_string(o, "url");
+  e.details = read_pairs(o, "details");
+  e.labels = read_pairs(o, "labels");
   return e;
 }
 

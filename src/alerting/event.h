@@ -42,6 +42,12 @@ struct AlertEvent {
   // Monitors that depend on this one and are down with it (depends_on), as of when the
   // alert was sent: the dispatcher fills it in; the stored event leaves it empty.
   std::vector<std::string> affected;
+  // The page that explains it: server.public_url + /jobs/NAME for a job, /monitors/NAME
+  // otherwise; empty without a public_url.
+  std::string url;
+  // What the failure names, as alert labels (Alertmanager's): training_job for a job, and
+  // the culprit's reason, rank and node (CheckResult::labels).
+  std::vector<std::pair<std::string, std::string>> labels;
 };
 
 std::string event_to_json(const AlertEvent& event);

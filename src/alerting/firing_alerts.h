@@ -51,6 +51,11 @@ class FiringAlerts {
   std::optional<SystemTime> next_due() const;
 
   bool contains(int64_t incident) const { return alerts_.count(incident) != 0; }
+  // The event `incident` fired with; nullptr when it does not fire here.
+  const AlertEvent* find(int64_t incident) const {
+    auto it = alerts_.find(incident);
+    return it == alerts_.end() ? nullptr : &it->second.event;
+  }
   size_t size() const { return alerts_.size(); }
 
  private:

@@ -99,6 +99,8 @@ Message render_message(const AlertEvent& e, SystemTime now) {
     add("Tags", tags);
   }
   if (e.incident_id) add("Incident", "#" + std::to_string(*e.incident_id));
+  // server.public_url: the page that explains it, in every channel's text.
+  if (!e.url.empty()) add("Page", e.url);
   add("At", format_rfc3339(e.at));
   return m;
 }

@@ -13,7 +13,15 @@
 namespace trainwatch::alerting {
 namespace {
 
-AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Incident& incident) {
+// The page that explains a monitor's alert, under server.public_url: a job's page for a
+// job, the monitor's page otherwise (web/job_page.h, web/monitor_page.h).
+std::string page_url(const std::string& public_url, const MonitorConfig& m) {
+  if (public_url.empty()) return {};
+  return public_url + (m.type == MonitorType::kJob ? "/jobs/" : "/monitors/") + m.name;
+}
+
+AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Incident& incident,
+                      const std::string& public_url) {
   AlertEvent e;
   e.kind = kind;
   e.monitor = a.monitor.name;
@@ -31,6 +39,14 @@ AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Inci
   e.http_status = a.result.http_status;
   e.body_excerpt = a.result.body_excerpt;
   e.latency_ms = a.result.latency_ms;
+  e.url = page_url(public_url, a.monitor);
+  // A job's alert names the job and, failing, the culprit (jobs/culprit_labels.h); the
+  // dispatcher keeps the labels a firing alert was sent with for its reminders and recovery.
+  if (a.monitor.type == MonitorType::kJob) {
+    e.labels.emplace_back("training_job", a.monitor.name);
+    if (kind != EventKind::kUp)
+      e.labels.insert(e.labels.end(), a.result.labels.begin(), a.result.labels.end());
+  }
   // A heartbeat has no target to show (its token is a secret); say what it expects.
   if (const auto* hb = std::get_if<HeartbeatSpec>(&a.monitor.spec); hb && hb->schedule) {
     e.details.emplace_back("Expected on schedule", hb->schedule->text + " (" + hb->schedule->zone_name +
@@ -69,6 +85,11 @@ void AlertPlanner::configure(const Config& config, const std::vector<std::string
   std::lock_guard lock(mu_);
   notifications_ = config.notifications;
   usable_ = usable;
+}
+
+void AlertPlanner::set_public_url(std::string public_url) {
+  std::lock_guard lock(mu_);
+  public_url_ = std::move(public_url);
 }
 
 std::vector<std::string> AlertPlanner::channels_of(const MonitorConfig& m) const {
@@ -150,29 +171,29 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
   std::optional<AlertEvent> event;
   SystemTime due = now;
   if (warn) {
-    event = make_event(EventKind::kWarning, a, Incident{});
+    event = make_event(EventKind::kWarning, a, Incident{}, public_url_);
     event->incident_id.reset();
     event->since.reset();
     event->ended.reset();
   } else if (effect == DependencyEffect::kRelease) {
     // Its parent is up again and it is not: from here on its incident is its own.
     released_[m.name] = incident->id;
-    event = make_event(EventKind::kDown, a, *incident);
+    event = make_event(EventKind::kDown, a, *incident, public_url_);
     event->details.emplace_back("Depends on", incident->caused_by + ", up again while this is still down");
     due = now + m.notify_after;
     if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
   } else if (a.opened) {
-    event = make_event(EventKind::kDown, a, *a.opened);
+    event = make_event(EventKind::kDown, a, *a.opened, public_url_);
     due = now + m.notify_after;
     if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
   } else if (a.closed) {
-    event = make_event(EventKind::kUp, a, *a.closed);
+    event = make_event(EventKind::kUp, a, *a.closed, public_url_);
   } else if (may_remind) {
     auto [next, inserted] = next_reminder_.emplace(m.name, now + *m.remind_every);
     if (!inserted && now >= next->second) {
       next->second = now + *m.remind_every;
       if (!held_until(maintenance_, a.monitor.name, a.monitor.tags, now)) {
-        event = make_event(EventKind::kReminder, a, *a.open);
+        event = make_event(EventKind::kReminder, a, *a.open, public_url_);
         due = reminder_due(*a.open, m, now);
       }
     }

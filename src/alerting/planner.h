@@ -42,6 +42,9 @@ class AlertPlanner final : public engine::AlertHook {
   // from the config each result carries, so monitors added at run time (through the API,
   // or a job created by its first report) alert like the file's.
   void configure(const Config& config, const std::vector<std::string>& usable);
+  // server.public_url, without a trailing slash ("" for none): alerts link to their page
+  // under it. Set at start and by a reload, apart from the channels (configure()).
+  void set_public_url(std::string public_url);
   // The windows in which reminders are skipped: the file's and the API's together
   // (catalog/maintenance_catalog.h), so they come apart from the rest of the config.
   void set_maintenance(std::vector<MaintenanceWindow> windows);
@@ -61,6 +64,7 @@ class AlertPlanner final : public engine::AlertHook {
   std::mutex mu_;
   std::vector<ChannelConfig> notifications_;
   std::vector<std::string> usable_;
+  std::string public_url_;  // server.public_url: alerts link to their page under it
   std::vector<MaintenanceWindow> maintenance_;
   std::map<std::string, SystemTime> next_reminder_;
   // Monitors whose current warning spell was sent. Engine thread only (on_apply): no lock.

@@ -16,6 +16,7 @@
 
 #include "core/prometheus.h"
 #include "core/time_format.h"
+#include "jobs/culprit_labels.h"
 
 namespace trainwatch::api {
 namespace {
@@ -213,6 +214,18 @@ void write_job_counts(const std::vector<JobSnapshot>& snaps, PrometheusWriter& w
   for (const auto& s : snaps)
     w.sample("trainwatch_job_reports_total", {{"training_job", s.state->name()}},
              static_cast<double>(s.state->reports()));
+  // One series a job: its culprit's labels while it is down (jobs/culprit_labels.h), so one
+  // alert names the rank that failed however many ranks fell with it.
+  w.family("trainwatch_job_down", "gauge",
+           "1 while the job's verdict is down, labelled with the culprit's reason, rank and node; else 0.");
+  for (const auto& s : snaps) {
+    const bool down = s.verdict->down && !s.verdict->findings.empty();
+    const auto culprit = down ? jobs::culprit_labels(s.verdict->findings.front())
+                              : std::vector<std::pair<std::string, std::string>>{};
+    Labels labels{{"training_job", s.state->name()}};
+    for (const auto& [name, value] : culprit) labels.emplace_back(name, value);
+    w.sample("trainwatch_job_down", labels, down ? 1.0 : 0.0);
+  }
   w.family("trainwatch_job_findings", "gauge", "Current findings, by job and severity.");
   for (const auto& s : snaps) {
     double down = 0, warning = 0;
@@ -232,10 +245,14 @@ void write_interruptions(const jobs::JobRegistry& registry, const std::vector<Jo
       "trainwatch_job_goodput_ratio", "gauge",
       "Share of each job's wall time whose training was kept (not lost to detection, restart or recomputation).");
   for (const auto& s : snaps) {
-    for (const auto& [kind, t] : s.ledger->totals()) {
+    // Every cause from zero, so that increase() counts a cause's first interruption too.
+    const auto& totals = s.ledger->totals();
+    for (int k = 0; k <= static_cast<int>(jobs::InterruptionKind::kOther); ++k) {
+      const auto kind = static_cast<jobs::InterruptionKind>(k);
+      const auto t = totals.find(kind);
       w.sample("trainwatch_job_interruptions_total",
                {{"training_job", s.state->name()}, {"cause", std::string(jobs::to_string(kind))}},
-               static_cast<double>(t.count));
+               t == totals.end() ? 0.0 : static_cast<double>(t->second.count));
     }
     w.sample("trainwatch_job_goodput_ratio", {{"training_job", s.state->name()}},
              s.ledger->goodput(*s.state, s.at).ratio);
@@ -244,9 +261,13 @@ void write_interruptions(const jobs::JobRegistry& registry, const std::vector<Jo
   // GPU-hours the API and the job page show.
   w.family("trainwatch_interruption_gpu_seconds_lost_total", "counter",
            "GPU-seconds lost to closed interruptions of every job, by cause (one GPU a rank).");
-  for (const auto& [kind, t] : registry.interruption_totals()) {
+  const auto lost = registry.interruption_totals();
+  for (int k = 0; k <= static_cast<int>(jobs::InterruptionKind::kOther); ++k) {
+    const auto kind = static_cast<jobs::InterruptionKind>(k);
+    const auto t = lost.find(kind);
     w.sample("trainwatch_interruption_gpu_seconds_lost_total",
-             {{"cause", std::string(jobs::to_string(kind))}}, t.gpu_hours_lost * 3600.0);
+             {{"cause", std::string(jobs::to_string(kind))}},
+             t == lost.end() ? 0.0 : t->second.gpu_hours_lost * 3600.0);
   }
 }
 

@@ -1,7 +1,37 @@
 #include "checks/http_verdict.h"
 
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include "core/redaction.h"
+
 namespace trainwatch::checks {
 namespace {
+
+// Bodies longer than this are not read for a reason: the first reason of a health answer
+// comes within its first few hundred bytes.
+constexpr size_t kMaxReasonBody = 64 * 1024;
+
+// The first reason a health answer gives for failing, as a trainwatch agent's /health
+// (`"reasons": [{"code", "message"}]`) or a server's /healthz (`"reason"`) says it; "" for
+// any other body.
+std::string body_reason(std::string_view body) {
+  if (body.empty() || body.size() > kMaxReasonBody || body.front() != '{') return {};
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(body, ec);
+  if (ec || !v.is_object()) return {};
+  const auto& o = v.as_object();
+  if (const auto* reasons = o.if_contains("reasons");
+      reasons && reasons->is_array() && !reasons->as_array().empty()) {
+    const auto& first = reasons->as_array().front();
+    if (const auto* m = first.is_object() ? first.as_object().if_contains("message") : nullptr;
+        m && m->is_string())
+      return std::string(m->as_string());
+  }
+  if (const auto* reason = o.if_contains("reason"); reason && reason->is_string())
+    return std::string(reason->as_string());
+  return {};
+}
 
 bool reads_status(const Condition& condition) {
   return condition.text().find("[STATUS]") != std::string::npos;
@@ -50,6 +80,12 @@ HttpVerdict judge_http_response(const HttpCheckSpec& spec, int status, std::stri
   }
   if (status_failed) verdict.cause = "HTTP " + std::to_string(status);
   if (!details.empty()) append(verdict.cause, details);
+  // The answer's own word for what is wrong ("rank 5 (pid 41231) is gone while training at
+  // step 812"), quoted as a body value.
+  if (!verdict.ok) {
+    if (const std::string reason = body_reason(body); !reason.empty())
+      append(verdict.cause, "reason: " + mark_body_value(reason));
+  }
   if (verdict.ok) verdict.cause.clear();
   return verdict;
 }

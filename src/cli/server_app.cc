@@ -274,6 +274,7 @@ std::vector<alerting::Channel> ServerApp::build_alerting() {
                                                        *transport_, uniform);
   planner_ = std::make_unique<alerting::AlertPlanner>(clock_, [this] { dispatcher_->wake(); });
   planner_->configure(merged, channel_names(channels));
+  planner_->set_public_url(config_.server.public_url);
   return channels;
 }
 
@@ -615,6 +616,7 @@ void ServerApp::reload() {
   // The planner, the dispatcher and the monitor catalog get the file's channels merged
   // with the API's (apply_channels).
   channel_catalog_->set_file(next.config->notifications);
+  planner_->set_public_url(next.config->server.public_url);
   transport_->allow_local_targets(next.config->server.allow_local_channel_targets);
   maintenance_->set_yaml(next.config->maintenance);
   log_ping_urls(*next.config, host_, server_->port());

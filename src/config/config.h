@@ -40,6 +40,10 @@ struct ServerConfig {
   // Notification channels may send to this host (loopback, link-local, its own
   // addresses: net/local_address.h); off, such a send is refused before it connects.
   bool allow_local_channel_targets = false;
+  // The address people reach the server at (https://trainwatch.example.org, behind its
+  // proxy), without a trailing slash: every alert links to the page that explains it
+  // under it. Empty: alerts carry no link.
+  std::string public_url;
 };
 
 // Where state lives (`store:`). An empty url: SQLite under server.data_dir.

@@ -57,6 +57,22 @@ void read_listen(Section& s, ListenAddress& out) {
   out.port = static_cast<uint16_t>(port);
 }
 
+void read_public_url(Section& s, ServerConfig& out) {
+  auto text = s.string("public_url");
+  if (!text) return;
+  auto url = boost::urls::parse_absolute_uri(*text);
+  if (!url || (url->scheme() != "http" && url->scheme() != "https") || url->host().empty() ||
+      url->has_query() || url->has_fragment()) {
+    s.diag().error(s.raw("public_url").Mark(), s.key_path("public_url"),
+                   "found '" + *text +
+                       "'; expected the http:// or https:// address people reach this server at, such as "
+                       "https://trainwatch.example.org");
+    return;
+  }
+  out.public_url = *text;
+  while (!out.public_url.empty() && out.public_url.back() == '/') out.public_url.pop_back();
+}
+
 void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
   Section s(diag, node, "server");
   read_listen(s, out.listen);
@@ -81,6 +97,7 @@ void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
     }
   }
   if (auto allow = s.boolean("allow_local_channel_targets")) out.allow_local_channel_targets = *allow;
+  read_public_url(s, out);
   s.finish();
 }
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/clock.h"
 
@@ -46,6 +48,12 @@ struct CheckResult {
   // The start of the response body, at most kBodyExcerptBytes, for alert messages. Kept
   // in memory only (not stored with the result).
   std::string body_excerpt;
+  // Nothing to judge yet (a job no rank of which has reported): the monitor stays as it is,
+  // `pending` until a first real result. Not a failure, not a success.
+  bool pending = false;
+  // What the failure names, as alert labels (a job's culprit: reason, rank, node), in that
+  // order. Kept in memory only.
+  std::vector<std::pair<std::string, std::string>> labels;
 };
 
 inline constexpr size_t kBodyExcerptBytes = 512;

@@ -67,7 +67,10 @@ void Engine::on_result(const std::string& name, uint64_t check_id, const CheckRe
     // replica may no longer decide about.
     // One not started (the lease lapsed before its first packet) says nothing of the
     // monitor, even should a beat have renewed the lease since.
-    if (r.state.status != MonitorStatus::kPaused && owned_here(name) && !checks::not_started(result))
+    // A pending result (a job no rank of which has reported) has nothing to judge yet: the
+    // monitor stays as it is, `pending` from its start until a first real result.
+    if (r.state.status != MonitorStatus::kPaused && owned_here(name) && !checks::not_started(result) &&
+        !result.pending)
       apply(r, result);
   }
   start_waiting_checks();

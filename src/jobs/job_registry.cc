@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "jobs/culprit_labels.h"
 #include "jobs/job_memo.h"
 
 namespace trainwatch::jobs {
@@ -452,6 +453,9 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   r.ok = !v->down;
   r.cause = v->cause;
   r.warning = v->notify;
+  // No rank has reported yet, and the start-up timeout has not passed: neither up nor down.
+  r.pending = !v->down && v->phase == "waiting";
+  if (v->down && !v->findings.empty()) r.labels = culprit_labels(v->findings.front());
   entry->last_result = r;
   return r;
 }

@@ -110,6 +110,47 @@ TEST(AlertmanagerTest, EveryEventOfAnIncidentAndItsReSendsCarryTheSameLabels) {
   EXPECT_EQ(resent[0].at("startsAt").as_string(), format_rfc3339(kT0));
 }
 
+// generatorURL: the page under server.public_url, else the checked URL.
+TEST(AlertmanagerTest, GeneratorUrlIsThePageThatExplainsTheAlert) {
+  auto provider = alertmanager();
+  ASSERT_TRUE(provider);
+  AlertEvent e = event(EventKind::kDown);
+  e.url = "https://tw.example.org/monitors/rank0-health";
+  EXPECT_EQ(alerts_in(provider->build(e, render_message(e, kT0), 1, kT0))[0].at("generatorURL"),
+            "https://tw.example.org/monitors/rank0-health");
+  const AlertEvent plain = event(EventKind::kDown);
+  EXPECT_EQ(alerts_in(provider->build(plain, render_message(plain, kT0), 2, kT0))[0].at("generatorURL"),
+            "http://10.0.0.5:8765/health")
+      << "without public_url: the checked URL";
+}
+
+// A job's alert in the shipped rules' vocabulary (deploy/prometheus/trainwatch.rules.yml),
+// so that one inhibit rule ties them (docs/configuration.md).
+TEST(AlertmanagerTest, AJobsAlertNamesTheCulpritInTheRulesLabels) {
+  auto provider = alertmanager();
+  ASSERT_TRUE(provider);
+  AlertEvent e = event(EventKind::kDown);
+  e.monitor = "llama";
+  e.monitor_type = "job";
+  e.target = "";
+  e.labels = {{"training_job", "llama"}, {"reason", "rank_gone"}, {"rank", "5"}, {"node", "node-b"}};
+  const auto alert = alerts_in(provider->build(e, render_message(e, kT0), 1, kT0))[0];
+  const auto& labels = alert.at("labels").as_object();
+  EXPECT_EQ(labels.at("alertname"), "TrainwatchJobDown");
+  EXPECT_EQ(labels.at("severity"), "page");
+  EXPECT_EQ(labels.at("source"), "trainwatch");
+  EXPECT_EQ(labels.at("training_job"), "llama");
+  EXPECT_EQ(labels.at("rank"), "5");
+  EXPECT_EQ(labels.at("node"), "node-b");
+  EXPECT_EQ(labels.at("reason"), "rank_gone");
+  EXPECT_FALSE(alert.as_object().contains("generatorURL")) << "no public_url and no checked URL";
+
+  const AlertEvent other = event(EventKind::kDown);
+  const auto plain = alerts_in(provider->build(other, render_message(other, kT0), 2, kT0))[0];
+  EXPECT_EQ(plain.at("labels").at("alertname"), "TrainwatchMonitorDown");
+  EXPECT_EQ(plain.at("labels").at("severity"), "page");
+}
+
 TEST(AlertmanagerTest, ResendEveryMustBeASecondOrMore) {
   std::vector<ConfigError> errors;
   channels_of("  - {name: am, type: alertmanager, url: 'http://am:9093', resend_every: 500ms}\n", errors);

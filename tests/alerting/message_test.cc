@@ -1,5 +1,7 @@
 #include "alerting/message.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/time_format.h"
@@ -91,6 +93,8 @@ TEST(MessageTest, TextAndHtmlCarryTheSameFieldsAndHtmlIsEscaped) {
 TEST(MessageTest, EventsSurviveTheirJsonRoundTrip) {
   AlertEvent e = down_event();
   e.details = {{"Last ping", "97m ago"}};
+  e.url = "https://tw.example.org/monitors/rank0-health";
+  e.labels = {{"training_job", "llama"}, {"rank", "5"}};
   auto back = event_from_json(event_to_json(e));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->monitor, e.monitor);
@@ -98,6 +102,14 @@ TEST(MessageTest, EventsSurviveTheirJsonRoundTrip) {
   EXPECT_EQ(back->since, e.since);
   EXPECT_EQ(back->body_excerpt, e.body_excerpt);
   EXPECT_EQ(back->details, e.details);
+  EXPECT_EQ(back->url, e.url);
+  EXPECT_EQ(back->labels, e.labels);
+  const Message m = render_message(*back, e.at);
+  EXPECT_EQ(
+      std::count(m.fields.begin(), m.fields.end(),
+                 std::pair<std::string, std::string>("Page", "https://tw.example.org/monitors/rank0-health")),
+      1)
+      << "every channel's text links to the page";
   EXPECT_FALSE(event_from_json("{\"kind\":\"exploded\"}").ok());
   EXPECT_FALSE(event_from_json("not json").ok());
 }

@@ -92,6 +92,80 @@ TEST_F(PlannerTest, RecoveryIsDueNowAndRemindersComeEveryPeriodAfterTheAlert) {
   EXPECT_EQ(up[0].due, clock_.system_time());
 }
 
+// server.public_url: the page of the monitor, a job's page for a job.
+TEST_F(PlannerTest, AlertsLinkToTheirPageUnderThePublicUrl) {
+  LoadedConfig loaded = load_config_text(
+      "server: {public_url: 'https://tw.example.org/'}\n"
+      "monitors:\n"
+      "  - {name: a, type: tcp, host: h, port: 1, notify: [x]}\n"
+      "  - {name: llama, type: job, notify: [x]}\n"
+      "notifications:\n"
+      "  - {name: x, type: ntfy, topic: t}\n",
+      "c.yaml");
+  ASSERT_TRUE(loaded.config) << (loaded.errors.empty() ? "" : loaded.errors[0].to_string());
+  planner_.configure(*loaded.config, {"x"});
+  planner_.set_public_url(loaded.config->server.public_url);
+  Incident incident{5, "a", clock_.system_time(), std::nullopt, "refused", ""};
+  auto rows = apply(loaded.config->monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident,
+                    std::nullopt, incident);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(event_from_json(rows[0].event)->url, "https://tw.example.org/monitors/a");
+
+  Incident job_incident{6, "llama", clock_.system_time(), std::nullopt, "rank 5 is gone", ""};
+  rows = apply(loaded.config->monitors[1], MonitorStatus::kUp, MonitorStatus::kDown, job_incident,
+               std::nullopt, job_incident);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(event_from_json(rows[0].event)->url, "https://tw.example.org/jobs/llama");
+}
+
+// A job's alert names the job and, failing, its culprit as labels; its recovery names the
+// job only (the dispatcher gives it the labels the alert fired with).
+TEST_F(PlannerTest, AJobsAlertNamesItsCulpritAsLabels) {
+  LoadedConfig loaded = load_config_text(
+      "monitors:\n"
+      "  - {name: llama, type: job, notify: [x]}\n"
+      "notifications:\n"
+      "  - {name: x, type: ntfy, topic: t}\n",
+      "c.yaml");
+  ASSERT_TRUE(loaded.config) << (loaded.errors.empty() ? "" : loaded.errors[0].to_string());
+  planner_.configure(*loaded.config, {"x"});
+  MonitorState up, down;
+  up.status = MonitorStatus::kUp;
+  down.status = MonitorStatus::kDown;
+  CheckResult r;
+  r.at = clock_.system_time();
+  r.cause = "rank 5 (node-b, pid 41231) was killed by SIGKILL at step 812";
+  r.labels = {{"reason", "rank_gone"}, {"rank", "5"}, {"node", "node-b"}};
+  Incident incident{6, "llama", clock_.system_time(), std::nullopt, r.cause, ""};
+  const MonitorConfig& job = loaded.config->monitors[0];
+  auto rows = planner_.on_apply(engine::AppliedResult{job, up, down, engine::Transition::kChanged, r,
+                                                      incident, std::nullopt, incident, false});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(event_from_json(rows[0].event)->labels,
+            (std::vector<std::pair<std::string, std::string>>{
+                {"training_job", "llama"}, {"reason", "rank_gone"}, {"rank", "5"}, {"node", "node-b"}}));
+
+  CheckResult ok;
+  ok.at = clock_.system_time();
+  ok.ok = true;
+  Incident closed = incident;
+  closed.ended = clock_.system_time();
+  rows = planner_.on_apply(engine::AppliedResult{job, down, up, engine::Transition::kChanged, ok,
+                                                 std::nullopt, closed, std::nullopt, false});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(event_from_json(rows[0].event)->labels,
+            (std::vector<std::pair<std::string, std::string>>{{"training_job", "llama"}}));
+}
+
+// Without public_url, alerts carry no link.
+TEST_F(PlannerTest, WithoutAPublicUrlAlertsCarryNoLink) {
+  Incident incident{5, "a", clock_.system_time(), std::nullopt, "refused", ""};
+  auto rows =
+      apply(config_.monitors[0], MonitorStatus::kUp, MonitorStatus::kDown, incident, std::nullopt, incident);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) EXPECT_EQ(event_from_json(row.event)->url, "");
+}
+
 // A reminder is due at its place in the incident's schedule (notify_after, then every
 // remind_every), not when the result that sends it came: every replica gives the k-th
 // reminder of an incident the same due time, which the store keeps once (store.h).

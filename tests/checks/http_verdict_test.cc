@@ -30,6 +30,27 @@ TEST(JudgeHttpResponse, CauseLeadsWithTheStatusThenTheFailedConditions) {
   EXPECT_EQ(cause_for(verdict.cause, Audience::kAdmin), "HTTP 503; [BODY].status == degraded, expected ok");
 }
 
+// A trainwatch agent's /health says why it fails: the cause quotes its first reason, as a
+// value from the body (hidden from the public).
+TEST(JudgeHttpResponse, TheCauseQuotesTheFirstReasonAHealthAnswerGives) {
+  auto spec = spec_with({"[STATUS] == 200"});
+  auto verdict = judge_http_response(
+      spec, 503,
+      R"({"status":"degraded","reasons":[{"code":"rank_gone","message":"rank 5 (pid 41231) is gone while training at step 812"},)"
+      R"({"code":"stalled","message":"no step for 600 s"}]})",
+      3);
+  EXPECT_EQ(cause_for(verdict.cause, Audience::kAdmin),
+            "HTTP 503; reason: rank 5 (pid 41231) is gone while training at step 812");
+  EXPECT_EQ(cause_for(verdict.cause, Audience::kPublic), "HTTP 503; reason: (redacted)");
+  EXPECT_EQ(cause_for(judge_http_response(spec, 503,
+                                          R"({"status":"degraded","reason":"the store refuses writes"})", 3)
+                          .cause,
+                      Audience::kAdmin),
+            "HTTP 503; reason: the store refuses writes");
+  EXPECT_TRUE(
+      judge_http_response(spec, 200, R"({"status":"ok","reasons":[{"message":"x"}]})", 3).cause.empty());
+}
+
 TEST(JudgeHttpResponse, ThePublicCauseKeepsTheConditionButNotWhatTheTargetAnswered) {
   auto spec = spec_with({"[STATUS] == 200", "[BODY].status == ok"});
   auto verdict = judge_http_response(spec, 503, R"({"status":"db password is hunter2"})", 3);

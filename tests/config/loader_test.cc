@@ -315,6 +315,21 @@ TEST(LoadConfig, AMalformedStoreUrlNeverShowsItsPassword) {
   EXPECT_EQ(errors_of("store:\n  url: postgres//tw:hunter2@db/tw\n").size(), 1u);
 }
 
+// server.public_url: kept without its trailing slash; anything but an http(s) address with
+// a host is refused where it stands.
+TEST(LoadConfig, PublicUrlIsAnHttpAddressKeptWithoutItsTrailingSlash) {
+  auto loaded = load("server:\n  public_url: https://tw.example.org/trainwatch/\n");
+  ASSERT_TRUE(loaded.config) << (loaded.errors.empty() ? "" : loaded.errors[0].to_string());
+  EXPECT_EQ(loaded.config->server.public_url, "https://tw.example.org/trainwatch");
+  EXPECT_EQ(load("monitors: []\n").config->server.public_url, "");
+  EXPECT_EQ(errors_of("server:\n  public_url: tw.example.org\n"),
+            std::vector<std::string>{
+                "tw.yaml:2:15: server.public_url: found 'tw.example.org'; expected the http:// or https:// "
+                "address people reach this server at, such as https://trainwatch.example.org"});
+  EXPECT_EQ(errors_of("server:\n  public_url: ftp://tw.example.org\n").size(), 1u);
+  EXPECT_EQ(errors_of("server:\n  public_url: https://tw.example.org/?a=b\n").size(), 1u);
+}
+
 TEST(LoadConfig, DependsOnMayNameAMonitorListedLater) {
   auto loaded = load(
       "monitors:\n"

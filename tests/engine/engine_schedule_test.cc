@@ -59,6 +59,20 @@ TEST_F(EngineScheduleTest, ACheckThatWasNotStartedIsNoVerdictOnTheMonitor) {
   EXPECT_EQ(view("api").state.status, MonitorStatus::kDown) << "a failure that was checked still is one";
 }
 
+// A job no rank of which has reported: neither up nor down until a first real result.
+TEST_F(EngineScheduleTest, APendingResultLeavesTheMonitorPendingUntilAFirstRealOne) {
+  config_.monitors = {http_monitor("job", Millis(1'000))};
+  checkers_.answer_pending("job");
+  start();
+  advance(Millis(5'000));
+  EXPECT_GE(checkers_.starts_of("job", origin_).size(), 4u);
+  EXPECT_EQ(view("job").state.status, MonitorStatus::kPending) << "nothing to judge yet";
+  EXPECT_FALSE(view("job").state.last_check);
+  checkers_.answer("job", false);
+  advance(Millis(1'000));
+  EXPECT_EQ(view("job").state.status, MonitorStatus::kDown) << "its start-up timeout passed";
+}
+
 TEST_F(EngineScheduleTest, FirstChecksAreSpreadAcrossTheInterval) {
   for (const char* name : {"a", "b", "c", "d"}) config_.monitors.push_back(http_monitor(name, Millis(8'000)));
   start();

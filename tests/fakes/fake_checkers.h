@@ -37,6 +37,8 @@ class FakeCheckers final : public engine::CheckerSet, public checks::Checker {
               std::string cause = "connection refused") {
     answers_[monitor] = Answer{ok, takes, ok ? std::string() : std::move(cause)};
   }
+  // The next checks of `monitor` have nothing to judge yet (CheckResult::pending).
+  void answer_pending(const std::string& monitor) { answers_[monitor] = Answer{true, Millis(0), {}, true}; }
 
   // Answers the oldest running check of `monitor` now; false when none runs.
   bool finish(const std::string& monitor) {
@@ -71,6 +73,7 @@ class FakeCheckers final : public engine::CheckerSet, public checks::Checker {
     result.at = clock_.system_time();
     result.ok = answer.ok;
     result.cause = answer.cause;
+    result.pending = answer.pending;
     running_.push_back(
         Running{monitor->name, std::move(result), std::move(done), nullptr, clock_.monotonic_time()});
     max_running_ = std::max(max_running_, running_.size());
@@ -89,6 +92,7 @@ class FakeCheckers final : public engine::CheckerSet, public checks::Checker {
     bool ok = true;
     std::optional<Millis> takes = Millis(0);
     std::string cause;
+    bool pending = false;
   };
   struct Running {
     std::string monitor;

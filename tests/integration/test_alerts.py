@@ -49,6 +49,7 @@ def test_down_and_recovery_reach_every_provider_in_its_shape(start_server, healt
         server = start_server(f"""
 server:
   allow_local_channel_targets: true   # the receivers listen on loopback
+  public_url: https://tw.example.org
 notifications:
   - {{name: slack, type: slack, webhook_url: "{base}/slack/T000/B000/XXXX"}}
   - {{name: discord, type: discord, webhook_url: "{base}/discord"}}
@@ -83,14 +84,19 @@ monitors:{monitor("rank0-health", health_target.port, ["slack", "discord", "hook
         assert "*HTTP status*\n503" in fields
         assert any(f.startswith("*Response*\n{\"status\": \"degraded\"") for f in fields), fields
         assert slack_up["blocks"][0]["text"]["text"].startswith("✅ UP: rank0-health after ")
+        # Every channel links to the monitor's page under server.public_url.
+        page = "https://tw.example.org/monitors/rank0-health"
+        assert f"*Page*\n{page}" in fields
 
         [discord_down, _] = [r["body"] for r in receiver.accepted("/discord")]
         assert discord_down["embeds"][0]["title"] == "🔴 DOWN: rank0-health"
+        assert discord_down["embeds"][0]["url"] == page
 
         [hook_down, hook_up] = receiver.accepted("/hook")
         assert hook_down["body"]["schema"] == "trainwatch.alert.v1"
         assert hook_down["body"]["event"] == "down" and hook_up["body"]["event"] == "up"
         assert hook_down["body"]["cause"] == cause
+        assert hook_down["body"]["url"] == page and hook_up["body"]["url"] == page
         assert hook_down["body"]["check"]["http_status"] == 503
         assert hook_up["body"]["incident_id"] == hook_down["body"]["incident_id"]
         assert hook_up["body"]["duration_ms"] >= 0
@@ -103,12 +109,14 @@ monitors:{monitor("rank0-health", health_target.port, ["slack", "discord", "hook
         assert (pd_down["event_action"], pd_down["dedup_key"]) == ("trigger", incident)
         assert (pd_up["event_action"], pd_up["dedup_key"]) == ("resolve", incident)
         assert pd_down["routing_key"] == "R0UTING" and pd_down["payload"]["severity"] == "critical"
+        assert pd_down["links"] == [{"href": page, "text": "trainwatch: rank0-health"}]
 
         am_posts = [r["body"] for r in receiver.accepted("/am/api/v2/alerts")]
         [am_down, am_up] = [am_posts[0], am_posts[-1]]
         assert am_down[0]["labels"] == {"alertname": "TrainwatchMonitorDown", "monitor": "rank0-health",
-                                        "severity": "critical", "source": "trainwatch", "monitor_type": "http",
+                                        "severity": "page", "source": "trainwatch", "monitor_type": "http",
                                         "incident": incident, "team": "ml"}
+        assert am_down[0]["generatorURL"] == page
         # Firing until a few re-send periods ahead (re-sent while down), resolved by the recovery.
         assert am_down[0]["endsAt"] > am_down[0]["startsAt"]
         assert am_up[0]["labels"] == am_down[0]["labels"]
@@ -116,14 +124,17 @@ monitors:{monitor("rank0-health", health_target.port, ["slack", "discord", "hook
 
         [ntfy_down, _] = [r["body"] for r in receiver.accepted("/ntfy")]
         assert (ntfy_down["topic"], ntfy_down["priority"]) == ("training", 5)
+        assert ntfy_down["click"] == page
         [tg_down, _] = [r["body"] for r in receiver.accepted("/tg/bot123:SECRETTOKEN/sendMessage")]
         assert tg_down["chat_id"] == "-100" and tg_down["parse_mode"] == "HTML"
+        assert page in tg_down["text"]
 
         rcpts, sender, mail = smtp.messages[0]
         assert rcpts == ["oncall@example.com", "ml@example.com"] and sender == "trainwatch@example.com"
         assert mail["Subject"] == "🔴 DOWN: rank0-health"
         parts = {p.get_content_type(): p.get_content() for p in mail.walk() if not p.is_multipart()}
         assert cause in parts["text/plain"] and "HTTP status: 503" in parts["text/plain"]
+        assert f"Page: {page}" in parts["text/plain"] and page in parts["text/html"]
         assert "<h2" in parts["text/html"] and "degraded" in parts["text/html"]
 
         # Secrets appear neither in the API nor in the log.

@@ -49,6 +49,7 @@ monitors:
 HOOKED = """
 server:
   allow_local_channel_targets: true   # the receivers listen on loopback
+  public_url: https://tw.example.org/ml/   # alerts link to the job's page under it
 notifications:
   - name: hook
     type: webhook
@@ -309,6 +310,9 @@ def test_nan_loss_on_rank_0_is_down(cluster):
         assert j["findings"][0]["code"] == "loss_not_finite" and j["findings"][0]["ranks"] == [0], j["findings"]
         [alert] = wait_for(lambda: cluster.hook.downs(), timeout=10, what="the DOWN webhook")
         assert alert["monitor"]["name"] == "tiny" and alert["cause"] == cause, alert
+        # It links to the job's page under server.public_url, a page this server serves.
+        assert alert["url"] == "https://tw.example.org/ml/jobs/tiny", alert
+        assert cluster.server.get("/jobs/tiny")[0] == 200
         # The count goes on rising in the job's view while the NaNs go on; the first step stays.
         later = wait_for(lambda: (j := cluster.job()) and rank_view(j, 0)["nonfinite_total"] > int(count) and j,
                          timeout=10, what="a rising count of non-finite losses")

@@ -77,6 +77,68 @@ TEST_F(Registry, ADeclaredWorldSizeIsTheCapAndNamesTheRanks) {
   EXPECT_EQ(refused.limit, 4u);
 }
 
+// A declared job is pending, neither up nor down, until its first report; then it is judged.
+TEST_F(Registry, ADeclaredJobIsPendingUntilItsFirstReport) {
+  MonitorConfig m;
+  m.name = "llama";
+  m.type = MonitorType::kJob;
+  JobCheckSpec spec;
+  spec.world_size = 2;
+  m.spec = spec;
+  config_.monitors.push_back(m);
+  configure();
+  EXPECT_TRUE(registry_.evaluate(m).pending);
+
+  ASSERT_EQ(registry_.ingest("llama", node_report("node-0", 0, 2)).outcome, IngestOutcome::kAccepted);
+  const CheckResult reported = registry_.evaluate(m);
+  EXPECT_FALSE(reported.pending);
+  EXPECT_TRUE(reported.ok) << reported.cause;
+  EXPECT_TRUE(reported.labels.empty());
+}
+
+// Down, its result names the culprit in the alert labels' vocabulary (jobs/culprit_labels.h).
+TEST_F(Registry, ADownJobsResultNamesTheCulpritAsLabels) {
+  MonitorConfig m;
+  m.name = "llama";
+  m.type = MonitorType::kJob;
+  JobCheckSpec spec;
+  spec.world_size = 2;
+  m.spec = spec;
+  config_.monitors.push_back(m);
+  configure();
+  ASSERT_EQ(registry_.ingest("llama", node_report("node-0", 0, 2)).outcome, IngestOutcome::kAccepted);
+  EXPECT_TRUE(registry_.evaluate(m).ok);
+  clock_.advance(Millis(1'000));
+  NodeReport gone = node_report("node-0", 0, 2, 11);
+  gone.ranks[1] = testing::exited(gone.ranks[1], -1, 9);
+  ASSERT_EQ(registry_.ingest("llama", gone).outcome, IngestOutcome::kAccepted);
+  const CheckResult down = registry_.evaluate(m);
+  ASSERT_FALSE(down.ok) << down.cause;
+  EXPECT_FALSE(down.pending);
+  EXPECT_EQ(down.labels, (std::vector<std::pair<std::string, std::string>>{
+                             {"reason", "rank_gone"}, {"rank", "1"}, {"node", "node-0"}}))
+      << down.cause;
+}
+
+// Past its start-up timeout without a report, it is down, not pending.
+TEST_F(Registry, ADeclaredJobWithNoReportPastItsStartupTimeoutIsDown) {
+  MonitorConfig m;
+  m.name = "llama";
+  m.type = MonitorType::kJob;
+  JobCheckSpec spec;
+  spec.world_size = 2;
+  spec.thresholds.startup_timeout = Millis(60'000);
+  m.spec = spec;
+  config_.monitors.push_back(m);
+  configure();
+  EXPECT_TRUE(registry_.evaluate(m).pending);
+  clock_.advance(Millis(61'000));
+  const CheckResult late = registry_.evaluate(m);
+  EXPECT_FALSE(late.pending);
+  EXPECT_FALSE(late.ok);
+  EXPECT_NE(late.cause.find("start-up timeout"), std::string::npos) << late.cause;
+}
+
 TEST_F(Registry, ANodeWithMoreRanksThanMaxRanksPerNodeIsRefusedAndCreatesNoJob) {
   config_.jobs.max_ranks_per_node = 8;
   configure();

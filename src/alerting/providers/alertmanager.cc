@@ -63,12 +63,15 @@ class AlertmanagerProvider final : public Provider, public Resender {
  private:
   json::object alert(const AlertEvent& e, const Message& m, SystemTime now) const {
     const bool test = e.kind == EventKind::kTest;
-    json::object labels{{"alertname", test ? "TrainwatchTest" : "TrainwatchMonitorDown"},
-                        {"monitor", e.monitor},
-                        {"severity", test ? "info" : "critical"},
-                        {"source", "trainwatch"}};
+    const bool job = e.monitor_type == "job";
+    json::object labels{
+        {"alertname", test ? "TrainwatchTest" : (job ? "TrainwatchJobDown" : "TrainwatchMonitorDown")},
+        {"monitor", e.monitor},
+        {"severity", test ? "ticket" : "page"},
+        {"source", "trainwatch"}};
     if (!e.monitor_type.empty()) labels["monitor_type"] = e.monitor_type;
     if (e.incident_id) labels["incident"] = std::to_string(*e.incident_id);
+    for (const auto& [name, value] : e.labels) labels[name] = value;
     for (const auto& [name, value] : labels_) labels[name] = value;
     std::string description = m.summary;
     for (const auto& [label, value] : m.fields) description += "\n" + label + ": " + value;
@@ -83,7 +86,9 @@ class AlertmanagerProvider final : public Provider, public Resender {
     } else {
       alert["endsAt"] = format_rfc3339(now + kEndsAfterPeriods * resend_every_);
     }
-    if (!e.target.empty() && (e.target.rfind("http://", 0) == 0 || e.target.rfind("https://", 0) == 0)) {
+    if (!e.url.empty()) {
+      alert["generatorURL"] = e.url;
+    } else if (e.target.rfind("http://", 0) == 0 || e.target.rfind("https://", 0) == 0) {
       alert["generatorURL"] = e.target;
     }
     return alert;

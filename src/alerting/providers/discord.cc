@@ -44,6 +44,7 @@ class DiscordProvider final : public Provider {
                        {"color", color},
                        {"fields", std::move(fields)},
                        {"timestamp", format_rfc3339(e.at)}};
+    if (!e.url.empty()) embed["url"] = e.url;  // the title links to the page
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};

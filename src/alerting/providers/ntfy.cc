@@ -24,7 +24,7 @@ class NtfyProvider final : public Provider {
   NtfyProvider(std::string url, std::string topic, std::string token)
       : url_(std::move(url)), topic_(std::move(topic)), token_(std::move(token)) {}
 
-  OutboundRequest build(const AlertEvent&, const Message& m, int64_t, SystemTime) const override {
+  OutboundRequest build(const AlertEvent& e, const Message& m, int64_t, SystemTime) const override {
     std::string text = m.summary + "\n";
     for (const auto& [label, value] : m.fields) text += "\n" + label + ": " + value;
     const bool up = m.kind == EventKind::kUp;
@@ -39,6 +39,7 @@ class NtfyProvider final : public Provider {
                                            : m.kind == EventKind::kTest ? "test_tube"
                                            : warning                    ? "warning"
                                                                         : "rotating_light"}}};
+    if (!e.url.empty()) body["click"] = e.url;  // tapping the notification opens the page
     OutboundRequest r;
     r.url = url_;
     r.headers = {"Content-Type: application/json"};

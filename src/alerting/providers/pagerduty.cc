@@ -44,6 +44,8 @@ class PagerDutyProvider final : public Provider {
                                  {"component", e.monitor},
                                  {"class", e.monitor_type},
                                  {"custom_details", std::move(details)}}}};
+    if (!e.url.empty())
+      body["links"] = json::array{json::object{{"href", e.url}, {"text", "trainwatch: " + e.monitor}}};
     OutboundRequest r;
     r.url = join_url(url_, "/v2/enqueue");
     r.headers = {"Content-Type: application/json"};

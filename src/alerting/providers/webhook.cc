@@ -68,6 +68,7 @@ class WebhookProvider final : public Provider {
         {"summary", m.summary},
         {"fields", std::move(fields)},
         {"affected", std::move(affected)},
+        {"url", e.url.empty() ? json::value(nullptr) : json::value(e.url)},
         {"sent_at", format_rfc3339(now)}};
     OutboundRequest r;
     r.url = url_;
