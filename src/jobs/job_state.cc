@@ -465,8 +465,14 @@ void JobState::record_throughput(MonoTime now) {
     if (rec.window.size() < 2 || !rec.last.alive) continue;
     const ProgressSample& a = rec.window[rec.window.size() - 2];
     const ProgressSample& b = rec.window.back();
+    // A pause holds every rank, but each node's reports see it begin and end on their own
+    // beat: one node's ranks can be past it while another's last window still holds it. Left
+    // out, those ranks made the sum of the rest read as the job at half its pace (a false
+    // throughput_drop after every checkpoint or evaluation on a busy machine), so the job's
+    // window is off pace while any rank's is.
+    if (a.off_pace || b.off_pace) return;
     const double dt = seconds(b.at - a.at);
-    if (dt <= 0 || a.off_pace || b.off_pace) continue;
+    if (dt <= 0) continue;
     tokens += static_cast<double>(b.tokens - std::min(a.tokens, b.tokens)) / dt;
     samples += static_cast<double>(b.samples - std::min(a.samples, b.samples)) / dt;
     steps += static_cast<double>(b.step_reports - std::min(a.step_reports, b.step_reports)) / dt;

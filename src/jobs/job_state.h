@@ -174,7 +174,7 @@ class JobState {
   std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }
   // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last;
   // windows in a checkpoint, a phase the job declared (evaluation, warm-up) or a pause at a
-  // barrier (note_barrier_waits) are left out.
+  // barrier (note_barrier_waits) are left out, whole while any rank's window holds one.
   const std::deque<ThroughputSample>& throughput() const { return throughput_; }
   // The same, of the windows in which the job made progress (above zero) only: the baseline
   // a drop is judged against. Kept apart so that a stall, however long, never becomes its

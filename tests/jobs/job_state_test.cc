@@ -70,6 +70,40 @@ TEST(JobState, APauseAtABarrierLeavesNoSampleInTheThroughput) {
   EXPECT_EQ(samples.back().at, now);
 }
 
+// Rank 0 checkpoints for 10 s on node "a" while the others wait, then all four step 10 times
+// a second again, 100 tokens a step; node "b" reports half a second after node "a", so its
+// ranks' windows hold the pause a report longer. No throughput sample is the sum of node
+// "a"'s ranks alone: each is the whole job's 4,000 tokens/s.
+TEST(JobState, AWindowThatHoldsAPauseOnOneNodeOnlyLeavesNoSampleInTheThroughput) {
+  JobState job("j");
+  MonoTime now{};
+  int64_t step = 0;
+  auto report = [&](const std::string& node, std::vector<int> ranks, bool checkpointing) {
+    std::vector<RankReport> reports;
+    for (int rank : ranks) {
+      RankReport r = training(rank, step);
+      r.tokens = static_cast<uint64_t>(100 * step);
+      if (checkpointing && rank == 0) r.status = jobs::RankStatus::kCheckpointing;
+      reports.push_back(r);
+    }
+    job.ingest(node_report(node, reports, Millis{1'000}), now, SystemTime{} + (now - MonoTime{}));
+  };
+  auto second = [&](int64_t steps, bool checkpointing) {
+    now += Millis{500};
+    step += steps / 2;
+    report("a", {0, 1}, checkpointing);
+    now += Millis{500};
+    step += steps - steps / 2;
+    report("b", {2, 3}, checkpointing);
+  };
+  for (int s = 0; s < 20; ++s) second(10, false);
+  for (int s = 0; s < 10; ++s) second(0, true);
+  for (int s = 0; s < 20; ++s) second(10, false);
+  const auto& samples = job.training_throughput();
+  ASSERT_GE(samples.size(), 30u);
+  for (const auto& x : samples) EXPECT_NEAR(x.value, 4'000.0, 1.0) << (x.at - MonoTime{}).count();
+}
+
 // A rank that steps every 0.5 s, then works 4.5 s without a step while its peers wait for it
 // in a barrier (rank 0 evaluating, undeclared), then steps again: its step costs leave out
 // the window that ends the pause and the windows without a step inside it, not only the
