@@ -46,7 +46,7 @@ def start_healthy_job(tmp, server, job, mode):
 class Seen:
     statuses: set = field(default_factory=set)
     phases: set = field(default_factory=set)
-    findings: list = field(default_factory=list)  # every finding seen, at most once each
+    findings: list = field(default_factory=list)  # every finding seen, at most once each, with "seen_at_s"
     evaluations: int = 0
 
 
@@ -83,6 +83,6 @@ def drive(clusters, duration_s, checkpoint_at_s=CHECKPOINT_AT_S, eval_every_s=EV
             s.phases.add(j["phase"])
             for f in j["findings"]:
                 if (f["code"], f["message"]) not in [(x["code"], x["message"]) for x in s.findings]:
-                    s.findings.append(f)
+                    s.findings.append({**f, "seen_at_s": round(time.monotonic() - began)})
         time.sleep(POLL_S)
     return seen
