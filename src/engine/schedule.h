@@ -67,10 +67,10 @@ Millis takeover_stagger(size_t index, size_t count, Millis interval);
 // gap), or when its next slot past the gap comes before this replica's, or within half an
 // interval after the owner's slot before. A slot passed less than `unseen` ago counts as
 // checked: the live owner checked it as it let go, and its result is still on its way to
-// the store (checking it again right after the gap was two checks within a second). So no two replicas check it within half an interval at a
-// handover, and no monitor waits much longer than an interval between two checks when
-// its owner died. One unchecked for longer was stopped with the whole installation: it
-// waits for this replica's slot.
+// the store (checking it again right after the gap was two checks within a second). So no two replicas check
+// it within half an interval at a handover, and no monitor waits much longer than an interval between two
+// checks when its owner died. One unchecked for longer was stopped with the whole installation: it waits for
+// this replica's slot.
 HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::optional<Millis> since_check,
                              const Handover& rule);
 

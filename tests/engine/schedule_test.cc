@@ -87,11 +87,13 @@ TEST(HandoverSlots, ASlotPassedTooRecentlyToShowInTheStoreCountsAsChecked) {
   // the check waits for the owner's next slot (this replica's own, 3.5 s after that
   // passed slot, is too close to it).
   const Handover rule{kGap, kWindow, Millis(0), Millis(3'000)};
-  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(10'500), rule).theirs, now + Millis(9'500));
+  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(10'500), rule).theirs,
+            now + Millis(9'500));
   // Passed 4 s ago, it would have shown: the owner stopped, so right after the gap.
   EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(14'000), rule).theirs, now + kGap);
   // A store that shows results at once leaves no such doubt.
-  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(10'500), {kGap, kWindow}).theirs, now + kGap);
+  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(10'500), {kGap, kWindow}).theirs,
+            now + kGap);
 }
 
 TEST(HandoverSlots, MonitorsWhoseOwnerStoppedAreCheckedSpreadOverASecondNotAtOnce) {
