@@ -41,7 +41,8 @@ HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::o
   MonoTime theirs = now + (interval - since);
   if (theirs + rule.unseen <= now) {
     theirs = earliest + rule.stagger;  // it missed a slot: its owner stopped
-  } else if (theirs < earliest) {  // (a slot passed within `unseen` was checked: the one after)
+  } else if (theirs < earliest) {
+    // (A slot passed within `unseen` was checked, unseen yet: the owner's next one.)
     theirs = next_due(theirs, interval, earliest);
   }
   // This replica's slot comes first, and half an interval after the owner's slot before.
