@@ -1,18 +1,13 @@
-// Gatus-style conditions: a hand-written parser (positions in errors) and an evaluator that
-// parses the body as JSON at most once per response.
+// Gatus-style conditions (condition.h): the Condition handle, and the evaluator, which
+// parses the body as JSON at most once per response. The parser is condition_parser.cc.
 //
 // Semantics worth knowing (see also condition.h):
 //   - Both sides compare as numbers when both parse as finite numbers, as strings otherwise.
 //   - A [BODY] path that is missing fails every condition except has(...).
-//   - A literal may be written in double quotes to keep spaces or an empty string: "".
-//   - Placeholders appear only on the left; any(...) and pat(...) only on the right, with
-//     == or != (!= negates them).
 #include "config/condition.h"
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -21,6 +16,7 @@
 
 #include <boost/json.hpp>
 
+#include "config/condition_parser.h"
 #include "core/duration.h"
 #include "core/json_text.h"
 #include "core/redaction.h"
@@ -28,310 +24,14 @@
 namespace trainwatch {
 namespace {
 
+using namespace condition;  // NOLINT(google-build-using-namespace): this file is its evaluator
+
 // Hostile bodies: deeper nesting is rejected by the parser (the body then counts as not JSON).
 constexpr std::size_t kMaxJsonDepth = 64;
 // Found values quoted in failure descriptions are cut here, so a huge body can't bloat incidents.
 constexpr std::size_t kMaxDescribedValueChars = 200;
 // First bytes of a parsed body live on the stack; bigger bodies spill to the heap.
 constexpr std::size_t kJsonArenaBytes = 4096;
-
-enum class Source { kStatus, kResponseTime, kBody, kDnsRcode, kPacketLoss, kCertificateExpiration };
-enum class Function { kNone, kLen, kHas };
-
-constexpr std::string_view kPlaceholders =
-    "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS] or [CERTIFICATE_EXPIRATION]";
-constexpr std::string_view kLeftSides =
-    "[STATUS], [RESPONSE_TIME], [BODY], [DNS_RCODE], [PACKET_LOSS], [CERTIFICATE_EXPIRATION], len(...) or has(...)";
-enum class Operator { kEq, kNe, kLt, kLe, kGt, kGe };
-enum class Matcher { kLiteral, kAny, kPat };
-
-struct PathStep {
-  std::string key;        // object member, when !is_index
-  std::size_t index = 0;  // array element, when is_index
-  bool is_index = false;
-};
-
-struct Literal {
-  std::string text;
-  std::optional<double> number;  // parsed once here so evaluation never reparses the config side
-};
-
-struct Spec {
-  Function function = Function::kNone;
-  Source source = Source::kStatus;
-  std::string placeholder;  // as written, e.g. "[BODY].ranks[0].step"
-  std::vector<PathStep> path;
-  Operator op = Operator::kEq;
-  Matcher matcher = Matcher::kLiteral;
-  std::vector<Literal> values;  // one for a literal or pat(...); the list of any(...)
-
-  bool reads_json() const { return source == Source::kBody && !path.empty(); }
-};
-
-std::optional<double> parse_number(std::string_view s) {
-  double d = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, d);
-  if (s.empty() || ec != std::errc() || ptr != end || !std::isfinite(d)) return std::nullopt;
-  return d;
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// Characters that end a JSON path key: path syntax, function syntax, spaces and operators.
-bool is_key_char(char c) {
-  return !is_space(c) && std::string_view(
-                             ".[](),"
-                             "=!<>")
-                                 .find(c) == std::string_view::npos;
-}
-
-std::string_view operator_text(Operator op) {
-  switch (op) {
-    case Operator::kEq: return "==";
-    case Operator::kNe: return "!=";
-    case Operator::kLt: return "<";
-    case Operator::kLe: return "<=";
-    case Operator::kGt: return ">";
-    case Operator::kGe: return ">=";
-  }
-  return "==";
-}
-
-class Parser {
- public:
-  explicit Parser(std::string_view text) : text_(text) {}
-
-  // Fills spec; on failure returns false and error() says what and where.
-  bool run(Spec& spec) {
-    skip_space();
-    if (at_end()) return fail(pos_, "empty condition", "e.g. [STATUS] == 200");
-    if (!parse_left(spec)) return false;
-    skip_space();
-    if (at_end() && spec.function == Function::kHas) {
-      spec.values.push_back(Literal{"true", std::nullopt});  // a bare has(...) means == true
-      return true;
-    }
-    if (!parse_operator(spec)) return false;
-    skip_space();
-    if (!parse_right(spec)) return false;
-    if (spec.source == Source::kCertificateExpiration && spec.function == Function::kNone &&
-        !read_duration_value(spec)) {
-      return false;
-    }
-    if (spec.function == Function::kHas) {
-      const bool is_bool = spec.matcher == Matcher::kLiteral &&
-                           (spec.values[0].text == "true" || spec.values[0].text == "false");
-      if (!is_bool || (spec.op != Operator::kEq && spec.op != Operator::kNe)) {
-        return fail(op_pos_, "has(...) compares only with true or false", "== true or == false");
-      }
-    }
-    return true;
-  }
-
-  const std::string& error() const { return error_; }
-
- private:
-  bool at_end() const { return pos_ >= text_.size(); }
-  void skip_space() {
-    while (!at_end() && is_space(text_[pos_])) ++pos_;
-  }
-  bool starts_with(std::string_view s) const { return text_.substr(pos_).starts_with(s); }
-
-  // Records the first error; `at` is 0-based, reported 1-based.
-  bool fail(std::size_t at, std::string_view what, std::string_view expected) {
-    error_.assign(what).append(" at character ").append(std::to_string(at + 1));
-    if (!expected.empty()) error_.append("; expected ").append(expected);
-    return false;
-  }
-
-  // [CERTIFICATE_EXPIRATION] compares with a duration ("168h", "7d") or with milliseconds,
-  // so the literal is read once here as a number of milliseconds.
-  bool read_duration_value(Spec& spec) {
-    constexpr std::string_view kExpected = "a duration such as 168h or 7d";
-    if (spec.matcher != Matcher::kLiteral) {
-      return fail(value_pos_, "[CERTIFICATE_EXPIRATION] compares only with a duration", kExpected);
-    }
-    Literal& value = spec.values[0];
-    if (auto duration = parse_duration(value.text)) {
-      value.number = static_cast<double>(duration->count());
-    } else if (!value.number) {
-      return fail(value_pos_, "found '" + value.text + "'", kExpected);
-    }
-    return true;
-  }
-
-  // A function name followed by optional spaces and '(', e.g. "len (": consumes it if present.
-  bool take_call(std::string_view name) {
-    if (!starts_with(name)) return false;
-    std::size_t p = pos_ + name.size();
-    while (p < text_.size() && is_space(text_[p])) ++p;
-    if (p >= text_.size() || text_[p] != '(') return false;
-    pos_ = p + 1;
-    return true;
-  }
-
-  bool parse_left(Spec& spec) {
-    if (take_call("len"))
-      spec.function = Function::kLen;
-    else if (take_call("has"))
-      spec.function = Function::kHas;
-    if (spec.function == Function::kNone) return parse_placeholder(spec);
-    skip_space();
-    if (!parse_placeholder(spec)) return false;
-    skip_space();
-    if (at_end() || text_[pos_] != ')') {
-      return fail(pos_, spec.function == Function::kLen ? "unclosed len(" : "unclosed has(", "')'");
-    }
-    ++pos_;
-    return true;
-  }
-
-  bool parse_placeholder(Spec& spec) {
-    const std::size_t start = pos_;
-    if (at_end() || text_[pos_] != '[') {
-      return fail(pos_, "missing placeholder", kLeftSides);
-    }
-    const std::size_t close = text_.find(']', pos_);
-    if (close == std::string_view::npos) return fail(pos_, "unclosed placeholder", "']'");
-    const std::string_view name = text_.substr(pos_, close + 1 - pos_);
-    if (name == "[STATUS]")
-      spec.source = Source::kStatus;
-    else if (name == "[RESPONSE_TIME]")
-      spec.source = Source::kResponseTime;
-    else if (name == "[BODY]")
-      spec.source = Source::kBody;
-    else if (name == "[DNS_RCODE]")
-      spec.source = Source::kDnsRcode;
-    else if (name == "[PACKET_LOSS]")
-      spec.source = Source::kPacketLoss;
-    else if (name == "[CERTIFICATE_EXPIRATION]")
-      spec.source = Source::kCertificateExpiration;
-    else
-      return fail(pos_, "unknown placeholder " + std::string(name), kPlaceholders);
-    pos_ = close + 1;
-    if (!parse_path(spec)) return false;
-    if (!spec.path.empty() && spec.source != Source::kBody) {
-      return fail(close + 1, std::string(name) + " takes no JSON path", "an operator");
-    }
-    spec.placeholder = text_.substr(start, pos_ - start);
-    return true;
-  }
-
-  bool parse_path(Spec& spec) {
-    while (!at_end()) {
-      if (text_[pos_] == '.') {
-        const std::size_t key_start = ++pos_;
-        while (!at_end() && is_key_char(text_[pos_])) ++pos_;
-        if (pos_ == key_start) return fail(pos_, "empty key in JSON path", "a key after '.'");
-        spec.path.push_back(PathStep{std::string(text_.substr(key_start, pos_ - key_start)), 0, false});
-      } else if (text_[pos_] == '[') {
-        const std::size_t digits_start = ++pos_;
-        while (!at_end() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
-        if (pos_ == digits_start) return fail(pos_, "bad array index", "digits after '['");
-        std::size_t index = 0;
-        auto [ptr, ec] = std::from_chars(text_.data() + digits_start, text_.data() + pos_, index);
-        if (ec != std::errc()) return fail(digits_start, "array index too large", "");
-        if (at_end() || text_[pos_] != ']') return fail(pos_, "unclosed array index", "']'");
-        ++pos_;
-        spec.path.push_back(PathStep{{}, index, true});
-      } else {
-        break;
-      }
-    }
-    return true;
-  }
-
-  bool parse_operator(Spec& spec) {
-    op_pos_ = pos_;
-    // Two-character operators first so "<=" is not read as "<" followed by "=".
-    static constexpr std::array<Operator, 6> kOrder = {Operator::kEq, Operator::kNe, Operator::kLe,
-                                                       Operator::kGe, Operator::kLt, Operator::kGt};
-    for (Operator op : kOrder) {
-      if (starts_with(operator_text(op))) {
-        spec.op = op;
-        pos_ += operator_text(op).size();
-        return true;
-      }
-    }
-    return fail(pos_, at_end() ? "missing operator" : "unknown operator", "==, !=, <, <=, > or >=");
-  }
-
-  bool parse_right(Spec& spec) {
-    const std::size_t start = pos_;
-    value_pos_ = pos_;
-    const std::string_view rest = trim(text_.substr(pos_));
-    if (rest.empty()) {
-      return fail(pos_, "missing value after " + std::string(operator_text(spec.op)),
-                  "a value, any(...) or pat(...)");
-    }
-    if (rest.starts_with("[STATUS]") || rest.starts_with("[RESPONSE_TIME]") || rest.starts_with("[BODY]") ||
-        rest.starts_with("[DNS_RCODE]") || rest.starts_with("[PACKET_LOSS]") ||
-        rest.starts_with("[CERTIFICATE_EXPIRATION]") || take_call("len") || take_call("has")) {
-      return fail(start, "placeholders and len/has belong on the left", "a value, any(...) or pat(...)");
-    }
-    const bool is_any = take_call("any");
-    const bool is_pat = !is_any && take_call("pat");
-    if (!is_any && !is_pat) {
-      spec.matcher = Matcher::kLiteral;
-      Literal literal;
-      if (!parse_literal(rest, start, literal)) return false;
-      spec.values.push_back(std::move(literal));
-      return true;
-    }
-    const char* name = is_any ? "any(" : "pat(";
-    if (spec.op != Operator::kEq && spec.op != Operator::kNe) {
-      return fail(start, std::string(name) + "...) works only with == or !=", "== or !=");
-    }
-    // Arguments run to the last ')', so a pattern may itself contain ')'.
-    const std::string_view tail = trim(text_.substr(pos_));
-    const std::size_t args_start = pos_ + static_cast<std::size_t>(tail.data() - (text_.data() + pos_));
-    if (tail.empty() || tail.back() != ')') return fail(text_.size(), std::string("unclosed ") + name, "')'");
-    const std::string_view args = tail.substr(0, tail.size() - 1);
-    spec.matcher = is_any ? Matcher::kAny : Matcher::kPat;
-    if (is_pat) {
-      Literal pattern;
-      if (!parse_literal(trim(args), args_start, pattern)) return false;
-      spec.values.push_back(std::move(pattern));
-      return true;
-    }
-    std::size_t from = 0;
-    while (true) {
-      const std::size_t comma = std::min(args.find(',', from), args.size());
-      const std::string_view arg = trim(args.substr(from, comma - from));
-      Literal literal;
-      if (!parse_literal(arg, args_start + from, literal)) return false;
-      spec.values.push_back(std::move(literal));
-      if (comma == args.size()) break;
-      from = comma + 1;
-    }
-    return true;
-  }
-
-  // `text` is already trimmed; `at` is where it (roughly) starts, for messages.
-  bool parse_literal(std::string_view text, std::size_t at, Literal& out) {
-    if (text.empty()) return fail(at, "missing value", "a value (write \"\" for an empty string)");
-    if (text.front() == '"') {
-      if (text.size() < 2 || text.back() != '"') return fail(at, "unterminated quote", "a closing '\"'");
-      text = text.substr(1, text.size() - 2);
-    }
-    out.text = std::string(text);
-    out.number = parse_number(text);
-    return true;
-  }
-
-  std::string_view text_;
-  std::size_t pos_ = 0;
-  std::size_t op_pos_ = 0;
-  std::size_t value_pos_ = 0;
-  std::string error_;
-};
 
 // What the left side resolved to. `text` views the input, the parsed body, a static string,
 // `buf` or `owned`; it is never copied, so the views stay valid.
@@ -422,7 +122,7 @@ const boost::json::value* lookup(const boost::json::value& root, const std::vect
   return node;
 }
 
-void resolve(const Spec& spec, const ConditionInput& input, const Body& body, Value& out) {
+void resolve(const ConditionSpec& spec, const ConditionInput& input, const Body& body, Value& out) {
   if (spec.source == Source::kStatus) {
     out.set_integer(input.status);
     if (spec.function == Function::kHas) out.set_bool(true);
@@ -531,7 +231,7 @@ bool glob_match(std::string_view s, std::string_view p) {
   return pi == p.size();
 }
 
-bool satisfied(const Spec& spec, const Value& left) {
+bool satisfied(const ConditionSpec& spec, const Value& left) {
   switch (spec.matcher) {
     case Matcher::kLiteral: return holds(spec.op, compare(left, spec.values[0]));
     case Matcher::kAny: {
@@ -556,7 +256,7 @@ void append_truncated(std::string& out, std::string_view s) {
 }
 
 // The right side as written, e.g. "ok", "< 500", "!= any(a, b)"; `explicit_eq` writes "== ".
-void append_expectation(std::string& out, const Spec& spec, bool explicit_eq) {
+void append_expectation(std::string& out, const ConditionSpec& spec, bool explicit_eq) {
   if (spec.op != Operator::kEq || explicit_eq) out.append(operator_text(spec.op)).append(" ");
   if (spec.matcher == Matcher::kLiteral) {
     out.append(spec.values[0].text);
@@ -570,7 +270,7 @@ void append_expectation(std::string& out, const Spec& spec, bool explicit_eq) {
   out.append(")");
 }
 
-std::string describe_failure(const Spec& spec, const Value& left, const Body& body) {
+std::string describe_failure(const ConditionSpec& spec, const Value& left, const Body& body) {
   std::string out;
   const std::string_view not_json_note =
       spec.reads_json() && body.json == nullptr ? std::string_view(body.error) : std::string_view();
@@ -622,7 +322,7 @@ std::string describe_failure(const Spec& spec, const Value& left, const Body& bo
 
 struct Condition::Impl {
   std::string text;
-  Spec spec;
+  ConditionSpec spec;
 };
 
 Condition::Condition(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -651,12 +351,10 @@ bool Condition::reads_certificate_expiration() const {
 }
 
 Result<Condition> Condition::parse(std::string_view text) {
+  auto parsed = parse_condition(text);
+  if (!parsed) return parsed.error();
   try {
-    auto impl = std::make_unique<Impl>();
-    Parser parser(text);
-    if (!parser.run(impl->spec)) return make_error("config.condition", parser.error());
-    impl->text = std::string(trim(text));
-    return Condition(std::move(impl));
+    return Condition(std::make_unique<Impl>(Impl{std::move(parsed->text), std::move(parsed->spec)}));
   } catch (const std::exception& e) {  // allocation failure: report, never throw across the module
     return make_error("config.condition", std::string("could not parse condition: ") + e.what());
   }

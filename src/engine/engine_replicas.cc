@@ -109,8 +109,8 @@ void Engine::take_over(Runtime& r, Millis stagger, const Result<HeartbeatMarks>*
     if (r.state.last_check) {
       since_check = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
     }
-    const HandoverSlots slots =
-        handover_slots(r.due, r.config->interval, now, since_check, {kHandoverGap, kTakeoverWindow, stagger});
+    const Handover rule{kHandoverGap, kTakeoverWindow, stagger, r.config->timeout + kResultStoreLag};
+    const HandoverSlots slots = handover_slots(r.due, r.config->interval, now, since_check, rule);
     if (slots.mine != r.due) schedule(r, slots.mine);
     if (!slots.theirs) return;
     r.timer->arm(*slots.theirs, [this, &r, theirs = *slots.theirs] {

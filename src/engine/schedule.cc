@@ -39,9 +39,10 @@ HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::o
   // Unchecked since the whole installation stopped: it waits for this replica's slot.
   if (since >= 2 * interval + rule.takeover_window) return slots;
   MonoTime theirs = now + (interval - since);
-  if (theirs <= now) {
+  if (theirs + rule.unseen <= now) {
     theirs = earliest + rule.stagger;  // it missed a slot: its owner stopped
   } else if (theirs < earliest) {
+    // (A slot passed within `unseen` was checked, unseen yet: the owner's next one.)
     theirs = next_due(theirs, interval, earliest);
   }
   // This replica's slot comes first, and half an interval after the owner's slot before.

@@ -37,11 +37,16 @@ struct HandoverSlots {
 
 // How a replica takes monitors over: `gap`, the wait before any check (the last owner may
 // check until it lets go); `takeover_window`, see below; `stagger`, this monitor's place
-// among those taken over together (takeover_stagger), added to a missed slot's check.
+// among those taken over together (takeover_stagger), added to a missed slot's check;
+// `unseen`, how long after one of its slots the last owner's check of it may still be
+// missing from the stored state read at the takeover (the check runs for up to its
+// timeout, then is written in the background): a slot passed less than this ago was
+// most likely checked, at a moment this replica cannot see yet.
 struct Handover {
   Millis gap;
   Millis takeover_window;
   Millis stagger{0};
+  Millis unseen{0};
 };
 
 // A takeover of many monitors whose owner stopped would check them all in one instant,
@@ -57,13 +62,15 @@ Millis takeover_stagger(size_t index, size_t count, Millis interval);
 // this replica's slots, spread like every monitor's first checks (starting every monitor
 // taken over at the same moment instead would make them due together at every interval,
 // for good), none before now + `gap` (the last owner may check it until it lets go).
-// That owner's slot comes first when it died (it missed a slot, and was checked less
-// than 2 * interval + `takeover_window` ago: then right after the gap), or when its next
-// slot past the gap comes before this replica's, or within half an interval after the
-// owner's slot before. So no two replicas check it within half an interval at a
-// handover, and no monitor waits much longer than an interval between two checks when
-// its owner died. One unchecked for longer was stopped with the whole installation: it
-// waits for this replica's slot.
+// That owner's slot comes first when it died (it missed a slot more than `unseen` ago,
+// and was checked less than 2 * interval + `takeover_window` ago: then right after the
+// gap), or when its next slot past the gap comes before this replica's, or within half an
+// interval after the owner's slot before. A slot passed less than `unseen` ago counts as
+// checked: the live owner checked it as it let go, and its result is still on its way to
+// the store (checking it again right after the gap was two checks within a second). So no two replicas check
+// it within half an interval at a handover, and no monitor waits much longer than an interval between two
+// checks when its owner died. One unchecked for longer was stopped with the whole installation: it waits for
+// this replica's slot.
 HandoverSlots handover_slots(MonoTime due, Millis interval, MonoTime now, std::optional<Millis> since_check,
                              const Handover& rule);
 

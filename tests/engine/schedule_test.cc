@@ -80,6 +80,22 @@ TEST(HandoverSlots, ChecksRightAfterTheGapWhenTheOwnerMissedASlot) {
   EXPECT_FALSE(handover_slots(now + Millis(7'000), kEvery, now, Millis(30'000), {kGap, kWindow}).theirs);
 }
 
+TEST(HandoverSlots, ASlotPassedTooRecentlyToShowInTheStoreCountsAsChecked) {
+  const MonoTime now = MonoTime{} + Millis(100'000);
+  // The owner's results show up to 3 s after their slot. Its last stored check is 10.5 s
+  // old: the slot after it passed 0.5 s ago, most likely checked as the owner let go, so
+  // the check waits for the owner's next slot (this replica's own, 3.5 s after that
+  // passed slot, is too close to it).
+  const Handover rule{kGap, kWindow, Millis(0), Millis(3'000)};
+  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(10'500), rule).theirs,
+            now + Millis(9'500));
+  // Passed 4 s ago, it would have shown: the owner stopped, so right after the gap.
+  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(14'000), rule).theirs, now + kGap);
+  // A store that shows results at once leaves no such doubt.
+  EXPECT_EQ(handover_slots(now + Millis(3'000), kEvery, now, Millis(10'500), {kGap, kWindow}).theirs,
+            now + kGap);
+}
+
 TEST(HandoverSlots, MonitorsWhoseOwnerStoppedAreCheckedSpreadOverASecondNotAtOnce) {
   const MonoTime now = MonoTime{} + Millis(100'000);
   // Eight monitors taken over together, each missed its slot: 125 ms apart after the gap.

@@ -679,11 +679,14 @@ monitors:{lines}
                 out.append(f"{name}: a heartbeat pinged at least every {gap:.1f} s had an incident")
         for name in self.monitors:
             checks = self.target.checks(name)
-            close = [(a, b) for (a, ra), (b, rb) in zip(checks, checks[1:])
+            close = [((a, ra), (b, rb)) for (a, ra), (b, rb) in zip(checks, checks[1:])
                      if b - a < self.interval / 2 and ra != rb]
             if close:
+                def at(t):
+                    return time.strftime("%H:%M:%S", time.localtime(wall(t))) + f".{wall(t) % 1 * 1000:03.0f}"
+                pairs = "; ".join(f"replica {ra} at {at(a)}, replica {rb} at {at(b)}" for (a, ra), (b, rb) in close)
                 out.append(f"{name}: checked by two replicas within half its interval {len(close)} time(s), "
-                           f"{min(b - a for a, b in close) * 1000:.0f} ms apart at closest")
+                           f"{min(b - a for (a, _), (b, _) in close) * 1000:.0f} ms apart at closest ({pairs})")
         return out
 
 

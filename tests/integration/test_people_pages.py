@@ -9,7 +9,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -51,11 +51,16 @@ def user_row(browser, name):
 
 def on_page(read):
     """What `read` finds on the page, or None while the page is being replaced (a form's
-    answer re-renders it: an element found a moment ago may be gone)."""
+    answer re-renders it: an element found a moment ago may be gone, or, read in the very
+    moment the new page replaces it, belong to a page Chrome no longer has)."""
     try:
         return read()
     except (NoSuchElementException, StaleElementReferenceException):
         return None
+    except WebDriverException as error:
+        if "inspector error" in str(error):  # "Cannot find context with specified id"
+            return None
+        raise
 
 
 def add_user(browser, name, role, password):
