@@ -14,10 +14,24 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# Every destination is relative to the prefix unless a packager names an absolute one, so
+# that `cmake --install build --prefix P` keeps every file under P (an absolute path fixed
+# at configure time would escape to /usr/local whatever P is).
 # Debian 12 keeps packaged units in /lib/systemd/system (lintian: systemd-service-file-outside-lib);
 # debian/rules passes that. Elsewhere systemd also reads <prefix>/lib/systemd/system for /usr.
-set(TRAINWATCH_SYSTEMD_UNIT_DIR "${CMAKE_INSTALL_PREFIX}/lib/systemd/system"
-    CACHE PATH "Where the systemd units are installed")
+set(TRAINWATCH_SYSTEMD_UNIT_DIR "lib/systemd/system"
+    CACHE PATH "Where the systemd units are installed (relative: under the prefix)")
+# A build folder configured before kept the old absolute default in its cache.
+if(TRAINWATCH_SYSTEMD_UNIT_DIR STREQUAL "${CMAKE_INSTALL_PREFIX}/lib/systemd/system")
+  set_property(CACHE TRAINWATCH_SYSTEMD_UNIT_DIR PROPERTY VALUE "lib/systemd/system")
+endif()
+# The config: PREFIX/etc, except /etc for the prefix /usr (GNUInstallDirs' FULL_SYSCONFDIR,
+# which the units name); a packager's absolute CMAKE_INSTALL_SYSCONFDIR (debhelper's /etc) stays.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_SYSCONFDIR}" OR CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  set(trainwatch_sysconf_dir "${CMAKE_INSTALL_FULL_SYSCONFDIR}/trainwatch")
+else()
+  set(trainwatch_sysconf_dir "${CMAKE_INSTALL_SYSCONFDIR}/trainwatch")
+endif()
 
 install(TARGETS trainwatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET trainwatch-agent)
@@ -40,8 +54,8 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/trainwatchConfig.cmake ${CMAKE_CURRENT
 configure_file(${PROJECT_SOURCE_DIR}/cmake/trainwatch.pc.in ${CMAKE_CURRENT_BINARY_DIR}/trainwatch.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/trainwatch.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
-install(FILES ${PROJECT_SOURCE_DIR}/deploy/config/trainwatch.yaml DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/trainwatch)
-install(FILES ${PROJECT_SOURCE_DIR}/deploy/config/example.env DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/trainwatch/agent)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/config/trainwatch.yaml DESTINATION ${trainwatch_sysconf_dir})
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/config/example.env DESTINATION ${trainwatch_sysconf_dir}/agent)
 install(FILES ${PROJECT_SOURCE_DIR}/examples/demo.yaml ${PROJECT_SOURCE_DIR}/deploy/config/trainwatch.yaml
   DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/examples)
 

@@ -2,9 +2,11 @@
 - ```yaml runnable: a whole config file, which `trainwatch check` accepts (its ${ENV}
   references set to placeholders);
 - ```sh runnable: a shell snippet, run by bash against a real server on examples/demo.yaml
-  plus the heartbeat the docs ping, with http://127.0.0.1:8080 pointed at that server's
-  port (the only change), `trainwatch` on PATH and a stand-in train.py that fails with exit
-  code 3. It must exit 0, and a block that pings must have delivered what it says;
+  plus the heartbeat the docs ping and jobs.auto_create (the quick start's torchrun job),
+  with http://127.0.0.1:8080 pointed at that server's port (the only change), `trainwatch`
+  on PATH, the built `trainwatch` Python module on PYTHONPATH (where `pip install ./python`
+  would put it) and a stand-in train.py that fails with exit code 3. It must exit 0, and a
+  block that pings must have delivered what it says;
 - ```haproxy runnable: a whole HAProxy configuration, which `haproxy -c` accepts without
   a warning."""
 import os
@@ -50,11 +52,13 @@ def test_a_runnable_config_is_valid(block, tmp_path):
 def test_a_runnable_shell_block_runs(block, start_server, tmp_path):
     heartbeat = f"monitors:\n  - name: docs-train\n    type: heartbeat\n    period: 1h\n    token: {DOC_TOKEN}\n"
     config = (ROOT / "examples" / "demo.yaml").read_text().replace("monitors:\n", heartbeat, 1)
+    config += "jobs:\n  auto_create: true\n"
     server = start_server(config)
     (tmp_path / "train.py").write_text("import sys\nprint('step 10 loss 2.5')\nsys.exit(3)\n")
-    env = {**os.environ, "TOKEN": DOC_TOKEN, "PATH": f"{pathlib.Path(BINARY).parent}:{os.environ['PATH']}"}
+    env = {**os.environ, "TOKEN": DOC_TOKEN, "PATH": f"{pathlib.Path(BINARY).parent}:{os.environ['PATH']}",
+           "PYTHONPATH": str(ROOT / os.environ.get("TRAINWATCH_BUILD", "build") / "python")}
     script = block.replace("http://127.0.0.1:8080", server.base)
-    p = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     if f"/ping/$TOKEN/" in block:
         status, body, _ = server.get("/api/v1/monitors/docs-train/pings?limit=1")

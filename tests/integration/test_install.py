@@ -124,3 +124,19 @@ def test_serve_and_check_without_a_config_read_the_installed_path():
                            timeout=30)
         assert p.returncode != 0
         assert "/etc/trainwatch/trainwatch.yaml:0:0: file: cannot be read" in p.stderr, p.stderr
+
+
+def test_an_install_prefix_keeps_every_file_under_it(tmp_path):
+    """`cmake --install build --prefix P` puts everything under P, the units and the config
+    included (they went to the configure-time /usr/local/... before). Under a DESTDIR, so
+    that a file that escapes P lands in the temp dir, where the test finds it."""
+    root, prefix = tmp_path / "root", "/opt/trainwatch"
+    p = subprocess.run(["cmake", "--install", str(BUILD), "--prefix", prefix],
+                       env={**os.environ, "DESTDIR": str(root)}, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    installed = sorted(str(f.relative_to(root)) for f in root.rglob("*") if not f.is_dir())
+    escaped = [f for f in installed if not f.startswith(prefix.lstrip("/") + "/")]
+    assert installed and not escaped, f"installed outside {prefix}: {escaped}"
+    for path in ("etc/trainwatch/trainwatch.yaml", "etc/trainwatch/agent/example.env",
+                 "lib/systemd/system/trainwatch.service", "bin/trainwatch"):
+        assert (root / prefix.lstrip("/") / path).exists(), path
