@@ -41,6 +41,7 @@
 #include "auth/reloadable_secret.h"
 #include "catalog/maintenance_catalog.h"
 #include "catalog/monitor_catalog.h"
+#include "catalog/status_page_set.h"
 #include "config/loader.h"
 #include "core/asio_timers.h"
 #include "core/random.h"

@@ -303,11 +303,12 @@ class Engine final : public heartbeat::PingSink {
   // beat. (1.5 s, a whole beat and more, left monitors moving to a newcomer unchecked for
   // up to three 2 s intervals.)
   static constexpr Millis kHandoverGap{500};
-  // How long a check's result may take, once the check is over, to be stored and read by
-  // the replica taking its monitor over (the writer's queue, a commit, the next beat's
-  // read). With the check's timeout it is how recent an owner's slot may be and still not
-  // show (schedule.h, Handover::unseen).
-  static constexpr Millis kResultStoreLag{1'000};
+  // How long after one of its slots the last owner's check of it may still be missing
+  // from the stored state read at a takeover (schedule.h, Handover::unseen): most checks
+  // take milliseconds, then the writer's queue, a commit and the read at the beat. A check
+  // near a long timeout shows later still; allowing for that would leave a monitor whose
+  // owner died just after a slot unchecked for up to another interval.
+  static constexpr Millis kUnseenCheck{2'000};
   // A heartbeat deadline whose stored pings could not be read is tried again this soon,
   // and so is one that fell due while the store was out.
   static constexpr Millis kPingReadRetry{1'000};

@@ -109,7 +109,7 @@ void Engine::take_over(Runtime& r, Millis stagger, const Result<HeartbeatMarks>*
     if (r.state.last_check) {
       since_check = std::chrono::duration_cast<Millis>(clock_.system_time() - *r.state.last_check);
     }
-    const Handover rule{kHandoverGap, kTakeoverWindow, stagger, r.config->timeout + kResultStoreLag};
+    const Handover rule{kHandoverGap, kTakeoverWindow, stagger, kUnseenCheck};
     const HandoverSlots slots = handover_slots(r.due, r.config->interval, now, since_check, rule);
     if (slots.mine != r.due) schedule(r, slots.mine);
     if (!slots.theirs) return;

@@ -39,9 +39,9 @@ struct HandoverSlots {
 // check until it lets go); `takeover_window`, see below; `stagger`, this monitor's place
 // among those taken over together (takeover_stagger), added to a missed slot's check;
 // `unseen`, how long after one of its slots the last owner's check of it may still be
-// missing from the stored state read at the takeover (the check runs for up to its
-// timeout, then is written in the background): a slot passed less than this ago was
-// most likely checked, at a moment this replica cannot see yet.
+// missing from the stored state read at the takeover (the check runs, then is written in
+// the background): a slot passed less than this ago was most likely checked, at a moment
+// this replica cannot see yet.
 struct Handover {
   Millis gap;
   Millis takeover_window;

@@ -2,6 +2,7 @@
 
 #include "auth/form.h"
 #include "auth/request_auth.h"
+#include "catalog/status_page_set.h"
 #include "views/browser_request.h"
 #include "views/write_access.h"
 #include "web/pages.h"

@@ -10,7 +10,7 @@
 
 #include "auth/admin_auth.h"
 #include "http/server.h"
-#include "web/routes.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

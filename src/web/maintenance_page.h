@@ -6,7 +6,7 @@
 
 #include "catalog/maintenance_catalog.h"
 #include "http/server.h"
-#include "web/routes.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

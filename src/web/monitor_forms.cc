@@ -3,7 +3,11 @@
 #include <map>
 #include <string>
 
+#include "alerting/channel_catalog.h"
+#include "catalog/monitor_catalog.h"
 #include "core/json_text.h"
+#include "engine/engine.h"
+#include "storage/store.h"
 #include "views/incident_views.h"
 #include "views/write_access.h"
 #include "web/dashboard_common.h"

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "http/server.h"
-#include "web/routes.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

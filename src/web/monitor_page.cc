@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "catalog/monitor_catalog.h"
 #include "config/monitor_target.h"
 #include "core/time_format.h"
 #include "views/audience.h"

@@ -15,7 +15,7 @@
 #include "engine/engine.h"
 #include "http/server.h"
 #include "web/monitor_events.h"
-#include "web/routes.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

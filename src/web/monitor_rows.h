@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/redaction.h"
-#include "web/routes.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

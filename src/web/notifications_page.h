@@ -13,7 +13,7 @@
 #include "alerting/dispatcher.h"
 #include "auth/bucket_table.h"
 #include "http/server.h"
-#include "web/routes.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

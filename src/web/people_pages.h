@@ -13,7 +13,7 @@
 
 #include "catalog/accounts.h"
 #include "http/server.h"
-#include "web/routes.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

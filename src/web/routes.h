@@ -12,37 +12,10 @@
 // web/people_pages.h, take contexts of their own.)
 #pragma once
 
-#include <memory>
-
-#include "alerting/channel_catalog.h"
-#include "auth/admin_auth.h"
-#include "catalog/monitor_catalog.h"
-#include "catalog/status_page_set.h"
-#include "config/config.h"
-#include "core/clock.h"
-#include "engine/engine.h"
 #include "http/server.h"
-#include "jobs/job_peers.h"
-#include "jobs/job_registry.h"
-#include "storage/store.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
-
-struct WebContext {
-  engine::Engine& engine;
-  Store& store;
-  const Clock& clock;
-  auth::AdminAuth& auth;
-  catalog::MonitorCatalog& catalog;
-  jobs::JobRegistry& jobs;
-  std::shared_ptr<catalog::StatusPageSet> status_pages;
-  // "Log in with <this>" on the login page; empty: single sign-on is not configured.
-  std::string sso_button;
-  // Replicas: the pages of jobs held elsewhere are theirs (views/held_elsewhere.h).
-  jobs::JobPeers* job_peers = nullptr;
-  // The channels the monitor form's notify picker offers; null: none.
-  const alerting::ChannelCatalog* channels = nullptr;
-};
 
 void add_web_routes(http::Router& router, const WebContext& context);
 

@@ -15,8 +15,8 @@
 
 #include "catalog/accounts.h"
 #include "http/server.h"
-#include "web/routes.h"
 #include "web/sso_client.h"
+#include "web/web_context.h"
 
 namespace trainwatch::web {
 

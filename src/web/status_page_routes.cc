@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "catalog/status_page_set.h"
 #include "core/json_text.h"
 #include "http/fresh_cache.h"
 #include "web/dashboard_common.h"
