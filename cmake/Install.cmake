@@ -9,6 +9,9 @@
 #   etc/trainwatch/agent/example.env            the agent template unit's environment file
 #   share/trainwatch/examples/                  example configs
 #   share/trainwatch/slurm/                     Slurm prolog and epilog for node agents
+#   share/trainwatch/prometheus/                the Prometheus rules (and their promtool tests)
+#   share/trainwatch/grafana/                   the Grafana dashboard
+#   share/doc/trainwatch/                       README.md and docs/*.md, which the config and README point to
 #   TRAINWATCH_SYSTEMD_UNIT_DIR                 trainwatch.service, trainwatch-agent@.service
 # The units name the installed paths (configure_file), so a /usr/local install runs its own.
 include(GNUInstallDirs)
@@ -63,6 +66,13 @@ foreach(unit trainwatch.service trainwatch-agent@.service)
   configure_file(${PROJECT_SOURCE_DIR}/deploy/systemd/${unit}.in ${CMAKE_CURRENT_BINARY_DIR}/systemd/${unit} @ONLY)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/systemd/${unit} DESTINATION ${TRAINWATCH_SYSTEMD_UNIT_DIR})
 endforeach()
+
+# What the README and the shipped config point to, so that an installed package has it.
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/trainwatch.rules.yml
+  ${PROJECT_SOURCE_DIR}/deploy/prometheus/trainwatch.rules.test.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/prometheus)
+install(FILES ${PROJECT_SOURCE_DIR}/deploy/grafana/trainwatch.json DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/grafana)
+file(GLOB trainwatch_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${trainwatch_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Slurm Prolog=/Epilog= scripts that start and stop a node agent per job (docs/deploy.md).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/prolog.sh ${PROJECT_SOURCE_DIR}/deploy/slurm/epilog.sh

@@ -30,7 +30,9 @@ def test_the_layout_an_operator_expects(installed):
                 "include/trainwatch/trainwatch.h", "include/trainwatch/trainwatch.hpp",
                 "lib/pkgconfig/trainwatch.pc", "lib/cmake/trainwatch/trainwatchConfig.cmake",
                 "etc/trainwatch/trainwatch.yaml", "etc/trainwatch/agent/example.env",
-                "share/trainwatch/examples/demo.yaml", "lib/systemd/system/trainwatch.service",
+                "share/trainwatch/examples/demo.yaml", "share/trainwatch/prometheus/trainwatch.rules.yml",
+                "share/trainwatch/grafana/trainwatch.json", "share/doc/trainwatch/quickstart.md",
+                "lib/systemd/system/trainwatch.service",
                 "lib/systemd/system/trainwatch-agent@.service"]
     missing = [path for path in expected if not (usr / path).exists()]
     assert not missing, f"not installed under {usr}: {missing}"

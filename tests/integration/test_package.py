@@ -83,6 +83,11 @@ def test_binaries_are_stripped_small_and_their_debug_info_is_packaged(debs, tmp_
     debug = sh("dpkg-deb", "-c", str(debs["trainwatch-dbgsym"])).stdout
     assert debug.count("/usr/lib/debug/.build-id/") >= 2, debug
     assert sh("dpkg-deb", "-f", str(debs["trainwatch"]), "Depends").stdout.count("adduser") == 1
+    # What the README and the shipped config point to: the rules, the dashboard, the docs.
+    contents = sh("dpkg-deb", "-c", str(debs["trainwatch"])).stdout
+    for path in ("./usr/share/trainwatch/prometheus/trainwatch.rules.yml",
+                 "./usr/share/trainwatch/grafana/trainwatch.json", "./usr/share/doc/trainwatch/quickstart.md"):
+        assert path in contents, f"{path} is not in the package"
     conffiles = sh("dpkg-deb", "-I", str(debs["trainwatch"]), "conffiles").stdout.split()
     assert "/etc/trainwatch/trainwatch.yaml" in conffiles
 
