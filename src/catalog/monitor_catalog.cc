@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "catalog/heartbeat_tokens.h"
 #include "config/dependencies.h"
 #include "config/loader.h"
 #include "core/json_text.h"
@@ -143,8 +144,7 @@ Result<std::map<std::string, std::pair<std::string, MonitorConfig>>> MonitorCata
     loaded.monitors.push_back(std::move(*parsed));
   }
   // Heartbeat monitors created before they were given tokens get one now.
-  if (Status resolved = heartbeat::resolve_tokens(loaded, store_, random_); !resolved)
-    return resolved.error();
+  if (Status resolved = resolve_tokens(loaded, store_, random_); !resolved) return resolved.error();
   std::map<std::string, std::pair<std::string, MonitorConfig>> api;
   for (size_t i = 0; i < loaded.monitors.size(); ++i) {
     std::string name = loaded.monitors[i].name;

@@ -8,7 +8,7 @@
 // are refused in API specs (they would let an API client read the server's environment).
 //
 // Heartbeat tokens: an API heartbeat monitor without `token` gets the name's generated
-// token (heartbeat/tokens.h: kept in the store, so its ping URL survives restarts), made
+// token (catalog/heartbeat_tokens.h: kept in the store, so its ping URL survives restarts), made
 // and committed before the monitor itself when the name has none yet. A replacement
 // without `token` keeps the name's generated token. A `token` in the body must not be
 // another monitor's. The creating admin reads the URL in the answer (or, later, in

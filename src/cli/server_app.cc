@@ -24,6 +24,7 @@
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
 #include "api/routes.h"
+#include "catalog/heartbeat_tokens.h"
 #include "cli/checked_config.h"
 #include "cli/fd_limit.h"
 #include "cli/listen_address.h"
@@ -32,7 +33,6 @@
 #include "config/loader.h"
 #include "config/reload_guard.h"
 #include "config/reload_scope.h"
-#include "heartbeat/tokens.h"
 #include "storage/open_store.h"
 #include "web/maintenance_page.h"
 #include "web/notifications_page.h"
@@ -220,7 +220,7 @@ bool ServerApp::open_storage() {
   spdlog::info("store: {}", opened->description);
   store_ = std::move(opened->store);
   members_table_ = std::move(opened->members);
-  if (auto resolved = heartbeat::resolve_tokens(config_, *store_, random_); !resolved) {
+  if (auto resolved = catalog::resolve_tokens(config_, *store_, random_); !resolved) {
     spdlog::error("cannot keep heartbeat tokens: {}", resolved.error().message);
     return false;
   }
@@ -589,7 +589,7 @@ void ServerApp::reload() {
     spdlog::error("reload refused; keeping the running config: {}", *refusal);
     return;
   }
-  if (auto resolved = heartbeat::resolve_tokens(*next.config, *store_, random_); !resolved) {
+  if (auto resolved = catalog::resolve_tokens(*next.config, *store_, random_); !resolved) {
     spdlog::error("reload of {} refused: cannot keep heartbeat tokens: {}", path, resolved.error().message);
     return;
   }

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/ping.h"
-#include "storage/store.h"
+#include "storage/write_done.h"
 
 namespace trainwatch::heartbeat {
 

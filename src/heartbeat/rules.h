@@ -43,7 +43,7 @@
 #include "core/clock.h"
 #include "core/model.h"
 #include "core/ping.h"
-#include "storage/store.h"
+#include "storage/heartbeat_marks.h"
 
 namespace trainwatch::heartbeat {
 

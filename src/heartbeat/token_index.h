@@ -31,7 +31,7 @@ struct TokenEntry {
 
 class TokenIndex {
  public:
-  // Every heartbeat monitor of `config` whose token is set (see resolve_tokens).
+  // Every heartbeat monitor of `config` whose token is set (see catalog/heartbeat_tokens.h).
   TokenIndex(const Config& config, MonoTime now);
 
   // The entry whose token equals `token`, or nullptr.

@@ -24,6 +24,8 @@
 #include "core/model.h"
 #include "core/ping.h"
 #include "core/result.h"
+#include "storage/heartbeat_marks.h"
+#include "storage/write_done.h"
 
 namespace trainwatch {
 
@@ -260,9 +262,6 @@ using WriteOp =
                  SaveApiChannel, DeleteApiChannel, AddIncidentUpdate, SaveNodeReport, SaveJobMemo, SaveUser,
                  DeleteUser, SaveApiToken, RevokeApiToken, AppendAudit, PruneAudit, RecordStoreOutage>;
 
-// Called on the writer thread after the operation's transaction; keep it short.
-using WriteDone = std::function<void(const Status&)>;
-
 // --- read shapes --------------------------------------------------------------------
 
 struct StoredState {
@@ -331,13 +330,6 @@ struct PingQuery {
   std::string monitor;
   std::optional<int64_t> before_id;  // paging: pings with id < before_id
   int limit = 50;
-};
-
-// What a heartbeat monitor's deadlines are rebuilt from after a restart.
-struct HeartbeatMarks {
-  std::optional<PingRecord> last_ping;    // the newest ping of any kind
-  std::optional<PingRecord> last_finish;  // the newest success, fail or exit code
-  std::optional<SystemTime> open_start;   // the newest start newer than last_finish
 };
 
 // Uptime rollups: every RecordResult also adds to its monitor's hourly and daily bucket

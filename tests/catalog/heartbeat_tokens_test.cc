@@ -1,12 +1,12 @@
 // Generated tokens on a real SQLite store: kept across reopenings, configured ones win.
-#include "heartbeat/tokens.h"
+#include "catalog/heartbeat_tokens.h"
 
 #include <gtest/gtest.h>
 
 #include "reporter/temp_dir.h"
 #include "storage/sqlite/sqlite_store.h"
 
-namespace trainwatch::heartbeat {
+namespace trainwatch::catalog {
 namespace {
 
 Config heartbeats(const std::string& checkpoint_token) {
@@ -56,4 +56,4 @@ TEST(ResolveTokens, AGeneratedTokenSurvivesARestart) {
 }
 
 }  // namespace
-}  // namespace trainwatch::heartbeat
+}  // namespace trainwatch::catalog
