@@ -413,7 +413,9 @@ class Engine final : public heartbeat::PingSink {
   // Reads a heartbeat's stored pings and catches up with them; then judges its deadline
   // (`judge`) or re-arms it. A failed read judges nothing: the deadline is tried again.
   void read_pings(Runtime& runtime, bool judge);
-  void after_pings_read(Runtime& runtime, const Result<HeartbeatMarks>& marks);
+  // `began`: when the read was asked for. A read that began before a store outage ended
+  // may have run ahead of the pings held up in it (engine_reads.cc).
+  void after_pings_read(Runtime& runtime, const Result<HeartbeatMarks>& marks, MonoTime began);
   void follow_stored_now(Runtime& runtime);  // reads the store first
   // Reads incident `id`, then shows it with `monitor` if its state still names it.
   void read_incident(const std::string& monitor, int64_t id);

@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
+
 #include "engine/engine_runtime.h"
 #include "heartbeat/rules.h"
 
@@ -133,14 +135,21 @@ void Engine::watch_store() {
   const MonoTime now = clock_.monotonic_time();
   const WriteHealth health = store_.write_health();
   std::string why;
+  // When the trouble began: the pings held up in a late write were held from its start,
+  // seconds before it counts as late, and a deadline must move by all of that.
+  MonoTime since = now;
   {
     std::lock_guard lock(mu_);
     if (!pings_unreadable_.empty()) why = "the stored pings cannot be read: " + pings_unreadable_reason_;
+    for (const auto& [name, at] : pings_unreadable_) since = std::min(since, at);
   }
-  if (health.late()) why = "its writes are late (a locked table, a stalled server)";
+  if (health.late()) {
+    why = "its writes are late (a locked table, a stalled server)";
+    since = std::min(since, now - health.writing_for);
+  }
   if (health.refusing) why = health.reason;
   if (!why.empty() && !outages_.out_since()) outage_reason_ = why;
-  if (auto ended = outages_.observe(!why.empty(), now)) outage_ended(*ended);
+  if (auto ended = outages_.observe(!why.empty(), now, since)) outage_ended(*ended);
   store_watch_->arm(now + kStoreWatchEvery, [this] { watch_store(); });
 }
 

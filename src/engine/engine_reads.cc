@@ -88,16 +88,16 @@ void Engine::read_pings(Runtime& r, bool judge) {
   r.judge_after_read = r.judge_after_read || judge;
   if (r.reading_pings) return;  // the read under way judges too
   r.reading_pings = true;
-  off_thread([this, name = r.config->name, runtime = &r] {
+  off_thread([this, name = r.config->name, runtime = &r, began = clock_.monotonic_time()] {
     auto marks = store_.heartbeat_marks(name);
-    return std::function<void()>([this, name, runtime, marks = std::move(marks)] {
+    return std::function<void()>([this, name, runtime, began, marks = std::move(marks)] {
       auto it = monitors_.find(name);
-      if (it != monitors_.end() && it->second.get() == runtime) after_pings_read(*runtime, marks);
+      if (it != monitors_.end() && it->second.get() == runtime) after_pings_read(*runtime, marks, began);
     });
   });
 }
 
-void Engine::after_pings_read(Runtime& r, const Result<HeartbeatMarks>& marks) {
+void Engine::after_pings_read(Runtime& r, const Result<HeartbeatMarks>& marks, MonoTime began) {
   const bool judge = r.judge_after_read;
   r.reading_pings = false;
   r.judge_after_read = false;
@@ -117,6 +117,14 @@ void Engine::after_pings_read(Runtime& r, const Result<HeartbeatMarks>& marks) {
     return;
   }
   catch_up_pings(r, *marks);
+  // A read asked for while the store was out (a locked pings table) waits on the same lock
+  // as the pings held up in the writer's batch, and may take the lock first when it goes:
+  // it then sees none of them. Judged after the outage ended (and the deadline moved by
+  // it), such a read paged a heartbeat pinged every second. It gives no verdict; a read
+  // asked for now does.
+  const bool outage_ended_since =
+      !outages_.ended().empty() && outages_.ended().back().to > began && !outages_.out_since();
+  if (judge && outage_ended_since) return retry_deadline(r);
   if (judge) return judge_deadline(r);
   arm_deadline(r);
 }

@@ -2,9 +2,10 @@
 
 namespace trainwatch::engine {
 
-std::optional<OutageSpan> StoreOutages::observe(bool out, MonoTime now) {
+std::optional<OutageSpan> StoreOutages::observe(bool out, MonoTime now, MonoTime since) {
   if (out) {
-    if (!began_) began_ = now;
+    const MonoTime from = since < now ? since : now;
+    if (!began_ || from < *began_) began_ = from;
     return std::nullopt;
   }
   if (!began_) return std::nullopt;

@@ -27,7 +27,10 @@ class StoreOutages {
   static constexpr size_t kKept = 64;
 
   // Whether the store is out at `now`; the span that ends with this observation, if any.
-  std::optional<OutageSpan> observe(bool out, MonoTime now);
+  // `since`: when the trouble seen now began, if earlier than `now` (a write that has
+  // waited 5 s on a locked table was held from its start, not from when it counted as
+  // late); an outage that lasts starts at the earliest such time.
+  std::optional<OutageSpan> observe(bool out, MonoTime now, MonoTime since);
   // Out since, while an outage lasts.
   std::optional<MonoTime> out_since() const { return began_; }
   // The ended spans, oldest first.
