@@ -81,6 +81,10 @@ monitors:{monitors}""")
                         timeout=15, what=f"{flaky} down")
         incident_id = down["incident"]["id"]
         wait_for(lambda: len(receiver.accepted("/hook")) == 1, timeout=10, what="the DOWN alert")
+        # Kill only once the DOWN is stored as delivered: a kill between the receiver's answer
+        # and that commit re-sends it (at-least-once, the test below), which is not this test.
+        wait_for(lambda: [d["status"] for d in replicas[0].get("/api/v1/deliveries")[1]["deliveries"]]
+                 == ["delivered"], timeout=10, what="the DOWN stored as delivered")
 
         # Kill its owner; the service is healthy again at once, so only a takeover recovers it.
         owner_id = owner_of(flaky, members)
