@@ -373,6 +373,8 @@ class Engine final : public heartbeat::PingSink {
   void outage_ended(const OutageSpan& span);
   // Moves a track just restored from the store by every outage seen here (take_over).
   void move_by_outages(heartbeat::Track& track) const;
+  // The time the ended outages lasted after a ping that came at `ping`.
+  Millis outages_after(MonoTime ping) const;
   void on_ping(const std::string& name, Ping ping, WriteDone done);
   // The caller-thread path of record_ping; false when the ping has to go through the io
   // thread (and then counts it in in_io_).

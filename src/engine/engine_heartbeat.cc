@@ -187,6 +187,12 @@ void Engine::move_by_outages(heartbeat::Track& track) const {
   for (const OutageSpan& span : outages_.ended()) heartbeat::move_deadlines(track, span.from, span.to);
 }
 
+Millis Engine::outages_after(MonoTime ping) const {
+  Millis moved{0};
+  for (const OutageSpan& span : outages_.ended()) moved += heartbeat::outage_after(ping, span.from, span.to);
+  return moved;
+}
+
 // Arms the timer for the track's next deadline. A deadline that only moved later (every
 // success ping) keeps the armed timer: when it fires, on_deadline finds nothing due and
 // re-arms, which costs one wake-up per period instead of a timer reset per ping.

@@ -239,7 +239,15 @@ void Engine::catch_up_pings(Runtime& r, const HeartbeatMarks& marks) {
     {
       std::lock_guard lock(mu_);
       const MonoTime arrived = clock_.monotonic_time() - (clock_.system_time() - ping.at);
-      effect = heartbeat::on_ping(spec, *r.heartbeat, ping, arrived);
+      heartbeat::Track& track = *r.heartbeat;
+      effect = heartbeat::on_ping(spec, track, ping, arrived);
+      // A ping that came while the store was out (held up in a locked table, read once
+      // the lock went) counts from when it came, and its deadline moves by the rest of
+      // that outage, as outage_ended moved the others: judged from the ping alone, a
+      // heartbeat pinged all through a 20 s lock was DOWN as the lock ended.
+      if (is_finish(ping.kind) && track.last_finish) track.finish_moved = outages_after(*track.last_finish);
+      if (ping.kind == PingKind::kStart && track.open_start)
+        track.start_moved = outages_after(*track.open_start);
       if (ping.kind == PingKind::kStart) r.started_at = ping.at;
       if (is_finish(ping.kind)) r.started_at.reset();
       if (marks.last_ping && (!r.last_ping || r.last_ping->ping.at < marks.last_ping->ping.at)) {

@@ -115,14 +115,14 @@ void reschedule(const HeartbeatSpec& spec, Track& track, SystemTime now_system, 
   }
 }
 
+Millis outage_after(std::optional<MonoTime> counted_from, MonoTime from, MonoTime to) {
+  const MonoTime begin = counted_from ? std::max(from, *counted_from) : from;
+  return to > begin ? std::chrono::duration_cast<Millis>(to - begin) : Millis(0);
+}
+
 void move_deadlines(Track& track, MonoTime from, MonoTime to) {
-  // The part of [from, to] after `counted_from`, the ping a deadline counts from.
-  auto after = [&](std::optional<MonoTime> counted_from) {
-    const MonoTime begin = counted_from ? std::max(from, *counted_from) : from;
-    return to > begin ? std::chrono::duration_cast<Millis>(to - begin) : Millis(0);
-  };
-  if (track.due) track.finish_moved += after(track.last_finish);
-  if (track.open_start) track.start_moved += after(track.open_start);
+  if (track.due) track.finish_moved += outage_after(track.last_finish, from, to);
+  if (track.open_start) track.start_moved += outage_after(track.open_start, from, to);
 }
 
 PingEffect on_ping(const HeartbeatSpec& spec, Track& track, const Ping& ping, MonoTime now) {

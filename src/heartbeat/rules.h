@@ -67,6 +67,9 @@ struct Track {
 // The store refused pings from `from` to `to`: each deadline counting from a ping before
 // `to` moves by the part of [from, to] after that ping. Call once per outage.
 void move_deadlines(Track& track, MonoTime from, MonoTime to);
+// The part of the outage [from, to] after `counted_from` (nullopt: all of it): what a
+// deadline counting from that ping moves by.
+Millis outage_after(std::optional<MonoTime> counted_from, MonoTime from, MonoTime to);
 
 // Sets when the next finish is due under `spec`: counted from the last successful
 // finish, or, for a schedule that has none, from `now` (watching begins). Call on a new

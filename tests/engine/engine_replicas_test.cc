@@ -274,5 +274,62 @@ TEST_F(EngineReplicas, AHeartbeatWhosePingsCannotBeReadHoldsUpNoCheckAndGetsNoVe
       << view("nightly").open_incident->cause;
 }
 
+// heartbeat_pings locked: a ping sent to another replica meanwhile is stored only once the
+// lock goes, and may be read here after the outage has ended. It counts from when it came,
+// moved by the rest of the outage like every other deadline, so a heartbeat pinged during
+// the lock is not DOWN as the lock ends; silent after it, it is DOWN once that moved
+// deadline passes.
+TEST_F(EngineReplicas, APingStoredWhileThePingsWereLockedCountsFromWhenItCame) {
+  boost::asio::io_context reads;  // run only when this test says
+  engine_.set_store_reads(reads.get_executor());
+  auto run_reads = [&] {
+    reads.restart();
+    reads.poll();
+    settle();
+  };
+  auto step = [&](int seconds) {
+    for (int s = 0; s < seconds; ++s) {
+      advance(Millis(1'000));
+      run_reads();
+    }
+  };
+  // "often" is due first: its deadline's read meets the lock. "nightly" is the one judged.
+  config_.monitors = {heartbeat_monitor("often", Millis(2'000), Millis(1'000)),
+                      heartbeat_monitor("nightly", Millis(10'000), Millis(1'000))};
+  ownership_.all_ = true;
+  start();
+  sync();
+  run_reads();
+  Ping ping;
+  ping.at = clock_.system_time();
+  engine_.record_ping("often", ping, {});
+  engine_.record_ping("nightly", ping, {});  // due 10 s later, missed 1 s after that
+  settle();
+  store_.fail_ping_reads(make_error("store.read", "canceling statement due to lock timeout"));
+  step(5);  // often's read failed at 3 s: the outage is on
+  ASSERT_TRUE(engine_.stats().pings_unreadable_since.has_value());
+
+  // Pinged to the other replica now, 5 s in, and held up in its writer by the lock.
+  PingRecord held;
+  held.monitor = "nightly";
+  held.ping.at = clock_.system_time();
+  step(3);
+  store_.fail_ping_reads(std::nullopt);  // the lock goes at 8 s; often's retry reads, the outage ends
+  step(2);
+  ASSERT_FALSE(engine_.stats().pings_unreadable_since.has_value());
+  HeartbeatMarks marks;  // the held ping committed once the lock went
+  marks.last_ping = held;
+  marks.last_finish = held;
+  store_.store_marks("nightly", marks);
+  // nightly's deadline, 11 s moved by the outage (about 3 s to 10 s), reads the held ping:
+  // due then at 5 + 11 s, moved by the outage after it (about 5 s): about 21 s.
+  step(9);
+  EXPECT_NE(view("nightly").state.status, MonitorStatus::kDown)
+      << "DOWN after a ping that came during the lock: " << view("nightly").open_incident->cause;
+  int seconds = 0;
+  for (; seconds < 10 && view("nightly").state.status != MonitorStatus::kDown; ++seconds) step(1);
+  ASSERT_EQ(view("nightly").state.status, MonitorStatus::kDown) << "silent after the lock";
+}
+
 }  // namespace
 }  // namespace trainwatch::engine

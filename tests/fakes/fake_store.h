@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <mutex>
 
 #include "storage/store.h"
@@ -110,10 +111,16 @@ class FakeStore final : public Store {
   }
   Result<std::vector<CheckResult>> results(const ResultQuery&) override { return std::vector<CheckResult>{}; }
   Result<std::vector<PingRecord>> pings(const PingQuery&) override { return std::vector<PingRecord>{}; }
-  Result<HeartbeatMarks> heartbeat_marks(const std::string&) override {
+  Result<HeartbeatMarks> heartbeat_marks(const std::string& name) override {
     std::lock_guard lock(mu_);
     if (pings_read_error_) return *pings_read_error_;
-    return HeartbeatMarks{};
+    auto it = stored_marks_.find(name);
+    return it == stored_marks_.end() ? HeartbeatMarks{} : it->second;
+  }
+  // What heartbeat_marks reads for `name` from now on: pings another replica stored.
+  void store_marks(const std::string& name, HeartbeatMarks marks) {
+    std::lock_guard lock(mu_);
+    stored_marks_[name] = std::move(marks);
   }
   // Reads of the stored pings fail with this until it is cleared (heartbeat_pings locked).
   void fail_ping_reads(std::optional<Error> error) {
@@ -218,6 +225,7 @@ class FakeStore final : public Store {
   int claims_ = 0;
   std::optional<Error> outbox_read_error_;
   std::optional<Error> pings_read_error_;
+  std::map<std::string, HeartbeatMarks> stored_marks_;
   WriteHealth health_;
 };
 
