@@ -373,7 +373,7 @@ RankTally tally_ranks(const Context& c, const JobCheckSpec& spec) {
 
 // No rank has reported yet: waiting, and down once the start-up timeout has passed.
 void judge_waiting(const Context& c, JobVerdict& v) {
-  v.phase = "waiting";
+  v.phase = JobPhase::kWaiting;
   if (c.now - c.job.created() <= c.t.startup_timeout) return;
   v.findings.push_back({"no_reports",
                         Severity::kDown,
@@ -497,17 +497,17 @@ JobVerdict analyse(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
   }
   const RankTally tally = tally_ranks(c, spec);
   if (tally.all_finished) {
-    v.phase = "finished";
+    v.phase = JobPhase::kFinished;
     v.cause = "all " + std::to_string(job.ranks().size()) + " ranks finished";
     return v;
   }
   const bool starting =
       tally.fewest_steps != UINT64_MAX && tally.fewest_steps <= static_cast<uint64_t>(kWarmupSteps);
-  v.phase = tally.any_failed      ? "failed"
-            : tally.checkpointing ? "checkpointing"
-            : tally.evaluating    ? "evaluating"
-            : starting            ? "starting"
-                                  : "training";
+  v.phase = tally.any_failed      ? JobPhase::kFailed
+            : tally.checkpointing ? JobPhase::kCheckpointing
+            : tally.evaluating    ? JobPhase::kEvaluating
+            : starting            ? JobPhase::kStarting
+                                  : JobPhase::kTraining;
   collect_findings(c, spec, starting, tally, step_timeout, v.findings);
   name_cause(c, v);
   return v;

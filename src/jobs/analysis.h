@@ -33,6 +33,7 @@
 
 #include "config/config.h"
 #include "core/clock.h"
+#include "jobs/job_phase.h"
 #include "jobs/job_state.h"
 
 namespace trainwatch::jobs {
@@ -67,7 +68,7 @@ struct JobTimeouts {
 };
 
 struct JobVerdict {
-  std::string phase;              // waiting, starting, training, checkpointing, evaluating, finished, failed
+  JobPhase phase = JobPhase::kWaiting;
   std::vector<Finding> findings;  // down first, in attribution order; then warnings
   bool down = false;
   bool undecided = false;

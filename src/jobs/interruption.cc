@@ -345,13 +345,12 @@ bool InterruptionLedger::follow_verdict(const JobState& job, const JobVerdict& v
   // checkpoint, which recomputed() books.
   const bool checkpoint_only =
       v.down && !v.findings.empty() && v.findings.front().code == "checkpoint_failed";
-  const bool trains = (!v.down || checkpoint_only) && (v.phase == "training" || v.phase == "checkpointing" ||
-                                                       v.phase == "evaluating" || v.phase == "starting");
+  const bool trains = (!v.down || checkpoint_only) && at_work(v.phase);
   if (open()) {
     Interruption& current = entries_.back();
     // Training again: the new attempt's first step, or the stall's end. A job that
     // finished meanwhile resumed nothing; it stays open until it is seen training.
-    if (!trains || (v.phase == "starting" && job.attempts().back().number == current.attempt)) {
+    if (!trains || (v.phase == JobPhase::kStarting && job.attempts().back().number == current.attempt)) {
       const bool attributed = attribute(current, v, job);
       const bool reclassed = reclass_by_outcome(current, job);
       return keep_better_stacks(current, v, job) || attributed || reclassed;

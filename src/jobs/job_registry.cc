@@ -396,7 +396,7 @@ std::shared_ptr<const JobVerdict> JobRegistry::published_verdict(const Entry& en
   // Never destroyed, as kEmpty above.
   static const auto* const kNotEvaluated = [] {
     JobVerdict v;
-    v.phase = "waiting";
+    v.phase = JobPhase::kWaiting;
     return new std::shared_ptr<const JobVerdict>(std::make_shared<const JobVerdict>(std::move(v)));
   }();
   std::lock_guard lock(entry.verdict_mu);
@@ -454,7 +454,7 @@ CheckResult JobRegistry::evaluate(const MonitorConfig& monitor) {
   r.cause = v->cause;
   r.warning = v->notify;
   // No rank has reported yet, and the start-up timeout has not passed: neither up nor down.
-  r.pending = !v->down && v->phase == "waiting";
+  r.pending = !v->down && v->phase == JobPhase::kWaiting;
   if (v->down && !v->findings.empty()) r.labels = culprit_labels(v->findings.front());
   entry->last_result = r;
   return r;

@@ -186,7 +186,7 @@ int64_t snapshot_age_ms(const JobSnapshot& s, MonoTime t) {
 json::object job_summary_json(const engine::Engine& engine, const JobSnapshot& s) {
   json::object out = monitor_part(engine, s.state->name());
   out["name"] = s.state->name();
-  out["phase"] = s.verdict->phase;
+  out["phase"] = to_string(s.verdict->phase);
   out["world_size"] = s.spec.world_size > 0 ? json::value(s.spec.world_size) : json::value(nullptr);
   out["ranks"] = s.rank_count;
   out["nodes"] = s.node_count;

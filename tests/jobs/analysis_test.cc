@@ -133,7 +133,7 @@ TEST_F(JobAnalysis, HealthyJobHasNoFindings) {
   run_healthy();
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down);
-  EXPECT_EQ(v.phase, "training");
+  EXPECT_EQ(v.phase, JobPhase::kTraining);
   EXPECT_TRUE(v.findings.empty()) << v.cause;
 }
 
@@ -163,7 +163,7 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_FALSE(v.undecided);
-  EXPECT_EQ(v.phase, "failed");
+  EXPECT_EQ(v.phase, JobPhase::kFailed);
   EXPECT_EQ(v.findings.front().code, "rank_gone");
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
   EXPECT_EQ(
@@ -432,7 +432,7 @@ TEST_F(JobAnalysis, ACheckpointIsNotAStallUntilItsOwnTimeout) {
     report("node-a", {r0, r1});
     report("node-b", b);
     JobVerdict v = verdict();
-    EXPECT_EQ(v.phase, "checkpointing");
+    EXPECT_EQ(v.phase, JobPhase::kCheckpointing);
     if (i <= 10) {
       EXPECT_FALSE(v.down) << i << ": " << v.cause;
     } else {
@@ -712,7 +712,7 @@ TEST_F(JobAnalysis, AllRanksFinishedClosesCleanlyEvenAsTheirProcessesAndAgentsGo
   clock_.advance(Millis(60'000));
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
-  EXPECT_EQ(v.phase, "finished");
+  EXPECT_EQ(v.phase, JobPhase::kFinished);
 }
 
 // torch.save on a full disk raises OSError, the script catches it and reports it, then torch

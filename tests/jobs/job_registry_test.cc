@@ -277,7 +277,7 @@ TEST_F(Registry, AReadersCopyOfA131072RankJobHoldsTheCulpritsNodeOnly) {
 // API never names a finding the engine has not applied, even after newer reports.
 TEST_F(Registry, AReaderSeesExactlyTheVerdictTheLastTickProduced) {
   ASSERT_EQ(registry_.ingest("run", node_report("node-a", 0, 2)).outcome, IngestOutcome::kCreated);
-  EXPECT_EQ(registry_.snapshot("run")->verdict->phase, "waiting") << "before the first tick";
+  EXPECT_EQ(registry_.snapshot("run")->verdict->phase, JobPhase::kWaiting) << "before the first tick";
   EXPECT_TRUE(registry_.snapshot("run")->verdict->findings.empty());
 
   const CheckResult up = registry_.evaluate(registry_.auto_monitor("run"));
@@ -320,9 +320,11 @@ TEST_F(Registry, AJobThisReplicaIsTheStandbyOfIsAnalysedForItsReaders) {
   ASSERT_EQ(registry_.ingest("mine", node_report("node-b", 0, 2)).outcome, IngestOutcome::kCreated);
   ASSERT_EQ(registry_.ingest("elsewhere", node_report("node-c", 0, 2)).outcome, IngestOutcome::kCreated);
   registry_.analyse_others([](const std::string& job) { return job == "standby"; });
-  EXPECT_EQ(registry_.snapshot("standby")->verdict->phase, "training");
-  EXPECT_EQ(registry_.snapshot("mine")->verdict->phase, "waiting") << "the engine's tick analyses it";
-  EXPECT_EQ(registry_.snapshot("elsewhere")->verdict->phase, "waiting") << "its holders answer its reads";
+  EXPECT_EQ(registry_.snapshot("standby")->verdict->phase, JobPhase::kTraining);
+  EXPECT_EQ(registry_.snapshot("mine")->verdict->phase, JobPhase::kWaiting)
+      << "the engine's tick analyses it";
+  EXPECT_EQ(registry_.snapshot("elsewhere")->verdict->phase, JobPhase::kWaiting)
+      << "its holders answer its reads";
 }
 
 TEST_F(Registry, TheCheckerHandsOutAMemoWhenTheJobsAttemptsOrLedgerChangeAndAStartResumesIt) {

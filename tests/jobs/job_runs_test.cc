@@ -82,13 +82,13 @@ TEST_F(JobRuns, ARunAgainAfterOneThatFinishedAtAttemptOneIsANewRunWhoseKilledRan
   clock_.advance(Millis(1'000));
   step = train("rdzv-1", 1, 1000, 20, 5);
   report({finished(rank_of("rdzv-1", 1, 0, step, 1000)), finished(rank_of("rdzv-1", 1, 1, step, 1000))});
-  ASSERT_EQ(verdict().phase, "finished");
+  ASSERT_EQ(verdict().phase, JobPhase::kFinished);
   clock_.advance(Millis(60'000));
 
   train("8812345", 0, 5000, 0, 5);
   const JobVerdict trains = verdict();
   EXPECT_FALSE(trains.down) << trains.cause;
-  EXPECT_EQ(trains.phase, "training");
+  EXPECT_EQ(trains.phase, JobPhase::kTraining);
   report({rank_of("8812345", 0, 0, 50, 5000), killed(rank_of("8812345", 0, 1, 50, 5000), SIGKILL)});
   const JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << "the new run is watched";
@@ -192,7 +192,7 @@ TEST_F(JobRuns, ANewRunAtAHigherCountIsNotARestart) {
   ASSERT_EQ(job_.runs().size(), 2u);
   const JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
-  EXPECT_EQ(v.phase, "starting");
+  EXPECT_EQ(v.phase, JobPhase::kStarting);
 }
 
 // A Slurm requeue: the scheduler takes the node, agent and ranks alike (the node goes

@@ -92,7 +92,7 @@ TEST_F(RankExits, TheSuccessorsReportsWatchTheRankAndItsFinalOneFinishesTheJob) 
   report({exited(finished(0, step), 0), finished(1, step)}, /*final=*/true);
   clock_.advance(Millis(90'000));
   JobVerdict v = verdict();
-  EXPECT_EQ(v.phase, "finished");
+  EXPECT_EQ(v.phase, JobPhase::kFinished);
   EXPECT_FALSE(v.down) << v.cause;
   EXPECT_TRUE(v.findings.empty()) << v.cause;
 }
@@ -102,7 +102,7 @@ TEST_F(RankExits, AnExitWithCodeZeroIsFinishedWhateverTheRankLastSaid) {
   int64_t step = train();
   report({exited(training(0, step), 0), exited(training(1, step), 0)}, /*final=*/true);
   JobVerdict v = verdict();
-  EXPECT_EQ(v.phase, "finished");
+  EXPECT_EQ(v.phase, JobPhase::kFinished);
   EXPECT_FALSE(v.down) << v.cause;
   const RankHealthIndex index(v);
   EXPECT_EQ(index.health(0, job_.ranks().at(0), front_of(job_.ranks())), RankHealth::kFinished);
