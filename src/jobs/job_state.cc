@@ -395,6 +395,12 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   if (r.loss && std::isfinite(*r.loss) && r.step_reports != previous_reports)
     add_point("loss", key, wall_ms, *r.loss);
   track_nonfinite(rec, r, now);
+  // A run of reports off the job's pace keeps only its newest, the one the next window
+  // starts from: step costs, rates and throughput read no window that ends or begins in a
+  // pause. One place each, a checkpoint's half-dozen reports (and the two report intervals
+  // after it) no longer push the steps before it out of the window: the straggler rule was
+  // left with too few steps, and a straggler went unnamed for up to a window after each.
+  if (off_pace && !rec.window.empty() && rec.window.back().off_pace) rec.window.pop_back();
   rec.window.push_back(sample);
   while (rec.window.size() > kProgressWindow) rec.window.pop_front();
   rec.costs = step_costs(rec.window);

@@ -76,8 +76,10 @@ struct RankRecord {
   std::optional<MonoTime> checkpoint_begin_at;
   std::optional<MonoTime> evaluating_since;    // when its reports began to say it evaluates
   std::optional<MonoTime> left_collective_at;  // the last report that saw it come out of one
-  std::deque<ProgressSample> window;           // newest last, at most kProgressWindow
-  StepCosts costs;                             // step_costs(window)
+  // Newest last, at most kProgressWindow; a run of reports off the job's pace is kept as its
+  // newest only (update_rank says why).
+  std::deque<ProgressSample> window;
+  StepCosts costs;  // step_costs(window)
   // The rank's latest run of non-finite losses: its first step, and when that step was
   // seen on the server's clock. Both are fixed when the run is first heard of, so later
   // reports (whose ages shift with the network's delay) never reorder two ranks. From the
@@ -119,7 +121,7 @@ using Series = std::deque<SeriesPoint>;
 
 inline constexpr size_t kMaxAttempts = 64;       // attempts kept per job; the oldest go first
 inline constexpr size_t kMaxRuns = 64;           // runs kept per job; the oldest go first
-inline constexpr size_t kProgressWindow = 12;    // reports kept per rank for rates (1 min at 5 s)
+inline constexpr size_t kProgressWindow = 12;    // reports kept per rank (1 min at 5 s), a pause as one
 inline constexpr size_t kMaxSeriesPoints = 720;  // per series: an hour at 5 s; older points dropped
 // A report from one more node is refused (429). Frontier jobs run 16,384 nodes of 8 GPUs
 // (131,072 ranks); twice that leaves room for nodes of 4.
