@@ -5,6 +5,7 @@
 
 #include "alerting/channels.h"
 #include "core/json_text.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::alerting {
 namespace {
@@ -13,7 +14,9 @@ ChannelWrite refused(Error error, std::string field = "") {
   return ChannelWrite{std::move(error), std::move(field)};
 }
 
-Error store_busy() { return make_error("store.busy", "the store's write queue is full; try again"); }
+Error store_busy() {
+  return make_error(store_error::kUnavailable, "the store's write queue is full; try again");
+}
 
 // PUT /notifications/{name}: the path names the channel; a body naming another is an
 // error, one naming none is given the path's name.

@@ -6,6 +6,7 @@
 
 #include "core/json_text.h"
 #include "core/time_format.h"
+#include "storage/store_errors.h"
 #include "views/audience.h"
 #include "views/incident_views.h"
 #include "views/json_views.h"
@@ -70,7 +71,7 @@ void post_update(const IncidentContext& ctx, const Request& request, const Respo
       AddIncidentUpdate{std::move(update)}, [respond, answer, incident = *id](const Status& status) {
         if (!status) {
           const Error& e = status.error();
-          if (e.code == "store.not_found")
+          if (e.code == store_error::kNotFound)
             return respond(Response::problem(404, "no incident " + std::to_string(incident)));
           return respond(Response::problem(views::status_for(e), "the update was not saved: " + e.message));
         }

@@ -7,6 +7,7 @@
 #include "auth/password_hash.h"
 #include "auth/sha256.h"
 #include "core/log_throttle.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::catalog {
 namespace {
@@ -59,7 +60,7 @@ void Accounts::commit(WriteOp op, Done done) {
     if (status.ok()) (void)refresh();
     (*answer)(status);
   });
-  if (!queued) (*answer)(Error{"store.unavailable", "the store's queue is full; try again"});
+  if (!queued) (*answer)(Error{store_error::kUnavailable, "the store's queue is full; try again"});
 }
 
 bool Accounts::leaves_an_admin(const std::string& name) const {
@@ -162,7 +163,7 @@ void Accounts::upsert_sso_user(const std::string& name, const std::string& issue
   user.role = role_word;
   commit(SaveUser{user}, [name = user.name, done = std::move(done)](const Status& status) {
     if (status.ok()) return done(name);
-    if (status.error().code == "store.exists")
+    if (status.error().code == store_error::kExists)
       return done(Error{"accounts.exists", "the user " + name + " is someone else's; ask an admin"});
     done(status.error());
   });

@@ -34,7 +34,7 @@ Status resolve_tokens(Config& config, Store& store, Random& random) {
     saved.push_back(promise->get_future());
     if (!store.write(SaveToken{*names[i], missing[i]->token},
                      [promise](const Status& s) { promise->set_value(s); })) {
-      return make_error("store.full",
+      return make_error(store_error::kUnavailable,
                         "cannot save the token of monitor '" + *names[i] + "': the store's queue is full");
     }
   }

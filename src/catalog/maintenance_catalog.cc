@@ -5,6 +5,7 @@
 
 #include "config/loader.h"
 #include "core/json_text.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::catalog {
 namespace {
@@ -183,7 +184,7 @@ void MaintenanceCatalog::create(const std::string& body, const Done& done) {
       std::lock_guard lock(mu_);
       --pending_;
     }
-    done(make_error("store.busy", "the store's write queue is full; try again"));
+    done(make_error(store_error::kUnavailable, "the store's write queue is full; try again"));
   }
 }
 
@@ -228,7 +229,7 @@ void MaintenanceCatalog::remove(const std::string& id, const Done& done) {
     }
     done(id);
   });
-  if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
+  if (!queued) done(make_error(store_error::kUnavailable, "the store's write queue is full; try again"));
 }
 
 }  // namespace trainwatch::catalog

@@ -11,6 +11,7 @@
 #include "config/loader.h"
 #include "core/json_text.h"
 #include "heartbeat/tokens.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::catalog {
 
@@ -306,7 +307,7 @@ void MonitorCatalog::put(const std::string& name, const std::string& body, bool 
         if (!status) return done(status.error());
         save(monitor, json_body, config, done);
       });
-  if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
+  if (!queued) done(make_error(store_error::kUnavailable, "the store's write queue is full; try again"));
 }
 
 void MonitorCatalog::save(const std::string& monitor, const std::string& json_body,
@@ -322,7 +323,7 @@ void MonitorCatalog::save(const std::string& monitor, const std::string& json_bo
                                      // reads the monitor next finds it.
                                      apply_to_engine([done, monitor] { done(monitor); });
                                    });
-  if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
+  if (!queued) done(make_error(store_error::kUnavailable, "the store's write queue is full; try again"));
 }
 
 void MonitorCatalog::remove(const std::string& name, const Done& done) {
@@ -349,7 +350,7 @@ void MonitorCatalog::remove(const std::string& name, const Done& done) {
     }
     apply_to_engine([done, name] { done(name); });
   });
-  if (!queued) done(make_error("store.busy", "the store's write queue is full; try again"));
+  if (!queued) done(make_error(store_error::kUnavailable, "the store's write queue is full; try again"));
 }
 
 }  // namespace trainwatch::catalog

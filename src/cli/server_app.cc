@@ -34,6 +34,7 @@
 #include "config/reload_guard.h"
 #include "config/reload_scope.h"
 #include "storage/open_store.h"
+#include "storage/store_errors.h"
 #include "web/maintenance_page.h"
 #include "web/notifications_page.h"
 #include "web/people_pages.h"
@@ -456,7 +457,7 @@ void ServerApp::add_routes() {
       if (recorded) recorded(status);
     };
     if (!store->write(AppendAudit{std::move(entry)}, done))
-      done(make_error("store.unavailable", "the store's write queue is full"));
+      done(make_error(store_error::kUnavailable, "the store's write queue is full"));
   });
   accounts_ = std::make_unique<catalog::Accounts>(*store_, *admin_auth_, clock_, *alert_timers_);
   api::add_account_routes(*router_, api::AccountContext{*accounts_, *admin_auth_, *store_, clock_});

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cluster/membership.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::cluster {
 
@@ -23,7 +24,7 @@ Status ReplicaSet::start(OnBeat on_beat, OnNudge on_nudge) {
   on_beat_ = std::move(on_beat);
   on_nudge_ = std::move(on_nudge);
   Beat first = beat();
-  if (first.error) return make_error("store.unavailable", *first.error);
+  if (first.error) return make_error(store_error::kUnavailable, *first.error);
   spdlog::info("replicas: {} joined as {}; {} member(s) own monitors now", label_, id_, members().size());
   thread_ = std::thread([this] { run(); });
   return Ok{};

@@ -10,6 +10,7 @@
 #include "engine/engine_runtime.h"
 #include "engine/schedule.h"
 #include "heartbeat/rules.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 
@@ -168,7 +169,7 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   WriteDone fenced;
   if (record.epoch) {
     fenced = [this, name = r.config->name, epoch = *record.epoch](const Status& status) {
-      if (status || status.error().code != "store.fenced") return;
+      if (status || status.error().code != store_error::kFenced) return;
       asio::post(io_, [this, name, epoch] {
         if (auto it = monitors_.find(name); it != monitors_.end()) on_fenced(*it->second, epoch);
       });

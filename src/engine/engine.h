@@ -22,7 +22,7 @@
 // again after kCommitRetryFirst, doubling up to kCommitRetryMax, until it commits: an alert
 // whose change was decided is never lost while the process lives, and a restart decides
 // it again from the stored state. While it is refused, that monitor's new results are
-// dropped and its pings answered "store.unavailable" (503), both counted and logged at
+// dropped and its pings answered store_error::kUnavailable (503), both counted and logged at
 // most once per kDropLogInterval. A write that fails for good (a constraint) is dropped
 // and logged; the next result decides the change again.
 //
@@ -123,6 +123,7 @@
 #include "heartbeat/ping_sink.h"
 #include "heartbeat/rules.h"
 #include "storage/store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 
@@ -260,7 +261,7 @@ class Engine final : public heartbeat::PingSink {
   // deadline moves, and the ping is queued to the store after any state it changed (on the
   // io thread, or on the caller's for a quiet success: see the top of this file). `done`
   // gets the ping's commit status (from the store's writer thread), or an error at once:
-  // "engine.not_heartbeat" for an unknown or non-heartbeat monitor, "store.full" when the
+  // "engine.not_heartbeat" for an unknown or non-heartbeat monitor, store_error::kUnavailable when the
   // store's queue is full.
   void record_ping(std::string name, Ping ping, WriteDone done) override;
 
@@ -379,7 +380,7 @@ class Engine final : public heartbeat::PingSink {
   // The caller-thread path of record_ping; false when the ping has to go through the io
   // thread (and then counts it in in_io_).
   bool record_quiet_success(const std::string& name, const Ping& ping);
-  // Queues a ping row; a full queue answers `done` with "store.full" at once.
+  // Queues a ping row; a full queue answers `done` with store_error::kUnavailable at once.
   void write_ping(RecordPing op, WriteDone done);
 
   // engine_replicas.cc: following the owners and the stored states.

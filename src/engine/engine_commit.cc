@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "engine/engine_runtime.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 
@@ -41,7 +42,7 @@ void Engine::try_commit(Runtime& r) {
     std::lock_guard lock(mu_);
     ++stats_.store_dropped_writes;
   }
-  on_commit(r.config->name, c.id, make_error("store.unavailable", "the store's write queue is full"));
+  on_commit(r.config->name, c.id, make_error(store_error::kUnavailable, "the store's write queue is full"));
 }
 
 void Engine::on_commit(const std::string& name, uint64_t change_id, const Status& status) {
@@ -52,15 +53,17 @@ void Engine::on_commit(const std::string& name, uint64_t change_id, const Status
   // Not retried once this replica stopped owning the monitor (its lease lapsed, or the
   // monitor moved): it would be written under an epoch that is no longer its own.
   const bool stale = ownership_ != nullptr && (!r.owned || !owned_here(name));
-  if (!status && status.error().code == "store.unavailable" && !stale) return retry_commit(r, status.error());
+  if (!status && status.error().code == store_error::kUnavailable && !stale)
+    return retry_commit(r, status.error());
   std::unique_ptr<PendingChange> change = std::move(r.committing);
   const std::string_view to = to_string(change->record.state.status);
   if (status) {
     show_committed(r, *change);
-  } else if (status.error().code == "store.fenced" || (stale && status.error().code == "store.unavailable")) {
+  } else if (status.error().code == store_error::kFenced ||
+             (stale && status.error().code == store_error::kUnavailable)) {
     return drop_fenced(r, *change,
                        stale ? "this replica no longer owns the monitor" : status.error().message);
-  } else if (status.error().code == "store.conflict") {
+  } else if (status.error().code == store_error::kConflict) {
     // Another replica, the monitor's owner a moment ago, changed it first: its change
     // stands, and this one (and its alerts) was never stored.
     spdlog::warn("monitor {}: its change to {} is dropped, {}; following the stored state", name, to,
@@ -167,7 +170,7 @@ bool Engine::hold_ping(Runtime& r, Ping& ping, WriteDone& done) {
     }
     note_drop(r.config->name, "ping");
     if (done)
-      done(make_error("store.unavailable",
+      done(make_error(store_error::kUnavailable,
                       "the monitor's last change is not stored yet: the store refuses writes"));
     return true;
   }
@@ -189,7 +192,7 @@ void Engine::release_held(Runtime& r, bool refused) {
         ++(item.ping ? stats_.pings_refused : stats_.results_dropped);
       }
       note_drop(name, item.ping ? "ping" : "result");
-      if (item.done) item.done(make_error("store.unavailable", "the store refuses writes"));
+      if (item.done) item.done(make_error(store_error::kUnavailable, "the store refuses writes"));
       continue;
     }
     if (item.ping) {

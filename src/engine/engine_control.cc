@@ -7,6 +7,7 @@
 
 #include "engine/engine_runtime.h"
 #include "engine/schedule.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 
@@ -128,7 +129,7 @@ void Engine::set_paused(const std::string& name, bool paused, std::function<void
         std::lock_guard lock(mu_);
         ++stats_.store_dropped_writes;
       }
-      done(make_error("store.unavailable", "the store's write queue is full"));
+      done(make_error(store_error::kUnavailable, "the store's write queue is full"));
     }
   });
 }

@@ -35,7 +35,7 @@ void Engine::write_ping(RecordPing op, WriteDone done) {
       std::lock_guard lock(mu_);
       ++stats_.store_dropped_writes;
     }
-    if (refused) refused(make_error("store.full", "the store's write queue is full"));
+    if (refused) refused(make_error(store_error::kUnavailable, "the store's write queue is full"));
   }
 }
 

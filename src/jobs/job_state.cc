@@ -206,7 +206,7 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
     bool recent_end =
         r.checkpoint.last_ok_age_ms && *r.checkpoint.last_ok_age_ms <= 2 * report.report_every.count();
     if (pauses(r) || recent_end) last_pause_activity_ = now;
-    if (r.phase == "warmup") last_warmup_activity_ = now;
+    if (r.phase == DeclaredPhase::kWarmup) last_warmup_activity_ = now;
   }
   const auto here = paused_by_node_.find(report.node);
   if (paused_ranks_ > (here == paused_by_node_.end() ? 0 : here->second))

@@ -304,8 +304,7 @@ void read_rank(const Fields& f, RankReport& r) {
     r.nonfinite_first_age_ms = f.age("nonfinite_first_age_ms");
   }
   if (auto run = f.integer("nonfinite_run")) r.nonfinite_run = static_cast<uint64_t>(*run);
-  r.phase = f.text("phase");
-  if (r.phase.size() > 16) r.phase.resize(16);
+  r.phase = declared_phase(f.text("phase"));
   if (const json::object* c = f.object("collectives")) {
     Fields cf = f.child(*c, f.at("collectives"));
     CollectiveReport cr;
@@ -487,8 +486,25 @@ Result<NodeReport> parse_node_report(std::string_view body) {
 
 std::string_view to_string(RankStatus s) { return name_of(kRankStatusNames, s); }
 
-bool evaluating(const RankReport& r) { return r.status == RankStatus::kEvaluating || r.phase == "eval"; }
+DeclaredPhase declared_phase(std::string_view word) {
+  if (word == "eval") return DeclaredPhase::kEval;
+  if (word == "warmup") return DeclaredPhase::kWarmup;
+  return DeclaredPhase::kTrain;
+}
 
-bool off_pace(const RankReport& r) { return evaluating(r) || r.phase == "warmup"; }
+std::string_view to_string(DeclaredPhase phase) {
+  switch (phase) {
+    case DeclaredPhase::kEval: return "eval";
+    case DeclaredPhase::kWarmup: return "warmup";
+    case DeclaredPhase::kTrain: break;
+  }
+  return "train";
+}
+
+bool evaluating(const RankReport& r) {
+  return r.status == RankStatus::kEvaluating || r.phase == DeclaredPhase::kEval;
+}
+
+bool off_pace(const RankReport& r) { return evaluating(r) || r.phase == DeclaredPhase::kWarmup; }
 
 }  // namespace trainwatch::jobs

@@ -44,6 +44,12 @@ inline constexpr int64_t kMaxStep = int64_t{1} << 53;  // also exact as a double
 enum class RankStatus { kInitializing, kTraining, kCheckpointing, kEvaluating, kFinished, kFailed };
 std::string_view to_string(RankStatus s);
 
+// The phase a rank's job declared through the library (tw_set_phase): evaluation
+// and warm-up are off the job's pace, and say so before their steps look slow.
+enum class DeclaredPhase { kTrain, kEval, kWarmup };
+DeclaredPhase declared_phase(std::string_view word);
+std::string_view to_string(DeclaredPhase phase);
+
 // The agent reads it from the rank's slot and writes it in the report by the slot's names.
 using reporter::CheckpointState;
 using reporter::to_string;
@@ -115,12 +121,13 @@ struct RankReport {
   // The steps in a row of that run, up to the last one seen (optional in schema 1; 0 once
   // the loss is finite again): one NaN is a finding, a streak of them a page (analysis.h).
   std::optional<uint64_t> nonfinite_run;
-  // The phase the job declared ("" or "train": training; "eval", "warmup"), and the
+  // The phase the job declared (the report's "phase": absent or "train", "eval", "warmup";
+  // a word this server does not know reads as training), and the
   // collectives the rank marks (optional in schema 1; absent from older agents and
   // libraries, and for a rank that marks none): how many it entered, the kind of the one it
   // is in (or was in last), whether it is in it now, and, over the agent's samples, the time
   // it was seen in one against the time sampled (cumulative: windows subtract).
-  std::string phase;
+  DeclaredPhase phase = DeclaredPhase::kTrain;
   std::optional<CollectiveReport> collective;
   // Its resident memory at the agent's last sample while it lived (optional in schema 1).
   std::optional<uint64_t> rss_bytes;

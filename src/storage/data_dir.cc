@@ -1,4 +1,5 @@
 #include "storage/data_dir.h"
+#include "storage/store_errors.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -24,34 +25,37 @@ Status prepare_data_dir(const std::string& dir) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   if (ec)
-    return make_error("store.data_dir", "cannot create " + path.parent_path().string() + ": " + ec.message());
+    return make_error(store_error::kDataDir,
+                      "cannot create " + path.parent_path().string() + ": " + ec.message());
   if (::mkdir(dir.c_str(), kDirMode) != 0) {
     if (errno == EEXIST) return Ok{};
-    return make_error("store.data_dir", "cannot create " + dir + ": " + errno_text());
+    return make_error(store_error::kDataDir, "cannot create " + dir + ": " + errno_text());
   }
   // mkdir's mode passes through the umask; a umask of 0077 or 0022 leaves 0700 alone, but
   // one that strips the owner's bits would not, so the mode is set once more.
   if (::chmod(dir.c_str(), kDirMode) != 0) {
-    return make_error("store.data_dir", "cannot set the mode of " + dir + ": " + errno_text());
+    return make_error(store_error::kDataDir, "cannot set the mode of " + dir + ": " + errno_text());
   }
   return Ok{};
 }
 
 Status restrict_database_files(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, kFileMode);
-  if (fd < 0) return make_error("store.open", "cannot open the database '" + path + "': " + errno_text());
+  if (fd < 0)
+    return make_error(store_error::kOpen, "cannot open the database '" + path + "': " + errno_text());
   struct stat st {};
   const bool ok = ::fstat(fd, &st) == 0 && ((st.st_mode & 0777) == kFileMode || ::fchmod(fd, kFileMode) == 0);
   const std::string why = ok ? "" : errno_text();
   ::close(fd);
-  if (!ok) return make_error("store.open", "cannot make the database '" + path + "' private (0600): " + why);
+  if (!ok)
+    return make_error(store_error::kOpen, "cannot make the database '" + path + "' private (0600): " + why);
   // Left over from a run that did not close cleanly, perhaps by a version that made them
   // readable by others.
   for (const char* suffix : {"-wal", "-shm"}) {
     const std::string extra = path + suffix;
     if (::lstat(extra.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0077) != 0) {
       if (::chmod(extra.c_str(), kFileMode) != 0) {
-        return make_error("store.open", "cannot make '" + extra + "' private (0600): " + errno_text());
+        return make_error(store_error::kOpen, "cannot make '" + extra + "' private (0600): " + errno_text());
       }
     }
   }

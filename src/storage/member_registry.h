@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch {
 
@@ -43,7 +44,7 @@ class MemberRegistry {
   // if its row were new (its joined age starts again from 0), because its lease lapsed
   // and what it knew is stale: it settles again before it owns anything.
   // Rows silent for kForgetAfter are deleted on the way. Blocks for one round trip, or a
-  // connect timeout when the database is unreachable ("store.unavailable").
+  // connect timeout when the database is unreachable (store_error::kUnavailable).
   // The reply also reads the database's clock (cluster/database_clock.h).
   virtual Result<BeatReply> beat(const MemberRow& self, bool rejoin = false) = 0;
   // Deletes this member's row, so that a clean stop hands its work over at the others'

@@ -7,6 +7,7 @@
 #include "storage/postgres/member_registry.h"
 #include "storage/postgres/postgres_store.h"
 #include "storage/sqlite/sqlite_store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch {
 namespace {
@@ -30,7 +31,7 @@ Result<OpenedStore> open_store(const std::string& url, const std::string& data_d
   }
   const std::string target = postgres::describe_target(url);
   if (!starts_with(url, "postgresql://") && !starts_with(url, "postgres://")) {
-    return make_error("store.url",
+    return make_error(store_error::kUrl,
                       "store.url " + target + ": expected a postgresql:// URL, or none for SQLite");
   }
   auto store = postgres::PostgresStore::open(url, limits);

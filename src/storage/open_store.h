@@ -5,8 +5,8 @@
 //   postgresql://...    -> postgres::PostgresStore (postgres:// too), and its members table
 //
 // Errors carry a message that names the store without its password, ready for one log
-// line: the codes of SqliteStore::open and postgres::PostgresStore::open, "store.data_dir", and
-// "store.url" for a scheme that names no store.
+// line: the codes of SqliteStore::open and postgres::PostgresStore::open, store_error::kDataDir, and
+// store_error::kUrl for a scheme that names no store.
 #pragma once
 
 #include <memory>
@@ -16,6 +16,7 @@
 #include "core/result.h"
 #include "storage/member_registry.h"
 #include "storage/store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch {
 

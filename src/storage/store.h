@@ -25,6 +25,7 @@
 #include "core/ping.h"
 #include "core/result.h"
 #include "storage/heartbeat_marks.h"
+#include "storage/store_errors.h"
 #include "storage/write_done.h"
 
 namespace trainwatch {
@@ -73,14 +74,14 @@ struct RecordResult {
   // Compare-and-set, for a change that opens or closes an incident (and queues its
   // alerts): it commits only if the stored state still names `expect`'s open incident.
   // When another writer changed it first (a replica that owned the monitor a moment
-  // ago), nothing of the operation is stored and it fails with "store.conflict", so two
+  // ago), nothing of the operation is stored and it fails with store_error::kConflict, so two
   // replicas never both open an incident or both send its alert. A monitor with no stored
   // state yet passes. A store that one process owns (SQLite) has no other writer and
   // skips the check.
   std::optional<ExpectedState> expect = std::nullopt;
   // Fencing, for replicas: the epoch of this replica's claim on the monitor
   // (Store::claim_monitors) when it decided this result. A store that replicas share
-  // refuses the whole operation with "store.fenced", in its own transaction, when the
+  // refuses the whole operation with store_error::kFenced, in its own transaction, when the
   // monitor's current epoch is another (it was claimed since, by a replica that took it
   // over): a replica that was paused or cut off never writes what it decided on a stale
   // view. None: a lone server, whose writes nobody fences.
@@ -150,7 +151,7 @@ struct PruneResults {
 // deleting a user deletes their API tokens in the same transaction. A token is never
 // deleted, only revoked, so the audit log's names keep meaning something. A save that
 // carries a single sign-on subject applies only to a user of that subject (or one made
-// before subjects were kept); on another's user it is refused: "store.exists"
+// before subjects were kept); on another's user it is refused: store_error::kExists
 // (storage/user_identity.h).
 struct SaveUser {
   UserRecord user;
@@ -158,11 +159,11 @@ struct SaveUser {
 struct DeleteUser {
   std::string name;
 };
-// Fails with "store.exists" when the id or the digest is taken.
+// Fails with store_error::kExists when the id or the digest is taken.
 struct SaveApiToken {
   ApiTokenRecord token;
 };
-// Fails with "store.not_found" for an unknown or already revoked id.
+// Fails with store_error::kNotFound for an unknown or already revoked id.
 struct RevokeApiToken {
   std::string id;
   SystemTime at{};
@@ -214,8 +215,8 @@ struct DeleteApiChannel {
 };
 
 // An update posted about an incident, open or closed (its id and update.id are ignored: the
-// store picks the id). Fails with "store.not_found" when no incident has
-// update.incident_id, and with "store.full" when the incident already holds
+// store picks the id). Fails with store_error::kNotFound when no incident has
+// update.incident_id, and with store_error::kFull when the incident already holds
 // kMaxUpdatesPerIncident updates; neither counts as a store failure in write_health().
 struct AddIncidentUpdate {
   IncidentUpdate update;
@@ -416,10 +417,10 @@ struct UptimeQuery {
 
 // How the store's writes are going, for /healthz and /metrics.
 //
-// Error codes a write's `done` may get: "store.unavailable" when the store could not take
+// Error codes a write's `done` may get: store_error::kUnavailable when the store could not take
 // the write for a reason that passes (the disk or file system is full, an I/O error, the
 // file is read-only or locked by another process, the queue is full): writing the same
-// operation again later may succeed. Anything else ("store.write", "store.not_found")
+// operation again later may succeed. Anything else (store_error::kWrite, store_error::kNotFound)
 // fails the same way again.
 struct WriteHealth {
   // True from a transaction that failed for a passing reason until one commits.
@@ -535,7 +536,7 @@ class Store {
   // with no one, and its owner counts from next_incident_id(): this default says so.
   virtual Result<int64_t> reserve_incident_ids(int count) {
     (void)count;
-    return make_error("store.unsupported", "this store is not shared: count from next_incident_id()");
+    return make_error(store_error::kUnsupported, "this store is not shared: count from next_incident_id()");
   }
 
   // Takes `monitors` for `owner` (a replica's member id): each one's epoch grows by one
@@ -546,7 +547,7 @@ class Store {
                                                                 const std::vector<std::string>& monitors) {
     (void)owner;
     (void)monitors;
-    return make_error("store.unsupported", "this store is not shared: nothing to fence");
+    return make_error(store_error::kUnsupported, "this store is not shared: nothing to fence");
   }
 
   // Outbox rows. With `after_id` set: oldest first (id ascending); otherwise newest first.

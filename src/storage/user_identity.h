@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch {
 
@@ -26,9 +27,9 @@ inline constexpr const char* kSaveUserConflict =
 
 // The refusal of a save the statement above did not apply.
 inline Error another_subjects_user(const std::string& name) {
-  return make_error("store.exists", "the user " + name +
-                                        " is someone else's: a local user, or another "
-                                        "single sign-on subject's");
+  return make_error(store_error::kExists, "the user " + name +
+                                              " is someone else's: a local user, or another "
+                                              "single sign-on subject's");
 }
 
 }  // namespace trainwatch

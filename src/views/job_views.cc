@@ -124,7 +124,7 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
       {"health", jobs::to_string(health)},
       {"attempt", l.attempt ? json::value(*l.attempt) : json::value(nullptr)},
       {"run_id", l.run_id.empty() ? json::value(nullptr) : json::value(l.run_id)},
-      {"phase", l.phase.empty() ? "train" : l.phase},
+      {"phase", to_string(l.phase)},
       {"collective", l.collective ? json::value(json::object{{"count", l.collective->count},
                                                              {"kind", l.collective->kind},
                                                              {"inside", l.collective->inside}})

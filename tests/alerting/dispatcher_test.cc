@@ -12,6 +12,7 @@
 #include "fakes/fake_sender.h"
 #include "fakes/fake_store.h"
 #include "fakes/manual_clock.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::alerting {
 namespace {
@@ -544,7 +545,7 @@ TEST_F(DispatcherReSendPlannerTest, ReSendsAreNoRemindersAndStopAtRecovery) {
 TEST_F(DispatcherTest, AnOutboxThatCannotBeReadIsReportedAndReadAgainUntilItWorks) {
   start({"slack"});
   EXPECT_FALSE(dispatcher_->outbox_trouble());
-  store_.fail_outbox_reads(Error{"store.read", "canceling statement due to lock timeout"});
+  store_.fail_outbox_reads(Error{store_error::kRead, "canceling statement due to lock timeout"});
   add("slack", EventKind::kDown, "api", 1);  // committed; the read that follows fails
   EXPECT_TRUE(sent_to("slack").empty());
   advance(seconds(6));

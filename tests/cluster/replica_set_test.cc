@@ -12,6 +12,7 @@
 #include "cluster/membership.h"
 #include "cluster/replica_set.h"
 #include "fakes/manual_clock.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::cluster {
 namespace {
@@ -26,7 +27,7 @@ class LoneRegistry final : public MemberRegistry {
   Result<BeatReply> beat(const MemberRow& self, bool rejoin) override {
     std::lock_guard lock(mu_);
     rejoins_.push_back(rejoin);
-    if (failing_) return make_error("store.unavailable", "members: the connection is cut");
+    if (failing_) return make_error(store_error::kUnavailable, "members: the connection is cut");
     MemberRow row = self;
     row.joined_age = rejoin ? Millis(0) : Millis(60'000);
     return BeatReply{{row}, database_time(), std::chrono::microseconds(500)};
@@ -38,7 +39,7 @@ class LoneRegistry final : public MemberRegistry {
   }
   Status leave(const std::string&) override { return Ok{}; }
   Result<std::vector<std::string>> await_nudges(Millis) override {
-    return make_error("store.unavailable", "members: not connected");
+    return make_error(store_error::kUnavailable, "members: not connected");
   }
   std::vector<bool> rejoins() const {
     std::lock_guard lock(mu_);
@@ -127,7 +128,7 @@ class BesideAnOldMember final : public MemberRegistry {
   }
   Status leave(const std::string&) override { return Ok{}; }
   Result<std::vector<std::string>> await_nudges(Millis) override {
-    return make_error("store.unavailable", "members: not connected");
+    return make_error(store_error::kUnavailable, "members: not connected");
   }
   void old_beat_ago(Millis age) {
     std::lock_guard lock(mu_);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "config/reload_scope.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch {
 namespace {
@@ -26,7 +27,7 @@ TEST(KeysNeedingRestart, NamesEachKeyReadOnlyAtStartThatChanged) {
   next.store.url = "postgresql://tw@db/tw";
   next.server.max_connections_per_address = 8;
   EXPECT_EQ(keys_needing_restart(running, next),
-            (Keys{"server.listen", "server.max_connections_per_address", "store.url"}));
+            (Keys{"server.listen", "server.max_connections_per_address", store_error::kUrl}));
 }
 
 TEST(KeysNeedingRestart, SingleSignOnAddedOrChangedNeedsARestart) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine_harness.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 namespace {
@@ -21,7 +22,7 @@ TEST_F(CommitRetryTest, ARefusedChangeIsWrittenAgainAfter100msDoublingTo5s) {
   ASSERT_TRUE(down->opened.has_value());
   const int64_t incident = down->opened->id;
 
-  const Status full = make_error("store.unavailable", "database or disk is full");
+  const Status full = make_error(store_error::kUnavailable, "database or disk is full");
   for (int64_t delay : {100, 200, 400, 800, 1'600, 3'200, 5'000, 5'000, 5'000}) {
     ASSERT_TRUE(store_.answer(full));
     advance(Millis(delay - 1));
@@ -61,7 +62,7 @@ TEST_F(CommitRetryTest, AChangeAnotherReplicaMadeFirstIsDroppedForTheStoredOne) 
   theirs.open_incident_id = 77;
   store_.put_state("api", theirs);
   store_.put_incident(Incident{77, "api", clock_.system_time(), std::nullopt, "timeout", ""});
-  ASSERT_TRUE(store_.answer(make_error("store.conflict", "another replica changed it first")));
+  ASSERT_TRUE(store_.answer(make_error(store_error::kConflict, "another replica changed it first")));
   settle();
   EXPECT_EQ(view("api").state.status, MonitorStatus::kDown);
   ASSERT_TRUE(view("api").open_incident.has_value());

@@ -8,6 +8,7 @@
 #include "engine/engine.h"
 #include "fakes/fake_store.h"
 #include "fakes/manual_clock.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 namespace {
@@ -103,7 +104,7 @@ TEST_F(CommitTest, ADownIsShownOnlyOnceStoredAndItsWriteIsRetriedUntilItCommits)
 
   // The disk is full: the write is refused, and tried again.
   for (int refusals = 0; refusals < 3; ++refusals) {
-    ASSERT_TRUE(store_.answer(make_error("store.unavailable", "database or disk is full")));
+    ASSERT_TRUE(store_.answer(make_error(store_error::kUnavailable, "database or disk is full")));
     ASSERT_TRUE(run_until([&] { return store_.waiting() > 0; })) << "no retry after refusal " << refusals;
     const RecordResult* again = store_.front<RecordResult>();
     ASSERT_NE(again, nullptr);
@@ -141,7 +142,7 @@ TEST_F(CommitTest, PingsWhileAChangeIsRefusedAreAnsweredUnavailable) {
   std::optional<Status> fail_answer;
   engine_.record_ping("nightly", fail, [&](const Status& s) { fail_answer = s; });
   ASSERT_TRUE(run_until([&] { return store_.waiting() >= 2; }));  // its change, then its own row
-  const Status full = make_error("store.unavailable", "database or disk is full");
+  const Status full = make_error(store_error::kUnavailable, "database or disk is full");
   while (store_.answer(full)) {
   }
   ASSERT_TRUE(run_until([&] { return fail_answer.has_value(); }));
@@ -154,7 +155,7 @@ TEST_F(CommitTest, PingsWhileAChangeIsRefusedAreAnsweredUnavailable) {
   engine_.record_ping("nightly", Ping{}, [&](const Status& s) { answer = s; });
   ASSERT_TRUE(run_until([&] { return answer.has_value(); }));
   EXPECT_FALSE(answer->ok());
-  EXPECT_EQ(answer->error().code, "store.unavailable");
+  EXPECT_EQ(answer->error().code, store_error::kUnavailable);
   EXPECT_GE(engine_.stats().pings_refused, 1u);
 }
 

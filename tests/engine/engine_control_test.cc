@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine_harness.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 namespace {
@@ -72,9 +73,9 @@ TEST_F(EngineControlTest, APauseTheStoreRefusesIsAnsweredWithTheRefusalAndStored
   std::optional<Status> answered;
   engine_.set_paused("api", true, [&](const Status& s) { answered = s; });
   settle();
-  ASSERT_TRUE(store_.answer(make_error("store.unavailable", "disk full")));
+  ASSERT_TRUE(store_.answer(make_error(store_error::kUnavailable, "disk full")));
   ASSERT_TRUE(answered.has_value());
-  EXPECT_EQ(answered->error().code, "store.unavailable");
+  EXPECT_EQ(answered->error().code, store_error::kUnavailable);
   // The pause is in force here; a client that heard 503 asks again, and that is stored.
   EXPECT_EQ(view("api").state.status, MonitorStatus::kPaused);
   answered.reset();

@@ -7,6 +7,7 @@
 
 #include "engine/ownership.h"
 #include "engine_harness.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::engine {
 namespace {
@@ -180,7 +181,7 @@ TEST_F(EngineReplicas, AFencedChangeIsDroppedAndTheMonitorClaimedAgainBeforeItIs
   const auto* change = store_.front<RecordResult>();
   ASSERT_NE(change, nullptr);
   ASSERT_TRUE(change->opened.has_value()) << "a DOWN that opens an incident";
-  ASSERT_TRUE(store_.answer(make_error("store.fenced", "fenced: a newer epoch")));
+  ASSERT_TRUE(store_.answer(make_error(store_error::kFenced, "fenced: a newer epoch")));
   settle();
   EXPECT_NE(view("api").state.status, MonitorStatus::kDown) << "a refused change is never shown";
   const size_t checks = checkers_.started().size();
@@ -246,7 +247,7 @@ TEST_F(EngineReplicas, AHeartbeatWhosePingsCannotBeReadHoldsUpNoCheckAndGetsNoVe
   ping.at = clock_.system_time();
   engine_.record_ping("nightly", ping, {});  // a finish: due 2 s later, missed 1 s after that
   settle();
-  store_.fail_ping_reads(make_error("store.read", "canceling statement due to lock timeout"));
+  store_.fail_ping_reads(make_error(store_error::kRead, "canceling statement due to lock timeout"));
 
   const MonoTime locked = clock_.monotonic_time();
   advance(Millis(5'000));  // the deadline (3 s) passed; its read has not even run
@@ -305,7 +306,7 @@ TEST_F(EngineReplicas, APingStoredWhileThePingsWereLockedCountsFromWhenItCame) {
   engine_.record_ping("often", ping, {});
   engine_.record_ping("nightly", ping, {});  // due 10 s later, missed 1 s after that
   settle();
-  store_.fail_ping_reads(make_error("store.read", "canceling statement due to lock timeout"));
+  store_.fail_ping_reads(make_error(store_error::kRead, "canceling statement due to lock timeout"));
   step(5);  // often's read failed at 3 s: the outage is on
   ASSERT_TRUE(engine_.stats().pings_unreadable_since.has_value());
 

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "storage/store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::testing {
 
@@ -155,7 +156,7 @@ class FakeStore final : public Store {
     return first;
   }
   // As a shared store claims them: each claim grows the monitor's epoch. Writes are not
-  // fenced here; a test answers one with "store.fenced" to play a newer claim elsewhere.
+  // fenced here; a test answers one with store_error::kFenced to play a newer claim elsewhere.
   Result<std::map<std::string, int64_t>> claim_monitors(const std::string& owner,
                                                         const std::vector<std::string>& monitors) override {
     std::lock_guard lock(mu_);

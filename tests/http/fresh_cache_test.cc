@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fakes/manual_clock.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::http {
 namespace {
@@ -48,7 +49,7 @@ struct Source {
       }
       ++builds;
       if (wait_for.valid()) wait_for.wait();
-      if (read == "fail") return make_error("store.read", "the store cannot be read");
+      if (read == "fail") return make_error(store_error::kRead, "the store cannot be read");
       return read;
     };
   }

@@ -10,6 +10,7 @@
 #include "fakes/fake_store.h"
 #include "fakes/manual_clock.h"
 #include "jobs/report_intake.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::jobs {
 namespace {
@@ -92,7 +93,7 @@ TEST_F(ReportIntakeTest, AReportTheStoreRefusesIsAnswered503AndNeverApplied) {
   ASSERT_EQ(await(first).status, 200);
 
   auto refused = submit("train", body("n2", 1));
-  ASSERT_TRUE(store_.answer(make_error("store.unavailable", "database or disk is full")));
+  ASSERT_TRUE(store_.answer(make_error(store_error::kUnavailable, "database or disk is full")));
   IntakeAnswer a = await(refused);
   EXPECT_EQ(a.status, 503);
   EXPECT_NE(a.detail.find("database or disk is full"), std::string::npos) << a.detail;
@@ -102,7 +103,7 @@ TEST_F(ReportIntakeTest, AReportTheStoreRefusesIsAnswered503AndNeverApplied) {
 
 TEST_F(ReportIntakeTest, AReportThatCreatesNoJobWhenRefusedLeavesNoJob) {
   auto refused = submit("fresh", body("n1", 0));
-  ASSERT_TRUE(store_.answer(make_error("store.unavailable", "disk I/O error")));
+  ASSERT_TRUE(store_.answer(make_error(store_error::kUnavailable, "disk I/O error")));
   EXPECT_EQ(await(refused).status, 503);
   EXPECT_FALSE(registry_.snapshot("fresh").has_value());
   EXPECT_TRUE(registry_.names().empty());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "storage/conformance.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::testing {
 namespace {
@@ -33,7 +34,7 @@ TYPED_TEST(StoreAccounts, ASingleSignOnSubjectUpdatesOnlyItsOwnUser) {
 
   const Status other = write_and_wait(store, SaveUser{sso_user("alice", "viewer", "sub-impostor")});
   ASSERT_FALSE(other.ok()) << "another subject that claims the name alice";
-  EXPECT_EQ(other.error().code, "store.exists");
+  EXPECT_EQ(other.error().code, store_error::kExists);
   this->reopen();
   auto alice = stored(this->store(), "alice");
   ASSERT_TRUE(alice.has_value());
@@ -47,7 +48,7 @@ TYPED_TEST(StoreAccounts, ASingleSignOnSaveNeverTakesALocalUser) {
   const UserRecord local{"root", "admin", "$argon2id$...", "", "local", from_unix_ms(kT0), "", ""};
   ASSERT_TRUE(write_and_wait(store, SaveUser{local}).ok());
   EXPECT_EQ(write_and_wait(store, SaveUser{sso_user("root", "viewer", "sub-root")}).error().code,
-            "store.exists");
+            store_error::kExists);
   EXPECT_EQ(stored(store, "root")->password_hash, "$argon2id$...");
   EXPECT_EQ(stored(store, "root")->oidc_subject, "");
 }

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "storage/conformance.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::testing {
 namespace {
@@ -31,9 +32,9 @@ TYPED_TEST(StoreCommit, AFailedOperationFailsAloneAndTheRestOfItsBatchCommits) {
 
   EXPECT_TRUE(statuses[0].ok()) << statuses[0].error().message;
   ASSERT_FALSE(statuses[1].ok());
-  EXPECT_EQ(statuses[1].error().code, "store.write");
+  EXPECT_EQ(statuses[1].error().code, store_error::kWrite);
   ASSERT_FALSE(statuses[2].ok());
-  EXPECT_EQ(statuses[2].error().code, "store.not_found") << statuses[2].error().message;
+  EXPECT_EQ(statuses[2].error().code, store_error::kNotFound) << statuses[2].error().message;
   EXPECT_TRUE(statuses[3].ok());
   // A caller's mistake is counted, but the store is not refusing writes.
   const WriteHealth health = store->write_health();

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "storage/conformance.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::testing {
 namespace {
@@ -60,7 +61,7 @@ TYPED_TEST(StoreIncidentUpdates, AnUpdateOfAnUnknownIncidentIsNotFoundAndStoresN
   Store& store = this->store();
   Status missing = write_and_wait(store, update_of(42, kT0, IncidentUpdateStatus::kMonitoring, "watching"));
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().code, "store.not_found");
+  EXPECT_EQ(missing.error().code, store_error::kNotFound);
   EXPECT_FALSE(store.write_health().refusing) << "a missing incident is the caller's, not the store's";
   auto updates = store.incident_updates({42});
   ASSERT_TRUE(updates.ok());
@@ -81,7 +82,7 @@ TYPED_TEST(StoreIncidentUpdates, AnIncidentTakesAtMostTheBoundOfUpdates) {
   for (int i = 0; i < kMaxUpdatesPerIncident; ++i) EXPECT_TRUE(done[static_cast<size_t>(i)].get().ok()) << i;
   Status over = done.back().get();
   ASSERT_FALSE(over.ok());
-  EXPECT_EQ(over.error().code, "store.full");
+  EXPECT_EQ(over.error().code, store_error::kFull);
   EXPECT_FALSE(store.write_health().refusing);
   auto updates = store.incident_updates({1});
   ASSERT_TRUE(updates.ok());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "storage/conformance.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::testing {
 namespace {
@@ -192,7 +193,7 @@ TYPED_TEST(StoreOutbox, UpdatesMoveADeliveryOutOfPending) {
   nobody.status = DeliveryStatus::kFailed;
   Status missing = write_and_wait(store, nobody);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().code, "store.not_found");
+  EXPECT_EQ(missing.error().code, store_error::kNotFound);
   EXPECT_FALSE(store.write_health().refusing) << "a missing row is the caller's, not the store's";
 }
 

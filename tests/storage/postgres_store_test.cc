@@ -18,6 +18,7 @@
 #include "storage/conformance.h"
 #include "storage/postgres/member_registry.h"
 #include "storage/postgres/migrations.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::testing {
 namespace {
@@ -59,7 +60,7 @@ TEST_F(PostgresStoreTest, WhileTheServerIsDownWritesFailUnavailableAndCommitAgai
     r.ping.at = from_unix_ms(kT0 + i);
     Status refused = write_and_wait(store, RecordPing{r});
     ASSERT_FALSE(refused.ok()) << "a ping acknowledged while the database is down";
-    EXPECT_EQ(refused.error().code, "store.unavailable");
+    EXPECT_EQ(refused.error().code, store_error::kUnavailable);
   }
   const WriteHealth down = store.write_health();
   EXPECT_TRUE(down.refusing);
@@ -67,7 +68,7 @@ TEST_F(PostgresStoreTest, WhileTheServerIsDownWritesFailUnavailableAndCommitAgai
   EXPECT_EQ(down.failed_pings, 3u);
   auto read = store.load_states();
   ASSERT_FALSE(read.ok());
-  EXPECT_EQ(read.error().code, "store.read");
+  EXPECT_EQ(read.error().code, store_error::kRead);
 
   ASSERT_TRUE(PgServer::instance().start().ok());
   // The writer retries after its backoff; a write succeeds within a few of them.
@@ -87,7 +88,7 @@ TEST_F(PostgresStoreTest, AnUnreachableServerIsAnErrorThatNeverShowsThePassword)
   const std::string url = "postgresql://tw:s3cret-pw@127.0.0.1:1/trainwatch";
   auto opened = postgres::PostgresStore::open(url);
   ASSERT_FALSE(opened.ok());
-  EXPECT_EQ(opened.error().code, "store.unavailable");
+  EXPECT_EQ(opened.error().code, store_error::kUnavailable);
   EXPECT_EQ(opened.error().message.find("s3cret-pw"), std::string::npos) << opened.error().message;
   EXPECT_NE(opened.error().message.find("127.0.0.1"), std::string::npos) << opened.error().message;
 }
@@ -119,11 +120,11 @@ TEST_F(PostgresStoreTest, AWrongPasswordIsAnAuthErrorThatNeverShowsThePassword) 
   tx.exec("SELECT pg_reload_conf()");
 
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().code, "store.auth");
+  EXPECT_EQ(refused.error().code, store_error::kAuth);
   EXPECT_EQ(refused.error().message.find("wrong-pw"), std::string::npos) << refused.error().message;
   // tw may connect but owns nothing: opening fails later, never on the password.
   if (!accepted.ok()) {
-    EXPECT_NE(accepted.error().code, "store.auth") << accepted.error().message;
+    EXPECT_NE(accepted.error().code, store_error::kAuth) << accepted.error().message;
   }
 }
 
@@ -138,7 +139,7 @@ TEST_F(PostgresStoreTest, ADatabaseFromANewerTrainwatchIsRefusedNamingBothVersio
   }
   auto opened = postgres::PostgresStore::open(url_);
   ASSERT_FALSE(opened.ok());
-  EXPECT_EQ(opened.error().code, "store.schema_too_new");
+  EXPECT_EQ(opened.error().code, store_error::kSchemaTooNew);
   EXPECT_NE(opened.error().message.find("99"), std::string::npos);
   EXPECT_NE(opened.error().message.find(std::to_string(postgres::kSchemaVersion)), std::string::npos);
 }
@@ -185,7 +186,7 @@ TEST_F(PostgresStoreTest, PingsQueuedTogetherAreStoredTogetherAndABadOneFailsAlo
     std::unique_lock lock(mu);
     ASSERT_TRUE(all_done.wait_for(lock, std::chrono::seconds(30), [&] { return done == kPings; }));
   }
-  EXPECT_EQ(failures, std::vector<std::string>{"store.write"});
+  EXPECT_EQ(failures, std::vector<std::string>{store_error::kWrite});
   EXPECT_FALSE(store.write_health().refusing) << "one bad value is no store failure";
   auto stored = store.pings(PingQuery{"ckpt", std::nullopt, 1'000});
   ASSERT_TRUE(stored.ok()) << stored.error().message;
@@ -241,7 +242,7 @@ TEST_F(PostgresStoreTest, ResultsQueuedTogetherAreStoredAsOneByOneAndABadOneFail
     std::unique_lock lock(mu);
     ASSERT_TRUE(all_done.wait_for(lock, std::chrono::seconds(30), [&] { return done == kEach * 3; }));
   }
-  EXPECT_EQ(failures, std::vector<std::string>{"store.write"});
+  EXPECT_EQ(failures, std::vector<std::string>{store_error::kWrite});
 
   auto api = store.results(ResultQuery{"api", std::nullopt, 1'000});
   ASSERT_TRUE(api.ok()) << api.error().message;
@@ -339,7 +340,7 @@ TEST_F(PostgresStoreTest, OfTwoChangesFromTheSameStateOnlyTheFirstCommits) {
   ASSERT_TRUE(write_and_wait(store, down_with(1)).ok());
   Status second = write_and_wait(store, down_with(2));
   ASSERT_FALSE(second.ok()) << "a second incident opened over the first";
-  EXPECT_EQ(second.error().code, "store.conflict");
+  EXPECT_EQ(second.error().code, store_error::kConflict);
   EXPECT_FALSE(store.write_health().refusing);
 
   auto incidents = store.incidents(IncidentQuery{});
@@ -400,7 +401,7 @@ TEST_F(PostgresStoreTest, AWriteDecidedUnderAnOlderEpochIsRefusedWholeAndStoresN
   down.epoch = 1;
   Status refused = write_and_wait(store, down);
   ASSERT_FALSE(refused.ok()) << "a change decided under a claim that moved";
-  EXPECT_EQ(refused.error().code, "store.fenced");
+  EXPECT_EQ(refused.error().code, store_error::kFenced);
   EXPECT_FALSE(store.write_health().refusing) << "a fenced write is no failure of the store";
 
   // Plain results go in runs of one statement: each is fenced on its own.
@@ -427,7 +428,7 @@ TEST_F(PostgresStoreTest, AWriteDecidedUnderAnOlderEpochIsRefusedWholeAndStoresN
     }));
   }
   ASSERT_FALSE(outcomes[0]->ok());
-  EXPECT_EQ(outcomes[0]->error().code, "store.fenced");
+  EXPECT_EQ(outcomes[0]->error().code, store_error::kFenced);
   EXPECT_TRUE(outcomes[1]->ok()) << outcomes[1]->error().message;
   EXPECT_TRUE(outcomes[2]->ok()) << "db is still a's";
 
@@ -671,7 +672,7 @@ TEST_F(PostgresStoreTest, AFencedWriteWaitingOnALockedTableDoesNotHoldUpAClaim) 
   std::unique_lock guard(mu);
   ASSERT_TRUE(cv.wait_for(guard, std::chrono::seconds(10), [&] { return written.has_value(); }));
   ASSERT_FALSE(written->ok()) << "decided under epoch 1, after the claim of epoch 2";
-  EXPECT_EQ(written->error().code, "store.fenced");
+  EXPECT_EQ(written->error().code, store_error::kFenced);
 }
 
 // A beat reads the database's clock, give or take half the round trip that read it.

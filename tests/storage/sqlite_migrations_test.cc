@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "storage/sqlite/sqlite_store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 namespace {
@@ -120,7 +121,7 @@ TEST_F(SqliteMigrationsTest, ADatabaseFromANewerTrainwatchIsRefused) {
   }
   auto store = SqliteStore::open(path_);
   ASSERT_FALSE(store.ok());
-  EXPECT_EQ(store.error().code, "store.schema_too_new");
+  EXPECT_EQ(store.error().code, store_error::kSchemaTooNew);
 }
 
 TEST_F(SqliteMigrationsTest, AFailedMigrationAppliesNothing) {
@@ -130,7 +131,7 @@ TEST_F(SqliteMigrationsTest, AFailedMigrationAppliesNothing) {
   db.exec("CREATE TABLE incidents_monitor_id (x INTEGER)");
   auto migrated = migrate_sqlite(db);
   ASSERT_FALSE(migrated.ok());
-  EXPECT_EQ(migrated.error().code, "store.migrate");
+  EXPECT_EQ(migrated.error().code, store_error::kMigrate);
   EXPECT_EQ(*sqlite_schema_version(db), 1);
   EXPECT_FALSE(has_index(db, "check_results_monitor_at"));
 }

@@ -1,4 +1,5 @@
 #include "storage/sqlite/sqlite_store.h"
+#include "storage/store_errors.h"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -100,7 +101,7 @@ TEST_F(SqliteStoreTest, AWalDeletedUnderTheStoreRefusesWritesAndKeepsWhatItAckno
   for (int i = 0; i < 3; ++i) {
     const Status refused = write_and_wait(*store, success_ping(kT0 + 1000 + i));
     ASSERT_FALSE(refused.ok()) << "a ping acknowledged after its WAL was deleted";
-    EXPECT_EQ(refused.error().code, "store.unavailable");
+    EXPECT_EQ(refused.error().code, store_error::kUnavailable);
     EXPECT_NE(refused.error().message.find("trainwatch.db-wal' was deleted"), std::string::npos)
         << refused.error().message;
   }
@@ -175,7 +176,7 @@ TEST_F(SqliteStoreTest, AFullQueueRefusesWritesUntilItDrains) {
 TEST_F(SqliteStoreTest, AMissingDirectoryIsAnErrorNotACrash) {
   auto store = sqlite::SqliteStore::open((dir_ / "no" / "such" / "dir" / "trainwatch.db").string());
   ASSERT_FALSE(store.ok());
-  EXPECT_EQ(store.error().code, "store.open");
+  EXPECT_EQ(store.error().code, store_error::kOpen);
   EXPECT_NE(store.error().message.find("no/such/dir"), std::string::npos) << store.error().message;
 }
 
@@ -183,7 +184,7 @@ TEST_F(SqliteStoreTest, AFileThatIsNotADatabaseIsAnError) {
   std::ofstream(path_) << std::string(8192, 'x');
   auto store = sqlite::SqliteStore::open(path_);
   ASSERT_FALSE(store.ok());
-  EXPECT_EQ(store.error().code, "store.open");
+  EXPECT_EQ(store.error().code, store_error::kOpen);
 }
 
 TEST_F(SqliteStoreTest, AnUnknownStatusInTheFileIsReportedAsCorrupt) {
@@ -195,7 +196,7 @@ TEST_F(SqliteStoreTest, AnUnknownStatusInTheFileIsReportedAsCorrupt) {
   }
   auto states = store->load_states();
   ASSERT_FALSE(states.ok());
-  EXPECT_EQ(states.error().code, "store.corrupt");
+  EXPECT_EQ(states.error().code, store_error::kCorrupt);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/store_errors.h"
 #include "views/write_access.h"
 
 namespace trainwatch::views {
@@ -39,7 +40,7 @@ TEST(HeldAnswer, ARecordTheStoreRefusedStillLetsTheAnswerOut) {
   Sent sent;
   HeldAnswer held = hold_until_recorded(sent.responder());
   held.answer(http::Response::json(200, "{}"));
-  held.recorded(make_error("store.unavailable", "disk full"));
+  held.recorded(make_error(store_error::kUnavailable, "disk full"));
   EXPECT_EQ(sent.statuses, std::vector<int>{200});
 }
 

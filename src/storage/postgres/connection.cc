@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/redaction.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 namespace {
@@ -92,11 +93,11 @@ Result<std::unique_ptr<pqxx::connection>> connect(const std::string& url, Sessio
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
     for (char& c : message) c = c == '\n' ? ' ' : c;  // libpq's lines, one per host tried: one log line
     const std::string where = "cannot connect to " + describe_target(url) + ": ";
-    if (is_auth_failure(message)) return make_error("store.auth", where + message);
+    if (is_auth_failure(message)) return make_error(store_error::kAuth, where + message);
     if (contains(message, "database") && contains(message, "does not exist")) {
-      return make_error("store.open", where + message);
+      return make_error(store_error::kOpen, where + message);
     }
-    return make_error("store.unavailable", where + message);
+    return make_error(store_error::kUnavailable, where + message);
   }
 }
 

@@ -26,6 +26,7 @@
 
 #include "core/database_session.h"
 #include "core/result.h"
+#include "storage/store_errors.h"
 
 // pqxx::connection itself, not its base: connection_base has no virtual destructor.
 #include <pqxx/connection>
@@ -45,8 +46,8 @@ std::string describe_target(std::string_view url);
 enum class SessionRole { kWriter, kReader, kMembers };
 
 // Opens one connection. A connection that breaks is dropped by its user, not reused.
-// Errors: "store.auth" (the server refused the credentials), "store.unavailable" (cannot
-// reach it, or it is starting or shutting down), "store.open" (anything else).
+// Errors: store_error::kAuth (the server refused the credentials), store_error::kUnavailable (cannot
+// reach it, or it is starting or shutting down), store_error::kOpen (anything else).
 Result<std::unique_ptr<pqxx::connection>> connect(const std::string& url, SessionRole role,
                                                   const DatabaseSessionLimits& limits);
 
@@ -56,7 +57,7 @@ std::string session_settings(SessionRole role, const DatabaseSessionLimits& limi
 std::string with_bounds(const std::string& url, const DatabaseSessionLimits& limits);
 
 // Why an operation failed, as counted in WriteHealth::failures_by_reason, and whether the
-// same operation may succeed later ("store.unavailable") or not ("store.write").
+// same operation may succeed later (store_error::kUnavailable) or not (store_error::kWrite).
 // "unavailable" is a lost or refused connection; the rest are SQLite's reasons.
 struct FailureKind {
   const char* reason;

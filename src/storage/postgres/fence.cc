@@ -1,5 +1,6 @@
 // Fencing by epoch: see fence.h.
 #include "storage/postgres/fence.h"
+#include "storage/store_errors.h"
 
 #include <fmt/format.h>
 
@@ -42,7 +43,7 @@ Status check_fence(Tx& tx, const std::string& monitor, int64_t epoch) {
   const std::optional<int64_t> stored =
       row.empty() ? std::nullopt : std::optional<int64_t>(row[0][0].as<int64_t>());
   if (stored == epoch) return Ok{};
-  return make_error("store.fenced",
+  return make_error(store_error::kFenced,
                     fmt::format("fenced: decided under epoch {}, and the monitor's epoch is {}{}", epoch,
                                 stored ? std::to_string(*stored) : "none",
                                 row.empty() ? "" : " (owner " + row[0][1].as<std::string>() + ")"));

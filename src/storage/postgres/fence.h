@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "storage/postgres/write_ops.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 
@@ -25,7 +26,7 @@ Result<std::map<std::string, int64_t>> claim_monitors_in(Tx& tx, const std::stri
                                                          const std::vector<std::string>& monitors);
 
 // Ok when `monitor`'s epoch is `epoch` (its row then locked until the commit);
-// "store.fenced" otherwise, naming both.
+// store_error::kFenced otherwise, naming both.
 Status check_fence(Tx& tx, const std::string& monitor, int64_t epoch);
 
 // The same for a run of results in one statement: for each, whether it may be written

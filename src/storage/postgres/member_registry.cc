@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "storage/postgres/connection.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 
@@ -40,7 +41,8 @@ Status PgMemberRegistry::ensure_connected() {
   try {
     listener_ = std::make_unique<NudgeListener>(**conn);  // LISTEN
   } catch (const std::exception& e) {
-    return make_error("store.unavailable", "members: cannot listen for nudges: " + scrub(e.what(), url_));
+    return make_error(store_error::kUnavailable,
+                      "members: cannot listen for nudges: " + scrub(e.what(), url_));
   }
   conn_ = std::move(*conn);
   return Ok{};
@@ -52,7 +54,7 @@ void PgMemberRegistry::drop_connection() {
 }
 
 Result<std::vector<std::string>> PgMemberRegistry::await_nudges(Millis timeout) {
-  if (!conn_ || !listener_) return make_error("store.unavailable", "members: not connected");
+  if (!conn_ || !listener_) return make_error(store_error::kUnavailable, "members: not connected");
   try {
     if (listener_->received.empty()) {
       const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
@@ -61,7 +63,7 @@ Result<std::vector<std::string>> PgMemberRegistry::await_nudges(Millis timeout) 
     return std::exchange(listener_->received, {});
   } catch (const std::exception& e) {
     drop_connection();
-    return make_error("store.unavailable", "members: " + scrub(e.what(), url_));
+    return make_error(store_error::kUnavailable, "members: " + scrub(e.what(), url_));
   }
 }
 
@@ -104,7 +106,7 @@ Result<BeatReply> PgMemberRegistry::beat(const MemberRow& self, bool rejoin) {
   } catch (const std::exception& e) {
     const FailureKind kind = classify(e);
     if (kind.connection_lost) drop_connection();
-    return make_error(kind.connection_lost ? "store.unavailable" : "store.write",
+    return make_error(kind.connection_lost ? store_error::kUnavailable : store_error::kWrite,
                       "members: " + scrub(e.what(), url_));
   }
 }
@@ -118,7 +120,7 @@ Status PgMemberRegistry::leave(const std::string& id) {
     return Ok{};
   } catch (const std::exception& e) {
     drop_connection();
-    return make_error("store.write", "members: " + scrub(e.what(), url_));
+    return make_error(store_error::kWrite, "members: " + scrub(e.what(), url_));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "storage/postgres/connection.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 namespace {
@@ -321,7 +322,7 @@ Result<int> schema_version(pqxx::connection_base& conn) {
     pqxx::read_transaction tx(conn);
     return applied_version(tx);
   } catch (const std::exception& e) {
-    return make_error("store.read", std::string("cannot read the schema version: ") + e.what());
+    return make_error(store_error::kRead, std::string("cannot read the schema version: ") + e.what());
   }
 }
 
@@ -335,10 +336,10 @@ Status migrate(pqxx::connection_base& conn, int target) {
         "  version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_ms BIGINT NOT NULL)");
     from = applied_version(tx);
     if (from > kSchemaVersion) {
-      return make_error("store.schema_too_new", "the database has schema version " + std::to_string(from) +
-                                                    " but this trainwatch knows only up to " +
-                                                    std::to_string(kSchemaVersion) +
-                                                    "; run a newer trainwatch or use another database");
+      return make_error(store_error::kSchemaTooNew,
+                        "the database has schema version " + std::to_string(from) +
+                            " but this trainwatch knows only up to " + std::to_string(kSchemaVersion) +
+                            "; run a newer trainwatch or use another database");
     }
     for (const Migration& m : kMigrations) {
       if (m.version <= from || m.version > target) continue;
@@ -352,7 +353,7 @@ Status migrate(pqxx::connection_base& conn, int target) {
   } catch (const std::exception& e) {
     const FailureKind kind = classify(e);
     return make_error(
-        kind.connection_lost ? "store.unavailable" : "store.migrate",
+        kind.connection_lost ? store_error::kUnavailable : store_error::kMigrate,
         "cannot migrate the database schema from version " + std::to_string(from) + ": " + e.what());
   }
   return Ok{};

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "storage/store_errors.h"
 
 namespace pqxx {
 class connection_base;
@@ -36,12 +37,12 @@ std::span<const Migration> migrations();
 
 inline constexpr int kSchemaVersion = 14;
 
-// The highest applied version; 0 for an empty database. Errors: "store.read".
+// The highest applied version; 0 for an empty database. Errors: store_error::kRead.
 Result<int> schema_version(pqxx::connection_base& conn);
 
-// Brings the database to `target`. Errors: "store.schema_too_new" (naming both versions)
-// when a newer trainwatch wrote it, "store.migrate" when a statement fails (nothing is
-// applied then), "store.unavailable" when the connection is lost.
+// Brings the database to `target`. Errors: store_error::kSchemaTooNew (naming both versions)
+// when a newer trainwatch wrote it, store_error::kMigrate when a statement fails (nothing is
+// applied then), store_error::kUnavailable when the connection is lost.
 Status migrate(pqxx::connection_base& conn, int target = kSchemaVersion);
 
 }  // namespace trainwatch::postgres

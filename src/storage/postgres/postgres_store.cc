@@ -10,6 +10,7 @@
 #include "storage/postgres/reader_pool.h"
 #include "storage/postgres/reads.h"
 #include "storage/postgres/writer.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 
@@ -26,12 +27,12 @@ Result<std::unique_ptr<PostgresStore>> PostgresStore::open(const std::string& ur
   auto version = readers->read<int>("the schema version", [](pqxx::transaction_base& tx) -> Result<int> {
     return tx.exec1("SELECT MAX(version) FROM schema_version")[0].as<int>();
   });
-  if (!version) return make_error("store.open", version.error().message);
+  if (!version) return make_error(store_error::kOpen, version.error().message);
   try {
     auto writer = std::make_unique<Writer>(url, std::move(*conn), limits);
     return std::unique_ptr<PostgresStore>(new PostgresStore(std::move(writer), std::move(readers)));
   } catch (const std::exception& e) {
-    return make_error("store.open", "cannot prepare the write statements: " + scrub(e.what(), url));
+    return make_error(store_error::kOpen, "cannot prepare the write statements: " + scrub(e.what(), url));
   }
 }
 
@@ -83,7 +84,7 @@ Result<std::map<int64_t, std::vector<IncidentUpdate>>> PostgresStore::incident_u
     const std::vector<int64_t>& incident_ids) {
   using Out = std::map<int64_t, std::vector<IncidentUpdate>>;
   if (incident_ids.size() > kMaxRowsPerBatch) {
-    return make_error("store.too_many",
+    return make_error(store_error::kTooMany,
                       "at most " + std::to_string(kMaxRowsPerBatch) + " incidents per read");
   }
   if (incident_ids.empty()) return Out{};
@@ -118,7 +119,8 @@ Result<std::map<std::string, std::vector<UptimeBucket>>> PostgresStore::uptime_o
     const std::vector<std::string>& monitors, const UptimeQuery& query) {
   using Out = std::map<std::string, std::vector<UptimeBucket>>;
   if (monitors.size() > kMaxRowsPerBatch) {
-    return make_error("store.too_many", "at most " + std::to_string(kMaxRowsPerBatch) + " monitors per read");
+    return make_error(store_error::kTooMany,
+                      "at most " + std::to_string(kMaxRowsPerBatch) + " monitors per read");
   }
   if (monitors.empty()) return Out{};
   return readers_->read<Out>("uptime rollups", [&](Tx& tx) { return read_uptime_of(tx, monitors, query); });

@@ -8,8 +8,8 @@
 // counted by reason in write_health(); "unavailable" is a lost or refused connection.
 //
 // Connection loss: the writer reconnects with backoff; meanwhile every write fails at
-// once with "store.unavailable" (never acknowledged), write_health().refusing is set
-// until a batch commits again, and reads fail with "store.read". Nothing crashes and
+// once with store_error::kUnavailable (never acknowledged), write_health().refusing is set
+// until a batch commits again, and reads fail with store_error::kRead. Nothing crashes and
 // nothing waits on the dead server longer than a connect timeout.
 //
 // Reads: a small pool of connections (reader_pool.h), each read one snapshot; they never
@@ -32,6 +32,7 @@
 
 #include "core/database_session.h"
 #include "storage/store.h"
+#include "storage/store_errors.h"
 #include "storage/write_queue.h"
 
 namespace trainwatch::postgres {
@@ -42,8 +43,8 @@ class Writer;
 class PostgresStore final : public Store {
  public:
   // Connects, migrates to the current schema and opens the first read connection.
-  // Errors: "store.auth" (credentials refused), "store.unavailable" (cannot reach the
-  // server), "store.open", "store.migrate", "store.schema_too_new".
+  // Errors: store_error::kAuth (credentials refused), store_error::kUnavailable (cannot reach the
+  // server), store_error::kOpen, store_error::kMigrate, store_error::kSchemaTooNew.
   // `limits`: how long each session may hold locks and wait (connection.h).
   static Result<std::unique_ptr<PostgresStore>> open(const std::string& url,
                                                      const DatabaseSessionLimits& limits = {});

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "storage/postgres/reads.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 namespace {
@@ -17,7 +18,8 @@ Result<PingRecord> ping_from_row(const pqxx::row& row) {
   const std::string kind = row[3].as<std::string>();
   auto parsed = ping_kind_from_string(kind);
   if (!parsed)
-    return make_error("store.corrupt", "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
+    return make_error(store_error::kCorrupt,
+                      "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
   r.ping.kind = *parsed;
   r.ping.exit_code = row[4].as<int>();
   r.ping.source = row[5].as<std::string>();

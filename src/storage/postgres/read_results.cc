@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "storage/postgres/reads.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 namespace {
@@ -42,7 +43,7 @@ Result<std::vector<StoredState>> states_of(const pqxx::result& rows) {
     const std::string status = row[1].as<std::string>();
     auto parsed = monitor_status_from_string(status);
     if (!parsed) {
-      return make_error("store.corrupt",
+      return make_error(store_error::kCorrupt,
                         "monitor '" + s.monitor + "' has unknown status '" + status + "' in the database");
     }
     s.state.status = *parsed;

@@ -1,4 +1,5 @@
 #include "storage/postgres/reader_pool.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 
@@ -6,7 +7,8 @@ Result<std::unique_ptr<pqxx::connection>> ReaderPool::borrow() {
   {
     std::unique_lock lock(mu_);
     if (!freed_.wait_for(lock, kBorrowWait, [&] { return !idle_.empty() || open_ < kMaxConnections; })) {
-      return make_error("store.busy", std::to_string(kMaxConnections) + " reads are running already");
+      return make_error(store_error::kUnavailable,
+                        std::to_string(kMaxConnections) + " reads are running already");
     }
     if (!idle_.empty()) {
       auto conn = std::move(idle_.back());

@@ -3,11 +3,11 @@
 // Each read borrows a connection and runs in one read-only REPEATABLE READ transaction,
 // so a read of several statements sees one snapshot; it never waits for the writer
 // (MVCC: readers see the last committed state). At most kMaxConnections are open; a read
-// that finds them all busy waits up to kBorrowWait for one, then fails "store.busy".
+// that finds them all busy waits up to kBorrowWait for one, then fails store_error::kUnavailable.
 // A connection whose read failed is closed, not pooled; the next read opens a new one,
 // so a restarted server is used again without any reconnect logic here.
 //
-// Errors: every failure is a Result ("store.read", "store.busy", "store.corrupt"),
+// Errors: every failure is a Result (store_error::kRead, store_error::kUnavailable, store_error::kCorrupt),
 // never an exception, and never contains the password.
 //
 // Threading: read() may be called from any thread.
@@ -24,6 +24,7 @@
 
 #include "core/result.h"
 #include "storage/postgres/connection.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 
@@ -35,7 +36,7 @@ class ReaderPool {
   static constexpr std::chrono::seconds kBorrowWait{5};
   // A read that waits DatabaseSessionLimits::lock_wait for a lock (a table locked by a
   // migration, an operator's LOCK TABLE, a long DDL), or runs for its `statement`, fails
-  // "store.read" instead: the replica set and the engine read through this pool, and
+  // store_error::kRead instead: the replica set and the engine read through this pool, and
   // neither may stall behind a lock for its duration (connection.h: SessionRole::kReader).
   ReaderPool(std::string url, DatabaseSessionLimits limits) : url_(std::move(url)), limits_(limits) {}
 
@@ -57,7 +58,8 @@ class ReaderPool {
       return out;
     } catch (const std::exception& e) {
       give_back(nullptr);
-      return make_error("store.read", std::string("cannot read ") + what + ": " + scrub(e.what(), url_));
+      return make_error(store_error::kRead,
+                        std::string("cannot read ") + what + ": " + scrub(e.what(), url_));
     }
   }
 
@@ -76,7 +78,8 @@ class ReaderPool {
       return out;
     } catch (const std::exception& e) {
       give_back(nullptr);
-      return make_error("store.read", std::string("cannot read ") + what + ": " + scrub(e.what(), url_));
+      return make_error(store_error::kRead,
+                        std::string("cannot read ") + what + ": " + scrub(e.what(), url_));
     }
   }
 

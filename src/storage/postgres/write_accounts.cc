@@ -1,6 +1,7 @@
 // Users, their API tokens and the audit log: see write_ops.h. Replicas write these too,
 // so each check is part of its statement rather than a read before it.
 #include "storage/postgres/write_ops.h"
+#include "storage/store_errors.h"
 #include "storage/user_identity.h"
 
 namespace trainwatch::postgres {
@@ -20,7 +21,7 @@ Status run_op(Tx& tx, const SaveUser& op) {
 Status run_op(Tx& tx, const DeleteUser& op) {
   tx.exec_params("DELETE FROM api_tokens WHERE owner = $1", op.name);
   if (tx.exec_params("DELETE FROM users WHERE name = $1", op.name).affected_rows() == 0)
-    return make_error("store.not_found", "no user " + op.name);
+    return make_error(store_error::kNotFound, "no user " + op.name);
   return Ok{};
 }
 
@@ -30,7 +31,7 @@ Status run_op(Tx& tx, const SaveApiToken& op) {
       "INSERT INTO api_tokens (id, name, owner, role, digest, created_ms, expires_ms) "
       "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
       t.id, t.name, t.owner, t.role, t.digest, ms(t.created), ms(t.expires));
-  if (r.affected_rows() == 0) return make_error("store.exists", "a token with that id or value exists");
+  if (r.affected_rows() == 0) return make_error(store_error::kExists, "a token with that id or value exists");
   return Ok{};
 }
 
@@ -38,7 +39,7 @@ Status run_op(Tx& tx, const RevokeApiToken& op) {
   if (tx.exec_params("UPDATE api_tokens SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL", ms(op.at),
                      op.id)
           .affected_rows() == 0) {
-    return make_error("store.not_found", "no live token " + op.id);
+    return make_error(store_error::kNotFound, "no live token " + op.id);
   }
   return Ok{};
 }

@@ -14,6 +14,7 @@
 
 #include "storage/postgres/connection.h"
 #include "storage/store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 
@@ -53,7 +54,7 @@ void insert_pings(Tx& tx, const std::vector<const RecordPing*>& pings);
 // A result that opens or closes no incident, queues no alert and asks no compare-and-set:
 // only its history, rollups and state, which insert_results writes together. Each
 // result's outcome, in order: those whose epoch is fenced out (fence.h) fail with
-// "store.fenced" and store nothing; the others are written.
+// store_error::kFenced and store nothing; the others are written.
 bool is_plain(const RecordResult& op);
 std::vector<Status> insert_results(Tx& tx, const std::vector<const RecordResult*>& results);
 

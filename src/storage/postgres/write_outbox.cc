@@ -1,5 +1,6 @@
 // The alert outbox: see write_ops.h.
 #include "storage/postgres/write_ops.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 
@@ -29,7 +30,7 @@ Status run_op(Tx& tx, const UpdateDelivery& op) {
       std::string(to_string(op.status)), op.attempts, ms(op.first_attempt), ms(op.last_attempt),
       ms(op.next_attempt), op.last_error, op.http_status, ms(op.finished), op.id);
   if (r.affected_rows() == 0) {
-    return make_error("store.not_found",
+    return make_error(store_error::kNotFound,
                       "cannot update delivery " + std::to_string(op.id) + ": no such delivery");
   }
   return Ok{};

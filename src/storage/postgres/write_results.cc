@@ -9,6 +9,7 @@
 #include "storage/postgres/fence.h"
 #include "storage/postgres/multi_row.h"
 #include "storage/postgres/write_ops.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 namespace {
@@ -118,7 +119,7 @@ Status run_op(Tx& tx, const RecordResult& op) {
           row[0][0].is_null() ? std::nullopt : std::optional<int64_t>(row[0][0].as<int64_t>());
       if (stored != op.expect->open_incident_id) {
         auto name = [](const std::optional<int64_t>& id) { return id ? "#" + std::to_string(*id) : "none"; };
-        return make_error("store.conflict",
+        return make_error(store_error::kConflict,
                           "another replica changed it first (open incident: " + name(stored) + ", expected " +
                               name(op.expect->open_incident_id) + ")");
       }
@@ -153,7 +154,7 @@ std::vector<Status> insert_results(Tx& tx, const std::vector<const RecordResult*
       results.push_back(all[i]);
     } else {
       outcomes.emplace_back(
-          make_error("store.fenced", "fenced: the monitor was claimed under a newer epoch"));
+          make_error(store_error::kFenced, "fenced: the monitor was claimed under a newer epoch"));
     }
   }
   if (results.empty()) return outcomes;
@@ -222,7 +223,7 @@ Status run_op(Tx& tx, const OpenIncident& op) {
 
 Status run_op(Tx& tx, const CloseIncident& op) {
   if (tx.exec_prepared("close_incident", ms(op.ended), op.id).affected_rows() == 0) {
-    return make_error("store.not_found",
+    return make_error(store_error::kNotFound,
                       "cannot close incident " + std::to_string(op.id) + ": no such incident");
   }
   return Ok{};

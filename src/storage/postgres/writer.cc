@@ -10,12 +10,13 @@
 
 #include "storage/postgres/connection.h"
 #include "storage/postgres/write_ops.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::postgres {
 namespace {
 
 Error write_error(FailureKind kind, std::string message) {
-  return make_error(kind.passes ? "store.unavailable" : "store.write", std::move(message));
+  return make_error(kind.passes ? store_error::kUnavailable : store_error::kWrite, std::move(message));
 }
 
 // A failure inside an operation's savepoint that the savepoint can undo: the operation's
@@ -171,7 +172,7 @@ void Writer::lose_connection(const std::string& why) {
 std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   std::vector<WriteOutcome> out;
   if (!ensure_connected()) {
-    out.assign(batch.size(), WriteOutcome{make_error("store.unavailable",
+    out.assign(batch.size(), WriteOutcome{make_error(store_error::kUnavailable,
                                                      "the database is unreachable: " + unreachable_because_),
                                           "unavailable"});
     return out;

@@ -8,7 +8,7 @@
 // Connection loss: the connection is dropped and a new one tried before a later batch,
 // at most once per backoff delay (kMinReconnectDelay doubling to kMaxReconnectDelay).
 // Batches that come while the database is unreachable fail at once with
-// "store.unavailable" (reason "unavailable"), so nothing waits on a dead server and
+// store_error::kUnavailable (reason "unavailable"), so nothing waits on a dead server and
 // nothing is acknowledged that is not stored; the first batch after a reconnect commits
 // again. A connect attempt blocks the writer at most kConnectTimeoutSeconds.
 //
@@ -27,6 +27,7 @@
 #include "core/database_session.h"
 #include "core/log_throttle.h"
 #include "storage/postgres/day_partitions.h"
+#include "storage/store_errors.h"
 #include "storage/write_queue.h"
 
 // pqxx::connection itself, not its base: connection_base has no virtual destructor.

@@ -1,4 +1,5 @@
 #include "storage/sqlite/database_files.h"
+#include "storage/store_errors.h"
 
 #include <sys/stat.h>
 
@@ -17,7 +18,7 @@ Result<DatabaseFiles> DatabaseFiles::capture(const std::string& path) {
   for (size_t i = 0; i < files.size(); ++i) {
     struct stat st {};
     if (::stat(files[i].c_str(), &st) != 0) {
-      return make_error("store.open", "cannot stat '" + files[i] + "': " + std::strerror(errno));
+      return make_error(store_error::kOpen, "cannot stat '" + files[i] + "': " + std::strerror(errno));
     }
     ids[i] = Identity{st.st_dev, st.st_ino};
   }

@@ -1,4 +1,5 @@
 #include "storage/sqlite/migrations.h"
+#include "storage/store_errors.h"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -265,7 +266,7 @@ Result<int> sqlite_schema_version(SQLite::Database& db) {
   try {
     return applied_version(db);
   } catch (const std::exception& e) {
-    return make_error("store.read", std::string("cannot read the schema version: ") + e.what());
+    return make_error(store_error::kRead, std::string("cannot read the schema version: ") + e.what());
   }
 }
 
@@ -278,10 +279,10 @@ Status migrate_sqlite(SQLite::Database& db, int target) {
     db.exec(kCreateVersionTable);
     from = applied_version(db);
     if (from > kSqliteSchemaVersion) {
-      return make_error("store.schema_too_new", "the database has schema version " + std::to_string(from) +
-                                                    " but this trainwatch knows only up to " +
-                                                    std::to_string(kSqliteSchemaVersion) +
-                                                    "; run a newer trainwatch or use another data_dir");
+      return make_error(store_error::kSchemaTooNew,
+                        "the database has schema version " + std::to_string(from) +
+                            " but this trainwatch knows only up to " + std::to_string(kSqliteSchemaVersion) +
+                            "; run a newer trainwatch or use another data_dir");
     }
     for (const SqliteMigration& m : kMigrations) {
       if (m.version <= from || m.version > target) continue;
@@ -293,8 +294,8 @@ Status migrate_sqlite(SQLite::Database& db, int target) {
     }
     tx.commit();
   } catch (const std::exception& e) {
-    return make_error("store.migrate", "cannot migrate the database schema from version " +
-                                           std::to_string(from) + ": " + e.what());
+    return make_error(store_error::kMigrate, "cannot migrate the database schema from version " +
+                                                 std::to_string(from) + ": " + e.what());
   }
   return Ok{};
 }

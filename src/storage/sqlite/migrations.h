@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "storage/store_errors.h"
 
 namespace SQLite {
 class Database;
@@ -32,12 +33,12 @@ std::span<const SqliteMigration> sqlite_migrations();
 
 inline constexpr int kSqliteSchemaVersion = 15;
 
-// The highest applied version; 0 for an empty database. Errors: "store.read".
+// The highest applied version; 0 for an empty database. Errors: store_error::kRead.
 Result<int> sqlite_schema_version(SQLite::Database& db);
 
 // Brings `db` to `target` (tests ask for older versions to build old databases).
-// Errors: "store.schema_too_new" when the file was written by a newer trainwatch,
-// "store.migrate" when a statement fails (nothing is applied then).
+// Errors: store_error::kSchemaTooNew when the file was written by a newer trainwatch,
+// store_error::kMigrate when a statement fails (nothing is applied then).
 Status migrate_sqlite(SQLite::Database& db, int target = kSqliteSchemaVersion);
 
 }  // namespace trainwatch::sqlite

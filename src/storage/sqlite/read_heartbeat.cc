@@ -9,6 +9,7 @@
 
 #include "storage/sqlite/reads.h"
 #include "storage/sqlite/sqlite_store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 namespace {
@@ -26,7 +27,8 @@ Result<PingRecord> ping_from_row(SQLite::Statement& row) {
   const std::string kind = row.getColumn(3).getString();
   auto parsed = ping_kind_from_string(kind);
   if (!parsed)
-    return make_error("store.corrupt", "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
+    return make_error(store_error::kCorrupt,
+                      "ping " + std::to_string(r.id) + " has unknown kind '" + kind + "'");
   r.ping.kind = *parsed;
   r.ping.exit_code = row.getColumn(4).getInt();
   r.ping.source = row.getColumn(5).getString();
@@ -56,8 +58,8 @@ Status walk_pings(SQLite::Database& db, const std::string& monitor, std::optiona
     auto record = ping_from_row(q);
     if (!record) return record.error();
     if (record->monitor != monitor) {
-      return make_error("store.corrupt", "ping " + std::to_string(*from) + " is in the chain of '" + monitor +
-                                             "' but belongs to '" + record->monitor + "'");
+      return make_error(store_error::kCorrupt, "ping " + std::to_string(*from) + " is in the chain of '" +
+                                                   monitor + "' but belongs to '" + record->monitor + "'");
     }
     from = optional_id(q.getColumn(10));
     if (!visit(std::move(*record))) break;

@@ -7,6 +7,7 @@
 
 #include "storage/sqlite/reads.h"
 #include "storage/sqlite/sqlite_store.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 namespace {
@@ -49,7 +50,7 @@ Result<std::vector<StoredState>> read_states(SQLite::Database& db) {
     const std::string status = q.getColumn(1).getString();
     auto parsed = monitor_status_from_string(status);
     if (!parsed) {
-      return make_error("store.corrupt",
+      return make_error(store_error::kCorrupt,
                         "monitor '" + s.monitor + "' has unknown status '" + status + "' in the database");
     }
     s.state.status = *parsed;

@@ -6,7 +6,7 @@
 // job memos).
 // Shapes and orders are Store's (store.h); `limit`s are clamped to
 // SqliteStore::kMaxRowsPerRead. They throw SQLite::Exception; the store turns those into
-// "store.read" errors.
+// store_error::kRead errors.
 //
 // Threading: any thread, each on its own connection.
 #pragma once
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "storage/store.h"
+#include "storage/store_errors.h"
 
 namespace SQLite {
 class Database;

@@ -16,12 +16,13 @@
 #include "storage/sqlite/ping_chains.h"
 #include "storage/sqlite/reads.h"
 #include "storage/sqlite/writer.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 namespace {
 
 Error open_error(const std::string& path, const std::string& why) {
-  return make_error("store.open", "cannot open the database '" + path + "': " + why);
+  return make_error(store_error::kOpen, "cannot open the database '" + path + "': " + why);
 }
 
 std::unique_ptr<SQLite::Database> open_reader(const std::string& path) {
@@ -138,7 +139,7 @@ Result<T> SqliteStore::read(const char* what, Query&& query) {
   } catch (const std::exception& e) {
     // The connection is dropped, not pooled: it costs one reopen and cannot carry a
     // half-finished statement into the next read.
-    return make_error("store.read", std::string("cannot read ") + what + ": " + e.what());
+    return make_error(store_error::kRead, std::string("cannot read ") + what + ": " + e.what());
   }
 }
 
@@ -161,7 +162,7 @@ Result<std::map<int64_t, std::vector<IncidentUpdate>>> SqliteStore::incident_upd
     const std::vector<int64_t>& incident_ids) {
   using Out = std::map<int64_t, std::vector<IncidentUpdate>>;
   if (incident_ids.size() > kMaxRowsPerBatch) {
-    return make_error("store.too_many",
+    return make_error(store_error::kTooMany,
                       "at most " + std::to_string(kMaxRowsPerBatch) + " incidents per read");
   }
   if (incident_ids.empty()) return Out{};
@@ -199,7 +200,8 @@ Result<std::map<std::string, std::vector<UptimeBucket>>> SqliteStore::uptime_of(
     const std::vector<std::string>& monitors, const UptimeQuery& query) {
   using Out = std::map<std::string, std::vector<UptimeBucket>>;
   if (monitors.size() > kMaxRowsPerBatch) {
-    return make_error("store.too_many", "at most " + std::to_string(kMaxRowsPerBatch) + " monitors per read");
+    return make_error(store_error::kTooMany,
+                      "at most " + std::to_string(kMaxRowsPerBatch) + " monitors per read");
   }
   if (monitors.empty()) return Out{};
   return read<Out>("uptime rollups",

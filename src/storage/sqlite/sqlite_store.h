@@ -12,9 +12,9 @@
 //
 // Failures: every operation that does not commit is counted by reason in write_health()
 // (SQLite's error: a full disk is "disk_full"), and logged at most once per
-// kFailureLogInterval with the count and SQLite's words. Its done gets "store.unavailable"
+// kFailureLogInterval with the count and SQLite's words. Its done gets store_error::kUnavailable
 // when the same write may succeed later (full, I/O error, read-only, busy, queue full),
-// "store.write" when it cannot (a constraint, a corrupt file). write_health().refusing is
+// store_error::kWrite when it cannot (a constraint, a corrupt file). write_health().refusing is
 // set by such a failure and cleared by the next transaction that commits.
 //
 // Vanished files: a database or WAL file unlinked (or replaced) under the store, say by a
@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "storage/store.h"
+#include "storage/store_errors.h"
 #include "storage/write_queue.h"
 
 namespace SQLite {
@@ -66,8 +67,8 @@ class Writer;
 class SqliteStore final : public Store {
  public:
   // Opens (creating if missing) the database file and migrates it to the current schema.
-  // The directory must exist. Errors: "store.open" (cannot open, not a database, no WAL),
-  // "store.migrate", "store.schema_too_new".
+  // The directory must exist. Errors: store_error::kOpen (cannot open, not a database, no WAL),
+  // store_error::kMigrate, store_error::kSchemaTooNew.
   static Result<std::unique_ptr<SqliteStore>> open(const std::string& path);
 
   ~SqliteStore() override;
@@ -131,7 +132,7 @@ class SqliteStore final : public Store {
               std::unique_ptr<Checkpointer> checkpointer, std::unique_ptr<Writer> writer,
               std::unique_ptr<SQLite::Database> reader);
 
-  // Runs `query(db)` on a borrowed read connection; turns any exception into "store.read".
+  // Runs `query(db)` on a borrowed read connection; turns any exception into store_error::kRead.
   template <typename T, typename Query>
   Result<T> read(const char* what, Query&& query);
   std::unique_ptr<SQLite::Database> borrow_reader();  // throws SQLite::Exception

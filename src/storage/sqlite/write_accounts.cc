@@ -2,6 +2,7 @@
 #include <SQLiteCpp/Database.h>
 
 #include "storage/sqlite/write_ops.h"
+#include "storage/store_errors.h"
 #include "storage/user_identity.h"
 
 namespace trainwatch::sqlite {
@@ -30,7 +31,7 @@ Status run_op(PreparedWrites& w, const DeleteUser& op) {
   tokens.exec();
   SQLite::Statement s(w.db, "DELETE FROM users WHERE name = ?");
   s.bind(1, op.name);
-  if (s.exec() == 0) return make_error("store.not_found", "no user " + op.name);
+  if (s.exec() == 0) return make_error(store_error::kNotFound, "no user " + op.name);
   return Ok{};
 }
 
@@ -40,7 +41,7 @@ Status run_op(PreparedWrites& w, const SaveApiToken& op) {
   SQLite::Statement taken(w.db, "SELECT 1 FROM api_tokens WHERE id = ? OR digest = ?");
   taken.bind(1, t.id);
   taken.bind(2, t.digest);
-  if (taken.executeStep()) return make_error("store.exists", "a token with that id or value exists");
+  if (taken.executeStep()) return make_error(store_error::kExists, "a token with that id or value exists");
   SQLite::Statement s(
       w.db,
       "INSERT INTO api_tokens (id, name, owner, role, digest, created_ms, expires_ms, revoked_ms) "
@@ -60,7 +61,7 @@ Status run_op(PreparedWrites& w, const RevokeApiToken& op) {
   SQLite::Statement s(w.db, "UPDATE api_tokens SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL");
   s.bind(1, ms(op.at));
   s.bind(2, op.id);
-  if (s.exec() == 0) return make_error("store.not_found", "no live token " + op.id);
+  if (s.exec() == 0) return make_error(store_error::kNotFound, "no live token " + op.id);
   return Ok{};
 }
 

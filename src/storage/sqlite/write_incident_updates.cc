@@ -4,6 +4,7 @@
 #include <string>
 
 #include "storage/sqlite/write_ops.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 
@@ -17,12 +18,12 @@ Status run_op(PreparedWrites& w, const AddIncidentUpdate& op) {
   count.bind(1, u.incident_id);
   count.executeStep();
   if (count.getColumn(0).getInt64() == 0) {
-    return make_error("store.not_found", "no incident " + std::to_string(u.incident_id));
+    return make_error(store_error::kNotFound, "no incident " + std::to_string(u.incident_id));
   }
   if (count.getColumn(1).getInt64() >= kMaxUpdatesPerIncident) {
-    return make_error("store.full", "incident " + std::to_string(u.incident_id) + " already has " +
-                                        std::to_string(kMaxUpdatesPerIncident) +
-                                        " updates, the most it takes");
+    return make_error(store_error::kFull, "incident " + std::to_string(u.incident_id) + " already has " +
+                                              std::to_string(kMaxUpdatesPerIncident) +
+                                              " updates, the most it takes");
   }
   SQLite::Statement s(w.db,
                       "INSERT INTO incident_updates (incident_id, at_ms, status, text) VALUES (?, ?, ?, ?)");

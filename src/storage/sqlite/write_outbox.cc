@@ -4,6 +4,7 @@
 #include <string>
 
 #include "storage/sqlite/write_ops.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 
@@ -59,7 +60,7 @@ Status run_op(PreparedWrites& w, const UpdateDelivery& op) {
   bind_optional(s, 8, op.finished);
   s.bind(9, op.id);
   if (s.exec() == 0) {
-    return make_error("store.not_found",
+    return make_error(store_error::kNotFound,
                       "cannot update delivery " + std::to_string(op.id) + ": no such delivery");
   }
   return Ok{};

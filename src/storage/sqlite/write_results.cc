@@ -4,6 +4,7 @@
 #include <string>
 
 #include "storage/sqlite/write_ops.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 namespace {
@@ -136,7 +137,7 @@ Status run_op(PreparedWrites& w, const CloseIncident& op) {
   s.bind(1, ms(op.ended));
   s.bind(2, op.id);
   if (s.exec() == 0) {
-    return make_error("store.not_found",
+    return make_error(store_error::kNotFound,
                       "cannot close incident " + std::to_string(op.id) + ": no such incident");
   }
   return Ok{};

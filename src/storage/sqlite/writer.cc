@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "storage/sqlite/ping_chains.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::sqlite {
 namespace {
@@ -44,7 +45,7 @@ FailureKind classify(const std::exception& e) {
 }
 
 Error write_error(FailureKind kind, std::string message) {
-  return make_error(kind.passes ? "store.unavailable" : "store.write", std::move(message));
+  return make_error(kind.passes ? store_error::kUnavailable : store_error::kWrite, std::move(message));
 }
 
 }  // namespace
@@ -88,7 +89,7 @@ std::vector<WriteOutcome> Writer::apply(const std::vector<QueuedWrite>& batch) {
   } catch (...) {
     chains_.abort();
     out.assign(batch.size(),
-               WriteOutcome{make_error("store.unavailable", "the write transaction failed"), "other"});
+               WriteOutcome{make_error(store_error::kUnavailable, "the write transaction failed"), "other"});
   }
   // Committed into a file that was unlinked meanwhile: not durable, so not acknowledged.
   if (files_gone()) return refused(batch.size());
@@ -207,7 +208,7 @@ std::string Writer::rescue_committed_writes() {
 
 std::vector<WriteOutcome> Writer::refused(size_t n) const {
   return std::vector<WriteOutcome>(
-      n, WriteOutcome{make_error("store.unavailable", vanished()), "file_vanished"});
+      n, WriteOutcome{make_error(store_error::kUnavailable, vanished()), "file_vanished"});
 }
 
 bool Writer::undo_savepoint() {
