@@ -11,7 +11,7 @@
 #   share/trainwatch/slurm/                     Slurm prolog and epilog for node agents
 #   share/trainwatch/prometheus/                the Prometheus rules (and their promtool tests)
 #   share/trainwatch/grafana/                   the Grafana dashboard
-#   share/doc/trainwatch/                       README.md and docs/*.md, which the config and README point to
+#   share/doc/trainwatch/                       README.md and docs/ (the pages and screenshots it links)
 #   TRAINWATCH_SYSTEMD_UNIT_DIR                 trainwatch.service, trainwatch-agent@.service
 # The units name the installed paths (configure_file), so a /usr/local install runs its own.
 include(GNUInstallDirs)
@@ -71,8 +71,11 @@ endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/trainwatch.rules.yml
   ${PROJECT_SOURCE_DIR}/deploy/prometheus/trainwatch.rules.test.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/prometheus)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/grafana/trainwatch.json DESTINATION ${CMAKE_INSTALL_DATADIR}/trainwatch/grafana)
-file(GLOB trainwatch_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md ${trainwatch_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# README.md beside docs/ as in the repository, so that its links (docs/*.md, the
+# screenshots) resolve where it is installed.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+file(GLOB trainwatch_docs ${PROJECT_SOURCE_DIR}/docs/*.md ${PROJECT_SOURCE_DIR}/docs/*.png)
+install(FILES ${trainwatch_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # Slurm Prolog=/Epilog= scripts that start and stop a node agent per job (docs/deploy.md).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/deploy/slurm/prolog.sh ${PROJECT_SOURCE_DIR}/deploy/slurm/epilog.sh

@@ -31,7 +31,8 @@ def test_the_layout_an_operator_expects(installed):
                 "lib/pkgconfig/trainwatch.pc", "lib/cmake/trainwatch/trainwatchConfig.cmake",
                 "etc/trainwatch/trainwatch.yaml", "etc/trainwatch/agent/example.env",
                 "share/trainwatch/examples/demo.yaml", "share/trainwatch/prometheus/trainwatch.rules.yml",
-                "share/trainwatch/grafana/trainwatch.json", "share/doc/trainwatch/quickstart.md",
+                "share/trainwatch/grafana/trainwatch.json", "share/doc/trainwatch/docs/quickstart.md",
+                "share/doc/trainwatch/docs/screenshot-dashboard.png",
                 "lib/systemd/system/trainwatch.service",
                 "lib/systemd/system/trainwatch-agent@.service"]
     missing = [path for path in expected if not (usr / path).exists()]

@@ -86,7 +86,8 @@ def test_binaries_are_stripped_small_and_their_debug_info_is_packaged(debs, tmp_
     # What the README and the shipped config point to: the rules, the dashboard, the docs.
     contents = sh("dpkg-deb", "-c", str(debs["trainwatch"])).stdout
     for path in ("./usr/share/trainwatch/prometheus/trainwatch.rules.yml",
-                 "./usr/share/trainwatch/grafana/trainwatch.json", "./usr/share/doc/trainwatch/quickstart.md"):
+                 "./usr/share/trainwatch/grafana/trainwatch.json", "./usr/share/doc/trainwatch/docs/quickstart.md",
+                 "./usr/share/doc/trainwatch/docs/screenshot-dashboard.png"):
         assert path in contents, f"{path} is not in the package"
     conffiles = sh("dpkg-deb", "-I", str(debs["trainwatch"]), "conffiles").stdout.split()
     assert "/etc/trainwatch/trainwatch.yaml" in conffiles
