@@ -10,7 +10,7 @@
 namespace trainwatch::jobs {
 namespace {
 
-bool in_checkpoint(const RankReport& r) {
+bool is_checkpointing(const RankReport& r) {
   return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
 }
 
@@ -152,7 +152,7 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   for (const auto& r : report.ranks) {
     bool recent_end =
         r.checkpoint.last_ok_age_ms && *r.checkpoint.last_ok_age_ms <= 2 * report.report_every.count();
-    if (in_checkpoint(r) || recent_end) last_checkpoint_activity_ = now;
+    if (is_checkpointing(r) || recent_end) last_checkpoint_activity_ = now;
   }
   const auto here = checkpointing_by_node_.find(report.node);
   if (checkpointing_ranks_ > (here == checkpointing_by_node_.end() ? 0 : here->second))
@@ -344,7 +344,7 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
 }
 
 void JobState::count_checkpointing(const RankRecord& rec, int sign) {
-  if (!in_checkpoint(rec.last)) return;
+  if (!is_checkpointing(rec.last)) return;
   size_t& on_node = checkpointing_by_node_[rec.node];
   if (sign > 0) {
     ++on_node;

@@ -23,8 +23,6 @@ namespace json = boost::json;
 using http::Request;
 using http::Responder;
 
-constexpr int64_t kDayMs = 86'400'000;
-
 // The heartbeat part of a monitor page: the last ping's age on one bar against period and
 // grace (the bar's scale is period + grace; past that it is full), when the next ping is
 // due, and the ping log. A schedule's "period" on the bar is the span from the last ping

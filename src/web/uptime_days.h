@@ -15,6 +15,9 @@
 
 namespace trainwatch::web {
 
+// One UTC day in milliseconds: the strip's unit, and the unit of the pages' ranges.
+inline constexpr int64_t kDayMs = 86'400'000;
+
 struct DaySegment {
   int64_t day_ms = 0;
   std::string date;  // "2026-11-29"
