@@ -18,6 +18,7 @@
 
 #include "agent/child_stacks.h"
 #include "agent/exit_watch.h"
+#include "agent/gpu_ranks.h"
 #include "agent/native_capture.h"
 #include "agent/probe_worker.h"
 #include "agent/report_pusher.h"
@@ -101,9 +102,12 @@ class AgentImpl final : public Agent {
   AgentImpl(AgentOptions options, const Clock& clock)
       : options_(std::move(options)),
         clock_(clock),
-        nvml_(std::make_shared<NvmlProbe>(options_.nvml_library)),
+        nvml_(std::make_shared<NvmlProbe>(options_.nvml_library, clock)),
+        fabric_(std::make_shared<FabricWatch>(options_.sysfs_root, clock)),
+        gpu_ranks_(options_.proc_root),
         rendezvous_target_(std::make_shared<RendezvousTarget>()),
         nvml_worker_(clock, options_.probe_deadline, [p = nvml_] { return p->probe(); }),
+        fabric_worker_(clock, options_.probe_deadline, [f = fabric_] { return f->probe(); }),
         disk_worker_(clock, options_.probe_deadline, [paths = options_.disks] { return probe_disks(paths); }),
         memory_worker_(clock, options_.probe_deadline,
                        [path = options_.meminfo_path] { return probe_memory(path); }),
@@ -173,8 +177,9 @@ class AgentImpl final : public Agent {
   }
 
   bool wait_probes_idle(Millis limit) override {
-    return nvml_worker_.wait_idle(limit) && disk_worker_.wait_idle(limit) &&
-           memory_worker_.wait_idle(limit) && rendezvous_worker_.wait_idle(limit);
+    return nvml_worker_.wait_idle(limit) && fabric_worker_.wait_idle(limit) &&
+           disk_worker_.wait_idle(limit) && memory_worker_.wait_idle(limit) &&
+           rendezvous_worker_.wait_idle(limit);
   }
 
   void stop() override {
@@ -225,15 +230,22 @@ class AgentImpl final : public Agent {
       probed_once_ = true;
       last_probe_ = mono;
       if (options_.nvml) nvml_worker_.kick();
+      fabric_worker_.kick();
       disk_worker_.kick();
       memory_worker_.kick();
       if (options_.rendezvous) rendezvous_worker_.kick();
     }
     copy_probe(nvml_worker_, node.nvml);
+    copy_probe(fabric_worker_, node.fabric);
     copy_probe(disk_worker_, node.disks);
     copy_probe(memory_worker_, node.memory);
     copy_probe(rendezvous_worker_, node.rendezvous);
     if (!options_.nvml) node.nvml = {};
+    if (node.nvml.hung) {
+      const char* call = nvml_->call_in_flight();
+      node.nvml_call = call ? call : "";
+    }
+    gpu_ranks_.assign(node);
 
     if (pusher_) pusher_->offer(node);
     auto rendered = std::make_shared<const Rendered>(render(node, options_.thresholds));
@@ -500,8 +512,11 @@ class AgentImpl final : public Agent {
   AgentOptions options_;
   const Clock& clock_;
   std::shared_ptr<NvmlProbe> nvml_;
+  std::shared_ptr<FabricWatch> fabric_;
+  GpuRanks gpu_ranks_;  // the sampler's: which GPU each rank uses
   std::shared_ptr<RendezvousTarget> rendezvous_target_;
   ProbeWorker<NvmlInfo> nvml_worker_;
+  ProbeWorker<FabricInfo> fabric_worker_;
   ProbeWorker<std::vector<DiskInfo>> disk_worker_;
   ProbeWorker<MemoryInfo> memory_worker_;
   ProbeWorker<RendezvousInfo> rendezvous_worker_;
@@ -552,6 +567,8 @@ class AgentImpl final : public Agent {
 Result<std::unique_ptr<Agent>> Agent::start(AgentOptions options, const Clock& clock, bool serve_http,
                                             bool run_threads) {
   if (const char* lib = std::getenv("TRAINWATCH_NVML_LIBRARY"); lib && *lib) options.nvml_library = lib;
+  if (const char* root = std::getenv("TRAINWATCH_SYSFS_ROOT"); root && *root && options.sysfs_root == "/sys")
+    options.sysfs_root = root;
   if (options.node.empty()) {
     if (const char* node = std::getenv("TRAINWATCH_NODE"); node && *node) options.node = node;
   }

@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include "agent/gpu_health.h"
 #include "agent/node_metrics.h"
 #include "core/json_text.h"
 #include "core/process_exit.h"
@@ -164,32 +165,6 @@ bool rank_reasons(const NodeSnapshot& node, const Thresholds& t, HealthReport& h
   return any_running;
 }
 
-void gpu_reasons(const NodeSnapshot& node, const Thresholds& t, HealthReport& h) {
-  if (node.nvml.hung) {
-    add(h, "nvml_hung",
-        "NVML has not answered for " + fmt("%.1f s", node.nvml.in_flight_for.count() / 1000.0) +
-            " (deadline " + fmt("%.0f s", node.probe_deadline.count() / 1000.0) + ")");
-  }
-  if (!node.nvml.value) return;
-  for (const auto& g : node.nvml.value->gpus) {
-    if (g.lost)
-      add(h, "gpu_lost", "GPU " + std::to_string(g.index) + " has fallen off the bus (GPU_IS_LOST)");
-    if (g.memory_total && g.memory_pct() >= t.gpu_memory_pct) {
-      add(h, "gpu_memory",
-          "GPU " + std::to_string(g.index) + " memory " + fmt("%.1f%%", g.memory_pct()) + " \u2265 " +
-              fmt("%g%%", t.gpu_memory_pct));
-    }
-    if (g.last_xid) {
-      std::string msg = "GPU " + std::to_string(g.index) + " reported XID " + std::to_string(g.last_xid);
-      if (is_application_xid(g.last_xid)) {
-        warn(h, "gpu_xid", msg + " (usually the application's own fault)");
-      } else {
-        add(h, "gpu_xid", msg);
-      }
-    }
-  }
-}
-
 void disk_and_memory_reasons(const NodeSnapshot& node, const Thresholds& t, HealthReport& h) {
   if (node.disks.hung) add(h, "disk_hung", "a disk probe has not answered within its deadline");
   if (node.disks.value) {
@@ -224,13 +199,14 @@ void rendezvous_reasons(const NodeSnapshot& node, bool any_running, HealthReport
 
 }  // namespace
 
-// Reasons (and warnings) in a fixed order: the slots, each rank, the GPUs, the disks and
-// host memory, the rendezvous.
+// Reasons (and warnings) in a fixed order: the slots, each rank, the GPUs, the fabric, the
+// disks and host memory, the rendezvous.
 HealthReport evaluate(const NodeSnapshot& node, const Thresholds& t) {
   HealthReport h;
   slot_reasons(node, h);
   const bool any_running = rank_reasons(node, t, h);
   gpu_reasons(node, t, h);
+  fabric_reasons(node, h);
   disk_and_memory_reasons(node, t, h);
   rendezvous_reasons(node, any_running, h);
   h.healthy = h.reasons.empty();
@@ -326,44 +302,15 @@ json::object rank_json(const RankView& r, int64_t now_ms) {
   o["attempt"] = s.has_identity ? json::value(s.attempt) : json::value(nullptr);
   o["run_id"] = s.has_identity && !s.run_id.empty() ? json::value(s.run_id) : json::value(nullptr);
   o["node_rank"] = s.has_identity && s.node_rank >= 0 ? json::value(s.node_rank) : json::value(nullptr);
+  // The GPU it uses (gpu_ranks.h) and the memory it holds there; null when unknown.
+  o["gpu"] = nullptr;
+  if (r.gpu) {
+    o["gpu"] = json::object{{"index", r.gpu->index},
+                            {"memory_used_bytes", r.gpu->memory_used >= 0 ? json::value(r.gpu->memory_used)
+                                                                          : json::value(nullptr)},
+                            {"source", r.gpu->source}};
+  }
   return o;
-}
-
-json::object gpu_json(const GpuInfo& g) {
-  return json::object{{"index", g.index},
-                      {"name", g.name},
-                      {"lost", g.lost},
-                      {"memory_used_gb", static_cast<double>(g.memory_used) / 1e9},
-                      {"memory_total_gb", static_cast<double>(g.memory_total) / 1e9},
-                      {"memory_pct", std::round(g.memory_pct() * 10) / 10},
-                      {"gpu_utilization_pct", g.utilization_pct},
-                      {"temperature_c", g.temperature_c},
-                      {"power_w", g.power_w},
-                      {"ecc_uncorrected", g.ecc_uncorrected},
-                      {"throttle_reasons", g.throttle_reasons},
-                      {"last_xid", g.last_xid},
-                      {"xid_events", g.xid_count}};
-}
-
-// gpus[], oom_risk (any GPU at the memory threshold) and the NVML probe's state.
-void add_gpus(const NodeSnapshot& node, const Thresholds& t, json::object& root) {
-  json::array gpus;
-  bool oom_risk = false;
-  if (node.nvml.value) {
-    for (const auto& g : node.nvml.value->gpus) {
-      oom_risk = oom_risk || (g.memory_total && g.memory_pct() >= t.gpu_memory_pct);
-      gpus.push_back(gpu_json(g));
-    }
-  }
-  root["gpus"] = std::move(gpus);
-  root["oom_risk"] = oom_risk;
-  json::object nvml{{"enabled", node.nvml_enabled}, {"hung", node.nvml.hung}};
-  if (node.nvml.value) {
-    nvml["library_loaded"] = node.nvml.value->library_loaded;
-    nvml["note"] =
-        node.nvml.value->library_loaded ? "" : "no NVML library: " + node.nvml.value->library_error;
-  }
-  root["nvml"] = std::move(nvml);
 }
 
 // disks[], memory and rendezvous: null when not probed.
@@ -409,6 +356,7 @@ json::object health_json(const NodeSnapshot& node, const Thresholds& t, const He
   for (const auto& r : node.ranks) ranks.push_back(rank_json(r, node.now_ms));
   root["ranks"] = std::move(ranks);
   add_gpus(node, t, root);
+  add_fabric(node, root);
   add_host(node, t, root);
   root["reasons"] = reasons_json(h.reasons);
   root["warnings"] = reasons_json(h.warnings);

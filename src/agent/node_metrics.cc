@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "agent/gpu_metrics.h"
 #include "core/prometheus.h"
 
 namespace trainwatch::agent {
@@ -49,30 +50,6 @@ void write_rank_metrics(const NodeSnapshot& node, PrometheusWriter& m) {
   }
 }
 
-void write_gpu_metrics(const std::vector<GpuInfo>& gpus, PrometheusWriter& m) {
-  m.family("trainwatch_gpu_memory_used_bytes", "gauge", "GPU memory in use.");
-  for (const auto& g : gpus)
-    m.sample("trainwatch_gpu_memory_used_bytes", {{"gpu", std::to_string(g.index)}},
-             static_cast<double>(g.memory_used));
-  m.family("trainwatch_gpu_memory_total_bytes", "gauge", "GPU memory size.");
-  for (const auto& g : gpus)
-    m.sample("trainwatch_gpu_memory_total_bytes", {{"gpu", std::to_string(g.index)}},
-             static_cast<double>(g.memory_total));
-  m.family("trainwatch_gpu_utilization_percent", "gauge", "GPU utilisation.");
-  for (const auto& g : gpus)
-    m.sample("trainwatch_gpu_utilization_percent", {{"gpu", std::to_string(g.index)}}, g.utilization_pct);
-  m.family("trainwatch_gpu_temperature_celsius", "gauge", "GPU temperature.");
-  for (const auto& g : gpus)
-    m.sample("trainwatch_gpu_temperature_celsius", {{"gpu", std::to_string(g.index)}}, g.temperature_c);
-  m.family("trainwatch_gpu_power_watts", "gauge", "GPU power draw.");
-  for (const auto& g : gpus)
-    m.sample("trainwatch_gpu_power_watts", {{"gpu", std::to_string(g.index)}}, g.power_w);
-  m.family("trainwatch_gpu_xid_events_total", "counter", "Critical XID events seen since the agent started.");
-  for (const auto& g : gpus)
-    m.sample("trainwatch_gpu_xid_events_total", {{"gpu", std::to_string(g.index)}},
-             static_cast<double>(g.xid_count));
-}
-
 // The watched paths, host memory and the rendezvous, each only once it has been probed.
 void write_host_metrics(const NodeSnapshot& node, PrometheusWriter& m) {
   if (node.disks.value) {
@@ -100,7 +77,8 @@ std::string node_metrics(const NodeSnapshot& node, bool healthy) {
   m.family("trainwatch_agent_healthy", "gauge", "1 when GET /health answers 200.");
   m.sample("trainwatch_agent_healthy", {{"training_job", node.job}}, healthy ? 1 : 0);
   write_rank_metrics(node, m);
-  if (node.nvml.value) write_gpu_metrics(node.nvml.value->gpus, m);
+  write_gpu_metrics(node, m);
+  write_fabric_metrics(node, m);
   write_host_metrics(node, m);
   return m.take();
 }

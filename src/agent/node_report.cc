@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "agent/gpu_report.h"
 #include "core/json_text.h"
 #include "core/native_stack.h"
 #include "core/process_exit.h"
@@ -67,6 +68,8 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
       out["nonfinite_first_age_ms"] = age(now_ms, r.nonfinite_first_ms);
     }
   }
+  // Optional in schema 1: the GPU it uses (agent/gpu_ranks.h), absent when unknown.
+  if (r.gpu) out["gpu"] = rank_gpu_report_json(r);
   if (!r.wait.syscall.empty()) out["syscall"] = r.wait.syscall;
   if (!r.wait.wchan.empty()) out["wchan"] = r.wait.wchan;
   if (r.stack || !r.stack_note.empty() || r.native || !r.native_note.empty()) {
@@ -115,20 +118,7 @@ std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t
     auto it = tracks.find(r.slot.owner);
     ranks.push_back(rank_json(r, it == tracks.end() ? nullptr : &it->second, node.now_ms, ticks_per_s));
   }
-  json::array gpus;
-  if (node.nvml.value) {
-    for (const auto& g : node.nvml.value->gpus) {
-      gpus.push_back(json::object{{"index", g.index},
-                                  {"name", g.name},
-                                  {"lost", g.lost},
-                                  {"memory_used_bytes", g.memory_used},
-                                  {"memory_total_bytes", g.memory_total},
-                                  {"ecc_uncorrected", g.ecc_uncorrected},
-                                  {"last_xid", g.last_xid},
-                                  {"last_xid_critical", g.last_xid != 0 && !is_application_xid(g.last_xid)},
-                                  {"xid_count", g.xid_count}});
-    }
-  }
+  json::array gpus = gpus_report_json(node);
   json::array disks;
   if (node.disks.value) {
     for (const auto& d : *node.disks.value) {
@@ -159,6 +149,7 @@ std::string render_node_report(const NodeSnapshot& node, const std::map<uint64_t
     out["rendezvous"] =
         json::object{{"host", rv.host}, {"port", rv.port}, {"listening", rv.listening}, {"error", rv.error}};
   }
+  if (json::array ports = ib_ports_report_json(node); !ports.empty()) out["ib_ports"] = std::move(ports);
   if (!node.invalid_slots.empty()) {
     json::array notes;
     for (const auto& m : node.invalid_slots)

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/fabric.h"
 #include "agent/nvml.h"
 #include "agent/probes.h"
 #include "agent/wait_point.h"
@@ -18,6 +19,13 @@
 #include "reporter/slot_reader.h"
 
 namespace trainwatch::agent {
+
+// The GPU a rank uses (gpu_ranks.h) and the memory it holds there.
+struct RankGpu {
+  unsigned index = 0;
+  int64_t memory_used = -1;  // bytes; -1: unknown
+  std::string source;        // "nvml" (its pid in NVML's list), "cuda_visible_devices" or "local_rank"
+};
 
 struct RankView {
   reporter::SlotSnapshot slot;
@@ -44,6 +52,7 @@ struct RankView {
   // own (child_stacks.h); null when none came.
   std::shared_ptr<const std::vector<ChildPyStack>> children;
   std::optional<ProcessExit> exit;  // once gone, how it ended, when the kernel told (exit_watch.h)
+  std::optional<RankGpu> gpu;       // none when no GPU here is known to be its
 };
 
 template <typename T>
@@ -67,9 +76,11 @@ struct NodeSnapshot {
   std::vector<RankView> ranks;  // ordered by global rank
   ProbeView<NvmlInfo> nvml;
   bool nvml_enabled = true;
+  std::string nvml_call;  // while NVML hangs: the function it hangs in ("" when unknown)
   ProbeView<std::vector<DiskInfo>> disks;
   ProbeView<MemoryInfo> memory;
   ProbeView<RendezvousInfo> rendezvous;
+  ProbeView<FabricInfo> fabric;  // InfiniBand/RoCE ports (fabric.h)
   int64_t now_ms = 0;
   Millis probe_deadline{5'000};
 };

@@ -32,6 +32,9 @@ struct AgentOptions {
   std::string meminfo_path = "/proc/meminfo";
   std::string nvml_library = "libnvidia-ml.so.1";  // TRAINWATCH_NVML_LIBRARY overrides
   bool nvml = true;
+  // Where sysfs is mounted: the InfiniBand/RoCE ports are under <sysfs_root>/class/infiniband
+  // (fabric.h). TRAINWATCH_SYSFS_ROOT or --sysfs-root overrides, for a tree of a test's own.
+  std::string sysfs_root = "/sys";
   bool rendezvous = true;  // probe MASTER_ADDR:MASTER_PORT from the slots
   // Native frames of an overdue rank (native_capture.h), by this tool, looked up on PATH
   // once at start; none when it is not found or native_stacks is off (--no-native-stacks).
@@ -40,7 +43,7 @@ struct AgentOptions {
   std::vector<DiskPath> disks;
   Thresholds thresholds;
   Millis sample_interval{200};   // slots and procfs; /health serves the last sample
-  Millis probe_interval{5'000};  // NVML, disks, memory, rendezvous
+  Millis probe_interval{5'000};  // NVML, disks, memory, rendezvous, fabric
   Millis probe_deadline{5'000};  // a probe in flight longer is reported as hung
   // Pushing node reports to `trainwatch serve` (report_pusher.h); off while server_url is empty.
   std::string server_url;  // --server / TRAINWATCH_SERVER

@@ -9,11 +9,9 @@ MonitorListCache::MonitorListCache(const engine::Engine& engine, const Clock& cl
     : engine_(engine), bodies_(clock, kMaxAge, [&engine] { return engine.state_generation(); }) {}
 
 void MonitorListCache::body(Audience audience, std::function<void(Result<Body>)> deliver) {
-  const std::string key = audience == Audience::kAdmin    ? "admin"
-                          : audience == Audience::kViewer ? "viewer"
-                                                          : "public";
   bodies_.get(
-      key, [this, audience]() -> Result<std::string> { return render(audience); }, std::move(deliver));
+      audience, "", [this](Audience built_for) -> Result<std::string> { return render(built_for); },
+      std::move(deliver));
 }
 
 std::string MonitorListCache::render(Audience audience) {
@@ -36,7 +34,7 @@ std::string MonitorListCache::render(Audience audience) {
     json_by_name_.swap(kept);
   }
   auto shown = [audience](const MonitorJson& json) -> const std::string& {
-    if (audience == Audience::kAdmin && !json.shown_to_admin.empty()) return json.shown_to_admin;
+    if (sees_monitor_secrets(audience) && !json.shown_to_admin.empty()) return json.shown_to_admin;
     if (audience == Audience::kViewer && !json.shown_to_viewer.empty()) return json.shown_to_viewer;
     return json.shown_to_public;
   };

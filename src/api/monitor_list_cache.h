@@ -43,7 +43,7 @@ class MonitorListCache {
   struct MonitorJson {
     std::string shown_to_public;
     std::string shown_to_viewer;  // empty: the same as shown_to_public
-    std::string shown_to_admin;   // empty: the same as shown_to_public
+    std::string shown_to_admin;   // editors' and admins'; empty: the same as shown_to_public
   };
   std::string render(Audience audience);
 

@@ -44,8 +44,8 @@ void answer(const Responder& respond, const Result<std::string>& result, int ok_
 void pause(const WriteContext& ctx, const Request& request, const Responder& respond, bool paused) {
   if (!allowed(ctx, request, respond)) return;
   const std::string name = request.params.at("name");
-  ctx.engine.set_paused(name, paused, [respond, name, paused](bool found) {
-    if (!found) return respond(Response::problem(404, "no monitor named '" + name + "'"));
+  ctx.engine.set_paused(name, paused, [respond, name, paused](const Status& stored) {
+    if (!stored) return respond(views::problem_for(stored.error()));
     respond(Response::json(
         200, json_text(boost::json::object{{"name", name}, {"status", paused ? "paused" : "pending"}})));
   });

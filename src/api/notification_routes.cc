@@ -111,24 +111,26 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, con
 }
 
 void test_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
-  if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor)) return;
+  // It stores nothing of its own: its answer waits for the record of who asked.
+  Responder answer = respond;
+  if (!views::write_allowed_recorded(ctx.auth, request, respond, auth::Role::kEditor, answer)) return;
   const std::string name = request.params.at("name");
   // The catalog, not the dispatcher's health: a channel created a moment ago is known
   // here, and the dispatcher has taken it up before it runs the test (both on its thread,
   // in order).
   if (!ctx.channels.find(name)) {
-    return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+    return answer(Response::problem(404, "no notification channel named '" + name + "'"));
   }
   if (auto wait = ctx.test_sends->take(name, ctx.clock.monotonic_time())) {
-    return respond(views::too_many_attempts(*wait, "too many test messages on '" + name + "'"));
+    return answer(views::too_many_attempts(*wait, "too many test messages on '" + name + "'"));
   }
-  ctx.dispatcher.test(name, [respond, name](alerting::TestOutcome o) {
+  ctx.dispatcher.test(name, [answer, name](alerting::TestOutcome o) {
     json::object out{{"channel", name},
                      {"delivered", o.ok},
                      {"status", o.status != 0 ? json::value(o.status) : json::value(nullptr)},
                      {"error", o.error.empty() ? json::value(nullptr) : json::value(o.error)},
                      {"latency_ms", o.latency_ms}};
-    respond(Response::json(o.ok ? 200 : 502, json_text(out)));
+    answer(Response::json(o.ok ? 200 : 502, json_text(out)));
   });
 }
 

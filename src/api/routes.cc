@@ -70,7 +70,7 @@ void get_monitor(const ApiContext& ctx, const Request& request, const Responder&
     // The URL as this client reached the server, so it can be pasted as is; only for
     // those allowed to see it, since whoever has it can keep the monitor up.
     const std::string_view host = request.header("host");
-    out["ping_url"] = audience == Audience::kAdmin
+    out["ping_url"] = sees_monitor_secrets(audience)
                           ? json::value((host.empty() ? std::string() : "http://" + std::string(host)) +
                                         "/ping/" + hb->token)
                           : json::value(nullptr);

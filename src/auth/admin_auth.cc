@@ -259,15 +259,19 @@ void AdminAuth::set_audit_sink(AuditSink sink) {
   audit_sink_ = std::move(sink);
 }
 
-void AdminAuth::audit(const Principal& who, std::string action, std::string source) const {
+void AdminAuth::audit(const Principal& who, std::string action, std::string source, Recorded recorded) const {
   AuditSink sink;
   {
     std::lock_guard lock(mu_);
     sink = audit_sink_;
   }
-  if (!sink) return;
+  if (!sink) {
+    if (recorded) recorded(Ok{});
+    return;
+  }
   sink(AuditEntry{0, clock_.system_time(), who.name, std::string(kind_name(who.kind)), std::move(action),
-                  std::move(source)});
+                  std::move(source)},
+       std::move(recorded));
 }
 
 std::optional<Session> AdminAuth::open_session(Principal who) {

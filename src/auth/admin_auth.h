@@ -53,6 +53,7 @@
 #include "config/web_config.h"
 #include "core/accounts.h"
 #include "core/clock.h"
+#include "core/result.h"
 
 namespace trainwatch::auth {
 
@@ -135,11 +136,15 @@ class AdminAuth {
   std::optional<Session> open_session(Principal who);
 
   // Where each authorized write is reported: the audit log (the server wires it to the
-  // store). Unset: writes are not audited (tests of other parts).
-  using AuditSink = std::function<void(AuditEntry)>;
+  // store, which calls `recorded` once the row is committed or refused). Unset: writes are
+  // not audited (tests of other parts).
+  using Recorded = std::function<void(const Status&)>;
+  using AuditSink = std::function<void(AuditEntry, Recorded recorded)>;
   void set_audit_sink(AuditSink sink);
-  // Reports one write `who` is allowed to make: `action` as "METHOD /path".
-  void audit(const Principal& who, std::string action, std::string source) const;
+  // Reports one write `who` is allowed to make: `action` as "METHOD /path". `recorded`,
+  // when given, runs once the row is stored (or refused), on the store's thread; at once
+  // when no sink is set.
+  void audit(const Principal& who, std::string action, std::string source, Recorded recorded = {}) const;
   void logout(std::string_view session_id);
   std::optional<Session> session(std::string_view session_id) const;
 

@@ -50,6 +50,9 @@ void add_flags(CLI::App& sub, AgentArgs& args) {
   sub.add_option("--nvme-path", args.nvme_path, "Watch free space here (ZeRO-Infinity offload)");
   sub.add_option("--nvml-library", args.o.nvml_library,
                  "Path of libnvidia-ml.so.1 (or TRAINWATCH_NVML_LIBRARY)");
+  sub.add_option("--sysfs-root", args.o.sysfs_root,
+                 "Where sysfs is mounted; InfiniBand/RoCE ports are read from <root>/class/infiniband "
+                 "(or TRAINWATCH_SYSFS_ROOT)");
   sub.add_flag(
       "--no-native-stacks", args.no_native_stacks,
       "Do not run eu-stack for a rank whose step is overdue (native frames beside its Python stack)");

@@ -434,16 +434,22 @@ void ServerApp::add_routes() {
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
-  // Every write the routes allow is audited; a row the store refuses is logged, and the
-  // write it describes goes on (the audit must not become a way to stop monitoring).
-  admin_auth_->set_audit_sink([store = store_.get(), clock = &clock_](AuditEntry entry) {
+  // Every write the routes allow is audited, queued before the write itself (so committed
+  // no later than it); a row the store refuses is logged, and the write it describes goes
+  // on (the audit must not become a way to stop monitoring).
+  admin_auth_->set_audit_sink([store = store_.get(), clock = &clock_](
+                                  AuditEntry entry, const auth::AdminAuth::Recorded& recorded) {
     static LogThrottle refused(std::chrono::seconds(60));
     const std::string what = entry.actor + " " + entry.action;
-    (void)store->write(AppendAudit{std::move(entry)}, [what, clock](const Status& status) {
-      if (status.ok()) return;
-      if (auto n = refused.admit(clock->monotonic_time()))
-        spdlog::error("audit log: cannot store \"{}\" ({} time(s)): {}", what, *n, status.error().message);
-    });
+    auto done = [what, clock, recorded](const Status& status) {
+      if (!status.ok()) {
+        if (auto n = refused.admit(clock->monotonic_time()))
+          spdlog::error("audit log: cannot store \"{}\" ({} time(s)): {}", what, *n, status.error().message);
+      }
+      if (recorded) recorded(status);
+    };
+    if (!store->write(AppendAudit{std::move(entry)}, done))
+      done(make_error("store.unavailable", "the store's write queue is full"));
   });
   accounts_ = std::make_unique<catalog::Accounts>(*store_, *admin_auth_, clock_, *alert_timers_);
   api::add_account_routes(*router_, api::AccountContext{*accounts_, *admin_auth_, *store_, clock_});

@@ -5,12 +5,14 @@
 #include "config/loader.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <boost/url/parse.hpp>
 
+#include "config/alias_bound.h"
 #include "config/conditions_reader.h"
 #include "config/dependencies.h"
 #include "config/heartbeat_reader.h"
@@ -221,6 +223,23 @@ void check_dependencies(Diagnostics& diag, const YAML::Node& root, const Config&
   }
 }
 
+// Aliases repeated past what the readers may copy (alias_bound.h): an error at the anchored
+// value, and nothing read.
+bool aliases_too_big(Diagnostics& diag, const YAML::Node& root) {
+  const auto excess = config_detail::alias_excess(root);
+  if (!excess) return false;
+  constexpr double kMiB = 1024.0 * 1024.0;
+  char size[160];
+  std::snprintf(size, sizeof size, "%.1f MiB once every alias is expanded, %.1f MiB of it repeated",
+                static_cast<double>(excess->expanded) / kMiB,
+                static_cast<double>(excess->expanded - excess->distinct) / kMiB);
+  diag.error(excess->anchored, "yaml",
+             "aliases read this anchored value " + std::to_string(excess->repeats) +
+                 " times and make the document " + size + "; expected aliases to add at most " +
+                 std::to_string(config_detail::kMaxAliasExpansion >> 20) + " MiB");
+  return true;
+}
+
 }  // namespace
 
 // A type's word is its row's in kMonitorTypes, the one table of types.
@@ -239,6 +258,10 @@ LoadedConfig load_config_text(const std::string& text, const std::string& path, 
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     diag.error(e.mark, "yaml", e.msg + "; expected valid YAML");
+    loaded.errors = diag.take();
+    return loaded;
+  }
+  if (aliases_too_big(diag, root)) {
     loaded.errors = diag.take();
     return loaded;
   }
@@ -295,7 +318,7 @@ LoadedWindow load_window_text(const std::string& text, const std::string& path, 
   try {
     // A one-entry list, so keys and messages read exactly as in a file.
     const YAML::Node list = YAML::Load("[" + text + "]");
-    config_detail::read_maintenance(diag, list, windows);
+    if (!aliases_too_big(diag, list)) config_detail::read_maintenance(diag, list, windows);
   } catch (const YAML::Exception& e) {
     diag.error(e.mark, "yaml", e.msg + "; expected valid YAML");
   }

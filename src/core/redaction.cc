@@ -2,7 +2,18 @@
 
 #include <algorithm>
 
+#include "core/enum_names.h"
+
 namespace trainwatch {
+
+namespace {
+constexpr EnumNames<Audience, 4> kAudienceNames{{{Audience::kPublic, "public"},
+                                                 {Audience::kViewer, "viewer"},
+                                                 {Audience::kEditor, "editor"},
+                                                 {Audience::kAdmin, "admin"}}};
+}  // namespace
+
+std::string_view audience_name(Audience audience) { return name_of(kAudienceNames, audience); }
 
 std::string mark_body_value(std::string_view value) {
   std::string out;
@@ -59,7 +70,7 @@ std::string redact_url(std::string_view url) {
 }
 
 std::string url_for(std::string_view url, Audience audience) {
-  return audience == Audience::kAdmin ? std::string(url) : redact_url(url);
+  return sees_monitor_secrets(audience) ? std::string(url) : redact_url(url);
 }
 
 }  // namespace trainwatch

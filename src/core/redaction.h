@@ -16,10 +16,20 @@
 
 namespace trainwatch {
 
-// Who reads a view (views/audience.h): an editor or admin sees everything; a viewer sees
-// everything but secrets (ping URLs, channel targets, credentials in URLs, monitor specs);
-// the public sees what a status page may show.
-enum class Audience { kPublic, kViewer, kAdmin };
+// Who reads a view (views/audience.h), one per role and one for nobody signed in: an admin
+// sees everything; an editor everything but notification channels' targets and what their
+// receivers answered (recipients, topics, chat ids, hosts, delivery errors); a viewer also
+// not the monitors' secrets (ping URLs, credentials in URLs, monitor specs); the public
+// what a status page may show. Every copy of a view shared between readers is kept per
+// audience (http/fresh_cache.h).
+enum class Audience { kPublic, kViewer, kEditor, kAdmin };
+
+// "public", "viewer", "editor", "admin".
+std::string_view audience_name(Audience audience);
+// An editor or an admin: reads the monitors' secrets (above).
+inline bool sees_monitor_secrets(Audience audience) {
+  return audience == Audience::kEditor || audience == Audience::kAdmin;
+}
 
 // The control characters around a value taken from a response body (STX, ETX); they
 // never occur in a marked value, since mark_body_value removes them from it.
@@ -41,7 +51,7 @@ std::string cause_for(std::string_view cause, Audience audience);
 // Text that is not an absolute URL has only its query cut.
 std::string redact_url(std::string_view url);
 
-// The URL as `audience` may read it: whole for kAdmin, redact_url for kPublic.
+// The URL as `audience` may read it: whole for an editor or admin, redact_url for others.
 std::string url_for(std::string_view url, Audience audience);
 
 }  // namespace trainwatch

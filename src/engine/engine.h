@@ -170,11 +170,14 @@ class Engine final : public heartbeat::PingSink {
   // in place (an API write answers then, so its redirect finds the monitor).
   void reload(const Config& config, std::function<void()> applied = {});
 
-  // Pauses or resumes one monitor on the io thread, then calls `done(found)` there. A
-  // paused monitor is not checked, its state reads paused (kept across restarts and
-  // reloads) and its open incident stays open; resuming makes it pending and checks it
-  // at once. Pausing a paused monitor (or resuming a running one) changes nothing.
-  void set_paused(const std::string& name, bool paused, std::function<void(bool found)> done);
+  // Pauses or resumes one monitor on the io thread. A paused monitor is not checked, its
+  // state reads paused (kept across restarts and reloads) and its open incident stays
+  // open; resuming makes it pending and checks it at once. `done` gets Ok once the state
+  // is committed (on the store's writer thread), "monitor.not_found", or the store's
+  // refusal ("store.*": the change is in force here but not stored; asking again stores
+  // it). Pausing a paused monitor (or resuming a running one) changes nothing but is
+  // stored and answered all the same: so its audit row, queued before, is committed too.
+  void set_paused(const std::string& name, bool paused, std::function<void(const Status&)> done);
   // Adds a monitor that no config file declares (a job created by its first report under
   // jobs.auto_create), on the io thread; nothing happens when one of that name exists. It
   // keeps the state stored under its name (an incident open before a restart stays open)
@@ -262,6 +265,7 @@ class Engine final : public heartbeat::PingSink {
   // success that changes nothing then writes no RecordResult (the hot path of pings).
   void apply(Runtime& runtime, const CheckResult& result, bool history = true);
   void write(WriteOp op, WriteDone done = {});
+  void apply_pause(Runtime& runtime, bool paused);                       // in memory: the state, its timer
   bool is_down(const std::string& name) const;                           // io thread: its committed state
   void count_result(const Runtime& runtime, const CheckResult& result);  // call with mu_ held
   void bind_metrics(Runtime& runtime);     // call with mu_ held, whenever its config changes

@@ -119,8 +119,9 @@ void Engine::show_committed(Runtime& r, const PendingChange& change) {
     if (record.closed) r.open_incident.reset();
     --stats_.changes_waiting;
   }
-  // The pause's own save may have committed before this change: the pause wins.
-  if (paused) write(SaveState{name, next});
+  // A pause's (or resume's) own save held the state before this change and may have
+  // committed before it: the state now shown is saved again, the pause winning.
+  if (paused || change.state_saved_meanwhile) write(SaveState{name, next});
   if (change.attempts > 0) {
     spdlog::info("monitor {}: its change to {} is stored, after {} refused write(s)", name,
                  to_string(record.state.status), change.attempts);

@@ -89,37 +89,50 @@ void Engine::set_maintenance(MaintenanceTest test) {
   asio::post(io_, [this, test = std::move(test)]() mutable { in_maintenance_ = std::move(test); });
 }
 
-void Engine::set_paused(const std::string& name, bool paused, std::function<void(bool found)> done) {
+void Engine::set_paused(const std::string& name, bool paused, std::function<void(const Status&)> done) {
   asio::post(io_, [this, name, paused, done = std::move(done)] {
     auto it = monitors_.find(name);
-    if (it == monitors_.end()) return done(false);
+    if (it == monitors_.end())
+      return done(make_error("monitor.not_found", "no monitor named '" + name + "'"));
     Runtime& r = *it->second;
-    const bool is_paused = r.state.status == MonitorStatus::kPaused;
-    if (paused == is_paused) return done(true);
-    MonitorState state = r.state;
-    state.status = paused ? MonitorStatus::kPaused : MonitorStatus::kPending;
-    state.since = clock_.system_time();
-    state.consecutive_failures = 0;
-    {
-      std::lock_guard lock(mu_);
-      r.state = state;
-      r.revision = next_revision_++;
-      state_changed();
-    }
-    if (paused) {
-      r.timer->cancel();
-      r.armed_deadline.reset();
-    } else {
-      if (r.heartbeat) {
-        // A resumed heartbeat starts over: pending until its next ping, as a new one.
+    if (paused != (r.state.status == MonitorStatus::kPaused)) apply_pause(r, paused);
+    if (r.committing) r.committing->state_saved_meanwhile = true;
+    // Answered once stored, and stored even when nothing changed (pausing a paused
+    // monitor): a pause acknowledged and then lost to a crash would leave checked a monitor
+    // its owner stopped, a lost resume one silent through an outage, and a pause whose
+    // earlier save the store refused is in force here but stored only by asking again.
+    if (!store_.write(SaveState{name, r.state}, done)) {
+      {
         std::lock_guard lock(mu_);
-        r.heartbeat.emplace();
+        ++stats_.store_dropped_writes;
       }
-      start_timer(r, Millis(0));
+      done(make_error("store.unavailable", "the store's write queue is full"));
     }
-    write(SaveState{name, state});
-    done(true);
   });
+}
+
+void Engine::apply_pause(Runtime& r, bool paused) {
+  MonitorState state = r.state;
+  state.status = paused ? MonitorStatus::kPaused : MonitorStatus::kPending;
+  state.since = clock_.system_time();
+  state.consecutive_failures = 0;
+  {
+    std::lock_guard lock(mu_);
+    r.state = state;
+    r.revision = next_revision_++;
+    state_changed();
+  }
+  if (paused) {
+    r.timer->cancel();
+    r.armed_deadline.reset();
+    return;
+  }
+  if (r.heartbeat) {
+    // A resumed heartbeat starts over: pending until its next ping, as a new one.
+    std::lock_guard lock(mu_);
+    r.heartbeat.emplace();
+  }
+  start_timer(r, Millis(0));
 }
 
 void Engine::ensure_monitor(const MonitorConfig& config) {

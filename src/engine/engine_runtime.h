@@ -39,6 +39,9 @@ struct Engine::PendingChange {
   uint64_t id = 0;      // matches the store's answer to this change, not a later one
   RecordResult record;  // written again as it is until it commits
   int attempts = 0;     // writes of it the store refused
+  // A pause or resume saved the monitor's state while this change committed: that save
+  // held the state before it, so the state it shows is saved again once it commits.
+  bool state_saved_meanwhile = false;
   // Destroyed with the change: a dropped change is never retried.
   std::unique_ptr<Timer> retry;
 };

@@ -1,5 +1,10 @@
-// FreshCache: built values by key, shared by every request that may see them, and never
-// older than their bound when served.
+// FreshCache: built values by audience and key, shared by every request of that audience
+// that may see them, and never older than their bound when served.
+//
+// The audience (core/redaction.h) is part of every key and is what the build is given:
+// a value is built for the one audience whose requests it answers, so a copy built for a
+// viewer (ping bodies, quoted causes) can never reach an anonymous reader, nor the public
+// copy a viewer, whichever request came first.
 //
 // The source a value is built from has a generation (engine::Engine::state_generation):
 // a counter it moves on every change a reader must see at once (a monitor down, deleted).
@@ -36,6 +41,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "core/clock.h"
+#include "core/redaction.h"
 #include "core/result.h"
 
 namespace trainwatch::http {
@@ -47,8 +53,8 @@ class FreshCache {
   static constexpr size_t kMaxWaiting = 4'096;
 
   using Value = std::shared_ptr<const V>;
-  // Builds a value; must stay valid to call later, on the cache's thread.
-  using Build = std::function<Result<V>()>;
+  // Builds the value for an audience; must stay valid to call later, on the cache's thread.
+  using Build = std::function<Result<V>(Audience)>;
   // Gets the value, or why there is none; called once, on the caller's thread or the cache's.
   using Deliver = std::function<void(Result<Value>)>;
   // Reads the source's generation; any thread.
@@ -59,16 +65,17 @@ class FreshCache {
 
   Millis max_age() const { return max_age_; }
 
-  void get(const std::string& key, Build build, Deliver deliver) {
+  void get(Audience audience, const std::string& key, Build build, Deliver deliver) {
+    const Key full{audience, key};
     // The generation first: a value built from it was built after this request arrived.
     const Waiter waiter{generation_(), clock_.monotonic_time(), std::move(deliver)};
     Value hit;
     {
       std::lock_guard lock(mu_);
-      auto it = entries_.find(key);
+      auto it = entries_.find(full);
       if (it == entries_.end()) {
         if (entries_.size() >= kMaxKeys) forget_oldest();
-        it = entries_.emplace(key, Entry{}).first;
+        it = entries_.emplace(full, Entry{}).first;
       }
       Entry& e = it->second;
       if (e.value && satisfies(e.generation, e.started, waiter)) {
@@ -79,7 +86,7 @@ class FreshCache {
         e.build = std::move(build);  // the newest: it reads the newest page config
         e.waiting.push_back(waiter);
         ++waiting_;
-        if (!e.building) start_build(key, e);
+        if (!e.building) start_build(full, e);
         return;
       }
     }
@@ -89,6 +96,7 @@ class FreshCache {
   }
 
  private:
+  using Key = std::pair<Audience, std::string>;
   struct Waiter {
     uint64_t generation = 0;  // what it must show
     MonoTime arrived{};
@@ -107,13 +115,13 @@ class FreshCache {
     return generation >= w.generation && w.arrived - started < max_age_;
   }
 
-  void start_build(const std::string& key, Entry& e) {  // call with mu_ held
+  void start_build(const Key& key, Entry& e) {  // call with mu_ held
     e.building = true;
     boost::asio::post(pool_, [this, key] { run_build(key); });
   }
 
   // On the cache's thread. The entry stays: a building key is never forgotten.
-  void run_build(const std::string& key) {
+  void run_build(const Key& key) {
     Build build;
     {
       std::lock_guard lock(mu_);
@@ -124,7 +132,7 @@ class FreshCache {
     Result<V> built = make_error("cache.build", "the view could not be built");
     // No exception may leave the cache's thread (it would end the process).
     try {
-      built = build();
+      built = build(key.first);
     } catch (const std::exception& e) {
       built = make_error("cache.build", std::string("the view could not be built: ") + e.what());
     }
@@ -169,7 +177,7 @@ class FreshCache {
   const Millis max_age_;
   const Generation generation_;
   std::mutex mu_;  // guards entries_ and waiting_
-  std::map<std::string, Entry> entries_;
+  std::map<Key, Entry> entries_;
   size_t waiting_ = 0;
   boost::asio::thread_pool pool_{1};  // last: joined first, while the rest still exists
 };

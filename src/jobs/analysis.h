@@ -3,11 +3,13 @@
 // Pure: same state, spec and instant, same verdict. Unit-tested on a manual clock.
 //
 // First-failure attribution (docs/failure-modes.md): findings are ordered so that the rank that
-// failed first and silently is blamed. With gloo, a SIGKILLed rank's peers raise
-// "Connection closed by peer" within 0.1-0.4 s and report `failed`; the victim reports
-// nothing. So a silent vanish outranks a node gone silent, which outranks a stopped or
-// blocked process, a stall, bad numbers and checkpoints, and only then come ranks that
-// failed with an error of their own. Within a kind, the earliest is first.
+// failed first and silently is blamed, after any fault of a node's hardware (a GPU lost or
+// needing a reset, a link down: jobs/gpu_findings.h), which explains its ranks. With gloo,
+// a SIGKILLed rank's peers raise "Connection closed by peer" within 0.1-0.4 s and report
+// `failed`; the victim reports nothing. So a silent vanish outranks a node gone silent,
+// which outranks a stopped or blocked process, a stall, bad numbers and checkpoints, and
+// only then come ranks that failed with an error of their own. Within a kind, the earliest
+// is first.
 //
 // While the first finding is a reported error (then the only kind of failure) or a
 // non-finite loss, and some node whose ranks were running has not reported since it
@@ -53,6 +55,9 @@ struct Finding {
   // A warning worth a message to the job's channels (those that do not page), not only a
   // line on its page: the early culprit warning (rank_suspected).
   bool notify = false;
+  // The node's hardware is at fault (a GPU to reset, a node to reboot, a link down: see
+  // jobs/gpu_findings.h), not the application: `node` is the one to drain or repair.
+  bool node_fault = false;
 };
 
 struct JobTimeouts {

@@ -108,7 +108,7 @@ Interruption unseen_interruption(const AttemptRecord& ended, int next, MonoTime 
 
 namespace {
 
-constexpr EnumNames<InterruptionKind, 19> kInterruptionKindNames{{
+constexpr EnumNames<InterruptionKind, 20> kInterruptionKindNames{{
     {InterruptionKind::kSignal, "signal"},
     {InterruptionKind::kExitCode, "exit_code"},
     {InterruptionKind::kVanished, "vanished"},
@@ -124,6 +124,7 @@ constexpr EnumNames<InterruptionKind, 19> kInterruptionKindNames{{
     {InterruptionKind::kDiskFull, "disk_full"},
     {InterruptionKind::kNodeLost, "node_lost"},
     {InterruptionKind::kGpuFault, "gpu_fault"},
+    {InterruptionKind::kFabricFault, "fabric_fault"},
     {InterruptionKind::kStartup, "startup"},
     {InterruptionKind::kRestarted, "restarted"},
     {InterruptionKind::kRequeued, "requeued"},
@@ -163,7 +164,10 @@ InterruptionCause classify(const Finding& head, const JobState& job) {
   }
   if (c == "rank_stopped" || c == "rank_blocked") return {InterruptionKind::kStopped, c};
   if (c == "node_silent") return {InterruptionKind::kNodeLost, head.node};
-  if (c == "gpu_lost" || c == "gpu_ecc" || c == "gpu_xid") return {InterruptionKind::kGpuFault, c};
+  if (c == "gpu_lost" || c == "gpu_ecc" || c == "gpu_xid" || c == "gpu_row_remap_pending" ||
+      c == "gpu_row_remap_failed" || c == "gpu_recovery_action" || c == "nvlink_down")
+    return {InterruptionKind::kGpuFault, c};
+  if (c == "ib_port_down") return {InterruptionKind::kFabricFault, head.node};
   if (c == "startup_stuck" || c == "ranks_missing" || c == "no_reports")
     return {InterruptionKind::kStartup, c};
   if (c == "restarting") return {InterruptionKind::kRestarted, "before trainwatch saw why"};

@@ -46,10 +46,11 @@ enum class InterruptionKind {
   kCheckpointFailed,
   kDiskFull,
   kNodeLost,
-  kGpuFault,   // XID, ECC, fell off the bus
-  kStartup,    // never started: ranks missing, start-up stuck
-  kRestarted,  // the launcher restarted the ranks before the failure was seen
-  kRequeued,   // the scheduler took the allocation, ranks and agents alike, and launched it again
+  kGpuFault,     // XID, ECC, fell off the bus, rows pending remap, a recovery action, NVLink down
+  kFabricFault,  // an InfiniBand/RoCE port down (detail: the node)
+  kStartup,      // never started: ranks missing, start-up stuck
+  kRestarted,    // the launcher restarted the ranks before the failure was seen
+  kRequeued,     // the scheduler took the allocation, ranks and agents alike, and launched it again
   kOther,
 };
 std::string_view to_string(InterruptionKind k);

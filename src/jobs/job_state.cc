@@ -1,5 +1,7 @@
 #include "jobs/job_state.h"
 
+#include "jobs/rank_set.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -140,6 +142,7 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   node.ranks.clear();
   for (const auto& r : report.ranks) node.ranks.push_back(r.rank);
   node.gpus = report.gpus;
+  node.ib_ports = report.ib_ports;
   node.disks = report.disks;
   node.memory_available_bytes = report.memory_available_bytes;
   node.memory_total_bytes = report.memory_total_bytes;
@@ -180,11 +183,7 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   learn_step_gap(report, checkpointing);
   if (!checkpointing) record_throughput(now);
 
-  const int64_t wall_ms = to_unix_ms(wall);
-  for (const auto& g : report.gpus) {
-    if (g.memory_total)
-      add_point("gpu_mem", report.node + " gpu " + std::to_string(g.index), wall_ms, g.memory_pct());
-  }
+  record_gpu_memory(report, to_unix_ms(wall));
   return true;
 }
 
@@ -433,6 +432,22 @@ JobState JobState::copy_for_reader(bool with_ranks, const std::set<std::string>*
   copy.last_throughput_at_ = last_throughput_at_;
   copy.reports_ = reports_;
   return copy;
+}
+
+// The GPU memory chart: a series per GPU, named by the ranks that use it, as their agent
+// found them, so the chart reads by rank.
+void JobState::record_gpu_memory(const NodeReport& report, int64_t wall_ms) {
+  for (const auto& g : report.gpus) {
+    if (!g.memory_total) continue;
+    std::vector<int> users;
+    for (const auto& r : report.ranks) {
+      if (r.gpu && r.gpu->index == g.index) users.push_back(r.rank);
+    }
+    add_point("gpu_mem",
+              report.node + " gpu " + std::to_string(g.index) +
+                  (users.empty() ? "" : " (" + ranks_phrase(users) + ")"),
+              wall_ms, g.memory_pct());
+  }
 }
 
 void JobState::add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value) {

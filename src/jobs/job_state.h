@@ -75,6 +75,7 @@ struct NodeRecord {
   uint64_t reports = 0;
   std::vector<int> ranks;  // the ranks its last report carried
   std::vector<GpuReport> gpus;
+  std::vector<IbPortReport> ib_ports;
   std::vector<DiskReport> disks;
   std::optional<uint64_t> memory_available_bytes, memory_total_bytes;
   std::optional<RendezvousReport> rendezvous;
@@ -190,6 +191,7 @@ class JobState {
   void record_throughput(MonoTime now);
   // Adds (+1) or removes (-1) the rank's last report from the checkpoint counts.
   void count_checkpointing(const RankRecord& rec, int sign);
+  void record_gpu_memory(const NodeReport& report, int64_t wall_ms);
   void add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value);
 
   std::string name_;

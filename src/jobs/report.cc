@@ -253,6 +253,12 @@ void read_stack(const Fields& f, RankStack& out) {
   });
 }
 
+void read_rank_gpu(const Fields& f, RankGpuReport& g) {
+  g.index = static_cast<int>(f.integer("index", true, 0, 1023).value_or(0));
+  if (auto used = f.integer("memory_used_bytes")) g.memory_used = static_cast<uint64_t>(*used);
+  g.source = f.text("source").substr(0, 32);
+}
+
 void read_rank(const Fields& f, RankReport& r) {
   r.rank = static_cast<int>(f.integer("rank", true, 0, kMaxRank - 1).value_or(0));
   r.local_rank = static_cast<int>(f.integer("local_rank", false, -1, kMaxRank).value_or(-1));
@@ -308,11 +314,54 @@ void read_rank(const Fields& f, RankReport& r) {
     x.core_dumped = ef.flag("core_dumped", false);
     x.oom_killed = ef.flag("oom_killed", false);
   }
+  if (const json::object* g = f.object("gpu")) read_rank_gpu(f.child(*g, f.at("gpu")), r.gpu.emplace());
+}
+
+std::optional<int> small_int(const Fields& f, std::string_view key) {
+  if (auto v = f.integer(key, false, 0, 100'000)) return static_cast<int>(*v);
+  return std::nullopt;
+}
+
+void read_gpu_health(const Fields& f, GpuReport& g) {
+  if (const json::object* o = f.object("row_remap")) {
+    Fields rf = f.child(*o, f.at("row_remap"));
+    g.row_remap = RowRemapReport{rf.counter("correctable"), rf.counter("uncorrectable"),
+                                 rf.flag("pending", false), rf.flag("failure", false)};
+  }
+  if (const json::object* o = f.object("retired_pages")) {
+    Fields pf = f.child(*o, f.at("retired_pages"));
+    g.retired_pages =
+        RetiredPagesReport{pf.counter("single_bit"), pf.counter("double_bit"), pf.flag("pending", false)};
+  }
+  if (const json::object* o = f.object("pcie")) {
+    Fields pf = f.child(*o, f.at("pcie"));
+    if (auto v = pf.integer("replays")) g.pcie.replays = static_cast<uint64_t>(*v);
+    g.pcie.gen = small_int(pf, "gen");
+    g.pcie.max_gen = small_int(pf, "max_gen");
+    g.pcie.width = small_int(pf, "width");
+    g.pcie.max_width = small_int(pf, "max_width");
+  }
+  g.recovery_action = f.text("recovery_action");
+  if (const json::object* o = f.object("nvlinks")) {
+    Fields nf = f.child(*o, f.at("nvlinks"));
+    NvlinkSummary& n = g.nvlinks.emplace();
+    n.count = small_int(nf, "count").value_or(0);
+    n.active = small_int(nf, "active").value_or(0);
+    n.errors = nf.counter("errors");
+    if (const json::array* down = nf.array("down", kMaxLinksDown)) {
+      for (const auto& v : *down) {
+        if (v.is_int64() && v.as_int64() >= 0 && v.as_int64() < 1024)
+          n.down.push_back(static_cast<int>(v.as_int64()));
+      }
+    }
+  }
 }
 
 void read_gpu(const Fields& f, GpuReport& g) {
   g.index = static_cast<int>(f.integer("index", true, 0, 1023).value_or(0));
   g.name = f.text("name");
+  g.uuid = f.text("uuid");
+  g.pci_bus_id = f.text("pci_bus_id");
   g.lost = f.flag("lost", false);
   g.memory_used = f.counter("memory_used_bytes");
   g.memory_total = f.counter("memory_total_bytes");
@@ -320,6 +369,33 @@ void read_gpu(const Fields& f, GpuReport& g) {
   g.last_xid = static_cast<int>(f.integer("last_xid", false, 0, INT32_MAX).value_or(0));
   g.last_xid_critical = f.flag("last_xid_critical", g.last_xid != 0);
   g.xid_count = f.counter("xid_count");
+  each_object(f, "xids", f.array("xids", kMaxXidsPerGpu), [&](const Fields& xf) {
+    g.xids.push_back(
+        {static_cast<int>(xf.integer("code", true, 0, INT32_MAX).value_or(0)), xf.age("age_ms").value_or(0)});
+  });
+  g.temperature_c = small_int(f, "temperature_c");
+  g.slowdown_temperature_c = small_int(f, "slowdown_temperature_c");
+  if (const json::array* reasons = f.array("clock_event_reasons", kMaxClockReasons)) {
+    auto& words = g.clock_event_reasons.emplace();
+    for (const auto& v : *reasons) {
+      if (v.is_string() && v.as_string().size() <= 64) words.emplace_back(v.as_string());
+    }
+  }
+  read_gpu_health(f, g);
+}
+
+void read_ib_port(const Fields& f, IbPortReport& p) {
+  p.device = f.text("device", true).substr(0, 64);
+  p.port = static_cast<int>(f.integer("port", false, 0, 255).value_or(1));
+  p.state = f.text("state").substr(0, 32);
+  p.phys_state = f.text("phys_state").substr(0, 32);
+  p.link_layer = f.text("link_layer").substr(0, 32);
+  p.rate_gbps = f.number("rate_gbps");
+  p.was_active = f.flag("was_active", false);
+  p.link_downed = f.integer("link_downed", false, -1).value_or(-1);
+  p.symbol_errors = f.integer("symbol_errors", false, -1).value_or(-1);
+  p.link_downed_rise = f.integer("link_downed_rise").value_or(0);
+  p.symbol_error_rise = f.integer("symbol_error_rise").value_or(0);
 }
 
 void read_disk(const Fields& f, DiskReport& d) {
@@ -365,6 +441,8 @@ Result<NodeReport> parse_node_report(std::string_view body) {
               [&](const Fields& rf) { read_rank(rf, report.ranks.emplace_back()); });
   each_object(f, "gpus", f.array("gpus", kMaxGpusPerReport),
               [&](const Fields& gf) { read_gpu(gf, report.gpus.emplace_back()); });
+  each_object(f, "ib_ports", f.array("ib_ports", kMaxIbPortsPerReport),
+              [&](const Fields& pf) { read_ib_port(pf, report.ib_ports.emplace_back()); });
   each_object(f, "disks", f.array("disks", kMaxDisksPerReport),
               [&](const Fields& df) { read_disk(df, report.disks.emplace_back()); });
   if (const json::object* m = f.object("memory")) {

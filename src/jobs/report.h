@@ -18,6 +18,7 @@
 #include "core/process_exit.h"
 #include "core/python_stack.h"
 #include "core/result.h"
+#include "jobs/gpu_report.h"
 #include "reporter/slot_layout.h"
 
 namespace trainwatch::jobs {
@@ -100,20 +101,7 @@ struct RankReport {
   std::optional<RankStack> stack;
   // Once the process is gone, how it ended, when the agent could tell (agent/exit_watch.h).
   std::optional<ProcessExit> exit;
-};
-
-struct GpuReport {
-  int index = 0;
-  std::string name;
-  bool lost = false;
-  uint64_t memory_used = 0, memory_total = 0;
-  int64_t ecc_uncorrected = -1;    // -1: not supported
-  int last_xid = 0;                // 0: none seen
-  bool last_xid_critical = false;  // false for XIDs that are usually the application's own fault
-  uint64_t xid_count = 0;
-  double memory_pct() const {
-    return memory_total ? 100.0 * static_cast<double>(memory_used) / static_cast<double>(memory_total) : 0;
-  }
+  std::optional<RankGpuReport> gpu;  // the GPU it uses; absent when its agent could not tell
 };
 
 struct DiskReport {
@@ -140,6 +128,7 @@ struct NodeReport {
   Millis report_every{5'000};
   std::vector<RankReport> ranks;
   std::vector<GpuReport> gpus;
+  std::vector<IbPortReport> ib_ports;  // InfiniBand/RoCE ports (optional in schema 1)
   std::vector<DiskReport> disks;
   std::optional<uint64_t> memory_available_bytes, memory_total_bytes;
   std::optional<RendezvousReport> rendezvous;

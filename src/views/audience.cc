@@ -22,7 +22,12 @@ Audience audience_of(const auth::AdminAuth* admin, const http::Request& request)
     who = auth::session_reader(*admin, session_id_of(request));
   }
   if (!who) return Audience::kPublic;
-  return auth::allows(who->role, auth::Role::kEditor) ? Audience::kAdmin : Audience::kViewer;
+  switch (who->role) {
+    case auth::Role::kAdmin: return Audience::kAdmin;
+    case auth::Role::kEditor: return Audience::kEditor;
+    case auth::Role::kViewer: return Audience::kViewer;
+  }
+  return Audience::kViewer;
 }
 
 }  // namespace trainwatch::views

@@ -1,7 +1,7 @@
 // Who is reading: the Audience (core/redaction.h) of a request, from the role of its
-// bearer token or live dashboard session (auth/request_auth.h): an editor or admin reads
-// secrets, a viewer everything else, anyone else the public view. Everybody is an admin on
-// a server without admin tokens or users (a single-user server has nobody to hide from).
+// bearer token or live dashboard session (auth/request_auth.h), one audience per role,
+// anyone else the public view. Everybody is an admin on a server without admin tokens or
+// users (a single-user server has nobody to hide from).
 #pragma once
 
 #include "auth/admin_auth.h"

@@ -10,6 +10,7 @@
 #include "jobs/kept_stacks.h"
 #include "jobs/rank_health.h"
 #include "jobs/rank_place.h"
+#include "views/gpu_views.h"
 
 namespace trainwatch::views {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 namespace json = boost::json;
 using jobs::JobSnapshot;
 
-json::value num(double v) { return std::isfinite(v) ? json::value(v) : json::value(nullptr); }
 // A number that may be NaN/inf, spelled as the report schema spells it.
 json::value loss_json(const std::optional<double>& v) {
   if (!v) return nullptr;
@@ -38,7 +38,8 @@ json::object finding_json(const JobSnapshot& s, const jobs::Finding& f) {
                       {"ranks", std::move(ranks)},
                       {"node", f.node.empty() ? json::value(nullptr) : json::value(f.node)},
                       {"message", f.message},
-                      {"since", wall_of(s, f.since)}};
+                      {"since", wall_of(s, f.since)},
+                      {"node_fault", f.node_fault}};
 }
 
 json::object monitor_part(const engine::Engine& engine, const std::string& name) {
@@ -125,7 +126,8 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
       {"syscall", l.syscall.empty() ? json::value(nullptr) : json::value(l.syscall)},
       {"wchan", l.wchan.empty() ? json::value(nullptr) : json::value(l.wchan)},
       {"stack", stack_json(l)},
-      {"exit", exit_json(l)}};
+      {"exit", exit_json(l)},
+      {"gpu", gpu_of_rank_json(l)}};
   // Step time over the progress window: wall ms a step.
   out["step_time_ms"] = nullptr;
   if (r.window.size() >= 2) {
@@ -141,16 +143,7 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
 
 json::object node_json(const JobSnapshot& s, const jobs::NodeRecord& n) {
   json::array gpus, disks, ranks;
-  for (const auto& g : n.gpus) {
-    gpus.push_back(json::object{{"index", g.index},
-                                {"name", g.name},
-                                {"memory_used_bytes", g.memory_used},
-                                {"memory_total_bytes", g.memory_total},
-                                {"memory_pct", num(g.memory_pct())},
-                                {"lost", g.lost},
-                                {"ecc_uncorrected", g.ecc_uncorrected},
-                                {"last_xid", g.last_xid}});
-  }
+  for (const auto& g : n.gpus) gpus.push_back(gpu_json(g));
   for (const auto& d : n.disks) {
     disks.push_back(
         json::object{{"name", d.name}, {"path", d.path}, {"ok", d.ok}, {"free_bytes", d.free_bytes}});
@@ -165,6 +158,7 @@ json::object node_json(const JobSnapshot& s, const jobs::NodeRecord& n) {
                    {"reports", n.reports},
                    {"ranks", std::move(ranks)},
                    {"gpus", std::move(gpus)},
+                   {"ib_ports", ib_ports_json(n.ib_ports)},
                    {"disks", std::move(disks)}};
   out["memory_available_bytes"] =
       n.memory_available_bytes ? json::value(*n.memory_available_bytes) : json::value(nullptr);

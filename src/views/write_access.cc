@@ -1,6 +1,8 @@
 #include "views/write_access.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include <boost/json.hpp>
@@ -47,10 +49,9 @@ http::Response no_credentials(auth::Role needed) {
   return r;
 }
 
-}  // namespace
-
-std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::Request& request,
-                                             const http::Responder& respond, auth::Role needed) {
+// Who may make this write (write_allowed), not yet audited.
+std::optional<auth::Principal> write_principal(auth::AdminAuth& auth, const http::Request& request,
+                                               const http::Responder& respond, auth::Role needed) {
   constexpr std::string_view kBearer = "Bearer ";
   const std::string_view authorization = request.header("authorization");
   std::optional<auth::Principal> who;
@@ -76,8 +77,59 @@ std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::
     respond(role_refused(*who, needed));
     return std::nullopt;
   }
-  auth.audit(*who, request.method + " " + request.path, request.remote_address);
   return who;
+}
+
+}  // namespace
+
+std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::Request& request,
+                                             const http::Responder& respond, auth::Role needed) {
+  auto who = write_principal(auth, request, respond, needed);
+  if (who) auth.audit(*who, request.method + " " + request.path, request.remote_address);
+  return who;
+}
+
+std::optional<auth::Principal> write_allowed_recorded(auth::AdminAuth& auth, const http::Request& request,
+                                                      const http::Responder& respond, auth::Role needed,
+                                                      http::Responder& answer) {
+  auto who = write_principal(auth, request, respond, needed);
+  if (!who) return std::nullopt;
+  HeldAnswer held = hold_until_recorded(respond);
+  answer = held.answer;
+  auth.audit(*who, request.method + " " + request.path, request.remote_address, std::move(held.recorded));
+  return who;
+}
+
+HeldAnswer hold_until_recorded(const http::Responder& respond) {
+  // Whichever comes second, the answer or the record, sends the answer.
+  struct Held {
+    explicit Held(http::Responder r) : respond(std::move(r)) {}
+    std::mutex mu;
+    bool recorded = false;
+    std::optional<http::Response> answer;
+    http::Responder respond;
+  };
+  auto held = std::make_shared<Held>(respond);
+  auto answer = [held](http::Response response) {
+    {
+      std::lock_guard lock(held->mu);
+      if (!held->recorded) {
+        held->answer = std::move(response);
+        return;
+      }
+    }
+    held->respond(std::move(response));
+  };
+  auto recorded = [held](const Status&) {
+    std::optional<http::Response> ready;
+    {
+      std::lock_guard lock(held->mu);
+      held->recorded = true;
+      ready.swap(held->answer);
+    }
+    if (ready) held->respond(std::move(*ready));
+  };
+  return HeldAnswer{http::Responder(answer), recorded};
 }
 
 std::optional<auth::Principal> read_allowed(const auth::AdminAuth& auth, const http::Request& request,

@@ -24,6 +24,22 @@ namespace trainwatch::views {
 std::optional<auth::Principal> write_allowed(auth::AdminAuth& auth, const http::Request& request,
                                              const http::Responder& respond, auth::Role needed);
 
+// As write_allowed, for a write that stores nothing of its own (a test send): sets
+// `answer` to the responder to answer it with, which holds the answer until the audit row
+// is committed (or refused: the write goes on, as above), so that no answer comes before
+// the record of who asked. Every other write is queued after its audit row and answers
+// once committed, so its row is committed by then too.
+std::optional<auth::Principal> write_allowed_recorded(auth::AdminAuth& auth, const http::Request& request,
+                                                      const http::Responder& respond, auth::Role needed,
+                                                      http::Responder& answer);
+
+// A responder that holds its answer until `recorded` has run (write_allowed_recorded).
+struct HeldAnswer {
+  http::Responder answer;
+  auth::AdminAuth::Recorded recorded;
+};
+HeldAnswer hold_until_recorded(const http::Responder& respond);
+
 // Who reads, when they hold at least `needed` (a bearer token through the throttle, or a
 // live session; no CSRF token, since a read changes nothing); otherwise answers 401, 403
 // or 429 as above and returns nullopt. Reads are not audited.

@@ -68,30 +68,53 @@ std::optional<auth::Principal> page_reader(const WebContext& ctx, const http::Re
   return std::move(session->who);
 }
 
-bool form_allowed(const WebContext& ctx, const http::Request& request,
-                  std::map<std::string, std::string>& form, const http::Responder& respond,
-                  auth::Role needed) {
+namespace {
+
+// Who may post this form (form_allowed), not yet audited.
+std::optional<auth::Principal> form_principal(const WebContext& ctx, const http::Request& request,
+                                              std::map<std::string, std::string>& form,
+                                              const http::Responder& respond, auth::Role needed) {
   // A cookie rides along with whatever the browser sends, from whichever page.
   if (auto refusal = views::cross_origin_refusal(request)) {
     respond(std::move(*refusal));
-    return false;
+    return std::nullopt;
   }
   form = auth::parse_form(request.body);
   auto check = auth::check_write(ctx.auth, views::session_id_of(request), form["csrf"]);
   if (check.access == auth::WriteAccess::kAllowed) {
     if (!auth::allows(check.who->role, needed)) {
       respond(views::role_refused(*check.who, needed));
-      return false;
+      return std::nullopt;
     }
-    ctx.auth.audit(*check.who, request.method + " " + request.path, request.remote_address);
-    return true;
+    return std::move(check.who);
   }
   if (check.access == auth::WriteAccess::kNoCredentials) {
     respond(redirect("/login"));
   } else {
     respond(http::Response::problem(403, "the form's CSRF token is missing or wrong for this session"));
   }
-  return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool form_allowed(const WebContext& ctx, const http::Request& request,
+                  std::map<std::string, std::string>& form, const http::Responder& respond,
+                  auth::Role needed) {
+  auto who = form_principal(ctx, request, form, respond, needed);
+  if (who) ctx.auth.audit(*who, request.method + " " + request.path, request.remote_address);
+  return who.has_value();
+}
+
+bool form_allowed_recorded(const WebContext& ctx, const http::Request& request,
+                           std::map<std::string, std::string>& form, const http::Responder& respond,
+                           auth::Role needed, http::Responder& answer) {
+  auto who = form_principal(ctx, request, form, respond, needed);
+  if (!who) return false;
+  views::HeldAnswer held = views::hold_until_recorded(respond);
+  answer = held.answer;
+  ctx.auth.audit(*who, request.method + " " + request.path, request.remote_address, std::move(held.recorded));
+  return true;
 }
 
 }  // namespace trainwatch::web

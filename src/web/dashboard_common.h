@@ -40,5 +40,11 @@ std::optional<auth::Principal> page_reader(const WebContext& ctx, const http::Re
 bool form_allowed(const WebContext& ctx, const http::Request& request,
                   std::map<std::string, std::string>& form, const http::Responder& respond,
                   auth::Role needed);
+// As form_allowed, for a form that stores nothing of its own (a test send): `answer` is
+// the responder to answer it with, which holds the answer until the audit row is
+// committed or refused (views::write_allowed_recorded).
+bool form_allowed_recorded(const WebContext& ctx, const http::Request& request,
+                           std::map<std::string, std::string>& form, const http::Responder& respond,
+                           auth::Role needed, http::Responder& answer);
 
 }  // namespace trainwatch::web

@@ -10,6 +10,7 @@
 #include "views/job_views.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
+#include "web/job_gpus.h"
 #include "web/pages.h"
 
 namespace trainwatch::web {
@@ -47,6 +48,7 @@ std::string rank_label(const json::object& r) {
     std::snprintf(buffer, sizeof buffer, "; %.1f ms a step", r.at("step_time_ms").to_number<double>());
     label += buffer;
   }
+  if (const std::string gpu = rank_gpu_text(r); !gpu.empty()) label += "; " + gpu;
   label += "; last seen " + text_of(r.at("last_seen"));
   if (!r.at("error").is_null()) label += "; error: " + text_of(r.at("error"));
   return label;
@@ -245,6 +247,10 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
       gpus.push_back(json::string(text));
     }
     node["gpu_text"] = std::move(gpus);
+    node["gpu_rows"] = gpu_rows(node, m.at("ranks").as_array());
+    node["ib_rows"] = ib_port_rows(node);
+    node["has_gpus"] = !node.at("gpu_rows").as_array().empty();
+    node["has_ib_ports"] = !node.at("ib_rows").as_array().empty();
     nodes.push_back(std::move(node));
   }
   m["rank_count"] = snapshot.rank_count;

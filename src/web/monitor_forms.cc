@@ -20,9 +20,8 @@ void pause_form(const WebContext& ctx, const Request& request, const Responder& 
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
   const std::string name = request.params.at("name");
-  ctx.engine.set_paused(name, paused, [respond, name](bool found) {
-    respond(found ? redirect("/monitors/" + name)
-                  : Response::problem(404, "no monitor named '" + name + "'"));
+  ctx.engine.set_paused(name, paused, [respond, name](const Status& stored) {
+    respond(stored ? redirect("/monitors/" + name) : views::problem_for(stored.error()));
   });
 }
 

@@ -31,9 +31,9 @@ void add_heartbeat(const WebContext& ctx, const Request& request, Audience audie
                    const engine::MonitorView& view, json::object& m) {
   json::object hb = views::heartbeat_json(view, audience);
   const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
-  // The whole ping URL only for an admin (or a server without admin tokens): whoever has
-  // it can keep the monitor up.
-  if (audience == Audience::kAdmin) {
+  // The whole ping URL only for an editor or admin (or a server without admin tokens):
+  // whoever has it can keep the monitor up.
+  if (sees_monitor_secrets(audience)) {
     hb["ping_url"] = "http://" + std::string(request.header("host")) + "/ping/" + spec.token;
   }
   Millis period = spec.period;
@@ -77,7 +77,7 @@ void monitor_page(const WebContext& ctx, const Request& request, const Responder
   m["paused"] = view->state.status == MonitorStatus::kPaused;
   m["from_api"] = ctx.catalog.is_api(name);
   // The edit form's JSON holds the whole URL (credentials included): admins only.
-  if (auto spec = ctx.catalog.api_spec(name); spec && audience == Audience::kAdmin) m["spec_json"] = *spec;
+  if (auto spec = ctx.catalog.api_spec(name); spec && sees_monitor_secrets(audience)) m["spec_json"] = *spec;
   m["is_job"] = view->config->type == MonitorType::kJob;
   const int64_t now = to_unix_ms(ctx.clock.system_time());
   json::array uptime;

@@ -124,10 +124,9 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   // The table is the same for every visitor of one audience with this filter; the page
   // around it carries the visitor's session (the forms' CSRF token).
   const Audience audience = views::audience_of(&ctx.auth, request);
-  const std::string key =
-      (audience == Audience::kAdmin ? "admin\n" : "public\n") + state + '\n' + type + '\n' + tag;
-  auto build = [ctx, audience, state, type, tag]() -> Result<std::string> {
-    return render_monitor_rows(ctx, audience, state, type, tag);
+  const std::string key = state + '\n' + type + '\n' + tag;
+  auto build = [ctx, state, type, tag](Audience built_for) -> Result<std::string> {
+    return render_monitor_rows(ctx, built_for, state, type, tag);
   };
   json::object m = layout_model(ctx, request, "Monitors · trainwatch");
   json::array states, types;
@@ -138,7 +137,7 @@ void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request
   m["state_options"] = std::move(states);
   m["type_options"] = std::move(types);
   m["tag"] = tag;
-  cache.get(key, build, [respond, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
+  cache.get(audience, key, build, [respond, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
     if (!rows) {
       http::Response r =
           http::Response::problem(503, "the monitors table cannot be read: " + rows.error().message);

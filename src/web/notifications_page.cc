@@ -184,23 +184,25 @@ void delete_form(const NotificationsPageContext& ctx, const Request& request, co
 // "Send a test": the result is shown on the page it came from.
 void test_form(const NotificationsPageContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
-  if (!form_allowed(ctx.web, request, form, respond, auth::Role::kEditor)) return;
+  // It stores nothing of its own: its answer waits for the record of who asked.
+  Responder answer = respond;
+  if (!form_allowed_recorded(ctx.web, request, form, respond, auth::Role::kEditor, answer)) return;
   const std::string name = request.params.at("name");
   if (!ctx.channels.find(name)) {
-    return respond(Response::problem(404, "no notification channel named '" + name + "'"));
+    return answer(Response::problem(404, "no notification channel named '" + name + "'"));
   }
   if (auto wait = ctx.test_sends->take(name, ctx.web.clock.monotonic_time())) {
     const std::string seconds = std::to_string((wait->count() + 999) / 1000);
     return page(
-        ctx, request, respond,
+        ctx, request, answer,
         json::object{{"ok", false},
                      {"text", "Too many test messages on " + name + "; try again in " + seconds + " s"}});
   }
-  ctx.dispatcher.test(name, [ctx, request, respond, name](alerting::TestOutcome o) {
+  ctx.dispatcher.test(name, [ctx, request, answer, name](alerting::TestOutcome o) {
     std::string text = o.ok ? "Test message delivered on " + name : "Test message on " + name + " failed";
     if (o.status != 0) text += " (HTTP " + std::to_string(o.status) + ")";
     if (!o.error.empty()) text += ": " + o.error;
-    page(ctx, request, respond, json::object{{"ok", o.ok}, {"text", text}});
+    page(ctx, request, answer, json::object{{"ok", o.ok}, {"text", text}});
   });
 }
 

@@ -44,12 +44,13 @@ void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& r
   if (page == nullptr)
     return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
   const std::string key = page->slug + '#' + std::to_string(ctx.status_pages->generation());
-  auto build = [ctx, page]() -> Result<BuiltStatusPage> {
+  // One form for every reader, an admin included: what the public may see.
+  auto build = [ctx, page](Audience /*always kPublic*/) -> Result<BuiltStatusPage> {
     auto model = build_status_page(*page, ctx.engine, ctx.store, ctx.clock.system_time());
     if (!model) return model.error();
     return BuiltStatusPage{json_text(*model), render_status_page_html(*model)};
   };
-  cache.get(key, build, [respond, as_json](Result<StatusPageCache::Value> built) {
+  cache.get(Audience::kPublic, key, build, [respond, as_json](Result<StatusPageCache::Value> built) {
     if (!built) {
       Response r = Response::problem(503, "the status page cannot be read: " + built.error().message);
       r.headers.emplace_back("Retry-After", "1");

@@ -311,8 +311,9 @@ TEST_F(AgentTest, GpuMemoryOverThresholdAndXids) {
   start();
   auto h = health();
   EXPECT_EQ(h.at("gpus").as_array().size(), 8u);
-  EXPECT_TRUE(has_reason(h, "gpu_memory", "GPU 2 memory 96.4% \u2265 95%")) << json::serialize(h);
-  EXPECT_TRUE(has_reason(h, "gpu_xid", "GPU 3 reported XID 79"));
+  EXPECT_TRUE(has_reason(h, "gpu_memory", "GPU 2 (00000000:12:00.0) memory 96.4% \u2265 95%"))
+      << json::serialize(h);
+  EXPECT_TRUE(has_reason(h, "gpu_xid", "GPU 3 (00000000:13:00.0): XID 79, the GPU fell off the bus"));
   EXPECT_FALSE(has_reason(h, "gpu_xid", "XID 13")) << "application XIDs are warnings";
   EXPECT_EQ(h.at("warnings").as_array().size(), 1u);
   EXPECT_TRUE(h.at("oom_risk").as_bool());
@@ -333,7 +334,8 @@ TEST_F(AgentTest, HangingNvmlCallIsReportedAndNeverBlocksHealth) {
   agent_->sample_once();  // returns although NVML is stuck
   auto h = health();
   EXPECT_EQ(status(), 503);
-  EXPECT_TRUE(has_reason(h, "nvml_hung", "NVML has not answered for 6.0 s")) << json::serialize(h);
+  EXPECT_TRUE(has_reason(h, "nvml_hung", "NVML has not answered nvmlDeviceGetMemoryInfo for 6.0 s"))
+      << json::serialize(h);
   write_nvml("count 1\nmem 0 1 10\n");
   ASSERT_TRUE(agent_->wait_probes_idle(Millis{5'000}));
   agent_->sample_once();

@@ -132,7 +132,7 @@ TEST(AccountsAuthTest, AuthorizedWritesReachTheAuditSink) {
   testing::ManualClock clock;
   AdminAuth auth(AuthConfig{}, clock);
   std::vector<AuditEntry> seen;
-  auth.set_audit_sink([&](AuditEntry e) { seen.push_back(std::move(e)); });
+  auth.set_audit_sink([&](AuditEntry e, const AdminAuth::Recorded&) { seen.push_back(std::move(e)); });
   auth.audit(Principal{"token ci of bo", Role::kEditor, Principal::Kind::kUserToken, "bo"},
              "POST /api/v1/monitors/db/pause", "127.0.0.9");
   ASSERT_EQ(seen.size(), 1u);

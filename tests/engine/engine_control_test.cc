@@ -47,6 +47,57 @@ TEST_F(EngineControlTest, ACheckRunningWhenPausedDoesNotUnpauseTheMonitor) {
   EXPECT_FALSE(view("api").open_incident.has_value());
 }
 
+TEST_F(EngineControlTest, APauseIsAnsweredOnlyOnceItsStateIsCommitted) {
+  config_.monitors = {http_monitor("api", Millis(10'000))};
+  checkers_.answer("api", true);
+  start();
+  advance(Millis(1'000));
+  auto_commit_ = false;
+  std::optional<Status> answered;
+  engine_.set_paused("api", true, [&](const Status& s) { answered = s; });
+  settle();
+  EXPECT_FALSE(answered.has_value()) << "answered before the store committed the pause";
+  ASSERT_EQ(store_.waiting(), 1u);
+  ASSERT_TRUE(store_.answer(Ok{}));
+  ASSERT_TRUE(answered.has_value());
+  EXPECT_TRUE(answered->ok());
+}
+
+TEST_F(EngineControlTest, APauseTheStoreRefusesIsAnsweredWithTheRefusalAndStoredWhenAskedAgain) {
+  config_.monitors = {http_monitor("api", Millis(10'000))};
+  checkers_.answer("api", true);
+  start();
+  advance(Millis(1'000));
+  auto_commit_ = false;
+  std::optional<Status> answered;
+  engine_.set_paused("api", true, [&](const Status& s) { answered = s; });
+  settle();
+  ASSERT_TRUE(store_.answer(make_error("store.unavailable", "disk full")));
+  ASSERT_TRUE(answered.has_value());
+  EXPECT_EQ(answered->error().code, "store.unavailable");
+  // The pause is in force here; a client that heard 503 asks again, and that is stored.
+  EXPECT_EQ(view("api").state.status, MonitorStatus::kPaused);
+  answered.reset();
+  engine_.set_paused("api", true, [&](const Status& s) { answered = s; });
+  settle();
+  EXPECT_FALSE(answered.has_value());
+  ASSERT_NE(store_.front<SaveState>(), nullptr);
+  EXPECT_EQ(store_.front<SaveState>()->state.status, MonitorStatus::kPaused);
+  ASSERT_TRUE(store_.answer(Ok{}));
+  ASSERT_TRUE(answered.has_value());
+  EXPECT_TRUE(answered->ok());
+}
+
+TEST_F(EngineControlTest, PausingAnUnknownMonitorIsNotFound) {
+  config_.monitors = {http_monitor("api", Millis(10'000))};
+  start();
+  std::optional<Status> answered;
+  engine_.set_paused("nope", true, [&](const Status& s) { answered = s; });
+  settle();
+  ASSERT_TRUE(answered.has_value());
+  EXPECT_EQ(answered->error().code, "monitor.not_found");
+}
+
 TEST_F(EngineControlTest, ReloadKeepsTheStateAndScheduleOfUnchangedMonitors) {
   config_.monitors = {http_monitor("a", Millis(10'000)), http_monitor("b", Millis(10'000)),
                       http_monitor("gone", Millis(10'000))};

@@ -72,12 +72,13 @@ class EngineHarness : public ::testing::Test {
     }
   }
 
-  // Pauses or resumes through the engine's io thread; the monitor must exist.
+  // Pauses or resumes `name` and waits for the answer: once the new state is committed.
   void set_paused(const std::string& name, bool paused) {
-    std::optional<bool> found;
-    engine_.set_paused(name, paused, [&](bool f) { found = f; });
+    std::optional<Status> answered;
+    engine_.set_paused(name, paused, [&](const Status& s) { answered = s; });
     settle();
-    ASSERT_EQ(found, std::optional<bool>(true));
+    ASSERT_TRUE(answered.has_value()) << "no answer once settled";
+    ASSERT_TRUE(answered->ok()) << answered->error().message;
   }
 
   engine::MonitorView view(const std::string& name) const {

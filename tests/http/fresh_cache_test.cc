@@ -34,7 +34,7 @@ struct Source {
     ++generation;
   }
   Cache::Build build() {
-    return [this]() -> Result<std::string> {
+    return [this](Audience) -> Result<std::string> {
       std::shared_future<void> wait_for;
       {
         std::lock_guard lock(mu);
@@ -76,7 +76,7 @@ class FreshCacheTest : public ::testing::Test {
  protected:
   std::string get(const std::string& key = "k") {
     Answer answer;
-    cache.get(key, source.build(), answer.deliver());
+    cache.get(Audience::kPublic, key, source.build(), answer.deliver());
     return answer.text();
   }
 
@@ -114,7 +114,7 @@ TEST_F(FreshCacheTest, RequestsThatCameDuringABuildShareIt) {
   std::promise<void> release;
   source.hold = release.get_future().share();
   std::vector<Answer> answers(5);
-  for (auto& a : answers) cache.get("k", source.build(), a.deliver());
+  for (auto& a : answers) cache.get(Audience::kPublic, "k", source.build(), a.deliver());
   release.set_value();
   for (auto& a : answers) EXPECT_EQ(a.text(), "up");
   EXPECT_EQ(source.builds, 1);
@@ -124,12 +124,12 @@ TEST_F(FreshCacheTest, ARequestAfterAChangeNeverGetsABuildThatStartedBeforeIt) {
   std::promise<void> release;
   source.hold = release.get_future().share();
   Answer before;
-  cache.get("k", source.build(), before.deliver());
+  cache.get(Audience::kPublic, "k", source.build(), before.deliver());
   // The build has started (it read "up") when the change comes and a second request.
   while (source.builds.load() == 0) std::this_thread::yield();
   source.change("down");
   Answer after;
-  cache.get("k", source.build(), after.deliver());
+  cache.get(Audience::kPublic, "k", source.build(), after.deliver());
   release.set_value();
   EXPECT_EQ(before.text(), "up");
   EXPECT_EQ(after.text(), "down");
@@ -148,9 +148,9 @@ TEST_F(FreshCacheTest, PastTheBoundOfWaitingRequestsOneMoreIsAnsweredBusyAtOnce)
   std::promise<void> release;
   source.hold = release.get_future().share();
   std::vector<Answer> waiting(Cache::kMaxWaiting);
-  for (auto& a : waiting) cache.get("k", source.build(), a.deliver());
+  for (auto& a : waiting) cache.get(Audience::kPublic, "k", source.build(), a.deliver());
   Answer one_more;
-  cache.get("k", source.build(), one_more.deliver());
+  cache.get(Audience::kPublic, "k", source.build(), one_more.deliver());
   ASSERT_TRUE(one_more.came());
   EXPECT_EQ(one_more.text(), "error: cache.busy");
   release.set_value();
@@ -168,6 +168,28 @@ TEST_F(FreshCacheTest, PastTheBoundOfKeysTheKeyBuiltLongestAgoIsForgotten) {
   EXPECT_EQ(get("one more"), "up");  // forgets "first"
   EXPECT_EQ(get("first"), "up");     // built again, though young and unchanged
   EXPECT_EQ(source.builds, static_cast<int>(Cache::kMaxKeys) + 2);
+}
+
+TEST_F(FreshCacheTest, EachAudienceIsServedOnlyWhatWasBuiltForIt) {
+  // What each audience's build shows: its own word. A copy built for one audience and
+  // served to another would show the other's.
+  auto by_audience = [this](Audience audience) -> Result<std::string> {
+    ++source.builds;
+    return std::string(audience_name(audience));
+  };
+  auto read = [&](Audience audience) {
+    Answer answer;
+    cache.get(audience, "k", by_audience, answer.deliver());
+    return answer.text();
+  };
+  const Audience all[] = {Audience::kPublic, Audience::kViewer, Audience::kEditor, Audience::kAdmin};
+  for (Audience first : all) {
+    for (Audience then : all) {
+      source.change("moved");  // every read builds again, as after a change of state
+      EXPECT_EQ(read(first), audience_name(first));
+      EXPECT_EQ(read(then), audience_name(then)) << "right after " << audience_name(first) << " built it";
+    }
+  }
 }
 
 }  // namespace

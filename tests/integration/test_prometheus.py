@@ -1,6 +1,7 @@
 """Prometheus as operators run it, against the real server and a real node agent after an
-interruption has closed (a rank killed, then its next attempt training): `promtool check
-metrics` finds nothing on either /metrics, a real Prometheus scrape selects the training
+interruption has closed (a rank killed, then its next attempt training), the agent on a
+GPU node of 8 GPUs and 2 InfiniBand ports (the fake NVML and sysfs of gpu_node.py):
+`promtool check metrics` finds nothing on either /metrics, a real Prometheus scrape selects the training
 job with {training_job="..."} while `job` stays the scrape job's, the shipped rules load
 and evaluate there, and every metric the shipped Grafana dashboard and rules name exists."""
 import json
@@ -15,6 +16,7 @@ import urllib.request
 import yaml
 
 from conftest import BINARY, ROOT, wait_for
+from gpu_node import GpuNode
 from test_alertmanager import free_port
 from test_jobs import BUILD, HERE, PY, REPORT_EVERY, TOKEN, rendezvous_port
 
@@ -81,7 +83,7 @@ def test_prometheus_scrapes_clean_series_named_by_training_job(start_server, tmp
     env.update(PYTHONPATH=str(BUILD / "python"), TRAINWATCH_JOB="solo", TRAINWATCH_DIR=str(tmp_path / "slots"),
                TRAINWATCH_NODE="node-a", TRAINWATCH_TOKEN=TOKEN, CONTROL_DIR=str(tmp_path),
                TRAINWATCH_REPORT_EVERY=str(REPORT_EVERY), MASTER_ADDR="127.0.0.1", WORLD_SIZE="1", RANK="0",
-               LOCAL_RANK="0")
+               LOCAL_RANK="0", **GpuNode(tmp_path).env())
     agent_log = tmp_path / "agent.log"
     agent = subprocess.Popen([BINARY, "agent", "--listen", "127.0.0.1:0", "--server", server.base,
                               "--report-every", str(REPORT_EVERY)], env=env, stderr=open(agent_log, "wb"))

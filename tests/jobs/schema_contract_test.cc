@@ -80,6 +80,78 @@ TEST(SchemaContract, WhatTheAgentSendsTheServerReads) {
   EXPECT_TRUE(parsed->gpus[0].last_xid_critical);  // 79: fallen off the bus, not the application's
 }
 
+// The GPU, its rank and the fabric cross over: what the server's GPU findings read.
+TEST(SchemaContract, GpusTheirRanksAndInfinibandPortsArrive) {
+  agent::NodeSnapshot node;
+  node.job = "llama";
+  node.now_ms = 1'700'000'010'000;
+  agent::RankView r;
+  r.slot.owner = 1;
+  r.slot.rank = 5;
+  r.alive = true;
+  r.gpu = agent::RankGpu{1, 70'000'000'000, "nvml"};
+  node.ranks.push_back(r);
+  agent::GpuInfo g;
+  g.index = 1;
+  g.uuid = "GPU-1234";
+  g.pci_bus_id = "00000000:8A:00.0";
+  g.temperature_c = 84;
+  g.slowdown_temperature_c = 87;
+  g.clock_event_reasons = 0x40;
+  g.row_remap = agent::RowRemapInfo{2, 1, true, false};
+  g.retired_pages = agent::RetiredPagesInfo{0, 0, true};
+  g.pcie = agent::PcieInfo{7, 4, 5, 16, 16};
+  g.recovery_action = 2;
+  g.nvlinks = {{0, true, true, 0, 0, 1, 0}, {1, false, true, 2, 0, 0, 0}, {2, false, false, -1, -1, -1, -1}};
+  g.recent_xids = {{48, node.now_ms - 900}, {79, node.now_ms - 300}};
+  g.last_xid = 79;
+  node.nvml.value = agent::NvmlInfo{true, "", {g}};
+  agent::IbPortInfo p;
+  p.device = "mlx5_0";
+  p.state = "ACTIVE";
+  p.phys_state = "LinkUp";
+  p.link_layer = "InfiniBand";
+  p.rate_gbps = 400;
+  p.was_active = true;
+  p.link_downed = 3;
+  p.link_downed_rise = 2;
+  node.fabric.value = agent::FabricInfo{{p}};
+
+  auto parsed =
+      jobs::parse_node_report(agent::render_node_report(node, {}, {"node-c", 1, false, Millis(5'000), 1}));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_TRUE(parsed->ranks[0].gpu);
+  EXPECT_EQ(parsed->ranks[0].gpu->index, 1);
+  EXPECT_EQ(parsed->ranks[0].gpu->memory_used, 70'000'000'000u);
+  EXPECT_EQ(parsed->ranks[0].gpu->source, "nvml");
+  const jobs::GpuReport& x = parsed->gpus[0];
+  EXPECT_EQ(x.pci_bus_id, "00000000:8A:00.0");
+  EXPECT_EQ(x.uuid, "GPU-1234");
+  EXPECT_EQ(x.temperature_c, 84);
+  EXPECT_EQ(x.slowdown_temperature_c, 87);
+  EXPECT_EQ(x.clock_event_reasons, std::vector<std::string>{"hw_thermal_slowdown"});
+  ASSERT_TRUE(x.row_remap);
+  EXPECT_TRUE(x.row_remap->pending);
+  EXPECT_EQ(x.row_remap->uncorrectable, 1u);
+  EXPECT_TRUE(x.retired_pages && x.retired_pages->pending);
+  EXPECT_EQ(x.pcie.replays, 7u);
+  EXPECT_EQ(x.pcie.gen, 4);
+  EXPECT_EQ(x.recovery_action, "node_reboot");
+  ASSERT_TRUE(x.nvlinks);
+  EXPECT_EQ(x.nvlinks->count, 3);
+  EXPECT_EQ(x.nvlinks->active, 1);
+  EXPECT_EQ(x.nvlinks->down, std::vector<int>{1}) << "link 2 was never up";
+  EXPECT_EQ(x.nvlinks->errors, 3u);
+  ASSERT_EQ(x.xids.size(), 2u);
+  EXPECT_EQ(x.xids[1].code, 79);
+  EXPECT_EQ(x.xids[1].age_ms, 300);
+  ASSERT_EQ(parsed->ib_ports.size(), 1u);
+  EXPECT_EQ(parsed->ib_ports[0].name(), "mlx5_0/1");
+  EXPECT_TRUE(parsed->ib_ports[0].active() && parsed->ib_ports[0].was_active);
+  EXPECT_EQ(parsed->ib_ports[0].rate_gbps, 400);
+  EXPECT_EQ(parsed->ib_ports[0].link_downed_rise, 2);
+}
+
 // The launcher's identity travels with each rank; a slot from an older library has none, and
 // the server then knows no attempt rather than guessing the first.
 TEST(SchemaContract, LaunchIdentityArrivesOnlyWhenTheSlotHasOne) {

@@ -1,0 +1,174 @@
+#include "jobs/stall_findings.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/duration.h"
+#include "jobs/rank_place.h"
+#include "jobs/rank_set.h"
+
+namespace trainwatch::jobs::rules {
+namespace {
+
+// The ranks the others wait for while every rank is stopped at one step (rank_place.h),
+// with where each group is.
+struct Culprit {
+  std::vector<int> ranks;
+  std::string who;               // "rank 2 (node-b, pid 7) is", "ranks 2-3 are"
+  std::string place;             // "in fetch_next_shard (data.py:31)"
+  std::string others;            // "; ranks 0-1 are in all_reduce (train.py:57)"
+  bool strict_minority = false;  // fewer than half the running ranks
+};
+
+std::optional<Culprit> stalled_culprit(const Context& c,
+                                       const std::vector<std::pair<int, const RankRecord*>>& active) {
+  std::vector<std::pair<int, const RankReport*>> reports;
+  reports.reserve(active.size());
+  for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
+  const Whereabouts w = whereabouts(reports);
+  if (!w.culprit) return std::nullopt;
+  const PlaceGroup& stuck = w.groups[*w.culprit];
+  Culprit out;
+  out.ranks = stuck.ranks;
+  out.place = stuck.place.text;
+  out.strict_minority = 2 * stuck.ranks.size() < active.size();
+  if (stuck.ranks.size() == 1) {
+    out.who = Context::who(stuck.ranks[0], c.job.ranks().at(stuck.ranks[0])) + " is";
+  } else {
+    out.who = ranks_phrase(stuck.ranks) + " are";
+  }
+  for (size_t i = 0; i < w.groups.size(); ++i) {
+    if (i == *w.culprit) continue;
+    const PlaceGroup& g = w.groups[i];
+    out.others += "; " + ranks_phrase(g.ranks) + (g.ranks.size() == 1 ? " is " : " are ") + g.place.text;
+  }
+  return out;
+}
+
+// Every rank stopped at one step: when their places name the rank the others wait for,
+// that rank is the finding, with where it is and where the others are.
+bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
+                        int64_t step, MonoTime progress, const std::string& timeout_text, Millis step_timeout,
+                        std::vector<Finding>& out) {
+  auto culprit = stalled_culprit(c, active);
+  if (!culprit) return false;
+  std::string message = culprit->who + " stuck " + culprit->place + " at step " + std::to_string(step) +
+                        ": no step for " + ago(c.now, progress) + timeout_text + culprit->others;
+  out.push_back({"rank_stuck", Severity::kDown, culprit->ranks, "", message, kOrderStalled,
+                 progress + step_timeout, progress});
+  return true;
+}
+
+// Before the step timeout pages: once the job has made no step for early_warning_after()
+// and the places show a strict minority of ranks outside where the others wait, those
+// ranks are named in a warning the job's channels receive (never a page: a long step
+// that ends on its own is a false alarm a warning may be, a page may not).
+void early_culprit_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
+                           int64_t step, MonoTime progress, Millis step_timeout, std::vector<Finding>& out) {
+  const Millis after = early_warning_after(c.job.learned().smoothed_step_gap());
+  if (after >= step_timeout || c.now - progress <= after) return;
+  auto culprit = stalled_culprit(c, active);
+  if (!culprit || !culprit->strict_minority) return;
+  std::string message = culprit->who + " likely stuck " + culprit->place + " at step " +
+                        std::to_string(step) + ": no step for " + ago(c.now, progress) + culprit->others +
+                        " (a page follows at the " + format_duration(step_timeout) +
+                        " step timeout if no step comes)";
+  Finding f{"rank_suspected", Severity::kWarning, culprit->ranks,   "",
+            message,          kOrderStalled,      progress + after, progress};
+  f.notify = true;
+  out.push_back(std::move(f));
+}
+
+// " in all_reduce (train.py:57)" when every rank whose place is known is in the same one.
+std::string shared_place(const std::vector<std::pair<int, const RankRecord*>>& active) {
+  std::vector<std::pair<int, const RankReport*>> reports;
+  reports.reserve(active.size());
+  for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
+  const Whereabouts w = whereabouts(reports);
+  return w.groups.size() == 1 ? " " + w.groups.front().place.text : "";
+}
+
+}  // namespace
+
+// No rank advanced within the step timeout, or one rank lags while others advance.
+void stall_findings(const Context& c, bool starting, Millis step_timeout, bool learned,
+                    std::vector<Finding>& out) {
+  std::optional<MonoTime> newest;
+  std::vector<std::pair<int, const RankRecord*>> active;
+  for (const RankEntry& e : c.ranks) {
+    if (!e.running) continue;
+    active.emplace_back(e.rank, e.r);
+    if (e.r->last_step_at && (!newest || *e.r->last_step_at > *newest)) newest = *e.r->last_step_at;
+  }
+  if (active.empty()) return;
+  if (starting) {
+    auto since = c.job.attempt_started().value_or(c.now);
+    if (c.now - since <= c.t.startup_timeout) return;
+    std::vector<int> ranks;
+    ranks.reserve(active.size());
+    for (const auto& [rank, r] : active) ranks.push_back(rank);
+    out.push_back({"startup_stuck", Severity::kDown, ranks, "",
+                   ranks_phrase(ranks) + " made too few steps in " + ago(c.now, since) +
+                       " of start-up (start-up timeout " + format_duration(c.t.startup_timeout) + ")",
+                   kOrderStartup, since + c.t.startup_timeout, since});
+    return;
+  }
+  MonoTime progress = newest.value_or(c.now);
+  if (auto ck = c.job.last_checkpoint_activity(); ck && *ck > progress) progress = *ck;
+  const std::string timeout_text =
+      " (step timeout " + format_duration(step_timeout) + (learned ? ", learned" : "") + ")";
+  int64_t min_step = INT64_MAX, max_step = -1;
+  for (const auto& [rank, r] : active) {
+    min_step = std::min(min_step, r->last.step);
+    max_step = std::max(max_step, r->last.step);
+  }
+  std::vector<int> behind;
+  for (const auto& [rank, r] : active) {
+    if (r->last.step == min_step) behind.push_back(rank);
+  }
+  if (c.now - progress > step_timeout) {
+    std::string message;
+    if (min_step == max_step) {
+      if (stuck_rank_finding(c, active, min_step, progress, timeout_text, step_timeout, out)) return;
+      message = "all running ranks (" + format_rank_set(behind) + ") stuck at step " +
+                std::to_string(min_step) + shared_place(active) + ": no step for " + ago(c.now, progress) +
+                timeout_text;
+    } else {
+      std::string detail;
+      if (behind.size() == 1) {
+        const RankRecord& r = c.job.ranks().at(behind[0]);
+        detail = Context::who(behind[0], r);
+      } else {
+        detail = ranks_phrase(behind);
+      }
+      message = detail + " furthest behind at step " + std::to_string(min_step) + " (others at step " +
+                std::to_string(max_step) + "): no rank advanced for " + ago(c.now, progress) + timeout_text;
+    }
+    out.push_back({"job_stalled", Severity::kDown, behind, "", message, kOrderStalled,
+                   progress + step_timeout, progress});
+    return;
+  }
+  if (min_step == max_step) early_culprit_finding(c, active, min_step, progress, step_timeout, out);
+  // One rank stuck while the others advance (asynchronous work, or not yet blocked on it).
+  // A rank level with the furthest is not behind anyone: it made its step before the
+  // others made theirs, and if they all stop there the whole-job stall above names it.
+  for (const auto& [rank, r] : active) {
+    if (r->last.step == max_step) continue;
+    if (!r->last_step_at || c.now - *r->last_step_at <= step_timeout || c.rank(rank)->node_overdue) continue;
+    out.push_back({"rank_hung",
+                   Severity::kDown,
+                   {rank},
+                   r->node,
+                   Context::who(rank, *r) + " has made no step for " + ago(c.now, *r->last_step_at) +
+                       " at step " + std::to_string(r->last.step) + " while others reached step " +
+                       std::to_string(max_step) + timeout_text,
+                   kOrderHung,
+                   *r->last_step_at + step_timeout,
+                   *r->last_step_at});
+  }
+}
+
+}  // namespace trainwatch::jobs::rules
