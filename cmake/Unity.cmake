@@ -16,7 +16,8 @@
 #
 # What it asks of the code: names in anonymous namespaces (and file-local macros) must not
 # repeat within one target, since a batch shares one anonymous namespace; a repeated one
-# fails the build with "redefinition of ...". Give the helper a name that says what it does.
+# fails the build with "redefinition of ...". Give the helper a name that says what it does,
+# or share it through a header; SKIP_UNITY_BUILD_INCLUSION on a file keeps it a unit of its own.
 option(TRAINWATCH_UNITY "Compile each target's sources in batches (unity builds)" OFF)
 set(TRAINWATCH_UNITY_BATCH 8 CACHE STRING "Source files per unity batch")
 
@@ -41,7 +42,10 @@ function(trainwatch_unity target)
     # tree is no source.
     cmake_path(IS_PREFIX PROJECT_BINARY_DIR "${path}" NORMALIZE in_build)
     get_source_file_property(generated ${path} TARGET_DIRECTORY ${target} GENERATED)
-    if(path MATCHES "\\.cc$" AND in_tree AND NOT in_build AND NOT generated)
+    # CMake's own opt-out: a file that cannot share a unit yet (set_source_files_properties(
+    # FILE PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON), with a comment saying why).
+    get_source_file_property(skipped ${path} TARGET_DIRECTORY ${target} SKIP_UNITY_BUILD_INCLUSION)
+    if(path MATCHES "\\.cc$" AND in_tree AND NOT in_build AND NOT generated AND NOT skipped)
       list(APPEND batched ${path})
     else()
       list(APPEND kept ${source})
