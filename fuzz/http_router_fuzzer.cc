@@ -149,7 +149,7 @@ struct ServerInProcess {
   asio::io_context alert_io;
   std::unique_ptr<sqlite::SqliteStore> store = open_store(dir);
   AsioTimers alert_timers{alert_io, clock};
-  alerting::Transport transport{alert_io};
+  alerting::Transport transport{alert_io, config.server.allow_local_channel_targets};
   alerting::Dispatcher dispatcher{alert_io, clock, alert_timers, *store, transport, [] { return 0.5; }};
   // No channels in the fuzzed config: the catalog has nothing to apply.
   alerting::ChannelCatalog channels{*store, "trainwatch.yaml", [](const std::vector<ChannelConfig>&) {}};

@@ -83,6 +83,7 @@ def main():
     (work / "c.yaml").write_text(f"""
 server:
   max_checks_in_flight: 2000
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: fast-a, type: webhook, url: "http://127.0.0.1:{port}/fast-a", default: true}}
   - {{name: fast-b, type: webhook, url: "http://127.0.0.1:{port}/fast-b", default: true}}

@@ -381,7 +381,8 @@ def flipper(target, names, stop, rng, every, min_hold, max_flips):
 
 
 def write_config(path, http_names, hb_tokens, target_port, hook_url):
-    lines = ["store:", "  url: ${TRAINWATCH_STORE_URL}", "notifications:",
+    lines = ["store:", "  url: ${TRAINWATCH_STORE_URL}", "server:", "  allow_local_channel_targets: true",
+             "notifications:",
              f"  - {{name: hook, type: webhook, url: \"{hook_url}/hook\", timeout: 10s}}", "monitors:"]
     for name in http_names:
         lines += [f"  - name: {name}", "    type: http", f"    url: http://127.0.0.1:{target_port}/{name}",

@@ -1,5 +1,7 @@
 #include "alerting/channel_health.h"
 
+#include <algorithm>
+
 namespace trainwatch::alerting {
 
 void DeliveryCounters::add(AttemptEnd end) {
@@ -26,6 +28,19 @@ int ChannelHealth::note_attempt(AttemptEnd end, const std::optional<SystemTime>&
   next_attempt = end == AttemptEnd::kRetry ? next_try : std::nullopt;
   counters.add(end);
   return before;
+}
+
+void note_test(ChannelHealth& health, bool ok, const std::string& error, SystemTime now) {
+  if (ok) {
+    ++health.counters.delivered;
+    health.last_success = now;
+    if (health.queued == 0) health.consecutive_failures = 0;
+    return;
+  }
+  ++health.counters.error;
+  health.last_failure = now;
+  health.last_error = error.empty() ? "the test message was refused" : error;
+  health.consecutive_failures = std::max(health.consecutive_failures, 1);
 }
 
 }  // namespace trainwatch::alerting

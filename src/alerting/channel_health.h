@@ -46,4 +46,9 @@ struct ChannelHealth {
                    SystemTime now);
 };
 
+// A test send says what the channel does now, as a delivery would: a success is its last
+// delivery (health "ok", and no longer failing when nothing waits to be retried); a failure
+// its last error (health "failing"). Counted as a delivery or an error.
+void note_test(ChannelHealth& health, bool ok, const std::string& error, SystemTime now);
+
 }  // namespace trainwatch::alerting

@@ -535,9 +535,10 @@ void Dispatcher::test(const std::string& channel, std::function<void(TestOutcome
   asio::post(io_, [this, channel, done = std::move(done), alive = std::weak_ptr<int>(alive_)]() mutable {
     if (alive.expired()) return;
     auto it = channels_.find(channel);
-    if (it == channels_.end()) return done(TestOutcome{false, 0, "no channel named '" + channel + "'", 0});
+    if (it == channels_.end())
+      return done(TestOutcome{false, 0, "no channel named '" + channel + "'", 0, test_reason::kNoChannel});
     if (tests_in_flight_ >= kMaxTestsInFlight)
-      return done(TestOutcome{false, 0, "busy: too many tests in flight", 0});
+      return done(TestOutcome{false, 0, "busy: too many tests in flight", 0, test_reason::kBusy});
     const Channel& ch = it->second->channel;
     const SystemTime now = clock_.system_time();
     AlertEvent event;
@@ -555,9 +556,13 @@ void Dispatcher::test(const std::string& channel, std::function<void(TestOutcome
       const bool ok = judge_attempt(o.transport_ok, o.permanent, o.status) == AttemptVerdict::kDelivered;
       if (auto found = channels_.find(channel); found != channels_.end()) {
         std::lock_guard lock(mu_);
-        ++(ok ? found->second->health.counters.delivered : found->second->health.counters.error);
+        note_test(found->second->health, ok, o.error, clock_.system_time());
       }
-      done(TestOutcome{ok, o.status, o.error, o.latency_ms});
+      const std::string_view reason = ok               ? test_reason::kDelivered
+                                      : o.refused_here ? test_reason::kOnThisHost
+                                      : o.transport_ok ? test_reason::kRefused
+                                                       : test_reason::kUnreachable;
+      done(TestOutcome{ok, o.status, o.error, o.latency_ms, reason});
     });
   });
 }

@@ -60,6 +60,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -80,7 +81,20 @@ struct TestOutcome {
   int status = 0;
   std::string error;  // "no channel named 'x'", "busy", or the delivery error
   double latency_ms = 0;
+  // What it came to, one of a few fixed phrases with nothing of the receiver's answer or
+  // the channel's target in it: all an editor reads of a test (test_reason::).
+  std::string_view reason;
 };
+
+// The phrases of TestOutcome::reason.
+namespace test_reason {
+inline constexpr std::string_view kDelivered = "delivered";
+inline constexpr std::string_view kRefused = "the receiver refused it";
+inline constexpr std::string_view kUnreachable = "the receiver could not be reached";
+inline constexpr std::string_view kOnThisHost = "not sent: the target is on this host";
+inline constexpr std::string_view kBusy = "not sent: too many tests in flight";
+inline constexpr std::string_view kNoChannel = "not sent: no such channel";
+}  // namespace test_reason
 
 class Dispatcher {
  public:

@@ -20,6 +20,7 @@ struct SendOutcome {
   int status = 0;                          // HTTP status, or the last SMTP reply code
   std::optional<std::string> retry_after;  // the Retry-After header, as sent
   std::string error;                       // for people; empty on success; never holds the URL or a password
+  bool refused_here = false;               // never sent: the target is on this host (transport.h)
   double latency_ms = 0;
 };
 

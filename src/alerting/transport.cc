@@ -12,6 +12,7 @@
 #include "core/cause_text.h"
 #include "core/duration.h"
 #include "net/curl_multi.h"
+#include "net/local_address.h"
 
 namespace trainwatch::alerting {
 namespace {
@@ -38,9 +39,10 @@ struct Transport::Impl {
     std::optional<std::string> retry_after;
     std::function<void(SendOutcome)> done;
     char error[CURL_ERROR_SIZE] = {};
+    std::string refused;  // why an address it would have connected to is on this host
   };
 
-  explicit Impl(boost::asio::io_context& io_in) : multi(io_in) {}
+  Impl(boost::asio::io_context& io_in, bool allow_local) : allow_local_targets(allow_local), multi(io_in) {}
 
   ~Impl() {
     for (auto& [easy, transfer] : transfers) {
@@ -129,8 +131,17 @@ struct Transport::Impl {
       for (const auto& h : r.headers) t->headers = curl_slist_append(t->headers, h.c_str());
       curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
     }
+    net::CurlMulti::AddressFilter allow;
+    if (!allow_local_targets.load()) {
+      allow = [t = t.get()](const sockaddr* address) {
+        auto local = net::local_address(address);
+        if (local) t->refused = *local;
+        return !local;
+      };
+    }
     transfers.emplace(easy, std::move(t));
-    multi.add(easy, [this, easy](CURLcode code) { on_done(easy, code); });
+    multi.add(
+        easy, [this, easy](CURLcode code) { on_done(easy, code); }, std::move(allow));
   }
 
   void on_done(CURL* easy, CURLcode code) {
@@ -162,6 +173,11 @@ struct Transport::Impl {
         }
         o.error = "HTTP " + std::to_string(o.status) + (excerpt.empty() ? "" : ": " + excerpt);
       }
+    } else if (!t.refused.empty() && code == CURLE_COULDNT_CONNECT) {
+      o.error = "refused to connect: " + t.refused +
+                ", on this host (channel targets there need server.allow_local_channel_targets)";
+      o.permanent = true;
+      o.refused_here = true;
     } else {
       if (code == CURLE_WRITE_ERROR && t.response_too_large) {
         o.error = "response body over 64 KiB";
@@ -190,12 +206,14 @@ struct Transport::Impl {
     t.recipients = nullptr;
   }
 
+  std::atomic<bool> allow_local_targets;
   // Declared before `multi`: the multi handle is torn down first.
   std::map<CURL*, std::unique_ptr<Transfer>> transfers;
   net::CurlMulti multi;
 };
 
-Transport::Transport(boost::asio::io_context& io) : impl_(std::make_unique<Impl>(io)) {}
+Transport::Transport(boost::asio::io_context& io, bool allow_local_targets)
+    : impl_(std::make_unique<Impl>(io, allow_local_targets)) {}
 Transport::~Transport() = default;
 
 void Transport::send(const OutboundRequest& request, std::function<void(SendOutcome)> done) {
@@ -203,5 +221,7 @@ void Transport::send(const OutboundRequest& request, std::function<void(SendOutc
 }
 
 size_t Transport::in_flight() const { return impl_->transfers.size(); }
+
+void Transport::allow_local_targets(bool allow) { impl_->allow_local_targets.store(allow); }
 
 }  // namespace trainwatch::alerting

@@ -113,7 +113,11 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, con
 void test_channel(const NotificationContext& ctx, const Request& request, const Responder& respond) {
   // It stores nothing of its own: its answer waits for the record of who asked.
   Responder answer = respond;
-  if (!views::write_allowed_recorded(ctx.auth, request, respond, auth::Role::kEditor, answer)) return;
+  const auto who = views::write_allowed_recorded(ctx.auth, request, respond, auth::Role::kEditor, answer);
+  if (!who) return;
+  // What the receiver answered, and what the error says of it, is for admins: they alone
+  // read where a channel sends (docs/operations.md, "Users and single sign-on").
+  const bool admin = auth::allows(who->role, auth::Role::kAdmin);
   const std::string name = request.params.at("name");
   // The catalog, not the dispatcher's health: a channel created a moment ago is known
   // here, and the dispatcher has taken it up before it runs the test (both on its thread,
@@ -124,11 +128,12 @@ void test_channel(const NotificationContext& ctx, const Request& request, const 
   if (auto wait = ctx.test_sends->take(name, ctx.clock.monotonic_time())) {
     return answer(views::too_many_attempts(*wait, "too many test messages on '" + name + "'"));
   }
-  ctx.dispatcher.test(name, [answer, name](alerting::TestOutcome o) {
+  ctx.dispatcher.test(name, [answer, name, admin](alerting::TestOutcome o) {
     json::object out{{"channel", name},
                      {"delivered", o.ok},
                      {"status", o.status != 0 ? json::value(o.status) : json::value(nullptr)},
-                     {"error", o.error.empty() ? json::value(nullptr) : json::value(o.error)},
+                     {"reason", o.reason},
+                     {"error", o.error.empty() || !admin ? json::value(nullptr) : json::value(o.error)},
                      {"latency_ms", o.latency_ms}};
     answer(Response::json(o.ok ? 200 : 502, json_text(out)));
   });

@@ -86,7 +86,10 @@ struct CurlHttpChecker::Impl {
       transfer->headers = curl_slist_append(transfer->headers, (name + ": " + value).c_str());
     }
     if (transfer->headers != nullptr) curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer->headers);
+    // The certificate is read for every https:// check: its days left show on the
+    // monitor's page, besides what [CERTIFICATE_EXPIRATION] conditions read.
     const bool reads_certificate =
+        spec.url.starts_with("https://") ||
         std::any_of(spec.conditions.begin(), spec.conditions.end(),
                     [](const Condition& c) { return c.reads_certificate_expiration(); });
     if (reads_certificate) {
@@ -169,6 +172,9 @@ struct CurlHttpChecker::Impl {
         judge_http_response(*t.spec, r.http_status, t.body, r.latency_ms, t.certificate_ms_left);
     r.ok = verdict.ok;
     r.cause = std::move(verdict.cause);
+    if (t.certificate_ms_left) {
+      r.certificate_expires = r.at + Millis(static_cast<int64_t>(*t.certificate_ms_left));
+    }
   }
 
   // Causes a person understands: "connect: connection refused", "timeout after 10s".

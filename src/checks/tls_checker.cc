@@ -102,9 +102,14 @@ class Handshake final : public CheckAttempt {
       found.chain = chain_problem(SSL_get_verify_result(ssl), found.chain_detail);
       found.name_matches = certificate_matches(leaf.get(), name());
     }
-    const TlsVerdict verdict =
-        judge_tls(found, {spec_.warn_before, spec_.down_before}, clock().system_time());
+    const SystemTime now = clock().system_time();
+    const TlsVerdict verdict = judge_tls(found, {spec_.warn_before, spec_.down_before}, now);
     result().warning = verdict.warning;
+    if (found.leaf) {
+      if (auto left = certificate_seconds_left(*found.leaf, now)) {
+        result().certificate_expires = now + std::chrono::seconds(*left);
+      }
+    }
     report(verdict.ok, verdict.cause);
   }
 

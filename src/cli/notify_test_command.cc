@@ -42,7 +42,7 @@ int notify_test(const NotifyTestOptions& options) {
 
   SystemClock clock;
   boost::asio::io_context io;
-  alerting::Transport transport(io);
+  alerting::Transport transport(io, loaded.config->server.allow_local_channel_targets);
   alerting::AlertEvent event;
   event.kind = alerting::EventKind::kTest;
   event.monitor = channel->name;

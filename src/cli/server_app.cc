@@ -263,7 +263,7 @@ std::vector<alerting::Channel> ServerApp::build_alerting() {
   std::vector<ConfigError> channel_errors;  // already reported by load_checked_config
   std::vector<alerting::Channel> channels = alerting::build_channels(merged, channel_errors);
   alert_timers_ = std::make_unique<AsioTimers>(alert_io_, clock_);
-  transport_ = std::make_unique<alerting::Transport>(alert_io_);
+  transport_ = std::make_unique<alerting::Transport>(alert_io_, config_.server.allow_local_channel_targets);
   auto uniform = [this] {
     return std::uniform_real_distribution<double>(0.0, 1.0)(random_engine_);  // alert thread only
   };
@@ -349,7 +349,7 @@ bool ServerApp::load_maintenance_windows() {
         dispatcher_->set_maintenance(windows);
         engine_->set_maintenance(
             [windows](const std::string& monitor, const std::vector<std::string>& tags, SystemTime at) {
-              return alerting::held_until(windows, monitor, tags, at).has_value();
+              return alerting::held_until(windows, monitor, tags, at);
             });
       });
   auto skipped = maintenance_->load();
@@ -429,8 +429,9 @@ void ServerApp::add_routes() {
   api::add_monitor_write_routes(*router_, api::WriteContext{*engine_, *monitors_, *admin_auth_});
   status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
   const std::string sso_button = config_.auth.oidc ? config_.auth.oidc->button_text : std::string();
-  const web::WebContext web_context{*engine_,       *store_,       clock_,     *admin_auth_, *monitors_,
-                                    *job_registry_, status_pages_, sso_button, peers_.get()};
+  const web::WebContext web_context{
+      *engine_,       *store_,       clock_,     *admin_auth_, *monitors_,
+      *job_registry_, status_pages_, sso_button, peers_.get(), channel_catalog_.get()};
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
@@ -603,6 +604,7 @@ void ServerApp::reload() {
   // The planner, the dispatcher and the monitor catalog get the file's channels merged
   // with the API's (apply_channels).
   channel_catalog_->set_file(next.config->notifications);
+  transport_->allow_local_targets(next.config->server.allow_local_channel_targets);
   maintenance_->set_yaml(next.config->maintenance);
   log_ping_urls(*next.config, host_, server_->port());
   status_pages_->set(next.config->status_pages);

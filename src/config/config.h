@@ -36,6 +36,9 @@ struct ServerConfig {
   // reads of the jobs it holds); empty: the listen address, or this host's name with the
   // listen port when it listens on every address.
   std::string advertise;
+  // Notification channels may send to this host (loopback, link-local, its own
+  // addresses: net/local_address.h); off, such a send is refused before it connects.
+  bool allow_local_channel_targets = false;
 };
 
 // Where state lives (`store:`). An empty url: SQLite under server.data_dir.

@@ -80,6 +80,7 @@ void read_server(Diagnostics& diag, const YAML::Node& node, ServerConfig& out) {
       out.advertise = *text;
     }
   }
+  if (auto allow = s.boolean("allow_local_channel_targets")) out.allow_local_channel_targets = *allow;
   s.finish();
 }
 

@@ -40,6 +40,9 @@ struct CheckResult {
   bool warning = false;
   int http_status = 0;  // 0 when not HTTP or no response
   HttpTimings timings{};
+  // When the certificate the check saw expires (tls, https); what a monitor's page counts
+  // its days left from. Kept in memory only.
+  std::optional<SystemTime> certificate_expires;
   // The start of the response body, at most kBodyExcerptBytes, for alert messages. Kept
   // in memory only (not stored with the result).
   std::string body_excerpt;

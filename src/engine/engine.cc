@@ -125,7 +125,8 @@ void Engine::apply(Runtime& r, const CheckResult& result, bool history) {
   }
   RecordResult record{r.config->name, result, step.state, {}};
   record.epoch = r.epoch;
-  record.in_maintenance = in_maintenance_ && in_maintenance_(r.config->name, r.config->tags, result.at);
+  record.in_maintenance =
+      in_maintenance_ && in_maintenance_(r.config->name, r.config->tags, result.at).has_value();
   if (alerts_ != nullptr) {
     std::optional<Incident> ended;
     if (closed && r.open_incident) {
@@ -201,6 +202,7 @@ void Engine::leave_io(const std::string& name) {
 }
 
 void Engine::stop() {
+  if (maintenance_timer_) maintenance_timer_->cancel();
   std::lock_guard lock(mu_);
   for (auto& [name, runtime] : monitors_) {
     runtime->timer->cancel();

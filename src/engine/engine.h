@@ -122,6 +122,10 @@ struct MonitorView {
   // Heartbeat monitors only. Every ping moves `revision`; `late` follows the clock and
   // does not (nothing cached from a view shows it).
   std::optional<HeartbeatView> heartbeat;
+  // Inside a maintenance window (set_maintenance): when the windows covering it end.
+  // Entering and leaving one moves `revision` and state_generation(), within
+  // kMaintenanceSweep of the window's edge.
+  std::optional<SystemTime> maintenance_until;
 };
 
 // What changed in the monitor list since a revision a reader saw before.
@@ -192,14 +196,18 @@ class Engine final : public heartbeat::PingSink {
   // owns (it must outlive the engine). Call before start().
   void set_ownership(const Ownership* ownership) { ownership_ = ownership; }
 
-  // Whether a monitor (its name and tags) is inside a maintenance window at a time.
-  using MaintenanceTest =
-      std::function<bool(const std::string& monitor, const std::vector<std::string>& tags, SystemTime at)>;
+  // Whether a monitor (its name and tags) is inside a maintenance window at a time: when
+  // the windows covering it end, or nullopt.
+  using MaintenanceTest = std::function<std::optional<SystemTime>(
+      const std::string& monitor, const std::vector<std::string>& tags, SystemTime at)>;
   // From any thread: the test that marks results decided inside a window
-  // (RecordResult.in_maintenance), in place on the io thread from the next result on. The
+  // (RecordResult.in_maintenance), in place on the io thread from the next result on, and
+  // that readers see as MonitorView::maintenance_until: the io thread asks it for every
+  // monitor every kMaintenanceSweep (its cost: monitors x windows tests a sweep). The
   // windows change with reloads and the API (catalog/maintenance_catalog.h); none: no
   // result is in maintenance.
   void set_maintenance(MaintenanceTest test);
+  static constexpr Millis kMaintenanceSweep{1'000};
   // On the io thread: takes over the monitors this replica owns now and did not, lets go
   // of those it no longer owns, and reads the stored state of the others for readers.
   // One read of the stored states changed since the last sync, on the caller's thread;
@@ -333,6 +341,9 @@ class Engine final : public heartbeat::PingSink {
   // one's track last moved is applied first, as if it had come here.
   void catch_up_pings(Runtime& runtime);
 
+  // engine_control.cc: what readers see of maintenance windows, then the next sweep.
+  void sweep_maintenance();
+
   // engine_views.cc: readers.
   MonitorView view_of(const Runtime& runtime) const;  // call with mu_ held
 
@@ -343,8 +354,9 @@ class Engine final : public heartbeat::PingSink {
   Store& store_;
   CheckerSet& checkers_;
   AlertHook* alerts_ = nullptr;
-  const Ownership* ownership_ = nullptr;  // null: this process owns every monitor
-  MaintenanceTest in_maintenance_;        // io thread only
+  const Ownership* ownership_ = nullptr;      // null: this process owns every monitor
+  MaintenanceTest in_maintenance_;            // io thread only
+  std::unique_ptr<Timer> maintenance_timer_;  // sweep_maintenance; io thread only
   LogThrottle follow_log_{kDropLogInterval};
   LogThrottle fence_log_{kDropLogInterval};
   uint64_t term_ = 0;  // Ownership::term at the last sync; io thread only

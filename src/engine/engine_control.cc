@@ -86,7 +86,28 @@ void Engine::reload(const Config& config, std::function<void()> applied) {
 }
 
 void Engine::set_maintenance(MaintenanceTest test) {
-  asio::post(io_, [this, test = std::move(test)]() mutable { in_maintenance_ = std::move(test); });
+  asio::post(io_, [this, test = std::move(test)]() mutable {
+    in_maintenance_ = std::move(test);
+    if (!maintenance_timer_) maintenance_timer_ = timers_.make_timer();
+    sweep_maintenance();
+  });
+}
+
+// Windows begin and end with the clock, not with results: a monitor checked hourly, or a
+// heartbeat pinged daily, shows its window from its first second, as the alerts honour it.
+void Engine::sweep_maintenance() {
+  const SystemTime now = clock_.system_time();
+  for (auto& [name, r] : monitors_) {
+    std::optional<SystemTime> until =
+        in_maintenance_ ? in_maintenance_(name, r->config->tags, now) : std::nullopt;
+    if (until == r->maintenance_until) continue;
+    std::lock_guard lock(mu_);
+    const bool edge = until.has_value() != r->maintenance_until.has_value();
+    r->maintenance_until = until;
+    r->revision = next_revision_++;
+    if (edge) state_changed();
+  }
+  maintenance_timer_->arm_after(clock_, kMaintenanceSweep, [this] { sweep_maintenance(); });
 }
 
 void Engine::set_paused(const std::string& name, bool paused, std::function<void(const Status&)> done) {

@@ -61,6 +61,7 @@ struct Engine::Runtime {
   // The newest quiet success (recorded off the io thread), not yet folded into `state`
   // and `last_result`: the io thread alone writes those.
   std::optional<CheckResult> quiet_success;
+  std::optional<SystemTime> maintenance_until;  // MonitorView's, kept by sweep_maintenance
   // This monitor's entries in metrics_ (map nodes do not move), so counting a result
   // looks nothing up.
   CheckCounts* counts = nullptr;

@@ -38,7 +38,8 @@ std::optional<MonitorView> Engine::monitor(const std::string& name) const {
 }
 
 MonitorView Engine::view_of(const Runtime& r) const {
-  MonitorView view{r.config, r.state, r.open_incident, r.last_result, r.revision, std::nullopt};
+  MonitorView view{r.config,   r.state,      r.open_incident,    r.last_result,
+                   r.revision, std::nullopt, r.maintenance_until};
   if (r.quiet_success) add_quiet_success(*r.quiet_success, r.config->retries, view.state, view.last_result);
   if (r.heartbeat) {
     const auto& spec = std::get<HeartbeatSpec>(r.config->spec);

@@ -46,12 +46,22 @@ struct CurlMulti::Impl {
     // Posted handlers hold `alive`; they see it expired and do nothing.
   }
 
-  void add(CURL* easy, Done done) {
+  // One transfer: what to call when it ends, which addresses it may reach. Its address
+  // is the open-socket callback's data, valid while the transfer runs (curl opens no
+  // socket for a handle once it is removed).
+  struct Transfer {
+    Impl* impl = nullptr;
+    Done done;
+    AddressFilter allow;
+  };
+
+  void add(CURL* easy, Done done, AddressFilter allow) {
+    auto transfer = std::make_unique<Transfer>(Transfer{this, std::move(done), std::move(allow)});
     curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &Impl::on_open_socket);
-    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, this);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, transfer.get());
     curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &Impl::on_close_socket);
     curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, this);
-    transfers.emplace(easy, std::move(done));
+    transfers.emplace(easy, std::move(transfer));
     curl_multi_add_handle(multi, easy);
   }
 
@@ -62,8 +72,10 @@ struct CurlMulti::Impl {
   // --- curl callbacks ---------------------------------------------------------------
 
   static curl_socket_t on_open_socket(void* user, curlsocktype purpose, curl_sockaddr* address) {
-    auto* self = static_cast<Impl*>(user);
+    auto* transfer = static_cast<Transfer*>(user);
+    Impl* self = transfer->impl;
     if (purpose != CURLSOCKTYPE_IPCXN) return CURL_SOCKET_BAD;
+    if (transfer->allow && !transfer->allow(&address->addr)) return CURL_SOCKET_BAD;
     int fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
     if (fd < 0) return CURL_SOCKET_BAD;
     self->watches.emplace(fd, std::make_unique<Watch>(self->io, fd));
@@ -159,7 +171,7 @@ struct CurlMulti::Impl {
       CURLcode code = msg->data.result;
       auto it = transfers.find(easy);
       if (it == transfers.end()) continue;
-      Done done = std::move(it->second);
+      Done done = std::move(it->second->done);
       transfers.erase(it);
       curl_multi_remove_handle(multi, easy);
       // Post so a caller that starts the next transfer from `done` never re-enters curl
@@ -173,14 +185,16 @@ struct CurlMulti::Impl {
   asio::io_context& io;
   asio::steady_timer timer;
   CURLM* multi = nullptr;
-  std::map<CURL*, Done> transfers;
+  std::map<CURL*, std::unique_ptr<Transfer>> transfers;
   std::map<int, std::unique_ptr<Watch>> watches;
   std::shared_ptr<int> alive = std::make_shared<int>(0);
 };
 
 CurlMulti::CurlMulti(asio::io_context& io) : impl_(std::make_unique<Impl>(io)) {}
 CurlMulti::~CurlMulti() = default;
-void CurlMulti::add(CURL* easy, Done done) { impl_->add(easy, std::move(done)); }
+void CurlMulti::add(CURL* easy, Done done, AddressFilter allow) {
+  impl_->add(easy, std::move(done), std::move(allow));
+}
 void CurlMulti::cancel(CURL* easy) { impl_->cancel(easy); }
 size_t CurlMulti::in_flight() const { return impl_->transfers.size(); }
 

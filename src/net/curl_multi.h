@@ -18,6 +18,7 @@
 #pragma once
 
 #include <curl/curl.h>
+#include <sys/socket.h>
 
 #include <functional>
 #include <memory>
@@ -32,6 +33,10 @@ void init_curl_once();
 class CurlMulti {
  public:
   using Done = std::function<void(CURLcode)>;
+  // Whether a transfer may connect to an address (after name resolution, before the
+  // connect); a refused address is skipped, and with none left the transfer ends with
+  // CURLE_COULDNT_CONNECT. Runs on the io_context's thread.
+  using AddressFilter = std::function<bool(const sockaddr* address)>;
 
   explicit CurlMulti(boost::asio::io_context& io);
   ~CurlMulti();
@@ -39,8 +44,9 @@ class CurlMulti {
   CurlMulti& operator=(const CurlMulti&) = delete;
 
   // Starts `easy` (fully configured by the caller, who keeps owning it). Sets the
-  // handle's open/close-socket callbacks; the caller must not set them.
-  void add(CURL* easy, Done done);
+  // handle's open/close-socket callbacks; the caller must not set them. `allow`, when
+  // given, judges each address the transfer would connect to.
+  void add(CURL* easy, Done done, AddressFilter allow = {});
 
   // Stops a transfer that has not finished; its `done` is not called.
   void cancel(CURL* easy);

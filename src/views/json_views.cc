@@ -38,6 +38,11 @@ boost::json::object monitor_summary(const engine::MonitorView& view, Audience au
   boost::json::array depends_on;
   for (const auto& parent : config.depends_on) depends_on.emplace_back(parent);
   out["depends_on"] = std::move(depends_on);
+  // Inside a maintenance window: when it ends (the pages show the state "maintenance").
+  out["maintenance"] =
+      view.maintenance_until
+          ? boost::json::value(boost::json::object{{"until", format_rfc3339(*view.maintenance_until)}})
+          : boost::json::value(nullptr);
   // Heartbeats only: when the next ping is due, for lists that show it.
   if (view.heartbeat) out["next_expected"] = time_or_null(view.heartbeat->next_expected);
   return out;

@@ -28,7 +28,7 @@ void show_audit(const WebContext& ctx, const Request& request, const Responder& 
   json::array rows;
   if (!m.contains("error")) {
     if (auto entries = ctx.store.audit(query)) {
-      for (const AuditEntry& e : *entries) rows.push_back(audit_row(e));
+      for (const AuditEntry& e : *entries) rows.push_back(audit_row(e, ctx.clock.system_time()));
       // A full page may have more behind it: the next page starts before its last entry.
       if (static_cast<int>(entries->size()) == kAuditPageRows) m["older"] = entries->back().id;
     } else {

@@ -3,6 +3,8 @@
 #include <string>
 
 #include "core/time_format.h"
+#include "views/monitor_uptime.h"
+#include "views/shown_state.h"
 #include "web/badge.h"
 #include "web/banner.h"
 #include "web/uptime_days.h"
@@ -21,17 +23,21 @@ void badge(const WebContext& ctx, const Request& request, const Responder& respo
   std::string value, colour;
   if (uptime) {
     const int64_t now = to_unix_ms(ctx.clock.system_time());
-    auto buckets = ctx.store.uptime(
-        UptimeQuery{name, RollupResolution::kDay, now - now % kDayMs - 29 * kDayMs, now + 1});
+    auto buckets = views::uptime_buckets(
+        ctx.store, *view,
+        UptimeQuery{name, RollupResolution::kDay, now - now % kDayMs - 29 * kDayMs, now + 1},
+        ctx.clock.system_time());
     if (!buckets) return respond(Response::problem(503, buckets.error().message));
     auto pct = uptime_percent(*buckets);
     value = pct ? format_percent(*pct) : "no data";
     colour = !pct ? "#6b7280" : *pct >= 99.9 ? "#1f7a3a" : *pct >= 95 ? "#8a4f00" : "#b3261e";
   } else {
-    value = std::string(status_word(view->state.status));
-    colour = view->state.status == MonitorStatus::kUp     ? "#1f7a3a"
-             : view->state.status == MonitorStatus::kDown ? "#b3261e"
-                                                          : "#6b7280";
+    const views::ShownState shown = views::shown_state(*view);
+    value = std::string(views::shown_word(shown));
+    colour = shown == views::ShownState::kUp            ? "#1f7a3a"
+             : shown == views::ShownState::kDown        ? "#b3261e"
+             : shown == views::ShownState::kMaintenance ? "#1d5fa8"
+                                                        : "#6b7280";
   }
   Response r;
   r.content_type = "image/svg+xml";

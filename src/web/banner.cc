@@ -5,7 +5,7 @@ namespace trainwatch::web {
 Banner overall_banner(std::span<const BannerInput> monitors) {
   size_t active = 0, down = 0, failing = 0;
   for (const BannerInput& m : monitors) {
-    if (m.status == MonitorStatus::kPaused) continue;
+    if (m.status == MonitorStatus::kPaused || m.in_maintenance) continue;
     ++active;
     if (m.status == MonitorStatus::kDown) {
       ++down;

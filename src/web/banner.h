@@ -6,8 +6,9 @@
 //                                        not yet past `retries`, or pending after a failure)
 //   otherwise                         -> all systems operational
 //
-// Paused monitors are left out: pausing is a decision, not an outage. A page whose
-// monitors are all paused (or that lists none) reads operational.
+// Paused monitors are left out: pausing is a decision, not an outage; so are monitors
+// inside a maintenance window: planned work is not an outage either. A page whose
+// monitors are all left out (or that lists none) reads operational.
 #pragma once
 
 #include <span>
@@ -22,6 +23,7 @@ enum class Banner { kOperational, kDegraded, kPartialOutage, kMajorOutage };
 struct BannerInput {
   MonitorStatus status = MonitorStatus::kPending;
   int consecutive_failures = 0;
+  bool in_maintenance = false;
 };
 
 Banner overall_banner(std::span<const BannerInput> monitors);

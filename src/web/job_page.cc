@@ -12,6 +12,7 @@
 #include "web/dashboard_common.h"
 #include "web/job_gpus.h"
 #include "web/pages.h"
+#include "web/time_text.h"
 
 namespace trainwatch::web {
 namespace {
@@ -110,8 +111,9 @@ void add_ledger(json::object& m) {
                      {"cause", i.at("cause")},
                      {"detail", i.at("detail")},
                      {"failed_at", i.at("failed_at")},
-                     {"detect_s", std::to_string(i.at("detect_ms").to_number<int64_t>() / 1000)},
-                     {"restart_s", std::to_string(i.at("restart_ms").to_number<int64_t>() / 1000)},
+                     {"failed_utc", utc_text_of(i.at("failed_at").as_string())},
+                     {"detect_s", duration_words(Millis(i.at("detect_ms").to_number<int64_t>()))},
+                     {"restart_s", duration_words(Millis(i.at("restart_ms").to_number<int64_t>()))},
                      {"steps_lost", i.at("steps_lost").is_null() ? json::value("?")
                                                                  : json::value(text_of(i.at("steps_lost")))},
                      {"gpu_hours", cost},
@@ -142,6 +144,10 @@ void add_runs(json::object& m) {
         {"launcher_attempt", a.at("launcher_attempt")},
         {"started", a.at("started")},
         {"ended", a.at("ended")},
+        {"started_utc", a.at("started").is_string() ? json::value(utc_text_of(a.at("started").as_string()))
+                                                    : json::value(nullptr)},
+        {"ended_utc", a.at("ended").is_string() ? json::value(utc_text_of(a.at("ended").as_string()))
+                                                : json::value(nullptr)},
         {"outcome", outcome.is_null() ? json::value("current") : outcome},
         {"cause", a.at("cause")},
         {"max_step", a.at("max_step").is_null() ? json::value("") : json::value(text_of(a.at("max_step")))}});
@@ -236,7 +242,7 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
     auto it = cells_by_node.find(text_of(node.at("name")));
     node["cells"] = it == cells_by_node.end() ? json::array() : std::move(it->second);
     if (it != cells_by_node.end()) cells_by_node.erase(it);
-    node["last_seen_age_s"] = node.at("last_seen_age_ms").to_number<int64_t>() / 1000;
+    node["last_seen_age"] = duration_words(Millis(node.at("last_seen_age_ms").to_number<int64_t>()));
     json::array gpus;
     for (const auto& gv : node.at("gpus").as_array()) {
       const json::object& g = gv.as_object();
@@ -255,6 +261,8 @@ json::object live_model(const WebContext& ctx, const jobs::JobSnapshot& snapshot
   }
   m["rank_count"] = snapshot.rank_count;
   m["node_count"] = snapshot.node_count;
+  const SystemTime now = ctx.clock.system_time();
+  for (auto& f : m["findings"].as_array()) add_time_fields(f.as_object(), {"since"}, now);
   json::array legend;
   for (const auto& [health, count] : snapshot.rank_summary.counts)
     counts[std::string(jobs::to_string(health))] = static_cast<int>(count);

@@ -7,6 +7,7 @@
 #include "views/write_access.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
+#include "web/time_text.h"
 
 namespace trainwatch::web {
 namespace {
@@ -52,9 +53,10 @@ void page(const MaintenancePageContext& ctx, const Request& request, const Respo
     } else if (row.contains("weekly")) {
       when = "every " + std::string(row["weekly"].as_string()) + " UTC";
     } else {
-      when = std::string(row["start"].as_string()) + " to " + std::string(row["end"].as_string());
+      when = utc_text_of(row["start"].as_string()) + " to " + utc_text_of(row["end"].as_string());
     }
     row["when"] = when;
+    add_time_fields(row, {"active_until", "created_at"}, now);
     std::string covers;
     for (const auto& name : row["monitors"].as_array())
       covers += (covers.empty() ? "" : ", ") + std::string(name.as_string());

@@ -5,15 +5,22 @@
 #include <string>
 #include <utility>
 
-#include "core/duration.h"
+#include "config/monitor_target.h"
 #include "core/time_format.h"
-#include "cron/zone.h"
 #include "views/audience.h"
 #include "views/incident_views.h"
 #include "views/json_views.h"
+#include "views/monitor_uptime.h"
+#include "views/shown_state.h"
 #include "web/banner.h"
 #include "web/dashboard_common.h"
+#include "web/heartbeat_due.h"
+#include "web/monitor_events.h"
+#include "web/monitor_page_parts.h"
+#include "web/monitor_series.h"
 #include "web/pages.h"
+#include "web/recent_checks.h"
+#include "web/time_text.h"
 #include "web/uptime_days.h"
 
 namespace trainwatch::web {
@@ -23,45 +30,53 @@ namespace json = boost::json;
 using http::Request;
 using http::Responder;
 
-// The heartbeat part of a monitor page: the last ping's age on one bar against period and
-// grace (the bar's scale is period + grace; past that it is full), when the next ping is
-// due, and the ping log. A schedule's "period" on the bar is the span from the last ping
-// to the fire time it awaits.
-void add_heartbeat(const WebContext& ctx, const Request& request, Audience audience,
-                   const engine::MonitorView& view, json::object& m) {
-  json::object hb = views::heartbeat_json(view, audience);
-  const auto& spec = std::get<HeartbeatSpec>(view.config->spec);
-  // The whole ping URL only for an editor or admin (or a server without admin tokens):
-  // whoever has it can keep the monitor up.
-  if (sees_monitor_secrets(audience)) {
-    hb["ping_url"] = "http://" + std::string(request.header("host")) + "/ping/" + spec.token;
+// Results read for the page's events and verdicts (the chart reads its own).
+constexpr int kEventResults = 1'000;
+constexpr size_t kMaxEvents = 50;
+
+// Uptime over the last hour, day, week and month: time not DOWN (views/monitor_uptime.h);
+// the hour from incidents, as an hourly rollup row is as long as the window.
+json::array uptime_cards(const WebContext& ctx, const engine::MonitorView& view, SystemTime now) {
+  const int64_t now_ms = to_unix_ms(now);
+  const std::string& name = view.config->name;
+  struct Window {
+    const char* label;
+    int64_t width;
+    RollupResolution resolution;
+  };
+  const Window windows[] = {{"1 h", kHourMs, RollupResolution::kHour},
+                            {"24 h", kDayMs, RollupResolution::kHour},
+                            {"7 d", 7 * kDayMs, RollupResolution::kHour},
+                            {"30 d", 30 * kDayMs, RollupResolution::kDay}};
+  json::array out;
+  for (const Window& w : windows) {
+    const UptimeQuery query{name, w.resolution, now_ms - w.width, now_ms + 1};
+    auto buckets = w.width == kHourMs ? views::time_uptime_buckets(ctx.store, query, now)
+                                      : views::uptime_buckets(ctx.store, view, query, now);
+    auto pct = buckets ? uptime_percent(*buckets) : std::nullopt;
+    out.push_back(
+        json::object{{"window", w.label}, {"text", pct ? format_percent(*pct) : std::string("no data")}});
   }
-  Millis period = spec.period;
-  if (spec.schedule && view.heartbeat->last_ping && view.heartbeat->next_expected) {
-    period = std::max(Millis(0), std::chrono::duration_cast<Millis>(*view.heartbeat->next_expected -
-                                                                    view.heartbeat->last_ping->ping.at));
-  }
-  if (view.heartbeat->next_expected) {
-    // In the schedule's own zone, as its author reads "0 3 * * *"; UTC for a period.
-    hb["next_expected_text"] = cron::format_local(
-        *view.heartbeat->next_expected, spec.schedule ? spec.schedule->zone : cctz::utc_time_zone());
-  }
-  const double scale = static_cast<double>((period + spec.grace).count());
-  hb["period"] = format_duration(spec.period);
-  hb["grace"] = format_duration(spec.grace);
-  hb["period_pct"] = scale > 0 ? 100.0 * static_cast<double>(period.count()) / scale : 100.0;
-  if (view.heartbeat->last_ping) {
-    const auto age =
-        std::chrono::duration_cast<Millis>(ctx.clock.system_time() - view.heartbeat->last_ping->ping.at);
-    hb["age"] = format_duration(age);
-    hb["age_pct"] = scale > 0 ? std::min(100.0, 100.0 * static_cast<double>(age.count()) / scale) : 100.0;
-  }
-  m["heartbeat"] = std::move(hb);
-  json::array pings;
-  if (auto p = ctx.store.pings(PingQuery{view.config->name, std::nullopt, 50})) {
-    for (const auto& ping : *p) pings.push_back(views::ping_json(ping, audience));
-  }
-  m["pings"] = std::move(pings);
+  return out;
+}
+
+void add_header(const WebContext& ctx, const engine::MonitorView& view, Audience audience, SystemTime now,
+                json::object& m) {
+  const views::ShownState shown = views::shown_state(view);
+  m["status"] = views::shown_code(shown);
+  m["status_word"] = views::shown_word(shown);
+  m["status_icon"] = views::shown_icon(shown);
+  m["since_t"] = time_json(view.state.since, now);
+  m["paused"] = view.state.status == MonitorStatus::kPaused;
+  m["is_job"] = view.config->type == MonitorType::kJob;
+  m["is_heartbeat"] = view.config->type == MonitorType::kHeartbeat;
+  if (view.maintenance_until) m["maintenance_until"] = time_json(*view.maintenance_until, now);
+  if (auto due = heartbeat_due(view, now))
+    m["due"] = json::object{{"text", due->text}, {"overdue", due->overdue}};
+  if (!view.state.last_error.empty()) m["last_error"] = cause_for(view.state.last_error, audience);
+  if (view.state.last_check) m["last_check_t"] = time_json(*view.state.last_check, now);
+  m["from_api"] = ctx.catalog.is_api(view.config->name);
+  m["has_tags"] = !view.config->tags.empty();
 }
 
 void monitor_page(const WebContext& ctx, const Request& request, const Responder& respond) {
@@ -70,59 +85,40 @@ void monitor_page(const WebContext& ctx, const Request& request, const Responder
   if (!view) return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));
   json::object m = layout_model(ctx, request, name + " · trainwatch");
   const Audience audience = views::audience_of(&ctx.auth, request);
-  json::object summary = views::monitor_summary(*view, audience);
-  for (auto& [k, v] : summary) m[k] = v;
-  m["status_word"] = status_word(view->state.status);
-  m["status_icon"] = status_icon(view->state.status);
-  m["paused"] = view->state.status == MonitorStatus::kPaused;
-  m["from_api"] = ctx.catalog.is_api(name);
-  // The edit form's JSON holds the whole URL (credentials included): admins only.
-  if (auto spec = ctx.catalog.api_spec(name); spec && sees_monitor_secrets(audience)) m["spec_json"] = *spec;
-  m["is_job"] = view->config->type == MonitorType::kJob;
-  const int64_t now = to_unix_ms(ctx.clock.system_time());
-  json::array uptime;
-  const std::pair<const char*, int64_t> windows[] = {
-      {"24 hours", kDayMs}, {"7 days", 7 * kDayMs}, {"30 days", 30 * kDayMs}, {"90 days", 90 * kDayMs}};
-  for (const auto& [label, width] : windows) {
-    // Hourly rows for the short windows (at most 168), daily rows for the long ones (at most 90).
-    const bool hourly = width <= 7 * kDayMs;
-    auto buckets = ctx.store.uptime(
-        UptimeQuery{name, hourly ? RollupResolution::kHour : RollupResolution::kDay, now - width, now + 1});
-    auto pct = buckets ? uptime_percent(*buckets) : std::nullopt;
-    uptime.push_back(
-        json::object{{"window", label}, {"text", pct ? format_percent(*pct) : std::string("no data")}});
+  for (auto& [k, v] : views::monitor_summary(*view, audience)) m[k] = v;
+  const SystemTime now = ctx.clock.system_time();
+  add_header(ctx, *view, audience, now, m);
+  m["uptime"] = uptime_cards(ctx, *view, now);
+  if (auto certificate = certificate_card(*view, now)) m["certificate"] = std::move(*certificate);
+  auto range = chart_range(request.query.count("range") ? request.query.at("range") : "24h");
+  if (!range) range = chart_range("24h");
+  m["ranges"] = range_links(range->name);
+  m["range"] = range->name;
+  if (auto timings = timings_card(*view)) m["timings"] = std::move(*timings);
+  auto results = ctx.store.results(ResultQuery{name, std::nullopt, kEventResults});
+  auto incidents = ctx.store.incidents(IncidentQuery{name, std::nullopt, static_cast<int>(kMaxEvents)});
+  if (results && incidents) {
+    m["events"] = event_rows(ctx, monitor_events(*incidents, *results, now, kMaxEvents), audience, now);
+    if (view->config->type == MonitorType::kJob) m["verdicts"] = verdict_rows(*results, audience, now);
+  } else {
+    m["read_error"] = (results ? incidents.error() : results.error()).message;
   }
-  m["uptime"] = std::move(uptime);
-  json::array results, incidents;
-  if (auto r = ctx.store.results(ResultQuery{name, std::nullopt, 50})) {
-    for (const auto& result : *r) results.push_back(views::check_result_json(result, audience));
-  }
-  if (auto i = ctx.store.incidents(IncidentQuery{name, std::nullopt, 20})) {
-    std::vector<int64_t> ids;
-    for (const auto& incident : *i) ids.push_back(incident.id);
-    auto updates = ctx.store.incident_updates(ids);
-    for (const auto& incident : *i) {
-      json::object o = views::incident_json(incident, audience);
-      json::array timeline;
-      if (updates) {
-        if (auto it = updates->find(incident.id); it != updates->end()) {
-          // Newest first, as the status page shows them.
-          for (auto u = it->second.rbegin(); u != it->second.rend(); ++u) {
-            json::object row = views::incident_update_json(*u);
-            row["status_title"] = status_title(u->status);
-            timeline.push_back(std::move(row));
-          }
-        }
-      }
-      o["has_updates"] = !timeline.empty();
-      o["updates"] = std::move(timeline);
-      incidents.push_back(std::move(o));
-    }
-  }
-  m["results"] = std::move(results);
-  m["incidents"] = std::move(incidents);
-  if (view->heartbeat) add_heartbeat(ctx, request, audience, *view, m);
+  if (view->config->type == MonitorType::kJob) add_job_interruptions(ctx, name, now, m);
+  if (view->heartbeat) add_heartbeat(ctx, request, audience, *view, now, m);
   respond(html(200, render_page("monitor", m)));
+}
+
+void series(const WebContext& ctx, const Request& request, const Responder& respond) {
+  const std::string& name = request.params.at("name");
+  if (!ctx.engine.monitor(name))
+    return respond(http::Response::problem(404, "no monitor named '" + name + "'"));
+  const auto it = request.query.find("range");
+  auto range = chart_range(it == request.query.end() ? "24h" : it->second);
+  if (!range) return respond(http::Response::problem(400, "range: expected 1h, 24h, 7d or 30d"));
+  auto body = monitor_series(ctx.store, name, *range, ctx.clock.system_time());
+  if (!body)
+    return respond(http::Response::problem(503, "the series cannot be read: " + body.error().message));
+  respond(http::Response::json(200, json::serialize(*body)));
 }
 
 }  // namespace
@@ -131,6 +127,8 @@ void add_monitor_page(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
   router.add(get, "/monitors/{name}",
              [ctx](const Request& r, const Responder& respond) { monitor_page(ctx, r, respond); });
+  router.add(get, "/monitors/{name}/series",
+             [ctx](const Request& r, const Responder& respond) { series(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::web

@@ -1,17 +1,19 @@
 #include "web/monitors_page.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "cron/zone.h"
 #include "http/fresh_cache.h"
 #include "views/audience.h"
-#include "views/json_views.h"
-#include "web/banner.h"
+#include "views/shown_state.h"
+#include "views/write_access.h"
 #include "web/dashboard_common.h"
+#include "web/monitor_rows.h"
 #include "web/pages.h"
 
 namespace trainwatch::web {
@@ -21,132 +23,110 @@ namespace json = boost::json;
 using http::Request;
 using http::Responder;
 
-// The monitors page lists at most this many rows (down ones first) and says how many
-// more match; filters narrow it. Each row costs one read of at most 24 hourly rows.
-constexpr size_t kMaxListRows = 100;
 // The monitors table of one filter shows every change of state the engine had applied
-// when it was asked for (fresh_cache.h); its latencies, check times and sparklines are at
-// most this much older than the request.
+// when it was asked for (fresh_cache.h); its latencies, check times, beats and uptime are
+// at most this much older than the request.
 constexpr Millis kMonitorRowsMaxAge{1'000};
-constexpr int64_t kHourMs = 3'600'000;
 
 using MonitorRowsCache = http::FreshCache<std::string>;
 
-// A 24 h latency sparkline from a monitor's hourly buckets (24 at most).
-std::pair<std::string, std::string> sparkline(const std::vector<UptimeBucket>& buckets, int64_t now_ms) {
-  if (buckets.empty()) return {"", "no latency data in the last 24 hours"};
-  double max = 0;
-  for (const auto& b : buckets)
-    max = std::max(max, b.latency_sum_ms / static_cast<double>(std::max<int64_t>(b.checks, 1)));
-  std::string path;
-  const int64_t from = now_ms - 24 * kHourMs;
-  for (const auto& b : buckets) {
-    const double mean = b.latency_sum_ms / static_cast<double>(std::max<int64_t>(b.checks, 1));
-    const double x = 120.0 * static_cast<double>(b.start_ms - from) / static_cast<double>(24 * kHourMs);
-    const double y = 22.0 - (max > 0 ? 20.0 * mean / max : 0);
-    path += (path.empty() ? "M" : " L") + std::to_string(static_cast<int>(x)) + " " +
-            std::to_string(static_cast<int>(y));
-  }
-  char label[96];
-  std::snprintf(label, sizeof label, "mean latency per hour over 24 hours, highest %.0f ms", max);
-  return {path, label};
+std::string query_value(const Request& request, const char* key) {
+  auto it = request.query.find(key);
+  return it == request.query.end() ? std::string() : it->second.substr(0, 200);
 }
 
-int status_rank(MonitorStatus s) {
-  switch (s) {
-    case MonitorStatus::kDown: return 0;
-    case MonitorStatus::kPending: return 1;
-    case MonitorStatus::kUp: return 2;
-    case MonitorStatus::kPaused: return 3;
-  }
-  return 4;
+ListFilter filter_of(const Request& request) {
+  return ListFilter{query_value(request, "state"), query_value(request, "type"), query_value(request, "tag"),
+                    query_value(request, "q"), query_value(request, "group") == "tag"};
 }
 
-// The monitors table for one filter, rendered (part_monitor_rows): the filtered,
-// sorted views, their sparklines (one store read) and the "showing N of M" line.
-std::string render_monitor_rows(const WebContext& ctx, Audience audience, const std::string& state,
-                                const std::string& type, const std::string& tag) {
-  std::vector<engine::MonitorView> views = ctx.engine.monitors();
-  std::erase_if(views, [&](const engine::MonitorView& v) {
-    const auto& tags = v.config->tags;
-    return (!state.empty() && to_string(v.state.status) != state) ||
-           (!type.empty() && to_string(v.config->type) != type) ||
-           (!tag.empty() && std::find(tags.begin(), tags.end(), tag) == tags.end());
-  });
-  // What is down comes first; then by name.
-  std::stable_sort(views.begin(), views.end(),
-                   [](const engine::MonitorView& a, const engine::MonitorView& b) {
-                     return status_rank(a.state.status) < status_rank(b.state.status);
-                   });
-  const int64_t now = to_unix_ms(ctx.clock.system_time());
-  json::object m;
-  if (views.size() > kMaxListRows) {
-    m["more"] = json::object{{"shown", kMaxListRows}, {"total", views.size()}};
-    views.resize(kMaxListRows);
-  }
-  std::vector<std::string> names;
-  names.reserve(views.size());
-  for (const engine::MonitorView& v : views) names.push_back(v.config->name);
-  // One read for every shown row's sparkline (kMaxListRows is below the store's batch bound).
-  auto hourly =
-      ctx.store.uptime_of(names, UptimeQuery{"", RollupResolution::kHour, now - 24 * kHourMs, now + 1});
-  const std::vector<UptimeBucket> none;
-  json::array rows;
-  for (const engine::MonitorView& v : views) {
-    json::object row = views::monitor_summary(v, audience);
-    row["status_word"] = status_word(v.state.status);
-    row["status_icon"] = status_icon(v.state.status);
-    const std::vector<UptimeBucket>* buckets = &none;
-    if (hourly) {
-      if (auto it = hourly->find(v.config->name); it != hourly->end()) buckets = &it->second;
-    }
-    if (v.heartbeat && v.heartbeat->next_expected) {
-      const auto& spec = std::get<HeartbeatSpec>(v.config->spec);
-      row["next_expected_text"] = cron::format_local(
-          *v.heartbeat->next_expected, spec.schedule ? spec.schedule->zone : cctz::utc_time_zone());
-    }
-    auto [path, label] = sparkline(*buckets, now);
-    row["spark_path"] = path;
-    row["spark_label"] = label;
-    rows.push_back(std::move(row));
-  }
-  m["monitors"] = std::move(rows);
-  return render_page("part_monitor_rows", m);
+// The filter bar's choices, with the current ones selected.
+void add_filter_model(const WebContext& ctx, const ListFilter& filter, json::object& m) {
+  std::set<std::string> tags;
+  for (const auto& v : ctx.engine.monitors()) tags.insert(v.config->tags.begin(), v.config->tags.end());
+  json::array states, types, tag_options;
+  for (const char* s : {"down", "pending", "maintenance", "up", "paused"})
+    states.push_back(json::object{{"value", s}, {"selected", filter.state == s}});
+  for (const char* t : {"http", "tcp", "tls", "dns", "icmp", "heartbeat", "job"})
+    types.push_back(json::object{{"value", t}, {"selected", filter.type == t}});
+  for (const auto& t : tags) tag_options.push_back(json::object{{"value", t}, {"selected", filter.tag == t}});
+  m["state_options"] = std::move(states);
+  m["type_options"] = std::move(types);
+  m["tag_options"] = std::move(tag_options);
+  m["q"] = filter.query;
+  m["by_tag"] = filter.by_tag;
 }
 
 void monitors_page(const WebContext& ctx, MonitorRowsCache& cache, const Request& request,
                    const Responder& respond) {
-  auto q = [&](const char* key) {
-    auto it = request.query.find(key);
-    return it == request.query.end() ? std::string() : it->second;
-  };
-  const std::string state = q("state"), type = q("type"), tag = q("tag");
+  const ListFilter filter = filter_of(request);
   // The table is the same for every visitor of one audience with this filter; the page
   // around it carries the visitor's session (the forms' CSRF token).
   const Audience audience = views::audience_of(&ctx.auth, request);
-  const std::string key = state + '\n' + type + '\n' + tag;
-  auto build = [ctx, state, type, tag](Audience built_for) -> Result<std::string> {
-    return render_monitor_rows(ctx, built_for, state, type, tag);
+  const std::string key = filter.state + '\n' + filter.type + '\n' + filter.tag + '\n' + filter.query +
+                          (filter.by_tag ? "\nt" : "");
+  auto build = [ctx, filter](Audience built_for) -> Result<std::string> {
+    return render_monitor_rows(ctx, built_for, filter);
   };
-  json::object m = layout_model(ctx, request, "Monitors · trainwatch");
-  json::array states, types;
-  for (const char* s : {"down", "pending", "up", "paused"})
-    states.push_back(json::object{{"value", s}, {"selected", state == s}});
-  for (const char* t : {"http", "tcp", "tls", "dns", "icmp", "heartbeat", "job"})
-    types.push_back(json::object{{"value", t}, {"selected", type == t}});
-  m["state_options"] = std::move(states);
-  m["type_options"] = std::move(types);
-  m["tag"] = tag;
-  cache.get(audience, key, build, [respond, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
-    if (!rows) {
-      http::Response r =
-          http::Response::problem(503, "the monitors table cannot be read: " + rows.error().message);
-      r.headers.emplace_back("Retry-After", "1");
-      return respond(std::move(r));
-    }
-    m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
-    respond(html(200, render_page("monitors", m)));
-  });
+  // The live refresh (static/dashboard.js) asks for the rows alone.
+  const bool rows_only = query_value(request, "part") == "rows";
+  json::object m;
+  if (!rows_only) {
+    m = layout_model(ctx, request, "Monitors · trainwatch");
+    add_filter_model(ctx, filter, m);
+  }
+  cache.get(audience, key, build,
+            [respond, rows_only, m = std::move(m)](Result<MonitorRowsCache::Value> rows) mutable {
+              if (!rows) {
+                http::Response r = http::Response::problem(
+                    503, "the monitors table cannot be read: " + rows.error().message);
+                r.headers.emplace_back("Retry-After", "1");
+                return respond(std::move(r));
+              }
+              if (rows_only) {
+                http::Response r = html(200, "");
+                r.shared_body = *rows;
+                r.headers.emplace_back("Cache-Control", "no-store");
+                return respond(std::move(r));
+              }
+              m["rows_html"] = **rows;  // rendered by the template engine, every text escaped
+              respond(html(200, render_page("monitors", m)));
+            });
+}
+
+// Pause or resume every monitor picked in the list ("pick.<name>" boxes), then back to
+// the list. At most kMaxListRows names: as many as the list shows.
+void bulk_form(const WebContext& ctx, const Request& request, const Responder& respond) {
+  std::map<std::string, std::string> form;
+  if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
+  const bool pause = form["action"] == "pause";
+  if (!pause && form["action"] != "resume")
+    return respond(http::Response::problem(400, "action: expected pause or resume"));
+  std::vector<std::string> names;
+  for (const auto& [key, value] : form) {
+    if (key.starts_with("pick.") && names.size() < kMaxListRows) names.push_back(key.substr(5));
+  }
+  const std::string back = form["back"].starts_with("/?") ? form["back"] : std::string("/");
+  if (names.empty()) return respond(redirect(back));
+  // Answered once every change is stored (or refused: the first refusal is the answer).
+  struct Pending {
+    std::atomic<size_t> left;
+    std::mutex mu;
+    std::optional<Error> refused;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->left = names.size();
+  for (const auto& name : names) {
+    ctx.engine.set_paused(name, pause, [pending, respond, back](const Status& stored) {
+      if (!stored && stored.error().code != "monitor.not_found") {
+        std::lock_guard lock(pending->mu);
+        if (!pending->refused) pending->refused = stored.error();
+      }
+      if (pending->left.fetch_sub(1) != 1) return;
+      std::lock_guard lock(pending->mu);
+      respond(pending->refused ? views::problem_for(*pending->refused) : redirect(back));
+    });
+  }
 }
 
 }  // namespace
@@ -159,6 +139,8 @@ void add_monitors_page(http::Router& router, const WebContext& ctx) {
   router.add(get, "/", [ctx, rows_cache](const Request& r, const Responder& respond) {
     monitors_page(ctx, *rows_cache, r, respond);
   });
+  router.add("POST", "/monitors/bulk",
+             [ctx](const Request& r, const Responder& respond) { bulk_form(ctx, r, respond); });
 }
 
 }  // namespace trainwatch::web

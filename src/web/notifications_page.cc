@@ -11,6 +11,7 @@
 #include "web/channel_form.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
+#include "web/time_text.h"
 
 namespace trainwatch::web {
 namespace {
@@ -40,7 +41,8 @@ struct ChannelFormModel {
   std::string type = "webhook";
   bool is_default = false;
   std::string settings;
-  json::object secrets;  // key -> "set" / "not set" (edit only)
+  std::map<std::string, std::string> fields;  // the chosen type's readable fields, "k.<type>.<key>"
+  json::object secrets;                       // key -> "set" / "not set" (edit only)
   bool editing = false;
   std::string error;
   std::string error_field;
@@ -55,9 +57,42 @@ json::object form_json(const ChannelFormModel& f) {
   }
   json::array secrets;
   for (const auto& [key, state] : f.secrets) secrets.push_back(json::object{{"key", key}, {"state", state}});
-  json::object out{{"action", f.action},           {"name", f.name},         {"types", std::move(types)},
-                   {"default", f.is_default},      {"settings", f.settings}, {"editing", f.editing},
-                   {"secrets", std::move(secrets)}};
+  // A field per key of every type; the page shows the chosen type's (static/forms.js).
+  json::array keys;
+  for (const ChannelKey& k : channel_keys()) {
+    const std::string name = std::string(k.secret ? "s." : "k.") + k.type + "." + k.key;
+    json::object o{{"type", k.type},
+                   {"name", name},
+                   {"id", "c-" + std::string(k.type) + "-" + k.key},
+                   {"label", k.label},
+                   {"key", k.key},
+                   {"secret", k.secret},
+                   {"placeholder", k.placeholder},
+                   {"area", k.kind == ChannelKeyKind::kMap && !k.secret},
+                   {"shown", f.type == k.type}};
+    if (auto it = f.fields.find(name); it != f.fields.end() && !k.secret) o["value"] = it->second;
+    if (k.secret && f.type == k.type && f.secrets.contains(k.key))
+      o["state"] =
+          std::string(f.secrets.at(k.key).as_string()) + (f.editing ? "; leave empty to keep it" : "");
+    if (k.kind == ChannelKeyKind::kChoice || k.kind == ChannelKeyKind::kBoolean) {
+      json::array options{json::object{{"value", ""}, {"label", "default"}}};
+      std::string list = k.options;
+      for (size_t pos = 0; pos < list.size();) {
+        size_t end = list.find(' ', pos);
+        if (end == std::string::npos) end = list.size();
+        const std::string v = list.substr(pos, end - pos);
+        const bool selected = o.contains("value") && o["value"].as_string() == v;
+        options.push_back(json::object{{"value", v}, {"label", v}, {"selected", selected}});
+        pos = end + 1;
+      }
+      o["options"] = std::move(options);
+      o["has_options"] = true;
+    }
+    keys.push_back(std::move(o));
+  }
+  json::object out{{"keys", std::move(keys)},   {"action", f.action},           {"name", f.name},
+                   {"types", std::move(types)}, {"default", f.is_default},      {"settings", f.settings},
+                   {"editing", f.editing},      {"secrets", std::move(secrets)}};
   if (!f.error.empty()) out["error"] = json::object{{"text", f.error}, {"field", f.error_field}};
   return out;
 }
@@ -76,6 +111,7 @@ void page(const NotificationsPageContext& ctx, const Request& request, const Res
     json::object row =
         views::catalog_channel_json(c, h == health.end() ? nullptr : &*h, audience, ctx.channels.file_name());
     row["health_icon"] = channel_health_icon(std::string_view(row["health"].as_string()));
+    add_time_fields(row, {"last_success", "last_failure"}, ctx.web.clock.system_time());
     // The page shows no settings nor secrets' states: the edit form does.
     row.erase("settings");
     row.erase("secrets");
@@ -98,7 +134,11 @@ void page(const NotificationsPageContext& ctx, const Request& request, const Res
   query.limit = kLogRows;
   if (auto rows = ctx.web.store.deliveries(query)) {
     json::array log;
-    for (const auto& d : *rows) log.push_back(views::delivery_json(d, audience));
+    for (const auto& d : *rows) {
+      json::object row = views::delivery_json(d, audience);
+      add_time_fields(row, {"created"}, ctx.web.clock.system_time());
+      log.push_back(std::move(row));
+    }
     m["deliveries"] = std::move(log);
   } else {
     m["log_error"] = rows.error().message;
@@ -117,6 +157,7 @@ std::optional<ChannelFormModel> edit_model(const NotificationsPageContext& ctx, 
   f.type = found->config.type;
   f.is_default = found->config.is_default;
   f.settings = settings_text(found->config);
+  f.fields = field_values(found->config);
   f.secrets = views::secrets_json(found->config);
   f.editing = true;
   return f;
@@ -133,6 +174,9 @@ ChannelFormModel refused_model(const NotificationsPageContext& ctx, std::map<std
   f.type = form["type"];
   f.is_default = form["default"] == "on";
   f.settings = form["settings"];
+  for (const auto& [key, value] : form) {
+    if (key.starts_with("k.")) f.fields[key] = value;  // secrets ("s.") are never sent back
+  }
   f.error = std::move(error);
   f.error_field = std::move(field);
   return f;
@@ -158,6 +202,8 @@ void save_form(const NotificationsPageContext& ctx, const Request& request, cons
 }
 
 void edit_page(const NotificationsPageContext& ctx, const Request& request, const Responder& respond) {
+  // Its settings are where the channel sends: for admins only, like its target.
+  if (!page_reader(ctx.web, request, respond, auth::Role::kAdmin)) return;
   const std::string& name = request.params.at("name");
   auto found = ctx.channels.find(name);
   if (!found) return respond(Response::problem(404, "no notification channel named '" + name + "'"));
@@ -166,7 +212,6 @@ void edit_page(const NotificationsPageContext& ctx, const Request& request, cons
         "channel.read_only",
         "'" + name + "' comes from " + ctx.channels.file_name() + " and is read-only here; edit it there")));
   }
-  if (!session_of(ctx.web, request)) return respond(redirect("/login"));
   page(ctx, request, respond, {}, *edit_model(ctx, name));
 }
 
@@ -187,6 +232,9 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, cons
   // It stores nothing of its own: its answer waits for the record of who asked.
   Responder answer = respond;
   if (!form_allowed_recorded(ctx.web, request, form, respond, auth::Role::kEditor, answer)) return;
+  // The receiver's answer is for admins (test_channel in api/notification_routes.cc).
+  const auto session = session_of(ctx.web, request);
+  const bool admin = session && auth::allows(session->who.role, auth::Role::kAdmin);
   const std::string name = request.params.at("name");
   if (!ctx.channels.find(name)) {
     return answer(Response::problem(404, "no notification channel named '" + name + "'"));
@@ -198,10 +246,10 @@ void test_form(const NotificationsPageContext& ctx, const Request& request, cons
         json::object{{"ok", false},
                      {"text", "Too many test messages on " + name + "; try again in " + seconds + " s"}});
   }
-  ctx.dispatcher.test(name, [ctx, request, answer, name](alerting::TestOutcome o) {
+  ctx.dispatcher.test(name, [ctx, request, answer, name, admin](alerting::TestOutcome o) {
     std::string text = o.ok ? "Test message delivered on " + name : "Test message on " + name + " failed";
     if (o.status != 0) text += " (HTTP " + std::to_string(o.status) + ")";
-    if (!o.error.empty()) text += ": " + o.error;
+    if (!o.ok) text += ": " + (admin && !o.error.empty() ? o.error : std::string(o.reason));
     page(ctx, request, answer, json::object{{"ok", o.ok}, {"text", text}});
   });
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/time_format.h"
+#include "web/time_text.h"
 
 namespace trainwatch::web {
 
@@ -14,9 +15,10 @@ json::object token_row(const ApiTokenRecord& token, SystemTime now) {
                    {"owner", token.owner},
                    {"role", token.role},
                    {"created", format_rfc3339(token.created)},
-                   {"expires", token.expires ? format_rfc3339(*token.expires) : "never"}};
+                   {"expires", token.expires ? utc_text(*token.expires) : "never"}};
+  row["created_t"] = time_json(token.created, now);
   if (token.revoked) {
-    row["state"] = "revoked " + format_rfc3339(*token.revoked);
+    row["state"] = "revoked " + utc_text(*token.revoked);
   } else if (token.expires && *token.expires <= now) {
     row["state"] = "expired";
   } else {
@@ -39,9 +41,10 @@ json::object user_row(const auth::UserView& user) {
                       {"read_only", from_config}};
 }
 
-json::object audit_row(const AuditEntry& entry) {
+json::object audit_row(const AuditEntry& entry, SystemTime now) {
   return json::object{{"id", entry.id},
                       {"when", format_rfc3339(entry.at)},
+                      {"when_t", time_json(entry.at, now)},
                       {"who", entry.actor},
                       {"what", entry.action},
                       {"from", entry.source}};

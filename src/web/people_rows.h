@@ -27,7 +27,7 @@ boost::json::object token_row(const ApiTokenRecord& token, SystemTime now);
 boost::json::object user_row(const auth::UserView& user);
 
 // An audit entry's row: id, when, who, what, from where.
-boost::json::object audit_row(const AuditEntry& entry);
+boost::json::object audit_row(const AuditEntry& entry, SystemTime now);
 
 // The token form's expiry choices, in the order the form lists them; the first is the
 // default. `value` is what the form posts ("90d", "never").

@@ -14,6 +14,7 @@
 
 #include <memory>
 
+#include "alerting/channel_catalog.h"
 #include "auth/admin_auth.h"
 #include "catalog/monitor_catalog.h"
 #include "catalog/status_page_set.h"
@@ -39,6 +40,8 @@ struct WebContext {
   std::string sso_button;
   // Replicas: the pages of jobs held elsewhere are theirs (views/held_elsewhere.h).
   jobs::JobPeers* job_peers = nullptr;
+  // The channels the monitor form's notify picker offers; null: none.
+  const alerting::ChannelCatalog* channels = nullptr;
 };
 
 void add_web_routes(http::Router& router, const WebContext& context);

@@ -7,9 +7,12 @@
 #include "core/html_escape.h"
 #include "core/redaction.h"
 #include "core/time_format.h"
+#include "views/monitor_uptime.h"
+#include "views/shown_state.h"
 #include "web/announcements.h"
 #include "web/banner.h"
 #include "web/pages.h"
+#include "web/time_text.h"
 #include "web/uptime_days.h"
 
 namespace trainwatch::web {
@@ -35,6 +38,7 @@ json::array update_rows(const std::vector<IncidentUpdate>& updates) {
     out.push_back(json::object{{"status", to_string(it->status)},
                                {"status_title", status_title(it->status)},
                                {"at", format_rfc3339(it->at)},
+                               {"at_utc", utc_text(it->at)},
                                {"text", it->text}});
   }
   return out;
@@ -45,7 +49,9 @@ json::object announcement_json(const StatusPageAnnouncement& a) {
                       {"text", a.text},
                       {"severity", a.severity},
                       {"from", format_rfc3339(a.from)},
-                      {"until", format_rfc3339(a.until)}};
+                      {"until", format_rfc3339(a.until)},
+                      {"from_utc", utc_text(a.from)},
+                      {"until_utc", utc_text(a.until)}};
 }
 
 json::object incident_row(const Incident& i, SystemTime now, const std::vector<IncidentUpdate>& updates) {
@@ -57,8 +63,10 @@ json::object incident_row(const Incident& i, SystemTime now, const std::vector<I
   o["started"] = format_rfc3339(i.started);
   o["ended"] = i.ended ? json::value(format_rfc3339(*i.ended)) : json::value(nullptr);
   o["ongoing"] = !i.ended.has_value();
+  o["started_t"] = time_json(i.started, now);
+  if (i.ended) o["ended_t"] = time_json(*i.ended, now);
   const auto end = i.ended.value_or(now);
-  o["duration"] = format_duration(std::chrono::duration_cast<Millis>(end - i.started));
+  o["duration"] = duration_words(std::chrono::duration_cast<Millis>(end - i.started));
   o["updates"] = update_rows(updates);
   o["has_updates"] = !updates.empty();
   return o;
@@ -71,10 +79,12 @@ namespace {
 // One monitor's row: its status now and its day bars over kStatusDays. Its incidents of the
 // last kIncidentHistoryDays (or still open) are added to `history`.
 Result<json::object> monitor_row(const std::string& name, const engine::MonitorView& view, Store& store,
-                                 int64_t now_ms, std::vector<Incident>& history) {
+                                 SystemTime now, std::vector<Incident>& history) {
+  const int64_t now_ms = to_unix_ms(now);
   const int64_t window_from = now_ms - now_ms % kDayMs - static_cast<int64_t>(kStatusDays - 1) * kDayMs;
   const int64_t history_from = now_ms - static_cast<int64_t>(kIncidentHistoryDays) * kDayMs;
-  auto buckets = store.uptime(UptimeQuery{name, RollupResolution::kDay, window_from, now_ms + 1});
+  auto buckets = views::uptime_buckets(
+      store, view, UptimeQuery{name, RollupResolution::kDay, window_from, now_ms + 1}, now);
   if (!buckets) return buckets.error();
   auto incidents = store.incidents(IncidentQuery{name, std::nullopt, kMaxIncidentsRead});
   if (!incidents) return incidents.error();
@@ -91,18 +101,28 @@ Result<json::object> monitor_row(const std::string& name, const engine::MonitorV
   json::object m;
   m["name"] = name;
   m["type"] = to_string(view.config->type);
-  m["status"] = to_string(view.state.status);
-  m["status_word"] = status_word(view.state.status);
-  m["status_icon"] = status_icon(view.state.status);
+  // As shown: "maintenance" inside a window (views/shown_state.h).
+  const views::ShownState shown = views::shown_state(view);
+  m["status"] = views::shown_code(shown);
+  m["status_word"] = views::shown_word(shown);
+  m["status_icon"] = views::shown_icon(shown);
   m["since"] = format_rfc3339(view.state.since);
+  m["maintenance_until"] =
+      view.maintenance_until ? json::value(format_rfc3339(*view.maintenance_until)) : json::value(nullptr);
   m["uptime_90d"] = pct ? json::value(*pct) : json::value(nullptr);
   m["uptime_90d_text"] = pct ? format_percent(*pct) : std::string("no data");
   m["days"] = std::move(days);
   return m;
 }
 
-// Newest first, grouped by the UTC day each incident started.
-Result<json::array> incident_days(std::vector<Incident> history, Store& store, SystemTime now) {
+// Newest first: the ongoing incidents as one list, the ended ones grouped by the UTC day
+// each started.
+struct IncidentLists {
+  json::array ongoing;
+  json::array days;
+};
+
+Result<IncidentLists> incident_lists(std::vector<Incident> history, Store& store, SystemTime now) {
   std::sort(history.begin(), history.end(),
             [](const Incident& a, const Incident& b) { return a.started > b.started; });
   // One read for every listed incident's updates (the newest kMaxRowsPerBatch incidents
@@ -114,26 +134,29 @@ Result<json::array> incident_days(std::vector<Incident> history, Store& store, S
   auto updates = store.incident_updates(ids);
   if (!updates) return updates.error();
   const std::vector<IncidentUpdate> no_updates;
-  json::array days;
+  IncidentLists lists;
   std::string current_day;
   for (const Incident& i : history) {
+    const auto it = updates->find(i.id);
+    json::object row = incident_row(i, now, it == updates->end() ? no_updates : it->second);
+    if (!i.ended) {
+      lists.ongoing.push_back(std::move(row));
+      continue;
+    }
     std::string day = format_rfc3339(i.started).substr(0, 10);
     if (day != current_day) {
-      days.push_back(json::object{{"date", day}, {"incidents", json::array()}});
+      lists.days.push_back(json::object{{"date", day}, {"incidents", json::array()}});
       current_day = day;
     }
-    const auto it = updates->find(i.id);
-    days.back().as_object()["incidents"].as_array().push_back(
-        incident_row(i, now, it == updates->end() ? no_updates : it->second));
+    lists.days.back().as_object()["incidents"].as_array().push_back(std::move(row));
   }
-  return days;
+  return lists;
 }
 
 }  // namespace
 
 Result<json::object> build_status_page(const StatusPageConfig& page, const engine::Engine& engine,
                                        Store& store, SystemTime now) {
-  const int64_t now_ms = to_unix_ms(now);
   std::vector<BannerInput> banner_inputs;
   std::vector<Incident> history;
   json::array groups;
@@ -142,15 +165,16 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
     for (const std::string& name : group.monitors) {
       auto view = engine.monitor(name);
       if (!view) continue;  // removed by a reload since the page was configured
-      banner_inputs.push_back(BannerInput{view->state.status, view->state.consecutive_failures});
-      auto row = monitor_row(name, *view, store, now_ms, history);
+      banner_inputs.push_back(BannerInput{view->state.status, view->state.consecutive_failures,
+                                          view->maintenance_until.has_value()});
+      auto row = monitor_row(name, *view, store, now, history);
       if (!row) return row.error();
       monitors.push_back(std::move(*row));
     }
     groups.push_back(json::object{{"name", group.name}, {"monitors", std::move(monitors)}});
   }
-  auto days = incident_days(std::move(history), store, now);
-  if (!days) return days.error();
+  auto incidents = incident_lists(std::move(history), store, now);
+  if (!incidents) return incidents.error();
 
   const Banner banner = overall_banner(banner_inputs);
   json::object out;
@@ -158,13 +182,16 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
   out["title"] = page.title;
   out["description"] = page.description;
   out["updated_at"] = format_rfc3339(now);
+  out["updated_t"] = time_json(now, now);
   out["banner"] = json::object{{"code", banner_code(banner)}, {"text", banner_text(banner)}};
   json::array announcements;
   for (const StatusPageAnnouncement* a : visible_announcements(page.announcements, now))
     announcements.push_back(announcement_json(*a));
   out["announcements"] = std::move(announcements);
   out["groups"] = std::move(groups);
-  out["incident_days"] = std::move(*days);
+  out["has_ongoing"] = !incidents->ongoing.empty();
+  out["ongoing_incidents"] = std::move(incidents->ongoing);
+  out["incident_days"] = std::move(incidents->days);
   return out;
 }
 

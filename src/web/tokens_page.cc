@@ -36,12 +36,25 @@ void page(const PeoplePagesContext& ctx, const Request& request, const Responder
     m["list_error"] = tokens.error().message;
   }
   m["tokens"] = std::move(rows);
+  // A token's role is at most its owner's: the form offers the owner's role first (an
+  // admin picks the owner among the users, each with their role; static/forms.js keeps
+  // the roles offered within the one picked).
   json::array roles;
+  roles.push_back(json::object{{"value", ""}, {"label", "the owner's role"}, {"selected", true}});
   for (auth::Role r : {auth::Role::kViewer, auth::Role::kEditor, auth::Role::kAdmin}) {
     if (auth::allows(who.role, r))
-      roles.push_back(json::object{{"value", auth::role_name(r)}, {"selected", r == who.role}});
+      roles.push_back(
+          json::object{{"value", auth::role_name(r)}, {"label", auth::role_name(r)}, {"selected", false}});
   }
   m["roles"] = std::move(roles);
+  if (admin) {
+    json::array owners;
+    for (const auto& user : ctx.web.auth.users()) {
+      owners.push_back(json::object{
+          {"name", user.name}, {"role", auth::role_name(user.role)}, {"selected", user.name == who.user}});
+    }
+    m["owners"] = std::move(owners);
+  }
   json::array expiries;
   for (const auto& e : expiry_choices())
     expiries.push_back(json::object{{"value", e.value}, {"label", e.label}});
@@ -78,7 +91,11 @@ void create_token(const PeoplePagesContext& ctx, const Request& request, const R
   if (who.role == auth::Role::kAdmin && !form["owner"].empty()) owner = form["owner"];
   if (owner.empty())
     return refuse("owner: a token belongs to a user; name one (you logged in with an admin token)");
-  const auto role = auth::parse_role(form["role"]);
+  // No role picked: the owner's own.
+  std::optional<auth::Role> role =
+      form["role"].empty() ? ctx.web.auth.role_of(owner) : auth::parse_role(form["role"]);
+  if (!role && form["role"].empty())
+    return refuse("owner: found '" + owner + "'; expected the name of a user");
   if (!role) return refuse("role: found '" + form["role"] + "'; expected viewer, editor or admin");
   const Expiry expiry = parse_expiry(form["expires"]);
   if (!expiry.error.empty()) return refuse(expiry.error);

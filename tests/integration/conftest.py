@@ -304,6 +304,8 @@ def start_replicas(tmp_path, postgres, monkeypatch):
         monkeypatch.setenv("TRAINWATCH_STORE_URL", postgres.url())
         path = tmp_path / "replicas.yaml"
         path.write_text(f"""
+server:
+  allow_local_channel_targets: true   # the tests' receivers listen on loopback
 store:
   url: ${{TRAINWATCH_STORE_URL}}
 auth:

@@ -246,6 +246,8 @@ class Installation:
         self.config.write_text(f"""
 store:
   url: ${{TRAINWATCH_STORE_URL}}
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{self.receiver.base}/hook"}}
 monitors:{lines}

@@ -27,6 +27,8 @@ PASSWORD = "a long first password"
 
 def config():
     return f"""
+server:
+  allow_local_channel_targets: true   # the test sends go to a receiver on loopback
 auth:
   admin_tokens: ["{ADMIN}"]
 monitors:
@@ -277,7 +279,7 @@ class Writes:
              lambda i: None if c().api("GET", f"/api/v1/jobs/job-{i}")[0] == 200 else f"job-{i} missing"),
             # The dashboard's forms.
             ("form POST /monitors",
-             lambda i: form("/monitors", {"name": f"form-made-{i}", "type": "tcp", "target": "127.0.0.1:9",
+             lambda i: form("/monitors", {"name": f"form-made-{i}", "type": "tcp", "host": "127.0.0.1", "port": "9",
                                           "interval": "1h"}),
              lambda i: None if monitor(c(), f"form-made-{i}") else f"form-made-{i} missing"),
             ("form POST /monitors/{name}/pause|resume", *pause_try(lambda a: f"/monitors/fixed/{a}", True)),

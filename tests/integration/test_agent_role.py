@@ -21,6 +21,8 @@ CHECK_EVERY_S = 1
 QUIET_WINDOW_S = 2 * (max(STEP_TIMEOUT_S, SILENT_AFTER_S) + CHECK_EVERY_S) + 2
 
 CONFIG = f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - name: hook
     type: webhook

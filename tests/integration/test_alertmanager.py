@@ -75,6 +75,8 @@ def alertmanager(tmp_path):
 
 def config(am, target_port):
     return f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: am, type: alertmanager, url: "{am.base}", resend_every: 2s, labels: {{team: ml}}}}
 monitors:

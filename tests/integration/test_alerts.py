@@ -47,6 +47,8 @@ def test_down_and_recovery_reach_every_provider_in_its_shape(start_server, healt
     try:
         base = receiver.base
         server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: slack, type: slack, webhook_url: "{base}/slack/T000/B000/XXXX"}}
   - {{name: discord, type: discord, webhook_url: "{base}/discord"}}
@@ -142,6 +144,8 @@ monitors:{monitor("rank0-health", health_target.port, ["slack", "discord", "hook
 def test_receiver_down_then_back_gets_everything_in_order(start_server, health_target, receiver):
     port = receiver.port
     server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook", default: true}}
 monitors:{monitor("a", health_target.port)}{monitor("b", health_target.port)}
@@ -174,6 +178,8 @@ def test_sighup_reloads_the_channels(start_server, health_target, receiver):
     second = HttpReceiver()
     try:
         server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/old", default: true}}
   - {{name: gone, type: webhook, url: "{second.base}/gone"}}
@@ -181,6 +187,8 @@ monitors:{monitor("a", health_target.port, notify=["hook", "gone"])}
 """)
         server.wait_status("a", "up")
         server.config_path.write_text(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/new", default: true}}
   - {{name: added, type: webhook, url: "{second.base}/added"}}
@@ -204,6 +212,8 @@ def test_500_then_429_with_retry_after_then_delivered(start_server, health_targe
     receiver.answer(500)
     receiver.answer(429, {"Retry-After": "2"})
     server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook", default: true}}
 monitors:{monitor("a", health_target.port)}
@@ -222,6 +232,8 @@ def test_4xx_is_permanent_and_garbage_is_a_recorded_failure(start_server, health
     receiver.answer(404)
     garbage = socket_target("garbage")
     server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: gone, type: webhook, url: "{receiver.base}/hook"}}
   - {{name: junk, type: webhook, url: "http://127.0.0.1:{garbage.port}/hook"}}
@@ -243,6 +255,8 @@ monitors:{monitor("a", health_target.port, ["gone", "junk"])}
 def test_killed_during_delivery_then_restarted_loses_nothing(start_server, health_target, receiver, tmp_path):
     receiver.hang = threading.Event()  # accept the request, never answer
     config = f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook", default: true, timeout: 30s}}
 monitors:{monitor("a", health_target.port)}
@@ -273,6 +287,8 @@ def test_maintenance_holds_then_releases_and_notify_after_damps_flaps(start_serv
     start = (now - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     damped_monitor = monitor("damped", health_target.port, extra="    notify_after: 1h\n")
     server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook", default: true}}
 maintenance:
@@ -311,6 +327,8 @@ def test_test_endpoint_and_notify_test_command(start_server, receiver, tmp_path)
     receiver.answer(503, times=1)
     token = "alerts-test-admin-token-0123456789"
     server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook"}}
 monitors: []
@@ -366,6 +384,8 @@ notifications:
 
 def test_a_missed_heartbeat_is_alerted_without_its_token(start_server, receiver):
     server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook", default: true}}
 monitors:

@@ -22,6 +22,8 @@ def config(receiver, monitors=""):
     return f"""
 auth:
   admin_tokens: ["{TOKEN}"]
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: oncall, type: webhook, url: "{receiver.base}/file-hook"}}
 monitors:
@@ -93,18 +95,25 @@ def test_an_admin_adds_a_webhook_in_the_dashboard_and_a_down_reaches_it(start_se
         wait_for(lambda: browser.current_url.endswith("/notifications#channel-ml-hook"), what="the saved edit")
         visit()
 
-        # A monitor made in the dashboard, told to notify the new channel.
+        # A monitor made in the dashboard's form, told to notify the new channel.
         browser.get(server.base + "/")
+        browser.find_element(By.ID, "new-monitor").click()
         wait_for(lambda: browser.find_elements(By.ID, "create"), what="the new monitor form")
         visit()
         browser.find_element(By.ID, "n-name").send_keys("chat-server")
-        browser.find_element(By.ID, "n-type").send_keys("http")
-        browser.find_element(By.ID, "n-target").send_keys(f"http://127.0.0.1:{health_target.port}/health")
+        Select(browser.find_element(By.ID, "n-type")).select_by_value("http")
+        browser.find_element(By.ID, "n-url").send_keys(f"http://127.0.0.1:{health_target.port}/health")
+        browser.find_element(By.ID, "p-notify.ml-hook").click()
         browser.find_element(By.ID, "create").click()
         wait_for(lambda: browser.current_url.endswith("/monitors/chat-server"), what="the new monitor's page")
+        assert server.monitor("chat-server")["type"] == "http"
+        # Then every key through the edit page's JSON editor.
+        browser.find_element(By.ID, "edit").click()
+        wait_for(lambda: browser.find_elements(By.ID, "edit-toggle"), what="the edit page")
         browser.find_element(By.ID, "edit-toggle").click()
         spec = json.loads(browser.find_element(By.ID, "spec").get_attribute("value"))
-        spec.update(interval="200ms", timeout="1s", notify=["ml-hook"])
+        assert spec["notify"] == ["ml-hook"], "the form's pick reached the monitor"
+        spec.update(interval="200ms", timeout="1s")
         area = browser.find_element(By.ID, "spec")
         area.clear()
         area.send_keys(json.dumps(spec))

@@ -69,6 +69,8 @@ def holding_receiver():
 def test_kill_9_during_an_alert_delivery_delivers_it_after_restart_with_the_same_delivery_id(
         tmp_path, holding_receiver, health_target):
     server = start(tmp_path, f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{holding_receiver.base}/hook"}}
 monitors:

@@ -12,6 +12,8 @@ def test_a_lost_target_pages_once_naming_the_dependent_monitor(start_server, hea
         # The child needs four failures, the parent one: the parent is DOWN first. The
         # parent's page waits 2 s (notify_after), so it names the child that fell with it.
         server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook"}}
 monitors:

@@ -71,6 +71,8 @@ def metric(server, name, labels=""):
 
 def config(receiver_base, target_port):
     return f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver_base}/hook"}}
 monitors:

@@ -21,6 +21,8 @@ CONFIG = """
 jobs:
   auto_create: false
   token: ${{TRAINWATCH_TOKEN}}
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - name: hook
     type: webhook

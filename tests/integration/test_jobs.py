@@ -47,6 +47,8 @@ monitors:
 
 # The same job, alerting a webhook receiver (the alerts' path): what a person is paged with.
 HOOKED = """
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - name: hook
     type: webhook

@@ -31,6 +31,8 @@ def rfc3339(t):
 
 def config(receiver, port):
     return f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook", default: true}}
 maintenance:

@@ -59,6 +59,8 @@ def test_a_monitor_created_through_the_api_alerts_its_channels(start_server, hea
     hook = HttpReceiver()
     try:
         server = start_server(config(health_target.port) + f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - name: hook
     type: webhook

@@ -112,6 +112,8 @@ def test_public_views_keep_secrets_that_admins_see(start_server, tls_target, rec
     server = start_server(f"""
 auth:
   admin_tokens: ["{ADMIN}"]
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: mail, type: email, smtp_url: "smtp://127.0.0.1:{closed_port}", from: tw@example.com, to: ["{RECIPIENT}"]}}
   - {{name: phone, type: ntfy, url: "{receiver.base}/ntfy", topic: {TOPIC}}}

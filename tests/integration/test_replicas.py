@@ -49,6 +49,8 @@ def test_replicas_share_monitors_and_take_over_from_a_killed_one(tmp_path, postg
     config.write_text(f"""
 store:
   url: ${{TRAINWATCH_STORE_URL}}
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook"}}
 monitors:{monitors}""")
@@ -232,6 +234,8 @@ def test_an_alert_in_flight_when_its_replica_dies_is_sent_by_another(tmp_path, p
     config.write_text(f"""
 store:
   url: ${{TRAINWATCH_STORE_URL}}
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook", timeout: 60s}}
 monitors:

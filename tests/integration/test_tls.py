@@ -170,6 +170,8 @@ def test_tls_monitors_name_what_is_wrong_with_each_certificate(start_server, cer
     interval: 500ms
     timeout: 5s
     conditions: ["[STATUS] == 200", "[CERTIFICATE_EXPIRATION] > 168h"]
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook"}}
   - {{name: pager, type: pagerduty, routing_key: k, url: "{receiver.base}/pd"}}

@@ -55,6 +55,8 @@ def bearer(token):
 
 def test_test_sends_need_a_token_and_are_limited_per_channel(start_server, receiver):
     server = start_server(f"""
+server:
+  allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: hook, type: webhook, url: "{receiver.base}/hook"}}
   - {{name: other, type: webhook, url: "{receiver.base}/other"}}

@@ -1,0 +1,55 @@
+#include "views/monitor_uptime.h"
+
+#include "views/time_uptime.h"
+
+namespace trainwatch::views {
+namespace {
+
+constexpr int64_t kHourMs = 3'600'000;
+constexpr int64_t kDayMs = 24 * kHourMs;
+
+// When the monitor was first watched: its first stored result. Found from its first day
+// of rollups (daily rows are never pruned), its first hour in that day (hourly rows are
+// pruned with the raw results: where they are gone, the day's start is the answer), and
+// that hour's results; where the hour holds more than kFirstHourResults, the oldest of
+// those read. None: never.
+Result<std::optional<int64_t>> watched_from(Store& store, const std::string& name, int64_t now_ms) {
+  auto days = store.uptime(UptimeQuery{name, RollupResolution::kDay, 0, now_ms + 1});
+  if (!days) return days.error();
+  if (days->empty()) return std::optional<int64_t>();
+  const int64_t first_day = days->front().start_ms;
+  auto hours = store.uptime(UptimeQuery{name, RollupResolution::kHour, first_day, first_day + kDayMs});
+  if (!hours) return hours.error();
+  if (hours->empty()) return std::optional<int64_t>(first_day);
+  const int64_t first_hour = hours->front().start_ms;
+  auto results = store.results(ResultQuery{name, first_hour + kHourMs, kFirstHourResults});
+  if (!results) return results.error();
+  int64_t first = first_hour;
+  for (const CheckResult& r : *results) {
+    const int64_t at = to_unix_ms(r.at);
+    if (at >= first_hour) first = at;  // newest first: the last one of the hour is the first
+  }
+  return std::optional<int64_t>(first);
+}
+
+}  // namespace
+
+Result<std::vector<UptimeBucket>> uptime_buckets(Store& store, const engine::MonitorView& view,
+                                                 const UptimeQuery& query, SystemTime now) {
+  if (view.config->type != MonitorType::kHeartbeat) return store.uptime(query);
+  return time_uptime_buckets(store, query, now);
+}
+
+Result<std::vector<UptimeBucket>> time_uptime_buckets(Store& store, const UptimeQuery& query,
+                                                      SystemTime now) {
+  const int64_t now_ms = to_unix_ms(now);
+  auto from = watched_from(store, query.monitor, now_ms);
+  if (!from) return from.error();
+  if (!*from) return std::vector<UptimeBucket>();
+  auto incidents = store.incidents(IncidentQuery{query.monitor, std::nullopt, kMaxIncidents});
+  if (!incidents) return incidents.error();
+  const int64_t width = query.resolution == RollupResolution::kHour ? kHourMs : kDayMs;
+  return time_buckets(*incidents, **from, now_ms, width, query.from_ms, query.to_ms);
+}
+
+}  // namespace trainwatch::views

@@ -1,0 +1,30 @@
+// A monitor's uptime buckets as every reader is shown them (the dashboard, status pages,
+// badges): its rollups for a checked monitor (storage/store.h: each check stands for one
+// interval); for a heartbeat, time not DOWN (views/time_uptime.h) from its incidents,
+// counted from its first stored result.
+//
+// Reads, for a heartbeat: its daily rollups from the start (one row a day: when it was
+// first watched), the hourly ones of that day and at most kFirstHourResults results of its
+// first hour (to the second), and its newest kMaxIncidents incidents (older ones lie
+// before any window a page shows).
+#pragma once
+
+#include <vector>
+
+#include "core/result.h"
+#include "engine/engine.h"
+#include "storage/store.h"
+
+namespace trainwatch::views {
+
+inline constexpr int kFirstHourResults = 500;
+inline constexpr int kMaxIncidents = 500;
+
+Result<std::vector<UptimeBucket>> uptime_buckets(Store& store, const engine::MonitorView& view,
+                                                 const UptimeQuery& query, SystemTime now);
+
+// Time not DOWN from the monitor's incidents whatever its type: what a heartbeat's
+// buckets are, and what a window shorter than a rollup bucket (the last hour) reads.
+Result<std::vector<UptimeBucket>> time_uptime_buckets(Store& store, const UptimeQuery& query, SystemTime now);
+
+}  // namespace trainwatch::views
