@@ -1,8 +1,8 @@
 # Unity batches (TRAINWATCH_UNITY=ON): each target's .cc files are compiled a few at a time
 # as one translation unit, so the headers they share (Boost.Asio, Beast, Boost.JSON, CLI11,
 # mustache, the standard library) are parsed, and their inline functions instantiated and
-# optimised, once per batch instead of once per file. Measured in bench/RESULTS.md ("Build
-# time"): the demo's build uses a fraction of the CPU it used file by file.
+# optimised, once per batch instead of once per file. Not yet measured on a quiet machine:
+# bench/RESULTS.md has no build-time figures so far.
 #
 # Used where a whole tree is built once (scripts/demo, the Debian package, pip, the
 # sanitizer and fuzzing builds of scripts/test); scripts/build.sh's `build`, the edit-compile
