@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that every file and symbol a map of the code names still exists.
 
-    scripts/check_docs_map.py [--root DIR] [DOC ...]     (default: docs/architecture.md)
+    scripts/check_docs_map.py [--root DIR] [--comments-in DIR] [DOC ...]
+                                                      (default: docs/architecture.md)
 
 A map names things in backquotes. A name with a file extension (`engine/engine.h`,
 `src/cli/server_app.cc`, `tests/fakes/manual_clock.h`) must be a file: from the root, or
@@ -9,6 +10,9 @@ from src/ (how the map names sources). A name that looks like code, `Engine::rec
 `ReportIntake`, must appear as a word in src/, include/ or tests/. Anything else in
 backquotes (config keys, commands, URLs) is left alone. Exits 1 and names each missing
 thing with its line in the doc, so a rename that leaves the map behind fails the tests.
+With --comments-in src, the comments of the C++ sources there are held to the same rule
+for the paths they name (`// ... (cluster/replica_peers.h)`): a path with a folder must be
+a file, from the root, src/, tests/ or include/, or beside the source.
 """
 import argparse
 import pathlib
@@ -74,13 +78,35 @@ def problems_in(doc, root, words):
     return found
 
 
+# A path with at least one folder, in a // comment: `storage/write_queue.h`, `bench/x/y.cc`.
+COMMENT_PATH = re.compile(r"(?<![\w./-])((?:[a-z_0-9]+/)+[a-z_0-9.]+\.(?:h|cc|py|md|sh|yaml|mustache))\b")
+
+
+def problems_in_comments(folder, root):
+    found = []
+    for source in sorted(folder.rglob("*")):
+        if source.suffix not in (".h", ".cc") or not source.is_file():
+            continue
+        for number, line in enumerate(source.read_text(errors="replace").splitlines(), start=1):
+            if "//" not in line:
+                continue
+            for path in COMMENT_PATH.findall(line[line.index("//"):]):
+                bases = (root, root / "src", root / "tests", root / "include", source.parent)
+                if not any((base / path).is_file() for base in bases):
+                    found.append(f"{source.relative_to(root)}:{number}: the comment names `{path}`, which is no file")
+    return found
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
+    parser.add_argument("--comments-in", action="append", default=[], help="a source folder whose comments to check")
     parser.add_argument("docs", nargs="*", default=["docs/architecture.md"])
     args = parser.parse_args()
     words = SourceWords(args.root)
     problems = []
+    for folder in args.comments_in:
+        problems += problems_in_comments(args.root / folder, args.root)
     for doc in args.docs:
         problems += problems_in(args.root / doc, args.root, words)
     for p in problems:

@@ -11,7 +11,7 @@ namespace trainwatch::auth {
 struct Principal {
   enum class Kind {
     kServiceToken,  // one of auth.admin_tokens: no person behind it
-    kUserToken,     // an API token a user made (auth/api_token.h), at most the user's role
+    kUserToken,     // an API token a user made (catalog/accounts.h), at most the user's role
     kUser,          // a person logged in to the dashboard (password or single sign-on)
   };
   // As the audit log shows it: the user's name; "token <name> of <user>"; "admin token".

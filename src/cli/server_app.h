@@ -34,6 +34,13 @@
 //                 store was flushed.
 //   job views x 2 api::JobViewWorker, one for the job API and one for the job pages;
 //                 owned and joined like the caches.
+//   sso worker    web::SsoClient's, where sso.* is set: the provider's discovery, key
+//                 fetches and code exchanges, off the HTTP threads. Owned by the SSO
+//                 routes; joined when the router is destroyed.
+//   replica beat  PostgreSQL only: cluster::ReplicaSet's beat through the members table
+//                 and the nudges between beats; stop() stops it before the store flushes.
+//   peers x 4     PostgreSQL only: cluster::ReplicaPeers's senders, which hand a job's
+//                 report and reads to the replicas that hold it. Joined by its destructor.
 //   resolvers     asio's resolver thread (started by the first TCP check's lookup, ended
 //                 when engine_io_ is destroyed) and libcurl's threaded resolver (one
 //                 short-lived thread per lookup of an HTTP check or a delivery).

@@ -65,7 +65,7 @@ inline std::optional<Millis> no_step_at_report(const RankRecord& r) {
 // One rank as an analysis sees it: its record, and what its node's last report says,
 // looked up once. Every pass below asks about each rank's node; looking it up each time
 // in the job's ordered map of nodes, and walking its ordered map of ranks, was over half
-// of an analysis of 16,384 ranks (bench/jobs/analysis_bench.cc).
+// of an analysis of 16,384 ranks (bench/jobs/job_bench.cc).
 struct RankEntry {
   int rank;
   const RankRecord* r;

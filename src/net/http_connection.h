@@ -1,7 +1,7 @@
 // HttpConnection: HTTP(S) requests to one server over one kept-alive connection, each
 // call synchronous and bounded by its timeout: how the report pusher talks to the server,
 // and how a replica hands a job's reports and reads to the replica that holds the job
-// (cluster/peer_forwarder.h).
+// (cluster/replica_peers.h).
 // Beast over Asio, and OpenSSL for https (the system's CA store, the host name checked),
 // so the agent, which also runs inside training processes, maps neither libcurl nor its
 // dozen dependencies (the agent's memory target in bench/RESULTS.md).
