@@ -1,6 +1,9 @@
 #include "web/job_gpus.h"
 
 #include <cstdio>
+#include <vector>
+
+#include "core/gpu_terms.h"
 
 namespace trainwatch::web {
 namespace {
@@ -62,10 +65,10 @@ std::string problems(const json::object& g) {
     say("XID " + scalar_text(g.at("last_xid")));
   const json::value& reasons = g.at("clock_event_reasons");
   if (reasons.is_array()) {
-    for (const auto& r : reasons.as_array()) {
-      const std::string word = scalar_text(r);
-      if (word.rfind("hw_", 0) == 0) say("throttled: " + word);
-    }
+    std::vector<std::string> words;
+    for (const auto& r : reasons.as_array()) words.push_back(scalar_text(r));
+    const std::string slowed = slowing_reasons_text(clock_event_bits(words) & kHardwareSlowdownBits);
+    if (!slowed.empty()) say("slowed by " + slowed);
   }
   return out;
 }
@@ -86,6 +89,7 @@ json::array gpu_rows(const json::object& node, const json::array& ranks) {
                                                gb(g.at("memory_total_bytes").to_number<double>())},
                                 {"temperature", temperature(g)},
                                 {"problems", trouble},
+                                {"troubled", !trouble.empty()},
                                 {"health", trouble.empty() ? "ok" : "down"}});
   }
   return rows;

@@ -96,6 +96,11 @@ def test_gpu_faults_name_the_node_the_gpu_and_the_ranks(start_server, tmp_path, 
         assert flap["node"] == "node-c" and flap["node_fault"] and flap["severity"] == "warning"
         assert "InfiniBand port mlx5_1/1 on node-c went down 3 times recently" in flap["message"], flap
         assert any(j["cause"].startswith(f["message"]) for f in j["findings"] if f["node_fault"]), j["cause"]
+        # The job page's GPU table marks the troubled GPUs, and only those.
+        page = server.get("/jobs/gpus")[1]
+        rows = dict(re.findall(r'<tr data-gpu="(\d+)"[^>]*>(.*?)</tr>', page, re.S))
+        assert 'class="error"' in rows["5"] and "XID 79" in rows["5"], rows["5"]
+        assert 'class="error"' not in rows["0"], rows["0"]
 
         # The agent's /metrics with 8 GPUs and 2 ports: clean, and the GPU serving rank 5 says so.
         with urllib.request.urlopen(agent_base + "/metrics", timeout=10) as response:
