@@ -31,6 +31,7 @@
 #include "cluster/membership.h"
 #include "config/loader.h"
 #include "config/reload_guard.h"
+#include "config/reload_scope.h"
 #include "heartbeat/tokens.h"
 #include "storage/open_store.h"
 #include "web/maintenance_page.h"
@@ -595,7 +596,13 @@ void ServerApp::reload() {
     spdlog::info("reload: the node report token changed");
     if (job_token_->get().empty()) warn_without_job_token();
   }
+  // config_ is what started: the keys read only then still hold its values.
+  for (const std::string& key : keys_needing_restart(config_, *next.config)) {
+    spdlog::warn("reload: {} changed in {}, but is read only at start; restart trainwatch serve to apply it",
+                 key, path);
+  }
   spdlog::info("reloaded {}: {} monitors", path, next.config->monitors.size());
+  pruner_->set_keep_raw(next.config->retention.raw);
   file_monitors_ = next.config->monitors.size();
   job_registry_->configure(*next.config);
   const Config merged = monitors_->set_yaml(*next.config);

@@ -32,6 +32,8 @@ class RetentionPruner {
 
   void start();
   void stop();
+  // retention.raw changed by a reload: the next prune keeps this long.
+  void set_keep_raw(Millis keep_raw) { keep_raw_ = keep_raw; }
 
  private:
   void arm();

@@ -282,3 +282,23 @@ def test_a_reload_that_would_empty_the_installation_is_refused(start_server, tmp
     no_key.write_text("jobs:\n  auto_create: true\n")
     run = subprocess.run([BINARY, "check", str(no_key)], capture_output=True, text=True)
     assert run.returncode == 0 and "warning: no `monitors:` key" in run.stderr
+
+
+def test_a_reload_names_each_changed_key_it_can_apply_only_at_a_restart(start_server):
+    """A SIGHUP applies the file, or says which key still holds its start value: never silence."""
+    server = start_server("monitors:\n  - {name: nightly, type: heartbeat, period: 1h, token: nightly-token-0123}\n")
+    server.config_path.write_text(
+        "store:\n  url: postgresql://trainwatch@db.example/trainwatch\n"
+        "server:\n  max_connections_per_address: 16\n"
+        "retention:\n  raw: 30d\n"
+        "monitors:\n  - {name: nightly, type: heartbeat, period: 1h, token: nightly-token-0123}\n"
+        "  - {name: hourly, type: heartbeat, period: 1h, token: hourly-token-01234}\n")
+    server.reload()
+    wait_for(lambda: len(server.get("/api/v1/monitors")[1]["monitors"]) == 2, what="the reload applied")
+    log = server.log_path.read_text()
+    restart = "but is read only at start; restart trainwatch serve to apply it"
+    assert f"reload: store.url changed in {server.config_path}, {restart}" in log, log
+    assert f"reload: server.max_connections_per_address changed in {server.config_path}, {restart}" in log, log
+    assert "retention.raw changed" not in log  # applied: the next prune keeps thirty days
+    # Still the SQLite store it started with: pings are answered and kept.
+    assert server.get("/ping/hourly-token-01234")[0] == 200

@@ -40,5 +40,19 @@ TEST(RetentionPruner, QueuesABoundedPruneEveryIntervalUntilStopped) {
   EXPECT_EQ(store.waiting(), 0u);
 }
 
+TEST(RetentionPruner, AReloadedRetentionIsWhatTheNextPruneKeeps) {
+  testing::ManualClock clock;
+  testing::FakeStore store;
+  RetentionPruner pruner(clock, clock, store, Millis{14LL * 24 * 3'600'000});
+  pruner.start();
+  const Millis one_day{24LL * 3'600'000};
+  pruner.set_keep_raw(one_day);
+  clock.advance(RetentionPruner::kPruneInterval);
+  const PruneResults* prune = store.front<PruneResults>();
+  ASSERT_NE(prune, nullptr);
+  EXPECT_EQ(prune->before, clock.system_time() - one_day);
+  pruner.stop();
+}
+
 }  // namespace
 }  // namespace trainwatch
