@@ -8,7 +8,8 @@
  * Contract:
  * - Every call returns a tw_status and writes outputs through pointers. No call throws,
  *   aborts, or blocks the caller on a lock.
- * - tw_step and tw_step_ex are a handful of atomic stores: no syscall, no allocation, no lock.
+ * - tw_step, tw_step_ex, tw_collective_begin/end and tw_set_phase are a handful of atomic
+ *   stores: no syscall, no allocation, no lock.
  *   Status, checkpoint and error calls are rare and may read the clock.
  * - tw_open always stores a usable handle in *out, even when it fails: on failure that
  *   handle is a no-op, one line explaining why goes to stderr, and training goes on.
@@ -131,6 +132,34 @@ tw_status tw_error(tw_handle* handle, const char* message);
  * TW_ERR_INVALID_ARGUMENT when all gauge places are taken by other names. */
 #define TW_MAX_GAUGES 8
 tw_status tw_gauge(tw_handle* handle, const char* name, double value);
+
+/* Collectives: a rank marks the collectives it enters and leaves (the Python module wraps
+ * torch.distributed's for it), so that the agent sees which rank the others wait for, how
+ * long each waits a step, and, when a job stalls, which collective each rank is in and the
+ * how-manieth. Both calls are per-step path: one or two atomic stores, no syscall, no
+ * allocation, no lock. An unknown kind is kept as TW_COLLECTIVE_OTHER. */
+typedef enum tw_collective {
+  TW_COLLECTIVE_OTHER = 0,
+  TW_COLLECTIVE_ALL_REDUCE = 1,
+  TW_COLLECTIVE_BROADCAST = 2,
+  TW_COLLECTIVE_BARRIER = 3,
+  TW_COLLECTIVE_ALL_GATHER = 4,
+  TW_COLLECTIVE_REDUCE_SCATTER = 5,
+  TW_COLLECTIVE_REDUCE = 6,
+  TW_COLLECTIVE_GATHER = 7,
+  TW_COLLECTIVE_SCATTER = 8,
+  TW_COLLECTIVE_ALL_TO_ALL = 9,
+  TW_COLLECTIVE_SEND = 10,
+  TW_COLLECTIVE_RECV = 11,
+} tw_collective;
+tw_status tw_collective_begin(tw_handle* handle, tw_collective kind);
+tw_status tw_collective_end(tw_handle* handle);
+
+/* The phase the job is in: training (the default), evaluation, or a warm-up. Steps made in
+ * evaluation or warm-up are never a straggler or a throughput drop, and the pause evaluation
+ * makes is not a hang (within what the job has shown before). One atomic store. */
+typedef enum tw_phase { TW_PHASE_TRAIN = 0, TW_PHASE_EVAL = 1, TW_PHASE_WARMUP = 2 } tw_phase;
+tw_status tw_set_phase(tw_handle* handle, tw_phase phase);
 
 /* ColossalAI's fields: pipeline stage (-1 for none), Gemini OOM events (added),
  * JIT kernels compiled (a rank still compiling is not yet healthy). */

@@ -32,6 +32,9 @@ class Reporter {
   tw_status checkpoint_end(bool ok, uint64_t bytes = 0) { return tw_checkpoint_end(h_, ok ? 1 : 0, bytes); }
   tw_status error(const std::string& message) { return tw_error(h_, message.c_str()); }
   tw_status gauge(const std::string& name, double value) { return tw_gauge(h_, name.c_str(), value); }
+  tw_status collective_begin(tw_collective kind) { return tw_collective_begin(h_, kind); }
+  tw_status collective_end() { return tw_collective_end(h_); }
+  tw_status phase(tw_phase p) { return tw_set_phase(h_, p); }
 
  private:
   tw_handle* h_ = nullptr;

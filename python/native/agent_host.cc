@@ -32,6 +32,10 @@ struct Host {
   std::optional<RoleLock> lock;
   std::unique_ptr<agent::Agent> agent;
   std::unique_ptr<std::thread> waiter;  // waits for the role
+  // What the waiter would start: at exit, a rank still waiting takes the role one last time
+  // if it is free (the holder died, perhaps by the same fault that ends this rank) and sends
+  // the node's last report, so the host's death is told, with its signal (stop below).
+  std::optional<agent::AgentOptions> waiting_for;
   bool stopping = false;
 };
 
@@ -83,8 +87,12 @@ void wait_for_role(Host* h, agent::AgentOptions o, bool serve_http, Millis defer
   }
 }
 
-// Stops the agent or the wait, and gives the role up. Without the GIL.
-void stop(Host& h) {
+// Stops the agent or the wait, and gives the role up. Without the GIL. `last_words`: the
+// process is exiting, and a rank that waited for the role takes it if it is free, for one
+// sample and one final report. gloo's peers of a rank killed by SIGKILL fail within 0.1-0.4 s,
+// often before their waiters' next try (kRoleRetry): without this, a node whose agent died
+// with its host rank would go silent and the host's death untold.
+void stop(Host& h, bool last_words) {
   std::unique_ptr<std::thread> waiter;
   {
     std::lock_guard lock(h.mu);
@@ -94,9 +102,14 @@ void stop(Host& h) {
   }
   if (waiter && waiter->joinable()) waiter->join();
   std::lock_guard lock(h.mu);
+  if (last_words && !h.agent && h.waiting_for && h.lock && h.lock->try_take()) {
+    auto r = agent::Agent::start(*h.waiting_for, g_clock, /*serve_http=*/false, /*run_threads=*/false);
+    if (r) h.agent = std::move(*r);
+  }
   if (h.agent) h.agent->stop();  // its last report goes out first...
   h.agent.reset();
   h.lock.reset();  // ...then the next rank may take the role
+  h.waiting_for.reset();
   h.stopping = false;
 }
 
@@ -143,7 +156,7 @@ PyObject* start_agent(PyObject*, PyObject* args, PyObject* kwargs) {
   long bound = 0;
   Py_BEGIN_ALLOW_THREADS  // the lock, binding and the first sample touch no Python state
   {
-    stop(h);  // a second init() replaces the first agent
+    stop(h, false);  // a second init() replaces the first agent
     std::lock_guard lock(h.mu);
     const Millis defer(static_cast<int64_t>(std::max(0.0, defer_s) * 1000));
     if (auto opened = RoleLock::open(role_lock_path(o.dir, o.job)); !opened) {
@@ -163,6 +176,7 @@ PyObject* start_agent(PyObject*, PyObject* args, PyObject* kwargs) {
         if (h.agent) bound = h.agent->port();
       } else if (take_over) {
         waiting = true;
+        h.waiting_for = o;
         h.waiter = std::make_unique<std::thread>(wait_for_role, &h, o, serve_http, defer);
       } else {
         error = "another process of this node already runs the agent of job '" + o.job + "'";
@@ -183,7 +197,7 @@ PyObject* stop_agent(PyObject*, PyObject*) {
   Host* h = g_host.load();  // null in a forked child: nothing of the parent's to stop
   if (h == nullptr) Py_RETURN_NONE;
   Py_BEGIN_ALLOW_THREADS
-  stop(*h);
+  stop(*h, true);
   Py_END_ALLOW_THREADS
   Py_RETURN_NONE;
 }

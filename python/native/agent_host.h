@@ -2,7 +2,8 @@
 // threads so /health answers and reports go out while Python holds the GIL. One per node
 // and job at a time: every local rank asked to host it competes for the agent role
 // (role_lock.h); the holder runs the agent, the others wait for the role on a thread of
-// their own and take it when the holder's agent stops or its process ends.
+// their own and take it when the holder's agent stops or its process ends, or, as they exit
+// themselves, for one sample and one last report when the role is free (the holder died).
 //
 // Fork: a child made by fork(2) inherits none of this. Its agent and waiter threads do not
 // exist there, so an atfork child handler drops the host's state without touching it (no

@@ -232,6 +232,30 @@ PyObject* Handle_colossal(PyObject* self_obj, PyObject* const* args, Py_ssize_t 
   Py_RETURN_NONE;
 }
 
+// _collective_begin(kind), _collective_end(), _set_phase(code): one atomic store or two each,
+// called around every collective the module wraps (trainwatch/_collectives.py).
+PyObject* Handle_collective_begin(PyObject* self_obj, PyObject* kind) {
+  long code = PyLong_AsLong(kind);
+  if (code == -1 && PyErr_Occurred()) return nullptr;
+  tw_collective_begin(reinterpret_cast<HandleObject*>(self_obj)->h, static_cast<tw_collective>(code));
+  Py_RETURN_NONE;
+}
+
+PyObject* Handle_collective_end(PyObject* self_obj, PyObject*) {
+  tw_collective_end(reinterpret_cast<HandleObject*>(self_obj)->h);
+  Py_RETURN_NONE;
+}
+
+PyObject* Handle_set_phase(PyObject* self_obj, PyObject* phase) {
+  long code = PyLong_AsLong(phase);
+  if (code == -1 && PyErr_Occurred()) return nullptr;
+  if (tw_set_phase(reinterpret_cast<HandleObject*>(self_obj)->h, static_cast<tw_phase>(code)) ==
+      TW_ERR_INVALID_ARGUMENT) {
+    return PyErr_Format(PyExc_ValueError, "unknown phase code %ld", code);
+  }
+  Py_RETURN_NONE;
+}
+
 PyObject* Handle_get_enabled(PyObject* self_obj, void*) {
   return PyBool_FromLong(tw_is_enabled(reinterpret_cast<HandleObject*>(self_obj)->h));
 }
@@ -258,6 +282,9 @@ PyMethodDef handle_methods[] = {
      "gauge(name, value) -> bool: set a named custom gauge (at most 8 names)"},
     {"_colossal", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(Handle_colossal)), METH_FASTCALL,
      nullptr},
+    {"_collective_begin", Handle_collective_begin, METH_O, nullptr},
+    {"_collective_end", Handle_collective_end, METH_NOARGS, nullptr},
+    {"_set_phase", Handle_set_phase, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 PyGetSetDef handle_getset[] = {
@@ -320,10 +347,15 @@ PyMODINIT_FUNC PyInit__native(void) {
   struct {
     const char* name;
     long value;
-  } constants[] = {
-      {"STATUS_INITIALIZING", TW_STATUS_INITIALIZING},   {"STATUS_TRAINING", TW_STATUS_TRAINING},
-      {"STATUS_CHECKPOINTING", TW_STATUS_CHECKPOINTING}, {"STATUS_EVALUATING", TW_STATUS_EVALUATING},
-      {"STATUS_FINISHED", TW_STATUS_FINISHED},           {"STATUS_FAILED", TW_STATUS_FAILED}};
+  } constants[] = {{"STATUS_INITIALIZING", TW_STATUS_INITIALIZING},
+                   {"STATUS_TRAINING", TW_STATUS_TRAINING},
+                   {"STATUS_CHECKPOINTING", TW_STATUS_CHECKPOINTING},
+                   {"STATUS_EVALUATING", TW_STATUS_EVALUATING},
+                   {"STATUS_FINISHED", TW_STATUS_FINISHED},
+                   {"STATUS_FAILED", TW_STATUS_FAILED},
+                   {"PHASE_TRAIN", TW_PHASE_TRAIN},
+                   {"PHASE_EVAL", TW_PHASE_EVAL},
+                   {"PHASE_WARMUP", TW_PHASE_WARMUP}};
   for (const auto& c : constants) {
     if (PyModule_AddIntConstant(m, c.name, c.value) < 0) return nullptr;
   }

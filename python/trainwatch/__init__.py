@@ -26,7 +26,7 @@ except ImportError as exc:  # no extension built: keep training, say so once
     _native = None
     _native_error = str(exc)
 
-__all__ = ["init", "ping", "Run", "flush_pings", "launch_env"]
+__all__ = ["init", "ping", "Run", "flush_pings", "launch_env", "watch_collectives"]
 
 _STATUS = {"initializing": 0, "training": 1, "checkpointing": 2, "evaluating": 3, "finished": 4, "failed": 5}
 _current = None
@@ -69,6 +69,15 @@ class _NoOpHandle:
     def _colossal(self, stage, oom, compiled):
         pass
 
+    def _collective_begin(self, kind):
+        pass
+
+    def _collective_end(self):
+        pass
+
+    def _set_phase(self, code):
+        pass
+
 
 _Base = _native.Handle if _native is not None else _NoOpHandle
 
@@ -96,11 +105,49 @@ class _Checkpoint:
         return False  # never swallow the exception
 
 
+_PHASES = {"train": 0, "eval": 1, "warmup": 2}
+_COLLECTIVE_KINDS = {"other": 0, "all_reduce": 1, "broadcast": 2, "barrier": 3, "all_gather": 4,
+                     "reduce_scatter": 5, "reduce": 6, "gather": 7, "scatter": 8, "all_to_all": 9, "send": 10,
+                     "recv": 11}
+
+
+class _Phase:
+    """Returned by Run.phase(): the phase is set already; leaving a `with` block restores the
+    one before."""
+    __slots__ = ("_run", "_before")
+
+    def __init__(self, run, before):
+        self._run, self._before = run, before
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._run.phase(self._before)
+        return False
+
+
+class _Collective:
+    __slots__ = ("_run", "_kind")
+
+    def __init__(self, run, kind):
+        self._run, self._kind = run, kind
+
+    def __enter__(self):
+        self._run._collective_begin(self._kind)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._run._collective_end()
+        return False
+
+
 class Run(_Base):
     """One rank's reporter. `step()` is implemented in C (METH_FASTCALL)."""
 
     _checkpoint_url = None
     _failed = False
+    _phase = "train"
 
     def status(self, name):
         """Set initializing|training|checkpointing|evaluating|finished|failed."""
@@ -124,6 +171,27 @@ class Run(_Base):
             self._error(text)
         except Exception:  # monitoring never raises into training
             pass
+
+    def phase(self, name):
+        """Declare what the job does now: "train" (the default), "eval" or "warmup". Steps in
+        "eval" or "warmup" are never a straggler or a throughput drop, and an evaluation is a
+        pause, not a hang, within the time the job's evaluations have taken before. Sets it at
+        once (one store); as a context manager, `with tw.phase("eval"):`, restores the phase
+        before on the way out."""
+        code = _PHASES.get(name)
+        if code is None:
+            sys.stderr.write(f"trainwatch: unknown phase {name!r}; expected one of {', '.join(_PHASES)}\n")
+            return _Phase(self, self._phase)
+        before, self._phase = self._phase, name
+        self._set_phase(code)
+        return _Phase(self, before)
+
+    def collective(self, kind="other"):
+        """Context manager marking a collective the module cannot wrap itself (a library's own
+        communication, a custom barrier): `with tw.collective("all_reduce"): ...`. Kinds:
+        all_reduce, broadcast, barrier, all_gather, reduce_scatter, reduce, gather, scatter,
+        all_to_all, send, recv, other."""
+        return _Collective(self, _COLLECTIVE_KINDS.get(kind, 0))
 
     def checkpoint(self, step, path=None):
         """Context manager: status checkpointing inside; ok/failed and a heartbeat ping after."""
@@ -194,6 +262,10 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
     and the next live local rank takes it over when its holder's process ends, so the node
     is watched until its last rank ends.
 
+    When torch.distributed is imported by then, its collectives are marked for the agent
+    (watch_collectives(); TRAINWATCH_COLLECTIVES=off leaves them alone): how long each rank
+    waits in them names a straggler, and which one it waits in names a collective mismatch.
+
     A child made with os.fork() (a DataLoader worker, a helper) reports nothing: the Run
     belongs to the process that made it, and the child's exit leaves the parent's status,
     agent and pings alone.
@@ -251,7 +323,21 @@ def init(job=None, *, dir=None, rank=None, local_rank=None, world_size=None, hea
         _install_hooks()
     _current = run
     _owner_pid = os.getpid()
+    if os.environ.get("TRAINWATCH_COLLECTIVES", "on") != "off":
+        watch_collectives(run)
     return run
+
+
+def watch_collectives(run=None):
+    """Marks torch.distributed's collectives for the agent (trainwatch/_collectives.py says
+    what it sees and what not); init() calls it when torch.distributed is already imported.
+    Returns how many functions it wrapped (0 without torch.distributed or a working Run)."""
+    from . import _collectives
+    try:
+        return _collectives.watch(run)
+    except Exception as exc:  # monitoring never stops training
+        sys.stderr.write(f"trainwatch: collectives not marked: {exc!r}\n")
+        return 0
 
 
 def _owned():

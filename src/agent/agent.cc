@@ -7,11 +7,13 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <unordered_set>
 #include <utility>
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -20,7 +22,10 @@
 #include "agent/exit_watch.h"
 #include "agent/gpu_ranks.h"
 #include "agent/native_capture.h"
+#include "agent/oom_watch.h"
+#include "agent/own_threads.h"
 #include "agent/probe_worker.h"
+#include "agent/rank_samples.h"
 #include "agent/report_pusher.h"
 #include "agent/stack_capture.h"
 #include "agent/wait_point.h"
@@ -65,10 +70,13 @@ struct Track {
   std::string native_note;
   // Its DataLoader workers' stacks, taken with its own (child_stacks.h); null when none came.
   std::shared_ptr<const std::vector<ChildPyStack>> children;
-  // How its process ended (exit_watch.h), and the host's OOM-kill count while it lived.
+  // How its process ended (exit_watch.h), the OOM-kill counts while it lived (oom_watch.h),
+  // and its resident memory when last seen alive.
   std::optional<ProcessExit> exit;
   bool exit_sought = false;  // looked for once it was seen gone: the kernel had said by then
-  std::optional<uint64_t> oom_kills_alive;
+  OomBaseline oom;
+  uint64_t rss_bytes = 0;
+  CollectiveTime collective_time;
   // The latest run of non-finite losses (slot_layout.h): its step_reports ordinal, which
   // names the run, and when this agent first saw it.
   uint64_t nonfinite_run = 0;
@@ -161,10 +169,16 @@ class AgentImpl final : public Agent {
       auto server = http::Server::start(io_, so, router);
       if (!server) return server.error();
       server_ = *server;
-      http_thread_ = std::thread([this] { io_.run(); });
+      http_thread_ = std::thread([this] {
+        register_own_thread();
+        io_.run();
+      });
     }
     if (run_threads) {
-      sampler_ = std::thread([this] { sample_loop(); });
+      sampler_ = std::thread([this] {
+        register_own_thread();
+        sample_loop();
+      });
     }
     return Ok{};
   }
@@ -215,6 +229,8 @@ class AgentImpl final : public Agent {
     // Every sample, so the kernel's queue of the host's exits never overflows.
     if (exit_watch_) exit_watch_->drain([this](int32_t pid) { return tracked_pids_.contains(pid); });
     oom_kills_ = read_oom_kill_count(options_.proc_root);
+    oom_watch_.drain();
+    own_cpu_ticks_ = own_threads_cpu_ticks(options_.proc_root);
     read_ranks(node, mono);
 
     // Point the rendezvous probe at what the ranks reported.
@@ -262,13 +278,50 @@ class AgentImpl final : public Agent {
     view.in_flight_for = s.in_flight_for;
   }
 
+  // Samples every sample_interval, and between samples looks at which ranks are in a
+  // collective every activity_interval on average, each wait drawn from 0.5 to 1.5 of it: a
+  // rank whose steps take a multiple of the interval would otherwise be found at the same
+  // point of its step every time, and its sampled time in collectives would say nothing
+  // true. A look costs one word a rank; twenty-five a second make the share of a rank's time
+  // in collectives good to a few percent within seconds, where five a second took a minute.
   void sample_loop() {
+    std::minstd_rand jitter(static_cast<uint32_t>(::getpid()));
+    std::uniform_real_distribution<double> share(0.5, 1.5);
+    const bool looks =
+        options_.activity_interval.count() > 0 && options_.activity_interval < options_.sample_interval;
     std::unique_lock lock(stop_mu_);
     while (!stopped_) {
       lock.unlock();
       sample_once();
       lock.lock();
-      stop_cv_.wait_for(lock, options_.sample_interval, [&] { return stopped_; });
+      const auto next_sample = std::chrono::steady_clock::now() + options_.sample_interval;
+      while (!stopped_) {
+        const auto wait = std::chrono::duration_cast<Millis>(
+            (looks ? options_.activity_interval : options_.sample_interval) * share(jitter));
+        const auto until = std::min(next_sample, std::chrono::steady_clock::now() + wait);
+        if (stop_cv_.wait_until(lock, until, [&] { return stopped_; }) || until == next_sample) break;
+        lock.unlock();
+        look_at_activity();
+        lock.lock();
+      }
+    }
+  }
+
+  // Between samples: which ranks of the slots already tracked are in a collective now.
+  void look_at_activity() {
+    std::lock_guard sample_lock(sample_mu_);
+    const int64_t now_ms = to_unix_ms(clock_.system_time());
+    for (const auto& user : reporter::list_slot_files(options_.dir, options_.job, nullptr)) {
+      auto file = SlotFile::open_for_reading(user.path, user.uid);
+      if (!file) continue;
+      for (auto& [key, t] : tracks_) {
+        if (key.first != user.uid || !t.collective_time.known()) continue;
+        const reporter::Slot* slot = file->slot(key.second);
+        if (slot->owner.load(std::memory_order_acquire) != t.owner) continue;
+        const uint64_t activity = slot->activity.load(std::memory_order_relaxed);
+        t.collective_time.sample(true, (activity & reporter::kActivityInside) != 0, now_ms);
+      }
+      if (!file->intact()) return;  // shrunk while read: what was read is not the ranks'
     }
   }
 
@@ -301,6 +354,8 @@ class AgentImpl final : public Agent {
       v.alive = !reporter::is_dead(info, v.slot.start_ticks);
       v.state = v.alive ? info->state : '?';
       v.cpu_ticks = v.alive ? info->cpu_ticks : 0;
+      // Hosted in this rank (trainwatch.init(server=...)): its threads are not the rank's work.
+      if (v.alive && v.slot.pid == self_pid_) v.cpu_ticks -= std::min(v.cpu_ticks, own_cpu_ticks_);
       Track& t = tracks_[key];
       if (t.owner != v.slot.owner) {
         t = Track{};
@@ -327,7 +382,11 @@ class AgentImpl final : public Agent {
         t.anchor_reports = v.slot.step_reports;
         t.anchor_time = mono;
       }
-      note_exit(v, t);
+      note_exit(v, t, info);
+      t.collective_time.sample(v.slot.has_activity && v.slot.collectives > 0,
+                               (v.slot.activity & reporter::kActivityInside) != 0, node.now_ms);
+      v.collective_wait_ms = t.collective_time.wait_ms();
+      v.collective_sampled_ms = t.collective_time.sampled_ms();
       if (v.slot.has_nonfinite && v.slot.nonfinite_total > 0) {
         if (t.nonfinite_first_ms == 0 || t.nonfinite_run != v.slot.nonfinite_first_report) {
           t.nonfinite_run = v.slot.nonfinite_first_report;
@@ -381,27 +440,38 @@ class AgentImpl final : public Agent {
     return false;
   }
 
-  // While the rank lives, the host's OOM-kill count; once it is gone, how it ended, when the
-  // kernel said. It says so before the process can be seen gone, so reading what is queued
-  // now finds it.
-  void note_exit(RankView& v, Track& t) {
+  // While the rank lives, its OOM-kill counts and memory; once it is gone, how it ended:
+  // what the kernel's process events said (it says so before the process can be seen gone,
+  // so reading what is queued now finds it), else what a zombie's stat still says (an
+  // agent that took the role over after its host died heard no event of that death).
+  void note_exit(RankView& v, Track& t, const std::optional<reporter::ProcessInfo>& info) {
     if (v.alive) {
-      t.oom_kills_alive = oom_kills_;
+      t.oom.alive(oom_kills_, oom_watch_.cgroup_kills(v.slot.pid));
+      if (info) t.rss_bytes = info->rss_pages * page_size_;
+      v.rss_bytes = t.rss_bytes;
       return;
     }
-    if (!t.exit_sought && exit_watch_) {
+    v.rss_bytes = t.rss_bytes;
+    if (!t.exit_sought) {
       t.exit_sought = true;
-      auto status = exit_watch_->take(v.slot.pid);
-      if (!status) {
-        tracked_pids_.insert(v.slot.pid);
-        exit_watch_->drain([this](int32_t pid) { return tracked_pids_.contains(pid); });
+      std::optional<uint32_t> status;
+      if (exit_watch_) {
         status = exit_watch_->take(v.slot.pid);
+        if (!status) {
+          tracked_pids_.insert(v.slot.pid);
+          exit_watch_->drain([this](int32_t pid) { return tracked_pids_.contains(pid); });
+          status = exit_watch_->take(v.slot.pid);
+        }
       }
+      if (!status && info && info->state == 'Z' && info->start_ticks == v.slot.start_ticks)
+        status = info->exit_status;
       if (status) {
         t.exit = exit_from_wait_status(*status);
         t.exit->oom_killed =
-            t.exit->signal == SIGKILL && oom_kills_ && t.oom_kills_alive && *oom_kills_ > *t.oom_kills_alive;
+            t.exit->signal == SIGKILL && (oom_watch_.logged_kill(v.slot.pid) ||
+                                          t.oom.rose(oom_kills_, oom_watch_.cgroup_kills(v.slot.pid)));
       }
+      oom_watch_.forget(v.slot.pid);
     }
     v.exit = t.exit;
   }
@@ -523,7 +593,11 @@ class AgentImpl final : public Agent {
 
   std::unique_ptr<ExitWatch> exit_watch_;  // null when the kernel refused (exit_watch_note_ says why)
   std::string exit_watch_note_;
-  std::optional<uint64_t> oom_kills_;         // at this sample
+  std::optional<uint64_t> oom_kills_;  // the host's, at this sample
+  OomWatch oom_watch_{options_.proc_root, options_.cgroup_root};
+  uint64_t own_cpu_ticks_ = 0;  // this process's agent threads', at this sample
+  const int32_t self_pid_ = static_cast<int32_t>(::getpid());
+  const uint64_t page_size_ = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   std::unordered_set<int32_t> tracked_pids_;  // the ranks' pids: the exits worth keeping
   std::unique_ptr<ReportPusher> pusher_;      // set in start(), before any thread runs
   std::mutex sample_mu_;                      // one sample at a time (sampler thread or a test)

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
 
 #include <boost/json.hpp>
 
@@ -36,6 +38,31 @@ json::object stack_json(const PyStack& stack) {
   return json::object{{"threads", py_threads_json(stack)}, {"truncated", stack.truncated}};
 }
 
+// The words of tw_collective's kinds, as the server reads them (jobs/report.h).
+std::string_view collective_name(uint64_t kind) {
+  static constexpr std::array<std::string_view, 12> kNames{
+      "other",  "all_reduce", "broadcast", "barrier",    "all_gather", "reduce_scatter",
+      "reduce", "gather",     "scatter",   "all_to_all", "send",       "recv"};
+  return kind < kNames.size() ? kNames[kind] : kNames[0];
+}
+
+// Optional in schema 1: the declared phase when it is not training, the collectives the rank
+// marks (none for an older library, or one that marks none), and its resident memory.
+void add_activity(const RankView& r, json::object& out) {
+  const auto& s = r.slot;
+  if (r.rss_bytes > 0) out["rss_bytes"] = r.rss_bytes;
+  if (!s.has_activity) return;
+  static constexpr std::array<std::string_view, 3> kPhases{"train", "eval", "warmup"};
+  const uint64_t phase = (s.activity >> reporter::kActivityPhaseShift) & reporter::kActivityPhaseMask;
+  if (phase != 0 && phase < kPhases.size()) out["phase"] = kPhases[phase];
+  if (s.collectives == 0) return;
+  out["collectives"] = json::object{{"count", s.collectives},
+                                    {"kind", collective_name(s.activity & reporter::kActivityKindMask)},
+                                    {"inside", (s.activity & reporter::kActivityInside) != 0},
+                                    {"wait_ms", r.collective_wait_ms},
+                                    {"sampled_ms", r.collective_sampled_ms}};
+}
+
 json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms, double ticks_per_s) {
   const auto& s = r.slot;
   json::object out{{"rank", s.rank},
@@ -66,8 +93,13 @@ json::object rank_json(const RankView& r, const RankTrack* track, int64_t now_ms
     if (s.nonfinite_total > 0 && s.nonfinite_first_step >= 0) {
       out["nonfinite_first_step"] = s.nonfinite_first_step;
       out["nonfinite_first_age_ms"] = age(now_ms, r.nonfinite_first_ms);
+      // The run goes on while the last loss is non-finite: its steps in a row so far.
+      const bool in_run = (s.present & TW_FIELD_LOSS) && !std::isfinite(s.loss) &&
+                          s.step_reports >= s.nonfinite_first_report && s.nonfinite_first_report > 0;
+      out["nonfinite_run"] = in_run ? s.step_reports - s.nonfinite_first_report + 1 : 0;
     }
   }
+  add_activity(r, out);
   // Optional in schema 1: the GPU it uses (agent/gpu_ranks.h), absent when unknown.
   if (r.gpu) out["gpu"] = rank_gpu_report_json(r);
   if (!r.wait.syscall.empty()) out["syscall"] = r.wait.syscall;

@@ -37,8 +37,14 @@ struct RankView {
   // agent's first sight (within one sample) is the run's time.
   int64_t nonfinite_first_ms = 0;
   double steps_per_s = 0;
-  uint64_t cpu_ticks = 0;  // the process's user + system CPU time, clock ticks
-  WaitPoint wait;          // where its main thread waits (empty when not readable)
+  // The process's user + system CPU time, clock ticks; when the agent lives in this very
+  // process, less its own threads' (own_threads.h): the agent's work is not the rank's.
+  uint64_t cpu_ticks = 0;
+  uint64_t rss_bytes = 0;  // resident memory at the last sample that saw it alive
+  // Sampled time in a collective and time sampled, since the agent first saw the rank mark
+  // one (rank_samples.h); both 0 for a rank that marks none.
+  int64_t collective_wait_ms = 0, collective_sampled_ms = 0;
+  WaitPoint wait;  // where its main thread waits (empty when not readable)
   // Its Python stack, asked for when its step became overdue (stack_capture.h); null when
   // none was asked for at this step or none came (stack_note says why).
   std::shared_ptr<const PyStack> stack;

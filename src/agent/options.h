@@ -29,6 +29,7 @@ struct AgentOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8765;  // 0: any free port
   std::string proc_root = "/proc";
+  std::string cgroup_root = "/sys/fs/cgroup";  // where the ranks' memory cgroups are read (oom_watch.h)
   std::string meminfo_path = "/proc/meminfo";
   std::string nvml_library = "libnvidia-ml.so.1";  // TRAINWATCH_NVML_LIBRARY overrides
   bool nvml = true;
@@ -42,7 +43,10 @@ struct AgentOptions {
   std::string native_tool = "eu-stack";
   std::vector<DiskPath> disks;
   Thresholds thresholds;
-  Millis sample_interval{200};   // slots and procfs; /health serves the last sample
+  Millis sample_interval{200};  // slots and procfs; /health serves the last sample
+  // Between samples, how often (on average, at random instants) the agent looks at which
+  // ranks are in a collective: one word a rank (rank_samples.h). 0: only at samples.
+  Millis activity_interval{40};
   Millis probe_interval{5'000};  // NVML, disks, memory, rendezvous, fabric
   Millis probe_deadline{5'000};  // a probe in flight longer is reported as hung
   // Pushing node reports to `trainwatch serve` (report_pusher.h); off while server_url is empty.

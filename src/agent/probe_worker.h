@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "agent/own_threads.h"
 #include "core/clock.h"
 
 namespace trainwatch::agent {
@@ -30,7 +31,10 @@ class ProbeWorker {
   ProbeWorker(const Clock& clock, Millis deadline, std::function<T()> probe)
       : state_(std::make_shared<State>()), clock_(clock), deadline_(deadline) {
     state_->probe = std::move(probe);
-    std::thread([s = state_] { run(s); }).detach();
+    std::thread([s = state_] {
+      register_own_thread();
+      run(s);
+    }).detach();
   }
   ~ProbeWorker() {
     std::lock_guard lock(state_->mu);

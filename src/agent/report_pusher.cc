@@ -1,5 +1,7 @@
 #include "agent/report_pusher.h"
 
+#include "agent/own_threads.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,7 +20,10 @@ Result<std::unique_ptr<ReportPusher>> ReportPusher::start(PushOptions options, c
     if (options.node.empty()) options.node = "node";
   }
   std::unique_ptr<ReportPusher> p(new ReportPusher(std::move(options), clock));
-  p->thread_ = std::thread([raw = p.get()] { raw->run(); });
+  p->thread_ = std::thread([raw = p.get()] {
+    register_own_thread();
+    raw->run();
+  });
   return p;
 }
 

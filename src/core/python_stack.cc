@@ -88,6 +88,9 @@ bool is_user_frame(const PyFrame& frame) {
   if (f.empty() || f.front() == '<') return false;  // <frozen runpy>, <string>
   if (f.find("/site-packages/") != std::string::npos || f.find("/dist-packages/") != std::string::npos)
     return false;
+  // trainwatch's own mark around torch.distributed's collectives: a library frame wherever
+  // the package lives (a build folder, a virtualenv, PYTHONPATH).
+  if (f.find("/trainwatch/_collectives.py") != std::string::npos) return false;
   // The standard library: .../lib/python3.11/...
   constexpr std::string_view kLib = "/lib/python";
   const size_t lib = f.find(kLib);

@@ -16,6 +16,7 @@
 #include "core/time_format.h"
 #include "jobs/analysis_context.h"
 #include "jobs/gpu_findings.h"
+#include "jobs/loss_findings.h"
 #include "jobs/node_findings.h"
 #include "jobs/pace_findings.h"
 #include "jobs/rank_place.h"
@@ -31,6 +32,9 @@ using namespace rules;  // NOLINT: the analysis is written in its rules' words
 // undecided: the dead peer's agent sees it gone within a sample (200 ms) and reports it
 // within kMinPushGap more; a second covers the network and a late sample.
 constexpr Millis kPeerFailureGrace{2'000};
+
+// An error quoted in another finding's sentence keeps its first line, cut at this length.
+constexpr size_t kQuotedErrorChars = 200;
 
 // Whether the head finding's rank failed on a collective's broken connection: the error a
 // rank gets when a peer died (gloo, NCCL, torch.distributed's own).
@@ -50,36 +54,17 @@ bool failed_on_a_peer(const Context& c, const Finding& head) {
                      [&](std::string_view e) { return error.find(e) != std::string::npos; });
 }
 
-// One finding for all the ranks whose loss is NaN or infinite now, naming the rank whose
-// run of them began first: the earliest first step, then the earliest time that step was
-// seen, then the lowest rank. In data-parallel training a NaN spreads to every rank through
-// the next all-reduce, so the rank that went bad first is the cause and the others
-// followed; when each node's report arrived says nothing about that, so it never decides.
-// Example: rank 2 reports NaN from step 120, ranks 0-1 and 3 from step 121 ->
-//   "rank 2 (node-b, pid 7) has reported non-finite losses since step 120 (12:03:11 UTC):
-//    14 so far, NaN at step 133; ranks 0-1,3 followed from step 121"
-Finding nonfinite_finding(const Context& c, std::vector<RankRef> bad) {
-  auto first_step = [](const RankRecord& r) { return r.nonfinite_first_step.value_or(r.last.step); };
-  auto first_at = [](const RankRecord& r) { return r.nonfinite_first_at.value_or(r.seen); };
-  std::sort(bad.begin(), bad.end(), [&](const RankRef& a, const RankRef& b) {
-    return std::tuple(first_step(*a.second), first_at(*a.second), a.first) <
-           std::tuple(first_step(*b.second), first_at(*b.second), b.first);
-  });
-  const auto& [rank, r] = bad.front();
-  std::string message = Context::who(rank, *r) + " has reported non-finite losses since step " +
-                        std::to_string(first_step(*r)) + " (" + clock_time(c.wall(first_at(*r))) + "): ";
-  if (r->last.nonfinite_total) message += std::to_string(*r->last.nonfinite_total) + " so far, ";
-  message += number_text(*r->last.loss) + Context::at_step(*r);
-  if (bad.size() > 1) {
-    std::vector<int> others;
-    int64_t from = INT64_MAX;
-    for (size_t i = 1; i < bad.size(); ++i) {
-      others.push_back(bad[i].first);
-      from = std::min(from, first_step(*bad[i].second));
-    }
-    message += "; " + ranks_phrase(others) + " followed from step " + std::to_string(from);
-  }
-  return {"loss_not_finite", Severity::kDown, {rank}, r->node, message, kOrderNumbers, first_at(*r)};
+// What a rank that died had said before: an error it reported (a caught exception, a failed
+// checkpoint's OSError) is the likeliest cause of an abort that followed, so the alert quotes
+// its first line and when it came.
+//   ", after reporting an error at 12:03:11 UTC: OSError: [Errno 28] No space left on device"
+std::string error_before_death(const Context& c, const RankRecord& r) {
+  const std::string& error = r.last.error;
+  if (error.empty()) return ", without reporting an error";
+  std::string line = error.substr(0, error.find('\n'));
+  if (line.size() > kQuotedErrorChars) line = line.substr(0, kQuotedErrorChars) + "...";
+  return ", after reporting an error" +
+         (r.error_at ? " at " + clock_time(c.wall(*r.error_at)) : std::string()) + ": " + line;
 }
 
 // The finding of a rank the shared rule (core/rank_rule.h) does not call running: gone,
@@ -97,7 +82,7 @@ bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vecto
                      {rank},
                      r.node,
                      c.who(rank, r) + (l.exit ? " " + describe_exit(*l.exit) : " vanished") + c.at_step(r) +
-                         " while " + std::string(to_string(l.status)) + ", without reporting an error" +
+                         " while " + std::string(to_string(l.status)) + error_before_death(c, r) +
                          (l.exit ? "" : " (exit status unknown to the agent)"),
                      kOrderGone,
                      r.gone_at.value_or(r.seen)});
@@ -177,15 +162,15 @@ void overflow_and_checkpoint_findings(const Context& c, int rank, const RankReco
 }
 
 void rank_findings(const Context& c, std::vector<Finding>& out) {
-  std::vector<RankRef> nonfinite;
+  std::vector<RankRef> running;
   for (const RankEntry& e : c.ranks) {
     if (e.node_silent) continue;  // node_silent speaks for it
     const RankRecord& r = *e.r;
     if (!ruling_findings(c, e.rank, r, out)) continue;
-    if (r.last.loss && !std::isfinite(*r.last.loss)) nonfinite.emplace_back(e.rank, &r);
+    running.emplace_back(e.rank, &r);
     overflow_and_checkpoint_findings(c, e.rank, r, out);
   }
-  if (!nonfinite.empty()) out.push_back(nonfinite_finding(c, std::move(nonfinite)));
+  loss_findings(c, running, out);
 }
 
 void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeout,
@@ -284,7 +269,8 @@ std::string with_consequences(const Context& c, const Finding& head, Millis wait
     const std::string since =
         "waiting since " + clock_time(c.wall(*waiting_since)) + " (" + ago(c.now, *waiting_since) + ")";
     const std::string placed = "; " + ranks_phrase(waiting) + (waiting.size() == 1 ? " is " : " are ");
-    const size_t at = head.code == "rank_stuck" ? text.find(placed) : std::string::npos;
+    const bool placed_others = head.code == "rank_stuck" || head.code == "collective_mismatch";
+    const size_t at = placed_others ? text.find(placed) : std::string::npos;
     if (at == std::string::npos) {
       text += "; " + ranks_phrase(waiting) + " " + since;
     } else {
@@ -351,6 +337,8 @@ struct RankTally {
   bool all_finished = false;
   bool any_failed = false;
   bool checkpointing = false;
+  bool evaluating = false;  // a running rank in a declared evaluation
+  bool off_pace = false;    // a running rank in a declared evaluation or warm-up
   uint64_t fewest_steps = UINT64_MAX;
 };
 
@@ -364,6 +352,8 @@ RankTally tally_ranks(const Context& c, const JobCheckSpec& spec) {
         tally.any_failed || r.last.status == RankStatus::kFailed || (!r.last.alive && !done(r.last));
     if (e.running) {
       tally.checkpointing = tally.checkpointing || in_checkpoint(r.last);
+      tally.evaluating = tally.evaluating || evaluating(r.last);
+      tally.off_pace = tally.off_pace || off_pace(r.last);
       tally.fewest_steps = std::min(tally.fewest_steps, r.last.step_reports);
     }
   }
@@ -390,21 +380,52 @@ void judge_waiting(const Context& c, JobVerdict& v) {
   v.cause = v.findings.front().message;
 }
 
+// A declared evaluation makes no steps on purpose, as a checkpoint does, and has its own
+// learned timeout: past it, it is stuck.
+void evaluation_findings(const Context& c, const LearnedTimeouts::Timeout& timeout,
+                         std::vector<Finding>& out) {
+  for (const RankEntry& e : c.ranks) {
+    if (!e.running || !e.r->evaluating_since || !evaluating(e.r->last)) continue;
+    const RankRecord& r = *e.r;
+    if (c.now - *r.evaluating_since <= timeout.value) continue;
+    out.push_back({"evaluation_too_long",
+                   Severity::kDown,
+                   {e.rank},
+                   r.node,
+                   c.who(e.rank, r) + " has been evaluating for " + ago(c.now, *r.evaluating_since) +
+                       c.at_step(r) + " (evaluation timeout " + format_duration(timeout.value) +
+                       (timeout.learned ? ", learned" : "") + ")",
+                   kOrderStalled,
+                   *r.evaluating_since + timeout.value,
+                   *r.evaluating_since});
+  }
+}
+
 // Every finding of a job with ranks: down first, then in attribution order, then oldest
-// first. A checkpoint or a start-up makes no steps, so stalls (and stragglers) wait.
-void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting, bool checkpointing,
-                      const LearnedTimeouts::Timeout& step_timeout,
-                      const LearnedTimeouts::Timeout& checkpoint_timeout, std::vector<Finding>& f) {
+// first. A checkpoint, a declared evaluation or a start-up makes no steps, so stalls (and
+// stragglers) wait; a declared warm-up says nothing of the job's pace.
+void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting, const RankTally& tally,
+                      const LearnedTimeouts::Timeout& step_timeout, std::vector<Finding>& f) {
   rank_findings(c, f);
   restart_findings(c, f);
   node_findings(c, f);
-  checkpoint_findings(c, checkpoint_timeout, f);
-  if (!checkpointing) stall_findings(c, starting, step_timeout.value, step_timeout.learned, f);
+  checkpoint_findings(c, c.job.learned().checkpoint_timeout(c.t), f);
+  evaluation_findings(c, c.job.learned().evaluation_timeout(c.t), f);
+  const bool paused = tally.checkpointing || tally.evaluating;
+  if (!paused) stall_findings(c, starting, step_timeout.value, step_timeout.learned, f);
   missing_findings(c, spec.world_size, f);
-  if (!checkpointing && !starting) {
+  if (!paused && !starting && !tally.off_pace) {
+    const size_t before = f.size();
     straggler_findings(c, f);
     explain_slow_gpus(c.job, f);
-    throughput_findings(c, f);
+    // A straggler explains the job's slower pace: the drop is its finding, not a second one.
+    if (f.size() == before) {
+      StallSense sense = stall_sense(c);
+      sense.explained = sense.explained || std::any_of(f.begin(), f.end(), [](const Finding& x) {
+                          return x.code == "rank_suspected" || x.code == "collective_mismatch";
+                        });
+      throughput_findings(c, sense, f);
+    }
   }
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity == Severity::kDown;
@@ -477,9 +498,10 @@ JobVerdict analyse(const JobState& job, const JobCheckSpec& spec, MonoTime now, 
       tally.fewest_steps != UINT64_MAX && tally.fewest_steps <= static_cast<uint64_t>(kWarmupSteps);
   v.phase = tally.any_failed      ? "failed"
             : tally.checkpointing ? "checkpointing"
+            : tally.evaluating    ? "evaluating"
             : starting            ? "starting"
                                   : "training";
-  collect_findings(c, spec, starting, tally.checkpointing, step_timeout, checkpoint_timeout, v.findings);
+  collect_findings(c, spec, starting, tally, step_timeout, v.findings);
   name_cause(c, v);
   return v;
 }

@@ -67,7 +67,7 @@ struct JobTimeouts {
 };
 
 struct JobVerdict {
-  std::string phase;              // waiting, starting, training, checkpointing, finished, failed
+  std::string phase;              // waiting, starting, training, checkpointing, evaluating, finished, failed
   std::vector<Finding> findings;  // down first, in attribution order; then warnings
   bool down = false;
   bool undecided = false;
@@ -75,6 +75,11 @@ struct JobVerdict {
   bool notify = false;  // not down, and a warning to send (Finding::notify)
   JobTimeouts timeouts;
 };
+
+// Non-finite losses: a run of this many steps in a row, still going on, pages; a shorter run,
+// or one that ended, is a warning on the job's page for kNonfiniteNoticeFor after it began.
+inline constexpr uint64_t kNonfiniteStreak = 5;
+inline constexpr Millis kNonfiniteNoticeFor{5 * 60'000};
 
 // Straggler evidence: at least this many steps in the window, and the rank's extra cost a
 // step must exceed this (tiny CPU jobs jitter by fractions of a millisecond). Steps of a
@@ -84,10 +89,13 @@ struct JobVerdict {
 inline constexpr uint64_t kStragglerMinSteps = 10;
 inline constexpr double kStragglerMinExcessS = 0.002;
 inline constexpr int kStragglerIdleGaps = 3;
-// Throughput drop: the last kThroughputRecent samples all below the fraction of the median
-// of the training samples before them (windows with no progress left out), which must
-// number at least kThroughputBaseline.
+// Throughput drop: the mean of the windows of progress over the last kThroughputRecentSpan
+// (kThroughputRecent at least) below the fraction of the median of the training windows
+// before them, which must number at least kThroughputBaseline. A stall (no progress) is a
+// drop once it outlasts early_warning_after() unexplained: its last kThroughputRecent
+// windows all below that fraction.
 inline constexpr size_t kThroughputRecent = 3;
+inline constexpr Millis kThroughputRecentSpan{10'000};
 inline constexpr size_t kThroughputBaseline = 6;
 
 // The early culprit warning (rank_suspected): a job with no step for this long, whose

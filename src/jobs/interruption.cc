@@ -145,6 +145,11 @@ InterruptionCause classify(const Finding& head, const JobState& job) {
   const std::string& c = head.code;
   const RankReport* rank = first_rank(head, job);
   if (c == "rank_gone") {
+    // An abort after a reported error (torch.save's OSError on a full disk) died of that error.
+    if (rank && !rank->error.empty()) {
+      if (InterruptionCause cause = from_error(rank->error); cause.kind != InterruptionKind::kException)
+        return cause;
+    }
     if (rank && rank->exit) return from_exit(*rank->exit);
     return {InterruptionKind::kVanished, "exit status unknown"};
   }
@@ -158,6 +163,7 @@ InterruptionCause classify(const Finding& head, const JobState& job) {
   if (c == "loss_not_finite" || c == "overflow_streak" || c == "loss_scale_min")
     return {InterruptionKind::kNumbers, c};
   if (c == "rank_stuck") return {InterruptionKind::kHangElsewhere, head.message};
+  if (c == "collective_mismatch") return {InterruptionKind::kHangInCollective, "collective mismatch"};
   if (c == "job_stalled" || c == "rank_hung") {
     return {stalled_in_collective(head, job) ? InterruptionKind::kHangInCollective : InterruptionKind::kOther,
             c == "job_stalled" ? "every rank stopped" : "one rank stopped"};
@@ -215,6 +221,15 @@ double Interruption::gpu_hours_lost(MonoTime now, MonoTime attempt_started) cons
   return static_cast<double>(std::max(world_size, 1)) * static_cast<double>(lost.count()) / 3.6e6;
 }
 
+// Where the work of attempt `number` began: its first step (its start-up before that is
+// not training, and a restart's start-up is already booked as time to train again); its
+// first report when it never stepped, or is no longer kept.
+MonoTime work_began(const JobState& job, int number) {
+  const AttemptRecord* a = job.attempt(number);
+  if (a != nullptr && a->first_step_at) return *a->first_step_at;
+  return job.attempt_start(number);
+}
+
 // Once the interrupted attempt has ended, its outcome may say whose doing it was
 // (reclassify): the cause is moved, and its count with it.
 bool InterruptionLedger::reclass_by_outcome(Interruption& i, const JobState& job) {
@@ -234,7 +249,7 @@ void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime no
   const AttemptRecord* current = job.attempts().empty() ? nullptr : &job.attempts().back();
   i.restarted = current && current->number != i.attempt;
   if (i.restarted) i.resumed_from_step = current->first_step;
-  const MonoTime started = job.attempt_start(i.attempt);
+  const MonoTime started = work_began(job, i.attempt);
   CauseTotals& t = totals_[i.cause.kind];
   t.gpu_hours_lost += i.gpu_hours_lost(now, started);
   closed_.detecting += i.to_detect();
@@ -249,7 +264,8 @@ void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime no
 bool InterruptionLedger::attribute(Interruption& i, const JobVerdict& v, const JobState& job) {
   if (!v.down || v.findings.empty()) return false;
   const Finding& head = v.findings.front();
-  if (head.code != "rank_stuck" || (i.code != "job_stalled" && i.code != "rank_hung")) return false;
+  const bool named = head.code == "rank_stuck" || head.code == "collective_mismatch";
+  if (!named || (i.code != "job_stalled" && i.code != "rank_hung")) return false;
   --totals_[i.cause.kind].count;
   i.code = head.code;
   i.cause = classify(head, job);
@@ -266,7 +282,7 @@ bool InterruptionLedger::keep_better_stacks(Interruption& i, const JobVerdict& v
     return std::any_of(groups.begin(), groups.end(), [](const KeptStackGroup& g) { return g.culprit; });
   };
   if (!v.down || (!i.stacks.empty() && named(i.stacks))) return false;
-  std::vector<KeptStackGroup> capture = keep_stacks(job);
+  std::vector<KeptStackGroup> capture = keep_stacks(job, v.findings.front());
   if (capture.empty() || (!i.stacks.empty() && !named(capture))) return false;
   i.stacks = std::move(capture);
   return true;
@@ -323,8 +339,14 @@ void InterruptionLedger::add(Interruption i) {
 
 bool InterruptionLedger::follow_verdict(const JobState& job, const JobVerdict& v, MonoTime now,
                                         SystemTime wall) {
-  const bool trains =
-      !v.down && (v.phase == "training" || v.phase == "checkpointing" || v.phase == "starting");
+  // A checkpoint that failed while the ranks trained on stopped nothing: such a verdict is
+  // down (it pages until a good checkpoint), but the job trains, and it opens no interruption.
+  // What it costs shows later, if at all: a restart redoes the steps since the last good
+  // checkpoint, which recomputed() books.
+  const bool checkpoint_only =
+      v.down && !v.findings.empty() && v.findings.front().code == "checkpoint_failed";
+  const bool trains = (!v.down || checkpoint_only) && (v.phase == "training" || v.phase == "checkpointing" ||
+                                                       v.phase == "evaluating" || v.phase == "starting");
   if (open()) {
     Interruption& current = entries_.back();
     // Training again: the new attempt's first step, or the stall's end. A job that
@@ -337,7 +359,7 @@ bool InterruptionLedger::follow_verdict(const JobState& job, const JobVerdict& v
     close(current, job, now);
     return true;
   }
-  if (!v.down || v.undecided || v.findings.empty()) return false;
+  if (!v.down || v.undecided || v.findings.empty() || checkpoint_only) return false;
   const Finding& head = v.findings.front();
   Interruption i;
   i.attempt = job.attempts().empty() ? 1 : job.attempts().back().number;
@@ -355,7 +377,7 @@ bool InterruptionLedger::follow_verdict(const JobState& job, const JobVerdict& v
   i.world_size =
       job.attempts().empty() ? static_cast<int>(job.ranks().size()) : job.attempts().back().world_size;
   if (i.world_size <= 0) i.world_size = static_cast<int>(job.ranks().size());
-  i.stacks = keep_stacks(job);
+  i.stacks = keep_stacks(job, head);
   add(std::move(i));
   return true;
 }
@@ -367,7 +389,9 @@ Goodput InterruptionLedger::goodput(const JobState& job, MonoTime now) const {
     g.detecting += i.to_detect();
     g.restarting += i.to_resume(now);
   }
-  const auto first = job.first_report();
+  // From the job's first step: the minutes of start-up before it (imports, data loading,
+  // the rendezvous) are not training lost, and the ledger books no failure before it.
+  const auto first = job.first_step() ? job.first_step() : job.first_report();
   g.wall = first ? std::chrono::duration_cast<Millis>(now - *first) : Millis{0};
   const Millis lost = g.detecting + g.restarting + g.recomputing;
   g.ratio = g.wall.count() > 0

@@ -6,7 +6,7 @@
 // to detect (failure to verdict), time to restart (verdict to training again), and, after
 // a restart, the work redone: the steps and time since the last good checkpoint. GPU-hours
 // count one GPU a rank (world size x time), the usual layout of data-parallel training.
-// Goodput is the share of the job's wall time whose training was kept.
+// Goodput is the share of the job's wall time since its first step whose training was kept.
 //
 // A failure can also end an attempt between two verdicts: a rank killed and its launcher's
 // restart (or the job submitted again) within the analysis's second. No verdict shows it,
@@ -94,14 +94,18 @@ struct Interruption {
   // Verdict to training again; up to `now` while open.
   Millis to_resume(MonoTime now) const;
   // Training redone after a restart: failure back to the last good checkpoint (to the
-  // attempt's start without one); zero when it resumed in place.
+  // attempt's first step without one, `attempt_started`); zero when it resumed in place.
   Millis recomputed(MonoTime attempt_started) const;
   std::optional<int64_t> steps_lost() const;
   double gpu_hours_lost(MonoTime now, MonoTime attempt_started) const;
 };
 
+// Where the work of attempt `number` began, which a restart redoes without a checkpoint:
+// its first step; its first report when it never stepped or is no longer kept.
+MonoTime work_began(const JobState& job, int number);
+
 struct Goodput {
-  Millis wall{0};  // since the job's first report
+  Millis wall{0};  // since the job's first step (its first report, before any step)
   Millis detecting{0}, restarting{0}, recomputing{0};
   double ratio = 1;  // (wall - lost) / wall
 };

@@ -16,6 +16,9 @@ bool is_checkpointing(const RankReport& r) {
   return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
 }
 
+// A rank that makes no steps on purpose, and that its peers wait for in their next collective.
+bool pauses(const RankReport& r) { return is_checkpointing(r) || evaluating(r); }
+
 MonoTime minus(MonoTime t, int64_t ms) { return t - Millis(std::max<int64_t>(ms, 0)); }
 
 double seconds(MonoTime::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -45,17 +48,30 @@ void track_nonfinite(RankRecord& rec, const RankReport& r, MonoTime now) {
 
 StepCosts step_costs(const std::deque<ProgressSample>& window) {
   StepCosts c;
-  for (size_t i = 1; i < window.size(); ++i) {
-    const ProgressSample& a = window[i - 1];
-    const ProgressSample& b = window[i];
-    if (a.checkpointing || b.checkpointing || b.step_reports < a.step_reports) continue;
+  // Newest first, back to kStragglerRecentSteps steps over kStragglerRecentSpan at least:
+  // a straggler that began twenty steps ago is named from those steps, not averaged away
+  // among the minute before them.
+  const double span_s = std::chrono::duration<double>(kStragglerRecentSpan).count();
+  for (size_t i = window.size(); i >= 2; --i) {
+    if (c.steps >= kStragglerRecentSteps && c.wall_s >= span_s) break;
+    const ProgressSample& a = window[i - 2];
+    const ProgressSample& b = window[i - 1];
+    if (a.off_pace || b.off_pace || b.step_reports < a.step_reports) continue;
     if (a.step_reports < kStragglerWarmupSteps) continue;
     c.steps += b.step_reports - a.step_reports;
-    c.wall_s += std::chrono::duration<double>(b.at - a.at).count();
+    const double wall = std::chrono::duration<double>(b.at - a.at).count();
+    c.wall_s += wall;
     if (a.cpu_s && b.cpu_s) {
       c.cpu_s += std::max(0.0, *b.cpu_s - *a.cpu_s);
     } else {
       c.cpu_known = false;
+    }
+    // The share of the agent's samples in this window that found the rank in a collective.
+    const double sampled = a.sampled_s && b.sampled_s ? *b.sampled_s - *a.sampled_s : 0;
+    if (sampled > 0 && a.wait_s && b.wait_s) {
+      c.busy_s += wall * (1.0 - std::clamp((*b.wait_s - *a.wait_s) / sampled, 0.0, 1.0));
+    } else {
+      c.busy_known = false;
     }
   }
   return c;
@@ -80,7 +96,7 @@ std::optional<RankEnding> first_ending(const std::map<int, RankRecord>& ranks, L
 }
 
 // Appends a throughput sample, dropping the oldest past kThroughputHistory.
-void keep_bounded(std::deque<double>& history, double value) {
+void keep_bounded(std::deque<ThroughputSample>& history, ThroughputSample value) {
   history.push_back(value);
   while (history.size() > kThroughputHistory) history.pop_front();
 }
@@ -150,18 +166,21 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
   if (!first_report_) first_report_ = now;
   ++reports_;
 
-  // A checkpoint anywhere holds every rank (the others wait for it in the next collective),
-  // so a window with checkpoint activity teaches nothing about step gaps or throughput.
+  // A checkpoint or an evaluation anywhere holds every rank (the others wait for it in the
+  // next collective), so a window with such a pause teaches nothing about step gaps or
+  // throughput; nor does a declared warm-up about the job's pace.
   for (const auto& r : report.ranks) {
     bool recent_end =
         r.checkpoint.last_ok_age_ms && *r.checkpoint.last_ok_age_ms <= 2 * report.report_every.count();
-    if (is_checkpointing(r) || recent_end) last_checkpoint_activity_ = now;
+    if (pauses(r) || recent_end) last_pause_activity_ = now;
+    if (r.phase == "warmup") last_warmup_activity_ = now;
   }
-  const auto here = checkpointing_by_node_.find(report.node);
-  if (checkpointing_ranks_ > (here == checkpointing_by_node_.end() ? 0 : here->second))
-    last_checkpoint_activity_ = now;  // another node's rank is in a checkpoint
-  const bool checkpointing =
-      last_checkpoint_activity_ && now - *last_checkpoint_activity_ <= 2 * report.report_every;
+  const auto here = paused_by_node_.find(report.node);
+  if (paused_ranks_ > (here == paused_by_node_.end() ? 0 : here->second))
+    last_pause_activity_ = now;  // another node's rank is in a checkpoint or an evaluation
+  auto recent = [&](const std::optional<MonoTime>& t) { return t && now - *t <= 2 * report.report_every; };
+  const bool paused = recent(last_pause_activity_);
+  const bool off_pace = paused || recent(last_warmup_activity_);
 
   const std::vector<const RankReport*> ordered = in_order_of_news(report);
   for (const RankReport* rank_report : ordered) {
@@ -169,7 +188,7 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
     const LaunchOf launch = launch_of(r, report.node);
     if (launch == LaunchOf::kOlder) continue;  // a rank of an earlier launch, still in its agent's view
     if (launch != LaunchOf::kCurrent) begin_launch(launch, r, now, wall);
-    update_rank(r, report, now, wall, checkpointing);
+    update_rank(r, report, now, wall, off_pace);
     AttemptRecord& a = attempts_.back();
     a.max_step = std::max(a.max_step, r.step);
     if (r.step_reports > 0 && !a.first_step_at) {
@@ -180,8 +199,8 @@ bool JobState::ingest(const NodeReport& report, MonoTime now, SystemTime wall) {
     }
     if (r.step_reports > static_cast<uint64_t>(kWarmupSteps) && !a.warm_at) a.warm_at = now;
   }
-  learn_step_gap(report, checkpointing);
-  if (!checkpointing) record_throughput(now);
+  learn_step_gap(report, paused);
+  if (!off_pace) record_throughput(now);
 
   record_gpu_memory(report, to_unix_ms(wall));
   return true;
@@ -257,8 +276,8 @@ void JobState::begin_launch(LaunchOf kind, const RankReport& r, MonoTime now, Sy
       if (rec.last.pid > 0) retired_.emplace(rec.node, rec.last.pid);
     }
     ranks_.clear();
-    checkpointing_by_node_.clear();
-    checkpointing_ranks_ = 0;
+    paused_by_node_.clear();
+    paused_ranks_ = 0;
   }
   if (new_run) {
     RunRecord run;
@@ -281,9 +300,9 @@ void JobState::begin_launch(LaunchOf kind, const RankReport& r, MonoTime now, Sy
 }
 
 void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
-                           bool checkpointing) {
+                           bool off_pace) {
   RankRecord& rec = ranks_[r.rank];
-  count_checkpointing(rec, -1);  // counted again below, as this report says
+  count_paused(rec, -1);  // counted again below, as this report says
   const bool same_process = rec.last.pid == r.pid && rec.node == report.node;
   if (!same_process) {
     rec = RankRecord{};
@@ -319,13 +338,19 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
     if (c.duration_ms) learned_.observe_checkpoint(Millis(*c.duration_ms));
   }
 
-  ProgressSample sample{now, r.step_reports, r.cpu_s, r.tokens, r.samples, checkpointing};
+  track_evaluation(rec, r, now);
+  ProgressSample sample{now,          r.step_reports, r.cpu_s,   std::nullopt,
+                        std::nullopt, r.tokens,       r.samples, off_pace};
+  if (r.collective && r.collective->count > 0) {
+    sample.wait_s = static_cast<double>(r.collective->wait_ms) / 1000.0;
+    sample.sampled_s = static_cast<double>(r.collective->sampled_ms) / 1000.0;
+  }
   const int64_t wall_ms = to_unix_ms(wall);
   const std::string key = "rank " + std::to_string(r.rank);
   if (!rec.window.empty()) {
     const ProgressSample& prev = rec.window.back();
     const double dt = seconds(now - prev.at);
-    if (r.step_reports > prev.step_reports && dt > 0 && !checkpointing) {
+    if (r.step_reports > prev.step_reports && dt > 0 && !off_pace) {
       const double steps = static_cast<double>(r.step_reports - prev.step_reports);
       add_point("step_time", key, wall_ms, 1000.0 * dt / steps);
       if (r.tokens > prev.tokens)
@@ -339,23 +364,33 @@ void JobState::update_rank(const RankReport& r, const NodeReport& report, MonoTi
   while (rec.window.size() > kProgressWindow) rec.window.pop_front();
   rec.costs = step_costs(rec.window);
   rec.last = r;
-  count_checkpointing(rec, +1);
+  count_paused(rec, +1);
 }
 
-void JobState::count_checkpointing(const RankRecord& rec, int sign) {
-  if (!is_checkpointing(rec.last)) return;
-  size_t& on_node = checkpointing_by_node_[rec.node];
+void JobState::track_evaluation(RankRecord& rec, const RankReport& r, MonoTime now) {
+  if (evaluating(r) && r.alive) {
+    if (!rec.evaluating_since) rec.evaluating_since = now;
+    return;
+  }
+  if (rec.evaluating_since && r.alive)
+    learned_.observe_evaluation(std::chrono::duration_cast<Millis>(now - *rec.evaluating_since));
+  rec.evaluating_since.reset();
+}
+
+void JobState::count_paused(const RankRecord& rec, int sign) {
+  if (!pauses(rec.last)) return;
+  size_t& on_node = paused_by_node_[rec.node];
   if (sign > 0) {
     ++on_node;
-    ++checkpointing_ranks_;
+    ++paused_ranks_;
   } else {
     if (on_node > 0) --on_node;
-    if (checkpointing_ranks_ > 0) --checkpointing_ranks_;
+    if (paused_ranks_ > 0) --paused_ranks_;
   }
 }
 
-void JobState::learn_step_gap(const NodeReport& report, bool checkpointing) {
-  if (checkpointing) return;
+void JobState::learn_step_gap(const NodeReport& report, bool paused) {
+  if (paused) return;
   int64_t longest = 0;
   for (const auto& r : report.ranks) {
     // The first steps are slow (compilation, warm-up): learn only after a few.
@@ -381,7 +416,7 @@ void JobState::record_throughput(MonoTime now) {
     const ProgressSample& a = rec.window[rec.window.size() - 2];
     const ProgressSample& b = rec.window.back();
     const double dt = seconds(b.at - a.at);
-    if (dt <= 0 || a.checkpointing || b.checkpointing) continue;
+    if (dt <= 0 || a.off_pace || b.off_pace) continue;
     tokens += static_cast<double>(b.tokens - std::min(a.tokens, b.tokens)) / dt;
     samples += static_cast<double>(b.samples - std::min(a.samples, b.samples)) / dt;
     steps += static_cast<double>(b.step_reports - std::min(a.step_reports, b.step_reports)) / dt;
@@ -397,8 +432,8 @@ void JobState::record_throughput(MonoTime now) {
   }
   const std::string_view unit = throughput_unit_;
   const double value = unit == "tokens/s" ? tokens : unit == "samples/s" ? samples : steps / counted;
-  keep_bounded(throughput_, value);
-  if (value > 0) keep_bounded(training_throughput_, value);
+  keep_bounded(throughput_, {now, value});
+  if (value > 0) keep_bounded(training_throughput_, {now, value});
 }
 
 JobState JobState::copy_for_reader(bool with_ranks, const std::set<std::string>* only_nodes) const {
@@ -425,7 +460,8 @@ JobState JobState::copy_for_reader(bool with_ranks, const std::set<std::string>*
   copy.last_ok_checkpoint_at_ = last_ok_checkpoint_at_;
   copy.last_ok_checkpoint_step_ = last_ok_checkpoint_step_;
   copy.checkpoint_interval_ = checkpoint_interval_;
-  copy.last_checkpoint_activity_ = last_checkpoint_activity_;
+  copy.last_pause_activity_ = last_pause_activity_;
+  copy.last_warmup_activity_ = last_warmup_activity_;
   copy.throughput_ = throughput_;
   copy.training_throughput_ = training_throughput_;
   copy.throughput_unit_ = throughput_unit_;

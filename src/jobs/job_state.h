@@ -27,22 +27,36 @@ struct ProgressSample {
   MonoTime at{};
   uint64_t step_reports = 0;
   std::optional<double> cpu_s;
+  // The agent's sampled time in collectives and time sampled, cumulative (CollectiveReport);
+  // absent when the rank marks no collectives.
+  std::optional<double> wait_s, sampled_s;
   uint64_t tokens = 0, samples = 0;
-  bool checkpointing = false;  // some rank of the job was in a checkpoint at or since the last sample
+  // Some rank of the job was in a checkpoint, an evaluation or a declared warm-up at or since
+  // the last sample: the window says nothing of the job's pace.
+  bool off_pace = false;
 };
 
 // Steps of a process's warm-up (its first kStragglerWarmupSteps: compilation, autotuning,
 // the first batches) tell nothing of what a step costs.
 inline constexpr uint64_t kStragglerWarmupSteps = 50;
+// A rank's step costs are taken over its newest report windows back to this many steps
+// made over this long at least (step_costs): about twenty steps, and never so few seconds
+// that the agent's samples of its time in collectives are too few to tell.
+inline constexpr uint64_t kStragglerRecentSteps = 20;
+inline constexpr Millis kStragglerRecentSpan{5'000};
 
 // What a rank's progress window says its steps cost: the steps made between its samples,
-// past the warm-up and outside checkpoints, with their wall and CPU seconds (cpu_known is
-// false when a sample lacked CPU time). The window changes only with a report, so this is
-// kept with it: the straggler rule reads it each beat instead of walking every window.
+// past the warm-up and outside checkpoints and declared phases, with their wall and CPU
+// seconds (cpu_known is false when a sample lacked CPU time) and, when the rank marks its
+// collectives, the time it spent outside them (busy_s: its time to reach the collective,
+// wall time less the share of the agent's samples that found it in one). The window changes
+// only with a report, so this is kept with it: the straggler rule reads it each beat
+// instead of walking every window.
 struct StepCosts {
   uint64_t steps = 0;
-  double wall_s = 0, cpu_s = 0;
+  double wall_s = 0, cpu_s = 0, busy_s = 0;
   bool cpu_known = true;
+  bool busy_known = true;
 };
 StepCosts step_costs(const std::deque<ProgressSample>& window);
 
@@ -54,8 +68,9 @@ struct RankRecord {
   std::optional<MonoTime> gone_at;       // when its process was first seen gone
   std::optional<MonoTime> error_at;      // when it recorded its last error
   std::optional<MonoTime> checkpoint_begin_at;
-  std::deque<ProgressSample> window;  // newest last, at most kProgressWindow
-  StepCosts costs;                    // step_costs(window)
+  std::optional<MonoTime> evaluating_since;  // when its reports began to say it evaluates
+  std::deque<ProgressSample> window;         // newest last, at most kProgressWindow
+  StepCosts costs;                           // step_costs(window)
   // The rank's latest run of non-finite losses: its first step, and when that step was
   // seen on the server's clock. Both are fixed when the run is first heard of, so later
   // reports (whose ages shift with the network's delay) never reorder two ranks. From the
@@ -79,6 +94,12 @@ struct NodeRecord {
   std::vector<DiskReport> disks;
   std::optional<uint64_t> memory_available_bytes, memory_total_bytes;
   std::optional<RendezvousReport> rendezvous;
+};
+
+// The job's throughput over one report window, ending at `at`.
+struct ThroughputSample {
+  MonoTime at{};
+  double value = 0;
 };
 
 // A bounded time series: (wall ms, value), oldest dropped past kMaxSeriesPoints.
@@ -143,16 +164,18 @@ class JobState {
   // Checkpoint interval learned from consecutive good checkpoints (nullopt until two).
   std::optional<Millis> checkpoint_interval() const { return checkpoint_interval_; }
   std::optional<MonoTime> last_ok_checkpoint_at() const { return last_ok_checkpoint_at_; }
-  // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last.
-  const std::deque<double>& throughput() const { return throughput_; }
+  // Job throughput (tokens/s, else samples/s, else steps/s) per report window, newest last;
+  // windows in a checkpoint or a phase the job declared (evaluation, warm-up) are left out.
+  const std::deque<ThroughputSample>& throughput() const { return throughput_; }
   // The same, of the windows in which the job made progress (above zero) only: the baseline
   // a drop is judged against. Kept apart so that a stall, however long, never becomes its
   // own baseline, nor pushes the windows of training out of the history.
-  const std::deque<double>& training_throughput() const { return training_throughput_; }
+  const std::deque<ThroughputSample>& training_throughput() const { return training_throughput_; }
   const char* throughput_unit() const { return throughput_unit_; }
   uint64_t reports() const { return reports_; }
-  // The last time any rank was seen in or just after a checkpoint: progress, for the stall rule.
-  std::optional<MonoTime> last_checkpoint_activity() const { return last_checkpoint_activity_; }
+  // The last time any rank was seen in or just after a checkpoint, or in a declared
+  // evaluation: progress, for the stall rule (a pause on purpose is not a stall).
+  std::optional<MonoTime> last_pause_activity() const { return last_pause_activity_; }
 
   // At start, before any report: the runs, attempts and first instants a stored memo kept
   // (job_memo.h), which the node reports cannot tell again.
@@ -186,11 +209,14 @@ class JobState {
   // show, and opens the next for r.
   void begin_launch(LaunchOf kind, const RankReport& r, MonoTime now, SystemTime wall);
   void update_rank(const RankReport& r, const NodeReport& report, MonoTime now, SystemTime wall,
-                   bool checkpointing);
-  void learn_step_gap(const NodeReport& report, bool checkpointing);
+                   bool off_pace);
+  // Notes when the rank began to evaluate, and learns how long an evaluation lasts.
+  void track_evaluation(RankRecord& rec, const RankReport& r, MonoTime now);
+  void learn_step_gap(const NodeReport& report, bool paused);
   void record_throughput(MonoTime now);
-  // Adds (+1) or removes (-1) the rank's last report from the checkpoint counts.
-  void count_checkpointing(const RankRecord& rec, int sign);
+  // Adds (+1) or removes (-1) the rank's last report from the counts of ranks that pause
+  // (a checkpoint, an evaluation).
+  void count_paused(const RankRecord& rec, int sign);
   void record_gpu_memory(const NodeReport& report, int64_t wall_ms);
   void add_point(const std::string& metric, const std::string& key, int64_t at_ms, double value);
 
@@ -210,17 +236,19 @@ class JobState {
   std::optional<MonoTime> last_ok_checkpoint_at_;
   int64_t last_ok_checkpoint_step_ = -1;
   std::optional<Millis> checkpoint_interval_;
-  std::optional<MonoTime> last_checkpoint_activity_;
-  std::deque<double> throughput_, training_throughput_;
+  std::optional<MonoTime> last_pause_activity_;
+  std::optional<MonoTime> last_warmup_activity_;
+  std::deque<ThroughputSample> throughput_, training_throughput_;
   const char* throughput_unit_ = "steps/s";
   MonoTime last_throughput_at_{};
   uint64_t reports_ = 0;
   std::map<std::string, std::map<std::string, Series>> series_;
   // Kept so a report costs its own ranks, not the job's (16,384 ranks report 400 times a
-  // second): the ranks whose last report is in a checkpoint, by node and in all, and the
-  // shortest report interval among the nodes. Ingest's alone: readers' copies lack them.
-  std::map<std::string, size_t> checkpointing_by_node_;
-  size_t checkpointing_ranks_ = 0;
+  // second): the ranks whose last report pauses (a checkpoint, an evaluation), by node and
+  // in all, and the shortest report interval among the nodes. Ingest's alone: readers'
+  // copies lack them.
+  std::map<std::string, size_t> paused_by_node_;
+  size_t paused_ranks_ = 0;
   Millis shortest_report_every_{5'000};
 };
 

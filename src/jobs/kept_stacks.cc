@@ -30,7 +30,28 @@ int64_t int_in(const json::object& o, std::string_view key, int64_t otherwise) {
 
 }  // namespace
 
-std::vector<KeptStackGroup> keep_stacks(const JobState& job) {
+namespace {
+
+bool is_hang(const std::string& code) {
+  return code == "rank_stuck" || code == "job_stalled" || code == "rank_hung" ||
+         code == "collective_mismatch";
+}
+
+// The group the failure blames (see keep_stacks in the header); nullopt when none.
+std::optional<size_t> blamed_group(const Whereabouts& where, const Finding& head) {
+  if (is_hang(head.code)) return where.culprit;
+  for (size_t i = 0; i < where.groups.size(); ++i) {
+    const auto& ranks = where.groups[i].ranks;
+    for (int rank : head.ranks) {
+      if (std::binary_search(ranks.begin(), ranks.end(), rank)) return i;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<KeptStackGroup> keep_stacks(const JobState& job, const Finding& head) {
   // One moment: the job's last step, and the stacks captured since. One captured before it
   // shows a rank where it was before the job stopped; beside fresh ones it would blame the
   // wrong rank (a stack 30 s old next to one 1.5 s old).
@@ -47,11 +68,12 @@ std::vector<KeptStackGroup> keep_stacks(const JobState& job) {
   }
   if (with_stacks.empty()) return {};
   const Whereabouts where = whereabouts(with_stacks);
+  const std::optional<size_t> culprit = blamed_group(where, head);
 
   std::vector<size_t> order(where.groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if ((where.culprit == a) != (where.culprit == b)) return where.culprit == a;
+    if ((culprit == a) != (culprit == b)) return culprit == a;
     return where.groups[a].ranks.size() > where.groups[b].ranks.size();
   });
   if (order.size() > kMaxKeptGroups) order.resize(kMaxKeptGroups);
@@ -62,7 +84,7 @@ std::vector<KeptStackGroup> keep_stacks(const JobState& job) {
     const PlaceGroup& g = where.groups[index];
     KeptStackGroup k;
     k.place = g.place.text;
-    k.culprit = where.culprit == index;
+    k.culprit = culprit == index;
     k.rank_count = g.ranks.size();
     k.ranks.assign(g.ranks.begin(),
                    g.ranks.begin() + static_cast<std::ptrdiff_t>(std::min(g.ranks.size(), kMaxKeptRanks)));

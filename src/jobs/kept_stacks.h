@@ -17,6 +17,7 @@
 
 #include "core/native_stack.h"
 #include "core/python_stack.h"
+#include "jobs/analysis.h"
 #include "jobs/job_state.h"
 
 namespace trainwatch::jobs {
@@ -37,7 +38,11 @@ struct KeptStackGroup {
 
 // The groups of the ranks whose last report carries a stack captured since the job's last
 // step (one moment: older captures show where a rank was before); empty when none does.
-std::vector<KeptStackGroup> keep_stacks(const JobState& job);
+// The culprit is the failure's own: for a hang (rank_stuck, job_stalled, rank_hung,
+// collective_mismatch) the place the others wait for (rank_place.h), for any other finding
+// the place of the rank it names, if that rank's stack came (a SIGKILLed rank leaves none:
+// then no group is the culprit, and the stacks show where the others were).
+std::vector<KeptStackGroup> keep_stacks(const JobState& job, const Finding& head);
 
 // One form for the API and the job's stored memo (job_memo.h):
 //   [{"place", "culprit", "ranks", "rank_count", "rank", "frames": [{"function", "file", "line"}],

@@ -23,6 +23,16 @@ void LearnedTimeouts::observe_checkpoint(Millis duration) {
   longest_checkpoint_ = std::max(longest_checkpoint_.value_or(Millis{0}), duration);
 }
 
+void LearnedTimeouts::observe_evaluation(Millis duration) {
+  longest_evaluation_ = std::max(longest_evaluation_.value_or(Millis{0}), duration);
+}
+
+LearnedTimeouts::Timeout LearnedTimeouts::evaluation_timeout(const JobThresholds& t) const {
+  if (!longest_evaluation_) return {t.checkpoint_timeout_min, false};
+  Millis learned = scaled(*longest_evaluation_, kTimeoutFactor);
+  return {std::max(t.checkpoint_timeout_min, learned), learned > t.checkpoint_timeout_min};
+}
+
 LearnedTimeouts::Timeout LearnedTimeouts::step_timeout(const JobThresholds& t) const {
   if (t.step_timeout) return {*t.step_timeout, false};
   if (!step_gap_) return {t.step_timeout_min, false};

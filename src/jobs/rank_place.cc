@@ -20,6 +20,14 @@ std::string located(const std::string& function, const PyFrame& at) {
   return "in " + function + " (" + std::string(base_name(at.file)) + ":" + std::to_string(at.line) + ")";
 }
 
+// The names a decorator gives the function it wraps (torch 2's c10d functions go through
+// `wrapper`): the call a program made is the first frame inside them.
+bool is_wrapper(std::string_view function) {
+  static constexpr std::array<std::string_view, 5> kWrappers{"wrapper", "inner", "wrapped", "decorated",
+                                                             "_fn"};
+  return std::find(kWrappers.begin(), kWrappers.end(), function) != kWrappers.end();
+}
+
 RankPlace place_in_stack(const PyStack& stack) {
   const auto& frames = stack.threads.front().frames;
   RankPlace place;
@@ -27,12 +35,17 @@ RankPlace place_in_stack(const PyStack& stack) {
                                                                            : RankPlace::Kind::kElsewhere;
   auto user = std::find_if(frames.begin(), frames.end(), is_user_frame);
   if (user == frames.end()) {
-    place.text = located(frames.front().function, frames.front());
+    place.call = frames.front().function;
+    place.text = located(place.call, frames.front());
   } else if (user != frames.begin()) {
     // The program called into a library: name the call it made, at the line it made it.
-    place.text = located(std::prev(user)->function, *user);
+    auto called = std::prev(user);
+    while (called != frames.begin() && is_wrapper(called->function)) --called;
+    place.call = called->function;
+    place.text = located(place.call, *user);
   } else {
-    place.text = located(user->function, *user);
+    place.call = user->function;
+    place.text = located(place.call, *user);
   }
   return place;
 }
@@ -78,10 +91,15 @@ std::optional<RankPlace> place_in_child(const std::vector<ChildPyStack>& childre
   const std::string who = waits == Waits::kDataLoaderWorker ? "DataLoader worker" : "child process";
   return RankPlace{
       "waiting for " + who + " (pid " + std::to_string(busy->pid) + ") " + place_in_stack(busy->stack).text,
-      RankPlace::Kind::kElsewhere};
+      RankPlace::Kind::kElsewhere, ""};
 }
 
 }  // namespace
+
+bool is_barrier(const RankPlace& place) {
+  return place.kind == RankPlace::Kind::kCollective &&
+         (place.call == "barrier" || place.call == "monitored_barrier");
+}
 
 std::optional<RankPlace> place_of(const RankReport& r) {
   if (r.stack && !r.stack->stack.threads.empty() && !r.stack->stack.threads.front().frames.empty()) {
@@ -96,7 +114,7 @@ std::optional<RankPlace> place_of(const RankReport& r) {
     return own;
   }
   if (!r.syscall.empty() && r.syscall != "running")
-    return RankPlace{"in " + r.syscall, RankPlace::Kind::kUnknown};
+    return RankPlace{"in " + r.syscall, RankPlace::Kind::kUnknown, ""};
   return std::nullopt;
 }
 
@@ -117,13 +135,17 @@ Whereabouts whereabouts(const std::vector<std::pair<int, const RankReport*>>& ra
   std::sort(w.groups.begin(), w.groups.end(),
             [](const PlaceGroup& a, const PlaceGroup& b) { return a.ranks.front() < b.ranks.front(); });
 
-  // With stacks: the ranks in a collective wait for the ones that are elsewhere.
+  // With stacks: the ranks in a collective wait for the ones that are elsewhere; when every
+  // known place is a collective, the places themselves disagree.
   const bool any_collective = std::any_of(w.groups.begin(), w.groups.end(), [](const PlaceGroup& g) {
     return g.place.kind == RankPlace::Kind::kCollective;
   });
+  w.mismatch = std::all_of(w.groups.begin(), w.groups.end(),
+                           [](const PlaceGroup& g) { return g.place.kind == RankPlace::Kind::kCollective; });
   std::vector<size_t> candidates;
   for (size_t i = 0; i < w.groups.size(); ++i) {
-    if (!any_collective || w.groups[i].place.kind == RankPlace::Kind::kElsewhere) candidates.push_back(i);
+    if (!any_collective || w.mismatch || w.groups[i].place.kind == RankPlace::Kind::kElsewhere)
+      candidates.push_back(i);
   }
   // Among the candidates, the one place fewest ranks share; a tie names nobody.
   std::sort(candidates.begin(), candidates.end(),

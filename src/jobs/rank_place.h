@@ -10,8 +10,11 @@
 //      workers' stacks too, the place is the busy worker's: "waiting for DataLoader worker
 //      (pid N) in __getitem__ (data.py:12)";
 //   2. else the system call its main thread is blocked in (/proc/PID/syscall).
-// The ranks in a collective wait for the ones that are not. Without stacks, a place that
-// only a minority of ranks share is the odd one out. Pure.
+// The ranks in a collective wait for the ones that are not. When every rank is in a
+// collective but in different ones, the ranks that entered the odd one out are the
+// culprit of a mismatch (PyTorch's flight recorder calls it the first mismatched
+// collective). Without stacks, a place that only a minority of ranks share is the odd one
+// out. Pure.
 #pragma once
 
 #include <optional>
@@ -27,7 +30,12 @@ struct RankPlace {
   std::string
       text;  // "in fetch_next_shard (data.py:31)", "in all_reduce (train.py:57)", "in clock_nanosleep"
   Kind kind = Kind::kUnknown;  // kUnknown when only the system call is known
+  std::string call;            // the function the program called there: "all_reduce", "barrier"
 };
+
+// Whether ranks waiting at this place wait for work their peers do on purpose (a barrier
+// while rank 0 evaluates or logs), rather than for the data of a collective.
+bool is_barrier(const RankPlace& place);
 
 // Where the report says the rank is; nullopt when it carries neither stack nor system call.
 std::optional<RankPlace> place_of(const RankReport& r);
@@ -40,6 +48,10 @@ struct PlaceGroup {
 struct Whereabouts {
   std::vector<PlaceGroup> groups;  // by place, in order of their lowest rank
   std::optional<size_t> culprit;   // the group the others wait for, when one can be named
+  // Every rank whose place is known waits in a collective, but not all in the same one
+  // (another call, or the same call at another line): a collective mismatch. The culprit
+  // is then the place fewest ranks share, when one does.
+  bool mismatch = false;
 };
 
 // Groups the ranks (rank, its last report) by place, leaving out ranks whose place is

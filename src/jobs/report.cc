@@ -303,6 +303,21 @@ void read_rank(const Fields& f, RankReport& r) {
     r.nonfinite_first_step = first;
     r.nonfinite_first_age_ms = f.age("nonfinite_first_age_ms");
   }
+  if (auto run = f.integer("nonfinite_run")) r.nonfinite_run = static_cast<uint64_t>(*run);
+  r.phase = f.text("phase");
+  if (r.phase.size() > 16) r.phase.resize(16);
+  if (const json::object* c = f.object("collectives")) {
+    Fields cf = f.child(*c, f.at("collectives"));
+    CollectiveReport cr;
+    cr.count = cf.counter("count");
+    cr.kind = cf.text("kind");
+    if (cr.kind.size() > 32) cr.kind.resize(32);
+    cr.inside = cf.flag("inside", false);
+    cr.wait_ms = cf.age("wait_ms").value_or(0);
+    cr.sampled_ms = cf.age("sampled_ms").value_or(0);
+    r.collective = std::move(cr);
+  }
+  if (auto rss = f.integer("rss_bytes")) r.rss_bytes = static_cast<uint64_t>(*rss);
   r.syscall = f.text("syscall");
   r.wchan = f.text("wchan");
   if (const json::object* st = f.object("stack")) read_stack(f.child(*st, f.at("stack")), r.stack.emplace());
@@ -464,5 +479,9 @@ Result<NodeReport> parse_node_report(std::string_view body) {
 }
 
 std::string_view to_string(RankStatus s) { return name_of(kRankStatusNames, s); }
+
+bool evaluating(const RankReport& r) { return r.status == RankStatus::kEvaluating || r.phase == "eval"; }
+
+bool off_pace(const RankReport& r) { return evaluating(r) || r.phase == "warmup"; }
 
 }  // namespace trainwatch::jobs

@@ -65,6 +65,20 @@ struct RankStack {
   std::vector<ChildPyStack> children;
 };
 
+struct CollectiveReport {
+  uint64_t count = 0;   // collectives entered
+  std::string kind;     // "all_reduce", "broadcast", "barrier"...: the current or last one
+  bool inside = false;  // in it now
+  int64_t wait_ms = 0;  // sampled time in a collective, since the agent first saw the rank
+  int64_t sampled_ms = 0;
+};
+
+// A rank evaluating, as its status or its declared phase says: it makes no steps on purpose.
+struct RankReport;
+bool evaluating(const RankReport& r);
+// Steps that say nothing of the job's pace: evaluation, a declared warm-up.
+bool off_pace(const RankReport& r);
+
 struct RankReport {
   int rank = -1;
   int local_rank = -1;
@@ -95,6 +109,18 @@ struct RankReport {
   std::optional<uint64_t> nonfinite_total;
   std::optional<int64_t> nonfinite_first_step;
   std::optional<int64_t> nonfinite_first_age_ms;
+  // The steps in a row of that run, up to the last one seen (optional in schema 1; 0 once
+  // the loss is finite again): one NaN is a finding, a streak of them a page (analysis.h).
+  std::optional<uint64_t> nonfinite_run;
+  // The phase the job declared ("" or "train": training; "eval", "warmup"), and the
+  // collectives the rank marks (optional in schema 1; absent from older agents and
+  // libraries, and for a rank that marks none): how many it entered, the kind of the one it
+  // is in (or was in last), whether it is in it now, and, over the agent's samples, the time
+  // it was seen in one against the time sampled (cumulative: windows subtract).
+  std::string phase;
+  std::optional<CollectiveReport> collective;
+  // Its resident memory at the agent's last sample while it lived (optional in schema 1).
+  std::optional<uint64_t> rss_bytes;
   // Where its main thread waits (the agent's reading of /proc; "" when unknown), and its
   // Python stack when the agent asked for one because its step was overdue.
   std::string syscall, wchan;

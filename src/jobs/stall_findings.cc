@@ -17,10 +17,12 @@ namespace {
 // with where each group is.
 struct Culprit {
   std::vector<int> ranks;
-  std::string who;               // "rank 2 (node-b, pid 7) is", "ranks 2-3 are"
-  std::string place;             // "in fetch_next_shard (data.py:31)"
-  std::string others;            // "; ranks 0-1 are in all_reduce (train.py:57)"
-  bool strict_minority = false;  // fewer than half the running ranks
+  std::string who;                 // "rank 2 (node-b, pid 7) is", "ranks 2-3 are"
+  std::string place;               // "in fetch_next_shard (data.py:31)"
+  std::string others;              // "; ranks 0-1 are in all_reduce (train.py:57)"
+  bool strict_minority = false;    // fewer than half the running ranks
+  bool mismatch = false;           // every rank in a collective, the culprit in another one
+  bool others_in_barrier = false;  // the others wait in a barrier: for work they asked of it
 };
 
 std::optional<Culprit> stalled_culprit(const Context& c,
@@ -35,6 +37,8 @@ std::optional<Culprit> stalled_culprit(const Context& c,
   out.ranks = stuck.ranks;
   out.place = stuck.place.text;
   out.strict_minority = 2 * stuck.ranks.size() < active.size();
+  out.mismatch = w.mismatch;
+  out.others_in_barrier = true;
   if (stuck.ranks.size() == 1) {
     out.who = Context::who(stuck.ranks[0], c.job.ranks().at(stuck.ranks[0])) + " is";
   } else {
@@ -44,40 +48,90 @@ std::optional<Culprit> stalled_culprit(const Context& c,
     if (i == *w.culprit) continue;
     const PlaceGroup& g = w.groups[i];
     out.others += "; " + ranks_phrase(g.ranks) + (g.ranks.size() == 1 ? " is " : " are ") + g.place.text;
+    out.others_in_barrier = out.others_in_barrier && is_barrier(g.place);
   }
   return out;
 }
 
+// Every rank in a collective, in more than one, and no place fewer ranks share than the
+// others: the mismatch is certain, the ranks that went astray are not.
+//   "a collective mismatch at step 39: ranks 0-1 are in broadcast (train.py:80); ranks 2-3
+//    are in all_reduce (train.py:72)"
+std::optional<std::string> mismatch_without_culprit(
+    const std::vector<std::pair<int, const RankRecord*>>& active, int64_t step) {
+  std::vector<std::pair<int, const RankReport*>> reports;
+  reports.reserve(active.size());
+  for (const auto& [rank, r] : active) reports.emplace_back(rank, &r->last);
+  const Whereabouts w = whereabouts(reports);
+  if (!w.mismatch || w.culprit) return std::nullopt;
+  std::string text = "a collective mismatch at step " + std::to_string(step) + ":";
+  for (size_t i = 0; i < w.groups.size(); ++i) {
+    const PlaceGroup& g = w.groups[i];
+    text += std::string(i == 0 ? " " : "; ") + ranks_phrase(g.ranks) +
+            (g.ranks.size() == 1 ? " is " : " are ") + g.place.text;
+  }
+  return text;
+}
+
 // Every rank stopped at one step: when their places name the rank the others wait for,
-// that rank is the finding, with where it is and where the others are.
+// that rank is the finding, with where it is and where the others are; when every rank is
+// in a collective but the culprit in another one, the finding is the mismatch:
+//   "rank 1 (node-a, pid 7) is in broadcast (train.py:80), a collective mismatch at step 39:
+//    no step for 1m (step timeout 1m); ranks 0,2-3 are in all_reduce (train.py:72)"
 bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
                         int64_t step, MonoTime progress, const std::string& timeout_text, Millis step_timeout,
                         std::vector<Finding>& out) {
   auto culprit = stalled_culprit(c, active);
-  if (!culprit) return false;
-  std::string message = culprit->who + " stuck " + culprit->place + " at step " + std::to_string(step) +
-                        ": no step for " + ago(c.now, progress) + timeout_text + culprit->others;
-  out.push_back({"rank_stuck", Severity::kDown, culprit->ranks, "", message, kOrderStalled,
-                 progress + step_timeout, progress});
+  if (!culprit) {
+    auto mismatch = mismatch_without_culprit(active, step);
+    if (!mismatch) return false;
+    std::vector<int> ranks;
+    ranks.reserve(active.size());
+    for (const auto& [rank, r] : active) ranks.push_back(rank);
+    out.push_back({"collective_mismatch", Severity::kDown, ranks, "",
+                   *mismatch + ": no step for " + ago(c.now, progress) + timeout_text, kOrderStalled,
+                   progress + step_timeout, progress});
+    return true;
+  }
+  const std::string head = culprit->mismatch
+                               ? culprit->who + " " + culprit->place + ", a collective mismatch at step "
+                               : culprit->who + " stuck " + culprit->place + " at step ";
+  std::string message =
+      head + std::to_string(step) + ": no step for " + ago(c.now, progress) + timeout_text + culprit->others;
+  out.push_back({culprit->mismatch ? "collective_mismatch" : "rank_stuck", Severity::kDown, culprit->ranks,
+                 "", message, kOrderStalled, progress + step_timeout, progress});
   return true;
 }
 
 // Before the step timeout pages: once the job has made no step for early_warning_after()
-// and the places show a strict minority of ranks outside where the others wait, those
-// ranks are named in a warning the job's channels receive (never a page: a long step
-// that ends on its own is a false alarm a warning may be, a page may not).
+// and the places show a strict minority of ranks outside where the others wait (or in
+// another collective than theirs), those ranks are named in a warning the job's channels
+// receive (never a page: a long step that ends on its own is a false alarm a warning may
+// be, a page may not). Ranks that wait in a barrier wait for work they asked of the one
+// that is not there (rank 0 evaluating, logging, writing what only it writes): that is a
+// phase of the job, not a suspect; the step timeout, learned from the gaps the job has
+// shown, still pages if it never ends.
 void early_culprit_finding(const Context& c, const std::vector<std::pair<int, const RankRecord*>>& active,
                            int64_t step, MonoTime progress, Millis step_timeout, std::vector<Finding>& out) {
   const Millis after = early_warning_after(c.job.learned().smoothed_step_gap());
   if (after >= step_timeout || c.now - progress <= after) return;
   auto culprit = stalled_culprit(c, active);
   if (!culprit || !culprit->strict_minority) return;
-  std::string message = culprit->who + " likely stuck " + culprit->place + " at step " +
-                        std::to_string(step) + ": no step for " + ago(c.now, progress) + culprit->others +
-                        " (a page follows at the " + format_duration(step_timeout) +
+  if (culprit->others_in_barrier && !culprit->mismatch) return;
+  const std::string head =
+      culprit->mismatch ? culprit->who + " " + culprit->place + ", likely a collective mismatch at step "
+                        : culprit->who + " likely stuck " + culprit->place + " at step ";
+  std::string message = head + std::to_string(step) + ": no step for " + ago(c.now, progress) +
+                        culprit->others + " (a page follows at the " + format_duration(step_timeout) +
                         " step timeout if no step comes)";
-  Finding f{"rank_suspected", Severity::kWarning, culprit->ranks,   "",
-            message,          kOrderStalled,      progress + after, progress};
+  Finding f{culprit->mismatch ? "collective_mismatch" : "rank_suspected",
+            Severity::kWarning,
+            culprit->ranks,
+            "",
+            message,
+            kOrderStalled,
+            progress + after,
+            progress};
   f.notify = true;
   out.push_back(std::move(f));
 }
@@ -117,7 +171,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
     return;
   }
   MonoTime progress = newest.value_or(c.now);
-  if (auto ck = c.job.last_checkpoint_activity(); ck && *ck > progress) progress = *ck;
+  if (auto pause = c.job.last_pause_activity(); pause && *pause > progress) progress = *pause;
   const std::string timeout_text =
       " (step timeout " + format_duration(step_timeout) + (learned ? ", learned" : "") + ")";
   int64_t min_step = INT64_MAX, max_step = -1;
@@ -169,6 +223,24 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
                    *r->last_step_at + step_timeout,
                    *r->last_step_at});
   }
+}
+
+StallSense stall_sense(const Context& c) {
+  StallSense sense;
+  std::optional<MonoTime> newest;
+  std::vector<std::pair<int, const RankRecord*>> active;
+  for (const RankEntry& e : c.ranks) {
+    if (!e.running) continue;
+    active.emplace_back(e.rank, e.r);
+    if (evaluating(e.r->last)) sense.explained = true;
+    if (e.r->last_step_at && (!newest || *e.r->last_step_at > *newest)) newest = *e.r->last_step_at;
+  }
+  if (newest) sense.stalled_for = std::chrono::duration_cast<Millis>(c.now - *newest);
+  if (!sense.explained) {
+    auto culprit = stalled_culprit(c, active);
+    sense.explained = culprit && culprit->others_in_barrier && !culprit->mismatch;
+  }
+  return sense;
 }
 
 }  // namespace trainwatch::jobs::rules

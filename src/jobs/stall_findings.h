@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "jobs/analysis_context.h"
+#include "jobs/pace_findings.h"
 
 namespace trainwatch::jobs::rules {
 
@@ -14,5 +15,10 @@ namespace trainwatch::jobs::rules {
 // start-up that made too few steps within the start-up timeout.
 void stall_findings(const Context& c, bool starting, Millis step_timeout, bool learned,
                     std::vector<Finding>& out);
+
+// How long no running rank has stepped, and whether they wait on purpose: every rank but a
+// minority waits in a barrier for those (rank 0 evaluating, logging), or a rank is in a
+// phase the job declared (evaluation). Read only while the job makes no progress.
+StallSense stall_sense(const Context& c);
 
 }  // namespace trainwatch::jobs::rules

@@ -22,6 +22,8 @@ struct tw_handle {
   uint64_t oom_events = 0;
   uint64_t nonfinite_total = 0;
   bool in_nonfinite_run = false;  // the last loss reported was NaN or infinite
+  uint64_t collectives = 0;
+  uint64_t activity = 0;  // the slot's activity word as last written (slot_layout.h)
   uint32_t present = 0;
   uint32_t status = TW_STATUS_INITIALIZING;
   uint32_t status_before_checkpoint = TW_STATUS_TRAINING;

@@ -28,6 +28,15 @@ std::optional<ProcessInfo> parse_stat(int32_t pid, const std::string& text) {
   }
   info.start_ticks = std::strtoull(text.c_str() + pos, &end, 10);
   if (end == text.c_str() + pos) return std::nullopt;
+  // Optional from here: rss (24) and exit_code (52), which older kernels lack.
+  for (int field = 22; field < 52; ++field) {
+    pos = text.find(' ', pos);
+    if (pos == std::string::npos) return info;
+    ++pos;
+    if (field + 1 == 24) info.rss_pages = std::strtoull(text.c_str() + pos, &end, 10);
+  }
+  const uint64_t status = std::strtoull(text.c_str() + pos, &end, 10);
+  if (end != text.c_str() + pos) info.exit_status = static_cast<uint32_t>(status);
   return info;
 }
 

@@ -13,6 +13,10 @@ struct ProcessInfo {
   char state = '?';          // R S D T t Z X I ... (proc(5))
   uint64_t start_ticks = 0;  // field 22 of /proc/<pid>/stat, clock ticks since boot
   uint64_t cpu_ticks = 0;    // utime + stime (fields 14, 15), clock ticks
+  uint64_t rss_pages = 0;    // resident set size (field 24), pages
+  // The wait status its parent will read (field 52, Linux 3.5 on): meaningful once the
+  // process is a zombie, which is how an agent that is not its parent learns how it ended.
+  std::optional<uint32_t> exit_status;
 };
 
 // Reads <proc_root>/<pid>/stat. nullopt when the process does not exist (or cannot be read).

@@ -108,6 +108,9 @@ void reset_slot(tw_handle* h, const rp::RankOptions& o, uint64_t me) {
     g.name.store("");
     g.value_bits.store(0, kRelaxed);
   }
+  s->activity_owner.store(me, kRelaxed);
+  s->collectives.store(0, kRelaxed);
+  s->activity.store(0, kRelaxed);
   s->identity_owner.store(me, kRelaxed);
   s->attempt.store(o.attempt, kRelaxed);
   s->node_rank.store(o.node_rank, kRelaxed);
@@ -318,6 +321,33 @@ tw_status gauge_impl(tw_handle* h, const char* name, double value) {
 }  // namespace
 
 extern "C" {
+
+// Outside the seqlock: each word stands alone (slot_layout.h), and a reader sampling which
+// collective a rank is in must never have to retry.
+tw_status tw_collective_begin(tw_handle* h, tw_collective kind) {
+  if (!writable(h)) return not_writable(h);
+  const auto k = static_cast<uint64_t>(kind) <= TW_COLLECTIVE_RECV ? static_cast<uint64_t>(kind) : 0;
+  h->slot->collectives.store(++h->collectives, kRelaxed);
+  h->activity = (h->activity & ~(rp::kActivityKindMask | rp::kActivityInside)) | k | rp::kActivityInside;
+  h->slot->activity.store(h->activity, kRelaxed);
+  return TW_OK;
+}
+
+tw_status tw_collective_end(tw_handle* h) {
+  if (!writable(h)) return not_writable(h);
+  h->activity &= ~rp::kActivityInside;
+  h->slot->activity.store(h->activity, kRelaxed);
+  return TW_OK;
+}
+
+tw_status tw_set_phase(tw_handle* h, tw_phase phase) {
+  if (static_cast<uint32_t>(phase) > TW_PHASE_WARMUP) return TW_ERR_INVALID_ARGUMENT;
+  if (!writable(h)) return not_writable(h);
+  h->activity = (h->activity & ~(rp::kActivityPhaseMask << rp::kActivityPhaseShift)) |
+                (static_cast<uint64_t>(phase) << rp::kActivityPhaseShift);
+  h->slot->activity.store(h->activity, kRelaxed);
+  return TW_OK;
+}
 
 tw_status tw_set_pipeline_stage(tw_handle* h, int32_t stage) {
   if (!writable(h)) return not_writable(h);

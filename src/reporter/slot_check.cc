@@ -99,7 +99,7 @@ std::string slot_regression(const SlotSnapshot& before, const SlotSnapshot& now)
 }
 
 void repair_slot_text(SlotSnapshot& s) {
-  repair(s.error, AtomicText<32>::kCapacity);
+  repair(s.error, AtomicText<29>::kCapacity);
   repair(s.checkpoint_path, AtomicText<12>::kCapacity);
   for (auto& g : s.gauges) repair(g.name, AtomicText<3>::kCapacity);
 }

@@ -16,8 +16,8 @@
 //   reader: a=seq (acquire); fields (relaxed); fence(acquire); b=seq (relaxed); ok iff a==b, even
 // Any change here that moves a field bumps kLayoutVersion; fields added in bytes that layout 1
 // leaves unused keep it, with a rule for telling an older writer's slot apart: the launch
-// identity (at the end of the slot, which it fills) and the non-finite loss record (in the
-// tail of checkpoint_path, see there).
+// identity (at the end of the slot, which it fills), the non-finite loss record (in the
+// tail of checkpoint_path) and the activity record (in the tail of error, see there).
 #pragma once
 
 #include <atomic>
@@ -149,9 +149,21 @@ struct Slot {
   std::atomic<int64_t> nonfinite_first_step;     // -1: no non-finite loss yet
   std::atomic<uint64_t> nonfinite_first_report;  // step_reports at that step: tells runs apart
 
-  // Last error.
+  // Last error. Layout 1 gave the text 32 words; this build writes it into the first 29
+  // (231 bytes, cut as before, so byte 231 is always its NUL) and keeps the last 3 for the
+  // activity record below. An older agent reads the 32 words as text and stops at that NUL.
   std::atomic<int64_t> error_ms;
-  AtomicText<32> error;
+  AtomicText<29> error;
+
+  // What the rank is doing between steps (trainwatch.h: tw_collective_begin, tw_set_phase):
+  // the collectives it entered, and the activity word (kActivity* below: the kind of the
+  // collective it is in, or was in last, whether it is in it now, and the phase the job
+  // declared). Each word is written alone, outside the seqlock, one store per call: a reader
+  // may read it at any time. An older library writes its error text across these words and
+  // never the record, so it counts only while activity_owner equals owner.
+  std::atomic<uint64_t> activity_owner;
+  std::atomic<uint64_t> collectives;
+  std::atomic<uint64_t> activity;
 
   GaugeCell gauges[kMaxGauges];
   AtomicText<8> job;
@@ -169,6 +181,15 @@ struct Slot {
 static_assert(sizeof(Slot) <= kSlotSize, "slot grew past its fixed size: bump the layout");
 // The path and the non-finite record share what layout 1 gave the path alone: no field moved.
 static_assert(sizeof(AtomicText<12>) + 4 * sizeof(uint64_t) == sizeof(AtomicText<16>));
+// The error text and the activity record share what layout 1 gave the error alone.
+static_assert(sizeof(AtomicText<29>) + 3 * sizeof(uint64_t) == sizeof(AtomicText<32>));
+
+// The activity word: bits 0-7 the collective's kind (tw_collective), bit 8 set while the rank
+// is inside it, bits 16-23 the declared phase (tw_phase).
+inline constexpr uint64_t kActivityKindMask = 0xffu;
+inline constexpr uint64_t kActivityInside = 1u << 8;
+inline constexpr int kActivityPhaseShift = 16;
+inline constexpr uint64_t kActivityPhaseMask = 0xffu;
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
 inline uint64_t pack_owner(int32_t pid, uint64_t start_ticks) {

@@ -55,6 +55,9 @@ void copy_fields(const Slot& s, uint64_t owner, SlotSnapshot* o) {
   o->nonfinite_total = o->has_nonfinite ? s.nonfinite_total.load(kRelaxed) : 0;
   o->nonfinite_first_step = o->has_nonfinite ? s.nonfinite_first_step.load(kRelaxed) : -1;
   o->nonfinite_first_report = o->has_nonfinite ? s.nonfinite_first_report.load(kRelaxed) : 0;
+  o->has_activity = s.activity_owner.load(kRelaxed) == owner;
+  o->collectives = o->has_activity ? s.collectives.load(kRelaxed) : 0;
+  o->activity = o->has_activity ? s.activity.load(kRelaxed) : 0;
 }
 
 }  // namespace

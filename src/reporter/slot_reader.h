@@ -52,6 +52,11 @@ struct SlotSnapshot {
   uint64_t nonfinite_total = 0;
   int64_t nonfinite_first_step = -1;
   uint64_t nonfinite_first_report = 0;
+  // The activity record, when the slot's writer keeps one (slot_layout.h): the collectives
+  // entered, and the activity word (the kind of the current or last one, inside it, phase).
+  bool has_activity = false;
+  uint64_t collectives = 0;
+  uint64_t activity = 0;
 };
 
 enum class ReadResult { kOk, kEmpty, kBusy };

@@ -123,6 +123,12 @@ json::object rank_json(const JobSnapshot& s, int rank, const jobs::RankRecord& r
       {"health", jobs::to_string(health)},
       {"attempt", l.attempt ? json::value(*l.attempt) : json::value(nullptr)},
       {"run_id", l.run_id.empty() ? json::value(nullptr) : json::value(l.run_id)},
+      {"phase", l.phase.empty() ? "train" : l.phase},
+      {"collective", l.collective ? json::value(json::object{{"count", l.collective->count},
+                                                             {"kind", l.collective->kind},
+                                                             {"inside", l.collective->inside}})
+                                  : json::value(nullptr)},
+      {"rss_bytes", l.rss_bytes ? json::value(*l.rss_bytes) : json::value(nullptr)},
       {"syscall", l.syscall.empty() ? json::value(nullptr) : json::value(l.syscall)},
       {"wchan", l.wchan.empty() ? json::value(nullptr) : json::value(l.wchan)},
       {"stack", stack_json(l)},
@@ -251,7 +257,7 @@ json::array runs_json(const JobSnapshot& s) {
 }
 
 json::object interruption_json(const JobSnapshot& s, const jobs::Interruption& i) {
-  const MonoTime started = s.state->attempt_start(i.attempt);
+  const MonoTime started = jobs::work_began(*s.state, i.attempt);
   const auto steps = i.steps_lost();
   const jobs::AttemptRecord* attempt = s.state->attempt(i.attempt);
   return json::object{

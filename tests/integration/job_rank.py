@@ -9,6 +9,13 @@ test to compare with what the alert names), `oom-<rank>` makes it raise CUDA's
 out-of-memory error, `checkpoint` makes rank 0 write a
 checkpoint that takes CHECKPOINT_STEPS steps' time. STEP_JITTER adds random sleep a step.
 LINGER_S_<rank> keeps that rank alive (still "training") that long after its last step.
+`sleep2x-<rank>` makes that rank sleep twice its usual step time every step (a straggler
+whose compute does not burn CPU, as a throttled GPU's wait does not), `nan-once-<rank>` makes
+its next loss alone NaN (the step goes into `nan-once-<rank>.step`), `mismatch-<rank>` makes
+it enter a broadcast where the others enter all_reduce (a collective mismatch: the job
+hangs for good). `eval` holds "STEP MODE SECONDS": at that step every rank evaluates for
+SECONDS, declared (MODE "all": trainwatch's phase "eval", then a barrier), or rank 0 alone,
+undeclared, while the others wait for it in dist.barrier() (MODE "rank0"), as most scripts do.
 START_GATE names a file the rank waits for, its imports done, before it joins the rendezvous
 and registers with the agent: a restart started early and let go at the instant of a kill is
 back within milliseconds, as no Python start-up could be.
@@ -49,11 +56,44 @@ def fetch_next_shard(flag):
         time.sleep(0.5)
 
 
+def planned(name):
+    """The words of control file `name`, or None when there is none."""
+    try:
+        with open(os.path.join(control, name)) as f:
+            return f.read().split()
+    except OSError:
+        return None
+
+
+def evaluate(seconds):
+    time.sleep(seconds)  # forward passes over the validation set: no step, no collective
+
+
+def evaluation(step):
+    plan = planned("eval")
+    if not plan or int(plan[0]) != step:
+        return
+    mode, seconds = plan[1], float(plan[2])
+    if mode == "all":
+        with tw.phase("eval"):
+            evaluate(seconds)
+            dist.barrier()
+    else:
+        if rank == 0:
+            evaluate(seconds)
+        dist.barrier()
+
+
 print("ready", flush=True)
 step = 0
 nan_before = False
+usual_step_s = None  # this rank's step time before it slowed down (sleep2x-<rank>)
+last_step_at = time.monotonic()
 while True:
     step += 1
+    straggling = os.path.exists(os.path.join(control, f"sleep2x-{rank}"))
+    if straggling and usual_step_s:
+        time.sleep(2 * usual_step_s)
     reps = 3 if os.path.exists(os.path.join(control, f"slow-{rank}")) else 1
     for _ in range(reps):
         for _ in range(8):
@@ -63,6 +103,9 @@ while True:
     opt.zero_grad()
     loss.backward()
     fetch_next_shard(os.path.join(control, f"stuck-{rank}"))
+    if os.path.exists(os.path.join(control, f"mismatch-{rank}")):
+        for p in model.parameters():
+            dist.broadcast(p.grad, src=0)
     for p in model.parameters():
         dist.all_reduce(p.grad)
     opt.step()
@@ -78,12 +121,25 @@ while True:
                 f.write(str(step))
             os.replace(first + ".tmp", first)
     nan_before = nan_now
+    once = os.path.join(control, f"nan-once-{rank}")
+    if os.path.exists(once):
+        value = float("nan")
+        os.unlink(once)
+        with open(once + ".step.tmp", "w") as f:
+            f.write(str(step))
+        os.replace(once + ".step.tmp", once + ".step")
     tw.step(step, loss=value, samples=16, tokens=16 * 32)
+    evaluation(step)
     if rank == 0 and os.path.exists(os.path.join(control, "checkpoint")):
         os.unlink(os.path.join(control, "checkpoint"))
         with tw.checkpoint(step):
             time.sleep(int(os.environ.get("CHECKPOINT_STEPS", "20")) * pace)
     time.sleep(pace + (rng.uniform(0, jitter) if jitter else 0))
+    now = time.monotonic()
+    if not straggling:  # the usual step, smoothed; a straggler's own steps never count
+        took = now - last_step_at
+        usual_step_s = took if usual_step_s is None else 0.9 * usual_step_s + 0.1 * took
+    last_step_at = now
     if step == int(os.environ.get("MAX_STEPS", "0") or 0):
         break
 dist.barrier()

@@ -97,7 +97,7 @@ def test_a_job_run_again_after_finishing_at_attempt_1_is_a_new_watched_run(start
         [attempt] = runs[1]["attempts"]
         assert attempt["launcher_attempt"] == 0 and attempt["run"] == 2 and attempt["outcome"] is None, attempt
         status, page, _ = server.get("/jobs/again")
-        assert status == 200 and 'id="runs"' in page and "<td>8812345</td>" in page, page
+        assert status == 200 and 'id="runs"' in page and '<td data-label="run id">8812345</td>' in page, page
         print(f"a new run's SIGKILL named after {elapsed:.1f} s: {cause}")
     finally:
         node.close()

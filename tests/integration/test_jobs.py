@@ -259,6 +259,36 @@ def rank_view(job, rank):
     return next(r for r in job["ranks"] if r["rank"] == rank)
 
 
+def test_one_nan_loss_is_a_finding_not_a_page(cluster):
+    """One bad batch: rank 0 reports a NaN loss at one step, then finite ones. The job page
+    shows it as a warning naming that step; nobody is paged."""
+    wait_for(lambda: training_up(cluster), timeout=60, what="a healthy job")
+    cluster.remove("nan-once-0.step")
+    cluster.touch("nan-once-0")
+    step_file = cluster.control / "nan-once-0.step"
+    bad = int(wait_for(lambda: step_file.exists() and step_file.read_text(), timeout=10, what="the NaN step"))
+    statuses = set()
+
+    def finding():
+        j = cluster.job()
+        statuses.add(j["status"])
+        return [f for f in j["findings"] if f["code"] == "loss_not_finite"]
+
+    [f] = wait_for(finding, timeout=15, interval=0.2, what="the NaN's finding")
+    assert f["severity"] == "warning" and f["ranks"] == [0], f
+    assert re.match(rf"rank 0 \(node-a, pid {cluster.procs[0].pid}\) reported (a non-finite loss|non-finite losses "
+                    rf"from step) (at step )?{bad} ", f["message"]), f
+    # A few checks more: the warning stays, the job never goes down.
+    until = time.monotonic() + 5
+    while time.monotonic() < until:
+        finding()
+        time.sleep(0.5)
+    assert statuses == {"up"}, statuses
+    assert cluster.hook.downs() == [], cluster.hook.downs()
+    assert rank_view(cluster.job(), 0)["nonfinite_first_step"] == bad
+    cluster.remove("nan-once-0.step")
+
+
 def test_nan_loss_on_rank_0_is_down(cluster):
     wait_for(lambda: training_up(cluster), timeout=60, what="a healthy job")
     cluster.remove("nan-0.first")

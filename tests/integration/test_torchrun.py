@@ -97,7 +97,7 @@ def test_a_torchrun_restart_is_a_new_attempt_and_one_interruption(start_server, 
         metrics = server.get("/metrics")[1]
         assert f'trainwatch_job_interruptions_total{{training_job="tiny",cause="{i["cause"]}"}} 1' in metrics
         status, page, _ = server.get("/jobs/tiny")
-        assert status == 200 and 'id="ledger"' in page and f"<td>{i['cause']} " in page, page
+        assert status == 200 and 'id="ledger"' in page and f'<td data-label="cause">{i["cause"]} ' in page, page
         assert 'over 2 attempts' in page, page
         print(f"torchrun restart: interruption {i}")
 

@@ -1,7 +1,9 @@
 // Job analysis on a manual clock: reports go in at chosen instants, the verdict comes out.
 #include <cmath>
+#include <csignal>
 #include <functional>
 #include <limits>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@
 namespace trainwatch::jobs {
 namespace {
 
+using testing::exited;
 using testing::ManualClock;
 using testing::node_report;
 using testing::training;
@@ -411,23 +414,46 @@ TEST_F(JobAnalysis, ACheckpointIsNotAStallUntilItsOwnTimeout) {
   }
 }
 
-TEST_F(JobAnalysis, NonFiniteLossIsDown) {
+// Five steps in a row with a NaN loss, the run still going on: a page naming its first step.
+TEST_F(JobAnalysis, AStreakOfNonFiniteLossesIsDown) {
   int64_t step = run_healthy();
   clock_.advance(Millis(1'000));
   const std::string when = clock_time(clock_.system_time());
   RankReport r0 = training(0, step + 10);
   r0.loss = std::numeric_limits<double>::quiet_NaN();
-  r0.nonfinite_total = 1;
-  r0.nonfinite_first_step = step + 10;
+  r0.nonfinite_total = 5;
+  r0.nonfinite_first_step = step + 6;
   r0.nonfinite_first_age_ms = 0;
+  r0.nonfinite_run = 5;
   report("node-a", {r0, training(1, step + 10)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_EQ(v.findings.front().code, "loss_not_finite");
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{0});
   EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) has reported non-finite losses since step " +
-                         std::to_string(step + 10) + " (" + when + "): 1 so far, NaN at step " +
+                         std::to_string(step + 6) + " (" + when + "): 5 so far, NaN at step " +
                          std::to_string(step + 10));
+}
+
+// One NaN, its run still the rank's last loss: a warning on the page, no page, with a count
+// that says how close the page is.
+TEST_F(JobAnalysis, OneNonFiniteLossIsAWarningNotAPage) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(1'000));
+  const std::string when = clock_time(clock_.system_time());
+  RankReport r0 = training(0, step + 10);
+  r0.loss = std::numeric_limits<double>::infinity();
+  r0.nonfinite_total = 1;
+  r0.nonfinite_first_step = step + 10;
+  r0.nonfinite_first_age_ms = 0;
+  r0.nonfinite_run = 1;
+  report("node-a", {r0, training(1, step + 10)});
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  EXPECT_FALSE(v.notify) << "a finding on the page, not a message";
+  EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) reported a non-finite loss at step " +
+                         std::to_string(step + 10) + " (" + when +
+                         "): inf, 1 in a row so far (a page follows at 5 in a row)");
 }
 
 // A rank whose run of non-finite losses began at first_step, which its agent saw age_ms
@@ -511,22 +537,39 @@ TEST_F(JobAnalysis, ANonFiniteTieGoesToTheEarlierTimeThenTheLowerRank) {
 TEST_F(JobAnalysis, ASingleNanThatRecoversLeavesItsCountAndStep) {
   int64_t step = run_healthy();
   clock_.advance(Millis(1'000));
+  const std::string when = clock_time(clock_.system_time());
   report("node-a", {nan_since(training(0, step + 10), step + 10, 0, 1), training(1, step + 10)});
-  EXPECT_TRUE(verdict().down);
+  EXPECT_FALSE(verdict().down) << verdict().cause;
   clock_.advance(Millis(1'000));
   RankReport recovered = training(0, step + 20);
   recovered.loss = 2.5;
   recovered.nonfinite_total = 1;
   recovered.nonfinite_first_step = step + 10;
   recovered.nonfinite_first_age_ms = 1'000;
+  recovered.nonfinite_run = 0;
   report("node-a", {recovered, training(1, step + 20)});
   report("node-b", {training(2, step + 20), training(3, step + 20)});
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
-  EXPECT_EQ(find(v, "loss_not_finite"), nullptr);
+  EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) reported non-finite losses from step " +
+                         std::to_string(step + 10) + " (" + when +
+                         "), 1 in all, and trains on with finite losses since");
   const RankRecord& r0 = job_.ranks().at(0);
   EXPECT_EQ(r0.last.nonfinite_total, 1u);
   EXPECT_EQ(r0.nonfinite_first_step, step + 10);
+  // The finding stays kNonfiniteNoticeFor, the count and the step for good.
+  for (int i = 0; i < 300; ++i) {
+    clock_.advance(Millis(1'000));
+    step += 10;
+    recovered.step = step + 20;
+    recovered.step_reports = static_cast<uint64_t>(step + 21);
+    recovered.nonfinite_first_age_ms = 1'000 * (i + 2);
+    report("node-a", {recovered, training(1, step + 20)});
+    report("node-b", {training(2, step + 20), training(3, step + 20)});
+  }
+  v = verdict();
+  EXPECT_EQ(find(v, "loss_not_finite"), nullptr) << v.cause;
+  EXPECT_EQ(job_.ranks().at(0).last.nonfinite_total, 1u);
 }
 
 // Synchronous training: every rank steps at the slowest one's pace, so the step interval
@@ -552,6 +595,36 @@ TEST_F(JobAnalysis, AStragglerIsAWarningNamedByItsCostAStep) {
   EXPECT_EQ(
       v.cause.rfind("rank 3 (node-b, pid 103) is a straggler: 30.0 ms of CPU a step, 3.0x the job median", 0),
       0u)
+      << v.cause;
+}
+
+// Ranks that mark their collectives: every rank steps every 300 ms (synchronous), the
+// agents' samples find ranks 0-2 in all_reduce two thirds of the time and rank 3 never, so
+// rank 3 takes 300 ms to reach the collective where the others take 100 ms. Rank 0 hosts
+// its node's agent and burns more CPU than anyone: that names nobody.
+TEST_F(JobAnalysis, AStragglerIsTheRankThatReachesTheCollectiveLast) {
+  for (int i = 0; i <= 8; ++i) {
+    std::vector<RankReport> a, b;
+    for (int rank = 0; rank < 4; ++rank) {
+      RankReport r = training(rank, 60 + 4 * i);
+      r.cpu_s = (rank == 0 ? 0.050 : 0.010) * 4 * i;
+      r.collective = CollectiveReport{static_cast<uint64_t>(60 + 4 * i), "all_reduce", rank != 3,
+                                      rank == 3 ? 0 : 800 * i, 1'200 * i};
+      (rank < 2 ? a : b).push_back(r);
+    }
+    report("node-a", a);
+    report("node-b", b);
+    clock_.advance(Millis(1'200));
+  }
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  ASSERT_EQ(v.findings.size(), 1u) << v.cause;
+  EXPECT_EQ(v.findings[0].code, "straggler");
+  EXPECT_EQ(v.findings[0].ranks, std::vector<int>{3});
+  EXPECT_EQ(v.cause.rfind("rank 3 (node-b, pid 103) is a straggler: 300.0 ms a step to reach the collective, "
+                          "3.0x the job median (100.0 ms) over the last ",
+                          0),
+            0u)
       << v.cause;
 }
 
@@ -611,6 +684,32 @@ TEST_F(JobAnalysis, AllRanksFinishedClosesCleanlyEvenAsTheirProcessesAndAgentsGo
   EXPECT_EQ(v.phase, "finished");
 }
 
+// torch.save on a full disk raises OSError, the script catches it and reports it, then torch
+// aborts: the alert quotes the error the rank reported before the signal, and the ledger
+// books a full disk.
+TEST_F(JobAnalysis, ARankThatDiesAfterReportingAnErrorIsNamedWithThatError) {
+  int64_t step = run_healthy();
+  const std::string when = clock_time(clock_.system_time());
+  RankReport r0 = training(0, step);
+  r0.status = RankStatus::kCheckpointing;
+  r0.error = "OSError: [Errno 28] No space left on device\nTraceback...";
+  r0.error_age_ms = 0;
+  report("node-a", {r0, training(1, step)});
+  clock_.advance(Millis(1'000));
+  r0.error_age_ms = 1'000;
+  report("node-a", {exited(r0, 0, SIGABRT), training(1, step)});
+  report("node-b", {training(2, step), training(3, step)});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) was killed by SIGABRT at step " + std::to_string(step) +
+                         " while checkpointing, after reporting an error at " + when +
+                         ": OSError: [Errno 28] No space left on device");
+  InterruptionLedger ledger;
+  ledger.observe(job_, v, clock_.monotonic_time(), clock_.system_time());
+  ASSERT_EQ(ledger.entries().size(), 1u);
+  EXPECT_EQ(ledger.entries()[0].cause.kind, InterruptionKind::kDiskFull);
+}
+
 TEST_F(JobAnalysis, AFailedRankAloneIsDownWithItsError) {
   int64_t step = run_healthy();
   report("node-a", {training(0, step), failed_with(1, step, "ValueError: bad batch")});
@@ -630,33 +729,81 @@ TEST_F(JobAnalysis, AThroughputDropIsAWarningInTheJobsOwnUnit) {
   spec_.thresholds.step_timeout = Millis(60'000);
   int64_t step = 0;
   uint64_t tokens = 0;
-  auto both = [&](int64_t s, uint64_t t) {
+  auto both = [&](int64_t s, uint64_t t, int64_t no_step_ms) {
     std::vector<RankReport> a, b;
     for (int rank = 0; rank < 4; ++rank) {
       RankReport r = training(rank, s);
       r.tokens = t;
+      r.last_step_age_ms = no_step_ms;
       (rank < 2 ? a : b).push_back(r);
     }
     report("node-a", a);
     report("node-b", b);
   };
   for (int i = 0; i < 8; ++i, step += 10, tokens += 1000) {
-    both(step, tokens);
+    both(step, tokens, 0);
     clock_.advance(Millis(1'000));
   }
   EXPECT_TRUE(verdict().findings.empty()) << verdict().cause;
-  // The first report of the stall still carries the last healthy second; three more with
-  // no progress on either node make the drop.
-  for (int i = 0; i < 5; ++i) {
-    both(step, tokens);
+  // A stall is judged at the soft-hang time (6 s here): nothing before, then the drop.
+  for (int i = 0; i < 6; ++i) {
+    both(step, tokens, 1'000 * i);
     clock_.advance(Millis(1'000));
+    EXPECT_EQ(find(verdict(), "throughput_drop"), nullptr) << i << ": " << verdict().cause;
   }
+  both(step, tokens, 6'000);
+  clock_.advance(Millis(1'000));
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down);
   ASSERT_FALSE(v.findings.empty());
   EXPECT_EQ(v.findings[0].code, "throughput_drop");
   EXPECT_EQ(v.cause.rfind("throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)", 0), 0u)
       << v.cause;
+}
+
+// Steps of 0.25 to 0.75 s (±50 %) in report windows of a second: a window holds one step
+// or three. Five minutes of it never make a drop; a job-wide slowdown to a third does,
+// saying no rank is slower than the others.
+TEST_F(JobAnalysis, AJitteryJobIsNoDropButAJobWideSlowdownIs) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> gap(0.25, 0.75);
+  int64_t step = 0;
+  double next_step_s = 0, t_s = 0;
+  auto run_for = [&](double seconds, double slowdown, const std::function<void()>& each_second) {
+    for (double end = t_s + seconds; t_s < end; t_s += 1.0) {
+      int64_t last_step_ms = 0;
+      while (next_step_s <= t_s + 1.0) {
+        ++step;
+        last_step_ms = static_cast<int64_t>(1000 * (t_s + 1.0 - next_step_s));
+        next_step_s += slowdown * gap(rng);
+      }
+      clock_.advance(Millis(1'000));
+      std::vector<RankReport> a, b;
+      for (int rank = 0; rank < 4; ++rank) {
+        RankReport r = training(rank, step);
+        r.samples = static_cast<uint64_t>(16 * step);
+        r.last_step_age_ms = last_step_ms;
+        r.max_step_gap_ms = static_cast<int64_t>(750 * slowdown);
+        (rank < 2 ? a : b).push_back(r);
+      }
+      report("node-a", a);
+      report("node-b", b);
+      each_second();
+    }
+  };
+  spec_.thresholds.step_timeout_min = Millis(60'000);
+  run_for(300, 1.0, [&] {
+    EXPECT_EQ(find(verdict(), "throughput_drop"), nullptr) << t_s << " s: " << verdict().cause;
+  });
+  run_for(20, 3.0, [] {});
+  const JobVerdict v = verdict();
+  const Finding* drop = find(v, "throughput_drop");
+  ASSERT_NE(drop, nullptr) << v.cause;
+  EXPECT_NE(drop->message.find(" samples/s is below 0.5x the job's recent median ("), std::string::npos)
+      << drop->message;
+  EXPECT_NE(drop->message.find("), job-wide: no rank is slower at its steps than the others"),
+            std::string::npos)
+      << drop->message;
 }
 
 // The job trains steadily, then every rank stops while alive and reporting. The warning
@@ -684,9 +831,8 @@ TEST_F(JobAnalysis, AThroughputDropLastsAsLongAsTheStall) {
   const int stalled_reports = static_cast<int>(kThroughputHistory) + 30;
   for (int i = 0; i < stalled_reports; ++i) {
     both(1'000 * i);
-    // The first report of the stall still carries the last healthy second, and node-b's
-    // ranks count a report late; from the fifth on, every window is of the stall.
-    if (i >= 5) {
+    // A stall is a drop once it outlasts the soft-hang time (6 s), unexplained.
+    if (i >= 7) {
       JobVerdict v = verdict();
       const Finding* drop = find(v, "throughput_drop");
       ASSERT_NE(drop, nullptr) << "after " << i << " s of the stall: " << v.cause;
@@ -1007,6 +1153,64 @@ TEST_F(JobLedger, ASigkillAndATorchrunRestartIsOneInterruptionWithWhatItCost) {
   EXPECT_NEAR(g.ratio, 1.0 - 20.5 / 20.5, 1e-9) << "every second so far was lost or redone";
 }
 
+// The job's start-up (imports, data, the rendezvous) is no training lost: goodput counts
+// from its first step.
+TEST_F(JobLedger, GoodputCountsFromTheJobsFirstStep) {
+  for (int i = 0; i < 20; ++i) {  // 20 s of start-up: every rank initializing
+    report("node-a",
+           {relaunched(0, 0, RankStatus::kInitializing), relaunched(1, 0, RankStatus::kInitializing)});
+    report("node-b",
+           {relaunched(2, 0, RankStatus::kInitializing), relaunched(3, 0, RankStatus::kInitializing)});
+    clock_.advance(Millis(1'000));
+    tick();
+  }
+  for (int i = 0; i <= 10; ++i) {
+    report("node-a", {relaunched(0, 0, RankStatus::kTraining, 10 * i, 10 * i + 1),
+                      relaunched(1, 0, RankStatus::kTraining, 10 * i, 10 * i + 1)});
+    report("node-b", {relaunched(2, 0, RankStatus::kTraining, 10 * i, 10 * i + 1),
+                      relaunched(3, 0, RankStatus::kTraining, 10 * i, 10 * i + 1)});
+    if (i < 10) clock_.advance(Millis(1'000));
+    tick();
+  }
+  const Goodput g = ledger_.goodput(job_, clock_.monotonic_time());
+  EXPECT_EQ(g.wall, Millis(10'000));
+  EXPECT_EQ(g.ratio, 1.0);
+}
+
+// Rank 0's checkpoint write fails (a full disk), the script catches the error, and every
+// rank trains on: the failed checkpoint pages, but the job never stopped, so it costs
+// nothing until a restart redoes the steps since the last good checkpoint.
+TEST_F(JobLedger, ACaughtCheckpointFailureIsNoInterruptionWhileTheJobTrainsOn) {
+  int64_t step = 0;
+  auto all = [&](CheckpointState ck) {
+    RankReport r0 = relaunched(0, 0, RankStatus::kTraining, step, static_cast<uint64_t>(step + 1));
+    if (ck != CheckpointState::kNone) {
+      r0.checkpoint.state = ck;
+      r0.checkpoint.step = 50;
+      r0.error = "OSError: [Errno 28] No space left on device";
+      r0.error_age_ms = 0;
+    }
+    report("node-a", {r0, relaunched(1, 0, RankStatus::kTraining, step, static_cast<uint64_t>(step + 1))});
+    report("node-b", {relaunched(2, 0, RankStatus::kTraining, step, static_cast<uint64_t>(step + 1)),
+                      relaunched(3, 0, RankStatus::kTraining, step, static_cast<uint64_t>(step + 1))});
+  };
+  for (int i = 0; i < 10; ++i, step += 10) {
+    all(CheckpointState::kNone);
+    clock_.advance(Millis(1'000));
+    tick();
+  }
+  for (int i = 0; i < 60; ++i, step += 10) {
+    all(CheckpointState::kFailed);
+    clock_.advance(Millis(1'000));
+    tick();
+    ASSERT_TRUE(verdict().down) << "a failed checkpoint pages";
+    EXPECT_EQ(verdict().findings.front().code, "checkpoint_failed");
+  }
+  EXPECT_TRUE(ledger_.entries().empty()) << ledger_.entries().front().message;
+  const Goodput g = ledger_.goodput(job_, clock_.monotonic_time());
+  EXPECT_EQ(g.ratio, 1.0) << "the job trained all along";
+}
+
 // A server restarted a minute later reads the memo back: the attempts, the interruption
 // and what it cost are what they were, and the next report of attempt 2 begins nothing new.
 TEST_F(JobLedger, AMemoCarriesAttemptsAndTheLedgerAcrossARestart) {
@@ -1041,7 +1245,7 @@ TEST_F(JobLedger, AMemoCarriesAttemptsAndTheLedgerAcrossARestart) {
   EXPECT_NEAR(ledger.totals().at(InterruptionKind::kSignal).gpu_hours_lost,
               ledger_.totals().at(InterruptionKind::kSignal).gpu_hours_lost, 1e-9);
   const Goodput after = ledger.goodput(resumed, clock_.monotonic_time());
-  EXPECT_EQ(after.wall, before.wall + Millis(60'000)) << "the job's age counts from its first report";
+  EXPECT_EQ(after.wall, before.wall + Millis(60'000)) << "the job's age counts from its first step";
   EXPECT_EQ(after.restarting, before.restarting);
 
   NodeReport n;

@@ -33,6 +33,30 @@ PyStack in_data_loader() {
   return PyStack{{t}, false};
 }
 
+// The main thread of a rank waiting in broadcast, called from train.py line 80.
+PyStack in_broadcast() {
+  PyThreadStack t;
+  t.frames = {{kTorch, 1401, "broadcast"}, {"/work/train.py", 80, "<module>"}};
+  return PyStack{{t}, false};
+}
+
+// The main thread of a rank waiting in dist.barrier(), called from train.py line 90, as
+// torch 2 has it: the c10d function behind its logging decorator's `wrapper`.
+PyStack in_barrier() {
+  PyThreadStack t;
+  t.frames = {{kTorch, 3680, "barrier"},
+              {"/usr/lib/python3/dist-packages/torch/distributed/c10d_logger.py", 79, "wrapper"},
+              {"/work/train.py", 90, "<module>"}};
+  return PyStack{{t}, false};
+}
+
+// Rank 0 evaluating on its own, called from train.py line 88.
+PyStack in_evaluate() {
+  PyThreadStack t;
+  t.frames = {{"/work/train.py", 40, "evaluate"}, {"/work/train.py", 88, "<module>"}};
+  return PyStack{{t}, false};
+}
+
 RankReport rank_with(int rank, std::optional<PyStack> stack, std::string syscall = "") {
   RankReport r;
   r.rank = rank;
@@ -300,6 +324,93 @@ TEST_F(StuckRank, NoEarlyWarningWhenHalfTheRanksAreElsewhere) {
   EXPECT_FALSE(v.notify) << v.cause;
 }
 
+// Rank 1 entered a broadcast while the others wait in all_reduce: every rank is in a
+// collective, so none is "outside" it, but the collectives disagree. A warning names rank 1,
+// both calls and their lines, and the mismatch; the page at the step timeout says the same.
+TEST_F(StuckRank, ACollectiveMismatchIsNamedInAWarningAndInThePage) {
+  spec_.thresholds.step_timeout_min = Millis(60'000);
+  auto where = [](RankReport& r) {
+    r.stack = RankStack{r.rank == 1 ? in_broadcast() : in_all_reduce(), "", 500, {}, "", {}};
+  };
+  const int64_t step = train_then_stall(7, where);
+  JobVerdict v = verdict();
+  ASSERT_FALSE(v.down) << v.cause;
+  ASSERT_TRUE(v.notify) << v.cause;
+  EXPECT_EQ(v.findings.front().code, "collective_mismatch");
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{1});
+  EXPECT_EQ(v.cause,
+            "rank 1 (node-a, pid 101) is in broadcast (train.py:80), likely a collective mismatch at step " +
+                std::to_string(step) +
+                ": no step for 8s; ranks 0,2-3 are in all_reduce (train.py:57) (a page follows at the 1m "
+                "step timeout if no step comes)");
+  train_then_stall(60, where);
+  v = verdict();
+  ASSERT_TRUE(v.down) << v.cause;
+  EXPECT_EQ(v.findings.front().code, "collective_mismatch");
+  EXPECT_EQ(v.cause.rfind(
+                "rank 1 (node-a, pid 101) is in broadcast (train.py:80), a collective mismatch at step ", 0),
+            0u)
+      << v.cause;
+  EXPECT_NE(v.cause.find("; ranks 0,2-3 are in all_reduce (train.py:57), waiting since "), std::string::npos)
+      << v.cause;
+  InterruptionLedger ledger;
+  ledger.observe(job_, v, clock_.monotonic_time(), clock_.system_time());
+  ASSERT_EQ(ledger.entries().size(), 1u);
+  EXPECT_EQ(ledger.entries()[0].cause.kind, InterruptionKind::kHangInCollective);
+  EXPECT_EQ(ledger.entries()[0].cause.detail, "collective mismatch");
+}
+
+// Two ranks in broadcast, two in all_reduce: a mismatch for certain, but which side went
+// astray is not; the page says both, and no warning guesses.
+TEST_F(StuckRank, AnEvenMismatchNamesBothSidesInThePageAndWarnsNobody) {
+  auto where = [](RankReport& r) {
+    r.stack = RankStack{r.rank < 2 ? in_broadcast() : in_all_reduce(), "", 500, {}, "", {}};
+  };
+  const int64_t step = train_then_stall(4, where);
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down) << v.cause;
+  EXPECT_EQ(v.findings.front().code, "collective_mismatch");
+  EXPECT_EQ(v.cause.rfind("a collective mismatch at step " + std::to_string(step) +
+                              ": ranks 0-1 are in broadcast (train.py:80); ranks 2-3 are in all_reduce "
+                              "(train.py:57): no step for 5s",
+                          0),
+            0u)
+      << v.cause;
+}
+
+// Rank 0 evaluates alone while ranks 1-3 wait for it in dist.barrier(), the most common
+// pattern of a training script: a phase of the job, not a suspect. No warning; the step
+// timeout still pages if it never ends.
+TEST_F(StuckRank, RanksWaitingInABarrierForRankZeroAreNoEarlyWarning) {
+  spec_.thresholds.step_timeout_min = Millis(60'000);
+  auto where = [](RankReport& r) {
+    r.stack = RankStack{r.rank == 0 ? in_evaluate() : in_barrier(), "", 500, {}, "", {}};
+  };
+  const int64_t step = train_then_stall(30, where);
+  JobVerdict v = verdict();
+  EXPECT_FALSE(v.down) << v.cause;
+  EXPECT_FALSE(v.notify) << v.cause;
+  EXPECT_TRUE(v.findings.empty()) << v.cause;
+  for (int s = 31; s <= 70; ++s) {
+    std::vector<RankReport> ranks;
+    for (int rank = 0; rank < 4; ++rank) {
+      ranks.push_back(at(rank, step, 1'000 * s));
+      where(ranks.back());
+    }
+    report("node-a", {ranks[0], ranks[1]});
+    report("node-b", {ranks[2], ranks[3]});
+    clock_.advance(Millis(1'000));
+    if (s < 60) {
+      EXPECT_FALSE(verdict().notify) << s << " s: " << verdict().cause;
+    }
+  }
+  v = verdict();
+  ASSERT_TRUE(v.down) << v.cause;
+  EXPECT_EQ(v.cause.rfind("rank 0 (node-a, pid 100) is stuck in evaluate (train.py:40) at step ", 0), 0u)
+      << v.cause;
+  EXPECT_NE(v.cause.find("; ranks 1-3 are in barrier (train.py:90)"), std::string::npos) << v.cause;
+}
+
 TEST(EarlyWarningAfter, FourStepGapsWithASixSecondFloor) {
   EXPECT_EQ(early_warning_after(std::nullopt), Millis(6'000));
   EXPECT_EQ(early_warning_after(Millis(500)), Millis(6'000));
@@ -404,6 +515,13 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
   check(read_back.entries().back().stacks);
 }
 
+// A hang's finding, whose kept stacks name the place the others wait for.
+Finding stall_finding() {
+  Finding f;
+  f.code = "job_stalled";
+  return f;
+}
+
 // A stack captured before the job's last step shows where a rank was then, not where the
 // job stopped: kept beside a fresh one, it made rank 0 the culprit "the others waited for".
 TEST_F(StuckRank, OnlyStacksCapturedSinceTheLastStepAreKept) {
@@ -413,7 +531,7 @@ TEST_F(StuckRank, OnlyStacksCapturedSinceTheLastStepAreKept) {
   RankReport stale = at(1, step, 5'000);
   stale.stack = RankStack{in_all_reduce(), "", 30'000, {}, "", {}};  // taken 25 s before the last step
   report("node-a", {fresh, stale});
-  const std::vector<KeptStackGroup> kept = keep_stacks(job_);
+  const std::vector<KeptStackGroup> kept = keep_stacks(job_, stall_finding());
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].ranks, std::vector<int>{0});
   EXPECT_FALSE(kept[0].culprit);
@@ -462,6 +580,32 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItAndItsStacksOnceTheyName
   EXPECT_FALSE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
 }
 
+// Rank 0 writes a 45 s checkpoint; the others wait for it in all_reduce and their agents
+// take their stacks. Then rank 2 is SIGKILLed: the interruption is rank 2's, and its kept
+// stacks blame nobody (rank 2 left none) rather than rank 0, whose place the others wait for.
+TEST_F(StuckRank, TheKeptStacksOfAKillBlameTheKilledRankNotTheOneTheOthersWaitFor) {
+  const int64_t step = train_then_stall(4, [](RankReport&) {});
+  std::vector<RankReport> ranks;
+  for (int rank = 0; rank < 4; ++rank) {
+    ranks.push_back(at(rank, step, 5'000));
+    ranks.back().stack = RankStack{rank == 0 ? in_data_loader() : in_all_reduce(), "", 500, {}, "", {}};
+  }
+  ranks[2].alive = false;
+  ranks[2].state = '?';
+  ranks[2].gone_age_ms = 0;
+  ranks[2].exit = ProcessExit{-1, 9, false, false};
+  ranks[2].stack.reset();
+  report("node-a", {ranks[0], ranks[1]});
+  report("node-b", {ranks[2], ranks[3]});
+  InterruptionLedger ledger;
+  ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
+  const Interruption& kill = ledger.entries().back();
+  ASSERT_EQ(kill.code, "rank_gone");
+  ASSERT_EQ(kill.stacks.size(), 2u);
+  EXPECT_FALSE(kill.stacks[0].culprit) << kill.stacks[0].place;
+  EXPECT_FALSE(kill.stacks[1].culprit) << kill.stacks[1].place;
+}
+
 TEST(KeptStacks, AreBoundedInPlacesRanksAndFrames) {
   JobState job("big");
   NodeReport n;
@@ -477,7 +621,7 @@ TEST(KeptStacks, AreBoundedInPlacesRanksAndFrames) {
   }
   ManualClock clock;
   ASSERT_TRUE(job.ingest(n, clock.monotonic_time(), clock.system_time()));
-  const auto kept = keep_stacks(job);
+  const auto kept = keep_stacks(job, stall_finding());
   ASSERT_EQ(kept.size(), kMaxKeptGroups);
   EXPECT_EQ(kept[0].rank_count, 190u) << "the most shared place first";
   EXPECT_EQ(kept[0].ranks.size(), kMaxKeptRanks);

@@ -268,3 +268,42 @@ def test_two_rank_gloo_job_and_a_killed_rank(env, tmp_path):
             if p.poll() is None:
                 p.kill()
             p.wait()
+
+
+def test_collectives_are_marked_and_phases_declared(env, tmp_path):
+    """init() after `import torch.distributed` wraps its collectives (each call marks the
+    rank's slot), a declared phase restores the one before, and TRAINWATCH_COLLECTIVES=off
+    leaves torch alone."""
+    code = """
+        import os, sys
+        import torch, torch.distributed as dist
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[1], RANK="0", WORLD_SIZE="1")
+        dist.init_process_group("gloo", rank=0, world_size=1)
+        original = dist.all_reduce
+        import trainwatch
+        tw = trainwatch.init()
+        wrapped = dist.all_reduce is not original
+        print("wrapped", wrapped, getattr(dist.all_reduce, "__wrapped__", None) is original, flush=True)
+        t = torch.ones(2)
+        dist.all_reduce(t)
+        dist.barrier()
+        print("result", t.tolist(), dist.all_reduce.__name__, flush=True)
+        with tw.phase("eval"):
+            print("phase", tw._phase, flush=True)
+        print("phase", tw._phase, flush=True)
+        with tw.collective("broadcast"):
+            pass
+        print("again", trainwatch.watch_collectives(), flush=True)
+    """
+    port = str(free_port())
+    out = subprocess.run([PY, "-c", textwrap.dedent(code), port], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "wrapped True True", out.stdout
+    assert lines[1] == "result [1.0, 1.0] all_reduce", out.stdout
+    assert lines[2:4] == ["phase eval", "phase train"], out.stdout
+    assert lines[4].startswith("again ") and int(lines[4].split()[1]) > 10, out.stdout
+    off = subprocess.run([PY, "-c", textwrap.dedent(code), str(free_port())],
+                         env=dict(env, TRAINWATCH_COLLECTIVES="off"), capture_output=True, text=True, timeout=120)
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.splitlines()[0] == "wrapped False False", off.stdout

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 namespace trainwatch::reporter {
 namespace {
@@ -18,6 +19,30 @@ TEST(ParseStat, CommandWithSpacesAndParentheses) {
 TEST(ParseStat, MalformedIsNullopt) {
   EXPECT_FALSE(parse_stat(1, "garbage"));
   EXPECT_FALSE(parse_stat(1, "1 (x) S 1 2"));
+}
+
+// A zombie's stat holds the wait status its parent has still to read: how an agent that is
+// not the parent learns that a rank was killed by SIGKILL, while the parent has not reaped it.
+TEST(ReadProcess, AZombieSaysHowItEnded) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  ::kill(child, SIGKILL);
+  siginfo_t ended{};
+  ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(child), &ended, WEXITED | WNOWAIT), 0);  // a zombie, not reaped
+  std::optional<ProcessInfo> info = read_process(child);
+  ASSERT_TRUE(info && info->state == 'Z');
+  ASSERT_TRUE(info->exit_status);
+  EXPECT_TRUE(WIFSIGNALED(static_cast<int>(*info->exit_status)));
+  EXPECT_EQ(WTERMSIG(static_cast<int>(*info->exit_status)), SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  auto self = read_process(static_cast<int32_t>(::getpid()));
+  ASSERT_TRUE(self);
+  EXPECT_GT(self->rss_pages, 0u);
 }
 
 TEST(ReadProcess, SelfIsAliveWithItsStartTime) {

@@ -134,7 +134,7 @@ TEST(Slot, LongTextIsTruncatedAndGaugePlacesAreBounded) {
   TempDir tmp;
   Reporter r(options_for(tmp.path(), 0, 1));
   r.error(std::string(1000, 'x'));
-  EXPECT_EQ(read_back(tmp.path(), 0).error.size(), 255u);
+  EXPECT_EQ(read_back(tmp.path(), 0).error.size(), 231u);
   for (int i = 0; i < TW_MAX_GAUGES; ++i) EXPECT_EQ(r.gauge("g" + std::to_string(i), i), TW_OK);
   EXPECT_EQ(r.gauge("one-too-many", 1), TW_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(r.gauge("g3", 33), TW_OK) << "an existing name is updated in place";
@@ -280,6 +280,63 @@ TEST(Slot, CheckpointPathAndNonfiniteRecordShareLayout1sPathWords) {
   ASSERT_TRUE(file.ok()) << file.error().message;
   const auto* as_layout1 = reinterpret_cast<const AtomicText<16>*>(&file->slot(0)->checkpoint_path);
   EXPECT_EQ(as_layout1->load(), long_path.substr(0, 95));
+}
+
+// Collectives and phases: a count of collectives entered, and one word that says which one
+// the rank is in (or was in last), whether it is in it now, and the phase it declared.
+TEST(Slot, CollectivesAndThePhaseAreOneWordEach) {
+  TempDir tmp;
+  Reporter r(options_for(tmp.path(), 0, 1));
+  ASSERT_TRUE(r.enabled()) << tw_last_error();
+  SlotSnapshot s = read_back(tmp.path(), 0);
+  EXPECT_TRUE(s.has_activity);
+  EXPECT_EQ(s.collectives, 0u);
+  EXPECT_EQ(s.activity, 0u);
+  r.collective_begin(TW_COLLECTIVE_ALL_REDUCE);
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.collectives, 1u);
+  EXPECT_EQ(s.activity & kActivityKindMask, uint64_t{TW_COLLECTIVE_ALL_REDUCE});
+  EXPECT_NE(s.activity & kActivityInside, 0u);
+  r.collective_end();
+  r.phase(TW_PHASE_EVAL);
+  r.collective_begin(TW_COLLECTIVE_BARRIER);
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.collectives, 2u);
+  EXPECT_EQ(s.activity & kActivityKindMask, uint64_t{TW_COLLECTIVE_BARRIER});
+  EXPECT_EQ((s.activity >> kActivityPhaseShift) & kActivityPhaseMask, uint64_t{TW_PHASE_EVAL});
+  r.collective_end();
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.activity & kActivityInside, 0u);
+  EXPECT_EQ(s.activity & kActivityKindMask, uint64_t{TW_COLLECTIVE_BARRIER}) << "the last one stays";
+  EXPECT_EQ(r.phase(static_cast<tw_phase>(9)), TW_ERR_INVALID_ARGUMENT);
+  // The error text keeps its own words: a long one leaves the record alone, and an older
+  // agent, reading layout 1's 32 words as text, sees the text and nothing after it.
+  r.error(std::string(1000, 'e'));
+  s = read_back(tmp.path(), 0);
+  EXPECT_EQ(s.collectives, 2u);
+  auto file = SlotFile::open_for_reading(slot_file_path(tmp.path(), "job"));
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  const auto* as_layout1 = reinterpret_cast<const AtomicText<32>*>(&file->slot(0)->error);
+  EXPECT_EQ(as_layout1->load(), std::string(231, 'e'));
+}
+
+// A library from before the activity record writes its error across the record's words:
+// none of it is read as collectives.
+TEST(Slot, AnOlderWritersSlotHasNoActivityRecord) {
+  TempDir tmp;
+  Reporter r(options_for(tmp.path(), 0, 1));
+  ASSERT_TRUE(r.enabled()) << tw_last_error();
+  r.collective_begin(TW_COLLECTIVE_BROADCAST);
+  auto file = SlotFile::open_for_writing(tmp.path(), "job", std::nullopt);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  Slot* slot = file->slot(0);
+  slot->owner.store(pack_owner(::getpid(), self_start_ticks() + 1));  // the older writer's claim
+  auto* error32 = reinterpret_cast<AtomicText<32>*>(&slot->error);
+  error32->store(std::string(255, 'e'));
+  SlotSnapshot s = read_back(tmp.path(), 0);
+  EXPECT_FALSE(s.has_activity);
+  EXPECT_EQ(s.collectives, 0u);
+  EXPECT_EQ(s.activity, 0u);
 }
 
 // A writer thread hammers one slot with steps whose fields all carry the same number; a
