@@ -75,7 +75,9 @@ struct Track {
   std::optional<ProcessExit> exit;
   bool exit_sought = false;  // looked for once it was seen gone: the kernel had said by then
   OomBaseline oom;
-  uint64_t rss_bytes = 0;
+  // Resident memory at the last two samples that saw it alive: a process the OOM killer
+  // ended can show its memory already freed at the last, still alive while it exits.
+  uint64_t rss_bytes = 0, rss_before = 0;
   CollectiveTime collective_time;
   // The latest run of non-finite losses (slot_layout.h): its step_reports ordinal, which
   // names the run, and when this agent first saw it.
@@ -447,11 +449,12 @@ class AgentImpl final : public Agent {
   void note_exit(RankView& v, Track& t, const std::optional<reporter::ProcessInfo>& info) {
     if (v.alive) {
       t.oom.alive(oom_kills_, oom_watch_.cgroup_kills(v.slot.pid));
+      t.rss_before = t.rss_bytes;
       if (info) t.rss_bytes = info->rss_pages * page_size_;
       v.rss_bytes = t.rss_bytes;
       return;
     }
-    v.rss_bytes = t.rss_bytes;
+    v.rss_bytes = std::max(t.rss_bytes, t.rss_before);
     if (!t.exit_sought) {
       t.exit_sought = true;
       std::optional<uint32_t> status;

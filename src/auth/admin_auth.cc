@@ -44,7 +44,7 @@ std::vector<UserRecord> users_of(const AuthConfig& config) {
   std::vector<UserRecord> users;
   users.reserve(config.users.size());
   for (const UserConfig& u : config.users) {
-    users.push_back(UserRecord{u.name, u.role, u.password_hash, u.totp_secret, "config", {}});
+    users.push_back(UserRecord{u.name, u.role, u.password_hash, u.totp_secret, "config", {}, "", ""});
   }
   return users;
 }

@@ -3,6 +3,7 @@
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <optional>
@@ -59,13 +60,32 @@ std::optional<int64_t> number_claim(const json::object& claims, std::string_view
   return std::nullopt;
 }
 
-bool audience_has(const json::value* aud, std::string_view client_id) {
-  if (aud == nullptr) return false;
-  if (aud->is_string()) return aud->as_string() == client_id;
-  if (!aud->is_array()) return false;
-  for (const auto& a : aud->as_array())
-    if (a.is_string() && a.as_string() == client_id) return true;
-  return false;
+// Why the token's audience is not ours (OpenID Connect Core 3.1.3.7, points 3 to 5), or
+// nullopt when it is.
+std::optional<std::string> audience_refusal(const json::object& claims, const IdTokenExpectations& expect) {
+  const json::value* aud = claims.if_contains("aud");
+  std::vector<std::string> audiences;
+  if (aud != nullptr && aud->is_string()) audiences.emplace_back(aud->as_string());
+  if (aud != nullptr && aud->is_array()) {
+    for (const auto& a : aud->as_array()) {
+      if (!a.is_string()) return "the ID token's aud holds something other than client ids";
+      audiences.emplace_back(a.as_string());
+    }
+  }
+  if (std::find(audiences.begin(), audiences.end(), expect.client_id) == audiences.end())
+    return "the ID token is not for this client (aud lacks " + expect.client_id + ")";
+  const json::value* azp = claims.if_contains("azp");
+  const bool azp_ours = azp != nullptr && azp->is_string() && azp->as_string() == expect.client_id;
+  if (azp != nullptr && !azp_ours)
+    return "the ID token was issued to another party (azp is not " + expect.client_id + ")";
+  if (audiences.size() == 1) return std::nullopt;
+  if (!azp_ours) return "the ID token names other audiences too, and no azp of " + expect.client_id;
+  for (const auto& a : audiences) {
+    const auto& trusted = expect.trusted_audiences;
+    if (a != expect.client_id && std::find(trusted.begin(), trusted.end(), a) == trusted.end())
+      return "the ID token is also for '" + a + "', which auth.oidc.trusted_audiences does not name";
+  }
+  return std::nullopt;
 }
 
 bool signature_valid(EVP_PKEY* key, std::string_view signed_part, const std::string& signature) {
@@ -210,8 +230,7 @@ Result<json::object> verify_id_token(std::string_view token, const KeySet& keys,
   const json::value* iss = claims->if_contains("iss");
   if (iss == nullptr || !iss->is_string() || iss->as_string() != expect.issuer)
     return bad("the ID token's issuer is not " + expect.issuer);
-  if (!audience_has(claims->if_contains("aud"), expect.client_id))
-    return bad("the ID token is not for this client (aud lacks " + expect.client_id + ")");
+  if (auto refused = audience_refusal(*claims, expect)) return bad(*refused);
   const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
   const int64_t skew_s = kClockSkew.count() / 1000;
   auto exp = number_claim(*claims, "exp");
@@ -221,6 +240,10 @@ Result<json::object> verify_id_token(std::string_view token, const KeySet& keys,
   const json::value* nonce = claims->if_contains("nonce");
   if (nonce == nullptr || !nonce->is_string() || nonce->as_string() != expect.nonce)
     return bad("the ID token's nonce is not the one this login sent");
+  // Who the person is at the provider: at most 255 characters (OpenID Connect Core 2).
+  const json::value* sub = claims->if_contains("sub");
+  if (sub == nullptr || !sub->is_string() || sub->as_string().empty() || sub->as_string().size() > 255)
+    return bad("the ID token names no subject (sub)");
   return std::move(*claims);
 }
 

@@ -1,7 +1,10 @@
 // ID tokens of OpenID Connect: the provider's public keys (a JWKS) and the checks an ID
 // token must pass before the server believes who it names (OpenID Connect Core 3.1.3.7):
-// an RS256 signature by a key of the provider's JWKS, the issuer, the audience (our
-// client id), exp and iat within kClockSkew, and the nonce this browser's login sent.
+// an RS256 signature by a key of the provider's JWKS, the issuer, the audience, exp and
+// iat within kClockSkew, the nonce this browser's login sent, and a subject (`sub`, who
+// the person is at the provider). The audience: `aud` names our client id; a token that
+// names other audiences too must carry `azp` = our client id and name only audiences the
+// config trusts (auth.oidc.trusted_audiences); `azp`, when present, must be our client id.
 // Pure: the keys come in as JSON, time as an argument; OpenSSL does every bit of crypto.
 #pragma once
 
@@ -11,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/object.hpp>
 
@@ -36,6 +40,8 @@ struct IdTokenExpectations {
   std::string issuer;
   std::string client_id;
   std::string nonce;
+  // Audiences allowed beside client_id, and only when `azp` is client_id (below).
+  std::vector<std::string> trusted_audiences;
 };
 
 inline constexpr Millis kClockSkew{60'000};

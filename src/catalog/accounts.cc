@@ -82,7 +82,7 @@ void Accounts::create_user(const std::string& name, const std::string& role, con
   if (auth_.user(name)) return done(Error{"accounts.exists", "a user named " + name + " exists"});
   std::string hash = auth::hash_password(password);
   if (hash.empty()) return done(Error{"accounts.unavailable", "cannot hash the password (out of memory)"});
-  UserRecord user{name, role, std::move(hash), "", "local", clock_.system_time()};
+  UserRecord user{name, role, std::move(hash), "", "local", clock_.system_time(), "", ""};
   commit(SaveUser{std::move(user)}, std::move(done));
 }
 
@@ -124,15 +124,48 @@ void Accounts::delete_user(const std::string& name, Done done) {
   commit(DeleteUser{name}, std::move(done));
 }
 
-void Accounts::upsert_sso_user(const std::string& name, auth::Role role, Done done) {
-  auto current = auth_.user(name);
-  if (current && current->source != "oidc") {
-    return done(Error{"accounts.exists", "a " + current->source + " user named " + name +
-                                             " exists; single sign-on cannot take it over"});
+void Accounts::upsert_sso_user(const std::string& name, const std::string& issuer, const std::string& subject,
+                               auth::Role role, std::function<void(Result<std::string>)> done) {
+  auto stored = store_.users();
+  if (!stored) return done(stored.error());
+  const std::string role_word(auth::role_name(role));
+  auto bound = std::find_if(stored->begin(), stored->end(), [&](const UserRecord& u) {
+    return u.oidc_subject == subject && u.oidc_issuer == issuer;
+  });
+  UserRecord user;
+  if (bound != stored->end()) {
+    if (bound->role == role_word) return done(bound->name);
+    user = *bound;  // its name stays what it was made with
+  } else {
+    auto current = auth_.user(name);
+    if (current && current->source != "oidc") {
+      return done(Error{"accounts.exists", "a " + current->source + " user named " + name +
+                                               " exists; single sign-on cannot take it over"});
+    }
+    if (!is_user_name(name)) {
+      return done(invalid("the provider's user name '" + name +
+                          "' (auth.oidc.username_claim) is not at most 64 of a-z 0-9 . _ @ -"));
+    }
+    auto named =
+        std::find_if(stored->begin(), stored->end(), [&](const UserRecord& u) { return u.name == name; });
+    if (named != stored->end() && !named->oidc_subject.empty()) {
+      return done(Error{"accounts.exists", "the user " + name +
+                                               " is another single sign-on account's (the provider's subject "
+                                               "differs); ask an admin"});
+    }
+    // New, or made before subjects were kept: bound to this one from now on.
+    user =
+        named != stored->end() ? *named : UserRecord{name, "", "", "", "oidc", clock_.system_time(), "", ""};
+    user.oidc_issuer = issuer;
+    user.oidc_subject = subject;
   }
-  if (current && current->role == role) return done(Ok{});
-  UserRecord user{name, std::string(auth::role_name(role)), "", "", "oidc", clock_.system_time()};
-  commit(SaveUser{std::move(user)}, std::move(done));
+  user.role = role_word;
+  commit(SaveUser{user}, [name = user.name, done = std::move(done)](const Status& status) {
+    if (status.ok()) return done(name);
+    if (status.error().code == "store.exists")
+      return done(Error{"accounts.exists", "the user " + name + " is someone else's; ask an admin"});
+    done(status.error());
+  });
 }
 
 void Accounts::create_token(const std::string& owner, const std::string& name, auth::Role role,

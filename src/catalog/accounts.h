@@ -55,9 +55,14 @@ class Accounts {
   // A user's new role and/or password (empty: unchanged).
   void update_user(const std::string& name, const std::string& role, const std::string& password, Done done);
   void delete_user(const std::string& name, Done done);
-  // The user single sign-on vouched for, made or given the role the provider's claims
-  // map to; their session opens after it committed.
-  void upsert_sso_user(const std::string& name, auth::Role role, Done done);
+  // The user single sign-on vouched for: the provider's `issuer` and `subject` are who the
+  // person is (OpenID Connect Core 5.7), never the name its token claims. The user of that
+  // subject, found whatever `name` says now, or at its first login one made under `name`;
+  // either way given `role`, what the provider's claims map to now. `done` gets the user's
+  // name once committed (their session opens then), or "accounts.exists" when `name` is a
+  // config or local user's, or another subject's: nobody signs on as someone else.
+  void upsert_sso_user(const std::string& name, const std::string& issuer, const std::string& subject,
+                       auth::Role role, std::function<void(Result<std::string>)> done);
 
   // A token for `owner` acting with `role` (at most the owner's), valid until `expires`.
   void create_token(const std::string& owner, const std::string& name, auth::Role role,

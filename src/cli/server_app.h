@@ -34,9 +34,12 @@
 //                 store was flushed.
 //   job views x 2 api::JobViewWorker, one for the job API and one for the job pages;
 //                 owned and joined like the caches.
-//   sso worker    web::SsoClient's, where sso.* is set: the provider's discovery, key
-//                 fetches and code exchanges, off the HTTP threads. Owned by the SSO
-//                 routes; joined when the router is destroyed.
+//   sso worker    web::SsoClient's, where sso.* is set: the provider's discovery and
+//                 code exchanges, off the HTTP threads. Owned by the SSO routes; joined
+//                 when the router is destroyed.
+//   sso keys      web::ProviderKeys's, beside the sso worker: reads the provider's keys
+//                 (each within 5 s), so a hanging key endpoint never holds a login.
+//                 Owned by the SsoClient; joined by its destructor.
 //   replica beat  PostgreSQL only: cluster::ReplicaSet's beat through the members table
 //                 and the nudges between beats; stop() stops it before the store flushes.
 //   peers x 4     PostgreSQL only: cluster::ReplicaPeers's senders, which hand a job's

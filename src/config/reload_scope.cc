@@ -15,7 +15,7 @@ bool same_oidc(const std::optional<OidcConfig>& a, const std::optional<OidcConfi
   return a->issuer == b->issuer && a->client_id == b->client_id && a->client_secret == b->client_secret &&
          a->redirect_url == b->redirect_url && a->scopes == b->scopes &&
          a->username_claim == b->username_claim && a->groups_claim == b->groups_claim &&
-         a->button_text == b->button_text;
+         a->button_text == b->button_text && a->trusted_audiences == b->trusted_audiences;
 }
 
 }  // namespace

@@ -64,6 +64,9 @@ struct OidcConfig {
   std::string groups_claim = "groups";
   std::vector<OidcRoleMapping> role_mapping;  // highest match wins; none: no login
   std::string button_text;                    // "Log in with <button_text>"
+  // Audiences an ID token may name beside client_id (when its azp is client_id): services
+  // the provider issues one token for. Empty: a token for anyone else too is refused.
+  std::vector<std::string> trusted_audiences;
 };
 
 struct AuthConfig {

@@ -242,6 +242,7 @@ void read_oidc(Diagnostics& diag, const YAML::Node& node, std::optional<OidcConf
   if (auto claim = s.string("username_claim")) oidc.username_claim = *claim;
   if (auto claim = s.string("groups_claim")) oidc.groups_claim = *claim;
   if (auto text = s.string("button_text")) oidc.button_text = *text;
+  if (auto audiences = s.string_list("trusted_audiences")) oidc.trusted_audiences = *audiences;
   YAML::Node mapping = s.raw("role_mapping");
   if (!mapping.IsDefined() || mapping.IsNull()) {
     diag.error(

@@ -18,6 +18,11 @@ struct UserRecord {
   std::string totp_secret;    // base32; empty: no second factor
   std::string source;         // "local" (made by an admin) or "oidc" (made at first sign-on)
   SystemTime created{};
+  // A single sign-on user's identity at its provider (OpenID Connect Core 5.7: `iss` and
+  // `sub`, never the user name a token claims); empty for others, and for a user made by
+  // single sign-on before these were kept, until its next login.
+  std::string oidc_issuer;
+  std::string oidc_subject;
 };
 
 // An API token a user made. Only the SHA-256 of the token is kept: the token is shown

@@ -54,6 +54,13 @@ bool failed_on_a_peer(const Context& c, const Finding& head) {
                      [&](std::string_view e) { return error.find(e) != std::string::npos; });
 }
 
+// The OOM killer's victim, with the memory it held when last seen: ", 612 MB resident when
+// last seen". Nothing for any other death.
+std::string memory_at_death(const RankReport& l) {
+  if (!l.exit || !l.exit->oom_killed || !l.rss_bytes) return "";
+  return ", " + fmt("%.0f MB", static_cast<double>(*l.rss_bytes) / 1e6) + " resident when last seen";
+}
+
 // What a rank that died had said before: an error it reported (a caught exception, a failed
 // checkpoint's OSError) is the likeliest cause of an abort that followed, so the alert quotes
 // its first line and when it came.
@@ -82,8 +89,8 @@ bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vecto
                      {rank},
                      r.node,
                      c.who(rank, r) + (l.exit ? " " + describe_exit(*l.exit) : " vanished") + c.at_step(r) +
-                         " while " + std::string(to_string(l.status)) + error_before_death(c, r) +
-                         (l.exit ? "" : " (exit status unknown to the agent)"),
+                         " while " + std::string(to_string(l.status)) + memory_at_death(l) +
+                         error_before_death(c, r) + (l.exit ? "" : " (exit status unknown to the agent)"),
                      kOrderGone,
                      r.gone_at.value_or(r.seen)});
       return false;

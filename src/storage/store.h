@@ -142,7 +142,10 @@ struct PruneResults {
 
 // People and their credentials (core/accounts.h). A user is saved again on every change;
 // deleting a user deletes their API tokens in the same transaction. A token is never
-// deleted, only revoked, so the audit log's names keep meaning something.
+// deleted, only revoked, so the audit log's names keep meaning something. A save that
+// carries a single sign-on subject applies only to a user of that subject (or one made
+// before subjects were kept); on another's user it is refused: "store.exists"
+// (storage/user_identity.h).
 struct SaveUser {
   UserRecord user;
 };

@@ -25,15 +25,15 @@ size_t collect(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-// One blocking exchange: GET, or POST of `form` (application/x-www-form-urlencoded).
-Result<HttpAnswer> http_call(const std::string& url, const std::string* form) {
+// One blocking exchange within `timeout`: GET, or POST of `form` (x-www-form-urlencoded).
+Result<HttpAnswer> http_call(const std::string& url, const std::string* form, Millis timeout) {
   net::init_curl_once();
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> easy(curl_easy_init(), curl_easy_cleanup);
   if (!easy) return Error{"oidc.http", "cannot start an HTTP request"};
   HttpAnswer answer;
   curl_easy_setopt(easy.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(easy.get(), CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(SsoClient::kHttpTimeout.count()));
+  curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   curl_easy_setopt(easy.get(), CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, collect);
   curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, &answer.body);
@@ -50,8 +50,9 @@ Result<HttpAnswer> http_call(const std::string& url, const std::string* form) {
   return answer;
 }
 
-Result<json::object> json_call(const std::string& url, const std::string* form) {
-  auto answer = http_call(url, form);
+Result<json::object> json_call(const std::string& url, const std::string* form,
+                               Millis timeout = SsoClient::kHttpTimeout) {
+  auto answer = http_call(url, form, timeout);
   if (!answer) return answer.error();
   boost::system::error_code ec;
   json::value v = json::parse(answer->body, ec);
@@ -70,6 +71,35 @@ std::string string_field(const json::object& o, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
+// The provider's endpoints from its discovery document, within `timeout`.
+Result<ProviderEndpoints> read_discovery(const OidcConfig& config, Millis timeout) {
+  std::string issuer = config.issuer;
+  while (!issuer.empty() && issuer.back() == '/') issuer.pop_back();
+  auto doc = json_call(issuer + "/.well-known/openid-configuration", nullptr, timeout);
+  if (!doc)
+    return Error{"oidc.discovery", "cannot read the provider's discovery document: " + doc.error().message};
+  ProviderEndpoints e{string_field(*doc, "authorization_endpoint"), string_field(*doc, "token_endpoint"),
+                      string_field(*doc, "jwks_uri"), string_field(*doc, "end_session_endpoint")};
+  if (string_field(*doc, "issuer") != config.issuer)
+    return Error{"oidc.discovery", "the provider's discovery document names issuer '" +
+                                       string_field(*doc, "issuer") + "', not auth.oidc.issuer '" +
+                                       config.issuer + "'"};
+  if (e.authorization_endpoint.empty() || e.token_endpoint.empty() || e.jwks_uri.empty())
+    return Error{"oidc.discovery", "the provider's discovery document lacks an endpoint"};
+  return e;
+}
+
+// The provider's keys: discovery, then its JWKS, each within half of `timeout`.
+Result<auth::KeySet> read_keys(const OidcConfig& config, Millis timeout) {
+  auto endpoints = read_discovery(config, timeout / 2);
+  if (!endpoints) return endpoints.error();
+  auto answer = http_call(endpoints->jwks_uri, nullptr, timeout / 2);
+  if (!answer) return Error{"oidc.jwks", "cannot read the provider's keys: " + answer.error().message};
+  if (answer->status != 200)
+    return Error{"oidc.jwks", endpoints->jwks_uri + " answered " + std::to_string(answer->status)};
+  return auth::parse_jwks(answer->body);
+}
+
 std::string form_escape(const std::string& text) {
   char* escaped = curl_easy_escape(nullptr, text.c_str(), static_cast<int>(text.size()));
   std::string out = escaped != nullptr ? escaped : "";
@@ -80,7 +110,10 @@ std::string form_escape(const std::string& text) {
 }  // namespace
 
 SsoClient::SsoClient(OidcConfig config, const Clock& clock)
-    : config_(std::move(config)), clock_(clock), worker_([this] { run(); }) {}
+    : config_(std::move(config)),
+      clock_(clock),
+      keys_([this](Millis timeout) { return read_keys(config_, timeout); }, clock),
+      worker_([this] { run(); }) {}
 
 SsoClient::~SsoClient() {
   {
@@ -117,21 +150,9 @@ void SsoClient::run() {
 
 Result<ProviderEndpoints> SsoClient::discovery() {
   if (endpoints_) return *endpoints_;
-  std::string issuer = config_.issuer;
-  while (!issuer.empty() && issuer.back() == '/') issuer.pop_back();
-  auto doc = json_call(issuer + "/.well-known/openid-configuration", nullptr);
-  if (!doc)
-    return Error{"oidc.discovery", "cannot read the provider's discovery document: " + doc.error().message};
-  ProviderEndpoints e{string_field(*doc, "authorization_endpoint"), string_field(*doc, "token_endpoint"),
-                      string_field(*doc, "jwks_uri"), string_field(*doc, "end_session_endpoint")};
-  if (string_field(*doc, "issuer") != config_.issuer)
-    return Error{"oidc.discovery", "the provider's discovery document names issuer '" +
-                                       string_field(*doc, "issuer") + "', not auth.oidc.issuer '" +
-                                       config_.issuer + "'"};
-  if (e.authorization_endpoint.empty() || e.token_endpoint.empty() || e.jwks_uri.empty())
-    return Error{"oidc.discovery", "the provider's discovery document lacks an endpoint"};
-  endpoints_ = e;
-  return e;
+  auto read = read_discovery(config_, kHttpTimeout);
+  if (read) endpoints_ = *read;
+  return read;
 }
 
 Result<std::string> SsoClient::exchange_code(const std::string& code, const std::string& code_verifier) {
@@ -151,35 +172,11 @@ Result<std::string> SsoClient::exchange_code(const std::string& code, const std:
   return id_token;
 }
 
-Result<auth::KeySet> SsoClient::keys(bool refetch) {
-  const MonoTime now = clock_.monotonic_time();
-  if (keys_ && !refetch) return *keys_;
-  if (keys_ && refetch) {
-    if (last_refetch_ && now - *last_refetch_ < kKeyRefetchInterval) return *keys_;
-    last_refetch_ = now;
-  }
-  auto endpoints = discovery();
-  if (!endpoints) return endpoints.error();
-  auto answer = http_call(endpoints->jwks_uri, nullptr);
-  if (!answer || answer->status != 200) {
-    endpoints_.reset();
-    return Error{"oidc.jwks", "cannot read the provider's keys from " + endpoints->jwks_uri};
-  }
-  auto parsed = auth::parse_jwks(answer->body);
-  if (!parsed) return parsed.error();
-  keys_ = std::move(*parsed);
-  return *keys_;
-}
-
 Result<json::object> SsoClient::verify(const std::string& id_token, const std::string& nonce) {
-  const auth::IdTokenExpectations expect{config_.issuer, config_.client_id, nonce};
-  auto current = keys(false);
-  if (!current) return current.error();
-  auto claims = auth::verify_id_token(id_token, *current, expect, clock_.system_time());
-  if (claims || claims.error().code != "oidc.unknown_key") return claims;
-  auto fresh = keys(true);
-  if (!fresh) return fresh.error();
-  return auth::verify_id_token(id_token, *fresh, expect, clock_.system_time());
+  const auth::IdTokenExpectations expect{config_.issuer, config_.client_id, nonce, config_.trusted_audiences};
+  auto keys = keys_.keys_for(auth::key_id_of(id_token));
+  if (!keys) return keys.error();
+  return auth::verify_id_token(id_token, *keys, expect, clock_.system_time());
 }
 
 }  // namespace trainwatch::web

@@ -1,15 +1,18 @@
 // SsoClient: the server's side of talking to the OpenID Connect provider: its discovery
 // document (/.well-known/openid-configuration under the issuer), its keys (jwks_uri) and
-// its token endpoint. Discovery is cached and read again after any failure; the keys are
-// cached and read again when an ID token names a `kid` they lack (the provider rotated
-// its keys), at most once per kKeyRefetchInterval, so forged kids cannot make us hammer
-// the provider.
+// its token endpoint. Discovery is cached and read again after any failure. The keys are
+// read off the login's path, with a short deadline, by ProviderKeys (provider_keys.h):
+// at start, and when an ID token names a `kid` they lack (the provider rotated its keys).
 //
 // Threading: the exchanges are blocking libcurl calls (each at most kHttpTimeout), so
 // they run on this client's own worker thread, never on the HTTP server's: post() queues
 // a job there (at most kMaxQueued waiting; beyond that it refuses, and the caller answers
 // 503). discovery(), exchange_code() and verify() are for that thread only; their cache
 // needs no lock.
+//
+// Errors say whose fault they are: "oidc.discovery", "oidc.token" and
+// "oidc.keys_unreachable" are the provider's (it cannot be reached or answers wrong: the
+// login answers 502); "oidc.bad_token" and "oidc.unknown_key" the token's (403).
 #pragma once
 
 #include <condition_variable>
@@ -26,6 +29,7 @@
 #include "config/web_config.h"
 #include "core/clock.h"
 #include "core/result.h"
+#include "web/provider_keys.h"
 
 namespace trainwatch::web {
 
@@ -40,7 +44,6 @@ class SsoClient {
  public:
   static constexpr size_t kMaxQueued = 64;
   static constexpr Millis kHttpTimeout{10'000};
-  static constexpr Millis kKeyRefetchInterval{10'000};
   static constexpr size_t kMaxResponseBytes = 1 << 20;
 
   SsoClient(OidcConfig config, const Clock& clock);
@@ -57,19 +60,17 @@ class SsoClient {
   Result<ProviderEndpoints> discovery();
   // The ID token the token endpoint gives for `code` (client_secret_post, PKCE verifier).
   Result<std::string> exchange_code(const std::string& code, const std::string& code_verifier);
-  // The ID token's claims once it verifies (auth/id_token.h), re-reading the keys once
-  // when its kid is unknown.
+  // The ID token's claims once it verifies (auth/id_token.h) with the provider's keys
+  // (ProviderKeys::keys_for).
   Result<boost::json::object> verify(const std::string& id_token, const std::string& nonce);
 
  private:
   void run();
-  Result<auth::KeySet> keys(bool refetch);
 
   const OidcConfig config_;
   const Clock& clock_;
   std::optional<ProviderEndpoints> endpoints_;  // worker only
-  std::optional<auth::KeySet> keys_;            // worker only
-  std::optional<MonoTime> last_refetch_;        // worker only
+  ProviderKeys keys_;
 
   std::mutex mu_;
   std::condition_variable wake_;

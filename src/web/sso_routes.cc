@@ -1,6 +1,5 @@
 #include "web/sso_routes.h"
 
-#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -36,19 +35,19 @@ std::string oidc_cookie(const Request& request, std::string_view value, long max
   return c;
 }
 
-// Same rule as auth.users' names, so an SSO user reads like any other.
-bool is_user_name(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '@' || c == '-';
-  });
-}
-
 std::vector<auth::GroupRole> role_mapping(const OidcConfig& config) {
   std::vector<auth::GroupRole> mapping;
   for (const auto& m : config.role_mapping) {
     if (auto role = auth::parse_role(m.role)) mapping.push_back({m.group, *role});
   }
   return mapping;
+}
+
+// A name taken by another is 409, a name that cannot be a user's 403, the store 503.
+int refusal_status(const Error& error) {
+  if (error.code == "accounts.exists") return 409;
+  if (error.code == "accounts.invalid") return 403;
+  return 503;
 }
 
 void refuse(const Responder& respond, int status, const std::string& why) {
@@ -127,15 +126,12 @@ void callback(const SsoContext& ctx, const std::shared_ptr<auth::OidcLogins>& lo
     auto id_token = ctx.client.exchange_code(code, login.code_verifier);
     if (!id_token) return refuse(respond, 502, id_token.error().message);
     auto claims = ctx.client.verify(*id_token, login.nonce);
+    if (!claims && claims.error().code == "oidc.keys_unreachable")
+      return refuse(respond, 502, "The provider cannot be reached now: " + claims.error().message + ".");
     if (!claims)
       return refuse(respond, 403, "The provider's ID token was refused: " + claims.error().message);
     const OidcConfig& c = ctx.client.config();
     const std::string name = auth::sso_user_name(*claims, c.username_claim);
-    if (!is_user_name(name)) {
-      return refuse(respond, 403,
-                    "The provider's user name '" + name + "' (claim " + c.username_claim +
-                        ") is not at most 64 of a-z 0-9 . _ @ -.");
-    }
     const auto groups = auth::sso_groups(*claims, c.groups_claim);
     auto role = auth::role_for_groups(role_mapping(c), groups);
     if (!role) {
@@ -146,14 +142,19 @@ void callback(const SsoContext& ctx, const std::shared_ptr<auth::OidcLogins>& lo
                         ") is given a role by auth.oidc.role_mapping; ask an admin to map one.");
     }
     const auth::Role granted = *role;
-    ctx.accounts.upsert_sso_user(name, granted, [ctx, name, granted, request, respond](const Status& stored) {
-      if (!stored)
-        return refuse(respond, stored.error().code == "accounts.exists" ? 409 : 503, stored.error().message);
-      auto session =
-          ctx.web.auth.open_session(auth::Principal{name, granted, auth::Principal::Kind::kUser, name});
-      if (!session) return refuse(respond, 503, "No session could be opened; try again.");
-      respond(logged_in(ctx.web, request, *session));
-    });
+    // Who the person is: the provider's issuer and subject, verified above; the name the
+    // token claims only names a user made at its first login.
+    const std::string subject(claims->at("sub").as_string());
+    ctx.accounts.upsert_sso_user(
+        name, c.issuer, subject, granted,
+        [ctx, granted, request, respond](const Result<std::string>& stored) {
+          if (!stored) return refuse(respond, refusal_status(stored.error()), stored.error().message);
+          const std::string& user = *stored;
+          auto session =
+              ctx.web.auth.open_session(auth::Principal{user, granted, auth::Principal::Kind::kUser, user});
+          if (!session) return refuse(respond, 503, "No session could be opened; try again.");
+          respond(logged_in(ctx.web, request, *session));
+        });
   });
   if (!queued) respond(Response::problem(503, "too many single sign-on logins under way; try again"));
 }

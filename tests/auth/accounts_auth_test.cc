@@ -25,7 +25,7 @@ ApiTokenRecord token_of(const std::string& owner, const std::string& role, const
 }
 
 UserRecord stored_user(const std::string& name, const std::string& role, const std::string& password) {
-  return UserRecord{name, role, password.empty() ? "" : hash_password(password), "", "local", {}};
+  return UserRecord{name, role, password.empty() ? "" : hash_password(password), "", "local", {}, "", ""};
 }
 
 TEST(PasswordHashTest, VerifiesItsOwnHashesOnly) {

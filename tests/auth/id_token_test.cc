@@ -3,6 +3,9 @@
 #include <openssl/core_names.h>
 #include <openssl/rsa.h>
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -64,7 +67,8 @@ class IdTokenTest : public ::testing::Test {
             {"exp", now_s() + 300},         {"nonce", "n-1"}};
   }
   Result<json::object> verify(const std::string& token) const {
-    return verify_id_token(token, keys_, {"https://idp.example", "trainwatch", "n-1"}, clock_.system_time());
+    return verify_id_token(token, keys_, {"https://idp.example", "trainwatch", "n-1", {}},
+                           clock_.system_time());
   }
 
   testing::ManualClock clock_;
@@ -127,13 +131,36 @@ TEST_F(IdTokenTest, EachClaimCheckRefusesItsOwnCase) {
     return verify(key_.sign(c));
   };
   EXPECT_FALSE(with("aud", "someone-else"));
-  EXPECT_TRUE(with("aud", json::array{"someone-else", "trainwatch"}));
+  EXPECT_FALSE(with("aud", json::array{"someone-else", "trainwatch"})) << "another audience, and no azp";
+  EXPECT_FALSE(with("azp", "someone-else"));
+  EXPECT_FALSE(with("sub", ""));
   EXPECT_FALSE(with("iss", "https://evil.example"));
   EXPECT_FALSE(with("nonce", "n-2"));
   EXPECT_FALSE(with("iat", now_s() + 3600));
   json::object no_nonce = claims();
   no_nonce.erase("nonce");
   EXPECT_FALSE(verify(key_.sign(no_nonce)));
+}
+
+// OpenID Connect Core 3.1.3.7: a token for several audiences is ours only when its azp
+// is our client id, and then only if each other audience is one the config trusts.
+TEST_F(IdTokenTest, ATokenForOtherAudiencesTooNeedsOurAzpAndTrustedAudiences) {
+  auto verify_for = [&](json::array aud, const char* azp, std::vector<std::string> trusted) {
+    json::object c = claims();
+    c["aud"] = std::move(aud);
+    if (azp != nullptr) c["azp"] = azp;
+    const IdTokenExpectations expect{"https://idp.example", "trainwatch", "n-1", std::move(trusted)};
+    return verify_id_token(key_.sign(c), keys_, expect, clock_.system_time());
+  };
+  EXPECT_TRUE(verify_for({"trainwatch"}, nullptr, {}));
+  EXPECT_TRUE(verify_for({"trainwatch"}, "trainwatch", {}));
+  EXPECT_TRUE(verify_for({"trainwatch", "reports"}, "trainwatch", {"reports"}));
+  auto untrusted = verify_for({"trainwatch", "billing"}, "trainwatch", {"reports"});
+  ASSERT_FALSE(untrusted);
+  EXPECT_NE(untrusted.error().message.find("'billing'"), std::string::npos) << untrusted.error().message;
+  EXPECT_FALSE(verify_for({"trainwatch", "reports"}, nullptr, {"reports"})) << "trusted, but no azp";
+  EXPECT_FALSE(verify_for({"trainwatch", "reports"}, "reports", {"reports"})) << "azp another client";
+  EXPECT_FALSE(verify_for({"trainwatch", 7}, "trainwatch", {}));
 }
 
 TEST_F(IdTokenTest, OnlyRs256IsAccepted) {

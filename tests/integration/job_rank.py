@@ -13,7 +13,10 @@ LINGER_S_<rank> keeps that rank alive (still "training") that long after its las
 whose compute does not burn CPU, as a throttled GPU's wait does not), `nan-once-<rank>` makes
 its next loss alone NaN (the step goes into `nan-once-<rank>.step`), `mismatch-<rank>` makes
 it enter a broadcast where the others enter all_reduce (a collective mismatch: the job
-hangs for good). `eval` holds "STEP MODE SECONDS": at that step every rank evaluates for
+hangs for good). `leak-<rank>` makes that rank hold 40 MB more every half second (the memory leak the OOM
+killer ends); when the file names a cgroup.procs file, the rank first moves itself into that
+cgroup.
+`eval` holds "STEP MODE SECONDS": at that step every rank evaluates for
 SECONDS, declared (MODE "all": trainwatch's phase "eval", then a barrier), or rank 0 alone,
 undeclared, while the others wait for it in dist.barrier() (MODE "rank0"), as most scripts do.
 START_GATE names a file the rank waits for, its imports done, before it joins the rendezvous
@@ -54,6 +57,22 @@ rng = random.Random(rank)
 def fetch_next_shard(flag):
     while os.path.exists(flag):
         time.sleep(0.5)
+
+
+leaked = []
+leaked_at = [0.0]
+
+
+def leak():
+    """40 MB more every half second, written (resident, not just reserved), kept forever."""
+    if not leaked:
+        cgroup = (planned(f"leak-{rank}") or [None])[0]
+        if cgroup:
+            with open(cgroup, "w") as f:
+                f.write(str(os.getpid()))
+    if time.monotonic() - leaked_at[0] >= 0.5:
+        leaked_at[0] = time.monotonic()
+        leaked.append(torch.ones(10_000_000))
 
 
 def planned(name):
@@ -130,6 +149,8 @@ while True:
         os.replace(once + ".step.tmp", once + ".step")
     tw.step(step, loss=value, samples=16, tokens=16 * 32)
     evaluation(step)
+    if os.path.exists(os.path.join(control, f"leak-{rank}")):
+        leak()
     if rank == 0 and os.path.exists(os.path.join(control, "checkpoint")):
         os.unlink(os.path.join(control, "checkpoint"))
         with tw.checkpoint(step):

@@ -3,10 +3,13 @@ classes: its AuthorizationServer with the authorization code grant, the OpenIDCo
 PKCE (S256) extensions, and authlib.jose for the JWKS and the ID tokens' signatures.
 
 It serves discovery, authorize, token and jwks on 127.0.0.1:0. A test drives it:
-  provider.user = ("alice", ["ml-platform"])  # who the authorize endpoint approves
+  provider.user = ("alice", ["ml-platform"])  # who the authorize endpoint approves (sub "sub-alice")
+  provider.user = ("alice", ["viewers"], "sub-mallory")  # another person who calls herself alice
+  provider.claims = {"aud": [...], "azp": "x"}  # claims the next ID tokens carry, over the usual ones
   provider.corrupt_signature = True           # the next ID tokens' signature is broken
   provider.id_token_lifetime = -3600          # the next ID tokens expired an hour ago
   provider.rotate_keys()                      # a new signing key; the old one is dropped
+  provider.jwks_delay = 30                    # the key endpoint answers after 30 s
 """
 
 import json
@@ -87,6 +90,9 @@ class AuthorizationCode(dict):
 class Provider:
     def __init__(self, client_id, client_secret, redirect_uri):
         self.user = ("nobody", [])
+        self.claims = {}
+        self.jwks_delay = 0
+        self.stopping = threading.Event()
         self.corrupt_signature = False
         self.id_token_lifetime = 3600
         self.key = self._new_key()
@@ -110,6 +116,7 @@ class Provider:
         return self
 
     def stop(self):
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -167,8 +174,10 @@ class Provider:
                 return {"key": provider.key, "alg": "RS256", "iss": provider.issuer, "exp": provider.id_token_lifetime}
 
             def generate_user_info(self, user, scope):
-                name, groups = user
-                return UserInfo(sub="sub-" + name, preferred_username=name, groups=groups)
+                name, groups = user[0], user[1]
+                subject = user[2] if len(user) > 2 else "sub-" + name
+                # Merged over the token's own claims by authlib (aud, azp, ...).
+                return UserInfo(dict(sub=subject, preferred_username=name, groups=groups, **provider.claims))
 
         server = Server()
         server.register_token_generator(
@@ -201,6 +210,8 @@ class Provider:
                     return self._send(200, provider.discovery())
                 if path == "/jwks":
                     provider.jwks_requests += 1
+                    if provider.jwks_delay:
+                        provider.stopping.wait(provider.jwks_delay)  # cut short when the provider stops
                     return self._send(200, {"keys": [provider.key.as_dict(is_private=False)]})
                 if path == "/authorize":
                     uri = provider.issuer + self.path

@@ -532,6 +532,31 @@ def test_agent_in_rank_0_sends_a_last_report_that_blames_the_killed_rank(start_s
         c.close()
 
 
+def test_the_rank_hosting_its_nodes_agent_killed_is_named_with_its_signal(start_server, tmp_path, monkeypatch):
+    """The agent lives in local rank 0 of each node (trainwatch.init(server=...)); node-a's
+    rank 0 is SIGKILLed and its agent dies with it. Its peers fail on the closed connection
+    within a second; rank 1, which waited for node-a's agent role, takes it as it exits and
+    sends the node's last report: rank 0's death, with the signal its zombie still shows."""
+    monkeypatch.setenv("TRAINWATCH_TOKEN", TOKEN)
+    server = start_server("jobs:\n  auto_create: true\n  token: ${TRAINWATCH_TOKEN}\n")
+    c = Cluster(tmp_path, server, in_process=True, job="hosted")
+    try:
+        wait_for(lambda: (j := c.job("hosted")) and j.get("status") == "up" and len(j["ranks"]) == 4
+                 and all(r["step"] > 5 for r in j["ranks"]), timeout=90, what="the auto-created job to train")
+        victim = c.procs[0]
+        victim.kill()
+        killed = time.monotonic()
+        j = wait_for(lambda: (j := c.job("hosted")) and j["status"] == "down" and not j["findings"][0]["code"]
+                     .startswith("node_") and j, timeout=15, interval=0.2, what="down naming a rank")
+        elapsed = time.monotonic() - killed
+        cause = j["incident"]["cause"]
+        assert cause.startswith(f"rank 0 (node-a, pid {victim.pid}) was killed by SIGKILL at step "), cause
+        assert elapsed <= 10, (elapsed, cause)
+        print(f"agent host SIGKILLed: named after {elapsed:.1f} s: {cause}")
+    finally:
+        c.close()
+
+
 def report(node="node-x", **extra):
     body = {"schema": 1, "node": node, "ranks": [{"rank": 0, "status": "training", "step": 1, "step_reports": 1}]}
     body.update(extra)

@@ -287,6 +287,13 @@ constexpr Migration kMigrations[] = {
     {12, "each replica's address, for the reports and reads it is handed", R"sql(
       ALTER TABLE members ADD COLUMN address TEXT NOT NULL DEFAULT '';
     )sql"},
+    // Who a single sign-on user is at the provider: its issuer and subject, never the name
+    // a token claims (one subject, one user).
+    {13, "a single sign-on user's issuer and subject", R"sql(
+      ALTER TABLE users ADD COLUMN oidc_issuer TEXT NOT NULL DEFAULT '';
+      ALTER TABLE users ADD COLUMN oidc_subject TEXT NOT NULL DEFAULT '';
+      CREATE UNIQUE INDEX users_oidc_identity ON users (oidc_issuer, oidc_subject) WHERE oidc_subject <> '';
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

@@ -34,7 +34,7 @@ struct Migration {
 // Every migration, oldest first; the last one's version is kSchemaVersion.
 std::span<const Migration> migrations();
 
-inline constexpr int kSchemaVersion = 12;
+inline constexpr int kSchemaVersion = 13;
 
 // The highest applied version; 0 for an empty database. Errors: "store.read".
 Result<int> schema_version(pqxx::connection_base& conn);

@@ -8,12 +8,13 @@ namespace trainwatch::postgres {
 Result<std::vector<UserRecord>> read_users(Tx& tx, int limit) {
   std::vector<UserRecord> out;
   for (const pqxx::row& row :
-       tx.exec_params("SELECT name, role, password_hash, totp_secret, source, created_ms FROM users "
-                      "ORDER BY name LIMIT $1",
+       tx.exec_params("SELECT name, role, password_hash, totp_secret, source, created_ms, oidc_issuer, "
+                      "oidc_subject FROM users ORDER BY name LIMIT $1",
                       limit)) {
     out.push_back(UserRecord{row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
                              row[3].as<std::string>(), row[4].as<std::string>(),
-                             from_unix_ms(row[5].as<int64_t>())});
+                             from_unix_ms(row[5].as<int64_t>()), row[6].as<std::string>(),
+                             row[7].as<std::string>()});
   }
   return out;
 }

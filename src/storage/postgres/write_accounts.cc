@@ -1,16 +1,19 @@
 // Users, their API tokens and the audit log: see write_ops.h. Replicas write these too,
 // so each check is part of its statement rather than a read before it.
 #include "storage/postgres/write_ops.h"
+#include "storage/user_identity.h"
 
 namespace trainwatch::postgres {
 
 Status run_op(Tx& tx, const SaveUser& op) {
   const UserRecord& u = op.user;
-  tx.exec_params(
-      "INSERT INTO users (name, role, password_hash, totp_secret, source, created_ms) "
-      "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO UPDATE SET role = excluded.role, "
-      "password_hash = excluded.password_hash, totp_secret = excluded.totp_secret",
-      u.name, u.role, u.password_hash, u.totp_secret, u.source, ms(u.created));
+  const pqxx::result r = tx.exec_params(
+      std::string(
+          "INSERT INTO users (name, role, password_hash, totp_secret, source, created_ms, oidc_issuer, "
+          "oidc_subject) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ") +
+          kSaveUserConflict,
+      u.name, u.role, u.password_hash, u.totp_secret, u.source, ms(u.created), u.oidc_issuer, u.oidc_subject);
+  if (r.affected_rows() == 0) return another_subjects_user(u.name);
   return Ok{};
 }
 

@@ -235,6 +235,13 @@ constexpr SqliteMigration kMigrations[] = {
         spec_json TEXT NOT NULL
       );
     )sql"},
+    // Who a single sign-on user is at the provider: its issuer and subject, never the name
+    // a token claims (one subject, one user).
+    {15, "a single sign-on user's issuer and subject", R"sql(
+      ALTER TABLE users ADD COLUMN oidc_issuer TEXT NOT NULL DEFAULT '';
+      ALTER TABLE users ADD COLUMN oidc_subject TEXT NOT NULL DEFAULT '';
+      CREATE UNIQUE INDEX users_oidc_identity ON users (oidc_issuer, oidc_subject) WHERE oidc_subject <> '';
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

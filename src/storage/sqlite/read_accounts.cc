@@ -8,14 +8,15 @@ namespace trainwatch::sqlite {
 
 Result<std::vector<UserRecord>> read_users(SQLite::Database& db, int limit) {
   SQLite::Statement q(db,
-                      "SELECT name, role, password_hash, totp_secret, source, created_ms FROM users "
-                      "ORDER BY name LIMIT ?");
+                      "SELECT name, role, password_hash, totp_secret, source, created_ms, oidc_issuer, "
+                      "oidc_subject FROM users ORDER BY name LIMIT ?");
   q.bind(1, limit);
   std::vector<UserRecord> out;
   while (q.executeStep()) {
     out.push_back(UserRecord{q.getColumn(0).getString(), q.getColumn(1).getString(),
                              q.getColumn(2).getString(), q.getColumn(3).getString(),
-                             q.getColumn(4).getString(), from_unix_ms(q.getColumn(5).getInt64())});
+                             q.getColumn(4).getString(), from_unix_ms(q.getColumn(5).getInt64()),
+                             q.getColumn(6).getString(), q.getColumn(7).getString()});
   }
   return out;
 }

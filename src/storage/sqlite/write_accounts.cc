@@ -2,22 +2,25 @@
 #include <SQLiteCpp/Database.h>
 
 #include "storage/sqlite/write_ops.h"
+#include "storage/user_identity.h"
 
 namespace trainwatch::sqlite {
 
 Status run_op(PreparedWrites& w, const SaveUser& op) {
   const UserRecord& u = op.user;
   SQLite::Statement s(w.db,
-                      "INSERT INTO users (name, role, password_hash, totp_secret, source, created_ms) "
-                      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET role = excluded.role, "
-                      "password_hash = excluded.password_hash, totp_secret = excluded.totp_secret");
+                      std::string("INSERT INTO users (name, role, password_hash, totp_secret, source, "
+                                  "created_ms, oidc_issuer, oidc_subject) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ") +
+                          kSaveUserConflict);
   s.bind(1, u.name);
   s.bind(2, u.role);
   s.bind(3, u.password_hash);
   s.bind(4, u.totp_secret);
   s.bind(5, u.source);
   s.bind(6, ms(u.created));
-  s.exec();
+  s.bind(7, u.oidc_issuer);
+  s.bind(8, u.oidc_subject);
+  if (s.exec() == 0) return another_subjects_user(u.name);
   return Ok{};
 }
 
