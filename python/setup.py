@@ -8,8 +8,9 @@ installed package needs neither the build folder, LD_LIBRARY_PATH nor PYTHONPATH
 the same run-time libraries as the trainwatch binary (Boost.JSON/URL, OpenSSL).
 
 Where CMake builds:
-- by default, build-pip/ at the top of the source tree (Release, no tests): it is kept, so
-  installing again only rebuilds what changed;
+- by default, build-release/ at the top of the source tree, the folder and flags of
+  scripts/demo (scripts/build_release.sh, cmake/release.flags): after the demo, pip builds
+  nothing again; it is kept, so installing again only rebuilds what changed;
 - TRAINWATCH_CMAKE_BUILD_DIR=<folder>: an already configured build folder (build/ of
   scripts/build.sh): pip then builds the one target there and installs that.
 ccache is used as scripts/build.sh uses it (CCACHE_BASEDIR at the top of the tree).
@@ -51,10 +52,10 @@ class BuildWithCMake(build_ext):
             if not os.path.isfile(os.path.join(build_dir, "CMakeCache.txt")):
                 sys.exit(f"setup.py: TRAINWATCH_CMAKE_BUILD_DIR={given} is not a configured CMake build folder")
         else:
-            build_dir = os.path.join(ROOT, "build-pip")
-            configure = ["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
-                         "-DTRAINWATCH_TESTS=OFF", "-DTRAINWATCH_BENCH=OFF",
-                         f"-DTRAINWATCH_PYTHON={sys.executable}"]
+            build_dir = os.path.join(ROOT, "build-release")
+            with open(os.path.join(ROOT, "cmake", "release.flags"), encoding="utf-8") as f:
+                flags = f.read().split()
+            configure = ["cmake", "-S", ROOT, "-B", build_dir, *flags, f"-DTRAINWATCH_PYTHON={sys.executable}"]
             if shutil.which("ninja") and not os.path.isfile(os.path.join(build_dir, "CMakeCache.txt")):
                 configure += ["-G", "Ninja"]
             subprocess.run(configure, check=True, env=env)

@@ -22,7 +22,7 @@ export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 dir=build-fuzz
 mkdir -p "$dir"
 CC=clang-15 CXX=clang++-15 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTRAINWATCH_FUZZ=ON -DTRAINWATCH_TESTS=OFF -DTRAINWATCH_BENCH=OFF >"$dir/configure.log" 2>&1 \
+  -DTRAINWATCH_FUZZ=ON -DTRAINWATCH_TESTS=OFF -DTRAINWATCH_BENCH=OFF -DTRAINWATCH_UNITY=ON >"$dir/configure.log" 2>&1 \
   || { cat "$dir/configure.log"; exit 1; }
 cmake --build "$dir" -j2 --target "${targets[@]/#/fuzz_}"
 

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Runs clang-tidy-15 with the checks of .clang-tidy over the sources of src/, two at a time,
 # skipping units found clean before with the same input (scripts/tidy_cached.py),
-# using build/compile_commands.json (configured here first when missing). Fails on any finding:
+# using build/compile_commands.json (configured here first when missing; build-tidy/'s, a
+# folder only configured, when build/ compiles in unity batches). Fails on any finding:
 #   scripts/tidy.sh [FILE...]      every file of src/, or the ones named
 # Fix a finding, or, where the code is right, silence that one line with
 # `// NOLINT(check-name): why` (see .clang-tidy for the checks left out and why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${TIDY_BUILD:-build}
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 if [[ ! -f $dir/compile_commands.json ]]; then
-  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINWATCH_WERROR=ON >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; exit 1; }
+fi
+# A build in unity batches (cmake/Unity.cmake; scripts/test builds build/ so) lists its
+# batches, not the files: clang-tidy reads the files one by one from a configured, never
+# built, folder beside it with the same flags, file by file.
+if grep -q '^TRAINWATCH_UNITY:BOOL=ON$' "$dir/CMakeCache.txt" 2>/dev/null; then
+  cmake -S . -B "$dir-tidy" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINWATCH_WERROR=ON -DTRAINWATCH_UNITY=OFF \
+    >"$dir-tidy.configure.log" 2>&1 || { cat "$dir-tidy.configure.log"; exit 1; }
+  dir=$dir-tidy
 fi
 
 if (($#)); then

@@ -6,7 +6,7 @@
 # Fails on the first data race, lock-order inversion or other TSan report (halt_on_error).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh build-tsan -DTRAINWATCH_SANITIZE=thread -DTRAINWATCH_BENCH=OFF
+bash scripts/build.sh build-tsan -DTRAINWATCH_SANITIZE=thread -DTRAINWATCH_BENCH=OFF -DTRAINWATCH_UNITY=ON
 # exitcode=66: a report ends the process with a code no test or server uses itself.
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp ${TSAN_OPTIONS:-}"
 echo "== unit tests under TSan"

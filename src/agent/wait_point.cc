@@ -9,7 +9,7 @@
 namespace trainwatch::agent {
 namespace {
 
-std::string read_small(const std::string& path) {
+std::string read_proc_text(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
   std::array<char, 256> buf{};
@@ -48,8 +48,8 @@ std::string syscall_from_proc(std::string_view text) {
 WaitPoint read_wait_point(int32_t pid, const std::string& proc_root) {
   const std::string dir = proc_root + "/" + std::to_string(pid) + "/";
   WaitPoint w;
-  w.syscall = syscall_from_proc(read_small(dir + "syscall"));
-  w.wchan = read_small(dir + "wchan");
+  w.syscall = syscall_from_proc(read_proc_text(dir + "syscall"));
+  w.wchan = read_proc_text(dir + "wchan");
   // "0" is the kernel's "not sleeping" (and what it shows to those who may not see it).
   if (w.wchan == "0") w.wchan.clear();
   while (!w.wchan.empty() && (w.wchan.back() == '\n' || w.wchan.back() == ' ')) w.wchan.pop_back();

@@ -20,7 +20,7 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-constexpr int64_t kMaxPageSize = 1000;
+constexpr int64_t kMaxDeliveryPage = 1000;
 
 // Every channel of the catalog with its health, as `audience` may read it.
 std::vector<json::object> channel_views(const NotificationContext& ctx, Audience audience,
@@ -96,7 +96,7 @@ void list_deliveries(const NotificationContext& ctx, const Request& request, con
           400, "status: found '" + it->second + "'; expected pending, delivered, failed or cancelled"));
     }
   }
-  auto page = page_params(request, kMaxPageSize);
+  auto page = page_params(request, kMaxDeliveryPage);
   if (!page) return respond(Response::problem(400, page.error().message));
   query.limit = page->limit;
   query.before_id = page->before_id;

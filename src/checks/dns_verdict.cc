@@ -10,7 +10,7 @@ bool reads(const std::vector<Condition>& conditions, std::string_view placeholde
                      [&](const Condition& c) { return c.placeholder() == placeholder; });
 }
 
-void append(std::string& cause, std::string_view part) {
+void append_part(std::string& cause, std::string_view part) {
   if (!cause.empty()) cause += "; ";
   cause += part;
 }
@@ -37,10 +37,10 @@ DnsVerdict judge_dns_response(const DnsCheckSpec& spec, const DnsResponse& respo
   const std::string rcode = dns_rcode_name(response.rcode);
   if (!reads(spec.conditions, "[DNS_RCODE]") && response.rcode != 0) {
     verdict.ok = false;
-    append(verdict.cause, "[DNS_RCODE] == " + rcode + ", expected NOERROR");
+    append_part(verdict.cause, "[DNS_RCODE] == " + rcode + ", expected NOERROR");
   } else if (!reads(spec.conditions, "[BODY]") && response.rcode == 0 && verdict.body.empty()) {
     verdict.ok = false;
-    append(verdict.cause, "no " + std::string(to_string(spec.record)) + " record for " + spec.name);
+    append_part(verdict.cause, "no " + std::string(to_string(spec.record)) + " record for " + spec.name);
   }
   ConditionInput input;
   input.response_time_ms = latency_ms;
@@ -50,7 +50,7 @@ DnsVerdict judge_dns_response(const DnsCheckSpec& spec, const DnsResponse& respo
   for (const ConditionOutcome& outcome : outcomes) {
     if (outcome.ok) continue;
     verdict.ok = false;
-    append(verdict.cause, outcome.description);
+    append_part(verdict.cause, outcome.description);
   }
   return verdict;
 }

@@ -12,7 +12,7 @@ namespace {
 constexpr double kPlainMin = 1e-6;
 constexpr double kPlainMax = 1e21;
 
-void append_number(std::string& out, double value) {
+void append_json_number(std::string& out, double value) {
   if (!std::isfinite(value)) {
     out += "null";
     return;
@@ -102,7 +102,7 @@ void append_value(std::string& out, const boost::json::value& v) {
     case boost::json::kind::bool_: out += v.get_bool() ? "true" : "false"; break;
     case boost::json::kind::int64: append_integer(out, v.get_int64()); break;
     case boost::json::kind::uint64: append_integer(out, v.get_uint64()); break;
-    case boost::json::kind::double_: append_number(out, v.get_double()); break;
+    case boost::json::kind::double_: append_json_number(out, v.get_double()); break;
     case boost::json::kind::string: append_string(out, v.get_string()); break;
     case boost::json::kind::array: append_array(out, v.get_array()); break;
     case boost::json::kind::object: append_object(out, v.get_object()); break;
@@ -131,7 +131,7 @@ std::string json_text(const boost::json::array& array) {
 
 std::string json_number(double value) {
   std::string out;
-  append_number(out, value);
+  append_json_number(out, value);
   return out;
 }
 

@@ -8,7 +8,7 @@
 namespace trainwatch {
 namespace {
 
-std::string cut(std::string_view s) { return std::string(s.substr(0, kMaxFrameText)); }
+std::string cut_frame_text(std::string_view s) { return std::string(s.substr(0, kMaxFrameText)); }
 
 std::string_view trim_left(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -52,8 +52,8 @@ bool parse_frame(std::string_view line, NativeFrame& out) {
   // Addresses are printed zero-padded to 16 digits; the significant ones are enough.
   std::string_view significant = address.substr(2);
   while (significant.size() > 1 && significant.front() == '0') significant.remove_prefix(1);
-  out.function = rest.empty() ? "0x" + cut(significant) : cut(rest);
-  out.module = cut(base_name(module));
+  out.function = rest.empty() ? "0x" + cut_frame_text(significant) : cut_frame_text(rest);
+  out.module = cut_frame_text(base_name(module));
   return true;
 }
 

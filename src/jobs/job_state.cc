@@ -13,12 +13,12 @@
 namespace trainwatch::jobs {
 namespace {
 
-bool in_checkpoint(const RankReport& r) {
+bool is_checkpointing(const RankReport& r) {
   return r.status == RankStatus::kCheckpointing || r.checkpoint.state == CheckpointState::kInProgress;
 }
 
 // A rank that makes no steps on purpose, and that its peers wait for in their next collective.
-bool pauses(const RankReport& r) { return in_checkpoint(r) || evaluating(r); }
+bool pauses(const RankReport& r) { return is_checkpointing(r) || evaluating(r); }
 
 MonoTime minus(MonoTime t, int64_t ms) { return t - Millis(std::max<int64_t>(ms, 0)); }
 

@@ -19,7 +19,7 @@ constexpr EnumNames<LaunchOutcome, 6> kOutcomeNames{{
 }};
 
 // A rank that finished: said so, or exited 0 (a script that never called finish()).
-bool finished(const RankReport& r) {
+bool rank_finished(const RankReport& r) {
   return r.status == RankStatus::kFinished ||
          (!r.alive && r.exit && r.exit->signal == 0 && r.exit->code == 0);
 }
@@ -43,7 +43,7 @@ std::optional<LaunchOutcome> launch_outcome_from_string(std::string_view s) {
 LaunchOutcome ended_as(const std::vector<const RankReport*>& ranks, bool relaunched) {
   bool all_finished = !ranks.empty(), terminated = false;
   for (const RankReport* r : ranks) {
-    if (finished(*r)) continue;
+    if (rank_finished(*r)) continue;
     all_finished = false;
     if (failed_of_its_own(*r)) return LaunchOutcome::kFailed;
     terminated = terminated || (!r->alive && r->exit && r->exit->signal == SIGTERM);
@@ -54,7 +54,7 @@ LaunchOutcome ended_as(const std::vector<const RankReport*>& ranks, bool relaunc
 }
 
 bool ended_launch_as(const RankReport& r, LaunchOutcome outcome) {
-  if (finished(r)) return false;
+  if (rank_finished(r)) return false;
   if (outcome == LaunchOutcome::kFailed) return failed_of_its_own(r);
   if (outcome == LaunchOutcome::kPreempted) return !r.alive && r.exit && r.exit->signal == SIGTERM;
   return false;

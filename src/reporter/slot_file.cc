@@ -17,7 +17,7 @@
 namespace trainwatch::reporter {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_message() { return std::strerror(errno); }
 
 void init_header(void* base, const std::string& job) {
   auto* header = static_cast<FileHeader*>(base);
@@ -33,7 +33,7 @@ void init_header(void* base, const std::string& job) {
 // page beyond its end is ever touched here. The guard covers a shrink after the check.
 Result<void*> map_fd(int fd, bool writable, const std::string& path, const char* lost_line) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return make_error("io", "cannot stat " + path + ": " + errno_text());
+  if (::fstat(fd, &st) != 0) return make_error("io", "cannot stat " + path + ": " + errno_message());
   if (static_cast<size_t>(st.st_size) != kFileSize) {
     return make_error("version", path + " is " + std::to_string(st.st_size) +
                                      " bytes, a trainwatch slot file is " + std::to_string(kFileSize) +
@@ -41,7 +41,7 @@ Result<void*> map_fd(int fd, bool writable, const std::string& path, const char*
   }
   int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
   void* base = ::mmap(nullptr, kFileSize, prot, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED) return make_error("io", "cannot map " + path + ": " + errno_text());
+  if (base == MAP_FAILED) return make_error("io", "cannot map " + path + ": " + errno_message());
   if (!guard_mapping(base, kFileSize, fd, prot, lost_line)) {
     ::munmap(base, kFileSize);
     return make_error("io", "cannot open " + path + ": this process already maps " +
@@ -75,25 +75,25 @@ Status create_file(int dir, const std::string& dir_path, const std::string& name
     ::unlinkat(dir, tmp.c_str(), 0);
     tfd = ::openat(dir, tmp.c_str(), kCreate, kSlotFileMode);
   }
-  if (tfd < 0) return make_error("io", "cannot create " + tmp_path + ": " + errno_text());
+  if (tfd < 0) return make_error("io", "cannot create " + tmp_path + ": " + errno_message());
   std::string failure;
   mode_t mode = group ? kSlotFileGroupMode : kSlotFileMode;
   if (group && ::fchown(tfd, static_cast<uid_t>(-1), *group) != 0) {
-    failure = "cannot give " + tmp_path + " to group " + std::to_string(*group) + ": " + errno_text();
+    failure = "cannot give " + tmp_path + " to group " + std::to_string(*group) + ": " + errno_message();
   } else if (::fchmod(tfd, mode) != 0) {  // the umask may have removed bits from the open mode
-    failure = "cannot set the mode of " + tmp_path + ": " + errno_text();
+    failure = "cannot set the mode of " + tmp_path + ": " + errno_message();
   } else if (int err = ::posix_fallocate(tfd, 0, static_cast<off_t>(kFileSize)); err != 0) {
     failure = "no room for the slot file in " + dir_path + " (reserving " + std::to_string(kFileSize) +
               " bytes: " + std::strerror(err) + ")";
   } else {
     void* base = ::mmap(nullptr, kFileSize, PROT_READ | PROT_WRITE, MAP_SHARED, tfd, 0);
     if (base == MAP_FAILED) {
-      failure = "cannot map " + tmp_path + ": " + errno_text();
+      failure = "cannot map " + tmp_path + ": " + errno_message();
     } else {
       init_header(base, job);
       ::munmap(base, kFileSize);
       if (::linkat(dir, tmp.c_str(), dir, name.c_str(), 0) != 0 && errno != EEXIST) {
-        failure = "cannot create " + dir_path + "/" + name + ": " + errno_text();
+        failure = "cannot create " + dir_path + "/" + name + ": " + errno_message();
       }
     }
   }
@@ -146,7 +146,7 @@ Result<SlotFile> SlotFile::open_for_writing(const std::string& top, const std::s
     if (fd < 0) {
       if (errno == ELOOP)
         return make_error("unsafe", path + " is a symlink; trainwatch does not use it (remove it)");
-      return make_error("io", "cannot open " + path + ": " + errno_text());
+      return make_error("io", "cannot open " + path + ": " + errno_message());
     }
     if (auto ok = check_entry(fd, path, ::geteuid(), false); !ok) {
       ::close(fd);
@@ -187,7 +187,7 @@ Result<SlotFile> SlotFile::open_for_reading(const std::string& path, std::option
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ELOOP) return make_error("unsafe", path + " is a symlink; trainwatch does not read it");
-    return make_error("io", "cannot open " + path + ": " + errno_text());
+    return make_error("io", "cannot open " + path + ": " + errno_message());
   }
   if (auto ok = check_entry(fd, path, owner.value_or(::geteuid()), false); !ok) {
     ::close(fd);

@@ -8,7 +8,7 @@ namespace {
 
 namespace json = boost::json;
 
-json::value time_or_null(const std::optional<SystemTime>& t) {
+json::value time_json(const std::optional<SystemTime>& t) {
   return t ? json::value(format_rfc3339(*t)) : json::value(nullptr);
 }
 
@@ -36,10 +36,10 @@ json::object channel_json(const alerting::ChannelHealth& h, Audience audience) {
                       {"backlog_in_store", h.backlog_in_store},
                       {"in_flight", h.in_flight},
                       {"consecutive_failures", h.consecutive_failures},
-                      {"last_success", time_or_null(h.last_success)},
-                      {"last_failure", time_or_null(h.last_failure)},
+                      {"last_success", time_json(h.last_success)},
+                      {"last_failure", time_json(h.last_failure)},
                       {"last_error", admin_text_or_null(h.last_error, audience)},
-                      {"next_attempt", time_or_null(h.next_attempt)},
+                      {"next_attempt", time_json(h.next_attempt)},
                       {"totals", json::object{{"delivered", c.delivered},
                                               {"error", c.error},
                                               {"rejected", c.rejected},
@@ -58,10 +58,10 @@ json::object delivery_json(const Delivery& d, Audience audience) {
       {"attempts", d.attempts},
       {"created", format_rfc3339(d.spec.created)},
       {"due", format_rfc3339(d.spec.due)},
-      {"first_attempt", time_or_null(d.first_attempt)},
-      {"last_attempt", time_or_null(d.last_attempt)},
-      {"next_attempt", time_or_null(d.next_attempt)},
-      {"finished", time_or_null(d.finished)},
+      {"first_attempt", time_json(d.first_attempt)},
+      {"last_attempt", time_json(d.last_attempt)},
+      {"next_attempt", time_json(d.next_attempt)},
+      {"finished", time_json(d.finished)},
       {"http_status", d.http_status != 0 ? json::value(d.http_status) : json::value(nullptr)},
       {"last_error", admin_text_or_null(d.last_error, audience)}};
 }

@@ -13,7 +13,7 @@ using http::Response;
 
 constexpr int kAuditPageRows = 50;
 
-void show(const WebContext& ctx, const Request& request, const Responder& respond) {
+void show_audit(const WebContext& ctx, const Request& request, const Responder& respond) {
   if (!page_reader(ctx, request, respond, auth::Role::kAdmin)) return;
   json::object m = layout_model(ctx, request, "Audit log · trainwatch");
   AuditQuery query;
@@ -46,7 +46,7 @@ void show(const WebContext& ctx, const Request& request, const Responder& respon
 
 void add_audit_page(http::Router& router, const WebContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/audit",
-             [ctx](const Request& r, const Responder& w) { show(ctx, r, w); });
+             [ctx](const Request& r, const Responder& w) { show_audit(ctx, r, w); });
 }
 
 }  // namespace trainwatch::web

@@ -16,8 +16,6 @@ using http::Request;
 using http::Responder;
 using http::Response;
 
-constexpr int64_t kDayMs = 86'400'000;
-
 void badge(const WebContext& ctx, const Request& request, const Responder& respond, bool uptime) {
   const std::string& name = request.params.at("monitor");
   auto view = ctx.engine.monitor(name);

@@ -31,8 +31,6 @@ namespace json = boost::json;
 using http::Request;
 using http::Responder;
 
-constexpr int64_t kHourMs = 3'600'000;
-constexpr int64_t kDayMs = 24 * kHourMs;
 // Results read for the page's events and verdicts (the chart reads its own).
 constexpr int kEventResults = 1'000;
 constexpr size_t kMaxEvents = 50;

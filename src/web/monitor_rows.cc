@@ -21,9 +21,6 @@ namespace {
 namespace json = boost::json;
 using views::ShownState;
 
-constexpr int64_t kHourMs = 3'600'000;
-constexpr int64_t kDayMs = 24 * kHourMs;
-
 using Buckets = std::map<std::string, std::vector<UptimeBucket>>;
 
 int rank_of(ShownState s) {

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <map>
 
+#include "web/uptime_days.h"
+
 namespace trainwatch::web {
 namespace {
 
 namespace json = boost::json;
-
-constexpr int64_t kHourMs = 3'600'000;
-constexpr int64_t kDayMs = 24 * kHourMs;
 
 json::array points_json(std::span<const SeriesPoint> points) {
   json::array out;

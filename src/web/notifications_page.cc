@@ -28,7 +28,7 @@ std::string query_value(const Request& request, const char* key) {
   return it == request.query.end() ? std::string() : it->second;
 }
 
-std::string_view health_icon(std::string_view health) {
+std::string_view channel_health_icon(std::string_view health) {
   if (health == "failing") return "\u2715";
   if (health == "ok") return "\u2713";
   return "\u2026";
@@ -110,7 +110,7 @@ void page(const NotificationsPageContext& ctx, const Request& request, const Res
                           [&](const alerting::ChannelHealth& one) { return one.name == name; });
     json::object row =
         views::catalog_channel_json(c, h == health.end() ? nullptr : &*h, audience, ctx.channels.file_name());
-    row["health_icon"] = health_icon(std::string_view(row["health"].as_string()));
+    row["health_icon"] = channel_health_icon(std::string_view(row["health"].as_string()));
     add_time_fields(row, {"last_success", "last_failure"}, ctx.web.clock.system_time());
     // The page shows no settings nor secrets' states: the edit form does.
     row.erase("settings");

@@ -19,7 +19,6 @@ namespace trainwatch::web {
 namespace {
 
 namespace json = boost::json;
-constexpr int64_t kDayMs = 86'400'000;
 
 json::object day_json(const DaySegment& d) {
   json::object o;

@@ -72,12 +72,12 @@ void page(const PeoplePagesContext& ctx, const Request& request, const Responder
   respond(std::move(r));
 }
 
-void show(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
+void show_tokens(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
   if (auto who = page_reader(ctx.web, request, respond, auth::Role::kViewer))
     page(ctx, request, respond, *who);
 }
 
-void create(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
+void create_token(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond, auth::Role::kViewer)) return;
   auto session = session_of(ctx.web, request);
@@ -128,8 +128,9 @@ void revoke(const PeoplePagesContext& ctx, const Request& request, const Respond
 
 void add_tokens_page(http::Router& router, const PeoplePagesContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/settings/tokens",
-             [ctx](const Request& r, const Responder& w) { show(ctx, r, w); });
-  router.add("POST", "/settings/tokens", [ctx](const Request& r, const Responder& w) { create(ctx, r, w); });
+             [ctx](const Request& r, const Responder& w) { show_tokens(ctx, r, w); });
+  router.add("POST", "/settings/tokens",
+             [ctx](const Request& r, const Responder& w) { create_token(ctx, r, w); });
   router.add("POST", "/settings/tokens/{id}/revoke",
              [ctx](const Request& r, const Responder& w) { revoke(ctx, r, w); });
 }

@@ -8,8 +8,6 @@
 namespace trainwatch::web {
 namespace {
 
-constexpr int64_t kDayMs = 86'400'000;
-
 int64_t day_start(int64_t ms) { return ms - (((ms % kDayMs) + kDayMs) % kDayMs); }
 
 std::string level_for(std::optional<double> pct) {

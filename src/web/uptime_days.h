@@ -15,6 +15,11 @@
 
 namespace trainwatch::web {
 
+// One hour and one UTC day in milliseconds: the strip's unit, and the units of the pages'
+// ranges and rollups.
+inline constexpr int64_t kHourMs = 3'600'000;
+inline constexpr int64_t kDayMs = 24 * kHourMs;
+
 struct DaySegment {
   int64_t day_ms = 0;
   std::string date;  // "2026-11-29"

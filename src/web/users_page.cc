@@ -55,11 +55,11 @@ catalog::Accounts::Done answer(const PeoplePagesContext& ctx, const Request& req
   };
 }
 
-void show(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
+void show_users(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
   if (page_reader(ctx.web, request, respond, auth::Role::kAdmin)) page(ctx, request, respond);
 }
 
-void create(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
+void create_user(const PeoplePagesContext& ctx, const Request& request, const Responder& respond) {
   std::map<std::string, std::string> form;
   if (!form_allowed(ctx.web, request, form, respond, auth::Role::kAdmin)) return;
   ctx.accounts.create_user(form["name"], form["role"], form["password"], answer(ctx, request, respond, ""));
@@ -95,8 +95,9 @@ void remove(const PeoplePagesContext& ctx, const Request& request, const Respond
 
 void add_users_page(http::Router& router, const PeoplePagesContext& ctx) {
   router.add(std::vector<std::string>{"GET", "HEAD"}, "/settings/users",
-             [ctx](const Request& r, const Responder& w) { show(ctx, r, w); });
-  router.add("POST", "/settings/users", [ctx](const Request& r, const Responder& w) { create(ctx, r, w); });
+             [ctx](const Request& r, const Responder& w) { show_users(ctx, r, w); });
+  router.add("POST", "/settings/users",
+             [ctx](const Request& r, const Responder& w) { create_user(ctx, r, w); });
   router.add("POST", "/settings/users/{name}/role",
              [ctx](const Request& r, const Responder& w) { change_role(ctx, r, w); });
   router.add("POST", "/settings/users/{name}/password",

@@ -18,7 +18,7 @@ def copy_of_the_tree(tmp_path, with_tests=True):
     for part in ("src", "docs"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("node_modules"))
     shutil.copy(ROOT / "CONTRIBUTING.md", tmp_path)
-    for part in ("include", "scripts", "examples", "fuzz", "bench", "python", "deploy", "debian"):
+    for part in ("include", "scripts", "examples", "fuzz", "bench", "python", "deploy", "debian", "cmake"):
         (tmp_path / part).symlink_to(ROOT / part)
     if with_tests:
         (tmp_path / "tests").symlink_to(ROOT / "tests")
