@@ -9,11 +9,16 @@ find_package(fmt REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(CLI11 REQUIRED)
 
-# Boost.Asio/Beast are header-only; one definition set for all our targets.
+# Boost.Asio/Beast ship as headers; one definition set for all our targets. Their
+# SEPARATE_COMPILATION mode: the functions they would otherwise define inline in every unit
+# that includes them (the reactor, the scheduler, the HTTP parser) are compiled once, in
+# src/core/boost_compiled.cc (and Asio's TLS in src/net/asio_ssl_compiled.cc, beside
+# OpenSSL), instead of in each of some fifty units.
 add_library(trainwatch_boost INTERFACE)
 target_link_libraries(trainwatch_boost INTERFACE Boost::headers Boost::json Boost::url Threads::Threads)
 target_compile_definitions(trainwatch_boost INTERFACE
-  BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW)
+  BOOST_ASIO_NO_DEPRECATED BOOST_BEAST_USE_STD_STRING_VIEW
+  BOOST_ASIO_SEPARATE_COMPILATION BOOST_BEAST_SEPARATE_COMPILATION)
 
 # libpqxx 6.4 ships no CMake package on Debian 12: pkg-config finds it (and libpq).
 find_package(PkgConfig REQUIRED)
