@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Builds TARGETs (default: what the Debian package ships) in build-release/, the build of
-# what trainwatch ships: -O2 -g (RelWithDebInfo), warnings as errors, no tests or benchmarks,
-# in unity batches (cmake/Unity.cmake), on every core:
+# Builds TARGETs (default: what the Debian package ships) in build-release/: -O2 with line
+# tables for debug info (-g1), warnings as errors, no tests or benchmarks, in unity batches
+# (cmake/Unity.cmake), on every core:
 #   scripts/build_release.sh [TARGET...]
-# The flags are cmake/release.flags: scripts/demo (through this script), `pip install
-# ./python` (python/setup.py) and the Debian package (debian/rules) all compile with exactly
-# those, so that whichever comes first fills ccache for the others: a package built after
-# the demo costs its links.
+# The flags are cmake/release.flags: scripts/demo (through this script) and `pip install
+# ./python` (python/setup.py) compile with exactly those, so whichever comes first fills
+# ccache for the other. The Debian package adds full debug info (debian/rules).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
