@@ -7,7 +7,7 @@
 
 #include "alerting/attempt_outcome.h"
 #include "alerting/event.h"
-#include "alerting/firing_alerts.h"
+#include "alerting/firing_resender.h"
 #include "alerting/message.h"
 #include "core/duration.h"
 
@@ -25,11 +25,11 @@ Millis until(SystemTime at, SystemTime now) {
 }  // namespace
 
 struct Dispatcher::ChannelState {
-  explicit ChannelState(TimerFactory& timers)
-      : retry_timer(timers.make_timer()),
-        hold_timer(timers.make_timer()),
-        resend_timer(timers.make_timer()),
-        reload_timer(timers.make_timer()) {}
+  explicit ChannelState(Dispatcher& d)
+      : retry_timer(d.timers_.make_timer()),
+        hold_timer(d.timers_.make_timer()),
+        reload_timer(d.timers_.make_timer()),
+        resender(d.clock_, d.timers_, d.store_, d.sender_, [&d, this] { d.pump(*this); }) {}
 
   Channel channel;
   // io thread only.
@@ -40,14 +40,12 @@ struct Dispatcher::ChannelState {
   // Destroyed with the channel, so neither fires into a removed channel (timer.h).
   std::unique_ptr<Timer> retry_timer;  // the front's next attempt
   std::unique_ptr<Timer> hold_timer;   // the earliest held row's release
-  // Only for a channel whose provider re-sends firing alerts (see the top of dispatcher.h).
-  std::optional<FiringAlerts> firing;
-  std::unique_ptr<Timer> resend_timer;  // the next firing alert's re-send
-  uint64_t resend_in_flight = 0;        // the token of the re-send in flight; 0 when none
-  bool resend_failing = false;          // one log line when re-sends start and stop failing
   // After a read of the outbox failed: the next one, kOutboxRetry later (no commit may
   // come to wake the dispatcher, and /healthz must not say the outbox fails once it works).
   std::unique_ptr<Timer> reload_timer;
+  // Re-sends what the channel delivered as firing, when its provider asks for it; its
+  // timer dies with the channel too.
+  FiringResender resender;
   // Under mu_.
   ChannelHealth health;
   std::optional<MonoTime> outbox_failing_since;  // reads of its outbox fail since then
@@ -76,10 +74,10 @@ void Dispatcher::describe(ChannelState& ch) {
 Status Dispatcher::start(std::vector<Channel> channels, std::vector<MaintenanceWindow> maintenance) {
   maintenance_ = std::move(maintenance);
   for (auto& c : channels) {
-    auto state = std::make_unique<ChannelState>(timers_);
+    auto state = std::make_unique<ChannelState>(*this);
     state->channel = std::move(c);
     describe(*state);
-    adopt_resender(*state);
+    state->resender.adopt(state->channel);
     channels_[state->channel.name] = std::move(state);
   }
   // Pending rows of a channel no longer configured stay pending (and are sent if the
@@ -115,7 +113,7 @@ void Dispatcher::reconfigure(std::vector<Channel> channels) {
         std::lock_guard lock(mu_);
         state = std::move(it->second);
       } else {
-        state = std::make_unique<ChannelState>(timers_);
+        state = std::make_unique<ChannelState>(*this);
         added.push_back(state.get());
       }
       {
@@ -123,7 +121,7 @@ void Dispatcher::reconfigure(std::vector<Channel> channels) {
         state->channel = std::move(c);
         describe(*state);
       }
-      adopt_resender(*state);
+      state->resender.adopt(state->channel);
       std::lock_guard lock(mu_);
       next[state->channel.name] = std::move(state);
     }
@@ -177,7 +175,7 @@ void Dispatcher::stop() {
   for (auto& [name, ch] : channels_) {
     ch->retry_timer->cancel();
     ch->hold_timer->cancel();
-    ch->resend_timer->cancel();
+    ch->resender.stop();
   }
 }
 
@@ -209,16 +207,8 @@ Status Dispatcher::load(ChannelState& ch) {
       continue;
     }
     // An alert's reminders and its recovery carry the labels it fired with (the culprit
-    // named then), or the receiver would take them for another alert.
-    if (ch.firing && item.row.spec.incident_id &&
-        (item.event.kind == EventKind::kUp || item.event.kind == EventKind::kReminder)) {
-      if (const AlertEvent* fired = ch.firing->find(*item.row.spec.incident_id))
-        item.event.labels = fired->labels;
-    }
-    // The incident is over: its recovery resolves the alert; re-sending it would not.
-    if (ch.firing && item.event.kind == EventKind::kUp && item.row.spec.incident_id) {
-      ch.firing->forget(*item.row.spec.incident_id);
-    }
+    // named then); its recovery ends its re-sends.
+    ch.resender.note_loaded(item);
     for (auto& cancelled : ch.queue.admit(std::move(item))) {
       close(ch, cancelled, DeliveryStatus::kCancelled, cancelled.row.last_error);
     }
@@ -273,7 +263,7 @@ void Dispatcher::release_due(ChannelState& ch) {
 
 void Dispatcher::pump(ChannelState& ch) {
   // The channel's one request is a re-send; its answer pumps again.
-  if (ch.resend_in_flight != 0) return;
+  if (ch.resender.in_flight()) return;
   const SystemTime now = clock_.system_time();
   auto next = ch.queue.next(now);
   if (next.kind == ChannelQueue::Next::Kind::kIdle && ch.maybe_more) {
@@ -293,7 +283,7 @@ void Dispatcher::pump(ChannelState& ch) {
     case ChannelQueue::Next::Kind::kIdle: break;
   }
   // Nothing of the outbox is ready to leave: the slot is free for re-sends.
-  resend(ch);
+  ch.resender.resend(ch.channel);
 }
 
 void Dispatcher::send(ChannelState& ch) {
@@ -369,19 +359,7 @@ void Dispatcher::on_sent(const std::string& channel, int64_t id, const SendOutco
       break;
   }
   record(item->row);
-  if (ch.firing && end == AttemptEnd::kDelivered && item->row.spec.incident_id) {
-    const int64_t incident = *item->row.spec.incident_id;
-    if (item->event.kind == EventKind::kDown || item->event.kind == EventKind::kReminder) {
-      if (!ch.firing->add(incident, item->event, now)) {
-        spdlog::warn(
-            "notifications: channel {}: {} alerts fire already; incident {} is not re-sent and lapses at "
-            "its endsAt",
-            channel, FiringAlerts::kMaxFiring, incident);
-      }
-    } else if (item->event.kind == EventKind::kUp) {
-      ch.firing->forget(incident);
-    }
-  }
+  if (end == AttemptEnd::kDelivered) ch.resender.note_delivered(*item, now);
   ch.queue.end_send(end != AttemptEnd::kRetry);
   if (ch.maybe_more && ch.queue.loaded() < kMaxLoadedPerChannel / 2) {
     if (auto loaded = load(ch); !loaded) {
@@ -418,127 +396,6 @@ void Dispatcher::show_sizes(ChannelState& ch) {
   ch.health.queued = ch.queue.ready();
   ch.health.held = ch.queue.held();
   ch.health.backlog_in_store = ch.maybe_more;
-}
-
-void Dispatcher::adopt_resender(ChannelState& ch) {
-  const Resender* resender = ch.channel.provider->resender();
-  if (resender == nullptr) {
-    ch.firing.reset();
-    ch.resend_timer->cancel();
-    return;
-  }
-  if (ch.firing) {
-    ch.firing->set_every(resender->resend_every());
-    return;
-  }
-  ch.firing.emplace(resender->resend_every());
-  restore_firing(ch);
-}
-
-// Rebuilds what the channel keeps firing from the store: for each open incident, the
-// newest DOWN or reminder of it that this channel delivered. Each is re-sent at once, as
-// nobody knows how long ago it last went out. On a read error the channel starts with
-// what it read; the alerts it missed lapse at their endsAt.
-void Dispatcher::restore_firing(ChannelState& ch) {
-  // Deliveries of one monitor on this channel read back to find its open incident's
-  // alert: enough for one incident's DOWN and its latest reminders.
-  constexpr int kRowsReadPerMonitor = 20;
-  auto states = store_.load_states();
-  if (!states) {
-    spdlog::warn("notifications: channel {}: cannot read which incidents are open: {}", ch.channel.name,
-                 states.error().message);
-    return;
-  }
-  const SystemTime now = clock_.system_time();
-  for (const auto& stored : *states) {
-    const auto incident = stored.state.open_incident_id;
-    if (!incident || !still_open(*incident)) continue;
-    auto rows = store_.deliveries(DeliveryQuery{ch.channel.name, stored.monitor, DeliveryStatus::kDelivered,
-                                                std::nullopt, std::nullopt, kRowsReadPerMonitor});
-    if (!rows) continue;
-    for (const auto& row : *rows) {  // newest first
-      if (row.spec.incident_id != incident || (row.spec.kind != "down" && row.spec.kind != "reminder"))
-        continue;
-      if (auto event = event_from_json(row.spec.event))
-        ch.firing->add(*incident, std::move(*event), now, true);
-      break;
-    }
-  }
-  if (ch.firing->size() > 0) {
-    spdlog::info("notifications: channel {} keeps {} alerts firing", ch.channel.name, ch.firing->size());
-  }
-}
-
-// Whether the store still holds `incident` open. A read error counts as open: one more
-// re-send of an alert does less harm than letting an ongoing incident lapse.
-bool Dispatcher::still_open(int64_t incident) {
-  auto found = store_.incident(incident);
-  if (!found) return true;
-  return found->has_value() && !(*found)->ended;
-}
-
-void Dispatcher::resend(ChannelState& ch) {
-  ch.resend_timer->cancel();
-  if (!ch.firing) return;
-  const SystemTime now = clock_.system_time();
-  std::vector<std::pair<AlertEvent, Message>> alerts;
-  for (auto& event : ch.firing->take_due(now, kMaxResendBatch)) {
-    // Closed without a recovery on this channel: its monitor was deleted (or the recovery
-    // was written but not read yet, and resolves it itself).
-    if (!event.incident_id || !still_open(*event.incident_id)) {
-      if (event.incident_id) ch.firing->forget(*event.incident_id);
-      continue;
-    }
-    Message message = render_message(event, now);
-    alerts.emplace_back(std::move(event), std::move(message));
-  }
-  if (alerts.empty()) {
-    if (auto at = ch.firing->next_due()) {
-      ch.resend_timer->arm_after(clock_, until(*at, now), [this, &ch] { pump(ch); });
-    }
-    return;
-  }
-  const Resender& resender = *ch.channel.provider->resender();
-  OutboundRequest request = resender.build_resend(alerts, now);
-  if (request.body.size() > kMaxRequestBytes && alerts.size() > 1) {
-    // Too much for one request: this one carries the first alert, the rest are due again
-    // at once and go in the next ones.
-    for (size_t i = 1; i < alerts.size(); ++i) {
-      ch.firing->add(*alerts[i].first.incident_id, std::move(alerts[i].first), now, true);
-    }
-    alerts.resize(1);
-    request = resender.build_resend(alerts, now);
-  }
-  if (request.body.size() > kMaxRequestBytes) {
-    spdlog::warn("notifications: channel {}: the re-send of incident {} is over 256 KiB and is not sent",
-                 ch.channel.name, *alerts.front().first.incident_id);
-    pump(ch);
-    return;
-  }
-  request.timeout = ch.channel.timeout;
-  ch.resend_in_flight = ++last_resend_token_;
-  sender_.send(request, [this, alive = std::weak_ptr<int>(alive_), name = ch.channel.name,
-                         token = ch.resend_in_flight](const SendOutcome& outcome) {
-    if (!alive.expired()) on_resent(name, token, outcome);
-  });
-}
-
-void Dispatcher::on_resent(const std::string& channel, uint64_t token, const SendOutcome& o) {
-  auto it = channels_.find(channel);
-  if (it == channels_.end() || it->second->resend_in_flight != token) return;
-  ChannelState& ch = *it->second;
-  ch.resend_in_flight = 0;
-  const bool ok = judge_attempt(o.transport_ok, o.permanent, o.status) == AttemptVerdict::kDelivered;
-  if (!ok && !ch.resend_failing) {
-    spdlog::warn(
-        "notifications: channel {}: re-sending firing alerts failed ({}); each stays firing until its "
-        "endsAt and is re-sent again every {}",
-        channel, o.error, format_duration(ch.firing ? ch.firing->every() : Millis(0)));
-  } else if (ok && ch.resend_failing) {
-    spdlog::info("notifications: channel {} re-sends firing alerts again", channel);
-  }
-  ch.resend_failing = !ok;
-  pump(ch);
 }
 
 void Dispatcher::test(const std::string& channel, std::function<void(TestOutcome)> done) {

@@ -28,17 +28,11 @@
 // kMaxTestsInFlight test sends (more answer "busy"); request bodies kMaxRequestBytes,
 // response bodies Transport::kMaxResponseBytes; every request has its channel's timeout.
 //
-// Re-sends (channels whose provider is a Resender: Alertmanager): every DOWN or reminder
-// such a channel delivered is re-sent each resend_every while its incident is open
-// (FiringAlerts), batched, through the channel's one request slot when no outbox row is
-// ready to go, so a recovery is never overtaken by a re-send of what it resolves. They
-// stop when the channel reads the incident's recovery from the outbox, or finds the
-// incident closed in the store before a re-send (its monitor deleted: no recovery is
-// sent, the alert lapses at its endsAt). They are no outbox rows (no API row, no other
-// channel hears of them) and are not retried: the next period's re-send is. After a
-// restart they are rebuilt from the store (the open incidents' delivered DOWNs and
-// reminders) and re-sent at once. A maintenance window does not stop them: the alert was
-// delivered before it, and letting it lapse would hide the incident after the window.
+// Re-sends (channels whose provider is a Resender: Alertmanager): each channel's
+// FiringResender (firing_resender.h) re-sends the alerts it delivered as firing while their
+// incident is open, through the channel's one request slot when no outbox row is ready to
+// go, so a recovery is never overtaken by a re-send of what it resolves. They are no
+// outbox rows and are not retried.
 //
 // Reconfiguring (SIGHUP): a channel kept by name keeps its queue, counters and any
 // request in flight, and sends the next one with its new settings; a new channel loads its
@@ -161,11 +155,6 @@ class Dispatcher {
   void close(ChannelState& ch, QueuedDelivery& item, DeliveryStatus status, std::string reason);
   void record(const Delivery& row);
   void show_sizes(ChannelState& ch);
-  void adopt_resender(ChannelState& ch);  // after ch.channel was (re)set
-  void restore_firing(ChannelState& ch);
-  bool still_open(int64_t incident);
-  void resend(ChannelState& ch);
-  void on_resent(const std::string& channel, uint64_t token, const SendOutcome& outcome);
 
   boost::asio::io_context& io_;
   const Clock& clock_;
@@ -181,7 +170,6 @@ class Dispatcher {
   std::map<std::string, std::unique_ptr<ChannelState>> channels_;  // io thread; replaced under mu_
   std::atomic<bool> wake_posted_{false};
   size_t tests_in_flight_ = 0;
-  uint64_t last_resend_token_ = 0;  // io thread
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 
   mutable std::mutex mu_;  // guards each ChannelState's `health` and `outbox_*`

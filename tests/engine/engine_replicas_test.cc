@@ -36,6 +36,19 @@ class EngineReplicas : public testing::EngineHarness {
   FakeOwnership ownership_;
 };
 
+// The store's reads on an executor of their own, as serve puts them on a thread of their
+// own: run only when a test says (run_reads), so a read takes its time.
+class EngineReplicasReadingApart : public EngineReplicas {
+ protected:
+  EngineReplicasReadingApart() { engine_.set_store_reads(reads_.get_executor()); }
+  void run_reads() {
+    reads_.restart();
+    reads_.poll();
+    settle();
+  }
+  boost::asio::io_context reads_;
+};
+
 // 100 monitors that another replica checked are taken over together (it died): their
 // checks stay spread over the interval, as they were, instead of all falling due together
 // at every interval from then on.
@@ -227,14 +240,7 @@ TEST_F(EngineReplicas, ALapsedLeaseStopsChecksAtOnceAndARejoinClaimsEverythingAn
 // checks go on at their slots, the heartbeat's deadline gets no verdict from a read that
 // failed (tried again every second, and stats() says since when), and once the read
 // works the missed deadline is judged as usual.
-TEST_F(EngineReplicas, AHeartbeatWhosePingsCannotBeReadHoldsUpNoCheckAndGetsNoVerdictMeanwhile) {
-  boost::asio::io_context reads;  // run only when this test says: a read that takes its time
-  engine_.set_store_reads(reads.get_executor());
-  auto run_reads = [&] {
-    reads.restart();
-    reads.poll();
-    settle();
-  };
+TEST_F(EngineReplicasReadingApart, AHeartbeatWhosePingsCannotBeReadHoldsUpNoCheckAndGetsNoVerdictMeanwhile) {
   config_.monitors = {http_monitor("api", Millis(1'000)),
                       heartbeat_monitor("nightly", Millis(2'000), Millis(1'000))};
   ownership_.all_ = true;
@@ -280,14 +286,7 @@ TEST_F(EngineReplicas, AHeartbeatWhosePingsCannotBeReadHoldsUpNoCheckAndGetsNoVe
 // moved by the rest of the outage like every other deadline, so a heartbeat pinged during
 // the lock is not DOWN as the lock ends; silent after it, it is DOWN once that moved
 // deadline passes.
-TEST_F(EngineReplicas, APingStoredWhileThePingsWereLockedCountsFromWhenItCame) {
-  boost::asio::io_context reads;  // run only when this test says
-  engine_.set_store_reads(reads.get_executor());
-  auto run_reads = [&] {
-    reads.restart();
-    reads.poll();
-    settle();
-  };
+TEST_F(EngineReplicasReadingApart, APingStoredWhileThePingsWereLockedCountsFromWhenItCame) {
   auto step = [&](int seconds) {
     for (int s = 0; s < seconds; ++s) {
       advance(Millis(1'000));
