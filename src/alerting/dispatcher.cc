@@ -15,15 +15,6 @@ namespace trainwatch::alerting {
 
 namespace asio = boost::asio;
 
-namespace {
-
-// How long to wait from `now` until `at`; nothing when it has passed.
-Millis until(SystemTime at, SystemTime now) {
-  return std::max(Millis(0), std::chrono::duration_cast<Millis>(at - now));
-}
-
-}  // namespace
-
 struct Dispatcher::ChannelState {
   explicit ChannelState(Dispatcher& d)
       : retry_timer(d.timers_.make_timer()),
@@ -254,7 +245,7 @@ void Dispatcher::release_due(ChannelState& ch) {
   show_sizes(ch);
   ch.hold_timer->cancel();
   if (auto at = ch.queue.next_release()) {
-    ch.hold_timer->arm_after(clock_, until(*at, now), [this, &ch] {
+    ch.hold_timer->arm_after(clock_, delay_until(*at, now), [this, &ch] {
       release_due(ch);
       pump(ch);
     });
@@ -278,7 +269,7 @@ void Dispatcher::pump(ChannelState& ch) {
     case ChannelQueue::Next::Kind::kBusy: return;
     case ChannelQueue::Next::Kind::kSend: send(ch); return;
     case ChannelQueue::Next::Kind::kWait:
-      ch.retry_timer->arm_after(clock_, until(next.at, now), [this, &ch] { pump(ch); });
+      ch.retry_timer->arm_after(clock_, delay_until(next.at, now), [this, &ch] { pump(ch); });
       break;
     case ChannelQueue::Next::Kind::kIdle: break;
   }
@@ -355,7 +346,8 @@ void Dispatcher::on_sent(const std::string& channel, int64_t id, const SendOutco
     case AttemptEnd::kRetry:
       spdlog::log(failures_before == 0 ? spdlog::level::warn : spdlog::level::debug,
                   "notifications: channel {}: delivery {} attempt {} failed ({}); next try in {}", channel,
-                  id, item->row.attempts, o.error, format_duration(until(*item->row.next_attempt, now)));
+                  id, item->row.attempts, o.error,
+                  format_duration(delay_until(*item->row.next_attempt, now)));
       break;
   }
   record(item->row);

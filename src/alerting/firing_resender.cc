@@ -9,18 +9,10 @@
 #include "alerting/attempt_outcome.h"
 #include "alerting/event.h"
 #include "alerting/message.h"
+#include "alerting/retry_policy.h"
 #include "core/duration.h"
 
 namespace trainwatch::alerting {
-
-namespace {
-
-// How long to wait from `now` until `at`; nothing when it has passed.
-Millis until(SystemTime at, SystemTime now) {
-  return std::max(Millis(0), std::chrono::duration_cast<Millis>(at - now));
-}
-
-}  // namespace
 
 FiringResender::FiringResender(const Clock& clock, TimerFactory& timers, Store& store, Sender& sender,
                                std::function<void()> slot_free)
@@ -128,7 +120,8 @@ void FiringResender::resend(const Channel& channel) {
     alerts.emplace_back(std::move(event), std::move(message));
   }
   if (alerts.empty()) {
-    if (auto at = firing_->next_due()) timer_->arm_after(clock_, until(*at, now), [this] { slot_free_(); });
+    if (auto at = firing_->next_due())
+      timer_->arm_after(clock_, delay_until(*at, now), [this] { slot_free_(); });
     return;
   }
   const Resender& resender = *channel.provider->resender();

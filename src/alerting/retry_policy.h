@@ -12,6 +12,8 @@
 // the delivery is given up: marked failed with its last error, logged and counted.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +21,11 @@
 #include "core/clock.h"
 
 namespace trainwatch::alerting {
+
+// How long a timer waits from `now` until a try due at `at`; zero once that has passed.
+inline Millis delay_until(SystemTime at, SystemTime now) {
+  return std::max(Millis(0), std::chrono::duration_cast<Millis>(at - now));
+}
 
 struct RetryPolicy {
   Millis initial_delay{1'000};
