@@ -46,7 +46,8 @@ RankRuling rule_rank(const RankFacts& facts);
 bool is_down(RankRuling ruling);
 
 // The stable code both sides report the ruling under ("rank_blocked"...); "" for kRunning
-// and kDone.
+// and kDone. The server's findings carry the same texts as typed codes (jobs/finding_code.h);
+// tests/agent/rank_rule_agreement_test.cc holds the two equal.
 std::string_view ruling_code(RankRuling ruling);
 
 }  // namespace trainwatch

@@ -79,12 +79,12 @@ std::string error_before_death(const Context& c, const RankRecord& r) {
 // rank does: its numbers are judged too).
 bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vector<Finding>& out) {
   const RankReport& l = r.last;
-  // The agent's /health judges the same facts by the same rule (core/rank_rule.h).
+  // The agent's /health judges the same facts by the same rule (core/rank_rule.h), and
+  // names each ruling by these codes' texts (ruling_code).
   const RankRuling ruling = rule_rank(c.facts(r));
-  const std::string code(ruling_code(ruling));
   switch (ruling) {
     case RankRuling::kGone:
-      out.push_back({code,
+      out.push_back({FindingCode::kRankGone,
                      Severity::kDown,
                      {rank},
                      r.node,
@@ -95,7 +95,7 @@ bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vecto
                      r.gone_at.value_or(r.seen)});
       return false;
     case RankRuling::kFailed:
-      out.push_back({code,
+      out.push_back({FindingCode::kRankFailed,
                      Severity::kDown,
                      {rank},
                      r.node,
@@ -106,7 +106,7 @@ bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vecto
     case RankRuling::kDone: return false;
     case RankRuling::kStopped:
       out.push_back(
-          {code,
+          {FindingCode::kRankStopped,
            Severity::kDown,
            {rank},
            r.node,
@@ -117,7 +117,7 @@ bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vecto
     case RankRuling::kBlocked:
     case RankRuling::kBlockedCheckpointing: {
       const bool down = ruling == RankRuling::kBlocked;
-      out.push_back({code,
+      out.push_back({FindingCode::kRankBlocked,
                      down ? Severity::kDown : Severity::kWarning,
                      {rank},
                      r.node,
@@ -137,7 +137,7 @@ void overflow_and_checkpoint_findings(const Context& c, int rank, const RankReco
                                       std::vector<Finding>& out) {
   const RankReport& l = r.last;
   if (l.overflow_consecutive >= static_cast<uint64_t>(c.t.overflow_streak)) {
-    out.push_back({"overflow_streak",
+    out.push_back({FindingCode::kOverflowStreak,
                    Severity::kDown,
                    {rank},
                    r.node,
@@ -147,7 +147,7 @@ void overflow_and_checkpoint_findings(const Context& c, int rank, const RankReco
                    kOrderNumbers + 1,
                    r.seen});
   } else if (l.loss_scale && *l.loss_scale <= c.t.min_loss_scale && l.overflow_consecutive > 0) {
-    out.push_back({"loss_scale_min",
+    out.push_back({FindingCode::kLossScaleMin,
                    Severity::kDown,
                    {rank},
                    r.node,
@@ -157,7 +157,7 @@ void overflow_and_checkpoint_findings(const Context& c, int rank, const RankReco
                    r.seen});
   }
   if (l.checkpoint.state == CheckpointState::kFailed) {
-    out.push_back({"checkpoint_failed",
+    out.push_back({FindingCode::kCheckpointFailed,
                    Severity::kDown,
                    {rank},
                    r.node,
@@ -187,7 +187,7 @@ void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeo
     const int rank = e.rank;
     const RankRecord& r = *e.r;
     if (c.now - *r.checkpoint_begin_at <= timeout.value) continue;
-    out.push_back({"checkpoint_too_long",
+    out.push_back({FindingCode::kCheckpointTooLong,
                    Severity::kDown,
                    {rank},
                    r.node,
@@ -201,7 +201,7 @@ void checkpoint_findings(const Context& c, const LearnedTimeouts::Timeout& timeo
   auto interval = c.job.checkpoint_interval();
   auto last_ok = c.job.last_ok_checkpoint_at();
   if (interval && last_ok && c.now - *last_ok > 2 * *interval) {
-    out.push_back({"checkpoint_overdue",
+    out.push_back({FindingCode::kCheckpointOverdue,
                    Severity::kWarning,
                    {},
                    "",
@@ -224,7 +224,7 @@ void missing_findings(const Context& c, int world_size, std::vector<Finding>& ou
     if (seen == c.ranks.end() || seen->rank != rank) missing.push_back(rank);
   }
   if (missing.empty()) return;
-  out.push_back({"ranks_missing", Severity::kDown, missing, "",
+  out.push_back({FindingCode::kRanksMissing, Severity::kDown, missing, "",
                  ranks_phrase(missing) + " of " + std::to_string(world_size) +
                      " never reported (start-up timeout " + format_duration(c.t.startup_timeout) + ")",
                  kOrderMissing, *first + c.t.startup_timeout});
@@ -276,7 +276,7 @@ std::string with_consequences(const Context& c, const Finding& head, Millis wait
     const std::string since =
         "waiting since " + clock_time(c.wall(*waiting_since)) + " (" + ago(c.now, *waiting_since) + ")";
     const std::string placed = "; " + ranks_phrase(waiting) + (waiting.size() == 1 ? " is " : " are ");
-    const bool placed_others = head.code == "rank_stuck" || head.code == "collective_mismatch";
+    const bool placed_others = names_waited_for(head.code);
     const size_t at = placed_others ? text.find(placed) : std::string::npos;
     if (at == std::string::npos) {
       text += "; " + ranks_phrase(waiting) + " " + since;
@@ -312,7 +312,7 @@ void restart_findings(const Context& c, std::vector<Finding>& out) {
   const AttemptRecord& before = attempts[attempts.size() - 2];
   // A new run is a new submission, not a restart: it is judged as a first launch.
   if (now.first_step_at || now.run != before.run || now.launcher_attempt <= before.launcher_attempt) return;
-  out.push_back({"restarting",
+  out.push_back({FindingCode::kRestarting,
                  Severity::kDown,
                  {},
                  "",
@@ -375,7 +375,7 @@ RankTally tally_ranks(const Context& c, const JobCheckSpec& spec) {
 void judge_waiting(const Context& c, JobVerdict& v) {
   v.phase = JobPhase::kWaiting;
   if (c.now - c.job.created() <= c.t.startup_timeout) return;
-  v.findings.push_back({"no_reports",
+  v.findings.push_back({FindingCode::kNoReports,
                         Severity::kDown,
                         {},
                         "",
@@ -395,7 +395,7 @@ void evaluation_findings(const Context& c, const LearnedTimeouts::Timeout& timeo
     if (!e.running || !e.r->evaluating_since || !evaluating(e.r->last)) continue;
     const RankRecord& r = *e.r;
     if (c.now - *r.evaluating_since <= timeout.value) continue;
-    out.push_back({"evaluation_too_long",
+    out.push_back({FindingCode::kEvaluationTooLong,
                    Severity::kDown,
                    {e.rank},
                    r.node,
@@ -429,7 +429,7 @@ void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting,
     if (f.size() == before) {
       StallSense sense = stall_sense(c);
       sense.explained = sense.explained || std::any_of(f.begin(), f.end(), [](const Finding& x) {
-                          return x.code == "rank_suspected" || x.code == "collective_mismatch";
+                          return suspects_culprit(x.code);
                         });
       throughput_findings(c, sense, f);
     }
@@ -444,7 +444,7 @@ void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting,
 // Only reported errors (or non-finite losses) so far: a node that has not reported since
 // the first of them may hold the rank that really failed (or went bad) first.
 bool undecided(const Context& c, const Finding& head) {
-  if (head.code != "rank_failed" && head.code != "loss_not_finite") return false;
+  if (head.code != FindingCode::kRankFailed && head.code != FindingCode::kLossNotFinite) return false;
   for (const auto& [name, n] : c.job.nodes()) {
     bool had_running = false;
     for (int rank : n.ranks) {
@@ -455,8 +455,8 @@ bool undecided(const Context& c, const Finding& head) {
     if (had_running && !n.final && n.last_seen < head.since && !c.silent(n)) return true;
     // A rank that failed on a broken connection failed because a peer did: its error
     // can reach the server before its agent has seen that peer gone.
-    if (had_running && !n.final && head.code == "rank_failed" && c.now - head.since < kPeerFailureGrace &&
-        failed_on_a_peer(c, head))
+    if (had_running && !n.final && head.code == FindingCode::kRankFailed &&
+        c.now - head.since < kPeerFailureGrace && failed_on_a_peer(c, head))
       return true;
   }
   return false;

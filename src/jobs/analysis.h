@@ -33,6 +33,7 @@
 
 #include "config/config.h"
 #include "core/clock.h"
+#include "jobs/finding_code.h"
 #include "jobs/job_phase.h"
 #include "jobs/job_state.h"
 
@@ -42,7 +43,7 @@ enum class Severity { kDown, kWarning };
 std::string_view to_string(Severity s);
 
 struct Finding {
-  std::string code;  // stable: rank_gone, node_silent, rank_stopped, job_stalled, monitoring_lost...
+  FindingCode code = FindingCode::kUnknown;  // what it names; its text is the API's (finding_code.h)
   Severity severity = Severity::kDown;
   std::vector<int> ranks;  // who (may be empty for node-level findings)
   std::string node;        // where ("" when job-wide)

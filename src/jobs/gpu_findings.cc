@@ -16,9 +16,9 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-Finding finding(std::string code, Severity severity, std::vector<int> ranks, const std::string& node,
+Finding finding(FindingCode code, Severity severity, std::vector<int> ranks, const std::string& node,
                 std::string message, int order, MonoTime since, bool node_fault) {
-  Finding f{std::move(code), severity, std::move(ranks), node, std::move(message), order, since};
+  Finding f{code, severity, std::move(ranks), node, std::move(message), order, since};
   f.node_fault = node_fault;
   return f;
 }
@@ -72,17 +72,20 @@ void xid_findings(const std::string& name, const NodeRecord& n, const GpuReport&
     const MonoTime since = before(n.last_seen, it->age_ms);
     switch (x.cls) {
       case XidClass::kNodeFault:
-        out.push_back(finding("gpu_xid", Severity::kDown, ranks, name, text, order.fault, since, true));
+        out.push_back(
+            finding(FindingCode::kGpuXid, Severity::kDown, ranks, name, text, order.fault, since, true));
         break;
       case XidClass::kApplicationHit:
-        out.push_back(finding("gpu_xid", Severity::kDown, ranks, name, text, order.fault, since, false));
+        out.push_back(
+            finding(FindingCode::kGpuXid, Severity::kDown, ranks, name, text, order.fault, since, false));
         break;
       case XidClass::kApplication:
-        out.push_back(finding("gpu_xid", Severity::kWarning, ranks, name,
+        out.push_back(finding(FindingCode::kGpuXid, Severity::kWarning, ranks, name,
                               text + " (usually the application's own fault)", order.warning, since, false));
         break;
       case XidClass::kInformational:
-        out.push_back(finding("gpu_xid", Severity::kWarning, ranks, name, text, order.warning, since, false));
+        out.push_back(finding(FindingCode::kGpuXid, Severity::kWarning, ranks, name, text, order.warning,
+                              since, false));
         break;
     }
   }
@@ -92,28 +95,29 @@ void xid_findings(const std::string& name, const NodeRecord& n, const GpuReport&
 void fault_findings(const std::string& name, const NodeRecord& n, const GpuReport& g,
                     const std::vector<int>& ranks, GpuFindingOrders order, std::vector<Finding>& out) {
   const std::string w = who(name, g, ranks);
-  auto fault = [&](const char* code, const std::string& what) {
+  auto fault = [&](FindingCode code, const std::string& what) {
     out.push_back(
         finding(code, Severity::kDown, ranks, name, w + ": " + what, order.fault, n.last_seen, true));
   };
-  if (g.lost) fault("gpu_lost", "the GPU has fallen off the bus");
+  if (g.lost) fault(FindingCode::kGpuLost, "the GPU has fallen off the bus");
   if (g.ecc_uncorrected > 0)
-    fault("gpu_ecc", std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors");
+    fault(FindingCode::kGpuEcc, std::to_string(g.ecc_uncorrected) + " uncorrectable ECC errors");
   if (g.row_remap && g.row_remap->failure)
-    fault("gpu_row_remap_failed", "a memory row remapping failed; the GPU needs service");
+    fault(FindingCode::kGpuRowRemapFailed, "a memory row remapping failed; the GPU needs service");
   if (g.row_remap && g.row_remap->pending)
-    fault("gpu_row_remap_pending", "memory rows are pending remapping; reset the GPU to apply them");
+    fault(FindingCode::kGpuRowRemapPending, "memory rows are pending remapping; reset the GPU to apply them");
   if (!g.recovery_action.empty() && g.recovery_action != "none") {
     const auto action = recovery_action_from_word(g.recovery_action);
-    fault("gpu_recovery_action", "the driver's GPU recovery action is " + g.recovery_action +
-                                     (action ? ": " + std::string(recovery_action_text(*action)) : ""));
+    fault(FindingCode::kGpuRecoveryAction,
+          "the driver's GPU recovery action is " + g.recovery_action +
+              (action ? ": " + std::string(recovery_action_text(*action)) : ""));
   }
   if (g.nvlinks && !g.nvlinks->down.empty()) {
     std::string links;
     for (int l : g.nvlinks->down) links += (links.empty() ? "" : ", ") + std::to_string(l);
-    fault("nvlink_down", (g.nvlinks->down.size() == 1 ? "NVLink " : "NVLinks ") + links +
-                             " down after being up (" + std::to_string(g.nvlinks->active) + " of " +
-                             std::to_string(g.nvlinks->count) + " active)");
+    fault(FindingCode::kNvlinkDown, (g.nvlinks->down.size() == 1 ? "NVLink " : "NVLinks ") + links +
+                                        " down after being up (" + std::to_string(g.nvlinks->active) +
+                                        " of " + std::to_string(g.nvlinks->count) + " active)");
   }
 }
 
@@ -121,24 +125,27 @@ void warning_findings(const std::string& name, const NodeRecord& n, const GpuRep
                       const std::vector<int>& ranks, const JobThresholds& t, GpuFindingOrders order,
                       std::vector<Finding>& out) {
   const std::string w = who(name, g, ranks);
-  auto warning = [&](const char* code, const std::string& what) {
+  auto warning = [&](FindingCode code, const std::string& what) {
     out.push_back(
         finding(code, Severity::kWarning, ranks, name, w + ": " + what, order.warning, n.last_seen, false));
   };
   if (g.retired_pages && g.retired_pages->pending)
-    warning("gpu_pages_pending", "memory pages are pending retirement; reset the GPU to retire them");
+    warning(FindingCode::kGpuPagesPending,
+            "memory pages are pending retirement; reset the GPU to retire them");
   if (g.temperature_c && g.slowdown_temperature_c && *g.slowdown_temperature_c > 0 &&
       *g.temperature_c >= *g.slowdown_temperature_c) {
-    warning("gpu_hot", std::to_string(*g.temperature_c) + " \u00b0C, at or above its slowdown temperature (" +
-                           std::to_string(*g.slowdown_temperature_c) + " \u00b0C)");
+    warning(FindingCode::kGpuHot, std::to_string(*g.temperature_c) +
+                                      " \u00b0C, at or above its slowdown temperature (" +
+                                      std::to_string(*g.slowdown_temperature_c) + " \u00b0C)");
   }
   if (g.clock_event_reasons) {
     const uint64_t hardware = clock_event_bits(*g.clock_event_reasons) & kHardwareSlowdownBits;
-    if (hardware) warning("gpu_throttled", "clocks held down by " + slowing_reasons_text(hardware));
+    if (hardware)
+      warning(FindingCode::kGpuThrottled, "clocks held down by " + slowing_reasons_text(hardware));
   }
   if (g.memory_total && g.memory_pct() >= t.gpu_memory_pct) {
-    warning("gpu_memory", "memory " + fmt("%.1f%%", g.memory_pct()) + " >= " + fmt("%g%%", t.gpu_memory_pct) +
-                              " (out-of-memory risk)");
+    warning(FindingCode::kGpuMemory, "memory " + fmt("%.1f%%", g.memory_pct()) +
+                                         " >= " + fmt("%g%%", t.gpu_memory_pct) + " (out-of-memory risk)");
   }
 }
 
@@ -163,13 +170,13 @@ void fabric_findings(const JobState& job, const std::string& name, const NodeRec
     const std::string port =
         (p.link_layer == "Ethernet" ? "RoCE port " : "InfiniBand port ") + p.name() + " on " + name;
     if (p.was_active && !p.active()) {
-      out.push_back(finding("ib_port_down", Severity::kDown, ranks, name,
+      out.push_back(finding(FindingCode::kIbPortDown, Severity::kDown, ranks, name,
                             port + " is " + (p.state.empty() ? "unreadable" : p.state) +
                                 (p.phys_state.empty() ? "" : " (" + p.phys_state + ")") +
                                 " after being ACTIVE" + there,
                             order.fault, n.last_seen, true));
     } else if (p.link_downed_rise > 0) {
-      out.push_back(finding("ib_link_downed", Severity::kWarning, ranks, name,
+      out.push_back(finding(FindingCode::kIbLinkDowned, Severity::kWarning, ranks, name,
                             port + " went down " + std::to_string(p.link_downed_rise) +
                                 (p.link_downed_rise == 1 ? " time" : " times") + " recently (link_downed " +
                                 std::to_string(p.link_downed - p.link_downed_rise) + " \u2192 " +
@@ -181,7 +188,7 @@ void fabric_findings(const JobState& job, const std::string& name, const NodeRec
 
 void explain_slow_gpus(const JobState& job, std::vector<Finding>& findings) {
   for (auto& f : findings) {
-    if (f.code != "straggler" || f.ranks.size() != 1) continue;
+    if (f.code != FindingCode::kStraggler || f.ranks.size() != 1) continue;
     auto r = job.ranks().find(f.ranks.front());
     if (r == job.ranks().end() || !r->second.last.gpu) continue;
     auto n = job.nodes().find(r->second.node);

@@ -77,11 +77,11 @@ Interruption unseen_interruption(const AttemptRecord& ended, int next, MonoTime 
     const RankEnding& e = *ended.ending;
     const std::string rank = "rank " + std::to_string(e.rank);
     if (!e.error.empty()) {
-      i.code = "rank_failed";
+      i.code = FindingCode::kRankFailed;
       i.cause = from_error(e.error);
       i.message = rank + " failed: " + first_line(e.error) + replaced;
     } else {
-      i.code = "rank_gone";
+      i.code = FindingCode::kRankGone;
       i.cause =
           e.exit ? from_exit(*e.exit) : InterruptionCause{InterruptionKind::kVanished, "exit status unknown"};
       i.message = rank + (e.exit ? " " + describe_exit(*e.exit) : " vanished") + replaced;
@@ -91,7 +91,7 @@ Interruption unseen_interruption(const AttemptRecord& ended, int next, MonoTime 
   } else {
     // Requeued (its ranks last seen running), or a failure the attempt did not keep (an older
     // server's memo): no rank says why; the outcome may.
-    i.code = "restarting";
+    i.code = FindingCode::kRestarting;
     i.cause = ended.outcome == LaunchOutcome::kRequeued
                   ? InterruptionCause{InterruptionKind::kRequeued, "relaunched while its ranks ran"}
                   : InterruptionCause{InterruptionKind::kRestarted, "before trainwatch saw why"};
@@ -142,42 +142,43 @@ std::optional<InterruptionKind> interruption_kind_from_string(std::string_view s
 }
 
 InterruptionCause classify(const Finding& head, const JobState& job) {
-  const std::string& c = head.code;
+  const FindingCode c = head.code;
+  const std::string code(to_string(c));
   const RankReport* rank = first_rank(head, job);
-  if (c == "rank_gone") {
-    // An abort after a reported error (torch.save's OSError on a full disk) died of that error.
-    if (rank && !rank->error.empty()) {
-      if (InterruptionCause cause = from_error(rank->error); cause.kind != InterruptionKind::kException)
-        return cause;
+  if (is_numbers(c)) return {InterruptionKind::kNumbers, code};
+  if (is_gpu_fault(c)) return {InterruptionKind::kGpuFault, code};
+  if (is_startup(c)) return {InterruptionKind::kStartup, code};
+  switch (c) {
+    case FindingCode::kRankGone:
+      // An abort after a reported error (torch.save's OSError on a full disk) died of that error.
+      if (rank && !rank->error.empty()) {
+        if (InterruptionCause cause = from_error(rank->error); cause.kind != InterruptionKind::kException)
+          return cause;
+      }
+      if (rank && rank->exit) return from_exit(*rank->exit);
+      return {InterruptionKind::kVanished, "exit status unknown"};
+    case FindingCode::kRankFailed: return from_error(rank ? rank->error : "");
+    case FindingCode::kCheckpointFailed: {
+      InterruptionCause cause = from_error(rank ? rank->error : "");
+      if (cause.kind != InterruptionKind::kDiskFull) cause.kind = InterruptionKind::kCheckpointFailed;
+      return cause;
     }
-    if (rank && rank->exit) return from_exit(*rank->exit);
-    return {InterruptionKind::kVanished, "exit status unknown"};
+    case FindingCode::kCheckpointTooLong: return {InterruptionKind::kCheckpointFailed, "took too long"};
+    case FindingCode::kRankStuck: return {InterruptionKind::kHangElsewhere, head.message};
+    case FindingCode::kCollectiveMismatch:
+      return {InterruptionKind::kHangInCollective, "collective mismatch"};
+    case FindingCode::kJobStalled:
+    case FindingCode::kRankHung:
+      return {
+          stalled_in_collective(head, job) ? InterruptionKind::kHangInCollective : InterruptionKind::kOther,
+          c == FindingCode::kJobStalled ? "every rank stopped" : "one rank stopped"};
+    case FindingCode::kRankStopped:
+    case FindingCode::kRankBlocked: return {InterruptionKind::kStopped, code};
+    case FindingCode::kNodeSilent: return {InterruptionKind::kNodeLost, head.node};
+    case FindingCode::kIbPortDown: return {InterruptionKind::kFabricFault, head.node};
+    case FindingCode::kRestarting: return {InterruptionKind::kRestarted, "before trainwatch saw why"};
+    default: return {InterruptionKind::kOther, code};
   }
-  if (c == "rank_failed") return from_error(rank ? rank->error : "");
-  if (c == "checkpoint_failed") {
-    InterruptionCause cause = from_error(rank ? rank->error : "");
-    if (cause.kind != InterruptionKind::kDiskFull) cause.kind = InterruptionKind::kCheckpointFailed;
-    return cause;
-  }
-  if (c == "checkpoint_too_long") return {InterruptionKind::kCheckpointFailed, "took too long"};
-  if (c == "loss_not_finite" || c == "overflow_streak" || c == "loss_scale_min")
-    return {InterruptionKind::kNumbers, c};
-  if (c == "rank_stuck") return {InterruptionKind::kHangElsewhere, head.message};
-  if (c == "collective_mismatch") return {InterruptionKind::kHangInCollective, "collective mismatch"};
-  if (c == "job_stalled" || c == "rank_hung") {
-    return {stalled_in_collective(head, job) ? InterruptionKind::kHangInCollective : InterruptionKind::kOther,
-            c == "job_stalled" ? "every rank stopped" : "one rank stopped"};
-  }
-  if (c == "rank_stopped" || c == "rank_blocked") return {InterruptionKind::kStopped, c};
-  if (c == "node_silent") return {InterruptionKind::kNodeLost, head.node};
-  if (c == "gpu_lost" || c == "gpu_ecc" || c == "gpu_xid" || c == "gpu_row_remap_pending" ||
-      c == "gpu_row_remap_failed" || c == "gpu_recovery_action" || c == "nvlink_down")
-    return {InterruptionKind::kGpuFault, c};
-  if (c == "ib_port_down") return {InterruptionKind::kFabricFault, head.node};
-  if (c == "startup_stuck" || c == "ranks_missing" || c == "no_reports")
-    return {InterruptionKind::kStartup, c};
-  if (c == "restarting") return {InterruptionKind::kRestarted, "before trainwatch saw why"};
-  return {InterruptionKind::kOther, c};
 }
 
 std::optional<InterruptionCause> reclassify(const InterruptionCause& cause, LaunchOutcome outcome) {
@@ -264,8 +265,7 @@ void InterruptionLedger::close(Interruption& i, const JobState& job, MonoTime no
 bool InterruptionLedger::attribute(Interruption& i, const JobVerdict& v, const JobState& job) {
   if (!v.down || v.findings.empty()) return false;
   const Finding& head = v.findings.front();
-  const bool named = head.code == "rank_stuck" || head.code == "collective_mismatch";
-  if (!named || (i.code != "job_stalled" && i.code != "rank_hung")) return false;
+  if (!names_waited_for(head.code) || !unplaced_hang(i.code)) return false;
   --totals_[i.cause.kind].count;
   i.code = head.code;
   i.cause = classify(head, job);
@@ -344,7 +344,7 @@ bool InterruptionLedger::follow_verdict(const JobState& job, const JobVerdict& v
   // What it costs shows later, if at all: a restart redoes the steps since the last good
   // checkpoint, which recomputed() books.
   const bool checkpoint_only =
-      v.down && !v.findings.empty() && v.findings.front().code == "checkpoint_failed";
+      v.down && !v.findings.empty() && v.findings.front().code == FindingCode::kCheckpointFailed;
   const bool trains = (!v.down || checkpoint_only) && at_work(v.phase);
   if (open()) {
     Interruption& current = entries_.back();

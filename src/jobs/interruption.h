@@ -26,6 +26,7 @@
 
 #include "core/clock.h"
 #include "jobs/analysis.h"
+#include "jobs/finding_code.h"
 #include "jobs/job_state.h"
 #include "jobs/kept_stacks.h"
 
@@ -71,8 +72,8 @@ InterruptionCause classify(const Finding& head, const JobState& job);
 std::optional<InterruptionCause> reclassify(const InterruptionCause& cause, LaunchOutcome outcome);
 
 struct Interruption {
-  int attempt = 1;   // the attempt it interrupted (AttemptRecord::number)
-  std::string code;  // the head finding's code
+  int attempt = 1;                           // the attempt it interrupted (AttemptRecord::number)
+  FindingCode code = FindingCode::kUnknown;  // the head finding's
   InterruptionCause cause;
   std::string message;  // the head finding's message
   MonoTime failed_at{}, detected_at{};

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "jobs/finding_code.h"
 #include "jobs/kept_stacks.h"
 
 namespace trainwatch::jobs {
@@ -165,7 +166,7 @@ AttemptRecord attempt_from(const json::object& o, const Instants& at) {
 
 json::object interruption_json(const Interruption& i, const Instants& at) {
   return json::object{{"attempt", i.attempt},
-                      {"code", i.code},
+                      {"code", to_string(i.code)},
                       {"kind", to_string(i.cause.kind)},
                       {"detail", i.cause.detail},
                       {"message", i.message},
@@ -184,7 +185,8 @@ json::object interruption_json(const Interruption& i, const Instants& at) {
 Interruption interruption_from(const json::object& o, const Instants& at) {
   Interruption i;
   i.attempt = static_cast<int>(int_field(o, "attempt").value_or(1));
-  i.code = text_field(o, "code");
+  // A code this server does not know (a newer server wrote it) keeps its interruption.
+  i.code = finding_code_from_string(text_field(o, "code")).value_or(FindingCode::kUnknown);
   i.cause.kind = interruption_kind_from_string(text_field(o, "kind")).value_or(InterruptionKind::kOther);
   i.cause.detail = text_field(o, "detail");
   i.message = text_field(o, "message");

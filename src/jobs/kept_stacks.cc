@@ -32,11 +32,6 @@ int64_t int_in(const json::object& o, std::string_view key, int64_t otherwise) {
 
 namespace {
 
-bool is_hang(const std::string& code) {
-  return code == "rank_stuck" || code == "job_stalled" || code == "rank_hung" ||
-         code == "collective_mismatch";
-}
-
 // The group the failure blames (see keep_stacks in the header); nullopt when none.
 std::optional<size_t> blamed_group(const Whereabouts& where, const Finding& head) {
   if (is_hang(head.code)) return where.culprit;

@@ -40,7 +40,8 @@ Finding nonfinite_finding(const Context& c, std::vector<RankRef> bad) {
     }
     message += "; " + ranks_phrase(others) + " followed from step " + std::to_string(from);
   }
-  return {"loss_not_finite", Severity::kDown, {rank}, r->node, message, kOrderNumbers, first_at(*r)};
+  return {
+      FindingCode::kLossNotFinite, Severity::kDown, {rank}, r->node, message, kOrderNumbers, first_at(*r)};
 }
 
 // A run shorter than a streak, or one that has ended: a warning on the job's page while the
@@ -65,8 +66,8 @@ std::optional<Finding> short_run_finding(const Context& c, int rank, const RankR
     message += " reported non-finite losses from step " + first + " (" + when + "), " +
                std::to_string(*l.nonfinite_total) + " in all, and trains on with finite losses since";
   }
-  return Finding{"loss_not_finite", Severity::kWarning,   {rank}, r.node, message,
-                 kOrderWarning,     *r.nonfinite_first_at};
+  return Finding{FindingCode::kLossNotFinite, Severity::kWarning, {rank}, r.node, message, kOrderWarning,
+                 *r.nonfinite_first_at};
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ void silent_node_findings(const Context& c, const PeerProgress& progress, const 
   if (ranks.empty()) return;  // nothing was running there: a quiet node is no failure
   const MonoTime since = n.last_seen + c.silent_after(n);
   if (auto peers = progress.advanced(name, n.last_seen, step_then)) {
-    out.push_back({"monitoring_lost", Severity::kWarning, ranks, name,
+    out.push_back({FindingCode::kMonitoringLost, Severity::kWarning, ranks, name,
                    "monitoring lost for node " + name + ": no report for " + ago(c.now, n.last_seen) +
                        ", but " + peers->phrase + " on other nodes " + (peers->count == 1 ? "has" : "have") +
                        " advanced from step " + std::to_string(step_then) + " to step " +
@@ -165,7 +165,7 @@ void silent_node_findings(const Context& c, const PeerProgress& progress, const 
                    kOrderWarning, since});
     return;
   }
-  out.push_back({"node_silent", Severity::kDown, ranks, name,
+  out.push_back({FindingCode::kNodeSilent, Severity::kDown, ranks, name,
                  "node " + name + " has sent no report for " + ago(c.now, n.last_seen) + " (" +
                      std::to_string(c.t.missed_reports) + " reports missed; " + ranks_phrase(ranks) +
                      " last seen there at " + clock_time(c.wall(n.last_seen)) + ")",
@@ -188,7 +188,7 @@ void unwatched_node_findings(const Context& c, const std::string& name, const No
     if (it->second.last.alive && !done(it->second.last)) ranks.push_back(rank);
   }
   if (ranks.empty()) return;
-  out.push_back({"monitoring_lost", Severity::kWarning, ranks, name,
+  out.push_back({FindingCode::kMonitoringLost, Severity::kWarning, ranks, name,
                  "monitoring lost for node " + name + ": its agent stopped with its host process at " +
                      clock_time(c.wall(n.last_seen)) + " while " + ranks_phrase(ranks) +
                      (ranks.size() == 1 ? " was" : " were") +
@@ -200,7 +200,7 @@ void disk_and_memory_findings(const Context& c, const std::string& name, const N
                               std::vector<Finding>& out) {
   for (const auto& d : n.disks) {
     if (!d.ok) {
-      out.push_back({"disk_missing",
+      out.push_back({FindingCode::kDiskMissing,
                      Severity::kWarning,
                      {},
                      name,
@@ -208,7 +208,7 @@ void disk_and_memory_findings(const Context& c, const std::string& name, const N
                      kOrderWarning,
                      n.last_seen});
     } else if (d.free_bytes < c.t.disk_free_bytes) {
-      out.push_back({"disk_low",
+      out.push_back({FindingCode::kDiskLow,
                      Severity::kWarning,
                      {},
                      name,
@@ -220,7 +220,7 @@ void disk_and_memory_findings(const Context& c, const std::string& name, const N
     }
   }
   if (n.memory_available_bytes && *n.memory_available_bytes < c.t.host_memory_free_bytes) {
-    out.push_back({"memory_low",
+    out.push_back({FindingCode::kMemoryLow,
                    Severity::kWarning,
                    {},
                    name,
@@ -242,7 +242,7 @@ void rendezvous_findings(const Context& c, const std::string& name, const NodeRe
     any_running = any_running || (e != nullptr && e->running);
   }
   if (any_running) {
-    out.push_back({"rendezvous_closed",
+    out.push_back({FindingCode::kRendezvousClosed,
                    Severity::kWarning,
                    {},
                    name,
@@ -262,7 +262,7 @@ void removed_slot_findings(const Context& c, const std::string& name, const Node
   for (const auto& s : n.slots_removed) {
     const RankEntry* e = c.rank(s.rank);
     if (e == nullptr || e->r->node != name || !e->slot_removed) continue;
-    out.push_back({"slot_removed",
+    out.push_back({FindingCode::kSlotRemoved,
                    Severity::kWarning,
                    {s.rank},
                    name,
@@ -291,7 +291,7 @@ void claimed_twice_findings(const Context& c, std::vector<Finding>& out) {
     if (end - i >= 2) {
       std::string list;
       for (size_t j = i; j < end; ++j) list += (list.empty() ? "" : " and ") + *claims[j].second;
-      out.push_back({"rank_claimed_twice",
+      out.push_back({FindingCode::kRankClaimedTwice,
                      Severity::kWarning,
                      {claims[i].first},
                      "",

@@ -58,7 +58,7 @@ void judge(const Context& c, const std::vector<Cost>& costs, Measure m, std::vec
   for (const auto& x : costs) {
     const double v = value_of(x, m);
     if (med <= 0 || v < c.t.straggler_ratio * med || v - med < kStragglerMinExcessS) continue;
-    out.push_back({"straggler",
+    out.push_back({FindingCode::kStraggler,
                    Severity::kWarning,
                    {x.rank},
                    x.r->node,
@@ -127,7 +127,7 @@ void stall_drop(const Context& c, const ThroughputHistory& tp, std::vector<Findi
   for (auto it = recent; it != tp.all.end(); ++it) {
     if (it->value >= c.t.throughput_drop * med) return;
   }
-  out.push_back({"throughput_drop",
+  out.push_back({FindingCode::kThroughputDrop,
                  Severity::kWarning,
                  {},
                  "",
@@ -157,7 +157,7 @@ void slowdown_drop(const Context& c, const ThroughputHistory& tp, std::vector<Fi
   const double med = median(std::move(baseline));
   const double rate = sum / static_cast<double>(recent);
   if (rate >= c.t.throughput_drop * med) return;
-  out.push_back({"throughput_drop",
+  out.push_back({FindingCode::kThroughputDrop,
                  Severity::kWarning,
                  {},
                  "",

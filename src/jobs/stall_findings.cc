@@ -103,7 +103,7 @@ bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const
     std::vector<int> ranks;
     ranks.reserve(active.size());
     for (const auto& [rank, r] : active) ranks.push_back(rank);
-    out.push_back({"collective_mismatch", Severity::kDown, ranks, "",
+    out.push_back({FindingCode::kCollectiveMismatch, Severity::kDown, ranks, "",
                    *mismatch + ": no step for " + ago(c.now, progress) + timeout_text, kOrderStalled,
                    progress + step_timeout, progress});
     return true;
@@ -113,8 +113,9 @@ bool stuck_rank_finding(const Context& c, const std::vector<std::pair<int, const
                                : culprit->who + " stuck " + culprit->place + " at step ";
   std::string message =
       head + std::to_string(step) + ": no step for " + ago(c.now, progress) + timeout_text + culprit->others;
-  out.push_back({culprit->mismatch ? "collective_mismatch" : "rank_stuck", Severity::kDown, culprit->ranks,
-                 "", message, kOrderStalled, progress + step_timeout, progress});
+  out.push_back({culprit->mismatch ? FindingCode::kCollectiveMismatch : FindingCode::kRankStuck,
+                 Severity::kDown, culprit->ranks, "", message, kOrderStalled, progress + step_timeout,
+                 progress});
   return true;
 }
 
@@ -141,7 +142,7 @@ void early_culprit_finding(const Context& c, const std::vector<std::pair<int, co
   std::string message = head + std::to_string(step) + ": no step for " + ago(c.now, progress) +
                         culprit->others + " (a page follows at the " + format_duration(step_timeout) +
                         " step timeout if no step comes)";
-  Finding f{culprit->mismatch ? "collective_mismatch" : "rank_suspected",
+  Finding f{culprit->mismatch ? FindingCode::kCollectiveMismatch : FindingCode::kRankSuspected,
             Severity::kWarning,
             culprit->ranks,
             "",
@@ -178,7 +179,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
     std::vector<int> ranks;
     ranks.reserve(active.size());
     for (const auto& [rank, r] : active) ranks.push_back(rank);
-    out.push_back({"startup_stuck", Severity::kDown, ranks, "",
+    out.push_back({FindingCode::kStartupStuck, Severity::kDown, ranks, "",
                    ranks_phrase(ranks) + " made too few steps in " + ago(c.now, since) +
                        " of start-up (start-up timeout " + format_duration(c.t.startup_timeout) + ")",
                    kOrderStartup, since + c.t.startup_timeout, since});
@@ -215,7 +216,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
       message = detail + " furthest behind at step " + std::to_string(min_step) + " (others at step " +
                 std::to_string(max_step) + "): no rank advanced for " + ago(c.now, progress) + timeout_text;
     }
-    out.push_back({"job_stalled", Severity::kDown, behind, "", message, kOrderStalled,
+    out.push_back({FindingCode::kJobStalled, Severity::kDown, behind, "", message, kOrderStalled,
                    progress + step_timeout, progress});
     return;
   }
@@ -226,7 +227,7 @@ void stall_findings(const Context& c, bool starting, Millis step_timeout, bool l
   for (const auto& [rank, r] : active) {
     if (r->last.step == max_step) continue;
     if (!r->last_step_at || c.now - *r->last_step_at <= step_timeout || c.rank(rank)->node_overdue) continue;
-    out.push_back({"rank_hung",
+    out.push_back({FindingCode::kRankHung,
                    Severity::kDown,
                    {rank},
                    r->node,

@@ -8,6 +8,7 @@
 #include "core/process_exit.h"
 #include "core/python_stack.h"
 #include "core/time_format.h"
+#include "jobs/finding_code.h"
 #include "jobs/kept_stacks.h"
 #include "jobs/rank_health.h"
 #include "jobs/rank_place.h"
@@ -34,7 +35,7 @@ std::string wall_of(const JobSnapshot& s, MonoTime t) {
 json::object finding_json(const JobSnapshot& s, const jobs::Finding& f) {
   json::array ranks;
   for (int r : f.ranks) ranks.push_back(r);
-  return json::object{{"code", f.code},
+  return json::object{{"code", jobs::to_string(f.code)},
                       {"severity", jobs::to_string(f.severity)},
                       {"ranks", std::move(ranks)},
                       {"node", f.node.empty() ? json::value(nullptr) : json::value(f.node)},
@@ -266,7 +267,7 @@ json::object interruption_json(const JobSnapshot& s, const jobs::Interruption& i
       {"run", attempt ? json::value(attempt->run) : json::value(nullptr)},
       {"cause", jobs::to_string(i.cause.kind)},
       {"detail", i.cause.detail},
-      {"code", i.code},
+      {"code", jobs::to_string(i.code)},
       {"message", i.message},
       {"failed_at", format_rfc3339(i.failed_wall)},
       {"detect_ms", i.to_detect().count()},

@@ -82,8 +82,9 @@ Codes server_codes(const Facts& f) {
   const jobs::JobVerdict v = jobs::analyse(job, JobCheckSpec{}, now, wall);
   Codes out;
   for (const auto& finding : v.findings) {
-    if (!kRankCodes.count(finding.code)) continue;
-    (finding.severity == jobs::Severity::kDown ? out.down : out.warning).insert(finding.code);
+    const std::string code(jobs::to_string(finding.code));  // the text the API and the agent both show
+    if (!kRankCodes.count(code)) continue;
+    (finding.severity == jobs::Severity::kDown ? out.down : out.warning).insert(code);
   }
   return out;
 }

@@ -113,7 +113,7 @@ class JobAnalysis : public ::testing::Test {
     return r;
   }
 
-  static const Finding* find(const JobVerdict& v, const std::string& code) {
+  static const Finding* find(const JobVerdict& v, FindingCode code) {
     for (const auto& f : v.findings) {
       if (f.code == code) return &f;
     }
@@ -164,7 +164,7 @@ TEST_F(JobAnalysis, TheRankThatVanishedSilentlyIsBlamedNotThePeersThatFailedAfte
   ASSERT_TRUE(v.down);
   EXPECT_FALSE(v.undecided);
   EXPECT_EQ(v.phase, JobPhase::kFailed);
-  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankGone);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
   EXPECT_EQ(
       v.cause.rfind("rank 2 (node-b, pid 102) vanished at step " + std::to_string(step) +
@@ -201,7 +201,7 @@ TEST_F(JobAnalysis, APeerFailureReportedBeforeItsCauseWaitsForTheAgentsNextRepor
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_FALSE(v.undecided);
-  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankGone);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{1});
   EXPECT_NE(v.cause.find("rank 0 failed after it"), std::string::npos) << v.cause;
 }
@@ -221,7 +221,7 @@ TEST_F(JobAnalysis, APeerFailureWithNoPeerSeenGoneIsNamedAfterTheGrace) {
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   EXPECT_FALSE(v.undecided);
-  EXPECT_EQ(v.findings.front().code, "rank_failed");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankFailed);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
 
   // An error of the rank's own is named at once.
@@ -250,7 +250,7 @@ TEST_F(JobAnalysis, AKilledRankIsNamedWithTheSignalThatKilledIt) {
   report("node-b", {victim, training(3, step)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankGone);
   EXPECT_EQ(
       v.cause.rfind("rank 2 (node-b, pid 102) was killed by SIGKILL (the kernel's OOM killer) at step " +
                         std::to_string(step) + " while training, without reporting an error",
@@ -283,7 +283,7 @@ TEST_F(JobAnalysis, ANodeThatGoesSilentIsDownAfterThreeMissedReportsOnTheServers
   report("node-a", {hanging(0, 3'100), hanging(1, 3'100)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kNodeSilent);
   EXPECT_EQ(v.findings.front().ranks, (std::vector<int>{2, 3}));
   EXPECT_NE(v.cause.find("node node-b has sent no report for 3s"), std::string::npos) << v.cause;
 }
@@ -303,7 +303,7 @@ TEST_F(JobAnalysis, AStoppedProcessIsNamedAtOnceWithTheRanksWaitingForIt) {
   report("node-b", {r2, r3});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "rank_stopped");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankStopped);
   EXPECT_EQ(v.cause.rfind("rank 1 (node-a, pid 101) is stopped (process state T) at step " +
                               std::to_string(step) + "; ranks 0,2-3 waiting since ",
                           0),
@@ -331,7 +331,7 @@ TEST_F(JobAnalysis, NoRankAdvancingWithinTheStepTimeoutIsAStallNamingTheRanksBeh
   }
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "job_stalled");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kJobStalled);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
   EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) furthest behind at step " + std::to_string(step) +
                               " (others at step " + std::to_string(step + 1) +
@@ -356,7 +356,7 @@ TEST_F(JobAnalysis, ARankLeftBehindWhileTheOthersAdvanceIsHung) {
   }
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "rank_hung");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankHung);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
   EXPECT_EQ(v.cause, "rank 2 (node-b, pid 102) has made no step for 3s at step " + std::to_string(stopped) +
                          " while others reached step " + std::to_string(step) + " (step timeout 2s)");
@@ -377,8 +377,8 @@ TEST_F(JobAnalysis, ARankWhoseSlotWasRemovedIsUnwatchedNotHung) {
   }
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
-  EXPECT_EQ(find(v, "rank_hung"), nullptr);
-  const Finding* unwatched = find(v, "slot_removed");
+  EXPECT_EQ(find(v, FindingCode::kRankHung), nullptr);
+  const Finding* unwatched = find(v, FindingCode::kSlotRemoved);
   ASSERT_NE(unwatched, nullptr);
   EXPECT_EQ(unwatched->severity, Severity::kWarning);
   EXPECT_EQ(unwatched->ranks, std::vector<int>{2});
@@ -390,7 +390,7 @@ TEST_F(JobAnalysis, ARankWhoseSlotWasRemovedIsUnwatchedNotHung) {
   NodeReport b = testing::node_report("node-b", {training(3, step)}, report_every_);
   b.slots_removed.push_back({2, 999, path});
   ASSERT_TRUE(job_.ingest(b, clock_.monotonic_time(), clock_.system_time()));
-  EXPECT_EQ(find(verdict(), "slot_removed"), nullptr);
+  EXPECT_EQ(find(verdict(), FindingCode::kSlotRemoved), nullptr);
 }
 
 // Ranks that stop at one step stop at slightly different instants (the last to arrive at
@@ -411,7 +411,7 @@ TEST_F(JobAnalysis, ARankLevelWithTheOthersIsNeverHungAheadOfTheWholeJobStalling
   clock_.advance(Millis(1'000));
   v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "job_stalled") << v.cause;
+  EXPECT_EQ(v.findings.front().code, FindingCode::kJobStalled) << v.cause;
 }
 
 TEST_F(JobAnalysis, ACheckpointIsNotAStallUntilItsOwnTimeout) {
@@ -437,7 +437,7 @@ TEST_F(JobAnalysis, ACheckpointIsNotAStallUntilItsOwnTimeout) {
       EXPECT_FALSE(v.down) << i << ": " << v.cause;
     } else {
       ASSERT_TRUE(v.down);
-      EXPECT_EQ(v.findings.front().code, "checkpoint_too_long");
+      EXPECT_EQ(v.findings.front().code, FindingCode::kCheckpointTooLong);
       EXPECT_NE(v.cause.find("has been writing the checkpoint of step " + std::to_string(step) + " for 11s"),
                 std::string::npos)
           << v.cause;
@@ -459,7 +459,7 @@ TEST_F(JobAnalysis, AStreakOfNonFiniteLossesIsDown) {
   report("node-a", {r0, training(1, step + 10)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "loss_not_finite");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kLossNotFinite);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{0});
   EXPECT_EQ(v.cause, "rank 0 (node-a, pid 100) has reported non-finite losses since step " +
                          std::to_string(step + 6) + " (" + when + "): 5 so far, NaN at step " +
@@ -517,7 +517,7 @@ TEST_F(JobAnalysis, TheRankWhoseLossWentBadFirstIsNamedAndStaysNamed) {
     if (paced_ms_ < 32'500) return;
     JobVerdict v = verdict();
     ASSERT_TRUE(v.down) << paced_ms_;
-    ASSERT_EQ(v.findings.front().code, "loss_not_finite") << v.cause;
+    ASSERT_EQ(v.findings.front().code, FindingCode::kLossNotFinite) << v.cause;
     if (paced_ms_ < 35'000) {
       EXPECT_TRUE(v.undecided) << "node-a has not reported since the NaN began, at " << paced_ms_ << " ms";
       ++undecided;
@@ -599,7 +599,7 @@ TEST_F(JobAnalysis, ASingleNanThatRecoversLeavesItsCountAndStep) {
     report("node-b", {training(2, step + 20), training(3, step + 20)});
   }
   v = verdict();
-  EXPECT_EQ(find(v, "loss_not_finite"), nullptr) << v.cause;
+  EXPECT_EQ(find(v, FindingCode::kLossNotFinite), nullptr) << v.cause;
   EXPECT_EQ(job_.ranks().at(0).last.nonfinite_total, 1u);
 }
 
@@ -620,7 +620,7 @@ TEST_F(JobAnalysis, AStragglerIsAWarningNamedByItsCostAStep) {
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
   ASSERT_EQ(v.findings.size(), 1u) << v.cause;
-  EXPECT_EQ(v.findings[0].code, "straggler");
+  EXPECT_EQ(v.findings[0].code, FindingCode::kStraggler);
   EXPECT_EQ(v.findings[0].severity, Severity::kWarning);
   EXPECT_EQ(v.findings[0].ranks, std::vector<int>{3});
   EXPECT_EQ(
@@ -650,7 +650,7 @@ TEST_F(JobAnalysis, AStragglerIsTheRankThatReachesTheCollectiveLast) {
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
   ASSERT_EQ(v.findings.size(), 1u) << v.cause;
-  EXPECT_EQ(v.findings[0].code, "straggler");
+  EXPECT_EQ(v.findings[0].code, FindingCode::kStraggler);
   EXPECT_EQ(v.findings[0].ranks, std::vector<int>{3});
   EXPECT_EQ(v.cause.rfind("rank 3 (node-b, pid 103) is a straggler: 300.0 ms a step to reach the collective, "
                           "3.0x the job median (100.0 ms) over the last ",
@@ -681,9 +681,9 @@ TEST_F(JobAnalysis, NoStragglerDuringWarmUpNorForARankThatStoppedStepping) {
     }
   };
   run(0, 5, false);  // steps 0 to 30: warm-up all along
-  EXPECT_EQ(find(verdict(), "straggler"), nullptr) << verdict().cause;
+  EXPECT_EQ(find(verdict(), FindingCode::kStraggler), nullptr) << verdict().cause;
   run(100, 10, true);  // past warm-up, rank 3 stops at step 140 and spins
-  EXPECT_EQ(find(verdict(), "straggler"), nullptr) << verdict().cause;
+  EXPECT_EQ(find(verdict(), FindingCode::kStraggler), nullptr) << verdict().cause;
 }
 
 TEST_F(JobAnalysis, ARankClaimedByTwoNodesIsAFinding) {
@@ -692,7 +692,7 @@ TEST_F(JobAnalysis, ARankClaimedByTwoNodesIsAFinding) {
   JobVerdict v = verdict();
   std::vector<std::string> claimed;
   for (const auto& f : v.findings) {
-    if (f.code == "rank_claimed_twice") claimed.push_back(f.message);
+    if (f.code == FindingCode::kRankClaimedTwice) claimed.push_back(f.message);
   }
   EXPECT_EQ(claimed, std::vector<std::string>{"rank 3 is reported by two nodes: node-b and node-c"})
       << v.cause;
@@ -780,14 +780,14 @@ TEST_F(JobAnalysis, AThroughputDropIsAWarningInTheJobsOwnUnit) {
   for (int i = 0; i < 6; ++i) {
     both(step, tokens, 1'000 * i);
     clock_.advance(Millis(1'000));
-    EXPECT_EQ(find(verdict(), "throughput_drop"), nullptr) << i << ": " << verdict().cause;
+    EXPECT_EQ(find(verdict(), FindingCode::kThroughputDrop), nullptr) << i << ": " << verdict().cause;
   }
   both(step, tokens, 6'000);
   clock_.advance(Millis(1'000));
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down);
   ASSERT_FALSE(v.findings.empty());
-  EXPECT_EQ(v.findings[0].code, "throughput_drop");
+  EXPECT_EQ(v.findings[0].code, FindingCode::kThroughputDrop);
   EXPECT_EQ(v.cause.rfind("throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)", 0), 0u)
       << v.cause;
 }
@@ -824,11 +824,11 @@ TEST_F(JobAnalysis, AJitteryJobIsNoDropButAJobWideSlowdownIs) {
   };
   spec_.thresholds.step_timeout_min = Millis(60'000);
   run_for(300, 1.0, [&] {
-    EXPECT_EQ(find(verdict(), "throughput_drop"), nullptr) << t_s << " s: " << verdict().cause;
+    EXPECT_EQ(find(verdict(), FindingCode::kThroughputDrop), nullptr) << t_s << " s: " << verdict().cause;
   });
   run_for(20, 3.0, [] {});
   const JobVerdict v = verdict();
-  const Finding* drop = find(v, "throughput_drop");
+  const Finding* drop = find(v, FindingCode::kThroughputDrop);
   ASSERT_NE(drop, nullptr) << v.cause;
   EXPECT_NE(drop->message.find(" samples/s is below 0.5x the job's recent median ("), std::string::npos)
       << drop->message;
@@ -865,7 +865,7 @@ TEST_F(JobAnalysis, AThroughputDropLastsAsLongAsTheStall) {
     // A stall is a drop once it outlasts the soft-hang time (6 s), unexplained.
     if (i >= 7) {
       JobVerdict v = verdict();
-      const Finding* drop = find(v, "throughput_drop");
+      const Finding* drop = find(v, FindingCode::kThroughputDrop);
       ASSERT_NE(drop, nullptr) << "after " << i << " s of the stall: " << v.cause;
       EXPECT_EQ(drop->severity, Severity::kWarning);
       EXPECT_EQ(drop->message, "throughput 0 tokens/s is below 0.5x the job's recent median (4e+03)");
@@ -875,8 +875,8 @@ TEST_F(JobAnalysis, AThroughputDropLastsAsLongAsTheStall) {
   // The stall itself pages; the drop stays beside it among the findings.
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "job_stalled");
-  EXPECT_NE(find(v, "throughput_drop"), nullptr);
+  EXPECT_EQ(v.findings.front().code, FindingCode::kJobStalled);
+  EXPECT_NE(find(v, FindingCode::kThroughputDrop), nullptr);
 }
 
 // Both nodes train on while rank 0's loss is NaN. Between reports the news of one node is
@@ -974,7 +974,7 @@ TEST_F(JobAnalysis, LosingOnlyAnAgentIsAWarningWhileTheOtherNodesRanksAdvance) {
   JobVerdict v = verdict();
   ASSERT_EQ(v.findings.size(), 1u) << v.cause;
   const Finding& lost = v.findings.front();
-  EXPECT_EQ(lost.code, "monitoring_lost");
+  EXPECT_EQ(lost.code, FindingCode::kMonitoringLost);
   EXPECT_EQ(lost.severity, Severity::kWarning);
   EXPECT_EQ(lost.ranks, (std::vector<int>{0, 1}));
   EXPECT_EQ(lost.node, "node-a");
@@ -997,7 +997,7 @@ TEST_F(JobAnalysis, MonitoringLostBecomesNodeSilentWhenThePeersStopAdvancing) {
   run_paced(Millis(20'000));  // 50 s in: silent for 20 s, node-b at step 475
   JobVerdict lost = verdict();
   EXPECT_FALSE(lost.down) << lost.cause;
-  ASSERT_NE(find(lost, "monitoring_lost"), nullptr) << lost.cause;
+  ASSERT_NE(find(lost, FindingCode::kMonitoringLost), nullptr) << lost.cause;
   const int64_t stopped_ms = paced_ms_;
   const std::string stopped = clock_time(clock_.system_time());
   rank_at_ = [&](int rank) { return stuck_since(rank, stopped_ms); };
@@ -1006,9 +1006,9 @@ TEST_F(JobAnalysis, MonitoringLostBecomesNodeSilentWhenThePeersStopAdvancing) {
   run_paced(Millis(100));  // 57.5 s: node-b's report shows no step for 7.5 s
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kNodeSilent);
   EXPECT_EQ(v.findings.front().ranks, (std::vector<int>{0, 1}));
-  EXPECT_EQ(find(v, "monitoring_lost"), nullptr);
+  EXPECT_EQ(find(v, FindingCode::kMonitoringLost), nullptr);
   EXPECT_EQ(v.cause,
             "node node-a has sent no report for 27s (3 reports missed; ranks 0-1 last seen there at " +
                 last_seen + "); ranks 2-3 waiting since " + stopped + " (7s)");
@@ -1024,7 +1024,7 @@ TEST_F(JobAnalysis, ASingleNodeJobWhoseNodeGoesSilentIsDown) {
   clock_.advance(Millis(2'100));
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "node_silent");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kNodeSilent);
   EXPECT_EQ(v.cause.rfind("node node-a has sent no report for 3s", 0), 0u) << v.cause;
 }
 
@@ -1034,8 +1034,8 @@ TEST_F(JobAnalysis, NodesThatGoSilentTogetherAreDown) {
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
   ASSERT_EQ(v.findings.size(), 2u) << v.cause;
-  EXPECT_EQ(v.findings[0].code, "node_silent");
-  EXPECT_EQ(v.findings[1].code, "node_silent");
+  EXPECT_EQ(v.findings[0].code, FindingCode::kNodeSilent);
+  EXPECT_EQ(v.findings[1].code, FindingCode::kNodeSilent);
 }
 
 }  // namespace
@@ -1083,13 +1083,13 @@ TEST_F(JobAttempts, ARestartIsANewAttemptThatKeepsTheJobDownUntilItSteps) {
   first_attempt_fails();
   JobVerdict failed = verdict();
   ASSERT_TRUE(failed.down);
-  EXPECT_EQ(failed.findings.front().code, "rank_gone");
+  EXPECT_EQ(failed.findings.front().code, FindingCode::kRankGone);
 
   clock_.advance(Millis(3'000));
   second_attempt_reports(RankStatus::kInitializing);
   JobVerdict restarting = verdict();
   ASSERT_TRUE(restarting.down) << restarting.cause;
-  EXPECT_EQ(restarting.findings.front().code, "restarting");
+  EXPECT_EQ(restarting.findings.front().code, FindingCode::kRestarting);
   EXPECT_EQ(restarting.cause.rfind("attempt 2 (launcher restart 1) is starting: no step yet in ", 0), 0u)
       << restarting.cause;
   EXPECT_NE(restarting.cause.find("attempt 1 got to step 100"), std::string::npos) << restarting.cause;
@@ -1123,7 +1123,7 @@ TEST_F(JobAttempts, ALaterAttemptStuckInStartUpIsDownAfterThreeTimesTheStartUpIt
   second_attempt_reports(RankStatus::kTraining, 90, 1);
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "startup_stuck") << v.cause;
+  EXPECT_EQ(v.findings.front().code, FindingCode::kStartupStuck) << v.cause;
   EXPECT_EQ(v.timeouts.startup, kLearnedStartupFloor);
 }
 
@@ -1235,7 +1235,7 @@ TEST_F(JobLedger, ACaughtCheckpointFailureIsNoInterruptionWhileTheJobTrainsOn) {
     clock_.advance(Millis(1'000));
     tick();
     ASSERT_TRUE(verdict().down) << "a failed checkpoint pages";
-    EXPECT_EQ(verdict().findings.front().code, "checkpoint_failed");
+    EXPECT_EQ(verdict().findings.front().code, FindingCode::kCheckpointFailed);
   }
   EXPECT_TRUE(ledger_.entries().empty()) << ledger_.entries().front().message;
   const Goodput g = ledger_.goodput(job_, clock_.monotonic_time());
@@ -1300,7 +1300,7 @@ TEST_F(JobLedger, ASigkillAndARestartThatStepsWithinTheSecondIsStillAnInterrupti
   EXPECT_FALSE(ledger_.open()) << "attempt 2 trains";
   const Interruption& i = ledger_.entries().front();
   EXPECT_EQ(i.attempt, 1);
-  EXPECT_EQ(i.code, "rank_gone");
+  EXPECT_EQ(i.code, FindingCode::kRankGone);
   EXPECT_EQ(i.cause.kind, InterruptionKind::kSignal);
   EXPECT_EQ(i.cause.detail, "SIGKILL");
   EXPECT_EQ(i.message, "rank 2 was killed by SIGKILL; attempt 2 began before trainwatch saw it");
@@ -1333,7 +1333,7 @@ TEST_F(JobLedger, ARestartSeenBeforeTheFailureIsNamedByTheFailure) {
   clock_.advance(Millis(700));
   const JobVerdict restarting = verdict();
   ASSERT_TRUE(restarting.down);
-  ASSERT_EQ(restarting.findings.front().code, "restarting");
+  ASSERT_EQ(restarting.findings.front().code, FindingCode::kRestarting);
   tick();
   ASSERT_TRUE(ledger_.open());
   ASSERT_EQ(ledger_.entries().size(), 1u);
@@ -1378,7 +1378,7 @@ TEST_F(JobLedger, AStallThatEndsInPlaceLosesNoStepsOnlyTime) {
   report("node-b", {stuck(2), stuck(3)});
   tick();
   ASSERT_TRUE(ledger_.open());
-  EXPECT_EQ(ledger_.entries().back().code, "job_stalled");
+  EXPECT_EQ(ledger_.entries().back().code, FindingCode::kJobStalled);
   clock_.advance(Millis(1'000));
   healthy(step + 10);
   clock_.advance(Millis(1'000));
@@ -1405,33 +1405,33 @@ TEST(Interruptions, AreClassifiedFromWhatTheHeadFindingAndItsRankSay) {
     n.ranks = {r};
     job.ingest(n, MonoTime{}, SystemTime{});
   };
-  auto kind_of = [&](const std::string& code) {
+  auto kind_of = [&](FindingCode code) {
     return classify(Finding{code, Severity::kDown, {0}, "a", "", 0, MonoTime{}}, job);
   };
   with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{-1, 15, false, false}; });
-  EXPECT_EQ(kind_of("rank_gone").kind, InterruptionKind::kPreempted);
+  EXPECT_EQ(kind_of(FindingCode::kRankGone).kind, InterruptionKind::kPreempted);
   with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{-1, 9, false, true}; });
-  EXPECT_EQ(kind_of("rank_gone").kind, InterruptionKind::kHostOom);
+  EXPECT_EQ(kind_of(FindingCode::kRankGone).kind, InterruptionKind::kHostOom);
   with([](RankReport& r) { r.alive = false, r.exit = ProcessExit{2, 0, false, false}; });
-  EXPECT_EQ(kind_of("rank_gone").detail, "exit code 2");
+  EXPECT_EQ(kind_of(FindingCode::kRankGone).detail, "exit code 2");
   with([](RankReport& r) { r.alive = false, r.exit.reset(); });
-  EXPECT_EQ(kind_of("rank_gone").kind, InterruptionKind::kVanished);
+  EXPECT_EQ(kind_of(FindingCode::kRankGone).kind, InterruptionKind::kVanished);
   with([](RankReport& r) {
     r.status = RankStatus::kFailed;
     r.error = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\nmore";
   });
-  EXPECT_EQ(kind_of("rank_failed").kind, InterruptionKind::kGpuOom);
-  EXPECT_EQ(kind_of("rank_failed").detail.find('\n'), std::string::npos);
+  EXPECT_EQ(kind_of(FindingCode::kRankFailed).kind, InterruptionKind::kGpuOom);
+  EXPECT_EQ(kind_of(FindingCode::kRankFailed).detail.find('\n'), std::string::npos);
   with([](RankReport& r) { r.status = RankStatus::kFailed, r.error = "ValueError: bad shard"; });
-  EXPECT_EQ(kind_of("rank_failed").kind, InterruptionKind::kException);
+  EXPECT_EQ(kind_of(FindingCode::kRankFailed).kind, InterruptionKind::kException);
   with([](RankReport& r) { r.error = "OSError: [Errno 28] No space left on device"; });
-  EXPECT_EQ(kind_of("checkpoint_failed").kind, InterruptionKind::kDiskFull);
+  EXPECT_EQ(kind_of(FindingCode::kCheckpointFailed).kind, InterruptionKind::kDiskFull);
   with([](RankReport& r) { r.error = "PermissionError: denied"; });
-  EXPECT_EQ(kind_of("checkpoint_failed").kind, InterruptionKind::kCheckpointFailed);
-  EXPECT_EQ(kind_of("node_silent").kind, InterruptionKind::kNodeLost);
-  EXPECT_EQ(kind_of("gpu_xid").kind, InterruptionKind::kGpuFault);
-  EXPECT_EQ(kind_of("loss_not_finite").kind, InterruptionKind::kNumbers);
-  EXPECT_EQ(kind_of("rank_stuck").kind, InterruptionKind::kHangElsewhere);
+  EXPECT_EQ(kind_of(FindingCode::kCheckpointFailed).kind, InterruptionKind::kCheckpointFailed);
+  EXPECT_EQ(kind_of(FindingCode::kNodeSilent).kind, InterruptionKind::kNodeLost);
+  EXPECT_EQ(kind_of(FindingCode::kGpuXid).kind, InterruptionKind::kGpuFault);
+  EXPECT_EQ(kind_of(FindingCode::kLossNotFinite).kind, InterruptionKind::kNumbers);
+  EXPECT_EQ(kind_of(FindingCode::kRankStuck).kind, InterruptionKind::kHangElsewhere);
 }
 
 }  // namespace

@@ -198,7 +198,7 @@ TEST_F(BarrierPause, ARankTheOthersWaitForInAllReduceIsStillSuspected) {
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
   ASSERT_TRUE(v.notify) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "rank_suspected") << v.cause;
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankSuspected) << v.cause;
   EXPECT_EQ(v.cause.rfind("rank 0 (node-a, pid 100) is likely stuck in clock_nanosleep at step ", 0), 0u)
       << v.cause;
 }

@@ -64,7 +64,7 @@ class GpuFindings : public ::testing::Test {
     }
   }
   JobVerdict verdict() { return analyse(job_, spec_, clock_.monotonic_time(), clock_.system_time()); }
-  static const Finding* find(const JobVerdict& v, const std::string& code, int rank = -1) {
+  static const Finding* find(const JobVerdict& v, FindingCode code, int rank = -1) {
     for (const auto& f : v.findings) {
       if (f.code == code && (rank < 0 || (f.ranks.size() == 1 && f.ranks[0] == rank))) return &f;
     }
@@ -86,7 +86,7 @@ TEST_F(GpuFindings, PendingRemapAndARebootRecoveryActionAreNodeFaultsNamingNodeG
   });
   const JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  const Finding* remap = find(v, "gpu_row_remap_pending");
+  const Finding* remap = find(v, FindingCode::kGpuRowRemapPending);
   ASSERT_NE(remap, nullptr) << v.cause;
   EXPECT_EQ(remap->severity, Severity::kDown);
   EXPECT_TRUE(remap->node_fault);
@@ -95,7 +95,7 @@ TEST_F(GpuFindings, PendingRemapAndARebootRecoveryActionAreNodeFaultsNamingNodeG
   EXPECT_EQ(
       remap->message,
       "rank 1 (node-a, GPU 1 00000000:8A:00.0): memory rows are pending remapping; reset the GPU to apply them");
-  const Finding* action = find(v, "gpu_recovery_action");
+  const Finding* action = find(v, FindingCode::kGpuRecoveryAction);
   ASSERT_NE(action, nullptr) << v.cause;
   EXPECT_TRUE(action->node_fault);
   EXPECT_EQ(action->ranks, std::vector<int>{2});
@@ -118,7 +118,7 @@ TEST_F(GpuFindings, Xid79OnRankFivesGpuNamesRankFiveAndNvidiasActionInTheAlert) 
   ASSERT_TRUE(v.down);
   ASSERT_FALSE(v.findings.empty());
   const Finding& head = v.findings.front();
-  EXPECT_EQ(head.code, "gpu_xid");
+  EXPECT_EQ(head.code, FindingCode::kGpuXid);
   EXPECT_TRUE(head.node_fault);
   EXPECT_EQ(head.ranks, std::vector<int>{5});
   EXPECT_EQ(head.since, clock_.monotonic_time() - Millis(300)) << "dated by the event, not the report";
@@ -145,7 +145,8 @@ TEST_F(GpuFindings, ARankThatVanishedWithItsGpuIsBlamedOnTheGpu) {
   ASSERT_TRUE(v.down);
   EXPECT_TRUE(v.findings.front().node_fault) << v.cause;
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{5});
-  EXPECT_NE(find(v, "rank_gone", 5), nullptr) << "the rank's death is still a finding: " << v.cause;
+  EXPECT_NE(find(v, FindingCode::kRankGone, 5), nullptr)
+      << "the rank's death is still a finding: " << v.cause;
 }
 
 TEST_F(GpuFindings, AnApplicationXidIsAFindingOnTheRankNotANodeFault) {
@@ -157,7 +158,7 @@ TEST_F(GpuFindings, AnApplicationXidIsAFindingOnTheRankNotANodeFault) {
       });
   const JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
-  const Finding* f = find(v, "gpu_xid", 6);
+  const Finding* f = find(v, FindingCode::kGpuXid, 6);
   ASSERT_NE(f, nullptr) << v.cause;
   EXPECT_EQ(f->severity, Severity::kWarning);
   EXPECT_FALSE(f->node_fault);
@@ -179,7 +180,7 @@ TEST_F(GpuFindings, ANvlinkDownAfterBeingUpIsANodeFault) {
   healthy_run();
   reports(110, [](NodeReport& a) { a.gpus[3].nvlinks = NvlinkSummary{18, 17, {4}, 12}; });
   const JobVerdict v = verdict();
-  const Finding* f = find(v, "nvlink_down");
+  const Finding* f = find(v, FindingCode::kNvlinkDown);
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(f->node_fault);
   EXPECT_EQ(f->message,
@@ -205,7 +206,7 @@ TEST_F(GpuFindings, AnInfinibandPortWhoseLinkDownedRoseIsANodeFindingAndDownIsAN
       110, [](NodeReport&) {}, [](NodeReport& b) { b.ib_ports = {port("ACTIVE", 3, 2)}; });
   JobVerdict v = verdict();
   EXPECT_FALSE(v.down) << "up again: a warning";
-  const Finding* flap = find(v, "ib_link_downed");
+  const Finding* flap = find(v, FindingCode::kIbLinkDowned);
   ASSERT_NE(flap, nullptr) << v.cause;
   EXPECT_EQ(flap->node, "node-b");
   EXPECT_TRUE(flap->node_fault);
@@ -218,7 +219,7 @@ TEST_F(GpuFindings, AnInfinibandPortWhoseLinkDownedRoseIsANodeFindingAndDownIsAN
       120, [](NodeReport&) {}, [](NodeReport& b) { b.ib_ports = {port("DOWN", 4, 3)}; });
   v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "ib_port_down");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kIbPortDown);
   EXPECT_EQ(v.findings.front().ranks, (std::vector<int>{4, 5, 6, 7}));
   EXPECT_EQ(classify(v.findings.front(), job_).kind, InterruptionKind::kFabricFault);
 }
@@ -238,12 +239,12 @@ TEST_F(GpuFindings, AStragglerWhoseGpuIsThrottledSaysSo) {
     clock_.advance(Millis(1'000));
   }
   const JobVerdict v = verdict();
-  const Finding* f = find(v, "straggler", 3);
+  const Finding* f = find(v, FindingCode::kStraggler, 3);
   ASSERT_NE(f, nullptr) << v.cause;
   EXPECT_NE(f->message.find("; its GPU 3 00000000:13:00.0 is slowed by HW thermal slowdown (91 \u00b0C)"),
             std::string::npos)
       << f->message;
-  EXPECT_NE(find(v, "gpu_throttled", 3), nullptr);
+  EXPECT_NE(find(v, FindingCode::kGpuThrottled, 3), nullptr);
 }
 
 }  // namespace

@@ -297,7 +297,7 @@ TEST_F(Registry, AReaderSeesExactlyTheVerdictTheLastTickProduced) {
   EXPECT_TRUE(after_tick->verdict->down);
   EXPECT_EQ(after_tick->verdict->cause, down.cause);
   ASSERT_EQ(after_tick->verdict->findings.size(), 1u);
-  EXPECT_EQ(after_tick->verdict->findings[0].code, "rank_gone");
+  EXPECT_EQ(after_tick->verdict->findings[0].code, FindingCode::kRankGone);
 }
 
 TEST_F(Registry, AStoredReportOlderThanTheNodesNewestChangesNothing) {

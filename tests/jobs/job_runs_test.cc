@@ -92,7 +92,7 @@ TEST_F(JobRuns, ARunAgainAfterOneThatFinishedAtAttemptOneIsANewRunWhoseKilledRan
   report({rank_of("8812345", 0, 0, 50, 5000), killed(rank_of("8812345", 0, 1, 50, 5000), SIGKILL)});
   const JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << "the new run is watched";
-  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankGone);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{1});
 
   ASSERT_EQ(job_.runs().size(), 2u);
@@ -321,7 +321,7 @@ TEST_F(JobRuns, ARankThatRaisedAndARestartWithinTheSecondIsNamedByItsError) {
   tick();
   ASSERT_EQ(ledger_.entries().size(), 1u);
   const Interruption& i = ledger_.entries().back();
-  EXPECT_EQ(i.code, "rank_failed");
+  EXPECT_EQ(i.code, FindingCode::kRankFailed);
   EXPECT_EQ(i.cause.kind, InterruptionKind::kGpuOom);
   EXPECT_EQ(i.cause.detail, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB");
   EXPECT_EQ(i.message,

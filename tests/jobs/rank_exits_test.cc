@@ -70,7 +70,7 @@ TEST_F(RankExits, ARankTheFinalReportLeftRunningIsNeverTimedOut) {
   v = verdict();
   EXPECT_FALSE(v.down) << v.cause;
   auto lost = std::find_if(v.findings.begin(), v.findings.end(),
-                           [](const Finding& f) { return f.code == "monitoring_lost"; });
+                           [](const Finding& f) { return f.code == FindingCode::kMonitoringLost; });
   ASSERT_NE(lost, v.findings.end()) << v.cause;
   EXPECT_EQ(lost->severity, Severity::kWarning);
   EXPECT_EQ(lost->ranks, std::vector<int>{1});
@@ -116,7 +116,7 @@ TEST_F(RankExits, AnExitWithAnotherCodeIsStillARankGone) {
   report({exited(training(0, step), 1), training(1, step)});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down);
-  EXPECT_EQ(v.findings.front().code, "rank_gone");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankGone);
   EXPECT_NE(v.cause.find("exited with code 1"), std::string::npos) << v.cause;
 }
 

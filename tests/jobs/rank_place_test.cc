@@ -279,7 +279,7 @@ TEST_F(StuckRank, TheAlertNamesTheRankOutsideTheCollectiveAndWhereItIs) {
   });
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "rank_stuck");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankStuck);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
   EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) is stuck in fetch_next_shard (data.py:31) at step " +
                               std::to_string(step) +
@@ -320,7 +320,7 @@ TEST_F(StuckRank, AWarningNamesTheRankOutsideTheCollectiveLongBeforeThePage) {
   v = verdict();
   ASSERT_FALSE(v.down) << v.cause;
   ASSERT_TRUE(v.notify) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "rank_suspected");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankSuspected);
   EXPECT_EQ(v.findings.front().severity, Severity::kWarning);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{2});
   EXPECT_EQ(
@@ -355,7 +355,7 @@ TEST_F(StuckRank, ACollectiveMismatchIsNamedInAWarningAndInThePage) {
   JobVerdict v = verdict();
   ASSERT_FALSE(v.down) << v.cause;
   ASSERT_TRUE(v.notify) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "collective_mismatch");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kCollectiveMismatch);
   EXPECT_EQ(v.findings.front().ranks, std::vector<int>{1});
   EXPECT_EQ(v.cause,
             "rank 1 (node-a, pid 101) is in broadcast (train.py:80), likely a collective mismatch at step " +
@@ -365,7 +365,7 @@ TEST_F(StuckRank, ACollectiveMismatchIsNamedInAWarningAndInThePage) {
   train_then_stall(60, where);
   v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "collective_mismatch");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kCollectiveMismatch);
   EXPECT_EQ(v.cause.rfind(
                 "rank 1 (node-a, pid 101) is in broadcast (train.py:80), a collective mismatch at step ", 0),
             0u)
@@ -388,7 +388,7 @@ TEST_F(StuckRank, AnEvenMismatchNamesBothSidesInThePageAndWarnsNobody) {
   const int64_t step = train_then_stall(4, where);
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "collective_mismatch");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kCollectiveMismatch);
   EXPECT_EQ(v.cause.rfind("a collective mismatch at step " + std::to_string(step) +
                               ": ranks 0-1 are in broadcast (train.py:80); ranks 2-3 are in all_reduce "
                               "(train.py:57): no step for 5s",
@@ -440,7 +440,7 @@ TEST_F(StuckRank, SystemCallsAloneNameTheSleeper) {
   train_then_stall(4, [](RankReport& r) { r.syscall = r.rank == 2 ? "clock_nanosleep" : "futex"; });
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "rank_stuck");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kRankStuck);
   EXPECT_EQ(v.cause.rfind("rank 2 (node-b, pid 102) is stuck in clock_nanosleep at step ", 0), 0u) << v.cause;
 }
 
@@ -448,7 +448,7 @@ TEST_F(StuckRank, WithNothingToTellThemApartTheStallNamesEveryRankWithoutGuessin
   const int64_t step = train_then_stall(4, [](RankReport&) {});
   JobVerdict v = verdict();
   ASSERT_TRUE(v.down) << v.cause;
-  EXPECT_EQ(v.findings.front().code, "job_stalled");
+  EXPECT_EQ(v.findings.front().code, FindingCode::kJobStalled);
   EXPECT_EQ(
       v.cause.rfind("all running ranks (0-3) stuck at step " + std::to_string(step) + ": no step for 5s", 0),
       0u)
@@ -537,7 +537,7 @@ TEST_F(StuckRank, TheHangsStacksStayWithItsInterruptionAfterTheJobRecovers) {
 // A hang's finding, whose kept stacks name the place the others wait for.
 Finding stall_finding() {
   Finding f;
-  f.code = "job_stalled";
+  f.code = FindingCode::kJobStalled;
   return f;
 }
 
@@ -561,7 +561,7 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItAndItsStacksOnceTheyName
   const int64_t step = train_then_stall(4, [](RankReport&) {});
   InterruptionLedger ledger;
   ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
-  ASSERT_EQ(ledger.entries().back().code, "job_stalled");
+  ASSERT_EQ(ledger.entries().back().code, FindingCode::kJobStalled);
   const InterruptionKind stalled = ledger.entries().back().cause.kind;
   const uint64_t revision = ledger.revision();
 
@@ -575,7 +575,7 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItAndItsStacksOnceTheyName
   }
   report("node-a", {stacks[0], stacks[1]});
   ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
-  ASSERT_EQ(ledger.entries().back().code, "job_stalled");
+  ASSERT_EQ(ledger.entries().back().code, FindingCode::kJobStalled);
   ASSERT_EQ(ledger.entries().back().stacks.size(), 1u);
   EXPECT_FALSE(ledger.entries().back().stacks[0].culprit);
 
@@ -584,7 +584,7 @@ TEST_F(StuckRank, AStallThatOpenedWithoutACulpritTakesItAndItsStacksOnceTheyName
   ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
   ASSERT_EQ(ledger.entries().size(), 1u) << "the same hang, not a second one";
   const Interruption& hang = ledger.entries().back();
-  EXPECT_EQ(hang.code, "rank_stuck");
+  EXPECT_EQ(hang.code, FindingCode::kRankStuck);
   EXPECT_EQ(hang.cause.kind, InterruptionKind::kHangElsewhere);
   EXPECT_EQ(hang.message.rfind("rank 2 (node-b, pid 102) is stuck in fetch_next_shard (data.py:31)", 0), 0u)
       << hang.message;
@@ -619,7 +619,7 @@ TEST_F(StuckRank, TheKeptStacksOfAKillBlameTheKilledRankNotTheOneTheOthersWaitFo
   InterruptionLedger ledger;
   ASSERT_TRUE(ledger.observe(job_, verdict(), clock_.monotonic_time(), clock_.system_time()));
   const Interruption& kill = ledger.entries().back();
-  ASSERT_EQ(kill.code, "rank_gone");
+  ASSERT_EQ(kill.code, FindingCode::kRankGone);
   ASSERT_EQ(kill.stacks.size(), 2u);
   EXPECT_FALSE(kill.stacks[0].culprit) << kill.stacks[0].place;
   EXPECT_FALSE(kill.stacks[1].culprit) << kill.stacks[1].place;

@@ -64,7 +64,7 @@ class LockStepJob {
       const JobVerdict v = analyse(job_, spec_, clock_.monotonic_time(), clock_.system_time());
       Check c{t, {}};
       for (const Finding& f : v.findings) {
-        if (f.code == "straggler") c.named.insert(c.named.end(), f.ranks.begin(), f.ranks.end());
+        if (f.code == FindingCode::kStraggler) c.named.insert(c.named.end(), f.ranks.begin(), f.ranks.end());
       }
       checks.push_back(c);
     }
