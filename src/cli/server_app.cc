@@ -124,41 +124,22 @@ bool ServerApp::join_replicas() {
   peers_ = std::make_unique<cluster::ReplicaPeers>(*replicas_, clock_);
   dispatcher_->claim_as(id, cluster::kMemberTtl);
   // After each beat: what other replicas changed through the API, then who owns what.
+  follower_ = std::make_unique<cluster::StoreFollower>(
+      clock_, *replicas_, *peers_,
+      cluster::StoreFollower::Followed{
+          [this] { return channel_catalog_->follow_store(); },
+          [this] { return monitors_->follow_store(); },
+          [this] { return maintenance_->follow_store(); },
+          [this] { engine_->sync_ownership(); },
+          [this] { dispatcher_->wake(); },
+          [this] { return journal_->follow(); },
+          [this](const auto& writes_here, const auto& held_here) {
+            journal_->write_kept(writes_here, held_here);
+          },
+          [this](const auto& standby_only) { job_registry_->analyse_others(standby_only); },
+      });
   auto follow = [this](bool) {
-    if (!serving_) return;
-    // Channels first: a monitor another replica created may notify a channel it created.
-    auto channels = channel_catalog_->follow_store();
-    auto monitors = channels ? monitors_->follow_store() : Result<bool>(false);
-    auto windows = monitors ? maintenance_->follow_store() : Result<bool>(false);
-    if (!channels || !monitors || !windows) {
-      if (auto events = follow_log_.admit(clock_.monotonic_time())) {
-        spdlog::warn(
-            "replicas: cannot read the API channels, monitors and maintenance windows ({} time(s) since the "
-            "last report): {}",
-            *events,
-            (!channels   ? channels
-             : !monitors ? monitors
-                         : windows)
-                .error()
-                .message);
-      }
-    }
-    engine_->sync_ownership();
-    dispatcher_->wake();  // what a replica that died held is claimable now, or soon
-    // Node reports other replicas took, then the jobs another replica checks.
-    if (auto followed = journal_->follow(); !followed) {
-      if (auto events = follow_log_.admit(clock_.monotonic_time())) {
-        spdlog::warn("replicas: cannot read the node reports ({} time(s) since the last report): {}", *events,
-                     followed.error().message);
-      }
-    }
-    // The state of the jobs this replica owns, for a restart of both their holders.
-    journal_->write_kept([this](const std::string& job) { return replicas_->owns(job); },
-                         [this](const std::string& job) { return peers_->holding(job).here; });
-    job_registry_->analyse_others([this](const std::string& job) {
-      const auto holding = replicas_->holding(job);
-      return holding.standby_here && !holding.owner_here;
-    });
+    if (serving_) follower_->follow();
   };
   auto nudged = [this](const std::string& monitor) { engine_->on_nudge(monitor); };
   if (auto joined = replicas_->start(follow, nudged); !joined) {

@@ -45,7 +45,9 @@
 //                 (each within 5 s), so a hanging key endpoint never holds a login.
 //                 Owned by the SsoClient; joined by its destructor.
 //   replica beat  PostgreSQL only: cluster::ReplicaSet's beat through the members table
-//                 and the nudges between beats; stop() stops it before the store flushes.
+//                 and the nudges between beats; after each beat it reads back what other
+//                 replicas changed (cluster::StoreFollower). stop() stops it before the
+//                 store flushes.
 //   peers x 4     PostgreSQL only: cluster::ReplicaPeers's senders, which hand a job's
 //                 report and reads to the replicas that hold it. Joined by its destructor.
 //   resolvers     asio's resolver thread (started by the first TCP check's lookup, ended
@@ -89,6 +91,7 @@
 #include "cluster/database_clock.h"
 #include "cluster/replica_peers.h"
 #include "cluster/replica_set.h"
+#include "cluster/store_follower.h"
 #include "config/config.h"
 #include "core/asio_timers.h"
 #include "core/clock.h"
@@ -208,8 +211,10 @@ class ServerApp {
   // PostgreSQL only: the members table and this replica's place among the others
   // (cluster/replica_set.h). After the engine: its beats call into it until stopped.
   std::unique_ptr<MemberRegistry> members_table_;
+  // What the replica set's beats read back of the store (cluster/store_follower.h);
+  // before it, so it is destroyed after the beat's thread was joined.
+  std::unique_ptr<cluster::StoreFollower> follower_;
   std::unique_ptr<cluster::ReplicaSet> replicas_;
-  LogThrottle follow_log_{std::chrono::seconds(10)};  // the replica set's thread only
   std::atomic<bool> serving_{false};  // start() is done: the replica set's beats may follow the store
   std::unique_ptr<catalog::MonitorCatalog> monitors_;
   std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;

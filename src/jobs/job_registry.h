@@ -26,6 +26,9 @@
 //     ranks past it answers kTooManyRanks, nothing applied.
 //   kMaxNodesPerJob nodes per job (job_state.h): kTooManyNodes.
 // Every refusal is counted (refusals()) and logged at most once per kRefusalLogEvery.
+//
+// Files: job_registry.cc holds the map, admission, ingest and snapshots;
+// job_publication.cc the analysis and what it publishes (verdict, ranks, ledger).
 #pragma once
 
 #include <array>
