@@ -11,15 +11,17 @@ cd "$(dirname "$0")/.."
 dir=${TIDY_BUILD:-build}
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 if [[ ! -f $dir/compile_commands.json ]]; then
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINWATCH_WERROR=ON >"$dir.configure.log" 2>&1 \
-    || { cat "$dir.configure.log"; exit 1; }
+  mkdir -p "$dir"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINWATCH_WERROR=ON >"$dir/configure.log" 2>&1 \
+    || { cat "$dir/configure.log"; exit 1; }
 fi
 # A build in unity batches (cmake/Unity.cmake; scripts/test builds build/ so) lists its
 # batches, not the files: clang-tidy reads the files one by one from a configured, never
 # built, folder beside it with the same flags, file by file.
 if grep -q '^TRAINWATCH_UNITY:BOOL=ON$' "$dir/CMakeCache.txt" 2>/dev/null; then
+  mkdir -p "$dir-tidy"
   cmake -S . -B "$dir-tidy" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINWATCH_WERROR=ON -DTRAINWATCH_UNITY=OFF \
-    >"$dir-tidy.configure.log" 2>&1 || { cat "$dir-tidy.configure.log"; exit 1; }
+    >"$dir-tidy/configure.log" 2>&1 || { cat "$dir-tidy/configure.log"; exit 1; }
   dir=$dir-tidy
 fi
 
