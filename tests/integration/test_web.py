@@ -125,9 +125,13 @@ status_pages:
 
 
 def login(browser, server, token=TOKEN):
+    """Submits the login form and waits for its answer: the click returns before the form's
+    answer has replaced the page, and a navigation made in between cancels the login."""
     browser.get(server.base + "/login")
     browser.find_element(By.ID, "token").send_keys(token)
     browser.find_element(By.ID, "login-submit").click()
+    wait_for(lambda: browser.find_elements(By.ID, "logout") or browser.find_elements(By.ID, "login-error"),
+             what="the login form's answer")
 
 
 AUTH_CONFIG = f"""
