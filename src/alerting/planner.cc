@@ -6,6 +6,7 @@
 #include "alerting/dependency_rule.h"
 #include "alerting/event.h"
 #include "alerting/maintenance.h"
+#include "alerting/providers/providers.h"
 #include "config/monitor_target.h"
 #include "core/duration.h"
 #include "core/redaction.h"
@@ -71,10 +72,9 @@ SystemTime reminder_due(const Incident& incident, const MonitorConfig& m, System
   return first + every * ((now - first) / every);
 }
 
-// Channels that page someone: an alert there means "act now", so a warning stays out.
-bool pages(const ChannelConfig& channel) {
-  return channel.type == "pagerduty" || channel.type == "alertmanager";
-}
+// Channels that page someone (providers.h): an alert there means "act now", so a warning
+// stays out.
+bool pages(const ChannelConfig& channel) { return pages_someone(channel.type); }
 
 }  // namespace
 

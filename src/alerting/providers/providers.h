@@ -28,6 +28,9 @@ struct ProviderType {
   // headers that carry credentials): write-only over the API and the dashboard, never
   // shown, logged or echoed in an error.
   std::span<const char* const> secret_keys;
+  // Whether an alert there pages someone ("act now": PagerDuty, an Alertmanager routing to
+  // on-call), so that a warning, which asks for no action, is kept out of it.
+  bool pages = false;
 };
 
 std::span<const ProviderType> provider_types();
@@ -35,5 +38,7 @@ std::span<const ProviderType> provider_types();
 const ProviderType* find_provider_type(std::string_view type);
 // Whether `key` of a `type` channel holds a secret (false for an unknown type).
 bool is_secret_key(std::string_view type, std::string_view key);
+// Whether a `type` channel pages someone (false for an unknown type).
+bool pages_someone(std::string_view type);
 
 }  // namespace trainwatch::alerting

@@ -1,5 +1,5 @@
-// The table of provider types: the `type:` values a channel may have, and which of each
-// type's keys are secrets.
+// The table of provider types: the `type:` values a channel may have, which of each
+// type's keys are secrets, and which types page someone.
 #include "alerting/providers/providers.h"
 
 #include <algorithm>
@@ -20,8 +20,8 @@ constexpr ProviderType kProviderTypes[] = {
     {"discord", make_discord, kUrlSecret},
     {"webhook", make_webhook, kWebhookSecrets},
     {"email", make_email, kEmailSecrets},
-    {"pagerduty", make_pagerduty, kPagerDutySecrets},
-    {"alertmanager", make_alertmanager, kAlertmanagerSecrets},
+    {"pagerduty", make_pagerduty, kPagerDutySecrets, /*pages=*/true},
+    {"alertmanager", make_alertmanager, kAlertmanagerSecrets, /*pages=*/true},
     {"ntfy", make_ntfy, kNtfySecrets},
     {"telegram", make_telegram, kTelegramSecrets},
 };
@@ -40,6 +40,11 @@ bool is_secret_key(std::string_view type, std::string_view key) {
   const ProviderType* t = find_provider_type(type);
   return t != nullptr && std::any_of(t->secret_keys.begin(), t->secret_keys.end(),
                                      [&](const char* secret) { return key == secret; });
+}
+
+bool pages_someone(std::string_view type) {
+  const ProviderType* t = find_provider_type(type);
+  return t != nullptr && t->pages;
 }
 
 }  // namespace trainwatch::alerting
