@@ -18,7 +18,10 @@ CheckAttempt::CheckAttempt(boost::asio::io_context& io, const Clock& clock, Time
 }
 
 void CheckAttempt::start() {
-  if (!done_.still_wanted()) return report(false, std::string(kNotStarted));
+  if (!done_.still_wanted()) {
+    result_.not_started = true;
+    return report(false, std::string(kNotStarted));
+  }
   // `this`, not a shared_ptr: the timer is the attempt's own and never calls back once
   // destroyed, and owning the attempt from its own member would keep it alive forever
   // should its io_context be dropped with the exchange pending.

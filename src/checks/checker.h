@@ -20,8 +20,8 @@ namespace trainwatch::checks {
 // decision and that moment the whole process may have been stopped (SIGSTOP, a frozen
 // VM) long enough for another replica to take the monitor over: asked right before the
 // first packet, `still_wanted` keeps the woken replica from checking what is no longer
-// its. A check not wanted any more still reports once, with kNotStarted as its cause:
-// not a verdict on the monitor, and never applied as one (not_started()).
+// its. A check not wanted any more still reports once, marked CheckResult::not_started
+// (kNotStarted is its cause in words): not a verdict on the monitor, never applied as one.
 class CheckDone {
  public:
   CheckDone() = default;
@@ -42,8 +42,6 @@ class CheckDone {
 };
 
 inline constexpr std::string_view kNotStarted = "not started: no longer wanted";
-// The report of a check that was no longer wanted when it was to start.
-inline bool not_started(const CheckResult& result) { return !result.ok && result.cause == kNotStarted; }
 
 class Checker {
  public:

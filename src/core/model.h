@@ -51,6 +51,9 @@ struct CheckResult {
   // Nothing to judge yet (a job no rank of which has reported): the monitor stays as it is,
   // `pending` until a first real result. Not a failure, not a success.
   bool pending = false;
+  // The check was no longer wanted when it was to start (checks/checker.h) and never ran:
+  // says nothing of the monitor, never applied. `ok` is false, `cause` says why in words.
+  bool not_started = false;
   // What the failure names, as alert labels (a job's culprit: reason, rank, node), in that
   // order. Kept in memory only.
   std::vector<std::pair<std::string, std::string>> labels;

@@ -69,7 +69,7 @@ void Engine::on_result(const std::string& name, uint64_t check_id, const CheckRe
     // monitor, even should a beat have renewed the lease since.
     // A pending result (a job no rank of which has reported) has nothing to judge yet: the
     // monitor stays as it is, `pending` from its start until a first real result.
-    if (r.state.status != MonitorStatus::kPaused && owned_here(name) && !checks::not_started(result) &&
+    if (r.state.status != MonitorStatus::kPaused && owned_here(name) && !result.not_started &&
         !result.pending)
       apply(r, result);
   }

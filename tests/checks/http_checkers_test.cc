@@ -569,7 +569,7 @@ TEST(PlainHttpChecker, ACheckNoLongerWantedAsItStartsSendsNothing) {
   auto unwanted = runner.check(monitor_of(server.url("/")), [] { return false; });
   ASSERT_TRUE(unwanted);
   EXPECT_FALSE(unwanted->ok);
-  EXPECT_TRUE(not_started(*unwanted)) << unwanted->cause;
+  EXPECT_TRUE(unwanted->not_started) << unwanted->cause;
   auto wanted = runner.check(monitor_of(server.url("/")));
   ASSERT_TRUE(wanted);
   EXPECT_TRUE(wanted->ok) << wanted->cause;

@@ -45,13 +45,14 @@ TEST_F(EngineScheduleTest, ACheckStartedLateByAPauseIsNotFollowedByAnotherAtOnce
 }
 
 // A check its checker did not start (the lease had lapsed by its first packet, checker.h)
-// reports kNotStarted: no verdict on the monitor, even while the engine owns it again.
+// reports that it was not started: no verdict on the monitor, even while the engine owns
+// it again.
 TEST_F(EngineScheduleTest, ACheckThatWasNotStartedIsNoVerdictOnTheMonitor) {
   config_.monitors = {http_monitor("api", Millis(2'000))};
   start();
   advance(Millis(1'000));
   ASSERT_EQ(view("api").state.status, MonitorStatus::kUp);
-  checkers_.answer("api", false, Millis(0), std::string(checks::kNotStarted));
+  checkers_.answer_not_started("api");
   advance(Millis(6'000));
   EXPECT_EQ(view("api").state.status, MonitorStatus::kUp) << "three reports, none a failure";
   checkers_.answer("api", false);

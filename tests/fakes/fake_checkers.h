@@ -39,6 +39,10 @@ class FakeCheckers final : public engine::CheckerSet, public checks::Checker {
   }
   // The next checks of `monitor` have nothing to judge yet (CheckResult::pending).
   void answer_pending(const std::string& monitor) { answers_[monitor] = Answer{true, Millis(0), {}, true}; }
+  // The next checks of `monitor` report that they were not started (CheckResult::not_started).
+  void answer_not_started(const std::string& monitor) {
+    answers_[monitor] = Answer{false, Millis(0), std::string(checks::kNotStarted), false, true};
+  }
 
   // Answers the oldest running check of `monitor` now; false when none runs.
   bool finish(const std::string& monitor) {
@@ -74,6 +78,7 @@ class FakeCheckers final : public engine::CheckerSet, public checks::Checker {
     result.ok = answer.ok;
     result.cause = answer.cause;
     result.pending = answer.pending;
+    result.not_started = answer.not_started;
     running_.push_back(
         Running{monitor->name, std::move(result), std::move(done), nullptr, clock_.monotonic_time()});
     max_running_ = std::max(max_running_, running_.size());
@@ -93,6 +98,7 @@ class FakeCheckers final : public engine::CheckerSet, public checks::Checker {
     std::optional<Millis> takes = Millis(0);
     std::string cause;
     bool pending = false;
+    bool not_started = false;
   };
   struct Running {
     std::string monitor;
