@@ -5,9 +5,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <string>
+
 #include "python/native/agent_host.h"
 #include "python/native/launch_identity.h"
 #include "python/native/stack_sampler.h"
+#include "reporter/slot_layout.h"
 #include "trainwatch/trainwatch.h"
 
 namespace {
@@ -322,6 +325,25 @@ PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
                           nullptr,
                           nullptr};
 
+// RANK_STATUSES: {word: number} from the one table of a rank's status words, so that
+// status() takes exactly the words the agent and the server use.
+bool add_rank_statuses(PyObject* m) {
+  PyObject* statuses = PyDict_New();
+  if (!statuses) return false;
+  for (const auto& [status, word] : trainwatch::reporter::kRankStatusNames) {
+    PyObject* number = PyLong_FromUnsignedLong(static_cast<uint32_t>(status));
+    const int rc = number ? PyDict_SetItemString(statuses, std::string(word).c_str(), number) : -1;
+    Py_XDECREF(number);
+    if (rc < 0) {
+      Py_DECREF(statuses);
+      return false;
+    }
+  }
+  const int rc = PyModule_AddObjectRef(m, "RANK_STATUSES", statuses);
+  Py_DECREF(statuses);
+  return rc == 0;
+}
+
 }  // namespace
 
 PyMODINIT_FUNC PyInit__native(void) {
@@ -359,5 +381,5 @@ PyMODINIT_FUNC PyInit__native(void) {
   for (const auto& c : constants) {
     if (PyModule_AddIntConstant(m, c.name, c.value) < 0) return nullptr;
   }
-  return m;
+  return add_rank_statuses(m) ? m : nullptr;
 }

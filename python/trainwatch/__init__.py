@@ -28,7 +28,8 @@ except ImportError as exc:  # no extension built: keep training, say so once
 
 __all__ = ["init", "ping", "Run", "flush_pings", "launch_env", "watch_collectives"]
 
-_STATUS = {"initializing": 0, "training": 1, "checkpointing": 2, "evaluating": 3, "finished": 4, "failed": 5}
+# {word: number}, from the table the agent and the server read (reporter/slot_layout.h).
+_STATUS = dict(_native.RANK_STATUSES) if _native is not None else {}
 _current = None
 _owner_pid = None  # the process whose rank _current reports; a forked child is not it
 # Local rank 0 runs the node's agent; the others wait this long before they compete for the
@@ -151,11 +152,13 @@ class Run(_Base):
 
     def status(self, name):
         """Set initializing|training|checkpointing|evaluating|finished|failed."""
+        if _native is None:
+            return  # no extension: nothing to report to (said once at import)
         code = _STATUS.get(name)
         if code is None:
             sys.stderr.write(f"trainwatch: unknown status {name!r}; expected one of {', '.join(_STATUS)}\n")
             return
-        if code == 5:
+        if name == "failed":
             self._failed = True
         self._set_status(code)
 

@@ -105,8 +105,8 @@ bool ruling_reasons(const RankView& r, int64_t now_ms, double since, HealthRepor
   switch (ruling) {
     case RankRuling::kGone:
       add(h, code,
-          rank_name(r) + " is gone while " + status_name(s.status) + " at step " + std::to_string(s.step) +
-              (r.exit ? ": it " + describe_exit(*r.exit) : ""));
+          rank_name(r) + " is gone while " + std::string(status_name(s.status)) + " at step " +
+              std::to_string(s.step) + (r.exit ? ": it " + describe_exit(*r.exit) : ""));
       return false;
     case RankRuling::kFailed:
       add(h, code, "rank " + std::to_string(s.rank) + " failed" + (s.error.empty() ? "" : ": " + s.error));
@@ -237,7 +237,7 @@ json::object training_block(const NodeSnapshot& node, bool stalled) {
     any_gone =
         any_gone || (!r.alive && r.slot.status != TW_STATUS_FINISHED && r.slot.status != TW_STATUS_FAILED);
   }
-  std::string status = lead ? status_name(lead->slot.status) : "initializing";
+  std::string status(lead ? status_name(lead->slot.status) : to_string(reporter::RankStatus::kInitializing));
   if (any_failed || any_gone) status = "failed";
   tr["status"] = status;
   tr["step"] = lead && lead->slot.step >= 0 ? json::value(lead->slot.step) : json::value(0);

@@ -14,14 +14,6 @@ namespace {
 
 namespace json = boost::json;
 
-// The words the agent writes a rank's status as (reporter::status_name, from the slot).
-constexpr EnumNames<RankStatus, 6> kRankStatusNames{{{RankStatus::kInitializing, "initializing"},
-                                                     {RankStatus::kTraining, "training"},
-                                                     {RankStatus::kCheckpointing, "checkpointing"},
-                                                     {RankStatus::kEvaluating, "evaluating"},
-                                                     {RankStatus::kFinished, "finished"},
-                                                     {RankStatus::kFailed, "failed"}}};
-
 // Reads fields of one JSON object, remembering the first problem with its path. Every
 // getter returns a usable default after a problem, so the walk goes on; the caller checks
 // failed() once at the end.
@@ -189,7 +181,20 @@ void each_object(const Fields& parent, std::string_view key, const json::array* 
   }
 }
 
-std::optional<RankStatus> rank_status_from(std::string_view s) { return value_of(kRankStatusNames, s); }
+std::optional<RankStatus> rank_status_from(std::string_view s) {
+  return value_of(reporter::kRankStatusNames, s);
+}
+
+// "initializing, training, ... or failed", from the table.
+std::string rank_status_words() {
+  std::string words;
+  const auto& names = reporter::kRankStatusNames;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) words += i + 1 == names.size() ? " or " : ", ";
+    words += names[i].second;
+  }
+  return words;
+}
 
 std::optional<CheckpointState> checkpoint_state_from(std::string_view s) {
   return value_of(reporter::kCheckpointStateNames, s);
@@ -271,9 +276,7 @@ void read_rank(const Fields& f, RankReport& r) {
   if (auto st = rank_status_from(status)) {
     r.status = *st;
   } else if (!status.empty()) {
-    f.fail(f.at("status"),
-           "found '" + status +
-               "'; expected initializing, training, checkpointing, evaluating, finished or failed");
+    f.fail(f.at("status"), "found '" + status + "'; expected " + rank_status_words());
   }
   r.step = f.clamped("step", -1, kMaxStep).value_or(-1);
   r.step_reports = f.counter("step_reports");
@@ -483,8 +486,6 @@ Result<NodeReport> parse_node_report(std::string_view body) {
   if (!error.empty()) return make_error("report.invalid", error);
   return report;
 }
-
-std::string_view to_string(RankStatus s) { return name_of(kRankStatusNames, s); }
 
 DeclaredPhase declared_phase(std::string_view word) {
   if (word == "eval") return DeclaredPhase::kEval;

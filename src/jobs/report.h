@@ -41,8 +41,7 @@ inline constexpr size_t kMaxTextBytes = 1024;  // node names, errors, paths: lon
 inline constexpr int64_t kMaxAgeMs = 366LL * 24 * 3'600'000;
 inline constexpr int64_t kMaxStep = int64_t{1} << 53;  // also exact as a double in /metrics
 
-enum class RankStatus { kInitializing, kTraining, kCheckpointing, kEvaluating, kFinished, kFailed };
-std::string_view to_string(RankStatus s);
+using reporter::RankStatus;  // its words: reporter::kRankStatusNames
 
 // The phase a rank's job declared through the library (tw_set_phase): evaluation
 // and warm-up are off the job's pace, and say so before their steps look slow.

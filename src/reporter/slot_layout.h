@@ -80,6 +80,28 @@ struct GaugeCell {
   std::atomic<uint64_t> value_bits;
 };
 
+// What a rank says it is doing (tw_set_status): the slot's `status` holds the C header's
+// TW_STATUS_* numbers, which these values equal (checked in slot_reader.cc).
+enum class RankStatus : uint32_t {
+  kInitializing = 0,
+  kTraining = 1,
+  kCheckpointing = 2,
+  kEvaluating = 3,
+  kFinished = 4,
+  kFailed = 5,
+};
+
+// The words a rank's status is written as: the agent writes them in node reports and on
+// its /health, the server reads them (jobs/report.cc) and the Python module's status()
+// takes them (python/native/module.cc exports this table), all from this one table.
+inline constexpr EnumNames<RankStatus, 6> kRankStatusNames{{{RankStatus::kInitializing, "initializing"},
+                                                            {RankStatus::kTraining, "training"},
+                                                            {RankStatus::kCheckpointing, "checkpointing"},
+                                                            {RankStatus::kEvaluating, "evaluating"},
+                                                            {RankStatus::kFinished, "finished"},
+                                                            {RankStatus::kFailed, "failed"}}};
+constexpr std::string_view to_string(RankStatus s) { return name_of(kRankStatusNames, s); }
+
 enum class CheckpointState : uint32_t { kNone = 0, kInProgress = 1, kOk = 2, kFailed = 3 };
 
 // The words a checkpoint state is written as in node reports: the agent writes them and

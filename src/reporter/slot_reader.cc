@@ -82,16 +82,18 @@ ReadResult read_slot(const Slot& slot, SlotSnapshot* out, int max_tries) {
   return ReadResult::kBusy;
 }
 
-const char* status_name(uint32_t status) {
-  switch (status) {
-    case TW_STATUS_INITIALIZING: return "initializing";
-    case TW_STATUS_TRAINING: return "training";
-    case TW_STATUS_CHECKPOINTING: return "checkpointing";
-    case TW_STATUS_EVALUATING: return "evaluating";
-    case TW_STATUS_FINISHED: return "finished";
-    case TW_STATUS_FAILED: return "failed";
-    default: return "unknown";
-  }
+// The slot holds the C header's numbers; RankStatus is them.
+static_assert(static_cast<uint32_t>(RankStatus::kInitializing) == TW_STATUS_INITIALIZING);
+static_assert(static_cast<uint32_t>(RankStatus::kTraining) == TW_STATUS_TRAINING);
+static_assert(static_cast<uint32_t>(RankStatus::kCheckpointing) == TW_STATUS_CHECKPOINTING);
+static_assert(static_cast<uint32_t>(RankStatus::kEvaluating) == TW_STATUS_EVALUATING);
+static_assert(static_cast<uint32_t>(RankStatus::kFinished) == TW_STATUS_FINISHED);
+static_assert(static_cast<uint32_t>(RankStatus::kFailed) == TW_STATUS_FAILED);
+static_assert(kRankStatusNames.size() == TW_STATUS_FAILED + 1, "a word for every status");
+
+std::string_view status_name(uint32_t status) {
+  if (status >= kRankStatusNames.size()) return "unknown";
+  return to_string(static_cast<RankStatus>(status));
 }
 
 }  // namespace trainwatch::reporter

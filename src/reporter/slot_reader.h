@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reporter/slot_layout.h"
@@ -66,6 +67,8 @@ enum class ReadResult { kOk, kEmpty, kBusy };
 // that slot as unreadable rather than spinning).
 ReadResult read_slot(const Slot& slot, SlotSnapshot* out, int max_tries = 256);
 
-const char* status_name(uint32_t status);
+// The word for a slot's status (kRankStatusNames); "unknown" for a number outside it (a
+// newer writer's).
+std::string_view status_name(uint32_t status);
 
 }  // namespace trainwatch::reporter

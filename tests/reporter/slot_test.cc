@@ -82,7 +82,7 @@ TEST(Slot, StepAndEveryFieldReadBack) {
   SlotSnapshot s = read_back(tmp.path(), 2);
   EXPECT_EQ(s.pid, ::getpid());
   EXPECT_EQ(s.start_ticks, self_start_ticks());
-  EXPECT_STREQ(status_name(s.status), "training");
+  EXPECT_EQ(status_name(s.status), "training");
   EXPECT_EQ(s.rank, 2);
   EXPECT_EQ(s.world_size, 4);
   EXPECT_EQ(s.master_addr, "10.1.2.3");
@@ -115,10 +115,10 @@ TEST(Slot, CheckpointRestoresStatusAndRecordsOutcome) {
   ASSERT_TRUE(r.enabled());
   r.status(TW_STATUS_EVALUATING);
   r.checkpoint_begin(100, "/ckpt/step100");
-  EXPECT_STREQ(status_name(read_back(tmp.path(), 0).status), "checkpointing");
+  EXPECT_EQ(status_name(read_back(tmp.path(), 0).status), "checkpointing");
   r.checkpoint_end(true, 4096);
   SlotSnapshot s = read_back(tmp.path(), 0);
-  EXPECT_STREQ(status_name(s.status), "evaluating");
+  EXPECT_EQ(status_name(s.status), "evaluating");
   EXPECT_EQ(s.checkpoint_state, CheckpointState::kOk);
   EXPECT_EQ(s.last_ok_checkpoint_step, 100);
   EXPECT_EQ(s.checkpoint_bytes, 4096u);
