@@ -140,6 +140,7 @@ void running_rank_reasons(const RankView& r, double since, const Thresholds& t, 
     add(h, "initializing", "rank " + std::to_string(s.rank) + " is still initializing");
   }
   if (s.status == TW_STATUS_TRAINING && since * 1000 > static_cast<double>(t.stall_after.count())) {
+    h.stalled = true;
     add(h, "stalled",
         "rank " + std::to_string(s.rank) + " has made no step for " + fmt("%.0f s", since) + " (threshold " +
             fmt("%.0f s", static_cast<double>(t.stall_after.count()) / 1000) + ")");
@@ -350,8 +351,7 @@ void add_host(const NodeSnapshot& node, const Thresholds& t, json::object& root)
 
 // GET /health's body; its keys in the order the endpoint has always written them.
 json::object health_json(const NodeSnapshot& node, const Thresholds& t, const HealthReport& h) {
-  bool stalled =
-      std::any_of(h.reasons.begin(), h.reasons.end(), [](const Reason& r) { return r.code == "stalled"; });
+  const bool stalled = h.stalled;
   json::object root;
   root["status"] = h.healthy ? "ok" : "degraded";
   root["job"] = node.job;

@@ -24,6 +24,9 @@ struct HealthReport {
   bool healthy = false;
   std::vector<Reason> reasons;
   std::vector<Reason> warnings;
+  // A training rank has made no step for longer than stall_after (the tutorials' `stalled`
+  // key): decided where that reason is added, not by reading its code back.
+  bool stalled = false;
 };
 
 HealthReport evaluate(const NodeSnapshot& node, const Thresholds& thresholds);
