@@ -56,6 +56,8 @@ json::object announcement_json(const StatusPageAnnouncement& a) {
 
 json::object incident_row(const Incident& i, SystemTime now, const std::vector<IncidentUpdate>& updates) {
   json::object o;
+  // The incident's own number: the page's anchor for it and its feed entry's id.
+  o["id"] = i.id;
   o["monitor"] = i.monitor;
   // A status page is public, whoever looks: what a target answered stays off it.
   o["cause"] = i.cause.empty() ? std::string("Unknown cause") : cause_for(i.cause, Audience::kPublic);
@@ -198,6 +200,10 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
 std::string render_status_page_html(const json::object& model) {
   json::object m = model;
   m["page_title"] = model.at("title");
+  // Advertised in the head, so a browser or feed reader given the page finds its feed.
+  const std::string slug(model.at("slug").as_string());
+  m["feed_url"] = "/status/" + slug + "/feed.atom";
+  m["feed_title"] = std::string(model.at("title").as_string()) + " (Atom feed)";
   for (auto& group : m["groups"].as_array()) {
     for (auto& monitor : group.as_object()["monitors"].as_array()) {
       auto& mo = monitor.as_object();

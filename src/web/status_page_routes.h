@@ -1,7 +1,8 @@
-// Public status pages: GET /status/{slug} (HTML) and GET /api/v1/status/{slug} (JSON),
-// both built from one model (web/status_page.h) and cached together for kStatusPageTtl,
-// so a burst of visitors costs one build. A reload's new set shows at once: the set's
-// generation is part of the cache key.
+// Public status pages: GET /status/{slug} (HTML), GET /api/v1/status/{slug} (JSON) and
+// GET /status/{slug}/feed.atom (Atom, web/status_feed.h), all from one model
+// (web/status_page.h) cached for kStatusPageMaxAge, so a burst of visitors or feed readers
+// costs one build. A reload's new set shows at once: the set's generation is part of the
+// cache key.
 #pragma once
 
 #include "http/server.h"

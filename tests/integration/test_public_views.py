@@ -103,7 +103,8 @@ def login(server):
 
 PATHS = ["/api/v1/monitors", "/api/v1/monitors/internal-api", "/api/v1/monitors/nightly",
          "/api/v1/monitors/nightly/pings", "/api/v1/incidents", "/api/v1/incidents?monitor=internal-api",
-         "/api/v1/notifications", "/api/v1/deliveries", "/api/v1/status/public", "/status/public", "/",
+         "/api/v1/notifications", "/api/v1/deliveries", "/api/v1/status/public", "/status/public",
+         "/status/public/feed.atom", "/",
          "/monitors/internal-api", "/monitors/nightly", "/notifications", "/badge/internal-api/status.svg",
          "/badge/nightly/uptime-30d.svg", "/metrics"]
 
