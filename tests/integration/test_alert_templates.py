@@ -3,19 +3,10 @@ and a webhook receive for a real DOWN and its recovery; a template naming a vari
 does not exist is refused at load with its file:line:col; `notify-test` shows the text."""
 import subprocess
 
-import pytest
-
 from conftest import BINARY, wait_for
-from receivers import HttpReceiver
+from test_alerts import receiver  # noqa: F401 (a fixture)
 
 TEMPLATE = "{{state}}: {{monitor}} ({{cause}}){{#incident_id}} #{{incident_id}}{{/incident_id}}{{#url}} {{url}}{{/url}}"
-
-
-@pytest.fixture
-def receiver():
-    r = HttpReceiver()
-    yield r
-    r.close()
 
 
 def config(receiver, port):
