@@ -5,6 +5,39 @@
 
 namespace trainwatch::alerting {
 
+namespace {
+
+// The channel's compiled `template:` (nullptr when it has none); nullopt after an error.
+std::optional<std::shared_ptr<const MessageTemplate>> read_template(const ProviderType& type,
+                                                                    ChannelFields& fields) {
+  auto text = fields.string("template");
+  if (!text) return std::shared_ptr<const MessageTemplate>();
+  if (!type.takes_template) {
+    std::string takers;
+    for (const auto& t : provider_types()) {
+      if (t.takes_template) takers += (takers.empty() ? "" : ", ") + std::string(t.name);
+    }
+    fields.error("template", "a " + std::string(type.name) +
+                                 " alert is structured fields its receiver routes on; templates are for " +
+                                 takers);
+    return std::nullopt;
+  }
+  auto compiled = MessageTemplate::compile(std::move(*text));
+  if (!compiled) {
+    fields.error("template", compiled.error().message);
+    return std::nullopt;
+  }
+  return std::make_shared<const MessageTemplate>(std::move(*compiled));
+}
+
+}  // namespace
+
+Message channel_message(const Channel& channel, const AlertEvent& event, SystemTime now) {
+  Message message = render_message(event, now);
+  if (channel.text_template) message.templated = channel.text_template->render(event, message, now);
+  return message;
+}
+
 std::vector<Channel> build_channels(const Config& config, std::vector<ConfigError>& errors) {
   std::vector<Channel> out;
   if (config.notifications.size() > kMaxChannels) {
@@ -29,10 +62,11 @@ std::vector<Channel> build_channels(const Config& config, std::vector<ConfigErro
     }
     ChannelFields fields(c, errors);
     auto timeout = fields.duration("timeout");
+    auto text_template = read_template(*type, fields);
     auto provider = type->make(fields);  // calls fields.finish()
-    if (provider == nullptr) continue;
-    out.push_back(
-        Channel{c.name, c.type, c.is_default, timeout.value_or(Millis(10'000)), std::move(provider)});
+    if (provider == nullptr || !text_template) continue;
+    out.push_back(Channel{c.name, c.type, c.is_default, timeout.value_or(Millis(10'000)), std::move(provider),
+                          std::move(*text_template)});
   }
   return out;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "alerting/message.h"
+#include "alerting/message_template.h"
 #include "alerting/provider.h"
 #include "config/config.h"
 #include "config/loader.h"
@@ -18,7 +20,13 @@ struct Channel {
   bool is_default = false;
   Millis timeout{10'000};  // per request; `timeout:` in the channel's config
   std::shared_ptr<const Provider> provider;
+  // Its `template:`; nullptr: the provider's own layout.
+  std::shared_ptr<const MessageTemplate> text_template;
 };
+
+// The message `channel` sends for `event`: the one renderer's, with the channel's
+// template rendered into it when it has one.
+Message channel_message(const Channel& channel, const AlertEvent& event, SystemTime now);
 
 // The bound on the number of channels (each has its own queue and one request in flight).
 inline constexpr size_t kMaxChannels = 64;

@@ -287,7 +287,7 @@ void Dispatcher::send(ChannelState& ch) {
     item.event.affected = affected_(item.event.monitor);
     item.affected_listed = true;
   }
-  const Message message = render_message(item.event, now);
+  const Message message = channel_message(ch.channel, item.event, now);
   OutboundRequest request = ch.channel.provider->build(item.event, message, item.row.id, now);
   request.timeout = ch.channel.timeout;
   if (request.body.size() > kMaxRequestBytes) {
@@ -404,7 +404,7 @@ void Dispatcher::test(const std::string& channel, std::function<void(TestOutcome
     event.kind = EventKind::kTest;
     event.monitor = channel;
     event.at = now;
-    OutboundRequest request = ch.provider->build(event, render_message(event, now), 0, now);
+    OutboundRequest request = ch.provider->build(event, channel_message(ch, event, now), 0, now);
     request.timeout = ch.timeout;
     ++tests_in_flight_;
     // The channel is looked up again by name when the answer comes: a reload may have

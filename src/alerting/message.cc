@@ -106,6 +106,7 @@ Message render_message(const AlertEvent& e, SystemTime now) {
 }
 
 std::string message_text(const Message& m) {
+  if (m.templated) return *m.templated;
   std::string out = m.title + "\n" + m.summary + "\n\n";
   for (const auto& [label, value] : m.fields) out += label + ": " + value + "\n";
   return out;
@@ -117,6 +118,10 @@ std::string message_html(const Message& m) {
                       : m.kind == EventKind::kWarning ? "#9a6700"
                                                       : "#cf222e";
   std::string out = "<!DOCTYPE html><html><body style=\"font-family:sans-serif\">";
+  if (m.templated) {
+    return out + "<p style=\"white-space:pre-wrap\">" + html_escape(*m.templated) +
+           "</p><p style=\"color:#888\">sent by trainwatch</p></body></html>";
+  }
   out += "<h2 style=\"color:" + std::string(color) + "\">" + html_escape(m.title) + "</h2>";
   out += "<p>" + html_escape(m.summary) + "</p><table cellpadding=\"4\">";
   for (const auto& [label, value] : m.fields) {

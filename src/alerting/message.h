@@ -11,6 +11,7 @@
 //            Incident: #7
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ struct Message {
   std::string headline;  // the title without the emoji, for plain-ASCII places (email subject fallback)
   std::string summary;   // one or two sentences: the cause, or how long it was down
   std::vector<std::pair<std::string, std::string>> fields;  // label, value; in display order
+  // The channel's own wording (its `template:`, alerting/message_template.h), when it has
+  // one: the provider sends this text in place of its layout of the parts above.
+  std::optional<std::string> templated;
 };
 
 // Field values are bounded: a response excerpt is cut to kMaxExcerptChars.
@@ -34,9 +38,10 @@ inline constexpr size_t kMaxExcerptChars = 300;
 
 Message render_message(const AlertEvent& event, SystemTime now);
 
-// Plain text: the title, the summary, then "Label: value" lines.
+// Plain text: the title, the summary, then "Label: value" lines; the templated text when
+// the channel has a template.
 std::string message_text(const Message& message);
-// A small HTML document for email: the same content, escaped.
+// A small HTML document for email: the same content (or the templated text), escaped.
 std::string message_html(const Message& message);
 
 // "2026-05-01T09:41:07.250Z (12m ago)"; "(in 5m)" for the future.

@@ -8,6 +8,7 @@
 #include "api/metrics_page.h"
 #include "api/monitor_list_cache.h"
 #include "api/query_params.h"
+#include "api/report_routes.h"
 #include "core/json_text.h"
 #include "core/time_format.h"
 #include "views/audience.h"
@@ -182,6 +183,7 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
   });
   router.add(get, "/api/v1/monitors/{name}", bind(get_monitor));
   router.add(get, "/api/v1/monitors/{name}/pings", bind(list_pings));
+  router.add(get, "/api/v1/monitors/{name}/report", bind(get_monitor_report));
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));
   router.add(get, "/metrics", [ctx](const Request&, const Responder& respond) {

@@ -47,7 +47,10 @@ int notify_test(const NotifyTestOptions& options) {
   event.kind = alerting::EventKind::kTest;
   event.monitor = channel->name;
   event.at = clock.system_time();
-  auto request = channel->provider->build(event, alerting::render_message(event, event.at), 0, event.at);
+  const alerting::Message message = alerting::channel_message(*channel, event, event.at);
+  // A template's text is shown before it is sent: what the team will read.
+  if (message.templated) std::cout << channel->name << " (template): " << *message.templated << "\n";
+  auto request = channel->provider->build(event, message, 0, event.at);
   request.timeout = channel->timeout;
   int exit_code = 1;
   transport.send(request, [&](const alerting::SendOutcome& o) {

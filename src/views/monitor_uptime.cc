@@ -52,4 +52,14 @@ Result<std::vector<UptimeBucket>> time_uptime_buckets(Store& store, const Uptime
   return time_buckets(*incidents, **from, now_ms, width, query.from_ms, query.to_ms);
 }
 
+std::optional<double> uptime_percent(std::span<const UptimeBucket> buckets) {
+  int64_t checks = 0, ok = 0;
+  for (const auto& b : buckets) {
+    checks += b.checks;
+    ok += b.ok;
+  }
+  if (checks == 0) return std::nullopt;
+  return 100.0 * static_cast<double>(ok) / static_cast<double>(checks);
+}
+
 }  // namespace trainwatch::views

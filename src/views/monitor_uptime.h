@@ -9,6 +9,8 @@
 // before any window a page shows).
 #pragma once
 
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "core/result.h"
@@ -26,5 +28,9 @@ Result<std::vector<UptimeBucket>> uptime_buckets(Store& store, const engine::Mon
 // Time not DOWN from the monitor's incidents whatever its type: what a heartbeat's
 // buckets are, and what a window shorter than a rollup bucket (the last hour) reads.
 Result<std::vector<UptimeBucket>> time_uptime_buckets(Store& store, const UptimeQuery& query, SystemTime now);
+
+// Uptime over the buckets (ok / checks) in percent; nullopt when there were no checks. The
+// one formula of every page, badge and report.
+std::optional<double> uptime_percent(std::span<const UptimeBucket> buckets);
 
 }  // namespace trainwatch::views

@@ -201,7 +201,13 @@ std::string settings_text(const ChannelConfig& channel) {
     if (!alerting::shows_value(channel, key) || has_field(channel.type, key)) continue;
     out += key + ": ";
     if (field.kind == ChannelField::Kind::kScalar) {
-      out += field.text;
+      // Read back as itself (read_lines) unless it starts like JSON, spans lines or has
+      // spaces at its ends (a template: "{{state}}: {{monitor}}"): then as a JSON string.
+      const std::string& text = field.text;
+      const bool quoted =
+          !text.empty() && (text.find_first_of("[{\"") == 0 || text.find('\n') != std::string::npos ||
+                            text.front() == ' ' || text.back() == ' ');
+      out += quoted ? json_text(json::value(text)) : text;
     } else if (field.kind == ChannelField::Kind::kList) {
       json::array items;
       for (const auto& item : field.list) items.emplace_back(item);

@@ -27,16 +27,6 @@ std::string format_percent(double pct) {
   return buffer;
 }
 
-std::optional<double> uptime_percent(std::span<const UptimeBucket> buckets) {
-  int64_t checks = 0, ok = 0;
-  for (const auto& b : buckets) {
-    checks += b.checks;
-    ok += b.ok;
-  }
-  if (checks == 0) return std::nullopt;
-  return 100.0 * static_cast<double>(ok) / static_cast<double>(checks);
-}
-
 std::vector<DaySegment> day_segments(std::span<const UptimeBucket> buckets,
                                      std::span<const IncidentStart> incidents, int64_t now_ms, int days) {
   std::vector<DaySegment> out;

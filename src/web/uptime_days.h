@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "storage/store.h"
+#include "views/monitor_uptime.h"
 
 namespace trainwatch::web {
 
@@ -38,8 +39,7 @@ struct IncidentStart {
 std::vector<DaySegment> day_segments(std::span<const UptimeBucket> buckets,
                                      std::span<const IncidentStart> incidents, int64_t now_ms, int days);
 
-// Uptime over the buckets (ok / checks) in percent; nullopt when there were no checks.
-std::optional<double> uptime_percent(std::span<const UptimeBucket> buckets);
+using views::uptime_percent;  // every page, badge and report counts it the same way
 
 // "99.98%": two decimals, never rounded up to 100 unless it is 100.
 std::string format_percent(double pct);

@@ -54,7 +54,30 @@ TEST(ChannelConfigTest, MissingAndUnknownKeys) {
       (std::vector<std::string>{
           "c.yaml:4:5: notifications.n0.from: missing; expected a value",
           "c.yaml:8:9: notifications.n0.cc: unknown key for a email channel; expected one of: name, type, "
-          "default, from, password, smtp_url, starttls, timeout, tls_verify, to, username"}));
+          "default, from, password, smtp_url, starttls, template, timeout, tls_verify, to, username"}));
+}
+
+// A template is checked at load: a typo in a variable is an error that says where, not an
+// empty hole in the alert; a structured channel refuses one instead of ignoring it.
+TEST(ChannelConfigTest, ATemplateIsCheckedAtLoad) {
+  EXPECT_EQ(errors_of("  - {name: n0, type: slack, webhook_url: 'https://hooks.slack.com/services/T/B/x',"
+                      " template: '{{state}}: {{monitor}}'}\n"),
+            std::vector<std::string>{});
+  const auto unknown = errors_of(
+      "  - name: n0\n"
+      "    type: webhook\n"
+      "    url: http://127.0.0.1:9000/hook\n"
+      "    template: '{{monitor}} {{nosuch}}'\n");
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_TRUE(
+      unknown[0].starts_with("c.yaml:7:15: notifications.n0.template: {{nosuch}} at character 13 is not a "
+                             "variable; expected one of: state, monitor"))
+      << unknown[0];
+  EXPECT_EQ(errors_of("  - {name: n0, type: pagerduty, routing_key: k, template: '{{monitor}}'}\n"),
+            std::vector<std::string>{
+                "c.yaml:4:59: notifications.n0.template: a pagerduty alert is structured fields "
+                "its receiver routes on; templates are for slack, discord, webhook, email, ntfy, "
+                "telegram"});
 }
 
 TEST(ChannelConfigTest, BadValuesPointAtTheValue) {

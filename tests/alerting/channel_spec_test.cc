@@ -37,9 +37,10 @@ TEST(ChannelSpec, ErrorsNameTheFieldWhatWasFoundAndWhatIsExpected) {
   EXPECT_EQ(outcome(R"({"name": "h", "type": "pager"})"),
             "type | type: found 'pager'; expected one of: slack, discord, webhook, email, pagerduty, "
             "alertmanager, ntfy, telegram");
-  EXPECT_EQ(outcome(R"({"name": "h", "type": "ntfy", "topic": "t", "colour": "red"})"),
-            "colour | colour: unknown key for a ntfy channel; expected one of: name, type, default, timeout, "
-            "token, topic, url");
+  EXPECT_EQ(
+      outcome(R"({"name": "h", "type": "ntfy", "topic": "t", "colour": "red"})"),
+      "colour | colour: unknown key for a ntfy channel; expected one of: name, type, default, template, "
+      "timeout, token, topic, url");
   EXPECT_EQ(outcome(R"({"name": "Bad Name", "type": "ntfy", "topic": "t"})").substr(0, 25),
             "name | name: found 'Bad N");
   EXPECT_EQ(outcome(R"({"type": "ntfy", "topic": "t"})"), "name | name: missing; expected a value");

@@ -70,10 +70,11 @@ class FakeResendingProvider final : public Provider, public Resender {
 
 Channel channel(const std::string& name, std::optional<Millis> resend_every = std::nullopt) {
   if (resend_every) {
-    return Channel{name, "fake", false, Millis(10'000),
-                   std::make_shared<FakeResendingProvider>(name, *resend_every)};
+    return Channel{
+        name,   "fake", false, Millis(10'000), std::make_shared<FakeResendingProvider>(name, *resend_every),
+        nullptr};
   }
-  return Channel{name, "fake", false, Millis(10'000), std::make_shared<FakeProvider>(name)};
+  return Channel{name, "fake", false, Millis(10'000), std::make_shared<FakeProvider>(name), nullptr};
 }
 
 MaintenanceWindow window_for(const std::string& monitor, SystemTime start, SystemTime end) {

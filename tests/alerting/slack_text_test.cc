@@ -58,5 +58,18 @@ TEST(SlackProvider, AMentionInACauseOrAJobNameIsSentEscaped) {
   EXPECT_NE(request.body.find("&amp; &lt;https://evil.example|click&gt;"), std::string::npos) << request.body;
 }
 
+// A channel's template replaces the layout, and is escaped like every other text.
+TEST(SlackProvider, ATemplatedTextIsSentAloneAndEscaped) {
+  AlertEvent event;
+  event.kind = EventKind::kDown;
+  event.monitor = "api";
+  Message message = render_message(event, SystemTime{});
+  message.templated = "*down*: api <!channel>";
+  auto provider = slack_provider();
+  ASSERT_NE(provider, nullptr);
+  const boost::json::value body = boost::json::parse(provider->build(event, message, 7, SystemTime{}).body);
+  EXPECT_EQ(boost::json::serialize(body), R"({"text":"*down*: api &lt;!channel&gt;"})");
+}
+
 }  // namespace
 }  // namespace trainwatch::alerting

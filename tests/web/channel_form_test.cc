@@ -51,5 +51,18 @@ TEST(ChannelForm, AnEditFormShowsSettingsButNoSecret) {
   EXPECT_EQ(settings_text(spec->config), "timeout: 5s\n");
 }
 
+// An edit saved unchanged keeps every setting: a template (which starts like JSON and may
+// span lines) is shown as a JSON string, which the form reads back as the same text.
+TEST(ChannelForm, ATemplateSurvivesAnEditUnchanged) {
+  auto [spec, error] = alerting::parse_channel_spec(
+      R"({"name": "h", "type": "ntfy", "topic": "t", "template": "{{state}}: {{monitor}}\n{{cause}}"})",
+      nullptr);
+  ASSERT_TRUE(spec);
+  const std::string settings = settings_text(spec->config);
+  EXPECT_EQ(settings, "template: \"{{state}}: {{monitor}}\\n{{cause}}\"\n");
+  EXPECT_EQ(object_or_error({{"name", "h"}, {"type", "ntfy"}, {"settings", settings}, {"k.ntfy.topic", "t"}}),
+            R"({"name":"h","type":"ntfy","template":"{{state}}: {{monitor}}\n{{cause}}","topic":"t"})");
+}
+
 }  // namespace
 }  // namespace trainwatch::web

@@ -22,12 +22,20 @@ constexpr size_t kDescriptionChars = 4096;
 constexpr size_t kMaxFields = 25;
 constexpr size_t kNameChars = 256;
 constexpr size_t kValueChars = 1024;
+constexpr size_t kContentChars = 2000;
 
 class DiscordProvider final : public Provider {
  public:
   explicit DiscordProvider(std::string url) : url_(std::move(url)) {}
 
   OutboundRequest build(const AlertEvent& e, const Message& m, int64_t, SystemTime) const override {
+    if (m.templated) {  // the team's wording, as the message's content
+      OutboundRequest r;
+      r.url = url_;
+      r.headers = {"Content-Type: application/json"};
+      r.body = json_text(json::object{{"content", cut_text(*m.templated, kContentChars)}});
+      return r;
+    }
     json::array fields;
     for (const auto& [label, value] : m.fields) {
       if (fields.size() == kMaxFields) break;

@@ -25,8 +25,13 @@ class NtfyProvider final : public Provider {
       : url_(std::move(url)), topic_(std::move(topic)), token_(std::move(token)) {}
 
   OutboundRequest build(const AlertEvent& e, const Message& m, int64_t, SystemTime) const override {
-    std::string text = m.summary + "\n";
-    for (const auto& [label, value] : m.fields) text += "\n" + label + ": " + value;
+    std::string text;
+    if (m.templated) {  // the team's wording
+      text = *m.templated;
+    } else {
+      text = m.summary + "\n";
+      for (const auto& [label, value] : m.fields) text += "\n" + label + ": " + value;
+    }
     const bool up = m.kind == EventKind::kUp;
     const bool warning = m.kind == EventKind::kWarning;  // high, not urgent: it does not page
     json::object body{{"topic", topic_},

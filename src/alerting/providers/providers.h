@@ -31,6 +31,10 @@ struct ProviderType {
   // Whether an alert there pages someone ("act now": PagerDuty, an Alertmanager routing to
   // on-call), so that a warning, which asks for no action, is kept out of it.
   bool pages = false;
+  // Whether a channel of this type may carry a `template:` (message_template.h): not where
+  // an alert is structured fields its receiver routes on (PagerDuty's summary and severity,
+  // Alertmanager's labels).
+  bool takes_template = true;
 };
 
 std::span<const ProviderType> provider_types();

@@ -20,8 +20,8 @@ constexpr ProviderType kProviderTypes[] = {
     {"discord", make_discord, kUrlSecret},
     {"webhook", make_webhook, kWebhookSecrets},
     {"email", make_email, kEmailSecrets},
-    {"pagerduty", make_pagerduty, kPagerDutySecrets, /*pages=*/true},
-    {"alertmanager", make_alertmanager, kAlertmanagerSecrets, /*pages=*/true},
+    {"pagerduty", make_pagerduty, kPagerDutySecrets, /*pages=*/true, /*takes_template=*/false},
+    {"alertmanager", make_alertmanager, kAlertmanagerSecrets, /*pages=*/true, /*takes_template=*/false},
     {"ntfy", make_ntfy, kNtfySecrets},
     {"telegram", make_telegram, kTelegramSecrets},
 };

@@ -23,12 +23,21 @@ constexpr size_t kHeaderChars = 150;
 constexpr size_t kSectionChars = 3000;
 constexpr size_t kFieldChars = 2000;
 constexpr size_t kFieldsPerSection = 10;
+// A message's top-level text: Slack cuts it at 40,000; a templated one stays well inside.
+constexpr size_t kTextChars = 4000;
 
 class SlackProvider final : public Provider {
  public:
   explicit SlackProvider(std::string url) : url_(std::move(url)) {}
 
   OutboundRequest build(const AlertEvent&, const Message& m, int64_t delivery_id, SystemTime) const override {
+    OutboundRequest r;
+    r.url = url_;
+    r.headers = {"Content-Type: application/json"};
+    if (m.templated) {  // the team's wording, as mrkdwn text
+      r.body = json_text(json::object{{"text", slack_text(*m.templated, kTextChars)}});
+      return r;
+    }
     json::array blocks;
     blocks.push_back(json::object{
         {"type", "header"},
@@ -50,9 +59,6 @@ class SlackProvider final : public Provider {
     if (delivery_id != 0) context += " · delivery " + std::to_string(delivery_id);
     blocks.push_back(json::object{
         {"type", "context"}, {"elements", json::array{json::object{{"type", "mrkdwn"}, {"text", context}}}}});
-    OutboundRequest r;
-    r.url = url_;
-    r.headers = {"Content-Type: application/json"};
     r.body = json_text(json::object{{"text", escape_markup_text(m.title + ": " + m.summary)},
                                     {"blocks", std::move(blocks)}});
     return r;

@@ -20,6 +20,7 @@ namespace json = boost::json;
 // escaping so that no tag or entity is cut in half.
 constexpr size_t kTelegramSummaryChars = 1000;
 constexpr size_t kTelegramValueChars = 300;
+constexpr size_t kTelegramTextChars = 3000;
 
 class TelegramProvider final : public Provider {
  public:
@@ -27,10 +28,15 @@ class TelegramProvider final : public Provider {
       : url_(std::move(url)), token_(std::move(token)), chat_id_(std::move(chat_id)) {}
 
   OutboundRequest build(const AlertEvent&, const Message& m, int64_t, SystemTime) const override {
-    std::string text = "<b>" + html_escape(m.title) + "</b>\n" +
-                       html_escape(cut_text(m.summary, kTelegramSummaryChars)) + "\n";
-    for (const auto& [label, value] : m.fields) {
-      text += "\n<b>" + html_escape(label) + ":</b> " + html_escape(cut_text(value, kTelegramValueChars));
+    std::string text;
+    if (m.templated) {  // the team's wording, as text
+      text = html_escape(cut_text(*m.templated, kTelegramTextChars));
+    } else {
+      text = "<b>" + html_escape(m.title) + "</b>\n" +
+             html_escape(cut_text(m.summary, kTelegramSummaryChars)) + "\n";
+      for (const auto& [label, value] : m.fields) {
+        text += "\n<b>" + html_escape(label) + ":</b> " + html_escape(cut_text(value, kTelegramValueChars));
+      }
     }
     OutboundRequest r;
     r.url = join_url(url_, "/bot" + token_ + "/sendMessage");

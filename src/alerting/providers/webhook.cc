@@ -66,6 +66,7 @@ class WebhookProvider final : public Provider {
                       {"body_excerpt", e.body_excerpt}}},
         {"title", m.title},
         {"summary", m.summary},
+        {"text", m.templated ? json::value(*m.templated) : json::value(nullptr)},
         {"fields", std::move(fields)},
         {"affected", std::move(affected)},
         {"url", e.url.empty() ? json::value(nullptr) : json::value(e.url)},

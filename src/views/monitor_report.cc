@@ -1,0 +1,149 @@
+#include "views/monitor_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/time_format.h"
+#include "views/json_views.h"
+#include "views/monitor_uptime.h"
+
+namespace trainwatch::views {
+
+namespace {
+
+namespace json = boost::json;
+
+constexpr int64_t kReportDayMs = 24LL * 3'600'000;
+
+int64_t end_ms(const Incident& i, int64_t now_ms) { return i.ended ? to_unix_ms(*i.ended) : now_ms; }
+
+// How much of [from, to) the incident covers.
+int64_t overlap_ms(const Incident& i, int64_t from, int64_t to, int64_t now_ms) {
+  const int64_t start = std::max(from, to_unix_ms(i.started));
+  const int64_t end = std::min(to, end_ms(i, now_ms));
+  return std::max<int64_t>(0, end - start);
+}
+
+std::string date_of(int64_t day_ms) { return format_rfc3339(from_unix_ms(day_ms)).substr(0, 10); }
+
+// Seconds with three decimals: exact for a person and a spreadsheet alike.
+json::value seconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
+
+std::vector<ReportDay> report_days(ReportRange range, std::span<const UptimeBucket> buckets,
+                                   std::span<const Incident> incidents, int64_t now_ms) {
+  std::vector<ReportDay> days;
+  for (int64_t day = range.from_ms; day < range.to_ms && day <= now_ms; day += kReportDayMs) {
+    ReportDay d;
+    d.day_ms = day;
+    for (const auto& b : buckets) {
+      if (b.start_ms >= day && b.start_ms < day + kReportDayMs) {
+        d.checks += b.checks;
+        d.ok += b.ok;
+      }
+    }
+    for (const auto& i : incidents) {
+      d.downtime_ms += overlap_ms(i, day, std::min(day + kReportDayMs, now_ms), now_ms);
+      const int64_t started = to_unix_ms(i.started);
+      if (started >= day && started < day + kReportDayMs) ++d.incidents;
+    }
+    days.push_back(d);
+  }
+  return days;
+}
+
+}  // namespace
+
+MonitorReport build_report(std::string monitor, ReportRange range, double slo_percent,
+                           std::span<const UptimeBucket> day_buckets, std::span<const Incident> incidents,
+                           int64_t now_ms) {
+  MonitorReport r;
+  r.monitor = std::move(monitor);
+  r.range = range;
+  r.slo_percent = slo_percent;
+  const int64_t until = std::min(range.to_ms, now_ms);
+  r.elapsed_ms = std::max<int64_t>(0, until - range.from_ms);
+  std::vector<UptimeBucket> inside;
+  for (const auto& b : day_buckets) {
+    if (b.start_ms >= range.from_ms && b.start_ms < range.to_ms) inside.push_back(b);
+  }
+  r.availability_percent = uptime_percent(inside);
+  // Rounded, not cut: 0.1 % of 30 days is 2,592 s, not the 2,591.999 a double makes of it.
+  r.budget_ms = std::llround(static_cast<double>(r.elapsed_ms) * (100.0 - slo_percent) / 100.0);
+
+  int64_t repaired_ms = 0;
+  int repaired = 0;
+  for (const auto& i : incidents) {
+    if (overlap_ms(i, range.from_ms, until, now_ms) == 0) continue;
+    r.incidents.push_back(i);
+    r.downtime_ms += overlap_ms(i, range.from_ms, until, now_ms);
+    const int64_t duration = end_ms(i, now_ms) - to_unix_ms(i.started);
+    r.longest_ms = std::max(r.longest_ms, duration);
+    if (i.ended) {
+      repaired_ms += duration;
+      ++repaired;
+    }
+  }
+  std::sort(r.incidents.begin(), r.incidents.end(),
+            [](const Incident& a, const Incident& b) { return a.started < b.started; });
+  if (repaired > 0) r.mttr_ms = repaired_ms / repaired;
+  r.days = report_days(range, inside, r.incidents, now_ms);
+  return r;
+}
+
+json::object report_json(const MonitorReport& r, Audience audience) {
+  json::array incidents;
+  for (const auto& i : r.incidents) incidents.push_back(incident_json(i, audience));
+  json::array days;
+  for (const auto& d : r.days) {
+    days.push_back(json::object{
+        {"date", date_of(d.day_ms)},
+        {"availability_percent",
+         d.checks > 0 ? json::value(100.0 * static_cast<double>(d.ok) / static_cast<double>(d.checks))
+                      : json::value(nullptr)},
+        {"downtime_s", seconds(d.downtime_ms)},
+        {"incidents", d.incidents}});
+  }
+  const int64_t left = r.budget_ms - r.downtime_ms;
+  return json::object{
+      {"monitor", r.monitor},
+      {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
+      {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
+      {"elapsed_s", seconds(r.elapsed_ms)},
+      {"slo_percent", r.slo_percent},
+      {"availability_percent",
+       r.availability_percent ? json::value(*r.availability_percent) : json::value(nullptr)},
+      {"slo_met",
+       r.availability_percent ? json::value(*r.availability_percent >= r.slo_percent) : json::value(nullptr)},
+      {"downtime_s", seconds(r.downtime_ms)},
+      {"error_budget",
+       json::object{{"allowed_s", seconds(r.budget_ms)},
+                    {"used_s", seconds(r.downtime_ms)},
+                    {"left_s", seconds(left)},
+                    {"left_percent", r.budget_ms > 0 ? json::value(100.0 * static_cast<double>(left) /
+                                                                   static_cast<double>(r.budget_ms))
+                                                     : json::value(nullptr)}}},
+      {"incident_count", r.incidents.size()},
+      {"mttr_s", r.mttr_ms ? seconds(*r.mttr_ms) : json::value(nullptr)},
+      {"longest_outage_s", seconds(r.longest_ms)},
+      {"incidents", std::move(incidents)},
+      {"days", std::move(days)}};
+}
+
+std::string report_csv(const MonitorReport& r) {
+  std::string out = "date,checks,ok,availability_percent,downtime_s,incidents\n";
+  char line[160];
+  for (const auto& d : r.days) {
+    char availability[32] = "";
+    if (d.checks > 0)
+      std::snprintf(availability, sizeof availability, "%.4f",
+                    100.0 * static_cast<double>(d.ok) / static_cast<double>(d.checks));
+    std::snprintf(line, sizeof line, "%s,%lld,%lld,%s,%.3f,%d\n", date_of(d.day_ms).c_str(),
+                  static_cast<long long>(d.checks), static_cast<long long>(d.ok), availability,
+                  static_cast<double>(d.downtime_ms) / 1000.0, d.incidents);
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace trainwatch::views

@@ -1,0 +1,70 @@
+// A monitor's report over whole UTC days, for the person who has to say how a service
+// did (an SLA review, a manager, a customer): its availability measured against an SLO
+// target with the error budget left, and its outages: how many, the downtime, the mean
+// time to recovery and the longest. Per day too, for a spreadsheet (report_csv).
+//
+//   availability  = uptime_percent of the daily rollups in the range: what the status
+//                   page and the badges show for those days, counted the same way;
+//   downtime      = incident time inside the range (an open incident up to now);
+//   error budget  = (100 - slo) % of the range's time up to now; left = budget - downtime.
+//
+// Worked example: 2026-11-01 to 2026-12-01 (30 days), slo 99.9, one incident of 30 min
+// on the 12th: budget 43 min 12 s, downtime 30 min, left 13 min 12 s (30.6 %); MTTR and
+// longest 30 min. Pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "core/model.h"
+#include "storage/store.h"
+#include "views/audience.h"
+
+namespace trainwatch::views {
+
+struct ReportRange {
+  int64_t from_ms = 0;  // a UTC midnight, inclusive
+  int64_t to_ms = 0;    // a later UTC midnight, exclusive
+};
+
+struct ReportDay {
+  int64_t day_ms = 0;
+  int64_t checks = 0;
+  int64_t ok = 0;
+  int64_t downtime_ms = 0;
+  int incidents = 0;  // that started that day
+};
+
+struct MonitorReport {
+  std::string monitor;
+  ReportRange range;
+  double slo_percent = 99.9;
+  int64_t elapsed_ms = 0;                      // of the range, up to now
+  std::optional<double> availability_percent;  // nullopt: not one check in the range
+  int64_t downtime_ms = 0;
+  int64_t budget_ms = 0;            // the downtime the SLO allows over elapsed_ms
+  std::vector<Incident> incidents;  // those overlapping the range, oldest first
+  std::optional<int64_t> mttr_ms;   // the mean duration of those that ended
+  int64_t longest_ms = 0;           // the longest of them (an open one up to now)
+  std::vector<ReportDay> days;      // every day of the range up to now, oldest first
+};
+
+// `day_buckets`: the monitor's daily uptime buckets (views::uptime_buckets); `incidents`
+// in any order (those outside the range are left out).
+MonitorReport build_report(std::string monitor, ReportRange range, double slo_percent,
+                           std::span<const UptimeBucket> day_buckets, std::span<const Incident> incidents,
+                           int64_t now_ms);
+
+// The report as the API answers it; incident causes as `audience` may read them.
+boost::json::object report_json(const MonitorReport& report, Audience audience);
+
+// One row per day: date,checks,ok,availability_percent,downtime_s,incidents (a header
+// first). No cause text: nothing in it depends on who asks.
+std::string report_csv(const MonitorReport& report);
+
+}  // namespace trainwatch::views

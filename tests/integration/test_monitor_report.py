@@ -1,0 +1,91 @@
+"""A monitor's report, as the person who hands it to a manager checks it: over a month of
+stored history, each day's availability is what the status page shows for that day, the
+downtime is the incidents' to the second, and the error budget is what is left of the
+SLO's; the CSV has a row per day; a bad range is a problem+json naming the parameter."""
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+
+DAY, MINUTE = 86_400_000, 60_000
+# (days before today, minutes down): each outage a stored incident and its failed checks.
+OUTAGES = [(25, 30), (12, 7), (3, 90)]
+SEEDED_DAYS = 28
+
+
+def seed_month(db_path, today_ms):
+    """A check a minute for SEEDED_DAYS whole days before today, as the server stores them:
+    daily rollups and the incidents, each beginning at 10:00 UTC."""
+    db = sqlite3.connect(db_path)
+    with db:
+        for back in range(1, SEEDED_DAYS + 1):
+            down = dict(OUTAGES).get(back, 0)
+            db.execute("INSERT INTO uptime_daily (monitor, start_ms, checks, ok, latency_sum_ms) "
+                       "VALUES ('gateway', ?, 1440, ?, 0)", (today_ms - back * DAY, 1440 - down))
+        for number, (back, down) in enumerate(OUTAGES, start=1):
+            started = today_ms - back * DAY + 10 * 60 * MINUTE
+            db.execute("INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES (?, 'gateway', ?, ?, ?)",
+                       (number, started, started + down * MINUTE, "HTTP 503"))
+    db.close()
+
+
+def test_a_month_report_agrees_with_the_status_page(start_server, health_target, tmp_path):
+    server = start_server(f"""
+monitors:
+  - name: gateway
+    type: http
+    url: http://127.0.0.1:{health_target.port}/health
+    interval: 1m
+status_pages:
+  - slug: ml
+    title: ML
+    groups:
+      - name: Serving
+        monitors: [gateway]
+""")
+    server.stop()
+    today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    today_ms = int(today.timestamp() * 1000)
+    seed_month(tmp_path / "data" / "trainwatch.db", today_ms)
+    server.start()
+    server.wait_status("gateway", "up")
+
+    first = (today - timedelta(days=SEEDED_DAYS)).strftime("%Y-%m-%d")
+    query = f"/api/v1/monitors/gateway/report?from={first}&to={today.strftime('%Y-%m-%d')}&slo=99.9"
+    status, report, _ = server.get(query)
+    assert status == 200, report
+    assert report["incident_count"] == 3 and [i["id"] for i in report["incidents"]] == [1, 2, 3]
+    down_s = sum(m for _, m in OUTAGES) * 60
+    assert report["downtime_s"] == down_s
+    assert report["longest_outage_s"] == 90 * 60 and report["mttr_s"] == down_s / 3
+    checks = SEEDED_DAYS * 1440
+    assert report["availability_percent"] == 100.0 * (checks - down_s / 60) / checks
+    # Each failed check stands for its minute: the downtime the availability says, to the second.
+    assert round((100 - report["availability_percent"]) / 100 * checks * 60) == down_s
+    budget = report["error_budget"]
+    assert budget["allowed_s"] == round(SEEDED_DAYS * 86_400 * 0.001, 3)
+    assert budget["left_s"] == round(budget["allowed_s"] - down_s, 3) and report["slo_met"] is False
+
+    # Day by day, the figures the status page shows for the same days.
+    page = server.get("/api/v1/status/ml")[1]
+    shown = {d["date"]: d["uptime"] for d in page["groups"][0]["monitors"][0]["days"]}
+    assert len(report["days"]) == SEEDED_DAYS
+    for day in report["days"]:
+        assert day["availability_percent"] == shown[day["date"]], day
+    outage_day = (today - timedelta(days=3)).strftime("%Y-%m-%d")
+    assert next(d for d in report["days"] if d["date"] == outage_day)["downtime_s"] == 90 * 60
+
+    status, csv, headers = server.get(query + "&format=csv")
+    assert status == 200 and headers["Content-Type"].startswith("text/csv")
+    rows = csv.strip().split("\n")
+    assert rows[0] == "date,checks,ok,availability_percent,downtime_s,incidents" and len(rows) == SEEDED_DAYS + 1
+    assert f"{outage_day},1440,1350,93.7500,5400.000,1" in rows
+
+    # This month so far by default; a bad parameter names itself.
+    status, current, _ = server.get("/api/v1/monitors/gateway/report")
+    assert status == 200 and current["from"] == today.replace(day=1).strftime("%Y-%m-%dT00:00:00.000Z")
+    for bad, word in (("from=2026-13-01", "'from'"), ("slo=100", "'slo'"), ("from=2026-01-02&to=2026-01-01", "range"),
+                      ("format=xml", "'format'")):
+        status, problem, headers = server.get("/api/v1/monitors/gateway/report?" + bad)
+        assert status == 400 and headers["Content-Type"] == "application/problem+json", bad
+        assert word in problem["detail"], problem
+    assert server.get("/api/v1/monitors/nope/report")[0] == 404
