@@ -6,6 +6,7 @@
 #include "web/monitor_forms.h"
 #include "web/monitor_page.h"
 #include "web/monitors_page.h"
+#include "web/report_page.h"
 #include "web/static_routes.h"
 #include "web/status_page_routes.h"
 
@@ -21,6 +22,7 @@ void add_web_routes(http::Router& router, const WebContext& ctx) {
   add_monitors_page(router, ctx);
   add_job_pages(router, ctx);
   add_monitor_page(router, ctx);
+  add_report_page(router, ctx);
   add_monitor_forms(router, ctx);
 }
 

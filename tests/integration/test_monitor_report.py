@@ -5,6 +5,11 @@ SLO's; the CSV has a row per day; a bad range is a problem+json naming the param
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
+from selenium.webdriver.common.by import By
+
+from conftest import wait_for
+from test_web import browser, screenshot  # noqa: F401 (browser is a fixture)
+
 
 DAY, MINUTE = 86_400_000, 60_000
 # (days before today, minutes down): each outage a stored incident and its failed checks.
@@ -89,3 +94,47 @@ status_pages:
         assert status == 400 and headers["Content-Type"] == "application/problem+json", bad
         assert word in problem["detail"], problem
     assert server.get("/api/v1/monitors/nope/report")[0] == 404
+
+
+def test_the_report_page_prints_the_figures_and_names_a_bad_range(start_server, health_target, tmp_path, browser):
+    server = start_server(f"""
+monitors:
+  - name: gateway
+    type: http
+    url: http://127.0.0.1:{health_target.port}/health
+    interval: 1m
+""")
+    server.stop()
+    today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    seed_month(tmp_path / "data" / "trainwatch.db", int(today.timestamp() * 1000))
+    server.start()
+    server.wait_status("gateway", "up")
+
+    browser.get(server.base + "/monitors/gateway")
+    browser.find_element(By.ID, "report-link").click()
+    wait_for(lambda: browser.find_elements(By.ID, "report-form"), what="the report page")
+    browser.get(server.base + f"/monitors/gateway/report?from={(today - timedelta(days=SEEDED_DAYS)):%Y-%m-%d}"
+                f"&to={today:%Y-%m-%d}&slo=99.5")
+    down_minutes = sum(m for _, m in OUTAGES)
+    shown = 100.0 * (SEEDED_DAYS * 1440 - down_minutes) / (SEEDED_DAYS * 1440)
+    assert browser.find_element(By.ID, "report-availability").text == f"{int(shown * 100) / 100:.2f}%"
+    assert browser.find_element(By.ID, "report-verdict").text == "met"
+    assert browser.find_element(By.ID, "report-downtime").text == "2 h 7 min"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#report-incident-rows tbody tr")) == 3
+    outage_day = (today - timedelta(days=3)).strftime("%Y-%m-%d")
+    row = browser.find_element(By.CSS_SELECTOR, f"#report-days tr[data-date='{outage_day}']").text
+    assert "93.75%" in row and "1 h 30 min" in row, row
+    screenshot(browser, "report-month")
+    # On paper: the figures and tables, without the dashboard's header or the range form.
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    assert not browser.find_element(By.CSS_SELECTOR, "header.top").is_displayed()
+    assert not browser.find_element(By.ID, "report-form").is_displayed()
+    assert browser.find_element(By.ID, "report-days").is_displayed()
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    # And on a phone, without a horizontal scroll.
+    browser.set_window_size(390, 844)
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+    screenshot(browser, "report-phone")
+
+    browser.get(server.base + "/monitors/gateway/report?from=2026-02-30")
+    assert "'from' is '2026-02-30'; expected a date" in browser.find_element(By.ID, "report-error").text
