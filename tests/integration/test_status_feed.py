@@ -6,7 +6,7 @@ import html
 import re
 import urllib.parse
 import xml.etree.ElementTree as ET
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 from conftest import HealthTarget, api_call, wait_for
 from test_public_views import fetch
@@ -146,12 +146,41 @@ def test_the_feed_lists_the_pages_incident_and_its_update_and_nothing_the_page_h
         private_target.close()
 
 
-def test_a_page_without_incidents_is_a_valid_empty_feed(start_server):
+def test_a_page_without_incidents_is_a_valid_empty_feed_cached_as_the_page_is(start_server):
     target = HealthTarget()
     try:
         server = start_server(config(target.port, target.port))
         server.wait_status("trainer", "up")
         _, feed = read_feed(server)
         assert check_atom(feed, server.base) == []
+        # One public copy for page and feed: a feed never carries caching the page does not.
+        page_headers = fetch(server, "/status/ml")[2]
+        feed_headers = fetch(server, "/status/ml/feed.atom", headers={"Authorization": f"Bearer {TOKEN}"})[2]
+        for header in ("Cache-Control", "ETag", "Vary", "Set-Cookie"):
+            assert feed_headers.get(header) == page_headers.get(header), header
+    finally:
+        target.close()
+
+
+def test_a_maintenance_window_of_the_pages_monitor_is_an_entry_and_anothers_is_not(start_server):
+    target = HealthTarget()
+    try:
+        server = start_server(config(target.port, target.port))
+        server.wait_status("trainer", "up")
+        now = datetime.now(timezone.utc)
+        window = {"start": (now - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  "end": (now + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        for name in ("trainer", "private-db"):
+            status, created, _ = api_call(server, "POST", "/api/v1/maintenance", dict(window, monitors=[name]), TOKEN)
+            assert status == 201, created
+
+        def maintenance_entries():
+            entries = check_atom(read_feed(server)[1], server.base)
+            return [e for e in entries if ":maintenance:" in e.findtext(f"{ATOM}id")]
+
+        [entry] = wait_for(maintenance_entries, timeout=20, what="the maintenance entry")
+        assert entry.findtext(f"{ATOM}title").startswith("trainer: maintenance until ")
+        body = read_feed(server)[0]
+        assert "private-db" not in body
     finally:
         target.close()
