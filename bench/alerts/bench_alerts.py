@@ -7,8 +7,9 @@ Prints a Markdown table row set for bench/RESULTS.md.
 
 How: N TCP monitors (interval 1s) check one listening socket; closing it makes every
 check fail at once (connection refused). Channels: `fast-a` and `fast-b` (webhooks to one
-HTTP/1.1 keep-alive receiver on loopback) and `hang` (a socket that never answers, 10 s
-timeout). Each notification's latency is the receiver's wall time minus the event's `at`
+HTTP/1.1 keep-alive receiver on loopback; `fast-b` words its alerts with a `template:`, so
+the two side by side show what rendering a template costs) and `hang` (a socket that
+never answers, 10 s timeout). Each notification's latency is the receiver's wall time minus the event's `at`
 (the failing check's start), both on this host's clock.
 """
 import json
@@ -86,7 +87,8 @@ server:
   allow_local_channel_targets: true   # the receivers listen on loopback
 notifications:
   - {{name: fast-a, type: webhook, url: "http://127.0.0.1:{port}/fast-a", default: true}}
-  - {{name: fast-b, type: webhook, url: "http://127.0.0.1:{port}/fast-b", default: true}}
+  - {{name: fast-b, type: webhook, url: "http://127.0.0.1:{port}/fast-b", default: true,
+      template: "{{{{state}}}}: {{{{monitor}}}} ({{{{cause}}}}){{{{#incident_id}}}} #{{{{incident_id}}}}{{{{/incident_id}}}}"}}
   - {{name: hang, type: webhook, url: "http://127.0.0.1:{hang.getsockname()[1]}/hook", default: true, timeout: 10s}}
 monitors:
 {monitors}""")
@@ -122,13 +124,15 @@ monitors:
     proc.terminate()
     proc.wait(timeout=30)
 
-    print(f"monitors: {MONITORS}, channels: fast-a, fast-b (receiver on loopback), hang (never answers)")
+    print(f"monitors: {MONITORS}, channels: fast-a, fast-b (templated) (receiver on loopback), hang (never answers)")
     for name, rows in received.items():
         latencies = []
         for wall, body in rows:
             latencies.append(wall - (datetime.fromisoformat(body["at"].replace("Z", "+00:00")).timestamp()))
         latencies.sort()
         downs = sum(1 for _, b in rows if b["event"] == "down")
+        if name == "fast-b":  # the template's text arrived, rendered
+            assert all(b["text"].startswith("down: m") for _, b in rows if b["event"] == "down"), rows[0][1]["text"]
         p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
         ok = len(latencies) >= MONITORS and latencies[-1] <= TARGET_S
         print(f"| {name}: DOWN alerts received | {downs} of {MONITORS} | all within {TARGET_S:.0f} s of the state change |"
