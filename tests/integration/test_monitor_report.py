@@ -33,13 +33,26 @@ def seed_month(db_path, today_ms):
     db.close()
 
 
-def test_a_month_report_agrees_with_the_status_page(start_server, health_target, tmp_path):
+def start_with_a_month(start_server, health_target, tmp_path, more=""):
+    """The server with `gateway` checked every minute and SEEDED_DAYS of its history, up;
+    returns it and today's UTC midnight."""
     server = start_server(f"""
 monitors:
   - name: gateway
     type: http
     url: http://127.0.0.1:{health_target.port}/health
     interval: 1m
+{more}""")
+    server.stop()
+    today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    seed_month(tmp_path / "data" / "trainwatch.db", int(today.timestamp() * 1000))
+    server.start()
+    server.wait_status("gateway", "up")
+    return server, today
+
+
+def test_a_month_report_agrees_with_the_status_page(start_server, health_target, tmp_path):
+    server, today = start_with_a_month(start_server, health_target, tmp_path, """
 status_pages:
   - slug: ml
     title: ML
@@ -47,12 +60,6 @@ status_pages:
       - name: Serving
         monitors: [gateway]
 """)
-    server.stop()
-    today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-    today_ms = int(today.timestamp() * 1000)
-    seed_month(tmp_path / "data" / "trainwatch.db", today_ms)
-    server.start()
-    server.wait_status("gateway", "up")
 
     first = (today - timedelta(days=SEEDED_DAYS)).strftime("%Y-%m-%d")
     query = f"/api/v1/monitors/gateway/report?from={first}&to={today.strftime('%Y-%m-%d')}&slo=99.9"
@@ -97,18 +104,7 @@ status_pages:
 
 
 def test_the_report_page_prints_the_figures_and_names_a_bad_range(start_server, health_target, tmp_path, browser):
-    server = start_server(f"""
-monitors:
-  - name: gateway
-    type: http
-    url: http://127.0.0.1:{health_target.port}/health
-    interval: 1m
-""")
-    server.stop()
-    today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
-    seed_month(tmp_path / "data" / "trainwatch.db", int(today.timestamp() * 1000))
-    server.start()
-    server.wait_status("gateway", "up")
+    server, today = start_with_a_month(start_server, health_target, tmp_path)
 
     browser.get(server.base + "/monitors/gateway")
     browser.find_element(By.ID, "report-link").click()
