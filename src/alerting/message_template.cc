@@ -105,8 +105,8 @@ mustache::data variables(const AlertEvent& e, const Message& m, SystemTime now) 
       {"affected", joined(e.affected)},
   };
   mustache::data data;
-  for (auto& [name, value] : values) {
-    if (!value.empty()) data.set(std::string(name), std::move(value));
+  for (const auto& [name, value] : values) {
+    if (!value.empty()) data.set(std::string(name), value);  // set() copies: it takes a const data&
   }
   return data;
 }
