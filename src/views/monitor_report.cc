@@ -27,9 +27,6 @@ int64_t overlap_ms(const Incident& i, int64_t from, int64_t to, int64_t now_ms) 
 
 std::string date_of(int64_t day_ms) { return format_rfc3339(from_unix_ms(day_ms)).substr(0, 10); }
 
-// Seconds with three decimals: exact for a person and a spreadsheet alike.
-json::value seconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
-
 std::vector<ReportDay> report_days(ReportRange range, std::span<const UptimeBucket> buckets,
                                    std::span<const Incident> incidents, int64_t now_ms) {
   std::vector<ReportDay> days;
@@ -91,43 +88,51 @@ MonitorReport build_report(std::string monitor, ReportRange range, double slo_pe
   return r;
 }
 
-json::object report_json(const MonitorReport& r, Audience audience) {
-  json::array incidents;
-  for (const auto& i : r.incidents) incidents.push_back(incident_json(i, audience));
-  json::array days;
-  for (const auto& d : r.days) {
-    days.push_back(json::object{
-        {"date", date_of(d.day_ms)},
-        {"availability_percent",
-         d.checks > 0 ? json::value(100.0 * static_cast<double>(d.ok) / static_cast<double>(d.checks))
-                      : json::value(nullptr)},
-        {"downtime_s", seconds(d.downtime_ms)},
-        {"incidents", d.incidents}});
-  }
-  const int64_t left = r.budget_ms - r.downtime_ms;
+json::value report_seconds(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
+
+json::object error_budget_json(int64_t allowed_ms, int64_t used_ms) {
+  const int64_t left = allowed_ms - used_ms;
+  return json::object{{"allowed_s", report_seconds(allowed_ms)},
+                      {"used_s", report_seconds(used_ms)},
+                      {"left_s", report_seconds(left)},
+                      {"left_percent", allowed_ms > 0 ? json::value(100.0 * static_cast<double>(left) /
+                                                                    static_cast<double>(allowed_ms))
+                                                      : json::value(nullptr)}};
+}
+
+json::object report_figures_json(const MonitorReport& r) {
   return json::object{
-      {"monitor", r.monitor},
-      {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
-      {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
-      {"elapsed_s", seconds(r.elapsed_ms)},
       {"slo_percent", r.slo_percent},
       {"availability_percent",
        r.availability_percent ? json::value(*r.availability_percent) : json::value(nullptr)},
       {"slo_met",
        r.availability_percent ? json::value(*r.availability_percent >= r.slo_percent) : json::value(nullptr)},
-      {"downtime_s", seconds(r.downtime_ms)},
-      {"error_budget",
-       json::object{{"allowed_s", seconds(r.budget_ms)},
-                    {"used_s", seconds(r.downtime_ms)},
-                    {"left_s", seconds(left)},
-                    {"left_percent", r.budget_ms > 0 ? json::value(100.0 * static_cast<double>(left) /
-                                                                   static_cast<double>(r.budget_ms))
-                                                     : json::value(nullptr)}}},
+      {"downtime_s", report_seconds(r.downtime_ms)},
+      {"error_budget", error_budget_json(r.budget_ms, r.downtime_ms)},
       {"incident_count", r.incidents.size()},
-      {"mttr_s", r.mttr_ms ? seconds(*r.mttr_ms) : json::value(nullptr)},
-      {"longest_outage_s", seconds(r.longest_ms)},
-      {"incidents", std::move(incidents)},
-      {"days", std::move(days)}};
+      {"mttr_s", r.mttr_ms ? report_seconds(*r.mttr_ms) : json::value(nullptr)},
+      {"longest_outage_s", report_seconds(r.longest_ms)}};
+}
+
+json::object report_json(const MonitorReport& r, Audience audience) {
+  json::array incidents;
+  for (const auto& i : r.incidents) incidents.push_back(incident_json(i, audience));
+  json::array days;
+  for (const auto& d : r.days) {
+    const std::optional<double> pct = d.availability();
+    days.push_back(json::object{{"date", date_of(d.day_ms)},
+                                {"availability_percent", pct ? json::value(*pct) : json::value(nullptr)},
+                                {"downtime_s", report_seconds(d.downtime_ms)},
+                                {"incidents", d.incidents}});
+  }
+  json::object out{{"monitor", r.monitor},
+                   {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
+                   {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
+                   {"elapsed_s", report_seconds(r.elapsed_ms)}};
+  for (auto& [key, value] : report_figures_json(r)) out[key] = std::move(value);
+  out["incidents"] = std::move(incidents);
+  out["days"] = std::move(days);
+  return out;
 }
 
 std::string report_csv(const MonitorReport& r) {
@@ -135,9 +140,7 @@ std::string report_csv(const MonitorReport& r) {
   char line[160];
   for (const auto& d : r.days) {
     char availability[32] = "";
-    if (d.checks > 0)
-      std::snprintf(availability, sizeof availability, "%.4f",
-                    100.0 * static_cast<double>(d.ok) / static_cast<double>(d.checks));
+    if (const auto pct = d.availability()) std::snprintf(availability, sizeof availability, "%.4f", *pct);
     std::snprintf(line, sizeof line, "%s,%lld,%lld,%s,%.3f,%d\n", date_of(d.day_ms).c_str(),
                   static_cast<long long>(d.checks), static_cast<long long>(d.ok), availability,
                   static_cast<double>(d.downtime_ms) / 1000.0, d.incidents);

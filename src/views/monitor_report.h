@@ -38,6 +38,12 @@ struct ReportDay {
   int64_t ok = 0;
   int64_t downtime_ms = 0;
   int incidents = 0;  // that started that day
+
+  // ok / checks in percent, as uptime_percent counts it; nullopt: not one check that day.
+  std::optional<double> availability() const {
+    if (checks == 0) return std::nullopt;
+    return 100.0 * static_cast<double>(ok) / static_cast<double>(checks);
+  }
 };
 
 struct MonitorReport {
@@ -62,6 +68,17 @@ MonitorReport build_report(std::string monitor, ReportRange range, double slo_pe
 
 // The report as the API answers it; incident causes as `audience` may read them.
 boost::json::object report_json(const MonitorReport& report, Audience audience);
+
+// Its figures without the lists (slo_percent, availability_percent, slo_met, downtime_s,
+// error_budget, incident_count, mttr_s, longest_outage_s): report_json's, and a monitor's
+// row in a status page's report (views/page_report.h).
+boost::json::object report_figures_json(const MonitorReport& report);
+
+// {allowed_s, used_s, left_s, left_percent}: the error budget as both reports write it.
+boost::json::object error_budget_json(int64_t allowed_ms, int64_t used_ms);
+
+// Seconds with three decimals: exact for a person and a spreadsheet alike.
+boost::json::value report_seconds(int64_t ms);
 
 // One row per day: date,checks,ok,availability_percent,downtime_s,incidents (a header
 // first). No cause text: nothing in it depends on who asks.

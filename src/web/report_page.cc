@@ -20,52 +20,12 @@ namespace json = boost::json;
 using http::Request;
 using http::Responder;
 
-std::string date_text(int64_t ms) { return format_rfc3339(from_unix_ms(ms)).substr(0, 10); }
-
-std::string percent_text(std::optional<double> pct) {
-  return pct ? format_percent(*pct) : std::string("no data");
-}
-
-// The figures at the top: what a reader of the printout looks for first.
-void add_summary(const views::MonitorReport& r, json::object& m) {
-  const Millis left{r.budget_ms - r.downtime_ms};
-  m["availability"] = percent_text(r.availability_percent);
-  m["slo"] = format_percent(r.slo_percent);
-  m["verdict"] = !r.availability_percent                    ? "no checks in this range"
-                 : *r.availability_percent >= r.slo_percent ? "met"
-                                                            : "missed";
-  m["met"] = r.availability_percent && *r.availability_percent >= r.slo_percent;
-  m["downtime"] = duration_words(Millis(r.downtime_ms));
-  m["budget"] = duration_words(Millis(r.budget_ms));
-  m["budget_left"] = left.count() >= 0 ? duration_words(left) + " left" : duration_words(-left) + " over";
-  m["incident_count"] = r.incidents.size();
-  m["mttr"] = r.mttr_ms ? duration_words(Millis(*r.mttr_ms)) : std::string("none ended");
-  m["longest"] = duration_words(Millis(r.longest_ms));
-}
-
-json::array incident_rows(const views::MonitorReport& r, Audience audience) {
-  json::array rows;
-  for (const auto& i : r.incidents) {
-    const int64_t end = i.ended ? to_unix_ms(*i.ended) : r.range.from_ms + r.elapsed_ms;
-    rows.push_back(json::object{
-        {"id", i.id},
-        {"started", utc_text(i.started)},
-        {"ended", i.ended ? utc_text(*i.ended) : std::string("ongoing")},
-        {"duration", duration_words(Millis(end - to_unix_ms(i.started)))},
-        {"cause", i.cause.empty() ? std::string("Unknown cause") : cause_for(i.cause, audience)}});
-  }
-  return rows;
-}
-
 json::array day_rows(const views::MonitorReport& r) {
   json::array rows;
   for (const auto& d : r.days) {
-    const std::optional<double> pct =
-        d.checks > 0 ? std::optional(100.0 * static_cast<double>(d.ok) / static_cast<double>(d.checks))
-                     : std::nullopt;
     rows.push_back(json::object{
-        {"date", date_text(d.day_ms)},
-        {"availability", percent_text(pct)},
+        {"date", report_date_text(d.day_ms)},
+        {"availability", report_percent_text(d.availability())},
         {"downtime", d.downtime_ms > 0 ? duration_words(Millis(d.downtime_ms)) : std::string("")},
         {"incidents", d.incidents}});
   }
@@ -84,27 +44,77 @@ void report_page(const WebContext& ctx, const Request& request, const Responder&
     m["error"] = asked.error().message;
     return respond(html(400, render_page("report", m)));
   }
-  m["from"] = date_text(asked->range.from_ms);
-  m["to"] = date_text(asked->range.to_ms);
-  m["last_day"] = date_text(asked->range.to_ms - 86'400'000);
-  m["slo_value"] = json::value(asked->slo_percent);
+  add_report_range(*asked, m);
   auto read = views::read_report(ctx.store, *view, *asked, now);
   if (!read) {
     m["error"] = "the report cannot be read now: " + read.error().message;
     return respond(html(503, render_page("report", m)));
   }
-  add_summary(read->report, m);
-  m["incidents"] = incident_rows(read->report, views::audience_of(&ctx.auth, request));
+  const views::MonitorReport& r = read->report;
+  add_report_summary(ReportFigures{r.availability_percent, r.slo_percent, r.downtime_ms, r.budget_ms,
+                                   r.downtime_ms, r.incidents.size(), r.mttr_ms, r.longest_ms},
+                     m);
+  m["incidents"] = report_incident_rows(r.incidents, r.range.from_ms + r.elapsed_ms,
+                                        views::audience_of(&ctx.auth, request));
   m["days"] = day_rows(read->report);
   m["truncated"] = read->incidents_truncated;
-  char slo[32];
-  std::snprintf(slo, sizeof slo, "%g", asked->slo_percent);  // 99.5, not 99.500000
-  m["query"] =
-      "from=" + date_text(asked->range.from_ms) + "&to=" + date_text(asked->range.to_ms) + "&slo=" + slo;
+  m["query"] = report_query(*asked);
   respond(html(200, render_page("report", m)));
 }
 
 }  // namespace
+
+std::string report_date_text(int64_t ms) { return format_rfc3339(from_unix_ms(ms)).substr(0, 10); }
+
+std::string report_percent_text(std::optional<double> pct) {
+  return pct ? format_percent(*pct) : std::string("no data");
+}
+
+// The figures at the top: what a reader of the printout looks for first.
+void add_report_summary(const ReportFigures& f, json::object& m) {
+  const Millis left{f.budget_ms - f.budget_used_ms};
+  m["availability"] = report_percent_text(f.availability_percent);
+  m["slo"] = format_percent(f.slo_percent);
+  m["verdict"] = !f.availability_percent                    ? "no checks in this range"
+                 : *f.availability_percent >= f.slo_percent ? "met"
+                                                            : "missed";
+  m["met"] = f.availability_percent && *f.availability_percent >= f.slo_percent;
+  m["downtime"] = duration_words(Millis(f.downtime_ms));
+  m["budget"] = duration_words(Millis(f.budget_ms));
+  m["budget_left"] = left.count() >= 0 ? duration_words(left) + " left" : duration_words(-left) + " over";
+  m["incident_count"] = f.incident_count;
+  m["mttr"] = f.mttr_ms ? duration_words(Millis(*f.mttr_ms)) : std::string("none ended");
+  m["longest"] = duration_words(Millis(f.longest_ms));
+}
+
+void add_report_range(const views::ReportRequest& asked, json::object& m) {
+  m["from"] = report_date_text(asked.range.from_ms);
+  m["to"] = report_date_text(asked.range.to_ms);
+  m["last_day"] = report_date_text(asked.range.to_ms - 86'400'000);
+  m["slo_value"] = json::value(asked.slo_percent);
+}
+
+std::string report_query(const views::ReportRequest& asked) {
+  char slo[32];
+  std::snprintf(slo, sizeof slo, "%g", asked.slo_percent);  // 99.5, not 99.500000
+  return "from=" + report_date_text(asked.range.from_ms) + "&to=" + report_date_text(asked.range.to_ms) +
+         "&slo=" + slo;
+}
+
+json::array report_incident_rows(std::span<const Incident> incidents, int64_t until_ms, Audience audience) {
+  json::array rows;
+  for (const auto& i : incidents) {
+    const int64_t end = i.ended ? to_unix_ms(*i.ended) : until_ms;
+    rows.push_back(json::object{
+        {"id", i.id},
+        {"monitor", i.monitor},
+        {"started", utc_text(i.started)},
+        {"ended", i.ended ? utc_text(*i.ended) : std::string("ongoing")},
+        {"duration", duration_words(Millis(end - to_unix_ms(i.started)))},
+        {"cause", i.cause.empty() ? std::string("Unknown cause") : cause_for(i.cause, audience)}});
+  }
+  return rows;
+}
 
 void add_report_page(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
