@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <set>
 
 #include "views/monitor_uptime.h"
 
@@ -104,6 +105,28 @@ Result<ReadReport> read_report(Store& store, const engine::MonitorView& view, co
   auto incidents = incidents_since(store, name, request.range.from_ms, out.incidents_truncated);
   if (!incidents) return incidents.error();
   out.report = build_report(name, request.range, request.slo_percent, *buckets, *incidents, to_unix_ms(now));
+  return out;
+}
+
+Result<ReadPageReport> read_page_report(Store& store, const engine::Engine& engine,
+                                        const StatusPageConfig& page, const ReportRequest& request,
+                                        SystemTime now) {
+  ReadPageReport out;
+  std::vector<MonitorReport> monitors;
+  std::set<std::string> seen;
+  for (const StatusPageGroup& group : page.groups) {
+    for (const std::string& name : group.monitors) {
+      if (!seen.insert(name).second) continue;
+      auto view = engine.monitor(name);
+      if (!view) continue;
+      auto read = read_report(store, *view, request, now);
+      if (!read) return read.error();
+      out.incidents_truncated = out.incidents_truncated || read->incidents_truncated;
+      monitors.push_back(std::move(read->report));
+    }
+  }
+  out.report = build_page_report(page.slug, page.title, request.range, request.slo_percent,
+                                 std::move(monitors), to_unix_ms(now));
   return out;
 }
 

@@ -11,10 +11,12 @@
 #include <map>
 #include <string>
 
+#include "config/web_config.h"
 #include "core/result.h"
 #include "engine/engine.h"
 #include "storage/store.h"
 #include "views/monitor_report.h"
+#include "views/page_report.h"
 
 namespace trainwatch::views {
 
@@ -37,5 +39,16 @@ struct ReadReport {
 // The monitor's rollups and incidents for the range, made into its report.
 Result<ReadReport> read_report(Store& store, const engine::MonitorView& view, const ReportRequest& request,
                                SystemTime now);
+
+struct ReadPageReport {
+  PageReport report;
+  bool incidents_truncated = false;  // for any of its monitors
+};
+
+// The report of each monitor the page shows (each once, in the page's order; one removed
+// by a reload since is left out, as the page leaves it out), made into the page's.
+Result<ReadPageReport> read_page_report(Store& store, const engine::Engine& engine,
+                                        const StatusPageConfig& page, const ReportRequest& request,
+                                        SystemTime now);
 
 }  // namespace trainwatch::views
