@@ -9,6 +9,7 @@
 #include "web/report_page.h"
 #include "web/static_routes.h"
 #include "web/status_page_routes.h"
+#include "web/status_report_routes.h"
 
 namespace trainwatch::web {
 
@@ -16,6 +17,7 @@ namespace trainwatch::web {
 // routes have always been added in.
 void add_web_routes(http::Router& router, const WebContext& ctx) {
   add_status_page_routes(router, ctx);
+  add_status_report_routes(router, ctx);
   add_badge_routes(router, ctx);
   add_static_routes(router);
   add_login_routes(router, ctx);

@@ -17,19 +17,20 @@ OUTAGES = [(25, 30), (12, 7), (3, 90)]
 SEEDED_DAYS = 28
 
 
-def seed_month(db_path, today_ms):
-    """A check a minute for SEEDED_DAYS whole days before today, as the server stores them:
-    daily rollups and the incidents, each beginning at 10:00 UTC."""
+def seed_month(db_path, today_ms, monitor="gateway", outages=OUTAGES, first_id=1, cause="HTTP 503"):
+    """A check a minute of `monitor` for SEEDED_DAYS whole days before today, as the server
+    stores them: daily rollups and the incidents (numbered from `first_id`), each beginning
+    at 10:00 UTC."""
     db = sqlite3.connect(db_path)
     with db:
         for back in range(1, SEEDED_DAYS + 1):
-            down = dict(OUTAGES).get(back, 0)
+            down = dict(outages).get(back, 0)
             db.execute("INSERT INTO uptime_daily (monitor, start_ms, checks, ok, latency_sum_ms) "
-                       "VALUES ('gateway', ?, 1440, ?, 0)", (today_ms - back * DAY, 1440 - down))
-        for number, (back, down) in enumerate(OUTAGES, start=1):
+                       "VALUES (?, ?, 1440, ?, 0)", (monitor, today_ms - back * DAY, 1440 - down))
+        for number, (back, down) in enumerate(outages, start=first_id):
             started = today_ms - back * DAY + 10 * 60 * MINUTE
-            db.execute("INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES (?, 'gateway', ?, ?, ?)",
-                       (number, started, started + down * MINUTE, "HTTP 503"))
+            db.execute("INSERT INTO incidents (id, monitor, started_ms, ended_ms, cause) VALUES (?, ?, ?, ?, ?)",
+                       (number, monitor, started, started + down * MINUTE, cause))
     db.close()
 
 
