@@ -58,4 +58,12 @@ std::optional<SystemTime> held_until(const std::vector<MaintenanceWindow>& windo
   return until;
 }
 
+std::vector<MaintenanceWindow> planned_work(const std::vector<MaintenanceWindow>& windows) {
+  std::vector<MaintenanceWindow> out;
+  for (const auto& w : windows) {
+    if (!w.snooze) out.push_back(w);
+  }
+  return out;
+}
+
 }  // namespace trainwatch::alerting

@@ -27,4 +27,8 @@ std::optional<SystemTime> held_until(const std::vector<MaintenanceWindow>& windo
                                      const std::string& monitor, const std::vector<std::string>& tags,
                                      SystemTime now);
 
+// The windows that are planned work, without the snoozes: those whose time counts as up
+// and shows as "maintenance" (a snooze holds alerts only).
+std::vector<MaintenanceWindow> planned_work(const std::vector<MaintenanceWindow>& windows);
+
 }  // namespace trainwatch::alerting

@@ -24,6 +24,7 @@
 #include "api/notification_routes.h"
 #include "api/ping_routes.h"
 #include "api/routes.h"
+#include "api/snooze_routes.h"
 #include "catalog/heartbeat_tokens.h"
 #include "cli/checked_config.h"
 #include "cli/fd_limit.h"
@@ -326,7 +327,8 @@ void ServerApp::restore_jobs() {
 
 // Maintenance windows created through the API hold notifications beside the file's
 // (catalog/maintenance_catalog.h): every change reaches the planner and the dispatcher,
-// and the engine, whose results inside a window count as up time (storage/store.h).
+// and the engine, whose results inside a window count as up time (storage/store.h). A
+// snooze is such a window that holds alerts only: the engine does not see it.
 bool ServerApp::load_maintenance_windows() {
   maintenance_ = std::make_unique<catalog::MaintenanceCatalog>(
       *store_, clock_, [this](const std::string& name) { return engine_->monitor(name).has_value(); },
@@ -334,10 +336,12 @@ bool ServerApp::load_maintenance_windows() {
         planner_->set_maintenance(windows);
         dispatcher_->set_maintenance(windows);
         engine_->set_maintenance(
-            [windows](const std::string& monitor, const std::vector<std::string>& tags, SystemTime at) {
-              return alerting::held_until(windows, monitor, tags, at);
+            [planned = alerting::planned_work(windows)](const std::string& monitor,
+                                                        const std::vector<std::string>& tags, SystemTime at) {
+              return alerting::held_until(planned, monitor, tags, at);
             });
       });
+  snoozes_ = std::make_unique<catalog::MonitorSnoozes>(*maintenance_, clock_);
   auto skipped = maintenance_->load();
   if (!skipped) {
     spdlog::error("cannot read API maintenance windows: {}", skipped.error().message);
@@ -418,10 +422,12 @@ void ServerApp::add_routes() {
   status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
   const std::string sso_button = config_.auth.oidc ? config_.auth.oidc->button_text : std::string();
   const web::WebContext web_context{
-      *engine_,       *store_,       clock_,     *admin_auth_, *monitors_,
-      *job_registry_, status_pages_, sso_button, peers_.get(), channel_catalog_.get()};
+      *engine_,      *store_,    clock_,       *admin_auth_,           *monitors_,    *job_registry_,
+      status_pages_, sso_button, peers_.get(), channel_catalog_.get(), snoozes_.get()};
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
+  api::add_snooze_routes(*router_,
+                         api::SnoozeContext{*snoozes_, *maintenance_, *engine_, *admin_auth_, clock_});
   api::add_incident_routes(*router_, api::IncidentContext{*store_, *admin_auth_, clock_});
   // Every write the routes allow is audited, queued before the write itself (so committed
   // no later than it); a row the store refuses is logged, and the write it describes goes

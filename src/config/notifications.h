@@ -51,6 +51,10 @@ struct MaintenanceWindow {
   int start_minute = 0;
   Millis length{0};
   bool recurring = false;
+  // A snooze: holds the alerts of its monitors and nothing else. Their checks, uptime,
+  // state and status pages go on as if it were not there, where a maintenance window
+  // shows them "maintenance" and counts the time as up.
+  bool snooze = false;
   SourceLocation where;
 };
 

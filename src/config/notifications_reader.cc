@@ -168,6 +168,7 @@ std::optional<MaintenanceWindow> read_window(Diagnostics& diag, const YAML::Node
   w.where = diag.location(node.Mark());
   if (auto monitors = s.string_list("monitors")) w.monitors = *monitors;
   if (auto tags = s.string_list("tags")) w.tags = *tags;
+  if (auto snooze = s.boolean("snooze")) w.snooze = *snooze;
   if (w.monitors.empty() && w.tags.empty()) {
     diag.error(s.mark(), s.key_path("monitors"), "missing; expected `monitors: [names]` or `tags: [tags]`");
   }

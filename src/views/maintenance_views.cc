@@ -49,8 +49,19 @@ json::object window_json(const catalog::CatalogWindow& c, SystemTime now) {
   o["active"] = until.has_value();
   if (until) o["active_until"] = format_rfc3339(*until);
   o["ended"] = !w.recurring && w.end && *w.end <= now;
+  o["snooze"] = w.snooze;
   if (c.created) o["created_at"] = format_rfc3339(*c.created);
   return o;
+}
+
+std::optional<SystemTime> snoozed_until(const catalog::MaintenanceCatalog& windows,
+                                        const std::string& monitor, const std::vector<std::string>& tags,
+                                        SystemTime now) {
+  std::vector<MaintenanceWindow> snoozes;
+  for (auto& w : windows.windows()) {
+    if (w.snooze) snoozes.push_back(std::move(w));
+  }
+  return alerting::held_until(snoozes, monitor, tags, now);
 }
 
 }  // namespace trainwatch::views

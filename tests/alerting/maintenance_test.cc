@@ -55,6 +55,24 @@ TEST(MaintenanceTest, OverlappingWindowsAreFollowedToTheLastEnd) {
   EXPECT_EQ(held_until(w, "a", {}, at("2026-05-01T02:10:00Z")), at("2026-05-01T05:00:00Z"));
 }
 
+// A snooze holds alerts as a window does; only the engine, which decides what the
+// status pages show and what counts as up time, is given the planned work alone.
+TEST(MaintenanceTest, ASnoozeHoldsAlertsButIsNotPlannedWork) {
+  auto w = windows(
+      "  - {monitors: [a], start: '2026-03-01T02:00:00Z', end: '2026-03-01T04:00:00Z', snooze: true}\n"
+      "  - {tags: [gpu], daily: '23:00-01:00'}\n");
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_TRUE(w[0].snooze);
+  EXPECT_FALSE(w[1].snooze);
+  EXPECT_EQ(held_until(w, "a", {}, at("2026-03-01T03:00:00Z")), at("2026-03-01T04:00:00Z"));
+
+  const auto planned = planned_work(w);
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_FALSE(planned[0].snooze);
+  EXPECT_EQ(held_until(planned, "a", {}, at("2026-03-01T03:00:00Z")), std::nullopt);
+  EXPECT_EQ(held_until(planned, "a", {"gpu"}, at("2026-03-01T23:30:00Z")), at("2026-03-02T01:00:00Z"));
+}
+
 TEST(MaintenanceTest, BadWindowsAreConfigErrorsWithPositions) {
   LoadedConfig loaded = load_config_text(
       "monitors:\n"
