@@ -86,6 +86,7 @@
 #include "catalog/accounts.h"
 #include "catalog/maintenance_catalog.h"
 #include "catalog/monitor_catalog.h"
+#include "catalog/monitor_snooze.h"
 #include "catalog/status_page_set.h"
 #include "cli/default_checkers.h"
 #include "cluster/database_clock.h"
@@ -218,6 +219,7 @@ class ServerApp {
   std::atomic<bool> serving_{false};  // start() is done: the replica set's beats may follow the store
   std::unique_ptr<catalog::MonitorCatalog> monitors_;
   std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;
+  std::unique_ptr<catalog::MonitorSnoozes> snoozes_;  // windows in maintenance_
   // The file's notification channels and the API's (alerting/channel_catalog.h); built
   // first, its changes reach the planner, the monitor catalog and (once it started,
   // dispatcher_started_) the dispatcher.

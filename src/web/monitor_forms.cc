@@ -5,6 +5,8 @@
 
 #include "alerting/channel_catalog.h"
 #include "catalog/monitor_catalog.h"
+#include "catalog/monitor_snooze.h"
+#include "core/duration.h"
 #include "core/json_text.h"
 #include "engine/engine.h"
 #include "storage/store.h"
@@ -28,6 +30,26 @@ void pause_form(const WebContext& ctx, const Request& request, const Responder& 
   const std::string name = request.params.at("name");
   ctx.engine.set_paused(name, paused, [respond, name](const Status& stored) {
     respond(stored ? redirect("/monitors/" + name) : views::problem_for(stored.error()));
+  });
+}
+
+// Snooze and unsnooze (catalog/monitor_snooze.h), then back to the monitor's page, which
+// says until when.
+void snooze_form(const WebContext& ctx, const Request& request, const Responder& respond, bool snooze) {
+  std::map<std::string, std::string> form;
+  if (!form_allowed(ctx, request, form, respond, auth::Role::kEditor)) return;
+  const std::string name = request.params.at("name");
+  if (ctx.snoozes == nullptr || !ctx.engine.monitor(name))
+    return respond(Response::problem(404, "no monitor named '" + name + "'"));
+  if (!snooze) {
+    return ctx.snoozes->unsnooze(name, [respond, name](const Status& done) {
+      respond(done ? redirect("/monitors/" + name) : views::problem_for(done.error()));
+    });
+  }
+  const auto length = parse_duration(form["for"]);
+  if (!length) return respond(Response::problem(400, "for: expected a length such as 1h"));
+  ctx.snoozes->snooze(name, *length, [respond, name](const Result<SystemTime>& done) {
+    respond(done ? redirect("/monitors/" + name) : views::problem_for(done.error()));
   });
 }
 
@@ -187,6 +209,10 @@ void add_monitor_forms(http::Router& router, const WebContext& ctx) {
              [ctx](const Request& r, const Responder& respond) { pause_form(ctx, r, respond, true); });
   router.add("POST", "/monitors/{name}/resume",
              [ctx](const Request& r, const Responder& respond) { pause_form(ctx, r, respond, false); });
+  router.add("POST", "/monitors/{name}/snooze",
+             [ctx](const Request& r, const Responder& respond) { snooze_form(ctx, r, respond, true); });
+  router.add("POST", "/monitors/{name}/unsnooze",
+             [ctx](const Request& r, const Responder& respond) { snooze_form(ctx, r, respond, false); });
   router.add("POST", "/monitors/{name}/edit",
              [ctx](const Request& r, const Responder& respond) { edit_form(ctx, r, respond); });
   router.add("POST", "/monitors/{name}/delete",

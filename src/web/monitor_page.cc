@@ -6,11 +6,13 @@
 #include <utility>
 
 #include "catalog/monitor_catalog.h"
+#include "catalog/monitor_snooze.h"
 #include "config/monitor_target.h"
 #include "core/time_format.h"
 #include "views/audience.h"
 #include "views/incident_views.h"
 #include "views/json_views.h"
+#include "views/maintenance_views.h"
 #include "views/monitor_uptime.h"
 #include "views/shown_state.h"
 #include "web/banner.h"
@@ -72,6 +74,12 @@ void add_header(const WebContext& ctx, const engine::MonitorView& view, Audience
   m["is_job"] = view.config->type == MonitorType::kJob;
   m["is_heartbeat"] = view.config->type == MonitorType::kHeartbeat;
   if (view.maintenance_until) m["maintenance_until"] = time_json(*view.maintenance_until, now);
+  if (ctx.snoozes != nullptr) {
+    m["snoozes"] = true;
+    const auto until =
+        views::snoozed_until(ctx.snoozes->windows(), view.config->name, view.config->tags, now);
+    if (until) m["snoozed_until"] = time_json(*until, now);
+  }
   if (auto due = heartbeat_due(view, now))
     m["due"] = json::object{{"text", due->text}, {"overdue", due->overdue}};
   if (!view.state.last_error.empty()) m["last_error"] = cause_for(view.state.last_error, audience);

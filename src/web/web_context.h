@@ -17,6 +17,7 @@ class AdminAuth;
 }
 namespace catalog {
 class MonitorCatalog;
+class MonitorSnoozes;
 class StatusPageSet;
 }  // namespace catalog
 namespace engine {
@@ -44,6 +45,8 @@ struct WebContext {
   jobs::JobPeers* job_peers = nullptr;
   // The channels the monitor form's notify picker offers; null: none.
   const alerting::ChannelCatalog* channels = nullptr;
+  // A monitor page's snooze, shown and changed; null: the page offers none.
+  catalog::MonitorSnoozes* snoozes = nullptr;
 };
 
 }  // namespace trainwatch::web
