@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "core/duration.h"
 #include "core/html_escape.h"
@@ -54,14 +55,17 @@ json::object announcement_json(const StatusPageAnnouncement& a) {
                       {"until_utc", utc_text(a.until)}};
 }
 
-json::object incident_row(const Incident& i, SystemTime now, const std::vector<IncidentUpdate>& updates) {
+// `shown`: the page's monitors. A cause upstream that the page does not show is not named:
+// the page's owner left that monitor off it.
+json::object incident_row(const Incident& i, SystemTime now, const std::vector<IncidentUpdate>& updates,
+                          const std::set<std::string>& shown) {
   json::object o;
   // The incident's own number: the page's anchor for it and its feed entry's id.
   o["id"] = i.id;
   o["monitor"] = i.monitor;
   // A status page is public, whoever looks: what a target answered stays off it.
   o["cause"] = i.cause.empty() ? std::string("Unknown cause") : cause_for(i.cause, Audience::kPublic);
-  if (!i.caused_by.empty()) o["caused_by"] = i.caused_by;
+  if (!i.caused_by.empty() && shown.contains(i.caused_by)) o["caused_by"] = i.caused_by;
   o["started"] = format_rfc3339(i.started);
   o["ended"] = i.ended ? json::value(format_rfc3339(*i.ended)) : json::value(nullptr);
   o["ongoing"] = !i.ended.has_value();
@@ -124,7 +128,8 @@ struct IncidentLists {
   json::array days;
 };
 
-Result<IncidentLists> incident_lists(std::vector<Incident> history, Store& store, SystemTime now) {
+Result<IncidentLists> incident_lists(std::vector<Incident> history, const std::set<std::string>& shown,
+                                     Store& store, SystemTime now) {
   std::sort(history.begin(), history.end(),
             [](const Incident& a, const Incident& b) { return a.started > b.started; });
   // One read for every listed incident's updates (the newest kMaxRowsPerBatch incidents
@@ -140,7 +145,7 @@ Result<IncidentLists> incident_lists(std::vector<Incident> history, Store& store
   std::string current_day;
   for (const Incident& i : history) {
     const auto it = updates->find(i.id);
-    json::object row = incident_row(i, now, it == updates->end() ? no_updates : it->second);
+    json::object row = incident_row(i, now, it == updates->end() ? no_updates : it->second, shown);
     if (!i.ended) {
       lists.ongoing.push_back(std::move(row));
       continue;
@@ -161,12 +166,14 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
                                        Store& store, SystemTime now) {
   std::vector<BannerInput> banner_inputs;
   std::vector<Incident> history;
+  std::set<std::string> shown;
   json::array groups;
   for (const StatusPageGroup& group : page.groups) {
     json::array monitors;
     for (const std::string& name : group.monitors) {
       auto view = engine.monitor(name);
       if (!view) continue;  // removed by a reload since the page was configured
+      shown.insert(name);
       banner_inputs.push_back(BannerInput{view->state.status, view->state.consecutive_failures,
                                           view->maintenance_until.has_value()});
       auto row = monitor_row(name, *view, store, now, history);
@@ -175,7 +182,7 @@ Result<json::object> build_status_page(const StatusPageConfig& page, const engin
     }
     groups.push_back(json::object{{"name", group.name}, {"monitors", std::move(monitors)}});
   }
-  auto incidents = incident_lists(std::move(history), store, now);
+  auto incidents = incident_lists(std::move(history), shown, store, now);
   if (!incidents) return incidents.error();
 
   const Banner banner = overall_banner(banner_inputs);

@@ -21,6 +21,9 @@ monitors:
      conditions: ["[STATUS] == 200"]}}
   - {{name: node-1, type: http, url: "{url}", interval: 200ms, timeout: 1s, retries: 3, notify: [hook],
      depends_on: [job], conditions: ["[STATUS] == 200"]}}
+status_pages:
+  - {{slug: nodes, title: Nodes, groups: [{{name: Nodes, monitors: [node-1]}}]}}
+  - {{slug: all, title: Everything, groups: [{{name: All, monitors: [job, node-1]}}]}}
 auth:
   admin_tokens: ["{TOKEN}"]
 """)
@@ -42,6 +45,13 @@ auth:
         assert incident["caused_by"] == "job" and incident["ended"] is None
         status, listed, _ = api_call(server, "GET", "/api/v1/incidents?monitor=job")
         assert listed["incidents"][0]["caused_by"] is None
+        # A public status page names the cause only when it shows that monitor too: the
+        # page's owner left the job off "nodes".
+        [on_nodes] = server.get("/api/v1/status/nodes")[1]["ongoing_incidents"]
+        assert on_nodes["monitor"] == "node-1" and "caused_by" not in on_nodes
+        assert "caused by" not in server.get("/status/nodes")[1]
+        on_all = {i["monitor"]: i for i in server.get("/api/v1/status/all")[1]["ongoing_incidents"]}
+        assert on_all["node-1"]["caused_by"] == "job"
         # The child's failure went into no outbox: nothing more is on its way.
         status, rows, _ = api_call(server, "GET", "/api/v1/deliveries?limit=100")
         assert [(d["monitor"], d["kind"]) for d in rows["deliveries"]] == [("job", "down")]
