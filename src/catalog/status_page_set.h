@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "config/config.h"
@@ -20,6 +21,14 @@ class StatusPageSet {
   std::shared_ptr<const std::vector<StatusPageConfig>> get() const {
     std::lock_guard lock(mu_);
     return pages_;
+  }
+  // The page of that slug in the current set, or null; it keeps that set alive while in use.
+  std::shared_ptr<const StatusPageConfig> find(std::string_view slug) const {
+    auto pages = get();
+    for (const auto& p : *pages) {
+      if (p.slug == slug) return {pages, &p};
+    }
+    return nullptr;
   }
   void set(std::vector<StatusPageConfig> pages) {
     auto next = std::make_shared<const std::vector<StatusPageConfig>>(std::move(pages));

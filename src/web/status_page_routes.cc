@@ -27,15 +27,6 @@ using http::Response;
 // than the request: a burst of visitors costs one build.
 constexpr Millis kStatusPageMaxAge{5'000};
 
-// The page of that slug in the current set; it keeps that set alive while in use.
-std::shared_ptr<const StatusPageConfig> find_page(const WebContext& ctx, const std::string& slug) {
-  auto pages = ctx.status_pages->get();
-  for (const auto& p : *pages) {
-    if (p.slug == slug) return std::shared_ptr<const StatusPageConfig>(pages, &p);
-  }
-  return nullptr;
-}
-
 // A status page as the bytes sent, both forms, and the model they came from, which the
 // feed is written from per request: its links name the host the reader asked.
 struct BuiltStatusPage {
@@ -82,7 +73,7 @@ Response page_response(const StatusPageCache::Value& entry, PageForm form, const
 
 void status_page(const WebContext& ctx, StatusPageCache& cache, const Request& request,
                  const Responder& respond, PageForm form) {
-  std::shared_ptr<const StatusPageConfig> page = find_page(ctx, request.params.at("slug"));
+  std::shared_ptr<const StatusPageConfig> page = ctx.status_pages->find(request.params.at("slug"));
   if (page == nullptr)
     return respond(Response::problem(404, "no status page '" + request.params.at("slug") + "'"));
   const std::string key = page->slug + '#' + std::to_string(ctx.status_pages->generation());

@@ -30,14 +30,6 @@ using StatusReportCache = http::FreshCache<views::ReadPageReport>;
 
 enum class StatusReportForm { kHtml, kJson, kCsv };
 
-std::shared_ptr<const StatusPageConfig> report_page_of(const WebContext& ctx, const std::string& slug) {
-  auto pages = ctx.status_pages->get();
-  for (const auto& p : *pages) {
-    if (p.slug == slug) return std::shared_ptr<const StatusPageConfig>(pages, &p);
-  }
-  return nullptr;
-}
-
 json::array status_report_monitor_rows(const views::PageReport& r) {
   json::array rows;
   for (const auto& m : r.monitors) {
@@ -99,7 +91,7 @@ StatusReportForm asked_form(const Request& request, bool api) {
 void status_report(const WebContext& ctx, StatusReportCache& cache, const Request& request,
                    const Responder& respond, bool api) {
   const std::string& slug = request.params.at("slug");
-  std::shared_ptr<const StatusPageConfig> page = report_page_of(ctx, slug);
+  std::shared_ptr<const StatusPageConfig> page = ctx.status_pages->find(slug);
   if (page == nullptr) return respond(Response::problem(404, "no status page '" + slug + "'"));
   const StatusReportForm form = asked_form(request, api);
   // A public page: no dashboard header, nothing of the reader's session.
