@@ -33,13 +33,6 @@ std::string string_field(const json::object& o, const char* key) {
 
 Response problem_for(const Error& e) { return Response::problem(views::status_for(e), e.message); }
 
-Response no_content() {
-  Response r;
-  r.status = 204;
-  r.body = "";
-  return r;
-}
-
 json::object user_json(const auth::UserView& u) {
   return json::object{{"name", u.name},
                       {"role", auth::role_name(u.role)},
@@ -96,7 +89,7 @@ void delete_user(const AccountContext& ctx, const Request& request, const Respon
   if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kAdmin)) return;
   ctx.accounts.delete_user(request.params.at("name"), [respond](const Status& status) {
     if (!status) return respond(problem_for(status.error()));
-    respond(no_content());
+    respond(Response::no_content());
   });
 }
 
@@ -155,7 +148,7 @@ void revoke_token(const AccountContext& ctx, const Request& request, const Respo
   if (!who) return;
   ctx.accounts.revoke_token(request.params.at("id"), *who, [respond](const Status& status) {
     if (!status) return respond(problem_for(status.error()));
-    respond(no_content());
+    respond(Response::no_content());
   });
 }
 

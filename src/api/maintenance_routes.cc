@@ -41,10 +41,7 @@ void remove(const MaintenanceContext& ctx, const Request& request, const Respond
   if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kEditor)) return;
   ctx.catalog.remove(request.params.at("id"), [respond](const Result<std::string>& r) {
     if (!r) return respond(Response::problem(views::status_for(r.error()), r.error().message));
-    Response response;
-    response.status = 204;
-    response.body = "";
-    respond(std::move(response));
+    respond(Response::no_content());
   });
 }
 

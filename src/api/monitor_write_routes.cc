@@ -28,12 +28,7 @@ std::string ping_url(const WriteContext& ctx, const std::string& name, const std
 void answer(const Responder& respond, const Result<std::string>& result, int ok_status,
             const std::string& url = "") {
   if (!result) return respond(Response::problem(views::status_for(result.error()), result.error().message));
-  if (ok_status == 204) {
-    Response r;
-    r.status = 204;
-    r.body = "";
-    return respond(std::move(r));
-  }
+  if (ok_status == 204) return respond(Response::no_content());
   boost::json::object body{{"name", *result}};
   if (!url.empty()) body["ping_url"] = url;
   Response r = Response::json(ok_status, json_text(body));

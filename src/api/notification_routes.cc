@@ -78,10 +78,7 @@ void remove_channel(const NotificationContext& ctx, const Request& request, cons
   if (!views::write_allowed(ctx.auth, request, respond, auth::Role::kAdmin)) return;
   ctx.channels.remove(request.params.at("name"), [respond](const alerting::ChannelWrite& w) {
     if (!w.name) return respond(views::problem_for(w.name.error(), w.field));
-    Response response;
-    response.status = 204;
-    response.body = "";
-    respond(std::move(response));
+    respond(Response::no_content());
   });
 }
 

@@ -65,10 +65,7 @@ void unsnooze(const SnoozeContext& ctx, const Request& request, const Responder&
   if (!ctx.engine.monitor(name)) return respond(Response::problem(404, "no monitor named '" + name + "'"));
   ctx.snoozes.unsnooze(name, [respond](const Status& done) {
     if (!done) return respond(Response::problem(views::status_for(done.error()), done.error().message));
-    Response r;
-    r.status = 204;
-    r.body = "";
-    respond(std::move(r));
+    respond(Response::no_content());
   });
 }
 

@@ -26,6 +26,12 @@ Response Response::json(int status, std::string body) {
   return r;
 }
 
+Response Response::no_content() {
+  Response r;
+  r.status = 204;
+  return r;
+}
+
 Response Response::problem(int status, std::string_view detail) {
   auto reason = boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(status));
   boost::json::object doc{{"type", "about:blank"},

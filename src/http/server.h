@@ -61,6 +61,8 @@ struct Response {
 
   static Response text(int status, std::string body);
   static Response json(int status, std::string body);
+  // 204: the write was done and there is nothing to say (a DELETE, a pause).
+  static Response no_content();
   // RFC 9457 problem details: {"type","title","status","detail"}.
   static Response problem(int status, std::string_view detail);
 };
