@@ -100,18 +100,29 @@ json::object error_budget_json(int64_t allowed_ms, int64_t used_ms) {
                                                       : json::value(nullptr)}};
 }
 
-json::object report_figures_json(const MonitorReport& r) {
+ReportFigures figures_of(const MonitorReport& r) {
+  return ReportFigures{.slo_percent = r.slo_percent,
+                       .availability_percent = r.availability_percent,
+                       .downtime_ms = r.downtime_ms,
+                       .budget_ms = r.budget_ms,
+                       .budget_used_ms = r.downtime_ms,
+                       .incident_count = r.incidents.size(),
+                       .mttr_ms = r.mttr_ms,
+                       .longest_ms = r.longest_ms};
+}
+
+json::object report_figures_json(const ReportFigures& f) {
   return json::object{
-      {"slo_percent", r.slo_percent},
+      {"slo_percent", f.slo_percent},
       {"availability_percent",
-       r.availability_percent ? json::value(*r.availability_percent) : json::value(nullptr)},
+       f.availability_percent ? json::value(*f.availability_percent) : json::value(nullptr)},
       {"slo_met",
-       r.availability_percent ? json::value(*r.availability_percent >= r.slo_percent) : json::value(nullptr)},
-      {"downtime_s", report_seconds(r.downtime_ms)},
-      {"error_budget", error_budget_json(r.budget_ms, r.downtime_ms)},
-      {"incident_count", r.incidents.size()},
-      {"mttr_s", r.mttr_ms ? report_seconds(*r.mttr_ms) : json::value(nullptr)},
-      {"longest_outage_s", report_seconds(r.longest_ms)}};
+       f.availability_percent ? json::value(*f.availability_percent >= f.slo_percent) : json::value(nullptr)},
+      {"downtime_s", report_seconds(f.downtime_ms)},
+      {"error_budget", error_budget_json(f.budget_ms, f.budget_used_ms)},
+      {"incident_count", f.incident_count},
+      {"mttr_s", f.mttr_ms ? report_seconds(*f.mttr_ms) : json::value(nullptr)},
+      {"longest_outage_s", report_seconds(f.longest_ms)}};
 }
 
 json::object report_json(const MonitorReport& r, Audience audience) {
@@ -129,7 +140,7 @@ json::object report_json(const MonitorReport& r, Audience audience) {
                    {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
                    {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
                    {"elapsed_s", report_seconds(r.elapsed_ms)}};
-  for (auto& [key, value] : report_figures_json(r)) out[key] = std::move(value);
+  for (auto& [key, value] : report_figures_json(figures_of(r))) out[key] = std::move(value);
   out["incidents"] = std::move(incidents);
   out["days"] = std::move(days);
   return out;

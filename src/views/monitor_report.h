@@ -13,6 +13,7 @@
 // longest 30 min. Pure.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -69,10 +70,24 @@ MonitorReport build_report(std::string monitor, ReportRange range, double slo_pe
 // The report as the API answers it; incident causes as `audience` may read them.
 boost::json::object report_json(const MonitorReport& report, Audience audience);
 
-// Its figures without the lists (slo_percent, availability_percent, slo_met, downtime_s,
-// error_budget, incident_count, mttr_s, longest_outage_s): report_json's, and a monitor's
-// row in a status page's report (views/page_report.h).
-boost::json::object report_figures_json(const MonitorReport& report);
+// What a report says about a range in figures, whether of one monitor or a status page:
+// written once (report_figures_json) so both say it alike.
+struct ReportFigures {
+  double slo_percent = 99.9;
+  std::optional<double> availability_percent;
+  int64_t downtime_ms = 0;
+  int64_t budget_ms = 0;
+  int64_t budget_used_ms = 0;  // a monitor's downtime; a page's mean downtime per monitor
+  size_t incident_count = 0;
+  std::optional<int64_t> mttr_ms;
+  int64_t longest_ms = 0;
+};
+ReportFigures figures_of(const MonitorReport& report);
+
+// {slo_percent, availability_percent, slo_met, downtime_s, error_budget, incident_count,
+// mttr_s, longest_outage_s}: a report's figures without its lists, as both reports and a
+// monitor's row in a status page's report (views/page_report.h) write them.
+boost::json::object report_figures_json(const ReportFigures& figures);
 
 // {allowed_s, used_s, left_s, left_percent}: the error budget as both reports write it.
 boost::json::object error_budget_json(int64_t allowed_ms, int64_t used_ms);

@@ -106,7 +106,7 @@ json::object page_report_json(const PageReport& r) {
   for (const auto& m : r.monitors) {
     shown.insert(m.monitor);
     json::object row{{"monitor", m.monitor}};
-    for (auto& [key, value] : report_figures_json(m)) row[key] = std::move(value);
+    for (auto& [key, value] : report_figures_json(figures_of(m))) row[key] = std::move(value);
     row.erase("slo_percent");  // the page's, said once
     rows.push_back(std::move(row));
   }
@@ -116,24 +116,23 @@ json::object page_report_json(const PageReport& r) {
     if (!shown.contains(i.caused_by)) row["caused_by"] = nullptr;
     incidents.push_back(std::move(row));
   }
-  return json::object{
-      {"status_page", r.slug},
-      {"title", r.title},
-      {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
-      {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
-      {"elapsed_s", report_seconds(r.elapsed_ms)},
-      {"slo_percent", r.slo_percent},
-      {"availability_percent",
-       r.availability_percent ? json::value(*r.availability_percent) : json::value(nullptr)},
-      {"slo_met",
-       r.availability_percent ? json::value(*r.availability_percent >= r.slo_percent) : json::value(nullptr)},
-      {"downtime_s", report_seconds(r.downtime_ms)},
-      {"error_budget", error_budget_json(r.budget_ms, r.budget_used_ms)},
-      {"incident_count", r.incidents.size()},
-      {"mttr_s", r.mttr_ms ? report_seconds(*r.mttr_ms) : json::value(nullptr)},
-      {"longest_outage_s", report_seconds(r.longest_ms)},
-      {"monitors", std::move(rows)},
-      {"incidents", std::move(incidents)}};
+  json::object out{{"status_page", r.slug},
+                   {"title", r.title},
+                   {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
+                   {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
+                   {"elapsed_s", report_seconds(r.elapsed_ms)}};
+  const ReportFigures figures{.slo_percent = r.slo_percent,
+                              .availability_percent = r.availability_percent,
+                              .downtime_ms = r.downtime_ms,
+                              .budget_ms = r.budget_ms,
+                              .budget_used_ms = r.budget_used_ms,
+                              .incident_count = r.incidents.size(),
+                              .mttr_ms = r.mttr_ms,
+                              .longest_ms = r.longest_ms};
+  for (auto& [key, value] : report_figures_json(figures)) out[key] = std::move(value);
+  out["monitors"] = std::move(rows);
+  out["incidents"] = std::move(incidents);
+  return out;
 }
 
 std::string page_report_csv(const PageReport& r) {
