@@ -171,6 +171,22 @@ struct RevokeApiToken {
 struct AppendAudit {
   AuditEntry entry;
 };
+// A key every replica shares (the alert links' signing key, catalog/alert_link_key.h).
+// A second save of the same name keeps the first value, so replicas that start together
+// agree on the one that landed.
+struct SaveSharedKey {
+  std::string name;
+  std::string value;
+  SystemTime at{};
+};
+// An alert link spent (auth/alert_link.h): fails with store_error::kExists when `id` was
+// used already, on this replica or another. Rows of links expired before `at` are deleted
+// as it goes, so the table holds at most a day of uses.
+struct UseAlertLink {
+  std::string id;
+  SystemTime expires{};
+  SystemTime at{};
+};
 // Deletes up to `max_rows` audit rows older than `before`, oldest first (the retention of
 // raw results, storage/retention.h).
 struct PruneAudit {
@@ -257,11 +273,11 @@ struct RecordStoreOutage {
   std::vector<NewDelivery> outbox;
 };
 
-using WriteOp =
-    std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken, UpdateDelivery,
-                 PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow, DeleteApiWindow,
-                 SaveApiChannel, DeleteApiChannel, AddIncidentUpdate, SaveNodeReport, SaveJobMemo, SaveUser,
-                 DeleteUser, SaveApiToken, RevokeApiToken, AppendAudit, PruneAudit, RecordStoreOutage>;
+using WriteOp = std::variant<RecordResult, SaveState, OpenIncident, CloseIncident, RecordPing, SaveToken,
+                             UpdateDelivery, PruneResults, SaveApiMonitor, DeleteApiMonitor, SaveApiWindow,
+                             DeleteApiWindow, SaveApiChannel, DeleteApiChannel, AddIncidentUpdate,
+                             SaveNodeReport, SaveJobMemo, SaveUser, DeleteUser, SaveApiToken, RevokeApiToken,
+                             AppendAudit, PruneAudit, RecordStoreOutage, SaveSharedKey, UseAlertLink>;
 
 // --- read shapes --------------------------------------------------------------------
 
@@ -527,6 +543,8 @@ class Store {
   virtual Result<std::vector<ApiTokenRecord>> api_tokens() = 0;
   static constexpr int kMaxApiTokens = 10'000;
   virtual Result<std::vector<AuditEntry>> audit(const AuditQuery& query) = 0;
+  // The shared key of that name (SaveSharedKey), or none yet.
+  virtual Result<std::optional<std::string>> shared_key(const std::string& name) = 0;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

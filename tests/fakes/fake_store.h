@@ -147,6 +147,9 @@ class FakeStore final : public Store {
   Result<std::vector<UserRecord>> users() override { return std::vector<UserRecord>{}; }
   Result<std::vector<ApiTokenRecord>> api_tokens() override { return std::vector<ApiTokenRecord>{}; }
   Result<std::vector<AuditEntry>> audit(const AuditQuery&) override { return std::vector<AuditEntry>{}; }
+  Result<std::optional<std::string>> shared_key(const std::string&) override {
+    return std::optional<std::string>();
+  }
   Result<int64_t> next_incident_id() override { return int64_t{1}; }
   // As a shared store hands them out: blocks that never overlap.
   Result<int64_t> reserve_incident_ids(int count) override {

@@ -65,5 +65,34 @@ TYPED_TEST(StoreAccounts, AUserMadeBeforeSubjectsWereKeptIsBoundAtItsNextLoginAn
   EXPECT_FALSE(write_and_wait(store, SaveUser{sso_user("bob", "admin", "sub-other")}).ok());
 }
 
+// The alert links' key: replicas that start together each try to save one; all read the
+// one that landed first (catalog/alert_links.h).
+TYPED_TEST(StoreAccounts, ASharedKeyKeepsItsFirstValueAcrossSavesAndRestarts) {
+  Store& store = this->store();
+  EXPECT_FALSE(store.shared_key("alert_links")->has_value());
+  ASSERT_TRUE(write_and_wait(store, SaveSharedKey{"alert_links", "first", from_unix_ms(kT0)}).ok());
+  ASSERT_TRUE(write_and_wait(store, SaveSharedKey{"alert_links", "second", from_unix_ms(kT0 + 1)}).ok());
+  this->reopen();
+  EXPECT_EQ(this->store().shared_key("alert_links")->value_or(""), "first");
+}
+
+// An alert link is good once (auth/alert_link.h), and the used ones are kept only until
+// they expire.
+TYPED_TEST(StoreAccounts, AnAlertLinkIsUsedOnceAndForgottenOnceExpired) {
+  Store& store = this->store();
+  const SystemTime t0 = from_unix_ms(kT0);
+  const UseAlertLink use{"held~7~1000~abc", t0 + std::chrono::hours(24), t0};
+  ASSERT_TRUE(write_and_wait(store, use).ok());
+  const Status again = write_and_wait(store, UseAlertLink{use.id, use.expires, t0 + std::chrono::minutes(5)});
+  ASSERT_FALSE(again.ok()) << "a second use of one link";
+  EXPECT_EQ(again.error().code, store_error::kExists);
+  EXPECT_TRUE(write_and_wait(store, UseAlertLink{"held~8~1000~def", use.expires, t0}).ok()) << "another link";
+  // A day later the first has expired, so its row is gone (the link itself is refused as
+  // expired before the store is asked).
+  EXPECT_TRUE(write_and_wait(store, UseAlertLink{use.id, use.expires + std::chrono::hours(24),
+                                                 use.expires + std::chrono::minutes(1)})
+                  .ok());
+}
+
 }  // namespace
 }  // namespace trainwatch::testing

@@ -300,6 +300,20 @@ constexpr Migration kMigrations[] = {
     {14, "whether each replica stands up to own monitors", R"sql(
       ALTER TABLE members ADD COLUMN fit BOOLEAN NOT NULL DEFAULT TRUE;
     )sql"},
+    // The key alert links are signed with (every replica signs and reads with it), and the
+    // links used, each good for one use across replicas (auth/alert_link.h).
+    {15, "the alert links' key and the links used", R"sql(
+      CREATE TABLE shared_keys (
+        name       TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,
+        created_ms BIGINT NOT NULL
+      );
+      CREATE TABLE used_alert_links (
+        id         TEXT PRIMARY KEY,
+        expires_ms BIGINT NOT NULL,
+        used_ms    BIGINT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per version, in order");

@@ -35,7 +35,7 @@ struct Migration {
 // Every migration, oldest first; the last one's version is kSchemaVersion.
 std::span<const Migration> migrations();
 
-inline constexpr int kSchemaVersion = 14;
+inline constexpr int kSchemaVersion = 15;
 
 // The highest applied version; 0 for an empty database. Errors: store_error::kRead.
 Result<int> schema_version(pqxx::connection_base& conn);

@@ -155,6 +155,11 @@ Result<std::vector<AuditEntry>> PostgresStore::audit(const AuditQuery& query) {
                                                  [query](Tx& tx) { return read_audit(tx, query); });
 }
 
+Result<std::optional<std::string>> PostgresStore::shared_key(const std::string& name) {
+  return readers_->read<std::optional<std::string>>("a shared key",
+                                                    [name](Tx& tx) { return read_shared_key(tx, name); });
+}
+
 Result<std::vector<ApiWindowSpec>> PostgresStore::api_windows() {
   return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", read_api_windows);
 }

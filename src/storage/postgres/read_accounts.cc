@@ -46,4 +46,10 @@ Result<std::vector<AuditEntry>> read_audit(Tx& tx, const AuditQuery& query) {
   return out;
 }
 
+Result<std::optional<std::string>> read_shared_key(Tx& tx, const std::string& name) {
+  const pqxx::result r = tx.exec_params("SELECT value FROM shared_keys WHERE name = $1", name);
+  if (r.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(r[0][0].as<std::string>());
+}
+
 }  // namespace trainwatch::postgres

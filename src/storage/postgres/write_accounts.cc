@@ -35,6 +35,25 @@ Status run_op(Tx& tx, const SaveApiToken& op) {
   return Ok{};
 }
 
+Status run_op(Tx& tx, const SaveSharedKey& op) {
+  tx.exec_params(
+      "INSERT INTO shared_keys (name, value, created_ms) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+      op.name, op.value, ms(op.at));
+  return Ok{};
+}
+
+// The primary key decides between replicas: of two uses at once, one inserts.
+Status run_op(Tx& tx, const UseAlertLink& op) {
+  tx.exec_params("DELETE FROM used_alert_links WHERE expires_ms < $1", ms(op.at));
+  if (tx.exec_params("INSERT INTO used_alert_links (id, expires_ms, used_ms) VALUES ($1, $2, $3) "
+                     "ON CONFLICT (id) DO NOTHING",
+                     op.id, ms(op.expires), ms(op.at))
+          .affected_rows() == 0) {
+    return make_error(store_error::kExists, "this link was used already");
+  }
+  return Ok{};
+}
+
 Status run_op(Tx& tx, const RevokeApiToken& op) {
   if (tx.exec_params("UPDATE api_tokens SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL", ms(op.at),
                      op.id)

@@ -44,6 +44,8 @@ Status run_op(Tx& tx, const SaveUser& op);
 Status run_op(Tx& tx, const DeleteUser& op);
 Status run_op(Tx& tx, const SaveApiToken& op);
 Status run_op(Tx& tx, const RevokeApiToken& op);
+Status run_op(Tx& tx, const SaveSharedKey& op);
+Status run_op(Tx& tx, const UseAlertLink& op);
 Status run_op(Tx& tx, const AppendAudit& op);
 Status run_op(Tx& tx, const PruneAudit& op);
 

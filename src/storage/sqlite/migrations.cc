@@ -243,6 +243,20 @@ constexpr SqliteMigration kMigrations[] = {
       ALTER TABLE users ADD COLUMN oidc_subject TEXT NOT NULL DEFAULT '';
       CREATE UNIQUE INDEX users_oidc_identity ON users (oidc_issuer, oidc_subject) WHERE oidc_subject <> '';
     )sql"},
+    // The key alert links are signed with, and the links used, each good for one use
+    // (auth/alert_link.h).
+    {16, "the alert links' key and the links used", R"sql(
+      CREATE TABLE shared_keys (
+        name       TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,
+        created_ms BIGINT NOT NULL
+      );
+      CREATE TABLE used_alert_links (
+        id         TEXT PRIMARY KEY,
+        expires_ms BIGINT NOT NULL,
+        used_ms    BIGINT NOT NULL
+      );
+    )sql"},
 };
 
 static_assert(std::size(kMigrations) == kSqliteSchemaVersion, "one migration per version, in order");

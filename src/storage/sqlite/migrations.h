@@ -31,7 +31,7 @@ struct SqliteMigration {
 // Every migration, oldest first; the last one's version is kSqliteSchemaVersion.
 std::span<const SqliteMigration> sqlite_migrations();
 
-inline constexpr int kSqliteSchemaVersion = 15;
+inline constexpr int kSqliteSchemaVersion = 16;
 
 // The highest applied version; 0 for an empty database. Errors: store_error::kRead.
 Result<int> sqlite_schema_version(SQLite::Database& db);

@@ -53,4 +53,11 @@ Result<std::vector<AuditEntry>> read_audit(SQLite::Database& db, const AuditQuer
   return out;
 }
 
+Result<std::optional<std::string>> read_shared_key(SQLite::Database& db, const std::string& name) {
+  SQLite::Statement q(db, "SELECT value FROM shared_keys WHERE name = ?");
+  q.bind(1, name);
+  if (!q.executeStep()) return std::optional<std::string>();
+  return std::optional<std::string>(q.getColumn(0).getString());
+}
+
 }  // namespace trainwatch::sqlite

@@ -238,6 +238,11 @@ Result<std::vector<AuditEntry>> SqliteStore::audit(const AuditQuery& query) {
                                        [query](SQLite::Database& db) { return read_audit(db, query); });
 }
 
+Result<std::optional<std::string>> SqliteStore::shared_key(const std::string& name) {
+  return read<std::optional<std::string>>("a shared key",
+                                          [name](SQLite::Database& db) { return read_shared_key(db, name); });
+}
+
 Result<std::vector<ApiWindowSpec>> SqliteStore::api_windows() {
   return read<std::vector<ApiWindowSpec>>("API maintenance windows",
                                           [](SQLite::Database& db) { return read_api_windows(db); });

@@ -57,6 +57,31 @@ Status run_op(PreparedWrites& w, const SaveApiToken& op) {
   return Ok{};
 }
 
+Status run_op(PreparedWrites& w, const SaveSharedKey& op) {
+  SQLite::Statement s(
+      w.db,
+      "INSERT INTO shared_keys (name, value, created_ms) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING");
+  s.bind(1, op.name);
+  s.bind(2, op.value);
+  s.bind(3, ms(op.at));
+  s.exec();
+  return Ok{};
+}
+
+Status run_op(PreparedWrites& w, const UseAlertLink& op) {
+  SQLite::Statement prune(w.db, "DELETE FROM used_alert_links WHERE expires_ms < ?");
+  prune.bind(1, ms(op.at));
+  prune.exec();
+  SQLite::Statement s(
+      w.db,
+      "INSERT INTO used_alert_links (id, expires_ms, used_ms) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
+  s.bind(1, op.id);
+  s.bind(2, ms(op.expires));
+  s.bind(3, ms(op.at));
+  if (s.exec() == 0) return make_error(store_error::kExists, "this link was used already");
+  return Ok{};
+}
+
 Status run_op(PreparedWrites& w, const RevokeApiToken& op) {
   SQLite::Statement s(w.db, "UPDATE api_tokens SET revoked_ms = ? WHERE id = ? AND revoked_ms IS NULL");
   s.bind(1, ms(op.at));

@@ -100,6 +100,8 @@ Status run_op(PreparedWrites& w, const SaveUser& op);
 Status run_op(PreparedWrites& w, const DeleteUser& op);
 Status run_op(PreparedWrites& w, const SaveApiToken& op);
 Status run_op(PreparedWrites& w, const RevokeApiToken& op);
+Status run_op(PreparedWrites& w, const SaveSharedKey& op);
+Status run_op(PreparedWrites& w, const UseAlertLink& op);
 Status run_op(PreparedWrites& w, const AppendAudit& op);
 Status run_op(PreparedWrites& w, const PruneAudit& op);
 
