@@ -86,6 +86,7 @@ std::string event_to_json(const AlertEvent& e) {
                  {"details", std::move(details)},
                  {"affected", std::move(affected)},
                  {"url", e.url},
+                 {"snooze_url", e.snooze_url},
                  {"labels", std::move(labels)}};
   return json_text(o);
 }
@@ -125,6 +126,7 @@ Result<AlertEvent> event_from_json(std::string_view text) {
   if (const json::value* l = o.if_contains("latency_ms"); l != nullptr && l->is_number())
     e.latency_ms = l->to_number<double>();
   e.url = read_string(o, "url");
+  e.snooze_url = read_string(o, "snooze_url");
   e.details = read_pairs(o, "details");
   e.labels = read_pairs(o, "labels");
   return e;

@@ -45,6 +45,9 @@ struct AlertEvent {
   // The page that explains it: server.public_url + /jobs/NAME for a job, /monitors/NAME
   // otherwise; empty without a public_url.
   std::string url;
+  // The link that snoozes the monitor from the alert (auth/alert_link.h), under the same
+  // public_url; empty without one.
+  std::string snooze_url;
   // What the failure names, as alert labels (Alertmanager's): training_job for a job, and
   // the culprit's reason, rank and node (CheckResult::labels).
   std::vector<std::pair<std::string, std::string>> labels;

@@ -101,6 +101,7 @@ Message render_message(const AlertEvent& e, SystemTime now) {
   if (e.incident_id) add("Incident", "#" + std::to_string(*e.incident_id));
   // server.public_url: the page that explains it, in every channel's text.
   if (!e.url.empty()) add("Page", e.url);
+  if (!e.snooze_url.empty()) add("Snooze", e.snooze_url);
   add("At", format_rfc3339(e.at));
   return m;
 }

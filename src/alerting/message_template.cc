@@ -98,6 +98,7 @@ mustache::data variables(const AlertEvent& e, const Message& m, SystemTime now) 
       {"incident_id", e.incident_id ? std::to_string(*e.incident_id) : ""},
       {"http_status", e.http_status != 0 ? std::to_string(e.http_status) : ""},
       {"url", e.url},
+      {"snooze_url", e.snooze_url},
       {"job", label(e, "training_job")},
       {"reason", label(e, "reason")},
       {"rank", label(e, "rank")},

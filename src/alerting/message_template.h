@@ -28,7 +28,7 @@ namespace trainwatch::alerting {
 inline constexpr size_t kMaxTemplateBytes = 4096;
 inline constexpr size_t kMaxTemplatedBytes = 4000;
 
-inline constexpr std::array<std::string_view, 20> kTemplateVariables{
+inline constexpr std::array<std::string_view, 21> kTemplateVariables{
     "state",         // down, up, reminder, test, warning
     "monitor",       // its name
     "monitor_type",  // http, tcp, heartbeat, job, ...
@@ -44,6 +44,7 @@ inline constexpr std::array<std::string_view, 20> kTemplateVariables{
     "incident_id",   // the incident's number
     "http_status",   // the last HTTP status, when there was one
     "url",           // the monitor's or job's page (server.public_url)
+    "snooze_url",    // a link that snoozes the monitor, one use, for a day
     "job",           // a job monitor's training job
     "reason",        // the culprit's finding: rank_gone, rank_hung, ...
     "rank",          // the culprit's rank(s)

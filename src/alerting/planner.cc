@@ -7,6 +7,7 @@
 #include "alerting/event.h"
 #include "alerting/maintenance.h"
 #include "alerting/providers/providers.h"
+#include "auth/alert_link.h"
 #include "config/monitor_target.h"
 #include "core/duration.h"
 #include "core/redaction.h"
@@ -21,8 +22,24 @@ std::string page_url(const std::string& public_url, const MonitorConfig& m) {
   return public_url + (m.type == MonitorType::kJob ? "/jobs/" : "/monitors/") + m.name;
 }
 
+// Where an alert's links point: the server's public URL and the key its snooze link is
+// signed with.
+struct LinkBase {
+  const std::string& public_url;
+  const std::string& key;
+};
+
+// The link that snoozes the monitor, good for auth::kAlertLinkLife from the alert.
+std::string snooze_url(const LinkBase& links, const AlertEvent& e) {
+  if (links.public_url.empty() || links.key.empty()) return {};
+  return links.public_url + "/snooze/" +
+         auth::sign_alert_link(
+             links.key, {e.monitor, e.incident_id,
+                         std::chrono::time_point_cast<std::chrono::seconds>(e.at) + auth::kAlertLinkLife});
+}
+
 AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Incident& incident,
-                      const std::string& public_url) {
+                      const LinkBase& links) {
   AlertEvent e;
   e.kind = kind;
   e.monitor = a.monitor.name;
@@ -40,7 +57,8 @@ AlertEvent make_event(EventKind kind, const engine::AppliedResult& a, const Inci
   e.http_status = a.result.http_status;
   e.body_excerpt = a.result.body_excerpt;
   e.latency_ms = a.result.latency_ms;
-  e.url = page_url(public_url, a.monitor);
+  e.url = page_url(links.public_url, a.monitor);
+  e.snooze_url = snooze_url(links, e);
   // A job's alert names the job and, failing, the culprit (jobs/culprit_labels.h); the
   // dispatcher keeps the labels a firing alert was sent with for its reminders and recovery.
   if (a.monitor.type == MonitorType::kJob) {
@@ -90,6 +108,11 @@ void AlertPlanner::configure(const Config& config, const std::vector<std::string
 void AlertPlanner::set_public_url(std::string public_url) {
   std::lock_guard lock(mu_);
   public_url_ = std::move(public_url);
+}
+
+void AlertPlanner::set_alert_link_key(std::string key) {
+  std::lock_guard lock(mu_);
+  alert_link_key_ = std::move(key);
 }
 
 std::vector<std::string> AlertPlanner::channels_of(const MonitorConfig& m) const {
@@ -153,6 +176,7 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
   if (!a.opened && !a.closed && !may_remind && !may_release && !warn) return {};
   std::lock_guard lock(mu_);
   const SystemTime now = clock_.system_time();
+  const LinkBase links{public_url_, alert_link_key_};
 
   // A warning belongs to no incident, so no dependency rule applies to it.
   DependencyEffect effect = DependencyEffect::kNone;
@@ -171,29 +195,30 @@ std::vector<NewDelivery> AlertPlanner::on_apply(const engine::AppliedResult& a) 
   std::optional<AlertEvent> event;
   SystemTime due = now;
   if (warn) {
-    event = make_event(EventKind::kWarning, a, Incident{}, public_url_);
+    event = make_event(EventKind::kWarning, a, Incident{}, links);
     event->incident_id.reset();
     event->since.reset();
     event->ended.reset();
+    event->snooze_url = snooze_url(links, *event);  // signed again without the incident
   } else if (effect == DependencyEffect::kRelease) {
     // Its parent is up again and it is not: from here on its incident is its own.
     released_[m.name] = incident->id;
-    event = make_event(EventKind::kDown, a, *incident, public_url_);
+    event = make_event(EventKind::kDown, a, *incident, links);
     event->details.emplace_back("Depends on", incident->caused_by + ", up again while this is still down");
     due = now + m.notify_after;
     if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
   } else if (a.opened) {
-    event = make_event(EventKind::kDown, a, *a.opened, public_url_);
+    event = make_event(EventKind::kDown, a, *a.opened, links);
     due = now + m.notify_after;
     if (m.remind_every) next_reminder_[m.name] = due + *m.remind_every;
   } else if (a.closed) {
-    event = make_event(EventKind::kUp, a, *a.closed, public_url_);
+    event = make_event(EventKind::kUp, a, *a.closed, links);
   } else if (may_remind) {
     auto [next, inserted] = next_reminder_.emplace(m.name, now + *m.remind_every);
     if (!inserted && now >= next->second) {
       next->second = now + *m.remind_every;
       if (!held_until(maintenance_, a.monitor.name, a.monitor.tags, now)) {
-        event = make_event(EventKind::kReminder, a, *a.open, public_url_);
+        event = make_event(EventKind::kReminder, a, *a.open, links);
         due = reminder_due(*a.open, m, now);
       }
     }

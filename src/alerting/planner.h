@@ -45,6 +45,9 @@ class AlertPlanner final : public engine::AlertHook {
   // server.public_url, without a trailing slash ("" for none): alerts link to their page
   // under it. Set at start and by a reload, apart from the channels (configure()).
   void set_public_url(std::string public_url);
+  // The key alert links are signed with (catalog/alert_links.h): with a public_url, every
+  // alert carries a link that snoozes its monitor. Set once at start.
+  void set_alert_link_key(std::string key);
   // The windows in which reminders are skipped: the file's and the API's together
   // (catalog/maintenance_catalog.h), so they come apart from the rest of the config.
   void set_maintenance(std::vector<MaintenanceWindow> windows);
@@ -65,6 +68,7 @@ class AlertPlanner final : public engine::AlertHook {
   std::vector<ChannelConfig> notifications_;
   std::vector<std::string> usable_;
   std::string public_url_;  // server.public_url: alerts link to their page under it
+  std::string alert_link_key_;
   std::vector<MaintenanceWindow> maintenance_;
   std::map<std::string, SystemTime> next_reminder_;
   // Monitors whose current warning spell was sent. Engine thread only (on_apply): no lock.

@@ -13,6 +13,7 @@ struct Principal {
     kServiceToken,  // one of auth.admin_tokens: no person behind it
     kUserToken,     // an API token a user made (catalog/accounts.h), at most the user's role
     kUser,          // a person logged in to the dashboard (password or single sign-on)
+    kAlertLink,     // whoever holds an alert, through its snooze link (auth/alert_link.h)
   };
   // As the audit log shows it: the user's name; "token <name> of <user>"; "admin token".
   std::string name;
@@ -27,6 +28,7 @@ constexpr std::string_view kind_name(Principal::Kind kind) {
     case Principal::Kind::kServiceToken: return "service_token";
     case Principal::Kind::kUserToken: return "user_token";
     case Principal::Kind::kUser: return "user";
+    case Principal::Kind::kAlertLink: return "alert_link";
   }
   return "user";
 }

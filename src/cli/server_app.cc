@@ -207,6 +207,12 @@ bool ServerApp::open_storage() {
     spdlog::error("cannot keep heartbeat tokens: {}", resolved.error().message);
     return false;
   }
+  auto link_key = catalog::resolve_alert_link_key(*store_, random_, clock_.system_time());
+  if (!link_key) {
+    spdlog::error("cannot keep the key alert links are signed with: {}", link_key.error().message);
+    return false;
+  }
+  alert_link_key_ = std::move(*link_key);
   return true;
 }
 
@@ -258,6 +264,7 @@ std::vector<alerting::Channel> ServerApp::build_alerting() {
   planner_ = std::make_unique<alerting::AlertPlanner>(clock_, [this] { dispatcher_->wake(); });
   planner_->configure(merged, channel_names(channels));
   planner_->set_public_url(config_.server.public_url);
+  planner_->set_alert_link_key(alert_link_key_);
   return channels;
 }
 
@@ -342,6 +349,7 @@ bool ServerApp::load_maintenance_windows() {
             });
       });
   snoozes_ = std::make_unique<catalog::MonitorSnoozes>(*maintenance_, clock_);
+  alert_links_ = std::make_unique<catalog::AlertLinks>(alert_link_key_, *store_, *snoozes_, clock_);
   auto skipped = maintenance_->load();
   if (!skipped) {
     spdlog::error("cannot read API maintenance windows: {}", skipped.error().message);
@@ -422,8 +430,8 @@ void ServerApp::add_routes() {
   status_pages_ = std::make_shared<catalog::StatusPageSet>(config_.status_pages);
   const std::string sso_button = config_.auth.oidc ? config_.auth.oidc->button_text : std::string();
   const web::WebContext web_context{
-      *engine_,      *store_,    clock_,       *admin_auth_,           *monitors_,    *job_registry_,
-      status_pages_, sso_button, peers_.get(), channel_catalog_.get(), snoozes_.get()};
+      *engine_,      *store_,    clock_,       *admin_auth_,           *monitors_,     *job_registry_,
+      status_pages_, sso_button, peers_.get(), channel_catalog_.get(), snoozes_.get(), alert_links_.get()};
   web::add_web_routes(*router_, web_context);
   api::add_maintenance_routes(*router_, api::MaintenanceContext{*maintenance_, *admin_auth_, clock_});
   api::add_snooze_routes(*router_,

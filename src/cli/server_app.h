@@ -84,6 +84,7 @@
 #include "auth/bucket_table.h"
 #include "auth/reloadable_secret.h"
 #include "catalog/accounts.h"
+#include "catalog/alert_links.h"
 #include "catalog/maintenance_catalog.h"
 #include "catalog/monitor_catalog.h"
 #include "catalog/monitor_snooze.h"
@@ -220,6 +221,10 @@ class ServerApp {
   std::unique_ptr<catalog::MonitorCatalog> monitors_;
   std::unique_ptr<catalog::MaintenanceCatalog> maintenance_;
   std::unique_ptr<catalog::MonitorSnoozes> snoozes_;  // windows in maintenance_
+  // The key every alert's snooze link is signed with (kept in the store) and what using
+  // a link does.
+  std::string alert_link_key_;
+  std::unique_ptr<catalog::AlertLinks> alert_links_;
   // The file's notification channels and the API's (alerting/channel_catalog.h); built
   // first, its changes reach the planner, the monitor catalog and (once it started,
   // dispatcher_started_) the dispatcher.

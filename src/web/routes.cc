@@ -1,5 +1,6 @@
 #include "web/routes.h"
 
+#include "web/alert_link_routes.h"
 #include "web/badge_routes.h"
 #include "web/job_page.h"
 #include "web/login_routes.h"
@@ -18,6 +19,7 @@ namespace trainwatch::web {
 void add_web_routes(http::Router& router, const WebContext& ctx) {
   add_status_page_routes(router, ctx);
   add_status_report_routes(router, ctx);
+  add_alert_link_routes(router, ctx);
   add_badge_routes(router, ctx);
   add_static_routes(router);
   add_login_routes(router, ctx);

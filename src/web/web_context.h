@@ -17,6 +17,7 @@ class AdminAuth;
 }
 namespace catalog {
 class MonitorCatalog;
+class AlertLinks;
 class MonitorSnoozes;
 class StatusPageSet;
 }  // namespace catalog
@@ -47,6 +48,8 @@ struct WebContext {
   const alerting::ChannelCatalog* channels = nullptr;
   // A monitor page's snooze, shown and changed; null: the page offers none.
   catalog::MonitorSnoozes* snoozes = nullptr;
+  // What an alert's snooze link does (/snooze/{link}); null: no such links.
+  catalog::AlertLinks* alert_links = nullptr;
 };
 
 }  // namespace trainwatch::web

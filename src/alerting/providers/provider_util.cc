@@ -1,8 +1,5 @@
 #include "alerting/providers/provider_util.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
 #include <boost/url/parse.hpp>
 
 #include "core/html_escape.h"
@@ -41,21 +38,6 @@ std::string cut_text(std::string_view text, size_t max) {
   size_t end = max > kEllipsis.size() ? max - kEllipsis.size() : 0;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
   return std::string(text.substr(0, end)) + std::string(kEllipsis);
-}
-
-std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(length * 2);
-  for (unsigned int i = 0; i < length; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xF];
-  }
-  return out;
 }
 
 }  // namespace trainwatch::alerting

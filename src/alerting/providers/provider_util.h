@@ -1,4 +1,4 @@
-// Small helpers the providers share: URL joining and redaction, bounded text, HMAC.
+// Small helpers the providers share: URL joining and redaction, bounded text.
 #pragma once
 
 #include <string>
@@ -19,7 +19,5 @@ std::string cut_text(std::string_view text, size_t max);
 // "<!channel>" in a cause or a rank's error text would notify the whole channel, and
 // "<https://x|y>" would render as a link with any label.
 std::string slack_text(std::string_view text, size_t max);
-// Lower-case hex HMAC-SHA256 of `data` under `key`.
-std::string hmac_sha256_hex(std::string_view key, std::string_view data);
 
 }  // namespace trainwatch::alerting

@@ -12,6 +12,7 @@
 
 #include "alerting/providers/provider_util.h"
 #include "alerting/providers/providers.h"
+#include "auth/sha256.h"
 #include "core/json_text.h"
 #include "core/time_format.h"
 
@@ -70,6 +71,7 @@ class WebhookProvider final : public Provider {
         {"fields", std::move(fields)},
         {"affected", std::move(affected)},
         {"url", e.url.empty() ? json::value(nullptr) : json::value(e.url)},
+        {"snooze_url", e.snooze_url.empty() ? json::value(nullptr) : json::value(e.snooze_url)},
         {"sent_at", format_rfc3339(now)}};
     OutboundRequest r;
     r.url = url_;
@@ -77,7 +79,7 @@ class WebhookProvider final : public Provider {
     r.headers = {"Content-Type: application/json", "X-Trainwatch-Event: " + std::string(to_string(e.kind)),
                  "X-Trainwatch-Delivery: " + std::to_string(delivery_id)};
     if (!secret_.empty())
-      r.headers.push_back("X-Trainwatch-Signature: sha256=" + hmac_sha256_hex(secret_, r.body));
+      r.headers.push_back("X-Trainwatch-Signature: sha256=" + auth::hmac_sha256_hex(secret_, r.body));
     for (const auto& [name, value] : headers_) r.headers.push_back(name + ": " + value);
     return r;
   }
