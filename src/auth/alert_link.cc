@@ -40,7 +40,9 @@ std::vector<std::string_view> split(std::string_view token) {
   return parts;
 }
 
-Error invalid() { return make_error("link.invalid", "this link was not made by this trainwatch, or was changed"); }
+Error invalid() {
+  return make_error("link.invalid", "this link was not made by this trainwatch, or was changed");
+}
 
 }  // namespace
 

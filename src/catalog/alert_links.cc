@@ -34,13 +34,15 @@ Result<std::string> resolve_alert_link_key(Store& store, Random& random, SystemT
   auto saved = promise->get_future();
   if (!store.write(SaveSharedKey{kKeyName, random_key(random), now},
                    [promise](const Status& s) { promise->set_value(s); })) {
-    return make_error(store_error::kUnavailable, "cannot save the alert links' key: the store's queue is full");
+    return make_error(store_error::kUnavailable,
+                      "cannot save the alert links' key: the store's queue is full");
   }
   if (Status s = saved.get(); !s) return s.error();
   // Read back: a replica that started at the same moment may have saved its key first.
   stored = store.shared_key(kKeyName);
   if (!stored) return stored.error();
-  if (!*stored) return make_error(store_error::kRead, "the alert links' key was saved but cannot be read back");
+  if (!*stored)
+    return make_error(store_error::kRead, "the alert links' key was saved but cannot be read back");
   return **stored;
 }
 

@@ -19,7 +19,8 @@ using http::Responder;
 using http::Response;
 
 // The lengths offered, as the monitor page's snooze offers them.
-constexpr std::string_view kLengths[][2] = {{"15m", "15 min"}, {"1h", "1 hour"}, {"4h", "4 hours"}, {"1d", "1 day"}};
+constexpr std::string_view kLengths[][2] = {
+    {"15m", "15 min"}, {"1h", "1 hour"}, {"4h", "4 hours"}, {"1d", "1 day"}};
 
 int status_of(const Error& e) {
   if (e.code == "link.invalid") return 404;
@@ -67,23 +68,26 @@ void use_link(const WebContext& ctx, const Request& request, const Responder& re
   const auth::Principal who{"alert link of " + incident_text(*link), auth::Role::kEditor,
                             auth::Principal::Kind::kAlertLink, ""};
   const std::string action = "snooze " + link->monitor + " for " + asked;
-  ctx.alert_links->snooze(token, *length, [ctx, who, action, monitor = link->monitor, source = request.remote_address,
-                                           respond](const Result<SystemTime>& until) {
-    if (!until) return respond(refusal(until.error(), monitor));
-    // Answered once the audit row is committed: what the page says done is on the record.
-    ctx.auth.audit(who, action, source, [ctx, monitor, until = *until, respond](const Status&) {
-      respond(link_page(200, json::object{{"monitor", monitor},
-                                          {"done", true},
-                                          {"until_t", time_json(until, ctx.clock.system_time())}}));
-    });
-  });
+  ctx.alert_links->snooze(
+      token, *length,
+      [ctx, who, action, monitor = link->monitor, source = request.remote_address,
+       respond](const Result<SystemTime>& until) {
+        if (!until) return respond(refusal(until.error(), monitor));
+        // Answered once the audit row is committed: what the page says done is on the record.
+        ctx.auth.audit(who, action, source, [ctx, monitor, until = *until, respond](const Status&) {
+          respond(link_page(200, json::object{{"monitor", monitor},
+                                              {"done", true},
+                                              {"until_t", time_json(until, ctx.clock.system_time())}}));
+        });
+      });
 }
 
 }  // namespace
 
 void add_alert_link_routes(http::Router& router, const WebContext& ctx) {
   if (ctx.alert_links == nullptr) return;
-  router.add("GET", "/snooze/{link}", [ctx](const Request& r, const Responder& w) { show_choices(ctx, r, w); });
+  router.add("GET", "/snooze/{link}",
+             [ctx](const Request& r, const Responder& w) { show_choices(ctx, r, w); });
   router.add("POST", "/snooze/{link}", [ctx](const Request& r, const Responder& w) { use_link(ctx, r, w); });
 }
 
