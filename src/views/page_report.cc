@@ -100,6 +100,17 @@ PageReport build_page_report(std::string slug, std::string title, ReportRange ra
   return r;
 }
 
+ReportFigures figures_of(const PageReport& r) {
+  return ReportFigures{.slo_percent = r.slo_percent,
+                       .availability_percent = r.availability_percent,
+                       .downtime_ms = r.downtime_ms,
+                       .budget_ms = r.budget_ms,
+                       .budget_used_ms = r.budget_used_ms,
+                       .incident_count = r.incidents.size(),
+                       .mttr_ms = r.mttr_ms,
+                       .longest_ms = r.longest_ms};
+}
+
 json::object page_report_json(const PageReport& r) {
   std::set<std::string> shown;
   json::array rows;
@@ -121,15 +132,7 @@ json::object page_report_json(const PageReport& r) {
                    {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
                    {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
                    {"elapsed_s", report_seconds(r.elapsed_ms)}};
-  const ReportFigures figures{.slo_percent = r.slo_percent,
-                              .availability_percent = r.availability_percent,
-                              .downtime_ms = r.downtime_ms,
-                              .budget_ms = r.budget_ms,
-                              .budget_used_ms = r.budget_used_ms,
-                              .incident_count = r.incidents.size(),
-                              .mttr_ms = r.mttr_ms,
-                              .longest_ms = r.longest_ms};
-  for (auto& [key, value] : report_figures_json(figures)) out[key] = std::move(value);
+  for (auto& [key, value] : report_figures_json(figures_of(r))) out[key] = std::move(value);
   out["monitors"] = std::move(rows);
   out["incidents"] = std::move(incidents);
   return out;

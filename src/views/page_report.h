@@ -58,6 +58,10 @@ struct PageReport {
 PageReport build_page_report(std::string slug, std::string title, ReportRange range, double slo_percent,
                              std::vector<MonitorReport> monitors, int64_t now_ms);
 
+// Its figures, as a monitor's report has them (views/monitor_report.h): the budget used
+// is the mean downtime of the monitors counted.
+ReportFigures figures_of(const PageReport& report);
+
 // The report as the API answers it. Always as the public reads it: a status page is
 // public, whoever looks. Incidents name only monitors of the page (a `caused_by` naming
 // another is left out).

@@ -51,9 +51,7 @@ void report_page(const WebContext& ctx, const Request& request, const Responder&
     return respond(html(503, render_page("report", m)));
   }
   const views::MonitorReport& r = read->report;
-  add_report_summary(ReportFigures{r.availability_percent, r.slo_percent, r.downtime_ms, r.budget_ms,
-                                   r.downtime_ms, r.incidents.size(), r.mttr_ms, r.longest_ms},
-                     m);
+  add_report_summary(views::figures_of(r), m);
   m["incidents"] = report_incident_rows(r.incidents, r.range.from_ms + r.elapsed_ms,
                                         views::audience_of(&ctx.auth, request));
   m["days"] = day_rows(read->report);
@@ -71,7 +69,7 @@ std::string report_percent_text(std::optional<double> pct) {
 }
 
 // The figures at the top: what a reader of the printout looks for first.
-void add_report_summary(const ReportFigures& f, json::object& m) {
+void add_report_summary(const views::ReportFigures& f, json::object& m) {
   const Millis left{f.budget_ms - f.budget_used_ms};
   m["availability"] = report_percent_text(f.availability_percent);
   m["slo"] = format_percent(f.slo_percent);

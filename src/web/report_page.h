@@ -12,27 +12,16 @@
 #include "core/model.h"
 #include "core/redaction.h"
 #include "http/server.h"
+#include "views/monitor_report.h"
 #include "views/report_request.h"
 #include "web/web_context.h"
 
 namespace trainwatch::web {
 
-// The figures a report's summary shows, a monitor's (views/monitor_report.h) or a status
-// page's (views/page_report.h): the latter's budget is spent by its mean downtime.
-struct ReportFigures {
-  std::optional<double> availability_percent;
-  double slo_percent = 0;
-  int64_t downtime_ms = 0;
-  int64_t budget_ms = 0;
-  int64_t budget_used_ms = 0;
-  size_t incident_count = 0;
-  std::optional<int64_t> mttr_ms;
-  int64_t longest_ms = 0;
-};
-
-// Into `m`, as both report templates name them: availability, slo, verdict, met,
+// A report's figures, a monitor's or a status page's (views::figures_of), into `m` as
+// both report templates name them: availability, slo, verdict, met,
 // downtime, budget, budget_left, incident_count, mttr, longest.
-void add_report_summary(const ReportFigures& figures, boost::json::object& m);
+void add_report_summary(const views::ReportFigures& figures, boost::json::object& m);
 
 // One row per incident (id, monitor, started, ended, duration, cause as `audience` reads
 // it); an open one lasts until `until_ms`.

@@ -51,9 +51,7 @@ json::array status_report_monitor_rows(const views::PageReport& r) {
 // The page's model: the range form's values are in `m` already.
 void add_status_report(const views::ReadPageReport& read, json::object& m) {
   const views::PageReport& r = read.report;
-  add_report_summary(ReportFigures{r.availability_percent, r.slo_percent, r.downtime_ms, r.budget_ms,
-                                   r.budget_used_ms, r.incidents.size(), r.mttr_ms, r.longest_ms},
-                     m);
+  add_report_summary(views::figures_of(r), m);
   m["monitors"] = status_report_monitor_rows(r);
   m["monitor_count"] = r.monitors.size();
   m["incidents"] = report_incident_rows(r.incidents, r.range.from_ms + r.elapsed_ms, Audience::kPublic);
