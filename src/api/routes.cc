@@ -183,7 +183,11 @@ void add_api_routes(http::Router& router, const ApiContext& ctx) {
   });
   router.add(get, "/api/v1/monitors/{name}", bind(get_monitor));
   router.add(get, "/api/v1/monitors/{name}/pings", bind(list_pings));
-  router.add(get, "/api/v1/monitors/{name}/report", bind(get_monitor_report));
+  auto report_cache = std::make_shared<views::MonitorReportCache>(ctx.engine, ctx.store, ctx.clock);
+  router.add(get, "/api/v1/monitors/{name}/report",
+             [ctx, report_cache](const Request& request, const Responder& respond) {
+               get_monitor_report(ctx, *report_cache, request, respond);
+             });
   router.add(get, "/api/v1/incidents", bind(list_incidents));
   router.add(get, "/healthz", bind(healthz));
   router.add(get, "/metrics", [ctx](const Request&, const Responder& respond) {

@@ -7,6 +7,7 @@
 #include "core/redaction.h"
 #include "core/time_format.h"
 #include "views/audience.h"
+#include "views/monitor_report_cache.h"
 #include "views/report_request.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
@@ -32,10 +33,11 @@ json::array day_rows(const views::MonitorReport& r) {
   return rows;
 }
 
-void report_page(const WebContext& ctx, const Request& request, const Responder& respond) {
+void report_page(const WebContext& ctx, views::MonitorReportCache& cache, const Request& request,
+                 const Responder& respond) {
   const std::string& name = request.params.at("name");
-  auto view = ctx.engine.monitor(name);
-  if (!view) return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));
+  if (!ctx.engine.monitor(name))
+    return respond(html(404, "<!doctype html><title>Not found</title><p>No such monitor.</p>"));
   json::object m = layout_model(ctx, request, "Report: " + name + " · trainwatch");
   m["name"] = name;
   const SystemTime now = ctx.clock.system_time();
@@ -45,19 +47,22 @@ void report_page(const WebContext& ctx, const Request& request, const Responder&
     return respond(html(400, render_page("report", m)));
   }
   add_report_range(*asked, m);
-  auto read = views::read_report(ctx.store, *view, *asked, now);
-  if (!read) {
-    m["error"] = "the report cannot be read now: " + read.error().message;
-    return respond(html(503, render_page("report", m)));
-  }
-  const views::MonitorReport& r = read->report;
-  add_report_summary(views::figures_of(r), m);
-  m["incidents"] = report_incident_rows(r.incidents, r.range.from_ms + r.elapsed_ms,
-                                        views::audience_of(&ctx.auth, request));
-  m["days"] = day_rows(read->report);
-  m["truncated"] = read->incidents_truncated;
   m["query"] = report_query(*asked);
-  respond(html(200, render_page("report", m)));
+  const Audience audience = views::audience_of(&ctx.auth, request);
+  cache.get(name, *asked, [respond, audience, m = std::move(m)](const auto& read) mutable {
+    if (!read) {
+      m["error"] = "the report cannot be read now: " + read.error().message;
+      http::Response r = html(503, render_page("report", m));
+      r.headers.emplace_back("Retry-After", "1");
+      return respond(std::move(r));
+    }
+    const views::MonitorReport& r = (*read)->report;
+    add_report_summary(views::figures_of(r), m);
+    m["incidents"] = report_incident_rows(r.incidents, r.range.from_ms + r.elapsed_ms, audience);
+    m["days"] = day_rows(r);
+    m["truncated"] = (*read)->incidents_truncated;
+    respond(html(200, render_page("report", m)));
+  });
 }
 
 }  // namespace
@@ -116,8 +121,10 @@ json::array report_incident_rows(std::span<const Incident> incidents, int64_t un
 
 void add_report_page(http::Router& router, const WebContext& ctx) {
   const std::vector<std::string> get = {"GET", "HEAD"};
-  router.add(get, "/monitors/{name}/report",
-             [ctx](const Request& r, const Responder& respond) { report_page(ctx, r, respond); });
+  auto cache = std::make_shared<views::MonitorReportCache>(ctx.engine, ctx.store, ctx.clock);
+  router.add(get, "/monitors/{name}/report", [ctx, cache](const Request& r, const Responder& respond) {
+    report_page(ctx, *cache, r, respond);
+  });
 }
 
 }  // namespace trainwatch::web

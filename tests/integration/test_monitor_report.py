@@ -135,3 +135,25 @@ def test_the_report_page_prints_the_figures_and_names_a_bad_range(start_server, 
 
     browser.get(server.base + "/monitors/gateway/report?from=2026-02-30")
     assert "'from' is '2026-02-30'; expected a date" in browser.find_element(By.ID, "report-error").text
+
+
+def test_a_report_shows_an_outage_that_began_a_moment_ago(start_server, health_target):
+    """Reports are read once a minute at most, for every reader at once; a monitor going
+    down shows in the next one all the same."""
+    server = start_server(f"""
+monitors:
+  - name: gateway
+    type: http
+    url: http://127.0.0.1:{health_target.port}/health
+    interval: 200ms
+    timeout: 1s
+    conditions: ["[STATUS] == 200", "[BODY].status == ok"]
+""")
+    server.wait_status("gateway", "up")
+    before = server.get("/api/v1/monitors/gateway/report")[1]
+    assert before["incident_count"] == 0
+    health_target.degrade()
+    server.wait_status("gateway", "down")
+    after = server.get("/api/v1/monitors/gateway/report")[1]
+    assert after["incident_count"] == 1 and after["incidents"][0]["ended"] is None, after
+    assert "ongoing" in server.get("/monitors/gateway/report")[1]
