@@ -6,6 +6,7 @@
 #include "auth/form.h"
 #include "catalog/alert_links.h"
 #include "core/duration.h"
+#include "engine/engine.h"
 #include "web/dashboard_common.h"
 #include "web/pages.h"
 #include "web/time_text.h"
@@ -23,7 +24,7 @@ constexpr std::string_view kLengths[][2] = {
     {"15m", "15 min"}, {"1h", "1 hour"}, {"4h", "4 hours"}, {"1d", "1 day"}};
 
 int status_of(const Error& e) {
-  if (e.code == "link.invalid") return 404;
+  if (e.code == "link.invalid" || e.code == "link.monitor_gone") return 404;
   if (e.code == "link.expired" || e.code == "link.used") return 410;
   if (e.code == "snooze.invalid") return 400;
   return 503;
@@ -40,13 +41,22 @@ Response refusal(const Error& e, const std::string& monitor) {
   return link_page(status_of(e), std::move(m));
 }
 
+// The link's, if it is good now and its monitor still exists (a deleted one has nothing to
+// snooze: 404, before the link is spent).
+Result<auth::AlertLink> live_link(const WebContext& ctx, const std::string& token) {
+  auto link = ctx.alert_links->read(token);
+  if (link && !ctx.engine.monitor(link->monitor))
+    return make_error("link.monitor_gone", "the monitor " + link->monitor + " no longer exists");
+  return link;
+}
+
 std::string incident_text(const auth::AlertLink& link) {
   return link.incident_id ? "incident #" + std::to_string(*link.incident_id) : "a warning";
 }
 
 void show_choices(const WebContext& ctx, const Request& request, const Responder& respond) {
   const std::string& token = request.params.at("link");
-  auto link = ctx.alert_links->read(token);
+  auto link = live_link(ctx, token);
   if (!link) return respond(refusal(link.error(), ""));
   json::array lengths;
   for (const auto& [value, label] : kLengths)
@@ -60,7 +70,7 @@ void show_choices(const WebContext& ctx, const Request& request, const Responder
 
 void use_link(const WebContext& ctx, const Request& request, const Responder& respond) {
   const std::string token = request.params.at("link");
-  auto link = ctx.alert_links->read(token);
+  auto link = live_link(ctx, token);
   if (!link) return respond(refusal(link.error(), ""));
   const std::string asked = auth::parse_form(request.body)["for"];
   const auto length = parse_duration(asked);

@@ -167,3 +167,16 @@ monitors:
         for r in replicas:
             r.stop()
         receiver.close()
+
+
+def test_a_link_to_a_deleted_monitor_says_so_and_is_not_spent(start_server, health_target, receiver):  # noqa: F811
+    server = start_server(config(receiver, health_target.port))
+    spec = {"name": "made", "type": "tcp", "host": "127.0.0.1", "port": 1, "interval": "500ms", "timeout": "1s"}
+    assert call(server, "POST", "/api/v1/monitors", spec)[0] == 201
+    [down] = wait_for(lambda: [r for r in receiver.accepted("/hook") if r["body"]["monitor"]["name"] == "made"],
+                      what="the DOWN of the monitor made through the API")
+    path = link_path(down["body"]["snooze_url"])
+    assert call(server, "DELETE", "/api/v1/monitors/made")[0] == 204
+    status, page, _ = server.get(path)
+    assert status == 404 and "no longer exists" in page
+    assert post_form(server, path, {"for": "1h"})[0] == 404
