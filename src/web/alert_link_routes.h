@@ -4,8 +4,8 @@
 //   POST /snooze/{link}   for=15m|1h|4h|1d: spends the link, snoozes the monitor, writes the
 //                         audit log ("alert link of incident #412"), and says until when
 // No login: holding the alert is the credential, and it can do only this. A changed or
-// unknown link, or one whose monitor was deleted, is 404; an expired or used one 410, each a page that says so and points to
-// the monitor's page.
+// unknown link, or one whose monitor was deleted, is 404; an expired or used one 410:
+// each a page that says so and points to the monitor's page.
 #pragma once
 
 #include "http/server.h"
