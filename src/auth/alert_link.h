@@ -5,7 +5,7 @@
 //   https://tw.example/snooze/412.1767312000.3f9c…(32 hex).rank0-health
 //                             incident expires (unix s) HMAC-SHA256, cut to 128 bits  monitor
 //
-// signed with a key every replica shares (catalog/alert_link_key.h), so any replica
+// signed with a key every replica shares (catalog/alert_links.h), so any replica
 // reads what another signed, and a changed monitor, incident or expiry fails the check.
 // It expires kAlertLinkLife after the alert, and is good for one use: the store keeps the
 // used ones (storage/store.h, UseAlertLink) until they expire. Monitor names are

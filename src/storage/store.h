@@ -171,7 +171,7 @@ struct RevokeApiToken {
 struct AppendAudit {
   AuditEntry entry;
 };
-// A key every replica shares (the alert links' signing key, catalog/alert_link_key.h).
+// A key every replica shares (the alert links' signing key, catalog/alert_links.h).
 // A second save of the same name keeps the first value, so replicas that start together
 // agree on the one that landed.
 struct SaveSharedKey {
