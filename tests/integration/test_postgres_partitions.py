@@ -48,7 +48,7 @@ def test_a_schema_8_database_keeps_every_result_through_the_migration(tmp_path, 
     finally:
         server.stop()
 
-    assert postgres.psql("SELECT MAX(version) FROM schema_version").strip() == "14"  # the newest
+    assert postgres.psql("SELECT MAX(version) FROM schema_version").strip() == "15"  # the newest
     by_partition = dict(line.split("|") for line in postgres.psql(
         "SELECT tableoid::regclass, count(*) FROM check_results GROUP BY 1").split())
     assert len(by_partition) == 4, by_partition
