@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heartbeat/tokens.h"
+#include "storage/store_errors.h"
 
 namespace trainwatch::catalog {
 
@@ -40,6 +41,18 @@ Status resolve_tokens(Config& config, Store& store, Random& random) {
   }
   for (auto& f : saved) {
     if (Status s = f.get(); !s) return s;
+  }
+  if (saved.empty()) return Ok{};
+  // Read back: a save keeps the token already stored, and a replica that started at the
+  // same moment may have stored its own first. Every replica must hand out that one.
+  stored = store.heartbeat_tokens();
+  if (!stored) return stored.error();
+  for (size_t i = 0; i < missing.size(); ++i) {
+    auto it = stored->find(*names[i]);
+    if (it == stored->end())
+      return make_error(store_error::kRead,
+                        "the token of monitor '" + *names[i] + "' was saved but cannot be read back");
+    missing[i]->token = it->second;
   }
   return Ok{};
 }

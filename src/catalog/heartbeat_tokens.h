@@ -12,7 +12,8 @@ namespace trainwatch::catalog {
 
 // Sets the token of every heartbeat monitor of `config` that has none: the stored one, or
 // a new one that is committed before this returns (it waits for the store's writer, so
-// call it at start-up or reload, not per request). Errors: the store's.
+// call it at start-up or reload, not per request). Replicas that start together agree:
+// the first token stored wins and every replica reads it back. Errors: the store's.
 Status resolve_tokens(Config& config, Store& store, Random& random);
 
 }  // namespace trainwatch::catalog

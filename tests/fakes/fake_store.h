@@ -129,7 +129,13 @@ class FakeStore final : public Store {
     pings_read_error_ = std::move(error);
   }
   Result<std::map<std::string, std::string>> heartbeat_tokens() override {
-    return std::map<std::string, std::string>{};
+    std::lock_guard lock(mu_);
+    return tokens_;
+  }
+  // What heartbeat_tokens() reads from now on (tokens another replica stored).
+  void set_heartbeat_tokens(std::map<std::string, std::string> tokens) {
+    std::lock_guard lock(mu_);
+    tokens_ = std::move(tokens);
   }
   Result<std::vector<UptimeBucket>> uptime(const UptimeQuery&) override {
     return std::vector<UptimeBucket>{};
@@ -230,6 +236,7 @@ class FakeStore final : public Store {
   std::optional<Error> outbox_read_error_;
   std::optional<Error> pings_read_error_;
   std::map<std::string, HeartbeatMarks> stored_marks_;
+  std::map<std::string, std::string> tokens_;
   WriteHealth health_;
 };
 
