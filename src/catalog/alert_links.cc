@@ -24,6 +24,10 @@ std::string random_key(Random& random) {
   return out;
 }
 
+Error used_error() {
+  return make_error("link.used", "this link was used already: each alert's link snoozes once");
+}
+
 }  // namespace
 
 Result<std::string> resolve_alert_link_key(Store& store, Random& random, SystemTime now) {
@@ -50,20 +54,26 @@ Result<auth::AlertLink> AlertLinks::read(std::string_view token) const {
   return auth::read_alert_link(key_, token, clock_.system_time());
 }
 
+Status AlertLinks::unused(std::string_view token) const {
+  auto used = store_.alert_link_used(std::string(token));
+  if (!used) return used.error();
+  if (*used) return used_error();
+  return Ok{};
+}
+
 void AlertLinks::snooze(std::string_view token, Millis length, const Done& done) {
   auto link = read(token);
   if (!link) return done(link.error());
   if (length < MonitorSnoozes::kShortest || length > MonitorSnoozes::kLongest)
     return done(make_error("snooze.invalid", "expected a length from 1m to 7d"));
   const std::string monitor = link->monitor;
-  const bool queued = store_.write(
-      UseAlertLink{std::string(token), link->expires, clock_.system_time()},
-      [this, monitor, length, done](const Status& spent) {
-        if (!spent && spent.error().code == store_error::kExists)
-          return done(make_error("link.used", "this link was used already: each alert's link snoozes once"));
-        if (!spent) return done(spent.error());
-        snoozes_.snooze(monitor, length, done);
-      });
+  const bool queued = store_.write(UseAlertLink{std::string(token), link->expires, clock_.system_time()},
+                                   [this, monitor, length, done](const Status& spent) {
+                                     if (!spent && spent.error().code == store_error::kExists)
+                                       return done(used_error());
+                                     if (!spent) return done(spent.error());
+                                     snoozes_.snooze(monitor, length, done);
+                                   });
   if (!queued) done(make_error(store_error::kUnavailable, "the store's queue is full; try again"));
 }
 

@@ -38,6 +38,9 @@ class AlertLinks {
 
   // What the link says, if it is good now (auth::read_alert_link's errors).
   Result<auth::AlertLink> read(std::string_view token) const;
+  // Whether the link was spent already: the "link.used" error, or the store's. (Two uses at
+  // once both pass here; snooze() lets one through.)
+  Status unused(std::string_view token) const;
 
   using Done = std::function<void(Result<SystemTime>)>;  // when the snooze ends, or why not
   // Spends the link and snoozes its monitor for `length`. Errors: read()'s, "link.used",

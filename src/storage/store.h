@@ -545,6 +545,8 @@ class Store {
   virtual Result<std::vector<AuditEntry>> audit(const AuditQuery& query) = 0;
   // The shared key of that name (SaveSharedKey), or none yet.
   virtual Result<std::optional<std::string>> shared_key(const std::string& name) = 0;
+  // Whether the alert link `id` was used (UseAlertLink) and is not yet pruned.
+  virtual Result<bool> alert_link_used(const std::string& id) = 0;
 
   // The next free incident id (max stored id + 1); read once at start-up.
   virtual Result<int64_t> next_incident_id() = 0;

@@ -1,5 +1,6 @@
 #include "web/alert_link_routes.h"
 
+#include <optional>
 #include <string>
 
 #include "auth/admin_auth.h"
@@ -41,13 +42,25 @@ Response refusal(const Error& e, const std::string& monitor) {
   return link_page(status_of(e), std::move(m));
 }
 
-// The link's, if it is good now and its monitor still exists (a deleted one has nothing to
-// snooze: 404, before the link is spent).
-Result<auth::AlertLink> live_link(const WebContext& ctx, const std::string& token) {
+// The link's, if it is good now, not spent, and its monitor still exists (a deleted one
+// has nothing to snooze: 404, before the link is spent); otherwise answers the refusal.
+std::optional<auth::AlertLink> live_link(const WebContext& ctx, const std::string& token,
+                                         const Responder& respond) {
   auto link = ctx.alert_links->read(token);
-  if (link && !ctx.engine.monitor(link->monitor))
-    return make_error("link.monitor_gone", "the monitor " + link->monitor + " no longer exists");
-  return link;
+  if (!link) {
+    respond(refusal(link.error(), ""));
+    return std::nullopt;
+  }
+  if (!ctx.engine.monitor(link->monitor)) {
+    respond(
+        refusal(make_error("link.monitor_gone", "the monitor " + link->monitor + " no longer exists"), ""));
+    return std::nullopt;
+  }
+  if (Status unused = ctx.alert_links->unused(token); !unused) {
+    respond(refusal(unused.error(), link->monitor));
+    return std::nullopt;
+  }
+  return *link;
 }
 
 std::string incident_text(const auth::AlertLink& link) {
@@ -56,8 +69,8 @@ std::string incident_text(const auth::AlertLink& link) {
 
 void show_choices(const WebContext& ctx, const Request& request, const Responder& respond) {
   const std::string& token = request.params.at("link");
-  auto link = live_link(ctx, token);
-  if (!link) return respond(refusal(link.error(), ""));
+  auto link = live_link(ctx, token, respond);
+  if (!link) return;
   json::array lengths;
   for (const auto& [value, label] : kLengths)
     lengths.push_back(json::object{{"value", value}, {"label", label}, {"selected", value == "1h"}});
@@ -70,8 +83,8 @@ void show_choices(const WebContext& ctx, const Request& request, const Responder
 
 void use_link(const WebContext& ctx, const Request& request, const Responder& respond) {
   const std::string token = request.params.at("link");
-  auto link = live_link(ctx, token);
-  if (!link) return respond(refusal(link.error(), ""));
+  auto link = live_link(ctx, token, respond);
+  if (!link) return;
   const std::string asked = auth::parse_form(request.body)["for"];
   const auto length = parse_duration(asked);
   if (!length) return respond(refusal(make_error("snooze.invalid", "for: expected a length such as 1h"), ""));

@@ -156,6 +156,7 @@ class FakeStore final : public Store {
   Result<std::optional<std::string>> shared_key(const std::string&) override {
     return std::optional<std::string>();
   }
+  Result<bool> alert_link_used(const std::string&) override { return false; }
   Result<int64_t> next_incident_id() override { return int64_t{1}; }
   // As a shared store hands them out: blocks that never overlap.
   Result<int64_t> reserve_incident_ids(int count) override {

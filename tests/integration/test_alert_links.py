@@ -86,6 +86,9 @@ def test_the_link_in_a_down_alert_snoozes_the_monitor_once_and_is_audited(start_
     # Once: a second use is refused, and says so.
     status, page = post_form(server, path, {"for": "4h"})
     assert status == 410 and "used already" in page
+    # ... and opening it again says so, offering no lengths that would only be refused.
+    status, page, _ = server.get(path)
+    assert status == 410 and "used already" in page and 'name="for"' not in page
 
     entries = call(server, "GET", "/api/v1/audit")[1]["entries"]
     [used] = [e for e in entries if e["actor_kind"] == "alert_link"]
@@ -104,9 +107,9 @@ def test_the_link_works_in_a_browser_as_the_person_paged_uses_it(start_server, h
     notice = browser.find_element(By.ID, "snoozed").text
     assert notice.startswith("Alerts of held are snoozed until"), notice
     screenshot(browser, "alert-link-done")
-    browser.back()
-    browser.find_element(By.ID, "snooze").click()  # the form again: the link is spent
+    browser.get(server.base + path)  # the link again, from the mail: it is spent
     assert "used already" in browser.find_element(By.ID, "link-error").text
+    assert not browser.find_elements(By.ID, "snooze"), "a spent link offers nothing to choose"
     assert browser.find_element(By.ID, "monitor-link").get_attribute("href").endswith("/monitors/held")
 
 

@@ -82,7 +82,9 @@ TYPED_TEST(StoreAccounts, AnAlertLinkIsUsedOnceAndForgottenOnceExpired) {
   Store& store = this->store();
   const SystemTime t0 = from_unix_ms(kT0);
   const UseAlertLink use{"held~7~1000~abc", t0 + std::chrono::hours(24), t0};
+  EXPECT_FALSE(*store.alert_link_used(use.id));
   ASSERT_TRUE(write_and_wait(store, use).ok());
+  EXPECT_TRUE(*store.alert_link_used(use.id));
   const Status again = write_and_wait(store, UseAlertLink{use.id, use.expires, t0 + std::chrono::minutes(5)});
   ASSERT_FALSE(again.ok()) << "a second use of one link";
   EXPECT_EQ(again.error().code, store_error::kExists);
@@ -92,6 +94,7 @@ TYPED_TEST(StoreAccounts, AnAlertLinkIsUsedOnceAndForgottenOnceExpired) {
   EXPECT_TRUE(write_and_wait(store, UseAlertLink{use.id, use.expires + std::chrono::hours(24),
                                                  use.expires + std::chrono::minutes(1)})
                   .ok());
+  EXPECT_FALSE(*store.alert_link_used("held~8~1000~def")) << "pruned once expired";
 }
 
 }  // namespace

@@ -160,6 +160,10 @@ Result<std::optional<std::string>> PostgresStore::shared_key(const std::string& 
                                                     [name](Tx& tx) { return read_shared_key(tx, name); });
 }
 
+Result<bool> PostgresStore::alert_link_used(const std::string& id) {
+  return readers_->read<bool>("the used alert links", [id](Tx& tx) { return read_alert_link_used(tx, id); });
+}
+
 Result<std::vector<ApiWindowSpec>> PostgresStore::api_windows() {
   return readers_->read<std::vector<ApiWindowSpec>>("API maintenance windows", read_api_windows);
 }

@@ -78,6 +78,7 @@ class PostgresStore final : public Store {
   Result<std::vector<ApiTokenRecord>> api_tokens() override;
   Result<std::vector<AuditEntry>> audit(const AuditQuery& query) override;
   Result<std::optional<std::string>> shared_key(const std::string& name) override;
+  Result<bool> alert_link_used(const std::string& id) override;
   Result<std::vector<ApiWindowSpec>> api_windows() override;
   Result<std::vector<ApiChannelSpec>> api_channels() override;
   Result<int64_t> next_api_window_id() override;

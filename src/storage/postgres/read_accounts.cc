@@ -52,4 +52,8 @@ Result<std::optional<std::string>> read_shared_key(Tx& tx, const std::string& na
   return std::optional<std::string>(r[0][0].as<std::string>());
 }
 
+Result<bool> read_alert_link_used(Tx& tx, const std::string& id) {
+  return !tx.exec_params("SELECT 1 FROM used_alert_links WHERE id = $1", id).empty();
+}
+
 }  // namespace trainwatch::postgres

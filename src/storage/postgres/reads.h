@@ -53,6 +53,7 @@ Result<std::vector<UserRecord>> read_users(Tx& tx, int limit);
 Result<std::vector<ApiTokenRecord>> read_api_tokens(Tx& tx, int limit);
 Result<std::vector<AuditEntry>> read_audit(Tx& tx, const AuditQuery& query);
 Result<std::optional<std::string>> read_shared_key(Tx& tx, const std::string& name);
+Result<bool> read_alert_link_used(Tx& tx, const std::string& id);
 
 // A nullable time column.
 inline std::optional<SystemTime> optional_time(const pqxx::field& f) {

@@ -60,4 +60,10 @@ Result<std::optional<std::string>> read_shared_key(SQLite::Database& db, const s
   return std::optional<std::string>(q.getColumn(0).getString());
 }
 
+Result<bool> read_alert_link_used(SQLite::Database& db, const std::string& id) {
+  SQLite::Statement q(db, "SELECT 1 FROM used_alert_links WHERE id = ?");
+  q.bind(1, id);
+  return q.executeStep();
+}
+
 }  // namespace trainwatch::sqlite

@@ -62,6 +62,7 @@ Result<std::vector<UserRecord>> read_users(SQLite::Database& db, int limit);
 Result<std::vector<ApiTokenRecord>> read_api_tokens(SQLite::Database& db, int limit);
 Result<std::vector<AuditEntry>> read_audit(SQLite::Database& db, const AuditQuery& query);
 Result<std::optional<std::string>> read_shared_key(SQLite::Database& db, const std::string& name);
+Result<bool> read_alert_link_used(SQLite::Database& db, const std::string& id);
 
 // A nullable time column.
 std::optional<SystemTime> optional_time(const SQLite::Column& c);

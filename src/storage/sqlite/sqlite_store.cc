@@ -243,6 +243,11 @@ Result<std::optional<std::string>> SqliteStore::shared_key(const std::string& na
                                           [name](SQLite::Database& db) { return read_shared_key(db, name); });
 }
 
+Result<bool> SqliteStore::alert_link_used(const std::string& id) {
+  return read<bool>("the used alert links",
+                    [id](SQLite::Database& db) { return read_alert_link_used(db, id); });
+}
+
 Result<std::vector<ApiWindowSpec>> SqliteStore::api_windows() {
   return read<std::vector<ApiWindowSpec>>("API maintenance windows",
                                           [](SQLite::Database& db) { return read_api_windows(db); });
