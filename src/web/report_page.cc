@@ -73,6 +73,20 @@ std::string report_percent_text(std::optional<double> pct) {
   return pct ? format_percent(*pct) : std::string("no data");
 }
 
+namespace {
+
+// What follows the incident count: "incidents" alone when there were none, else the time
+// to recovery and the longest, in words that say when none has ended yet.
+std::string report_incident_words(const views::ReportFigures& f) {
+  if (f.incident_count == 0) return "incidents";
+  std::string out = f.incident_count == 1 ? "incident" : "incidents";
+  const std::string longest = duration_words(Millis(f.longest_ms));
+  if (!f.mttr_ms) return out + ", none ended yet; the longest has lasted " + longest;
+  return out + "; mean time to recovery " + duration_words(Millis(*f.mttr_ms)) + ", longest " + longest;
+}
+
+}  // namespace
+
 // The figures at the top: what a reader of the printout looks for first.
 void add_report_summary(const views::ReportFigures& f, json::object& m) {
   const Millis left{f.budget_ms - f.budget_used_ms};
@@ -86,8 +100,7 @@ void add_report_summary(const views::ReportFigures& f, json::object& m) {
   m["budget"] = duration_words(Millis(f.budget_ms));
   m["budget_left"] = left.count() >= 0 ? duration_words(left) + " left" : duration_words(-left) + " over";
   m["incident_count"] = f.incident_count;
-  m["mttr"] = f.mttr_ms ? duration_words(Millis(*f.mttr_ms)) : std::string("none ended");
-  m["longest"] = duration_words(Millis(f.longest_ms));
+  m["incident_words"] = report_incident_words(f);
 }
 
 void add_report_range(const views::ReportRequest& asked, json::object& m) {

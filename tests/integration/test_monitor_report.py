@@ -156,4 +156,7 @@ monitors:
     server.wait_status("gateway", "down")
     after = server.get("/api/v1/monitors/gateway/report")[1]
     assert after["incident_count"] == 1 and after["incidents"][0]["ended"] is None, after
-    assert "ongoing" in server.get("/monitors/gateway/report")[1]
+    page = server.get("/monitors/gateway/report")[1]
+    assert "ongoing" in page
+    # One incident, not ended: said so, not a "mean time to recovery" of none.
+    assert "incident, none ended yet; the longest has lasted" in page and "recovery none" not in page
