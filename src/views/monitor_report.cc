@@ -52,8 +52,7 @@ std::vector<ReportDay> report_days(ReportRange range, std::span<const UptimeBuck
 }  // namespace
 
 MonitorReport build_report(std::string monitor, ReportRange range, double slo_percent,
-                           std::span<const UptimeBucket> day_buckets, std::span<const Incident> incidents,
-                           int64_t now_ms) {
+                           const ReportReads& reads, int64_t now_ms) {
   MonitorReport r;
   r.monitor = std::move(monitor);
   r.range = range;
@@ -61,16 +60,19 @@ MonitorReport build_report(std::string monitor, ReportRange range, double slo_pe
   const int64_t until = std::min(range.to_ms, now_ms);
   r.elapsed_ms = std::max<int64_t>(0, until - range.from_ms);
   std::vector<UptimeBucket> inside;
-  for (const auto& b : day_buckets) {
+  for (const auto& b : reads.day_buckets) {
     if (b.start_ms >= range.from_ms && b.start_ms < range.to_ms) inside.push_back(b);
   }
   r.availability_percent = uptime_percent(inside);
+  r.watched_from_ms =
+      std::max(range.from_ms, std::min(reads.first_watched_ms.value_or(range.from_ms), until));
   // Rounded, not cut: 0.1 % of 30 days is 2,592 s, not the 2,591.999 a double makes of it.
-  r.budget_ms = std::llround(static_cast<double>(r.elapsed_ms) * (100.0 - slo_percent) / 100.0);
+  const int64_t watched_ms = std::max<int64_t>(0, until - r.watched_from_ms);
+  r.budget_ms = std::llround(static_cast<double>(watched_ms) * (100.0 - slo_percent) / 100.0);
 
   int64_t repaired_ms = 0;
   int repaired = 0;
-  for (const auto& i : incidents) {
+  for (const auto& i : reads.incidents) {
     if (overlap_ms(i, range.from_ms, until, now_ms) == 0) continue;
     r.incidents.push_back(i);
     r.downtime_ms += overlap_ms(i, range.from_ms, until, now_ms);
@@ -139,7 +141,8 @@ json::object report_json(const MonitorReport& r, Audience audience) {
   json::object out{{"monitor", r.monitor},
                    {"from", format_rfc3339(from_unix_ms(r.range.from_ms))},
                    {"to", format_rfc3339(from_unix_ms(r.range.to_ms))},
-                   {"elapsed_s", report_seconds(r.elapsed_ms)}};
+                   {"elapsed_s", report_seconds(r.elapsed_ms)},
+                   {"watched_from", format_rfc3339(from_unix_ms(r.watched_from_ms))}};
   for (auto& [key, value] : report_figures_json(figures_of(r))) out[key] = std::move(value);
   out["incidents"] = std::move(incidents);
   out["days"] = std::move(days);

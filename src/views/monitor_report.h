@@ -6,7 +6,12 @@
 //   availability  = uptime_percent of the daily rollups in the range: what the status
 //                   page and the badges show for those days, counted the same way;
 //   downtime      = incident time inside the range (an open incident up to now);
-//   error budget  = (100 - slo) % of the range's time up to now; left = budget - downtime.
+//   error budget  = (100 - slo) % of the range's time watched, up to now; left = budget -
+//                   downtime. Watched from its first check (views::first_watched_ms): a
+//                   monitor added on the 20th has a budget from then, as its availability
+//                   counts only its own checks (else a monitor down since it was added a
+//                   minute ago would show 0 % availability, SLO missed, and most of a
+//                   month's budget left).
 //
 // Worked example: 2026-11-01 to 2026-12-01 (30 days), slo 99.9, one incident of 30 min
 // on the 12th: budget 43 min 12 s, downtime 30 min, left 13 min 12 s (30.6 %); MTTR and
@@ -52,9 +57,10 @@ struct MonitorReport {
   ReportRange range;
   double slo_percent = 99.9;
   int64_t elapsed_ms = 0;                      // of the range, up to now
+  int64_t watched_from_ms = 0;                 // the budget counts from here (above)
   std::optional<double> availability_percent;  // nullopt: not one check in the range
   int64_t downtime_ms = 0;
-  int64_t budget_ms = 0;            // the downtime the SLO allows over elapsed_ms
+  int64_t budget_ms = 0;            // the downtime the SLO allows from watched_from_ms
   std::vector<Incident> incidents;  // those overlapping the range, oldest first
   std::optional<int64_t> mttr_ms;   // the mean duration of those that ended
   int64_t longest_ms = 0;           // the longest of them (an open one up to now)
@@ -62,10 +68,15 @@ struct MonitorReport {
 };
 
 // `day_buckets`: the monitor's daily uptime buckets (views::uptime_buckets); `incidents`
-// in any order (those outside the range are left out).
+// in any order (those outside the range are left out); `first_watched_ms`: its first
+// check (views::first_watched_ms), none if never.
+struct ReportReads {
+  std::span<const UptimeBucket> day_buckets;
+  std::span<const Incident> incidents;
+  std::optional<int64_t> first_watched_ms;
+};
 MonitorReport build_report(std::string monitor, ReportRange range, double slo_percent,
-                           std::span<const UptimeBucket> day_buckets, std::span<const Incident> incidents,
-                           int64_t now_ms);
+                           const ReportReads& reads, int64_t now_ms);
 
 // The report as the API answers it; incident causes as `audience` may read them.
 boost::json::object report_json(const MonitorReport& report, Audience audience);

@@ -8,12 +8,9 @@ namespace {
 constexpr int64_t kHourMs = 3'600'000;
 constexpr int64_t kDayMs = 24 * kHourMs;
 
-// When the monitor was first watched: its first stored result. Found from its first day
-// of rollups (daily rows are never pruned), its first hour in that day (hourly rows are
-// pruned with the raw results: where they are gone, the day's start is the answer), and
-// that hour's results; where the hour holds more than kFirstHourResults, the oldest of
-// those read. None: never.
-Result<std::optional<int64_t>> watched_from(Store& store, const std::string& name, int64_t now_ms) {
+}  // namespace
+
+Result<std::optional<int64_t>> first_watched_ms(Store& store, const std::string& name, int64_t now_ms) {
   auto days = store.uptime(UptimeQuery{name, RollupResolution::kDay, 0, now_ms + 1});
   if (!days) return days.error();
   if (days->empty()) return std::optional<int64_t>();
@@ -32,8 +29,6 @@ Result<std::optional<int64_t>> watched_from(Store& store, const std::string& nam
   return std::optional<int64_t>(first);
 }
 
-}  // namespace
-
 Result<std::vector<UptimeBucket>> uptime_buckets(Store& store, const engine::MonitorView& view,
                                                  const UptimeQuery& query, SystemTime now) {
   if (view.config->type != MonitorType::kHeartbeat) return store.uptime(query);
@@ -43,7 +38,7 @@ Result<std::vector<UptimeBucket>> uptime_buckets(Store& store, const engine::Mon
 Result<std::vector<UptimeBucket>> time_uptime_buckets(Store& store, const UptimeQuery& query,
                                                       SystemTime now) {
   const int64_t now_ms = to_unix_ms(now);
-  auto from = watched_from(store, query.monitor, now_ms);
+  auto from = first_watched_ms(store, query.monitor, now_ms);
   if (!from) return from.error();
   if (!*from) return std::vector<UptimeBucket>();
   auto incidents = store.incidents(IncidentQuery{query.monitor, std::nullopt, kMaxIncidents});

@@ -22,6 +22,13 @@ namespace trainwatch::views {
 inline constexpr int kFirstHourResults = 500;
 inline constexpr int kMaxIncidents = 500;
 
+// When the monitor was first watched: its first stored result. Found from its first day
+// of rollups (daily rows are never pruned), its first hour in that day (hourly rows are
+// pruned with the raw results: where they are gone, the day's start is the answer), and
+// that hour's results; where the hour holds more than kFirstHourResults, the oldest of
+// those read. None: never.
+Result<std::optional<int64_t>> first_watched_ms(Store& store, const std::string& name, int64_t now_ms);
+
 Result<std::vector<UptimeBucket>> uptime_buckets(Store& store, const engine::MonitorView& view,
                                                  const UptimeQuery& query, SystemTime now);
 

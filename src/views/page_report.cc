@@ -40,20 +40,23 @@ int64_t union_downtime_ms(const std::vector<Incident>& incidents, int64_t from, 
   return total;
 }
 
-// The mean of the monitors' availability and downtime, over those with a check.
+// The mean of the monitors' availability, downtime and budget, over those with a check.
 void add_means(PageReport& r) {
   double availability_sum = 0;
   int64_t downtime_sum = 0;
+  int64_t budget_sum = 0;
   int64_t counted = 0;
   for (const auto& m : r.monitors) {
     if (!m.availability_percent) continue;
     availability_sum += *m.availability_percent;
     downtime_sum += m.downtime_ms;
+    budget_sum += m.budget_ms;
     ++counted;
   }
   if (counted == 0) return;
   r.availability_percent = availability_sum / static_cast<double>(counted);
   r.budget_used_ms = downtime_sum / counted;
+  r.budget_ms = budget_sum / counted;
 }
 
 void add_outages(PageReport& r, int64_t now_ms) {
@@ -92,7 +95,8 @@ PageReport build_page_report(std::string slug, std::string title, ReportRange ra
   r.range = range;
   r.slo_percent = slo_percent;
   r.elapsed_ms = std::max<int64_t>(0, std::min(range.to_ms, now_ms) - range.from_ms);
-  // The same rounding as each monitor's budget (build_report), so the two agree.
+  // Without a monitor checked in the range, the budget of the range (add_means sets the
+  // monitors' mean otherwise), with the same rounding as each monitor's (build_report).
   r.budget_ms = std::llround(static_cast<double>(r.elapsed_ms) * (100.0 - slo_percent) / 100.0);
   r.monitors = std::move(monitors);
   add_means(r);

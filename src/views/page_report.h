@@ -7,10 +7,10 @@
 //                   was 99.9 % available" expects, however often each is checked (pooling
 //                   the checks would let a monitor checked every 10 s outweigh one checked
 //                   every 5 min);
-//   error budget  = (100 - slo) % of the range's time up to now, as each monitor's; used =
-//                   the mean downtime of those same monitors, so that budget and
-//                   availability tell the same story: the budget runs out as the mean
-//                   availability falls to the SLO;
+//   error budget  = the mean of those same monitors' budgets (each over the time it
+//                   was watched: views/monitor_report.h); used = their mean downtime, so
+//                   that budget and availability tell the same story: the budget runs
+//                   out as the mean availability falls to the SLO;
 //   downtime      = the time at least one of the page's monitors was down (the union of
 //                   their incidents inside the range): how long the page showed an outage;
 //   incidents, MTTR, longest: over every incident of the page's monitors.
@@ -46,7 +46,7 @@ struct PageReport {
   std::vector<MonitorReport> monitors;         // the page's, in its order, each once
   std::optional<double> availability_percent;  // nullopt: no monitor had a check
   int64_t downtime_ms = 0;                     // at least one monitor down
-  int64_t budget_ms = 0;                       // each monitor's, so the mean's too
+  int64_t budget_ms = 0;                       // the mean budget of the monitors counted
   int64_t budget_used_ms = 0;                  // the mean downtime of the monitors counted
   std::vector<Incident> incidents;             // every monitor's, oldest first
   std::optional<int64_t> mttr_ms;              // the mean duration of those that ended

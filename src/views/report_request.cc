@@ -101,10 +101,13 @@ Result<ReadReport> read_report(Store& store, const engine::MonitorView& view, co
       store, view, UptimeQuery{name, RollupResolution::kDay, request.range.from_ms, request.range.to_ms},
       now);
   if (!buckets) return buckets.error();
+  auto watched = first_watched_ms(store, name, to_unix_ms(now));
+  if (!watched) return watched.error();
   ReadReport out;
   auto incidents = incidents_since(store, name, request.range.from_ms, out.incidents_truncated);
   if (!incidents) return incidents.error();
-  out.report = build_report(name, request.range, request.slo_percent, *buckets, *incidents, to_unix_ms(now));
+  out.report = build_report(name, request.range, request.slo_percent,
+                            ReportReads{*buckets, *incidents, *watched}, to_unix_ms(now));
   return out;
 }
 

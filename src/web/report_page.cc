@@ -58,6 +58,7 @@ void report_page(const WebContext& ctx, views::MonitorReportCache& cache, const 
     }
     const views::MonitorReport& r = (*read)->report;
     add_report_summary(views::figures_of(r), m);
+    if (r.watched_from_ms > r.range.from_ms) m["watched_from"] = utc_text(from_unix_ms(r.watched_from_ms));
     m["incidents"] = report_incident_rows(r.incidents, r.range.from_ms + r.elapsed_ms, audience);
     m["days"] = day_rows(r);
     m["truncated"] = (*read)->incidents_truncated;

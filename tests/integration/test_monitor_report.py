@@ -149,9 +149,14 @@ monitors:
     timeout: 1s
     conditions: ["[STATUS] == 200", "[BODY].status == ok"]
 """)
+    started = datetime.now(timezone.utc)
     server.wait_status("gateway", "up")
     before = server.get("/api/v1/monitors/gateway/report")[1]
     assert before["incident_count"] == 0
+    # Watched for seconds, not since the 1st: its budget is 0.1 % of those seconds.
+    watched_from = datetime.fromisoformat(before["watched_from"].replace("Z", "+00:00"))
+    assert abs((watched_from - started).total_seconds()) < 30, before["watched_from"]
+    assert before["error_budget"]["allowed_s"] < 1, before["error_budget"]
     health_target.degrade()
     server.wait_status("gateway", "down")
     after = server.get("/api/v1/monitors/gateway/report")[1]

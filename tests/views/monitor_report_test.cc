@@ -34,9 +34,12 @@ std::vector<UptimeBucket> november(int64_t down_minutes_on_the_12th) {
 
 TEST(MonitorReport, TheWorkedExampleOfItsHeader) {
   const std::vector<Incident> incidents{incident(1, "2026-11-12T10:00:00Z", "2026-11-12T10:30:00Z")};
-  const auto r = build_report("api", {ms("2026-11-01T00:00:00Z"), ms("2026-12-01T00:00:00Z")}, 99.9,
-                              november(30), incidents, ms("2026-12-06T00:00:00Z"));
+  const auto days = november(30);
+  const auto r =
+      build_report("api", {ms("2026-11-01T00:00:00Z"), ms("2026-12-01T00:00:00Z")}, 99.9,
+                   ReportReads{days, incidents, ms("2026-10-02T08:00:00Z")}, ms("2026-12-06T00:00:00Z"));
   EXPECT_EQ(r.elapsed_ms, 30LL * 86'400'000);
+  EXPECT_EQ(r.watched_from_ms, ms("2026-11-01T00:00:00Z")) << "checked since before the range";
   EXPECT_EQ(r.budget_ms, (43 * 60 + 12) * 1000LL) << "0.1 % of 30 days";
   EXPECT_EQ(r.downtime_ms, 30 * 60'000LL);
   ASSERT_TRUE(r.availability_percent);
@@ -66,8 +69,8 @@ TEST(MonitorReport, AnIncidentAcrossTheEdgeCountsOnlyInsideAndAnOpenOneUpToNow) 
       incident(3, "2026-10-20T00:00:00Z", "2026-10-20T05:00:00Z"),  // before the range
   };
   const int64_t now = ms("2026-11-04T00:00:00Z");
-  const auto r =
-      build_report("api", {ms("2026-11-01T00:00:00Z"), ms("2026-12-01T00:00:00Z")}, 99.0, {}, incidents, now);
+  const auto r = build_report("api", {ms("2026-11-01T00:00:00Z"), ms("2026-12-01T00:00:00Z")}, 99.0,
+                              ReportReads{{}, incidents, std::nullopt}, now);
   EXPECT_EQ(r.elapsed_ms, 3LL * 86'400'000) << "the range up to now";
   EXPECT_EQ(r.downtime_ms, 13 * 3'600'000LL);
   EXPECT_EQ(r.incidents.size(), 2u);
@@ -83,6 +86,30 @@ TEST(MonitorReport, AnIncidentAcrossTheEdgeCountsOnlyInsideAndAnOpenOneUpToNow) 
   const auto json = report_json(r, Audience::kPublic);
   EXPECT_TRUE(json.at("slo_met").is_null());
   EXPECT_LT(json.at("error_budget").at("left_s").as_double(), 0) << "13 h down against a budget of 43 min";
+}
+
+// A monitor added a minute ago and down since: 0 % available, SLO missed, and its budget
+// spent, not "most of a month's budget left" (the budget counts from its first check, as
+// its availability counts only its own checks).
+TEST(MonitorReport, TheBudgetCountsFromTheFirstCheck) {
+  const ReportRange december{ms("2026-12-01T00:00:00Z"), ms("2027-01-01T00:00:00Z")};
+  const int64_t now = ms("2026-12-07T15:35:00Z");
+  const std::vector<UptimeBucket> days{{ms("2026-12-07T00:00:00Z"), 2, 0, 0}};
+  const std::vector<Incident> incidents{incident(1, "2026-12-07T15:34:05Z", std::nullopt)};
+  const auto r =
+      build_report("api", december, 99.9, ReportReads{days, incidents, ms("2026-12-07T15:34:00Z")}, now);
+  EXPECT_EQ(r.watched_from_ms, ms("2026-12-07T15:34:00Z"));
+  EXPECT_EQ(r.budget_ms, 60) << "0.1 % of the minute watched";
+  EXPECT_EQ(r.downtime_ms, 55'000);
+  const auto json = report_json(r, Audience::kPublic);
+  EXPECT_FALSE(json.at("slo_met").as_bool());
+  EXPECT_LT(json.at("error_budget").at("left_s").as_double(), 0) << "spent, as the SLO is missed";
+  EXPECT_EQ(json.at("watched_from").as_string(), "2026-12-07T15:34:00.000Z");
+
+  // A report of a range before its first check: nothing watched, no budget.
+  const ReportRange november{ms("2026-11-01T00:00:00Z"), ms("2026-12-01T00:00:00Z")};
+  EXPECT_EQ(
+      build_report("api", november, 99.9, ReportReads{{}, {}, ms("2026-12-07T15:34:00Z")}, now).budget_ms, 0);
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ MonitorReport monitor_in_november(const char* name, int64_t per_day, int64_t fai
     const bool twelfth = day == at_ms("2026-11-12T00:00:00Z");
     days.push_back(UptimeBucket{day, per_day, per_day - (twelfth ? failed : 0), 0});
   }
-  return build_report(name, kNovember, 99.9, days, incidents, kNow);
+  return build_report(name, kNovember, 99.9, ReportReads{days, incidents, std::nullopt}, kNow);
 }
 
 std::vector<MonitorReport> the_worked_example() {
@@ -85,7 +85,7 @@ TEST(PageReport, TheCsvHasARowPerMonitor) {
 
 TEST(PageReport, AMonitorWithoutACheckIsLeftOutOfTheMean) {
   auto monitors = the_worked_example();
-  monitors.push_back(build_report("new", kNovember, 99.9, {}, {}, kNow));
+  monitors.push_back(build_report("new", kNovember, 99.9, ReportReads{}, kNow));
   const auto r = build_page_report("ml", "ML", kNovember, 99.9, std::move(monitors), kNow);
   EXPECT_NEAR(*r.availability_percent, 99.895833, 1e-6);
   EXPECT_EQ(r.budget_used_ms, 45 * kMinuteMs);
@@ -96,13 +96,28 @@ TEST(PageReport, AMonitorWithoutACheckIsLeftOutOfTheMean) {
   EXPECT_TRUE(page_report_json(empty).at("slo_met").is_null());
 }
 
+// A service added on the 21st has ten days of budget, not thirty: the page's budget is
+// the mean of its services' own.
+TEST(PageReport, TheBudgetIsTheMeanOfTheServicesOwn) {
+  auto monitors = the_worked_example();
+  std::vector<UptimeBucket> days;
+  for (int64_t day = at_ms("2026-11-21T00:00:00Z"); day < kNovember.to_ms; day += 86'400'000)
+    days.push_back(UptimeBucket{day, 1440, 1440, 0});
+  monitors.push_back(
+      build_report("added", kNovember, 99.9, ReportReads{days, {}, at_ms("2026-11-21T00:00:00Z")}, kNow));
+  const auto r = build_page_report("ml", "ML", kNovember, 99.9, std::move(monitors), kNow);
+  EXPECT_EQ(r.monitors[2].budget_ms, 864'000) << "0.1 % of 10 days";
+  EXPECT_EQ(r.budget_ms, (2'592'000 * 2 + 864'000) / 3);
+}
+
 TEST(PageReport, AnOpenIncidentCountsUpToNowAndOverlapsOnce) {
   const ReportRange december{at_ms("2026-12-01T00:00:00Z"), at_ms("2027-01-01T00:00:00Z")};
   const int64_t now = at_ms("2026-12-06T12:00:00Z");
   const std::vector<Incident> api_down{page_incident(1, "api", "2026-12-06T11:00:00Z", std::nullopt)};
   const std::vector<Incident> db_down{page_incident(2, "db", "2026-12-06T10:30:00Z", "2026-12-06T11:30:00Z")};
-  std::vector<MonitorReport> monitors{build_report("api", december, 99.9, {}, api_down, now),
-                                      build_report("db", december, 99.9, {}, db_down, now)};
+  std::vector<MonitorReport> monitors{
+      build_report("api", december, 99.9, ReportReads{{}, api_down, std::nullopt}, now),
+      build_report("db", december, 99.9, ReportReads{{}, db_down, std::nullopt}, now)};
   const auto r = build_page_report("ml", "ML", december, 99.9, std::move(monitors), now);
   EXPECT_EQ(r.elapsed_ms, (5 * 24 + 12) * 3'600'000LL);
   EXPECT_EQ(r.downtime_ms, 90 * kMinuteMs) << "10:30 until now, 12:00";
