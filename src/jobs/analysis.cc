@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -93,6 +94,7 @@ bool ruling_findings(const Context& c, int rank, const RankRecord& r, std::vecto
                          error_before_death(c, r) + (l.exit ? "" : " (exit status unknown to the agent)"),
                      kOrderGone,
                      r.gone_at.value_or(r.seen)});
+      out.back().terminated = l.exit && l.exit->signal == SIGTERM;
       return false;
     case RankRuling::kFailed:
       out.push_back({FindingCode::kRankFailed,
@@ -437,7 +439,8 @@ void collect_findings(const Context& c, const JobCheckSpec& spec, bool starting,
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity == Severity::kDown;
     if (a.order != b.order) return a.order < b.order;
-    return a.since < b.since;
+    if (a.since != b.since) return a.since < b.since;
+    return !a.terminated && b.terminated;
   });
 }
 

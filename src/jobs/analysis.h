@@ -9,7 +9,8 @@
 // `failed`; the victim reports nothing. So a silent vanish outranks a node gone silent,
 // which outranks a stopped or blocked process, a stall, bad numbers and checkpoints, and
 // only then come ranks that failed with an error of their own. Within a kind, the earliest
-// is first.
+// is first; of deaths the agent saw at the same instant, one by SIGTERM (a launcher ending
+// the survivors) comes last.
 //
 // While the first finding is a reported error (then the only kind of failure) or a
 // non-finite loss, and some node whose ranks were running has not reported since it
@@ -60,6 +61,11 @@ struct Finding {
   // The node's hardware is at fault (a GPU to reset, a node to reboot, a link down: see
   // jobs/gpu_findings.h), not the application: `node` is the one to drain or repair.
   bool node_fault = false;
+  // A rank that died of SIGTERM: what a launcher (torchrun, srun) sends the survivors when
+  // one rank dies. Deaths the agent saw in one look share `since`; there another death is
+  // blamed first, or the launcher's first victim (rank 0) would be named for the rank
+  // that broke.
+  bool terminated = false;
 };
 
 struct JobTimeouts {

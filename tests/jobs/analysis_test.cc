@@ -238,6 +238,29 @@ TEST_F(JobAnalysis, APeerFailureWithNoPeerSeenGoneIsNamedAfterTheGrace) {
   EXPECT_FALSE(at_once.undecided);
 }
 
+// torchrun, seeing rank 3 SIGKILLed, sends SIGTERM to the others; the agent's next look
+// finds rank 2 ended by that SIGTERM and rank 3 by the SIGKILL at the same instant. The
+// launcher's teardown is not the failure: rank 3 is named, not the lower rank.
+TEST_F(JobAnalysis, OfDeathsSeenAtOnceTheLaunchersSigtermIsBlamedLast) {
+  int64_t step = run_healthy();
+  clock_.advance(Millis(300));
+  RankReport torn_down = training(2, step);
+  torn_down.alive = false;
+  torn_down.state = '?';
+  torn_down.gone_age_ms = 100;
+  torn_down.exit = ProcessExit{-1, 15, false, false};
+  RankReport victim = training(3, step);
+  victim.alive = false;
+  victim.state = '?';
+  victim.gone_age_ms = 100;
+  victim.exit = ProcessExit{-1, 9, false, false};
+  report("node-b", {torn_down, victim});
+  JobVerdict v = verdict();
+  ASSERT_TRUE(v.down);
+  EXPECT_EQ(v.findings.front().ranks, std::vector<int>{3}) << v.cause;
+  EXPECT_EQ(v.cause.rfind("rank 3 (node-b, pid 103) was killed by SIGKILL", 0), 0u) << v.cause;
+}
+
 // Where the agent heard from the kernel how the rank ended, the alert says so.
 TEST_F(JobAnalysis, AKilledRankIsNamedWithTheSignalThatKilledIt) {
   int64_t step = run_healthy();
